@@ -1,0 +1,1 @@
+"""GA-2 Python side: ISA, numerics, bit- and cycle-exact reference, program builders."""

@@ -1,0 +1,70 @@
+"""Int8 quantization numerics of GA-2, exactly as ../shared/spec/ga2.md fixes them.
+
+These functions are the arithmetic contract shared by the reference Machine, the
+program builders and the RTL's requantization unit (tests hold the RTL to them).
+"""
+from fractions import Fraction
+import math
+
+QMAX = 127
+M_MIN, M_MAX = 1 << 14, (1 << 15) - 1   # mantissa range of mantissa_shift
+S_MAX = 62                              # largest shift mantissa_shift returns
+
+
+def scale_for(values):
+    """Symmetric int8 scale: max |v| / 127, or 1.0 when every value is zero."""
+    peak = max((abs(float(v)) for v in values), default=0.0)
+    return peak / QMAX if peak > 0 else 1.0
+
+
+def round_half_away(x):
+    """Round to the nearest integer, ties away from zero (not banker's rounding)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def quantize(v, s):
+    """round_half_away(v / s), saturated to [-127, 127]."""
+    return max(-QMAX, min(QMAX, round_half_away(v / s)))
+
+
+def mantissa_shift(scale):
+    """(m, s) with 2^14 <= m < 2^15, 0 <= s <= 62 and m * 2^-s nearest to scale.
+
+    Exact rational arithmetic, so the mantissa is the nearest one (ties round up).
+    Raises ValueError when scale is not a positive finite number or needs s outside 0..62.
+    """
+    if not isinstance(scale, (int, float, Fraction)) or isinstance(scale, bool):
+        raise ValueError(f"mantissa_shift: scale must be a number, got {scale!r}")
+    if not (scale > 0) or (isinstance(scale, float) and not math.isfinite(scale)):
+        raise ValueError(f"mantissa_shift: scale must be positive and finite, got {scale!r}")
+    exact = Fraction(scale)
+    _, e = math.frexp(float(exact))       # scale = f * 2^e, 0.5 <= f < 1
+    s = 15 - e                            # then scale * 2^s lies in [2^14, 2^15)
+    if exact * Fraction(2) ** s < M_MIN:  # guard against float rounding in frexp
+        s += 1
+    elif exact * Fraction(2) ** s >= M_MAX + 1:
+        s -= 1
+    m = math.floor(exact * Fraction(2) ** s + Fraction(1, 2))
+    if m > M_MAX:                         # rounded up to 2^15: renormalise
+        m, s = m >> 1, s - 1
+    if not 0 <= s <= S_MAX:
+        raise ValueError(
+            f"mantissa_shift: scale {scale!r} out of range (needs shift {s}, allowed 0..{S_MAX})")
+    return m, s
+
+
+def requant(a, m, s):
+    """clamp((a*m + 2^(s-1)) >> s, -128, 127); arithmetic (floor) shift; no rounding term at s=0."""
+    p = a * m + ((1 << (s - 1)) if s > 0 else 0)
+    return max(-128, min(127, p >> s))
+
+
+def matmul_int8(A, B):
+    """Exact integer product of A (rows) and B (rows), as lists of lists of int."""
+    if not A or not B:
+        raise ValueError("matmul_int8: empty operand")
+    k = len(B)
+    if any(len(row) != k for row in A):
+        raise ValueError(f"matmul_int8: inner dimensions differ (A rows vs {k} rows of B)")
+    cols = list(zip(*B))
+    return [[sum(int(x) * int(y) for x, y in zip(row, col)) for col in cols] for row in A]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One-time set-up, idempotent and fast when everything is present:
+#  - the simulators and yosys from Debian (apt-get when missing and running as root,
+#    otherwise a message naming the packages and a non-zero exit);
+#  - .venv with the pinned requirements (rebuilt when requirements.txt changes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
+command -v verilator >/dev/null 2>&1 || need+=(verilator)
+command -v yosys >/dev/null 2>&1 || need+=(yosys)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${need[*]} with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: missing ${need[*]}; install them as root: apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+fi
+
+PY=${PYTHON:-python3}
+stamp=.venv/.requirements.stamp
+if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt "$stamp"; then
+  echo "setup: creating .venv from requirements.txt"
+  rm -rf .venv
+  "$PY" -m venv .venv || {
+    echo "setup: '$PY -m venv' failed; on Debian install python3-venv (apt-get install python3-venv)" >&2
+    exit 1
+  }
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  cp requirements.txt "$stamp"
+fi
