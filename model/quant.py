@@ -19,7 +19,13 @@ def scale_for(values):
 
 def round_half_away(x):
     """Round to the nearest integer, ties away from zero (not banker's rounding)."""
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+    # floor(|x| + 0.5) in floating point is wrong just below a half (0.49999999999999994
+    # + 0.5 rounds to 1.0); |x| - floor(|x|) is exact, so compare the fraction instead.
+    a = abs(x)
+    r = math.floor(a)
+    if a - r >= 0.5:
+        r += 1
+    return -r if x < 0 else r
 
 
 def quantize(v, s):
@@ -38,18 +44,21 @@ def mantissa_shift(scale):
     if not (scale > 0) or (isinstance(scale, float) and not math.isfinite(scale)):
         raise ValueError(f"mantissa_shift: scale must be positive and finite, got {scale!r}")
     exact = Fraction(scale)
-    _, e = math.frexp(float(exact))       # scale = f * 2^e, 0.5 <= f < 1
-    s = 15 - e                            # then scale * 2^s lies in [2^14, 2^15)
-    if exact * Fraction(2) ** s < M_MIN:  # guard against float rounding in frexp
+    # Exponent from exact integer bit lengths (float(exact) would underflow to 0 or
+    # overflow for extreme Fractions and ints); the estimate is off by at most one.
+    e = exact.numerator.bit_length() - exact.denominator.bit_length()
+    s = 15 - e                            # then scale * 2^s lies in about [2^14, 2^15)
+    while exact * Fraction(2) ** s < M_MIN:
         s += 1
-    elif exact * Fraction(2) ** s >= M_MAX + 1:
+    while exact * Fraction(2) ** s >= M_MAX + 1:
         s -= 1
     m = math.floor(exact * Fraction(2) ** s + Fraction(1, 2))
     if m > M_MAX:                         # rounded up to 2^15: renormalise
         m, s = m >> 1, s - 1
     if not 0 <= s <= S_MAX:
+        shown = repr(scale) if len(repr(scale)) <= 40 else repr(scale)[:37] + "..."
         raise ValueError(
-            f"mantissa_shift: scale {scale!r} out of range (needs shift {s}, allowed 0..{S_MAX})")
+            f"mantissa_shift: scale {shown} out of range (needs shift {s}, allowed 0..{S_MAX})")
     return m, s
 
 

@@ -50,19 +50,22 @@ def render():
     return "\n".join(out)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed header is stale")
-    args = ap.parse_args()
+    ap.add_argument("--header", type=pathlib.Path, default=HEADER,
+                    help=f"header file to write or check (default {HEADER.relative_to(ROOT)})")
+    args = ap.parse_args(argv)
+    header = args.header
     text = render()
     if args.check:
-        if not HEADER.exists() or HEADER.read_text() != text:
-            print(f"{HEADER.relative_to(ROOT)} is stale: run python3 tools/gen_isa_header.py")
+        if not header.exists() or header.read_text() != text:
+            print(f"{header} is stale: run python3 tools/gen_isa_header.py")
             return 1
-        print(f"{HEADER.relative_to(ROOT)} is up to date")
+        print(f"{header} is up to date")
         return 0
-    HEADER.write_text(text)
-    print(f"wrote {HEADER.relative_to(ROOT)}")
+    header.write_text(text)
+    print(f"wrote {header}")
     return 0
 
 
