@@ -50,6 +50,7 @@ def _layout():
 
 
 LAYOUT = _layout()       # LAYOUT[op][field] = (lsb, width)
+_INDEX = {op: {name: i for i, (name, _) in enumerate(fields)} for op, fields in FIELDS.items()}
 
 # ---------------------------------------------------------------- error codes
 ERR_NONE = 0
@@ -103,10 +104,9 @@ class Instr(namedtuple("Instr", "op args")):
 
     def __getattr__(self, name):
         try:
-            idx = [f for f, _ in FIELDS[self.op]].index(name)
-        except (KeyError, ValueError):
+            return self.args[_INDEX[self.op][name]]
+        except KeyError:
             raise AttributeError(f"{self.op} has no field {name!r}") from None
-        return self.args[idx]
 
     def fields(self):
         return {f: v for (f, _), v in zip(FIELDS[self.op], self.args)}
@@ -211,7 +211,10 @@ def encode(ins):
 
 
 def decode(word):
-    """The Instr of an instruction word; ValueError for an illegal opcode or stray bits."""
+    """The Instr of an instruction word; ValueError for an illegal opcode or a too-wide word.
+
+    Bits above an op's last field are ignored, as the RTL's decoder ignores them.
+    """
     word = int(word)
     if not 0 <= word < (1 << INSTR_W):
         raise ValueError(f"instruction word {word:#x} wider than {INSTR_W} bits")
