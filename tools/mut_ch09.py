@@ -1,0 +1,189 @@
+"""Chapter 9: testing the test. Mutants of model/batch.py against check_batching.
+
+Each mutant changes ONE line of a copy of model/batch.py (the batched program builder)
+into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
+problem or crashes (`python -m model.batch --check` exits non-zero). Two columns: the full
+check, and the check without the ragged batch. The full check must catch every mutant;
+without the ragged batch exactly the length-confusing ones (tag "length") survive, which
+is what the ragged batch is worth.
+
+    python tools/mut_ch09.py            # all mutants, both checks, out/mut_ch09.json
+    python tools/mut_ch09.py --fast     # CI subset (includes length-confusing mutants)
+    python tools/mut_ch09.py --fast --quick   # the same with check_batching's quick subset
+
+The mutation engine (copying the tree, applying a mutant, running the check, timeouts)
+is tools/mutation.py.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from tools import mutation  # noqa: E402
+
+FILE = "model/batch.py"
+PY = sys.executable
+FULL = [PY, "-m", "model.batch", "--check"]
+NO_RAGGED = [PY, "-m", "model.batch", "--check", "--no-ragged"]
+
+# (label, old line, new line, tags); each old line occurs exactly once in model/batch.py.
+_PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M=n, K=DM, N=ARRAY, '
+         'tb=0, lda=DM, ldb=D, ldc=D)')
+_SCORE = ('            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, '
+          'N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)')
+SPECS = [
+    ("projection with M = 1 instead of the batch", _PROJ, _PROJ.replace("M=n,", "M=1,"), ()),
+    ("projection results stored with row stride 4", _PROJ, _PROJ.replace("ldc=D)", "ldc=4)"), ()),
+    ("every new key taken from row 0",
+     '        ins("RQ", dst=new_k, src=SP_K32 + D * j, len=D, m=P["k"][0], s=P["k"][1])',
+     '        ins("RQ", dst=new_k, src=SP_K32, len=D, m=P["k"][0], s=P["k"][1])', ()),
+    ("every new value taken from row 0",
+     '        ins("RQ", dst=new_v, src=SP_V32 + D * j, len=D, m=P["v"][0], s=P["v"][1])',
+     '        ins("RQ", dst=new_v, src=SP_V32, len=D, m=P["v"][0], s=P["v"][1])', ()),
+    ("every cache in slot 0",
+     "    return SP_CACHE + SLOT_WORDS * j",
+     "    return SP_CACHE", ()),
+    ("value caches overlapping",
+     "    return slot_base(j) + LMAX * D",
+     "    return SP_CACHE + LMAX * D + D * j", ()),
+    ("every sequence attending with query row 0", _SCORE, _SCORE.replace("A=SP_Q8 + D * j,", "A=SP_Q8,"), ()),
+    ("hidden states all loaded into slot 0",
+     '        ins("LD", dst=SP_X + DM * j, src=x_row, len=DM)',
+     '        ins("LD", dst=SP_X, src=x_row, len=DM)', ()),
+    ("every sequence reading sequence 0's hidden state",
+     "        x_row = ext_hidden(b) + DM * (ts[j] - 1)",
+     "        x_row = ext_hidden(0) + DM * (ts[j] - 1)", ()),
+    ("all outputs stored to sequence 0's slot",
+     '        ins("ST", src=SP_O8, dst=EXT_OUT + D * b, len=D)',
+     '        ins("ST", src=SP_O8, dst=EXT_OUT, len=D)', ()),
+    ("the new key appended at the first sequence's position",
+     "        new_k = sp_k(j) + D * (ts[j] - 1)",
+     "        new_k = sp_k(j) + D * (ts[0] - 1)", ("length",)),
+    ("value cache loaded from the key cache",
+     '            ins("LD", dst=sp_v(j), src=ext_v(b), len=D * (ts[j] - 1))',
+     '            ins("LD", dst=sp_v(j), src=ext_k(b), len=D * (ts[j] - 1))', ()),
+    ("new value stored to the key cache",
+     '        ins("ST", src=new_v, dst=ext_v(b) + D * (ts[j] - 1), len=D)',
+     '        ins("ST", src=new_v, dst=ext_k(b) + D * (ts[j] - 1), len=D)', ()),
+    ("every attention length taken from the first sequence",
+     "        L = ts[j]",
+     "        L = ts[0]", ("length",)),
+    ("the query requantization covering one row",
+     '    ins("RQ", dst=SP_Q8, src=SP_Q32, len=D * n, m=P["q"][0], s=P["q"][1])',
+     '    ins("RQ", dst=SP_Q8, src=SP_Q32, len=D, m=P["q"][0], s=P["q"][1])', ()),
+    ("a cache loaded with the first sequence's length",
+     '            ins("LD", dst=sp_k(j), src=ext_k(b), len=D * (ts[j] - 1))',
+     '            ins("LD", dst=sp_k(j), src=ext_k(b), len=D * (ts[0] - 1))', ("length",)),
+    # beyond the spec's list
+    ("the new value appended at the first sequence's position",
+     "        new_v = sp_v(j) + D * (ts[j] - 1)",
+     "        new_v = sp_v(j) + D * (ts[0] - 1)", ("length",)),
+    ("the new key stored at the first sequence's external row",
+     '        ins("ST", src=new_k, dst=ext_k(b) + D * (ts[j] - 1), len=D)',
+     '        ins("ST", src=new_k, dst=ext_k(b) + D * (ts[0] - 1), len=D)', ("length",)),
+    ("softmax over the first sequence's length",
+     '        ins("SM", dst=SP_P, src=SP_S8, len=L)',
+     '        ins("SM", dst=SP_P, src=SP_S8, len=ts[0])', ("length",)),
+    ("a cached sequence skipped when the first one has no cache",
+     "        if ts[j] > 1:",
+     "        if ts[0] > 1:", ("length",)),
+    ("the hidden row of the first sequence's token",
+     "        x_row = ext_hidden(b) + DM * (ts[j] - 1)",
+     "        x_row = ext_hidden(b) + DM * (ts[0] - 1)", ("length",)),
+]
+
+# The CI subset: one ordinary mutant and two length-confusing ones.
+FAST = ("every sequence attending with query row 0",
+        "every attention length taken from the first sequence",
+        "a cache loaded with the first sequence's length")
+
+
+def mutants(fast=False, ragged=True):
+    """The chapter's mutants as mutation.Mutant objects (the --fast subset if fast).
+
+    Against the full check every mutant must be caught; without the ragged batch the
+    length-confusing ones are expected to survive (must_catch=False)."""
+    return [mutation.Mutant(label, FILE, old, new, must_catch=ragged or "length" not in tags, tags=tags)
+            for label, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def _caught(r):
+    """Whether one mutation result counts as caught (problem found, crash or timeout)."""
+    return bool(r.caught)
+
+
+def run(fast=False, jobs=2, timeout=120, quick=False):
+    """Both columns as rows {label, tags, full, no_ragged, ...}, the raw results and wall time.
+
+    quick: the checks use check_batching's quick subset (for a fast test of this tool)."""
+    ms = mutants(fast)
+    extra = ["--quick"] if quick else []
+    t0 = time.time()
+    full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs)
+    nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs)
+    rows = []
+    for m, a, b in zip(ms, full, nor):
+        rows.append({"label": m.label, "tags": list(m.tags), "full": _caught(a), "no_ragged": _caught(b),
+                     "status_full": a.status, "status_no_ragged": b.status,
+                     "seconds": round(a.seconds + b.seconds, 2)})
+    return rows, full, nor, time.time() - t0
+
+
+def verdict(rows):
+    """Problems with the outcome: the full check must catch all; without ragged exactly the
+    length-confusing mutants survive."""
+    bad = []
+    for r in rows:
+        if r.get("status_full") == mutation.BAD_ANCHOR or r.get("status_no_ragged") == mutation.BAD_ANCHOR:
+            bad.append(f"bad anchor (the mutant's line is not in {FILE}): {r['label']}")
+            continue
+        if not r["full"]:
+            bad.append(f"full check missed: {r['label']}")
+        length = "length" in r["tags"]
+        if length and r["no_ragged"]:
+            bad.append(f"length-confusing mutant caught without the ragged batch (unexpected): {r['label']}")
+        if not length and not r["no_ragged"]:
+            bad.append(f"mutant survived without the ragged batch but is not length-confusing: {r['label']}")
+    return bad
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fast", action="store_true", help="CI subset")
+    ap.add_argument("--quick", action="store_true", help="checks use check_batching's quick subset")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"))
+    a = ap.parse_args(argv)
+    rows, full, nor, wall = run(a.fast, a.jobs, a.timeout, a.quick)
+    w = max(len(r["label"]) for r in rows)
+    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>10}  {'no ragged':>10}")
+    for r in rows:
+        tag = "  (length-confusing)" if "length" in r["tags"] else ""
+        print(f"{r['label']:<{w}}  {'caught' if r['full'] else 'MISSED':>10}  "
+              f"{'caught' if r['no_ragged'] else 'survived':>10}{tag}"
+              + (f"  [{r['status_full']}/{r['status_no_ragged']}]" if mutation.BAD_ANCHOR in
+                 (r['status_full'], r['status_no_ragged']) else ""))
+    nf = sum(r["full"] for r in rows)
+    nn = sum(r["no_ragged"] for r in rows)
+    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>10}  {f'{nn}/{len(rows)}':>10}")
+    bad = verdict(rows)
+    for b in bad:
+        print("FAIL", b)
+    print(f"{'PASS' if not bad else 'FAIL'}: {len(rows)} mutants, wall {wall:.1f} s")
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump({"fast": a.fast, "quick": a.quick, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
+                   "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)
+    base = os.path.splitext(a.json)[0]
+    mutation.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})
+    mutation.write_json(base + "_no_ragged_raw.json", nor, {"check": " ".join(NO_RAGGED[1:])})
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
