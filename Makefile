@@ -18,6 +18,8 @@ setup:         ## install simulators (apt, as root) and .venv from requirements.
 
 sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it (SIM=icarus|verilator)
 	$(PY) tools/ch09_run.py --sim $(SIM)
+	$(PY) tools/ch09_example_a.py
+	$(PY) tools/ch09_example_b.py
 
 test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q tests
