@@ -1,0 +1,77 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+// dma: LD (dir = 0: ext[ext_base ..] -> sp[sp_base ..]) and ST (dir = 1: sp -> ext).
+// One word per cycle: word i is read at busy cycle i and written at cycle i+1 (both
+// memories have one cycle of read latency), so the unit is busy exactly len+1 cycles.
+module dma (
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
+  input  wire                     dir,          // 0 = LD, 1 = ST
+  input  wire [`GA2_ADDR_W-1:0]   sp_base,
+  input  wire [`GA2_ADDR_W-1:0]   ext_base,
+  input  wire [`GA2_LD_LEN_W-1:0] len,
+  output wire                     busy,
+  output wire                     last,
+  // scratchpad
+  output wire                     sp_rd_en,
+  output wire [`GA2_ADDR_W-1:0]   sp_rd_addr,
+  input  wire [31:0]              sp_rd_data,
+  output wire                     sp_wr_en,
+  output wire [`GA2_ADDR_W-1:0]   sp_wr_addr,
+  output wire [31:0]              sp_wr_data,
+  // external memory
+  output wire                     ext_en,
+  output wire                     ext_we,
+  output wire [`GA2_ADDR_W-1:0]   ext_addr,
+  output wire [31:0]              ext_wdata,
+  input  wire [31:0]              ext_rdata
+);
+  localparam AW = `GA2_ADDR_W;
+  localparam LW = `GA2_LD_LEN_W;
+
+  reg          busy_r, dir_r;
+  reg [LW-1:0] cnt_r, len_r;
+  reg [AW-1:0] rp_r, wp_r;     // read pointer (source space), write pointer (destination)
+
+  wire reading = busy_r && (cnt_r != len_r);
+  wire writing = busy_r && (cnt_r != {LW{1'b0}});
+
+  always @(posedge clk) begin
+    if (rst) begin
+      busy_r <= 1'b0;
+      dir_r  <= 1'b0;
+      cnt_r  <= {LW{1'b0}};
+      len_r  <= {LW{1'b0}};
+      rp_r   <= {AW{1'b0}};
+      wp_r   <= {AW{1'b0}};
+    end else if (start) begin
+      busy_r <= 1'b1;
+      dir_r  <= dir;
+      cnt_r  <= {LW{1'b0}};
+      len_r  <= len;
+      rp_r   <= dir ? sp_base : ext_base;
+      wp_r   <= dir ? ext_base : sp_base;
+    end else if (busy_r) begin
+      cnt_r <= cnt_r + 1'b1;
+      if (reading) rp_r <= rp_r + 1'b1;
+      if (writing) wp_r <= wp_r + 1'b1;
+      if (last) busy_r <= 1'b0;
+    end
+  end
+
+  assign busy       = busy_r;
+  assign last       = busy_r && (cnt_r == len_r);
+  assign sp_rd_en   = reading && dir_r;
+  assign sp_rd_addr = rp_r;
+  assign sp_wr_en   = writing && !dir_r;
+  assign sp_wr_addr = wp_r;
+  assign sp_wr_data = ext_rdata;
+  assign ext_en     = dir_r ? writing : reading;
+  assign ext_we     = writing && dir_r;
+  assign ext_addr   = dir_r ? wp_r : rp_r;
+  assign ext_wdata  = sp_rd_data;
+endmodule
+`resetall

@@ -1,0 +1,178 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+// mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
+//
+// Timing (cycle c = 0 is the first busy cycle after start; busy exactly K + 7 + M*N):
+//  - row i of A reads a(i,k) = sp[A + i*lda + k] at cycle k + i on read port i;
+//  - column j of B reads b(k,j) = sp[B + k*ldb + j] (tb = 0) or sp[B + j*ldb + k]
+//    (tb = 1) at cycle k + j on read port ARRAY + j;
+//  - rows >= M and columns >= N read nothing and feed zero; the data arrives one cycle
+//    later and meets in PE (i, j) at cycle k + i + j + 1, so the last MAC is at K + 6;
+//  - cycles K + 7 .. K + 6 + M*N drain the results row-major, one per cycle, to
+//    sp[dst + i*ldc + j]. All reads happen before any write.
+// Addresses are ISA-width (16 bits); the sequencer has range-checked them in DECODE.
+module mm_ctrl (
+  input  wire                             clk,
+  input  wire                             rst,
+  input  wire                             start,
+  input  wire [`GA2_ADDR_W-1:0]           dst,
+  input  wire [`GA2_ADDR_W-1:0]           a_base,
+  input  wire [`GA2_ADDR_W-1:0]           b_base,
+  input  wire [`GA2_MM_M_W-1:0]           m,
+  input  wire [`GA2_MM_K_W-1:0]           k,
+  input  wire [`GA2_MM_N_W-1:0]           n,
+  input  wire                             tb,
+  input  wire [`GA2_MM_LDA_W-1:0]         lda,
+  input  wire [`GA2_MM_LDB_W-1:0]         ldb,
+  input  wire [`GA2_MM_LDC_W-1:0]         ldc,
+  output wire                             busy,
+  output wire                             last,
+  output wire [2*`GA2_ARRAY-1:0]          rd_en,     // [i] row i of A, [ARRAY+j] column j of B
+  output wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] rd_addr,
+  input  wire [2*`GA2_ARRAY*8-1:0]        rd_byte,   // low byte of each port's read data
+  output wire                             wr_en,
+  output wire [`GA2_ADDR_W-1:0]           wr_addr,
+  output wire [31:0]                      wr_data
+);
+  localparam NA = `GA2_ARRAY;
+  localparam AW = `GA2_ADDR_W;
+  localparam CW = 10;                                   // cycle counter: K + 7 + 16 < 1024
+
+  initial begin
+    if (NA != 4) begin
+      $error("mm_ctrl: built for a 4 x 4 array (2-bit row/column indices), ARRAY=%0d", NA);
+      $finish;
+    end
+  end
+
+  reg          busy_r;
+  reg [CW-1:0] cyc_r;
+  reg [2:0]    m_r, n_r;
+  reg [7:0]    k_r;
+  reg [AW-1:0] ldc_r, b_step_r, row_base_r;
+  reg [1:0]    di_r, dj_r;
+
+  localparam [CW-1:0] FILL = `GA2_MM_FILL;
+
+  wire [CW-1:0] k_ext     = {{(CW-8){1'b0}}, k_r};
+  wire          drain     = busy_r && (cyc_r >= k_ext + FILL);
+  wire          row_end   = ({1'b0, dj_r} == n_r - 3'd1);
+  wire          tile_end  = ({1'b0, di_r} == m_r - 3'd1) && row_end;
+
+  wire [AW-1:0] lda16   = {{(AW-`GA2_MM_LDA_W){1'b0}}, lda};
+  wire [AW-1:0] ldb16   = {{(AW-`GA2_MM_LDB_W){1'b0}}, ldb};
+  wire [AW-1:0] b_init  = tb ? ldb16 : {{(AW-1){1'b0}}, 1'b1};  // column-to-column step
+  wire [AW-1:0] b_step  = tb ? {{(AW-1){1'b0}}, 1'b1} : ldb16;  // k-to-k step
+  wire [NA*8-1:0]     a_left;
+  wire [NA*8-1:0]     b_top;
+  wire [31:0]         result;
+
+  // Feed window: row i of A and column i of B are fed during cycles i .. i+K-1 (if
+  // i < M, resp. i < N). win[0] is high in cycles 0 .. K-1; win[i] is win[0] delayed
+  // by i cycles through a register chain (cleared at start): the array's input skew.
+  wire [NA-1:0] win;
+  reg  [NA-1:1] win_r;
+  assign win[0] = busy_r && (cyc_r < k_ext);
+  assign win[NA-1:1] = win_r;
+  always @(posedge clk) begin
+    if (rst || start) win_r <= {(NA-1){1'b0}};
+    else              win_r <= win[NA-2:0];
+  end
+
+  genvar i;
+  generate
+    for (i = 0; i < NA; i = i + 1) begin : g_feed
+      localparam [2:0] IDX = i;
+      reg [AW-1:0] a_ptr_r, b_ptr_r;
+      reg          a_v_r, b_v_r;
+      // start offsets i*lda and i*b_init (i = 0..3) from a shift and an add
+      wire [AW-1:0] a_off = (IDX[1] ? {lda16[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? lda16 : {AW{1'b0}});
+      wire [AW-1:0] b_off = (IDX[1] ? {b_init[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? b_init : {AW{1'b0}});
+      wire a_act = win[i] && (IDX < m_r);
+      wire b_act = win[i] && (IDX < n_r);
+      always @(posedge clk) begin
+        if (rst) begin
+          a_ptr_r <= {AW{1'b0}};
+          b_ptr_r <= {AW{1'b0}};
+          a_v_r   <= 1'b0;
+          b_v_r   <= 1'b0;
+        end else if (start) begin
+          a_ptr_r <= a_base + a_off;
+          b_ptr_r <= b_base + b_off;
+          a_v_r   <= 1'b0;
+          b_v_r   <= 1'b0;
+        end else begin
+          if (a_act) a_ptr_r <= a_ptr_r + 1'b1;
+          if (b_act) b_ptr_r <= b_ptr_r + b_step_r;
+          a_v_r <= a_act;
+          b_v_r <= b_act;
+        end
+      end
+      assign rd_en[i]                 = a_act;
+      assign rd_en[NA+i]              = b_act;
+      assign rd_addr[AW*i +: AW]      = a_ptr_r;
+      assign rd_addr[AW*(NA+i) +: AW] = b_ptr_r;
+      assign a_left[8*i +: 8]         = a_v_r ? rd_byte[8*i +: 8] : 8'd0;
+      assign b_top[8*i +: 8]          = b_v_r ? rd_byte[8*(NA+i) +: 8] : 8'd0;
+    end
+  endgenerate
+
+  systolic #(.N(NA), .IW(2)) u_array (
+    .clk(clk),
+    .rst(rst),
+    .clr(start),
+    .a_left(a_left),
+    .b_top(b_top),
+    .sel_row(di_r),
+    .sel_col(dj_r),
+    .result(result)
+  );
+
+  always @(posedge clk) begin
+    if (rst) begin
+      busy_r     <= 1'b0;
+      cyc_r      <= {CW{1'b0}};
+      m_r        <= 3'd0;
+      n_r        <= 3'd0;
+      k_r        <= 8'd0;
+      ldc_r      <= {AW{1'b0}};
+      b_step_r   <= {AW{1'b0}};
+      row_base_r <= {AW{1'b0}};
+      di_r       <= 2'd0;
+      dj_r       <= 2'd0;
+    end else if (start) begin
+      busy_r     <= 1'b1;
+      cyc_r      <= {CW{1'b0}};
+      m_r        <= m;
+      n_r        <= n;
+      k_r        <= k;
+      ldc_r      <= {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
+      b_step_r   <= b_step;
+      row_base_r <= dst;
+      di_r       <= 2'd0;
+      dj_r       <= 2'd0;
+    end else if (busy_r) begin
+      cyc_r <= cyc_r + 1'b1;
+      if (drain) begin
+        if (tile_end) begin
+          busy_r <= 1'b0;
+        end else if (row_end) begin
+          dj_r       <= 2'd0;
+          di_r       <= di_r + 2'd1;
+          row_base_r <= row_base_r + ldc_r;
+        end else begin
+          dj_r <= dj_r + 2'd1;
+        end
+      end
+    end
+  end
+
+  assign busy    = busy_r;
+  assign last    = drain && tile_end;
+  assign wr_en   = drain;
+  assign wr_addr = row_base_r + {{(AW-2){1'b0}}, dj_r};
+  assign wr_data = result;
+endmodule
+`resetall

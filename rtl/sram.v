@@ -1,0 +1,61 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+// sram: the GA-2 scratchpad, WORDS x DW bits, NUM_RD synchronous read ports (one cycle
+// of latency, each with an enable that holds its output) and one write port.
+// WRITE-FIRST: a read of the address written in the same cycle returns the new data,
+// which gives RQ its element-by-element semantics when dst overlaps src (docs/isa.md).
+// The array powers up zero (initial block); start does not clear it.
+// Written so that yosys keeps it as one $mem cell (a real chip would bank it: the
+// matrix unit needs 8 read ports, 4 rows of A and 4 columns of B).
+module sram #(
+  parameter WORDS  = 4096,
+  parameter AW     = 12,
+  parameter DW     = 32,
+  parameter NUM_RD = 8
+) (
+  input  wire                 clk,
+  input  wire [NUM_RD-1:0]    rd_en,
+  input  wire [NUM_RD*AW-1:0] rd_addr,
+  output wire [NUM_RD*DW-1:0] rd_data,
+  input  wire                 wr_en,
+  input  wire [AW-1:0]        wr_addr,
+  input  wire [DW-1:0]        wr_data
+);
+  reg [DW-1:0] mem [0:WORDS-1];
+
+  integer w;
+  initial begin
+    if (WORDS < 2 || AW < 1 || AW > 16 || (1 << AW) < WORDS || (1 << (AW - 1)) >= WORDS) begin
+      $error("sram: WORDS=%0d needs AW=ceil(log2(WORDS)), got AW=%0d", WORDS, AW);
+      $finish;
+    end
+    if (DW < 1 || NUM_RD < 1) begin
+      $error("sram: DW=%0d and NUM_RD=%0d must be >= 1", DW, NUM_RD);
+      $finish;
+    end
+`ifndef GA2_NO_MEM_INIT
+    // Power-up zero. tools/synth.ys defines GA2_NO_MEM_INIT: the init contents change
+    // no cell or flip-flop count, and unrolling this loop costs yosys ~30 s.
+    for (w = 0; w < WORDS; w = w + 1) mem[w] = {DW{1'b0}};
+`endif
+  end
+
+  always @(posedge clk) begin
+    if (wr_en) mem[wr_addr] <= wr_data;
+  end
+
+  genvar p;
+  generate
+    for (p = 0; p < NUM_RD; p = p + 1) begin : g_rd
+      wire [AW-1:0] ra = rd_addr[p*AW +: AW];
+      reg  [DW-1:0] q_r;
+      initial q_r = {DW{1'b0}};
+      always @(posedge clk) begin
+        if (rd_en[p]) q_r <= (wr_en && wr_addr == ra) ? wr_data : mem[ra];
+      end
+      assign rd_data[p*DW +: DW] = q_r;
+    end
+  endgenerate
+endmodule
+`resetall

@@ -1,0 +1,126 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+// tb_plain: a plain Verilog bench of ga2_top (no cocotb), for quick checks and for the
+// "plain Verilog" simulation-speed figure. Runs on Icarus and on Verilator --binary.
+//
+// Plusargs: +imem=FILE (128-bit words, 32 hex digits a line; unlisted words are zero)
+//           +ext_in=FILE (32-bit words, 8 hex digits a line)   +ext_out=FILE
+//           +max_cycles=N (default 1000000)   +trace=FILE (optional: "pc cycle" per
+//           retired instruction, decimal)   +runs=N (default 1: start the chip N times,
+//           reloading +ext_in before each run; the scratchpad carries over)
+//           +vcd=FILE (Icarus only: dump the chip's signals)
+// Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
+// instret=.. timeout=.." per run and writes the external memory after the last run.
+// Memories: synchronous read with one cycle of latency, like the cocotb wrapper.
+module tb_plain #(
+  parameter EXT_WORDS  = 4096,
+  parameter IMEM_DEPTH = 1024,
+  parameter SP_WORDS   = 4096
+);
+  reg clk = 1'b0;
+  always #5 clk = ~clk;
+
+  reg rst   = 1'b1;
+  reg start = 1'b0;
+
+  wire        done, error, retire, imem_en, ext_en, ext_we;
+  wire [2:0]  error_code;
+  wire [15:0] error_pc, imem_addr, ext_addr, retire_pc;
+  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, ext_wdata, retire_cycle;
+  reg  [127:0] imem_rdata;
+  reg  [31:0]  ext_rdata;
+
+  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) dut (
+    .clk(clk), .rst(rst), .start(start),
+    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
+    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
+    .cnt_instret(cnt_instret),
+    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
+    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
+    .ext_rdata(ext_rdata),
+    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+  );
+
+  reg [127:0] imem [0:IMEM_DEPTH-1];
+  reg [31:0]  ext  [0:EXT_WORDS-1];
+  reg         bad_access;
+
+  always @(posedge clk) begin
+    if (imem_en) begin
+      if ({16'd0, imem_addr} < IMEM_DEPTH) imem_rdata <= imem[imem_addr];
+      else bad_access <= 1'b1;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (ext_en) begin
+      if ({16'd0, ext_addr} < EXT_WORDS) begin
+        ext_rdata <= ext[ext_addr];
+        if (ext_we) ext[ext_addr] <= ext_wdata;
+      end else begin
+        bad_access <= 1'b1;
+      end
+    end
+  end
+
+  reg [8*512-1:0] f_imem, f_ext_in, f_ext_out, f_trace, f_vcd;
+  integer max_cycles, ncyc, i, fd_trace, runs, run;
+  reg     timeout, xz;
+
+  always @(negedge clk) begin
+    if (!rst && ^{done, error, retire, imem_en, ext_en, ext_we} === 1'bx) xz <= 1'b1;
+    if (fd_trace != 0 && retire === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc, retire_cycle);
+  end
+
+  initial begin
+    bad_access = 1'b0;
+    xz = 1'b0;
+    fd_trace = 0;
+    imem_rdata = 128'd0;
+    ext_rdata = 32'd0;
+    for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
+    for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
+    if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 1000000;
+    if ($value$plusargs("imem=%s", f_imem)) $readmemh(f_imem, imem);
+    else begin
+      $display("tb_plain: +imem=FILE is required");
+      $finish;
+    end
+    f_ext_in = 0;
+    if ($value$plusargs("ext_in=%s", f_ext_in)) $readmemh(f_ext_in, ext);
+    if ($value$plusargs("trace=%s", f_trace)) fd_trace = $fopen(f_trace, "w");
+    if (!$value$plusargs("runs=%d", runs)) runs = 1;
+`ifndef VERILATOR
+    if ($value$plusargs("vcd=%s", f_vcd)) begin
+      $dumpfile(f_vcd);
+      $dumpvars(0, dut);
+    end
+`endif
+    repeat (3) @(negedge clk);
+    rst = 1'b0;
+    for (run = 0; run < runs; run = run + 1) begin
+      // every run restarts the chip (start after HALT or a fault) on a fresh ext image;
+      // the scratchpad carries over, as on the chip
+      if (run > 0 && f_ext_in != 0) $readmemh(f_ext_in, ext);
+      @(negedge clk);
+      start = 1'b1;
+      @(negedge clk);
+      start = 1'b0;
+      ncyc = 0;
+      timeout = 1'b0;
+      while (done !== 1'b1 && !timeout) begin
+        @(negedge clk);
+        ncyc = ncyc + 1;
+        if (ncyc >= max_cycles) timeout = 1'b1;
+      end
+      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d bad_access=%0d xz=%0d",
+               done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
+               cnt_instret, timeout, bad_access, xz);
+    end
+    if (fd_trace != 0) $fclose(fd_trace);
+    if ($value$plusargs("ext_out=%s", f_ext_out)) $writememh(f_ext_out, ext);
+    $finish;
+  end
+endmodule
+`resetall
