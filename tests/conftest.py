@@ -1,0 +1,37 @@
+"""Shared pytest set-up for the co-simulation tests: the simulators and a build fixture.
+
+Each simulator is built once per parameter set (tools.hw.build is idempotent and
+file-locked, so pytest-xdist workers share one build instead of racing).
+"""
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SIMS = ("icarus", "verilator")
+
+
+@pytest.fixture(scope="session")
+def built():
+    """built(sim, ext=None) -> build dir, building on first use."""
+    from tools import hw
+    cache = {}
+
+    def get(sim, ext=None):
+        key = (sim, ext)
+        if key not in cache:
+            cache[key] = hw.build(sim, ext=ext)
+        return cache[key]
+    return get
+
+
+@pytest.fixture(params=SIMS)
+def sim(request, built):
+    """Each co-simulation test runs once per simulator, after its build."""
+    built(request.param)
+    return request.param
