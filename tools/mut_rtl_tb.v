@@ -115,6 +115,16 @@ module mut_rtl_tb #(
   integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, checks;
   reg     tracing, light;
 
+  // docs/isa.md: after reset done, error, error_code, error_pc and the five counters are 0
+  task check_reset_state;
+    begin
+      if (done !== 1'b0 || error !== 1'b0 || error_code !== 3'd0 || error_pc !== 16'd0
+          || cnt_cycles !== 32'd0 || cnt_mm !== 32'd0 || cnt_dma !== 32'd0
+          || cnt_vec !== 32'd0 || cnt_instret !== 32'd0 || retire !== 1'b0)
+        fail("reset", "host outputs not all zero after reset");
+    end
+  endtask
+
   task fail;
     input [8*16-1:0]  what;
     input [8*160-1:0] detail;
@@ -231,6 +241,7 @@ module mut_rtl_tb #(
     // ---- chip programs
     repeat (2) @(negedge clk);
     rst = 1'b0;
+    check_reset_state;
     for (p = 0; p < nprog; p = p + 1) begin
       $sformat(fname, "%0s/p%0d_meta.hex", dir, p);
       $readmemh(fname, meta);
@@ -268,6 +279,7 @@ module mut_rtl_tb #(
         rst = 1'b1;
         repeat (2) @(negedge clk);
         rst = 1'b0;
+        check_reset_state;
         @(negedge clk);
       end else begin
         if (done !== 1'b1) begin
