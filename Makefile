@@ -8,7 +8,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test lint synth fuzz mutants mutants-rtl bench header clean
+.PHONY: help setup sim test lint synth fuzz plain mutants mutants-rtl bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -32,6 +32,10 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 
 fuzz: setup    ## N random programs per simulator against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) tools/fuzz.py --sim $(SIM) --n $(N) --seed $(SEED)
+
+plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
+	$(PY) tools/plain_check.py --sim $(SIM) --random 50 --seed $(SEED)
+	$(PY) tools/plain_check.py --sim icarus --xcheck
 
 mutants: setup ## chapter-9 mutation run (tools/mut_ch09.py), full
 	$(PY) tools/mut_ch09.py
