@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from . import ga2_isa as isa
+from . import isa
 from .machine import Machine
 from .quant import mantissa_shift, quantize, requant, scale_for
 from .softmax_gold import softmax_fixed

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import ga2_isa as isa
+from . import isa
 from .softmax_gold import LUT, Q16
 
 Result = namedtuple("Result", "ext sp counters trace")
@@ -48,7 +48,7 @@ def _requant_int(a, m, s):
     return max(-128, min(127, p >> s))
 
 
-# Speed (tools/bench_model.py): decoding, checking and costing an instruction word is
+# Speed (tools/bench/bench_model.py): decoding, checking and costing an instruction word is
 # cached per (word, ext) -- the result depends on nothing else -- and busy_cycles gets a
 # plain namedtuple view of the fields, whose attributes are cheaper than Instr's lookup.
 _VIEWS = {op: namedtuple(f"_{op}View", ["op"] + [f for f, _ in fields])

@@ -88,7 +88,7 @@ module ga2_top #(
   // ------------------------------------------------------------------ decode
   /* verilator lint_off UNUSEDSIGNAL */
   // Bits above the widest op's last field (MM ldc, bit 102) carry nothing; the decoder
-  // ignores them, like model/ga2_isa.decode.
+  // ignores them, like model/isa.decode.
   wire [127:0] iw = imem_rdata;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [3:0]   op = iw[`GA2_OP_W-1:0];

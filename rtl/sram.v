@@ -35,7 +35,7 @@ module sram #(
       $finish;
     end
 `ifndef GA2_NO_MEM_INIT
-    // Power-up zero. tools/synth.ys defines GA2_NO_MEM_INIT: the init contents change
+    // Power-up zero. tools/flow/synth.ys defines GA2_NO_MEM_INIT: the init contents change
     // no cell or flip-flop count, and unrolling this loop costs yosys ~30 s.
     for (w = 0; w < WORDS; w = w + 1) mem[w] = {DW{1'b0}};
 `endif

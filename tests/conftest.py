@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from tools import ROOT  # noqa: E402
 
 SIMS = ("icarus", "verilator")
 
@@ -19,7 +17,7 @@ SIMS = ("icarus", "verilator")
 @pytest.fixture(scope="session")
 def built():
     """built(sim, ext=None) -> build dir, building on first use."""
-    from tools import hw
+    from tools.sim import hw
     cache = {}
 
     def get(sim, ext=None):

@@ -3,7 +3,7 @@
 Eight requests want 14, 3, 9, 5, 12, 2, 7, 10 tokens; the batch has room for 4 (the
 batched builder's slots). A decode step costs the cycle count of the REAL batched program
 (model.batch.program) for the sequences present at their current lengths, from
-model.ga2_isa.cycle_counts (the timing contract the circuit meets exactly; no simulation).
+model.isa.cycle_counts (the timing contract the circuit meets exactly; no simulation).
 
 Static: requests are taken in groups of 4 and each group runs until its longest request
 finishes; a finished request's slot rides along (it is still computed, its tokens thrown
@@ -18,10 +18,9 @@ import os
 import sys
 
 os.environ.setdefault("GA2_EXT", "8192")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from tools import ROOT  # noqa: E402
 
-from model import batch, ga2_isa as isa  # noqa: E402
+from model import batch, isa  # noqa: E402
 
 WANTS = (14, 3, 9, 5, 12, 2, 7, 10)
 SLOTS = batch.BMAX

@@ -1,7 +1,7 @@
 """Chapter 9 on the chip: batching and bandwidth (what `make sim` shows).
 
 1. batch invariance in Python (model.batch.check_batching): problems found;
-2. the batched decode steps on the circuit (cocotb via tools/hw.py) on Icarus and/or
+2. the batched decode steps on the circuit (cocotb via tools/sim/hw.py) on Icarus and/or
    Verilator: B = 1, 2, 3, 4 at token 16 (the model advances them through tokens 1..15
    first) and the ragged batch 3, 9, 1, 14; PASS/FAIL per simulator (memory, trace and all
    five counters equal to the reference, outputs equal to the plain-Python int_reference);
@@ -21,10 +21,9 @@ import sys
 import time
 
 os.environ["GA2_EXT"] = "8192"          # chapter 9's external memory, before anything reads it
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from tools import ROOT  # noqa: E402
 
-from model import batch, ga2_isa as isa  # noqa: E402
+from model import batch, isa  # noqa: E402
 from model.machine import Machine  # noqa: E402
 
 EXT = batch.EXT
@@ -72,7 +71,7 @@ def run_on(sim, jobs, model_only):
     if model_only:
         m = Machine(ext=EXT)
         return [[_ModelResult(m.run(p, img)) for p, img in job] for job in jobs]
-    from tools import hw
+    from tools.sim import hw
     return hw.run(sim, jobs, ext=EXT)
 
 

@@ -12,7 +12,7 @@ is what the ragged batch is worth.
     python tools/mut_ch09.py --fast --quick   # the same with check_batching's quick subset
 
 The mutation engine (copying the tree, applying a mutant, running the check, timeouts)
-is tools/mutation.py.
+is tools/mutation/engine.py.
 """
 import argparse
 import json
@@ -20,10 +20,9 @@ import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from tools import ROOT  # noqa: E402
 
-from tools import mutation  # noqa: E402
+from tools.mutation import engine as mutation  # noqa: E402
 
 FILE = "model/batch.py"
 PY = sys.executable

@@ -1,0 +1,311 @@
+"""The GA-2 instruction set: the single source of truth for opcodes, fields and sizes.
+
+Everything else derives from the tables here: the Verilog header rtl/ga2_isa.vh is
+generated from them (tools/gen/headers.py), the reference Machine decodes with them,
+and the builders validate with them. Also here: the per-instruction cycle formulas
+(the timing contract the RTL meets exactly, see docs/isa.md), cycle_counts(prog),
+MACs and words moved, the binary encoding and the disassembler.
+"""
+import os
+from collections import namedtuple
+
+# ---------------------------------------------------------------- sizes
+WORD_BITS = 32
+SP_WORDS = 4096          # scratchpad words
+IMEM_DEPTH = 1024        # instruction memory depth (instructions)
+EXT_DEFAULT = 4096       # external memory words unless GA2_EXT says otherwise
+ADDR_W = 16              # every address field; so EXT may be at most 2^16 words
+EXT_MAX = 1 << ADDR_W
+INSTR_W = 128            # instruction word width (bits)
+OP_W = 4
+ARRAY = 4                # the systolic array is ARRAY x ARRAY
+SM_MAX_LEN = 64          # longest softmax vector (the unit's exp buffer)
+
+# ---------------------------------------------------------------- opcodes and fields
+OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
+OPNAMES = {v: k for k, v in OPCODES.items()}
+
+# Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
+FIELDS = {
+    "LD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
+    "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13)),
+    "MM": (("dst", ADDR_W), ("A", ADDR_W), ("B", ADDR_W), ("M", 3), ("K", 8), ("N", 3),
+           ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12)),
+    "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
+    "SM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
+    "HALT": (),
+}
+
+
+def _layout():
+    out = {}
+    for op, fields in FIELDS.items():
+        lsb, pos = OP_W, {}
+        for name, width in fields:
+            pos[name] = (lsb, width)
+            lsb += width
+        assert lsb <= INSTR_W, op
+        out[op] = pos
+    return out
+
+
+LAYOUT = _layout()       # LAYOUT[op][field] = (lsb, width)
+_INDEX = {op: {name: i for i, (name, _) in enumerate(fields)} for op, fields in FIELDS.items()}
+
+# ---------------------------------------------------------------- error codes
+ERR_NONE = 0
+ERR_OPCODE = 1           # illegal opcode
+ERR_SP_RANGE = 2         # scratchpad address out of range
+ERR_EXT_RANGE = 3        # external address out of range
+ERR_SHAPE = 4            # M or N outside 1..4, K = 0, len = 0 or too long
+ERR_PC = 5               # ran past the end of the instruction memory without HALT
+ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address out of range",
+               ERR_EXT_RANGE: "external address out of range", ERR_SHAPE: "bad shape",
+               ERR_PC: "ran past the end of instruction memory"}
+
+# ---------------------------------------------------------------- timing contract
+# Cycles of one instruction = FETCH (1) + DECODE (1) + the unit's busy cycles.
+ISSUE_CYCLES = 2
+MM_FILL = 2 * (ARRAY - 1) + 1    # skew of the array plus the scratchpad read latency
+SM_DIV_CYCLES = 34               # per element: load divider, 32 iterations, write
+
+
+def ext_size():
+    """External memory size in words: GA2_EXT if set (chapter 9 uses 8192), else 4096."""
+    raw = os.environ.get("GA2_EXT", "")
+    if raw == "":
+        return EXT_DEFAULT
+    try:
+        n = int(raw, 0)
+    except ValueError:
+        raise ValueError(f"GA2_EXT={raw!r} is not an integer") from None
+    if not 1 <= n <= EXT_MAX:
+        raise ValueError(f"GA2_EXT={n} outside 1..{EXT_MAX} (addresses are {ADDR_W} bits)")
+    return n
+
+
+def s8(w):
+    """The low 8 bits of a word read as two's complement."""
+    return ((int(w) & 0xFF) ^ 0x80) - 0x80
+
+
+def w32(v):
+    """v wrapped to a 32-bit word, as a signed integer."""
+    return ((int(v) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+
+# ---------------------------------------------------------------- instructions
+class Instr(namedtuple("Instr", "op args")):
+    """An immutable instruction: op name and field values in FIELDS order.
+
+    Fields read as attributes (i.dst, i.K); i.fields() gives them as a dict.
+    """
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self.args[_INDEX[self.op][name]]
+        except KeyError:
+            raise AttributeError(f"{self.op} has no field {name!r}") from None
+
+    def fields(self):
+        return {f: v for (f, _), v in zip(FIELDS[self.op], self.args)}
+
+    def __repr__(self):
+        return f"Instr({self.op}, {format_fields(self)})"
+
+
+def raw(op, **fields):
+    """An instruction whose fields are only checked to fit their encoding.
+
+    For writing deliberately bad programs (the chip's error codes); use build() otherwise.
+    """
+    if op not in FIELDS:
+        raise ValueError(f"unknown instruction {op!r} (known: {', '.join(FIELDS)})")
+    names = [f for f, _ in FIELDS[op]]
+    extra = set(fields) - set(names)
+    if extra:
+        raise ValueError(f"{op}: unknown field(s) {', '.join(sorted(extra))} (fields: {', '.join(names) or 'none'})")
+    args = []
+    for name, width in FIELDS[op]:
+        if name not in fields:
+            raise ValueError(f"{op}: missing field {name!r}")
+        v = fields[name]
+        if isinstance(v, bool) or not isinstance(v, int):
+            try:
+                import numpy as np
+                ok = isinstance(v, np.integer)
+            except ImportError:  # pragma: no cover
+                ok = False
+            if not ok:
+                raise ValueError(f"{op}: field {name} must be an integer, got {v!r}")
+            v = int(v)
+        if not 0 <= v < (1 << width):
+            raise ValueError(f"{op}: field {name}={v} does not fit {width} bits (0..{(1 << width) - 1})")
+        args.append(v)
+    return Instr(op, tuple(args))
+
+
+def check(ins, ext=None):
+    """The chip's fault check of one decoded instruction: (code, field, reason) or None.
+
+    Priority, as in the RTL's decode stage: shape (4), scratchpad range (2),
+    external range (3). Illegal opcodes never decode, so they are the caller's (code 1).
+    """
+    ext = ext_size() if ext is None else ext
+    op, f = ins.op, ins.fields()
+    if op == "HALT":
+        return None
+    if op == "MM":
+        for name in ("M", "N"):
+            if not 1 <= f[name] <= ARRAY:
+                return ERR_SHAPE, name, f"{name}={f[name]} outside 1..{ARRAY}"
+        if f["K"] == 0:
+            return ERR_SHAPE, "K", "K=0"
+        M, K, N, tb = f["M"], f["K"], f["N"], f["tb"]
+        b_rows, b_cols = (N, K) if tb else (K, N)
+        spans = (("A", f["A"] + (M - 1) * f["lda"] + K - 1),
+                 ("B", f["B"] + (b_rows - 1) * f["ldb"] + b_cols - 1),
+                 ("dst", f["dst"] + (M - 1) * f["ldc"] + N - 1))
+        for name, last in spans:
+            if last >= SP_WORDS:
+                return ERR_SP_RANGE, name, f"{name} reaches scratchpad word {last} (size {SP_WORDS})"
+        return None
+    n = f["len"]
+    if n == 0:
+        return ERR_SHAPE, "len", "len=0"
+    if op == "SM" and n > SM_MAX_LEN:
+        return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {SM_MAX_LEN}"
+    sp_fields = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst")}[op]
+    for name in sp_fields:
+        if f[name] + n > SP_WORDS:
+            return ERR_SP_RANGE, name, f"{name}={f[name]} + len={n} passes scratchpad size {SP_WORDS}"
+    ext_field = {"LD": "src", "ST": "dst"}.get(op)
+    if ext_field and f[ext_field] + n > ext:
+        return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + len={n} passes external size {ext}"
+    return None
+
+
+def build(op, ext=None, **fields):
+    """A valid instruction, or ValueError naming the instruction and the field at fault.
+
+    Checks encodability and everything the chip would fault on (shape, scratchpad and
+    external ranges against ext, default GA2_EXT).
+    """
+    ins = raw(op, **fields)
+    bad = check(ins, ext)
+    if bad:
+        code, field, reason = bad
+        raise ValueError(f"{op}: field {field}: {reason} (the chip would fault with code {code})")
+    return ins
+
+
+# ---------------------------------------------------------------- encoding
+def encode(ins):
+    """The INSTR_W-bit instruction word of ins, as an int."""
+    word = OPCODES[ins.op]
+    for (name, width), v in zip(FIELDS[ins.op], ins.args):
+        lsb, _ = LAYOUT[ins.op][name]
+        word |= (v & ((1 << width) - 1)) << lsb
+    return word
+
+
+def decode(word):
+    """The Instr of an instruction word; ValueError for an illegal opcode or a too-wide word.
+
+    Bits above an op's last field are ignored, as the RTL's decoder ignores them.
+    """
+    word = int(word)
+    if not 0 <= word < (1 << INSTR_W):
+        raise ValueError(f"instruction word {word:#x} wider than {INSTR_W} bits")
+    code = word & ((1 << OP_W) - 1)
+    if code not in OPNAMES:
+        raise ValueError(f"illegal opcode {code} in word {word:#x}")
+    op = OPNAMES[code]
+    args = tuple((word >> LAYOUT[op][name][0]) & ((1 << width) - 1) for name, width in FIELDS[op])
+    return Instr(op, args)
+
+
+def as_words(prog):
+    """A program (Instr or int words, mixed) as a list of instruction words."""
+    return [w if isinstance(w, int) else encode(w) for w in prog]
+
+
+# ---------------------------------------------------------------- disassembler
+def format_fields(ins):
+    return " ".join(f"{k}={v}" for k, v in ins.fields().items())
+
+
+def disasm(prog):
+    """One line per instruction: pc, mnemonic and fields; undecodable words as .word."""
+    lines = []
+    for pc, item in enumerate(prog):
+        if isinstance(item, Instr):
+            ins = item
+        else:
+            try:
+                ins = decode(item)
+            except ValueError:
+                lines.append(f"{pc:4d}  .word {int(item):#034x}   ; illegal opcode {int(item) & 15}")
+                continue
+        lines.append(f"{pc:4d}  {ins.op:<4} {format_fields(ins)}".rstrip())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- cost model
+Counters = namedtuple("Counters", "cycles mm dma vec instret")
+UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
+
+
+def busy_cycles(ins):
+    """Cycles the instruction's unit is busy (its EXEC state); 0 for HALT."""
+    op = ins.op
+    if op in ("LD", "ST", "RQ"):
+        return ins.len + 1
+    if op == "MM":
+        return ins.K + MM_FILL + ins.M * ins.N
+    if op == "SM":
+        return 2 * (ins.len + 1) + SM_DIV_CYCLES * ins.len
+    return 0
+
+
+def cycles(ins):
+    """Total cycles of one instruction: issue (fetch + decode) plus busy cycles."""
+    return ISSUE_CYCLES + busy_cycles(ins)
+
+
+def macs(ins):
+    """Multiply-accumulates of one instruction (M*N*K for MM, else 0)."""
+    return ins.M * ins.N * ins.K if ins.op == "MM" else 0
+
+
+def words(ins):
+    """Words moved between external memory and scratchpad (len for LD and ST, else 0)."""
+    return ins.len if ins.op in ("LD", "ST") else 0
+
+
+def _instrs(prog):
+    return [i if isinstance(i, Instr) else decode(i) for i in prog]
+
+
+def program_macs(prog):
+    return sum(macs(i) for i in _instrs(prog))
+
+
+def program_words(prog):
+    return sum(words(i) for i in _instrs(prog))
+
+
+def cycle_counts(prog):
+    """The five counters of a valid program, from its instructions alone (no simulation).
+
+    Counts up to and including the first HALT; ValueError if there is none.
+    """
+    tot = {"cycles": 0, "mm": 0, "dma": 0, "vec": 0, "instret": 0}
+    for ins in _instrs(prog):
+        tot["cycles"] += cycles(ins)
+        tot["instret"] += 1
+        if ins.op == "HALT":
+            return Counters(**tot)
+        tot[UNIT[ins.op]] += busy_cycles(ins)
+    raise ValueError("cycle_counts: program has no HALT")

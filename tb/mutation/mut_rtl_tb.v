@@ -1,0 +1,330 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+// mut_rtl_tb: the RTL mutation suite's bench (tools/mutation/rtl/suite.py writes its inputs).
+//
+// One simulator process judges one mutant, fail-fast: it stops at the first check that
+// disagrees with the reference and prints one line "MUT FAIL <check> <what>"; a clean
+// run ends with "MUT PASS <n checks>". The expected values are the Python reference's
+// (model.machine.Machine, model.quant, plain integer division), never this bench's.
+//  1. unit checks: requant on +rq_n vectors (combinational) and divu on +dv_n vectors;
+//  2. +nprog chip programs on ga2_top, each: clear imem, load imem/ext, start, wait for
+//     done (at most the program's cycle limit: a hang is "timeout"), then compare the
+//     retire trace (pc, cycle) as it happens, error/code/pc, the five counters and the
+//     whole external memory. The scratchpad carries over between programs, as in the
+//     reference (the suite runs the reference Machine over the same sequence).
+//  3. reset while busy: a program with abort_at > 0 is cut by rst after abort_at cycles
+//     (its retires up to then are still compared); the next program, self-contained
+//     (it loads every scratchpad word it reads), must then run exactly as the reference.
+// Inputs in +dir=D: rq.hex (a m s y per line), dv.hex (dividend divisor q r per line),
+// pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (limit abort_at error code pc cycles
+// mm dma vec instret ntrace light, then ntrace lines "pc cycle"). Memories are synchronous-read
+// with one cycle of latency (read-first), like tb/chip/ga2_tb.v.
+module mut_rtl_tb #(
+  parameter EXT_WORDS  = 8192,
+  parameter IMEM_DEPTH = 1024,
+  parameter SP_WORDS   = 4096,
+  parameter MAX_TRACE  = 2048,
+  parameter MAX_VEC    = 4096,
+  parameter DV_LAT     = 32       // divu: cycles from the start pulse to done (its WIDTH)
+);
+  initial begin
+    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
+      $error("mut_rtl_tb: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
+      $finish;
+    end
+  end
+
+  reg clk = 1'b0;
+  always #5 clk = ~clk;
+
+  // ------------------------------------------------------------------ unit: requant
+  reg  [31:0] rq_a;
+  reg  [15:0] rq_m;
+  reg  [5:0]  rq_s;
+  wire [31:0] rq_y;
+  requant u_rq (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+
+  // ------------------------------------------------------------------ unit: divu
+  reg         dv_rst, dv_start;
+  reg  [31:0] dv_a, dv_b;
+  wire        dv_busy, dv_done;
+  wire [31:0] dv_q, dv_r;
+  divu #(.WIDTH(32)) u_dv (
+    .clk(clk), .rst(dv_rst), .start(dv_start), .dividend(dv_a), .divisor(dv_b),
+    .busy(dv_busy), .done(dv_done), .quotient(dv_q), .remainder(dv_r)
+  );
+
+  // ------------------------------------------------------------------ the chip
+  reg rst   = 1'b1;
+  reg start = 1'b0;
+  wire        done, error, retire, imem_en, ext_en, ext_we;
+  wire [2:0]  error_code;
+  wire [15:0] error_pc, imem_addr, ext_addr, retire_pc;
+  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, ext_wdata, retire_cycle;
+  reg  [127:0] imem_rdata;
+  reg  [31:0]  ext_rdata;
+
+  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) dut (
+    .clk(clk), .rst(rst), .start(start),
+    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
+    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
+    .cnt_instret(cnt_instret),
+    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
+    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
+    .ext_rdata(ext_rdata),
+    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+  );
+
+  reg [127:0] imem [0:IMEM_DEPTH-1];
+  reg [31:0]  ext  [0:EXT_WORDS-1];
+  reg [31:0]  expx [0:EXT_WORDS-1];
+  reg [31:0]  meta [0:12 + 2 * MAX_TRACE - 1];
+  reg [127:0] vec  [0:MAX_VEC-1];
+
+  always @(posedge clk) begin
+    if (imem_en === 1'b1) begin
+      if ({16'd0, imem_addr} < IMEM_DEPTH) imem_rdata <= imem[imem_addr];
+      else begin
+        imem_rdata <= 128'd0;
+        if (tracing) begin
+          $display("MUT FAIL oob p%0d: instruction memory read at %0d (depth %0d)", p, imem_addr, IMEM_DEPTH);
+          $finish;
+        end
+      end
+    end
+  end
+
+  always @(posedge clk) begin
+    if (ext_en === 1'b1) begin
+      if ({16'd0, ext_addr} < EXT_WORDS) begin
+        ext_rdata <= ext[ext_addr];
+        if (ext_we === 1'b1) ext[ext_addr] <= ext_wdata;
+      end else begin
+        ext_rdata <= 32'd0;
+        if (tracing) begin
+          $display("MUT FAIL oob p%0d: external memory access at %0d (size %0d)", p, ext_addr, EXT_WORDS);
+          $finish;
+        end
+      end
+    end
+  end
+
+  // ------------------------------------------------------------------ checking
+  reg [8*512-1:0] dir, fname;
+  integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, checks;
+  reg     tracing, light;
+
+  // docs/isa.md: after reset done, error, error_code, error_pc and the five counters are 0
+  task check_reset_state;
+    begin
+      if (done !== 1'b0 || error !== 1'b0 || error_code !== 3'd0 || error_pc !== 16'd0
+          || cnt_cycles !== 32'd0 || cnt_mm !== 32'd0 || cnt_dma !== 32'd0
+          || cnt_vec !== 32'd0 || cnt_instret !== 32'd0 || retire !== 1'b0)
+        fail("reset", "host outputs not all zero after reset");
+    end
+  endtask
+
+  task fail;
+    input [8*16-1:0]  what;
+    input [8*160-1:0] detail;
+    begin
+      $display("MUT FAIL %0s %0s", what, detail);
+      $finish;
+    end
+  endtask
+
+  // the retire trace, compared as it happens (sampled mid-cycle)
+  always @(negedge clk) begin
+    if (tracing && retire !== 1'b0) begin
+      if (retire !== 1'b1) fail("trace", "retire is x/z");
+      if (tidx >= ntrace) fail("trace", "more retires than the reference");
+      if ({16'd0, retire_pc} !== meta[12 + 2 * tidx] || retire_cycle !== meta[13 + 2 * tidx]) begin
+        $display("MUT FAIL trace p%0d retire %0d: pc %0d cycle %0d, expected pc %0d cycle %0d",
+                 p, tidx, retire_pc, retire_cycle, meta[12 + 2 * tidx], meta[13 + 2 * tidx]);
+        $finish;
+      end
+      tidx = tidx + 1;
+    end
+  end
+
+  initial begin
+    tracing = 1'b0;
+    tidx = 0;
+    ntrace = 0;
+    checks = 0;
+    imem_rdata = 128'd0;
+    ext_rdata = 32'd0;
+    dv_rst = 1'b1;
+    dv_start = 1'b0;
+    dv_a = 32'd0;
+    dv_b = 32'd1;
+    if (!$value$plusargs("dir=%s", dir)) fail("setup", "+dir=DIR is required");
+    if (!$value$plusargs("nprog=%d", nprog)) nprog = 0;
+    if (!$value$plusargs("rq_n=%d", rq_n)) rq_n = 0;
+    if (!$value$plusargs("dv_n=%d", dv_n)) dv_n = 0;
+
+    // ---- unit checks
+    if (rq_n > 0) begin
+      $sformat(fname, "%0s/rq.hex", dir);
+      $readmemh(fname, vec, 0, rq_n - 1);
+      for (i = 0; i < rq_n; i = i + 1) begin
+        {rq_a, rq_m, rq_s} = {vec[i][127:96], vec[i][95:80], vec[i][37:32]};
+        #1;
+        if (rq_y !== vec[i][31:0]) begin
+          $display("MUT FAIL unit requant a=%h m=%0d s=%0d: y=%h, expected %h",
+                   rq_a, rq_m, rq_s, rq_y, vec[i][31:0]);
+          $finish;
+        end
+      end
+      checks = checks + 1;
+    end
+    @(negedge clk);
+    @(negedge clk);
+    dv_rst = 1'b0;
+    if (dv_n > 0) begin
+      $sformat(fname, "%0s/dv.hex", dir);
+      $readmemh(fname, vec, 0, dv_n - 1);
+      for (i = 0; i < dv_n; i = i + 1) begin
+        dv_a = vec[i][127:96];
+        dv_b = vec[i][95:64];
+        dv_start = 1'b1;
+        @(negedge clk);
+        dv_start = 1'b0;
+        // divu's contract (rtl/divu.v): busy for exactly WIDTH cycles, then done for one
+        // cycle with the results, which hold until the next start
+        ncyc = 0;
+        while (dv_done !== 1'b1 && ncyc < 100) begin
+          if (dv_busy !== 1'b1) fail("unit", "divu: busy low before done");
+          @(negedge clk);
+          ncyc = ncyc + 1;
+        end
+        if (dv_done !== 1'b1) fail("unit", "divu: no done within 100 cycles");
+        if (ncyc != DV_LAT) begin
+          $display("MUT FAIL unit divu: done after %0d cycles, expected %0d", ncyc, DV_LAT);
+          $finish;
+        end
+        if (dv_busy !== 1'b0) fail("unit", "divu: busy still high with done");
+        if (dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0]) begin
+          $display("MUT FAIL unit divu %0d / %0d: q=%0d r=%0d, expected q=%0d r=%0d",
+                   dv_a, dv_b, dv_q, dv_r, vec[i][63:32], vec[i][31:0]);
+          $finish;
+        end
+        if (i % 2 == 0) begin      // odd vectors start back to back with this done
+          repeat (2) begin
+            @(negedge clk);
+            if (dv_done !== 1'b0 || dv_busy !== 1'b0 || dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0])
+              fail("unit", "divu: done, busy or the results do not hold after done");
+          end
+        end
+      end
+      // reset in the cycle of done: no done after it
+      dv_rst = 1'b1;
+      @(negedge clk);
+      dv_rst = 1'b0;
+      if (dv_busy !== 1'b0 || dv_done !== 1'b0) fail("unit", "divu: busy or done after a reset at done");
+      // reset in the middle of a division: idle (not busy, no done) until the next start
+      dv_start = 1'b1;
+      @(negedge clk);
+      dv_start = 1'b0;
+      repeat (DV_LAT - 4) @(negedge clk);
+      dv_rst = 1'b1;
+      @(negedge clk);
+      dv_rst = 1'b0;
+      repeat (DV_LAT + 2) begin
+        if (dv_busy !== 1'b0 || dv_done !== 1'b0) fail("unit", "divu: busy or done after a reset");
+        @(negedge clk);
+      end
+      checks = checks + 1;
+    end
+
+    // ---- chip programs
+    repeat (2) @(negedge clk);
+    rst = 1'b0;
+    check_reset_state;
+    for (p = 0; p < nprog; p = p + 1) begin
+      $sformat(fname, "%0s/p%0d_meta.hex", dir, p);
+      $readmemh(fname, meta);
+      light = meta[11][0];
+      if (!light) begin
+        for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
+        for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
+      end
+      // a light program (a fault check) lists its words and a zero after them; it keeps
+      // the external memory as it is and its memory is not compared
+      $sformat(fname, "%0s/p%0d_imem.hex", dir, p);
+      $readmemh(fname, imem);
+      if (!light) begin
+        $sformat(fname, "%0s/p%0d_ext.hex", dir, p);
+        $readmemh(fname, ext);
+        $sformat(fname, "%0s/p%0d_exp.hex", dir, p);
+        $readmemh(fname, expx);
+      end
+      limit = meta[0];
+      ntrace = meta[10];
+      tidx = 0;
+      tracing = 1'b1;
+      start = 1'b1;
+      @(negedge clk);
+      start = 1'b0;
+      ncyc = 0;
+      while (done !== 1'b1 && ncyc < limit && (meta[1] == 0 || ncyc < meta[1])) begin
+        @(negedge clk);
+        ncyc = ncyc + 1;
+      end
+      tracing = 1'b0;
+      if (meta[1] != 0) begin
+        // reset while busy: the chip must come back clean for the next program
+        if (done === 1'b1) fail("abort", "done before the reset point");
+        rst = 1'b1;
+        repeat (2) @(negedge clk);
+        rst = 1'b0;
+        check_reset_state;
+        @(negedge clk);
+      end else begin
+        if (done !== 1'b1) begin
+          $display("MUT FAIL timeout p%0d: no done within %0d cycles", p, limit);
+          $finish;
+        end
+        if (tidx != ntrace) begin
+          $display("MUT FAIL trace p%0d: %0d retires, expected %0d", p, tidx, ntrace);
+          $finish;
+        end
+        if ({31'd0, error} !== meta[2] || {29'd0, error_code} !== meta[3]
+            || (meta[2] != 0 && {16'd0, error_pc} !== meta[4])) begin
+          $display("MUT FAIL error p%0d: error=%b code=%0d pc=%0d, expected %0d %0d %0d",
+                   p, error, error_code, error_pc, meta[2], meta[3], meta[4]);
+          $finish;
+        end
+        if (cnt_cycles !== meta[5] || cnt_mm !== meta[6] || cnt_dma !== meta[7]
+            || cnt_vec !== meta[8] || cnt_instret !== meta[9]) begin
+          $display("MUT FAIL counters p%0d: %0d %0d %0d %0d %0d, expected %0d %0d %0d %0d %0d", p,
+                   cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret,
+                   meta[5], meta[6], meta[7], meta[8], meta[9]);
+          $finish;
+        end
+        // done holds until the next start, and so do the counters (docs/isa.md host interface)
+        for (i = 0; i < 3; i = i + 1) begin
+          @(negedge clk);
+          if (done !== 1'b1 || retire !== 1'b0 || cnt_cycles !== meta[5] || cnt_instret !== meta[9]
+              || cnt_mm !== meta[6] || cnt_dma !== meta[7] || cnt_vec !== meta[8]) begin
+            $display("MUT FAIL hold p%0d: %0d cycles after done: done=%b retire=%b cycles=%0d instret=%0d",
+                     p, i + 1, done, retire, cnt_cycles, cnt_instret);
+            $finish;
+          end
+        end
+        for (i = 0; i < EXT_WORDS && !light; i = i + 1) begin
+          if (ext[i] !== expx[i]) begin
+            $display("MUT FAIL memory p%0d: ext[%0d]=%h, expected %h", p, i, ext[i], expx[i]);
+            $finish;
+          end
+        end
+      end
+      checks = checks + 1;
+      @(negedge clk);
+    end
+    $display("MUT PASS %0d", checks);
+    $finish;
+  end
+endmodule
+`resetall

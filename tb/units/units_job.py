@@ -1,0 +1,234 @@
+"""Unit-level cocotb tests of the GA-2 units in tb/units/units_tb.v, against independent references.
+
+- mm_ctrl (the systolic array): random M, N, K, strides, tb and bases against numpy
+  products; busy = K + 7 + M*N; all reads before the first write; other words untouched.
+- softmax: lengths 1..64, ties, all equal, extreme spreads against
+  model.softmax_gold.softmax_fixed; busy = 2(len+1) + 34 len; reads before writes.
+- vec_rq: random and edge values and overlapping src/dst against model.quant.requant
+  applied element by element in order; busy = len + 1.
+- requant (combinational): random and edge a, m, s against model.quant.requant.
+- divu: random and edge operands against Python's divmod; done 32 cycles after start.
+Seeded by GA2_UNIT_SEED (default 1); GA2_UNIT_SCALE scales the vector counts.
+"""
+import os
+from pathlib import Path
+
+import cocotb
+import numpy as np
+from cocotb.triggers import Edge, Timer
+
+from model import isa
+from model.quant import requant
+from model.softmax_gold import softmax_fixed
+
+MEM = 4096
+SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
+SCALE = float(os.environ.get("GA2_UNIT_SCALE", "1"))
+NONE = 0xFFFFFFFF
+
+
+def _n(k):
+    return max(1, int(k * SCALE))
+
+
+def _s8(a):
+    return ((np.asarray(a, dtype=np.int64) & 0xFF) ^ 0x80) - 0x80
+
+
+def _w32(a):
+    return ((np.asarray(a, dtype=np.int64) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+
+class Runner:
+    """Drives the req/ack protocol of units_tb."""
+
+    def __init__(self, dut):
+        self.dut, self.tag = dut, 0
+
+    async def run(self, sel, mem=None, **fields):
+        d = self.dut
+        if mem is not None:
+            Path("mem_in.hex").write_text(
+                "\n".join(map("{:08x}".format, (np.asarray(mem, dtype=np.int64) & 0xFFFFFFFF).tolist())) + "\n")
+        d.sel.value = sel
+        for name, v in fields.items():
+            getattr(d, name).value = int(v)
+        self.tag = (self.tag + 1) & 0xFFFF
+        d.req.value = self.tag
+        while True:
+            await Edge(d.ack)
+            if int(d.ack.value) == self.tag:
+                break
+        out = {k: int(getattr(d, k).value) for k in
+               ("busy_cycles", "last_cycle", "last_read", "first_write", "n_writes", "div_q", "div_r")}
+        if mem is not None:
+            lines = [ln for ln in Path("mem_out.hex").read_text().split("\n")
+                     if ln and not ln.startswith("//")]
+            assert not any(c in "".join(lines).lower() for c in "xz"), "x/z in the scratchpad"
+            out["mem"] = _w32([int(ln, 16) for ln in lines])
+        return out
+
+
+def _fill(rng, n):
+    kind = rng.integers(0, 3)
+    if kind == 0:
+        return rng.integers(-128, 128, size=n)
+    if kind == 1:
+        return rng.integers(-(1 << 31), 1 << 31, size=n)
+    return rng.choice([-128, 127, 0, -1, 1], size=n)
+
+
+@cocotb.test()
+async def test_mm_tiles(dut):
+    """mm_ctrl: C = A @ B (int8 operands = low bytes, int32 results) against numpy."""
+    rng = np.random.default_rng(SEED)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for t in range(_n(60)):
+        M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
+        tb = int(rng.integers(0, 2))
+        lda = K + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 4))
+        ldb = (K if tb else N) + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 3))
+        ldc = N + int(rng.integers(0, 5)) if rng.random() < 0.85 else int(rng.integers(0, N + 1))
+        a_span = (M - 1) * lda + K
+        b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+        c_span = (M - 1) * ldc + N
+        A0 = int(rng.integers(0, MEM - a_span + 1))
+        B0 = int(rng.integers(0, MEM - b_span + 1))
+        C0 = MEM - c_span if t % 7 == 0 else int(rng.integers(0, MEM - c_span + 1))
+        mem = _fill(rng, MEM)
+        i, k, j = np.arange(M)[:, None], np.arange(K)[None, :], np.arange(N)[None, :]
+        a = _s8(mem[A0 + i * lda + k])
+        b = _s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
+        C = a @ (b.T if tb else b)
+        expect = mem.copy()
+        for ii in range(M):
+            for jj in range(N):
+                expect[C0 + ii * ldc + jj] = C[ii, jj]     # row-major: the later write wins
+        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K, f_n=N, f_tb=tb,
+                          f_lda=lda, f_ldb=ldb, f_ldc=ldc)
+        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} A={A0} B={B0} C={C0}"
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
+        busy = K + isa.MM_FILL + M * N
+        assert out["busy_cycles"] == busy, f"{what}: busy {out['busy_cycles']} vs {busy}"
+        assert out["last_cycle"] == busy - 1, what
+        assert out["n_writes"] == M * N, what
+        assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
+
+
+def _sm_cases(rng):
+    cases = [[5], [-128], [127] * 64, [-128] * 64, [127] + [-128] * 63, [-128] * 63 + [127],
+             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32]
+    for n in range(1, 65):
+        cases.append(rng.integers(-128, 128, size=n).tolist())
+    for _ in range(_n(10)):
+        n = int(rng.integers(1, 65))
+        cases.append(rng.choice([-128, 127, 0, 100], size=n).tolist())      # ties and extremes
+    return cases
+
+
+@cocotb.test()
+async def test_softmax(dut):
+    """softmax: Q16 probabilities of lengths 1..64 against softmax_fixed; timing and order."""
+    rng = np.random.default_rng(SEED + 1)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for x in _sm_cases(rng):
+        n = len(x)
+        src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
+        dst = src if rng.random() < 0.2 else int(rng.integers(0, MEM - n + 1))
+        mem = _fill(rng, MEM)
+        # store each int8 with random upper bits: only the low byte may count
+        hi = rng.integers(-(1 << 23), 1 << 23, size=n) << 8
+        mem[src:src + n] = _w32(np.asarray(x) & 0xFF | hi)
+        expect = mem.copy()
+        expect[dst:dst + n] = softmax_fixed(x)
+        out = await r.run(1, mem, f_dst=dst, f_src=src, f_len=n)
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, (f"SM len={n} x={x[:8]}..: mem[{diff[0]}] = {out['mem'][diff[0]]} "
+                                f"vs {expect[diff[0]]}")
+        busy = 2 * (n + 1) + isa.SM_DIV_CYCLES * n
+        assert out["busy_cycles"] == busy, f"SM len={n}: busy {out['busy_cycles']} vs {busy}"
+        assert out["n_writes"] == n
+        assert out["last_read"] < out["first_write"], f"SM len={n}: a read after a write"
+
+
+@cocotb.test()
+async def test_vec_rq(dut):
+    """vec_rq: element-by-element requant in order (overlapping src/dst included)."""
+    rng = np.random.default_rng(SEED + 2)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for t in range(_n(40)):
+        n = int(rng.choice([1, 2, 3, 17, 64, 200])) if t % 2 else int(rng.integers(1, 100))
+        src = int(rng.integers(0, MEM - n + 1))
+        if t % 3 == 0:
+            dst = min(max(src + int(rng.integers(-n, n + 1)), 0), MEM - n)
+        else:
+            dst = int(rng.integers(0, MEM - n + 1))
+        m = int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0 else int(rng.integers(0, 1 << 16))
+        s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
+        mem = _fill(rng, MEM)
+        expect = [int(v) for v in mem]
+        for e in range(n):
+            expect[dst + e] = requant(int(_w32(expect[src + e])), m, s)
+        out = await r.run(2, mem, f_dst=dst, f_src=src, f_len=n, f_rqm=m, f_rqs=s)
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, f"RQ n={n} src={src} dst={dst} m={m} s={s}: mem[{diff[0]}]"
+        assert out["busy_cycles"] == n + 1, f"RQ n={n}: busy {out['busy_cycles']}"
+
+
+def _requant_vectors(rng):
+    a_edges = [0, 1, -1, 127, -128, (1 << 31) - 1, -(1 << 31), 1 << 16, -(1 << 16), 12345, -12345]
+    m_edges = [0, 1, 1 << 14, (1 << 15) - 1, 1 << 15, (1 << 16) - 1]
+    s_edges = [0, 1, 2, 15, 16, 30, 31, 32, 46, 47, 48, 62, 63]
+    for a in a_edges:
+        for m in m_edges:
+            for s in s_edges:
+                yield a, m, s
+    for _ in range(_n(1500)):
+        a = int(rng.integers(-(1 << 31), 1 << 31)) if rng.random() < 0.5 else int(rng.integers(-70000, 70000))
+        yield a, int(rng.integers(0, 1 << 16)), int(rng.integers(0, 64))
+    # ties: a*m + 2^(s-1) exactly on a multiple of 2^s
+    for _ in range(_n(200)):
+        s = int(rng.integers(1, 20))
+        m = 1 << int(rng.integers(0, 16))
+        q = int(rng.integers(-300, 300))
+        num = q * (1 << s) - (1 << (s - 1))
+        if num % m == 0 and -(1 << 31) <= num // m < (1 << 31):
+            yield num // m, m, s
+
+
+@cocotb.test()
+async def test_requant(dut):
+    """requant: y == quant.requant(a, m, s) on edges, random values and rounding ties."""
+    rng = np.random.default_rng(SEED + 3)
+    n = 0
+    for a, m, s in _requant_vectors(rng):
+        dut.rq_a.value = a & 0xFFFFFFFF
+        dut.rq_m.value = m
+        dut.rq_s.value = s
+        await Timer(1, units="ns")
+        y = int(_w32(int(dut.rq_y.value)))
+        assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
+        n += 1
+    dut._log.info("requant: %d vectors", n)
+
+
+@cocotb.test()
+async def test_divu(dut):
+    """divu: quotient and remainder against divmod; done 32 cycles after start."""
+    rng = np.random.default_rng(SEED + 4)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    cases = [(0, 1), (1, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (65535 * 65536, 65535),
+             (65535 * 65536, 65535 * 64), (12345, 0xFFFFFFFF), (1 << 31, 3), (7, 2)]
+    for _ in range(_n(150)):
+        cases.append((int(rng.integers(0, 1 << 32)), int(rng.integers(1, 1 << 32))))
+        cases.append((int(rng.integers(0, 65536)) << 16, int(rng.integers(1, 65 * 65536))))
+    for a, b in cases:
+        out = await r.run(3, None, f_dividend=a, f_divisor=b)
+        assert (out["div_q"], out["div_r"]) == divmod(a, b), f"divu {a} / {b}: {out['div_q']}, {out['div_r']}"
+        assert out["busy_cycles"] == 32 and out["last_cycle"] == 32, f"divu timing {out}"

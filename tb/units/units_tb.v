@@ -1,0 +1,196 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+// units_tb: unit-level wrapper (cocotb toplevel of tb/units/units_job.py) around the GA-2
+// units that have clean ports: mm_ctrl (systolic array), softmax, vec_rq, requant and
+// divu, with a behavioural scratchpad (MEM_WORDS x 32, 8 synchronous read ports with an
+// enable that holds the output, one write port, WRITE-FIRST as docs/isa.md and
+// rtl/sram.v specify).
+//
+// Protocol (like ga2_tb): Python writes mem_in.hex, sets sel and the unit's fields and
+// bumps req; the wrapper loads the memory, pulses the selected unit's start, counts
+// its busy cycles, records the cycle of its last read and first write, waits for last,
+// writes mem_out.hex and sets ack = req. sel: 0 mm_ctrl, 1 softmax, 2 vec_rq, 3 divu
+// (no memory: dividend/divisor in, quotient/remainder and latency out).
+// requant is combinational: rq_a/rq_m/rq_s in, rq_y out, no protocol.
+module units_tb #(
+  parameter MEM_WORDS = 4096
+) (
+  input  wire [15:0] req,
+  output reg  [15:0] ack,
+  input  wire [1:0]  sel,
+  input  wire [15:0] f_dst,
+  input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
+  input  wire [15:0] f_b,
+  input  wire [12:0] f_len,
+  input  wire [2:0]  f_m,
+  input  wire [7:0]  f_k,
+  input  wire [2:0]  f_n,
+  input  wire        f_tb,
+  input  wire [11:0] f_lda,
+  input  wire [11:0] f_ldb,
+  input  wire [11:0] f_ldc,
+  input  wire [15:0] f_rqm,
+  input  wire [5:0]  f_rqs,
+  input  wire [31:0] f_dividend,
+  input  wire [31:0] f_divisor,
+  output reg  [31:0] busy_cycles,   // cycles with the unit's busy high
+  output reg  [31:0] last_cycle,    // busy cycle (0-based) in which last was high
+  output reg  [31:0] last_read,     // busy cycle of the last read (-1: none)
+  output reg  [31:0] first_write,   // busy cycle of the first write (-1: none)
+  output reg  [31:0] n_writes,
+  output reg  [31:0] div_q,
+  output reg  [31:0] div_r,
+  input  wire [31:0] rq_a,
+  input  wire [15:0] rq_m,
+  input  wire [5:0]  rq_s,
+  output wire [31:0] rq_y
+);
+  localparam NA = `GA2_ARRAY;
+  localparam AW = `GA2_ADDR_W;
+
+  reg clk = 1'b0;
+  always #5 clk = ~clk;
+  reg rst = 1'b1;
+  reg st_mm = 1'b0, st_sm = 1'b0, st_rq = 1'b0, st_div = 1'b0;
+
+  // ------------------------------------------------------------------ scratchpad model
+  reg  [31:0] mem [0:MEM_WORDS-1];
+  reg  [2*NA-1:0]    rd_en;
+  reg  [2*NA*AW-1:0] rd_addr;
+  reg  [2*NA*32-1:0] rd_q;
+  reg                wr_en;
+  reg  [AW-1:0]      wr_addr;
+  reg  [31:0]        wr_data;
+  integer p;
+  always @(posedge clk) begin
+    for (p = 0; p < 2 * NA; p = p + 1)
+      if (rd_en[p])
+        rd_q[p*32 +: 32] <= (wr_en && wr_addr == rd_addr[p*AW +: AW]) ? wr_data
+                                                                         : mem[rd_addr[p*AW +: AW] % MEM_WORDS];
+    if (wr_en) mem[wr_addr % MEM_WORDS] <= wr_data;
+  end
+
+  // ------------------------------------------------------------------ units
+  wire               mm_busy, mm_last, mm_wr_en;
+  wire [2*NA-1:0]    mm_rd_en;
+  wire [2*NA*AW-1:0] mm_rd_addr;
+  wire [AW-1:0]      mm_wr_addr;
+  wire [31:0]        mm_wr_data;
+  wire [2*NA*8-1:0]  mm_rbyte;
+  genvar g;
+  generate
+    for (g = 0; g < 2 * NA; g = g + 1) begin : g_byte
+      assign mm_rbyte[g*8 +: 8] = rd_q[g*32 +: 8];
+    end
+  endgenerate
+
+  mm_ctrl u_mm (
+    .clk(clk), .rst(rst), .start(st_mm), .dst(f_dst), .a_base(f_src), .b_base(f_b),
+    .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc),
+    .busy(mm_busy), .last(mm_last), .rd_en(mm_rd_en), .rd_addr(mm_rd_addr),
+    .rd_byte(mm_rbyte), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
+  );
+
+  wire          sm_busy, sm_last, sm_rd_en, sm_wr_en;
+  wire [AW-1:0] sm_rd_addr, sm_wr_addr;
+  wire [31:0]   sm_wr_data;
+  softmax u_sm (
+    .clk(clk), .rst(rst), .start(st_sm), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
+    .busy(sm_busy), .last(sm_last), .rd_en(sm_rd_en), .rd_addr(sm_rd_addr),
+    .rd_byte(rd_q[7:0]), .wr_en(sm_wr_en), .wr_addr(sm_wr_addr), .wr_data(sm_wr_data)
+  );
+
+  wire          vr_busy, vr_last, vr_rd_en, vr_wr_en;
+  wire [AW-1:0] vr_rd_addr, vr_wr_addr;
+  wire [31:0]   vr_wr_data;
+  vec_rq u_rq (
+    .clk(clk), .rst(rst), .start(st_rq), .dst(f_dst), .src(f_src), .len(f_len),
+    .m(f_rqm), .s(f_rqs), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
+    .rd_addr(vr_rd_addr), .rd_data(rd_q[31:0]), .wr_en(vr_wr_en), .wr_addr(vr_wr_addr),
+    .wr_data(vr_wr_data)
+  );
+
+  wire        dv_busy, dv_done;
+  wire [31:0] dv_q, dv_r;
+  divu #(.WIDTH(32)) u_div (
+    .clk(clk), .rst(rst), .start(st_div), .dividend(f_dividend), .divisor(f_divisor),
+    .busy(dv_busy), .done(dv_done), .quotient(dv_q), .remainder(dv_r)
+  );
+
+  requant u_requant (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+
+  always @* begin
+    rd_en = {2*NA{1'b0}};
+    rd_addr = {2*NA*AW{1'b0}};
+    wr_en = 1'b0;
+    wr_addr = {AW{1'b0}};
+    wr_data = 32'd0;
+    case (sel)
+      2'd0: begin
+        rd_en = mm_rd_en; rd_addr = mm_rd_addr;
+        wr_en = mm_wr_en; wr_addr = mm_wr_addr; wr_data = mm_wr_data;
+      end
+      2'd1: begin
+        rd_en[0] = sm_rd_en; rd_addr[AW-1:0] = sm_rd_addr;
+        wr_en = sm_wr_en; wr_addr = sm_wr_addr; wr_data = sm_wr_data;
+      end
+      2'd2: begin
+        rd_en[0] = vr_rd_en; rd_addr[AW-1:0] = vr_rd_addr;
+        wr_en = vr_wr_en; wr_addr = vr_wr_addr; wr_data = vr_wr_data;
+      end
+      default: begin
+        rd_en = {2*NA{1'b0}};
+      end
+    endcase
+  end
+
+  wire u_busy = (sel == 2'd0) ? mm_busy : (sel == 2'd1) ? sm_busy : (sel == 2'd2) ? vr_busy : dv_busy;
+  wire u_last = (sel == 2'd0) ? mm_last : (sel == 2'd1) ? sm_last : (sel == 2'd2) ? vr_last : dv_done;
+
+  // ------------------------------------------------------------------ run control
+  // Everything is sampled mid-cycle (falling edge) in this one process, so the order of
+  // events at the rising edge cannot matter.
+  integer i, cyc;
+  reg seen_last;
+  initial begin
+    ack = 16'd0;
+    seen_last = 1'b0;
+    busy_cycles = 32'd0; last_cycle = 32'd0; last_read = 32'hFFFFFFFF; first_write = 32'hFFFFFFFF;
+    n_writes = 32'd0; div_q = 32'd0; div_r = 32'd0; cyc = 0;
+    for (i = 0; i < MEM_WORDS; i = i + 1) mem[i] = 32'd0;
+    rd_q = {2*NA*32{1'b0}};
+    repeat (3) @(negedge clk);
+    rst = 1'b0;
+    forever begin
+      @(negedge clk);
+      if (req != ack) begin
+        if (sel != 2'd3) $readmemh("mem_in.hex", mem);
+        busy_cycles = 32'd0; last_cycle = 32'd0; last_read = 32'hFFFFFFFF;
+        first_write = 32'hFFFFFFFF; n_writes = 32'd0; seen_last = 1'b0;
+        st_mm = (sel == 2'd0); st_sm = (sel == 2'd1); st_rq = (sel == 2'd2); st_div = (sel == 2'd3);
+        @(negedge clk);                      // the unit's first busy cycle
+        st_mm = 1'b0; st_sm = 1'b0; st_rq = 1'b0; st_div = 1'b0;
+        cyc = 0;
+        while (!seen_last && cyc < 100000) begin
+          if (u_busy === 1'b1) busy_cycles = busy_cycles + 32'd1;
+          if (|rd_en) last_read = cyc;
+          if (wr_en && first_write == 32'hFFFFFFFF) first_write = cyc;
+          if (wr_en) n_writes = n_writes + 32'd1;
+          if (u_last === 1'b1) begin
+            last_cycle = cyc;
+            seen_last = 1'b1;
+            div_q = dv_q;
+            div_r = dv_r;
+          end
+          cyc = cyc + 1;
+          @(negedge clk);
+        end
+        if (sel != 2'd3) $writememh("mem_out.hex", mem);
+        ack = req;
+      end
+    end
+  end
+endmodule
+`resetall

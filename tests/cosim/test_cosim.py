@@ -1,0 +1,182 @@
+"""Co-simulation of the whole chip against the reference, on Icarus and Verilator.
+
+Seeded random valid programs (tools/gen/progen.py) run in a few batched simulator calls;
+every program must match the reference Machine bit for bit and cycle for cycle (ext
+memory, the five counters, done/error and the retire trace), with no x/z on Icarus.
+Independent of the Machine, the counters and trace are also checked against the
+timing formulas of model/isa (cycle_counts / cycles). And the comparison itself
+is shown to fail on a perturbed reference, naming the diverging pc.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+from model import isa
+from model.machine import Result
+from tools.sim import hw
+from tools.gen import progen
+
+BATCHES = 2
+PER_BATCH = 110          # 220 random programs per simulator
+
+
+def _report(results, pairs):
+    bad = [(i, p) for i, p in enumerate(results) if not p.ok]
+    lines = [f"{len(bad)} of {len(results)} programs differ"]
+    for i, p in bad[:3]:
+        lines.append(f"program {i}: {p.mismatch}\n{isa.disasm(pairs[i][0])}")
+    return "\n".join(lines)
+
+
+def _trace_from_formulas(prog):
+    """The retire trace of a valid program from isa.cycles alone: [(pc, cycle)]."""
+    out, t = [], 0
+    for pc, ins in enumerate(prog):
+        t += isa.cycles(ins)
+        out.append((pc, t))
+        if ins.op == "HALT":
+            break
+    return out
+
+
+@pytest.mark.parametrize("batch", range(BATCHES))
+def test_random_programs(sim, batch):
+    pairs = progen.random_programs(1000 + batch, PER_BATCH)
+    res = hw.run_programs(sim, pairs)
+    assert len(res) == PER_BATCH
+    assert all(p.ok for p in res), _report(res, pairs)
+    for (prog, _), p in zip(pairs, res):
+        assert p.done and not p.error and not p.timeout
+        assert p.xz == "", f"x/z on {sim}: {p.xz}"
+        assert tuple(p.counters) == tuple(isa.cycle_counts(prog))          # independent of Machine
+        assert p.trace == _trace_from_formulas(prog)
+        assert isinstance(p.ref, Result)
+
+
+def test_small_ext_memory_edges():
+    """A 64-word external memory (Icarus; cheap build): transfers hit its last word often."""
+    pairs = progen.random_programs(77, 40, ext=64)
+    res = hw.run_programs("icarus", pairs, ext=64)
+    assert all(p.ok for p in res), _report(res, pairs)
+    assert all(p.ext.size == 64 for p in res)
+
+
+def test_scratchpad_persists_between_programs(sim):
+    """Program 2 stores what program 1 left in the scratchpad (start does not clear it)."""
+    ext = isa.ext_size()
+    data = np.arange(-20, 20)
+    p1 = [isa.build("LD", dst=3000, src=0, len=40), isa.build("HALT")]
+    p2 = [isa.build("ST", src=3000, dst=100, len=40), isa.build("HALT")]
+    res = hw.run_programs(sim, [(p1, data), (p2, None)])
+    assert all(p.ok for p in res), [p.mismatch for p in res]
+    assert list(res[1].ext[100:140]) == list(data)                   # numpy, not the Machine
+    assert not res[1].ext[:100].any() and not res[1].ext[140:ext].any()
+
+
+def test_two_jobs_in_one_call(sim):
+    """run() keeps jobs apart in its result and runs them in order in one process."""
+    a = progen.random_programs(5, 3)
+    b = progen.random_programs(6, 2)
+    res = hw.run(sim, [a, b])
+    assert [len(j) for j in res] == [3, 2]
+    assert all(p.ok for p in itertools.chain(*res))
+
+
+def test_mm_against_numpy(sim):
+    """MM tiles of every shape, both layouts, stored out and compared with numpy products."""
+    rng = np.random.default_rng(3)
+    pairs, expect = [], []
+    for M, N, tb in itertools.product(range(1, 5), range(1, 5), (0, 1)):
+        K = int(rng.integers(1, 40))
+        A = rng.integers(-128, 128, size=(M, K))
+        B = rng.integers(-128, 128, size=(K, N))
+        lda, ldc = K + int(rng.integers(0, 3)), N + int(rng.integers(0, 3))
+        ldb = (K if tb else N) + int(rng.integers(0, 3))
+        sp_a = np.zeros(M * lda, dtype=np.int64)
+        for i in range(M):
+            sp_a[i * lda:i * lda + K] = A[i]
+        Bst = B.T if tb else B
+        sp_b = np.zeros(Bst.shape[0] * ldb, dtype=np.int64)
+        for r in range(Bst.shape[0]):
+            sp_b[r * ldb:r * ldb + Bst.shape[1]] = Bst[r]
+        image = np.concatenate([sp_a, sp_b])
+        prog = [isa.build("LD", dst=0, src=0, len=len(image)),
+                isa.build("MM", dst=2000, A=0, B=len(sp_a), M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc),
+                isa.build("ST", src=2000, dst=1000, len=(M - 1) * ldc + N),
+                isa.build("HALT")]
+        pairs.append((prog, image))
+        expect.append((A @ B, ldc))
+    res = hw.run_programs(sim, pairs)
+    for (C, ldc), p in zip(expect, res):
+        M, N = C.shape
+        got = np.array([[p.ext[1000 + i * ldc + j] for j in range(N)] for i in range(M)])
+        assert (got == C).all()
+        assert p.ok, p.mismatch
+
+
+# ------------------------------------------------------------------ the comparison can fail
+@pytest.fixture(scope="module")
+def one_result():
+    pairs = hw.demo_programs()
+    return pairs, hw.run_programs("icarus", pairs)
+
+
+def test_trace_perturbation_is_reported(one_result):
+    pairs, res = one_result
+    p = res[0]
+    assert p.ok and hw.compare(p.ref, p) == ""
+    ref = p.ref
+    k = 3
+    pc, cyc = ref.trace[k]
+    bad_trace = list(ref.trace)
+    bad_trace[k] = (pc, cyc + 1)
+    msg = hw.compare(Result(ref.ext, ref.sp, ref.counters, bad_trace), p)
+    assert f"pc {pc} retired at cycle {cyc} on the chip, {cyc + 1} in the model" in msg
+    bad_trace = list(ref.trace)[:-1]
+    msg = hw.compare(Result(ref.ext, ref.sp, ref.counters, bad_trace), p)
+    assert "retired 7 instructions, the model 6" in msg
+
+
+def test_counter_and_ext_perturbation_is_reported(one_result):
+    pairs, res = one_result
+    p = res[0]
+    ref = p.ref
+    c = ref.counters._replace(dma=ref.counters.dma + 1)
+    assert hw.compare(Result(ref.ext, ref.sp, c, ref.trace), p) == \
+        f"counter dma {ref.counters.dma} vs {ref.counters.dma + 1}"
+    ext = ref.ext.copy()
+    ext[300] += 1
+    msg = hw.compare(Result(ext, ref.sp, ref.counters, ref.trace), p)
+    assert msg == f"ext[300] = {p.ext[300]} vs {p.ext[300] + 1}"
+    raw = p._asdict()
+    raw["xz"] = "ext[5]"
+    assert "x/z" in hw.compare(ref, raw)
+
+
+# ------------------------------------------------------------------ x/z detection and bad input
+def test_xz_in_raw_outputs_is_detected(tmp_path):
+    """x/z in the wrapper's dumps (as Icarus writes them) are reported, never read as 0 silently."""
+    ext = 8
+    (tmp_path / "status.txt").write_text(
+        "done 1 error 0 code 0 pc 0000 cycles 0000000x mm 00000000 dma 00000000 vec 00000000 "
+        "instret 00000001 timeout 0 wall 00000001 imem_oob 00000000 ext_rd_oob 00000000 "
+        "ext_wr_oob 00000000 xz 00000000\n")
+    (tmp_path / "trace.txt").write_text("0000 0000000z\n")
+    (tmp_path / "ext_out.hex").write_text("// 0x00000000\n" + "00000001\n" * 5 + "0000x000\n" + "ffffffff\n" * 2)
+    raw = hw.read_raw(tmp_path, ext)
+    assert "cycles" in raw["xz"] and "trace" in raw["xz"] and "ext[5]" in raw["xz"]
+    assert list(raw["ext"][:5]) == [1] * 5 and list(raw["ext"][6:]) == [-1, -1]
+    ref = Result(np.array([1] * 5 + [0, -1, -1]), None, isa.Counters(2, 0, 0, 0, 1), [(0, 2)])
+    assert hw.compare(ref, raw).startswith("x/z on the chip")
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="sim must be"):
+        hw.run("modelsim", [[]])
+    with pytest.raises(ValueError, match="larger than external memory"):
+        hw.run("icarus", [[([isa.build("HALT")], np.zeros(isa.ext_size() + 1))]])
+    with pytest.raises(ValueError, match="exceed"):
+        hw.run("icarus", [[([isa.build("HALT")] * (isa.IMEM_DEPTH + 1), None)]])
+    with pytest.raises(ValueError, match="expected \\(prog, image\\)"):
+        hw.run("icarus", [[[isa.build("HALT")]]])

@@ -1,0 +1,32 @@
+"""Testing the test (tools/mut_ch09.py --fast): a length-confusing mutant of the batched
+builder is caught by check_batching with the ragged batch and missed without it, while an
+ordinary mutant is caught by both; every mutant's anchor line exists exactly once."""
+import os
+import sys
+
+from tools import ROOT  # noqa: E402
+
+from tools import mut_ch09  # noqa: E402
+from tools.mutation import engine as mutation  # noqa: E402
+
+
+def test_every_mutant_anchor_is_one_line_of_batch_py():
+    for m in mut_ch09.mutants():
+        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert "\n" not in m.old and "\n" not in m.new, m.label
+    assert len(mut_ch09.mutants()) >= 16
+    assert sum("length" in m.tags for m in mut_ch09.mutants()) >= 3
+
+
+def test_fast_subset_ragged_batch_is_what_catches_length_confusion():
+    rows, full, nor, _ = mut_ch09.run(fast=True, quick=True)
+    by = {r["label"]: r for r in rows}
+    assert set(by) == set(mut_ch09.FAST)
+    length = [r for r in rows if "length" in r["tags"]]
+    other = [r for r in rows if "length" not in r["tags"]]
+    assert length and other
+    for r in length:
+        assert r["full"] and not r["no_ragged"], r
+    for r in other:
+        assert r["full"] and r["no_ragged"], r
+    assert mut_ch09.verdict(rows) == []

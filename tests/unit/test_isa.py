@@ -1,0 +1,321 @@
+"""Independent checks of model/isa.py: encoding, builders, faults, disassembler, helpers.
+
+The encoding is checked against an encoder written here from the docs/isa.md table
+(fields packed upward from bit 4 in the listed order), not against ga2_isa's LAYOUT.
+"""
+import random
+import re
+
+import numpy as np
+import pytest
+
+from model import isa
+
+# docs/isa.md "Encoding" table, typed in independently
+DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
+DOC_FIELDS = {
+    "LD": [("dst", 16), ("src", 16), ("len", 13)],
+    "ST": [("src", 16), ("dst", 16), ("len", 13)],
+    "MM": [("dst", 16), ("A", 16), ("B", 16), ("M", 3), ("K", 8), ("N", 3), ("tb", 1),
+           ("lda", 12), ("ldb", 12), ("ldc", 12)],
+    "RQ": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6)],
+    "SM": [("dst", 16), ("src", 16), ("len", 13)],
+    "HALT": [],
+}
+
+
+def doc_encode(op, fields):
+    word, bit = DOC_CODES[op], 4
+    for name, width in DOC_FIELDS[op]:
+        assert 0 <= fields[name] < 1 << width
+        word |= fields[name] << bit
+        bit += width
+    return word
+
+
+def test_tables_match_docs():
+    assert isa.OPCODES == DOC_CODES
+    assert {op: list(f) for op, f in isa.FIELDS.items()} == DOC_FIELDS
+    assert (isa.SP_WORDS, isa.IMEM_DEPTH, isa.INSTR_W, isa.ARRAY, isa.SM_MAX_LEN) == \
+        (4096, 1024, 128, 4, 64)
+
+
+def extreme_cases():
+    for op, fields in DOC_FIELDS.items():
+        names = [n for n, _ in fields]
+        yield op, {n: 0 for n in names}
+        yield op, {n: (1 << w) - 1 for n, w in fields}
+        for name, width in fields:
+            f = {n: 0 for n in names}
+            f[name] = (1 << width) - 1
+            yield op, f
+            f = {n: (1 << w) - 1 for n, w in fields}
+            f[name] = 0
+            yield op, f
+
+
+@pytest.mark.parametrize("op, fields", list(extreme_cases()))
+def test_encode_decode_round_trip_at_field_extremes(op, fields):
+    ins = isa.raw(op, **fields)
+    word = isa.encode(ins)
+    assert word == doc_encode(op, fields)
+    assert 0 <= word < 1 << 128
+    back = isa.decode(word)
+    assert back == ins and back.op == op and back.fields() == fields
+    for name, v in fields.items():
+        assert getattr(back, name) == v
+
+
+def test_round_trip_random():
+    rng = random.Random(2)
+    for _ in range(500):
+        op = rng.choice(list(DOC_FIELDS))
+        f = {n: rng.randrange(1 << w) for n, w in DOC_FIELDS[op]}
+        w = isa.encode(isa.raw(op, **f))
+        assert w == doc_encode(op, f)
+        assert isa.decode(w).fields() == f
+
+
+def test_instr_attributes():
+    ins = isa.raw("LD", dst=1, src=2, len=3)
+    assert (ins.dst, ins.src, ins.len) == (1, 2, 3)
+    with pytest.raises(AttributeError, match="no field 'K'"):
+        ins.K
+    assert "LD" in repr(ins) and "len=3" in repr(ins)
+
+
+# ---------------------------------------------------------------- raw()
+@pytest.mark.parametrize("op, fields, msg", [
+    ("LD", dict(dst=0, src=0, len=8192), r"LD: field len=8192 does not fit 13 bits"),
+    ("LD", dict(dst=65536, src=0, len=1), r"LD: field dst=65536 does not fit 16 bits"),
+    ("LD", dict(dst=-1, src=0, len=1), r"LD: field dst=-1 does not fit"),
+    ("MM", dict(dst=0, A=0, B=0, M=8, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0), r"MM: field M=8"),
+    ("MM", dict(dst=0, A=0, B=0, M=1, K=256, N=1, tb=0, lda=0, ldb=0, ldc=0), r"MM: field K=256"),
+    ("MM", dict(dst=0, A=0, B=0, M=1, K=1, N=1, tb=2, lda=0, ldb=0, ldc=0), r"MM: field tb=2"),
+    ("MM", dict(dst=0, A=0, B=0, M=1, K=1, N=1, tb=0, lda=4096, ldb=0, ldc=0), r"MM: field lda=4096"),
+    ("RQ", dict(dst=0, src=0, len=1, m=65536, s=0), r"RQ: field m=65536"),
+    ("RQ", dict(dst=0, src=0, len=1, m=1, s=64), r"RQ: field s=64"),
+    ("LD", dict(dst=0, src=0, len=1, K=3), r"LD: unknown field\(s\) K"),
+    ("HALT", dict(x=1), r"HALT: unknown field\(s\) x"),
+    ("LD", dict(dst=0, src=0), r"LD: missing field 'len'"),
+    ("ADD", dict(), r"unknown instruction 'ADD'"),
+    ("LD", dict(dst=0, src=0, len=1.0), r"LD: field len must be an integer"),
+    ("LD", dict(dst=0, src=0, len=True), r"LD: field len must be an integer"),
+    ("LD", dict(dst=0, src=0, len="3"), r"LD: field len must be an integer"),
+])
+def test_raw_rejects(op, fields, msg):
+    with pytest.raises(ValueError, match=msg):
+        isa.raw(op, **fields)
+
+
+def test_raw_accepts_numpy_ints_and_bad_semantics():
+    ins = isa.raw("LD", dst=np.int64(3), src=np.uint16(4), len=np.int32(5))
+    assert ins.fields() == {"dst": 3, "src": 4, "len": 5}
+    assert all(type(v) is int for v in ins.args)
+    # raw() only checks encodability: a zero-length LD is allowed here
+    assert isa.raw("LD", dst=4095, src=0, len=0).len == 0
+
+
+# ---------------------------------------------------------------- build()
+MM0 = dict(dst=0, A=0, B=0, M=1, K=1, N=1, tb=0, lda=1, ldb=1, ldc=1)
+
+
+def mm(**kw):
+    f = dict(MM0)
+    f.update(kw)
+    return f
+
+
+# (op, fields, field named in the message, chip fault code)
+FAULTS = [
+    ("LD", dict(dst=0, src=0, len=0), "len", 4),
+    ("LD", dict(dst=4000, src=0, len=97), "dst", 2),          # 4000+97 = 4097 > 4096
+    ("LD", dict(dst=0, src=4000, len=97), "src", 3),          # ext 4096
+    ("LD", dict(dst=5000, src=5000, len=1), "dst", 2),        # sp range before ext range
+    ("LD", dict(dst=5000, src=0, len=0), "len", 4),           # shape before range
+    ("ST", dict(src=0, dst=0, len=0), "len", 4),
+    ("ST", dict(src=4095, dst=0, len=2), "src", 2),
+    ("ST", dict(src=0, dst=4095, len=2), "dst", 3),
+    ("RQ", dict(dst=0, src=0, len=0, m=1, s=0), "len", 4),
+    ("RQ", dict(dst=0, src=4090, len=7, m=1, s=0), "src", 2),
+    ("RQ", dict(dst=4090, src=0, len=7, m=1, s=0), "dst", 2),
+    ("SM", dict(dst=0, src=0, len=0), "len", 4),
+    ("SM", dict(dst=0, src=0, len=65), "len", 4),
+    ("SM", dict(dst=0, src=4033, len=64), "src", 2),
+    ("SM", dict(dst=4033, src=0, len=64), "dst", 2),
+    ("MM", mm(M=0), "M", 4),
+    ("MM", mm(M=5), "M", 4),
+    ("MM", mm(M=7), "M", 4),
+    ("MM", mm(N=0), "N", 4),
+    ("MM", mm(N=5), "N", 4),
+    ("MM", mm(K=0), "K", 4),
+    # A + (M-1)*lda + K-1 = 4000 + 2*40 + 15 = 4095 is fine; one more word faults
+    ("MM", mm(A=4001, M=3, lda=40, K=16), "A", 2),
+    # tb=0: B + (K-1)*ldb + N-1 = 100 + 15*267 + 3 = 4108 faults (ldb=266: 4093 is fine)
+    ("MM", mm(B=100, K=16, N=4, ldb=267), "B", 2),
+    # tb=1: B + (N-1)*ldb + K-1 = 3000 + 3*300 + 197 - 1 = 4096 faults
+    ("MM", mm(B=3000, tb=1, N=4, K=197, ldb=300), "B", 2),
+    # tb decides the reach: tb=1 B + (N-1)*ldb + K-1 = 4000 + 300 + 0 = 4300 faults
+    # (the same fields with tb=0 reach B + (K-1)*ldb + N-1 = 4003, accepted below)
+    ("MM", mm(B=4000, tb=1, N=4, K=1, ldb=100), "B", 2),
+    # dst + (M-1)*ldc + N-1 = 4090 + 3*2 + 0 = 4096 faults
+    ("MM", mm(dst=4090, M=4, ldc=2, N=1), "dst", 2),
+]
+
+
+@pytest.mark.parametrize("op, fields, field, code", FAULTS)
+def test_build_rejects_faults(op, fields, field, code):
+    with pytest.raises(ValueError, match=rf"^{op}: field {field}: .*code {code}\)$"):
+        isa.build(op, ext=4096, **fields)
+    # raw() builds it, and check() reports the same code and field
+    ins = isa.raw(op, **fields)
+    assert isa.check(ins, 4096)[:2] == (code, field)
+
+
+@pytest.mark.parametrize("op, fields", [
+    ("LD", dict(dst=4000, src=4000, len=96)),                  # last words of both memories
+    ("ST", dict(src=4095, dst=4095, len=1)),
+    ("RQ", dict(dst=4095, src=4095, len=1, m=65535, s=63)),
+    ("SM", dict(dst=4032, src=4032, len=64)),
+    ("MM", mm(A=4000, M=3, lda=40, K=16)),                     # reaches exactly 4095
+    ("MM", mm(B=100, K=16, N=4, ldb=266)),
+    ("MM", mm(B=3000, tb=1, N=4, K=196, ldb=300)),            # 3000 + 900 + 195 = 4095
+    ("MM", mm(B=4000, tb=0, N=4, K=1, ldb=100)),              # 4000 + 0 + 3 = 4003
+
+    ("MM", mm(dst=4089, M=4, ldc=2, N=1)),
+    ("MM", mm(M=4, N=4, K=255, lda=0, ldb=0, ldc=0)),           # strides 0 are legal
+    ("HALT", dict()),
+])
+def test_build_accepts_edges(op, fields):
+    ins = isa.build(op, ext=4096, **fields)
+    assert isa.check(ins, 4096) is None
+
+
+def test_build_external_size(monkeypatch):
+    with pytest.raises(ValueError, match=r"^LD: field src: .*external size 100"):
+        isa.build("LD", ext=100, dst=0, src=90, len=11)
+    assert isa.build("LD", ext=100, dst=0, src=90, len=10).len == 10
+    monkeypatch.delenv("GA2_EXT", raising=False)
+    with pytest.raises(ValueError, match=r"^ST: field dst"):
+        isa.build("ST", src=0, dst=5000, len=1)
+    monkeypatch.setenv("GA2_EXT", "8192")
+    assert isa.build("ST", src=0, dst=5000, len=1).dst == 5000
+    assert isa.build("LD", dst=0, src=8191, len=1).src == 8191
+    with pytest.raises(ValueError, match=r"^LD: field src"):
+        isa.build("LD", dst=0, src=8191, len=2)
+
+
+# ---------------------------------------------------------------- ext_size
+@pytest.mark.parametrize("value, want", [
+    (None, 4096), ("", 4096), ("8192", 8192), ("0x2000", 8192), ("1", 1), ("65536", 65536)])
+def test_ext_size(monkeypatch, value, want):
+    if value is None:
+        monkeypatch.delenv("GA2_EXT", raising=False)
+    else:
+        monkeypatch.setenv("GA2_EXT", value)
+    assert isa.ext_size() == want
+
+
+@pytest.mark.parametrize("value, msg", [
+    ("abc", "not an integer"), ("8k", "not an integer"), ("0", "outside 1..65536"),
+    ("-5", "outside"), ("65537", "outside")])
+def test_ext_size_bad(monkeypatch, value, msg):
+    monkeypatch.setenv("GA2_EXT", value)
+    with pytest.raises(ValueError, match=f"GA2_EXT.*{msg}"):
+        isa.ext_size()
+
+
+# ---------------------------------------------------------------- decode errors, disasm
+@pytest.mark.parametrize("word", [0, 7, 8, 15, 0xF0 | 9, (1 << 127) | 12])
+def test_decode_illegal_opcode(word):
+    with pytest.raises(ValueError, match=f"illegal opcode {word & 15}"):
+        isa.decode(word)
+
+
+def test_decode_too_wide():
+    with pytest.raises(ValueError, match="wider than 128 bits"):
+        isa.decode((1 << 128) | 6)
+    with pytest.raises(ValueError):
+        isa.decode(-1)
+
+
+def test_disasm():
+    prog = [isa.build("LD", dst=1, src=2, len=3), isa.encode(isa.build("HALT")), 0, 7,
+            isa.build("MM", **mm(M=2, K=3, N=4, tb=1, lda=5, ldb=6, ldc=7))]
+    lines = isa.disasm(prog).split("\n")
+    assert len(lines) == 5
+    assert lines[0] == "   0  LD   dst=1 src=2 len=3"
+    assert lines[1] == "   1  HALT"
+    assert re.match(r"^   2  \.word 0x0+\s+; illegal opcode 0$", lines[2])
+    assert re.match(r"^   3  \.word 0x0+7\s+; illegal opcode 7$", lines[3])
+    assert lines[4] == "   4  MM   dst=0 A=0 B=0 M=2 K=3 N=4 tb=1 lda=5 ldb=6 ldc=7"
+    assert isa.disasm([]) == ""
+
+
+def test_as_words():
+    ld = isa.build("LD", dst=1, src=2, len=3)
+    assert isa.as_words([ld, 6, 0]) == [doc_encode("LD", dict(dst=1, src=2, len=3)), 6, 0]
+
+
+# ---------------------------------------------------------------- helpers
+@pytest.mark.parametrize("w, want", [
+    (0, 0), (0x7F, 127), (0x80, -128), (0xFF, -1), (0x180, -128), (-1, -1), (256, 0),
+    (-129, 127), (0x12345678, 0x78), (np.int64(200), -56)])
+def test_s8(w, want):
+    assert isa.s8(w) == want
+
+
+@pytest.mark.parametrize("v, want", [
+    (0, 0), (2 ** 31 - 1, 2 ** 31 - 1), (2 ** 31, -2 ** 31), (2 ** 32 - 1, -1), (2 ** 32, 0),
+    (-2 ** 31, -2 ** 31), (-2 ** 31 - 1, 2 ** 31 - 1), (5 * 2 ** 32 + 7, 7)])
+def test_w32(v, want):
+    assert isa.w32(v) == want
+
+
+def test_macs_and_words():
+    a = isa.build("MM", **mm(M=2, K=3, N=4))
+    b = isa.build("MM", **mm(M=4, K=16, N=4))
+    ld = isa.build("LD", dst=0, src=0, len=10)
+    st = isa.build("ST", src=0, dst=0, len=7)
+    rq = isa.build("RQ", dst=0, src=0, len=5, m=1, s=1)
+    sm = isa.build("SM", dst=0, src=0, len=5)
+    halt = isa.build("HALT")
+    assert [isa.macs(i) for i in (a, b, ld, st, rq, sm, halt)] == [24, 256, 0, 0, 0, 0, 0]
+    assert [isa.words(i) for i in (a, b, ld, st, rq, sm, halt)] == [0, 0, 10, 7, 0, 0, 0]
+    prog = [ld, a, b, isa.encode(rq), sm, st, halt]
+    assert isa.program_macs(prog) == 280
+    assert isa.program_words(prog) == 17
+
+
+def test_busy_and_cycles_per_op():
+    # docs/isa.md timing table: LD/ST/RQ len+1; MM K+7+M*N; SM 2(len+1)+34 len; HALT 0
+    cases = [
+        (isa.build("LD", dst=0, src=0, len=10), 11),
+        (isa.build("ST", src=0, dst=0, len=1), 2),
+        (isa.build("RQ", dst=0, src=0, len=64, m=1, s=0), 65),
+        (isa.build("MM", **mm(M=4, K=16, N=4)), 16 + 7 + 16),
+        (isa.build("MM", **mm(M=1, K=1, N=1)), 1 + 7 + 1),
+        (isa.build("MM", **mm(M=3, K=255, N=2)), 255 + 7 + 6),
+        (isa.build("SM", dst=0, src=0, len=1), 2 * 2 + 34),
+        (isa.build("SM", dst=0, src=0, len=64), 2 * 65 + 34 * 64),
+        (isa.build("HALT"), 0),
+    ]
+    for ins, busy in cases:
+        assert isa.busy_cycles(ins) == busy, ins
+        assert isa.cycles(ins) == busy + 2, ins
+
+
+def test_cycle_counts_by_hand():
+    prog = [isa.build("LD", dst=0, src=0, len=32),                 # 2 + 33
+            isa.build("MM", **mm(M=4, K=16, N=4, lda=16, ldb=4, ldc=4)),   # 2 + 39
+            isa.build("RQ", dst=0, src=0, len=16, m=3, s=2),        # 2 + 17
+            isa.build("SM", dst=0, src=0, len=4),                   # 2 + 10 + 136
+            isa.build("ST", src=0, dst=0, len=16),                  # 2 + 17
+            isa.build("HALT"),                                      # 2
+            isa.build("LD", dst=0, src=0, len=99)]                  # after HALT: not counted
+    c = isa.cycle_counts(prog)
+    assert c == isa.Counters(cycles=35 + 41 + 19 + 148 + 19 + 2, mm=39, dma=33 + 17,
+                             vec=17 + 146, instret=6)
+    assert isa.cycle_counts([isa.build("HALT")]) == (2, 0, 0, 0, 1)
+    with pytest.raises(ValueError, match="no HALT"):
+        isa.cycle_counts([isa.build("LD", dst=0, src=0, len=1)])

@@ -1,0 +1,148 @@
+"""Simulation speed of the GA-2 chip: simulated cycles per wall second, per simulator.
+
+Two paths run the same long valid program: the cocotb path (tools/hw.run, the one every
+test uses, reference comparison included) and the plain Verilog bench tb/plain/tb_plain.v
+(no Python in the loop). Cycles are the chip's own cycle counter; wall time is the
+whole simulator call (process start included), builds excluded. Prints both figures
+and the ratio plain/cocotb (target: cocotb within 2x of plain), and, derived, the
+cocotb rate without its fixed start-up (measured by a HALT-only call: Python, cocotb and
+numpy imports in the simulator process, about 2 s). Both paths run the program --runs
+times in one simulator process (default: 1 on Icarus, 8 on Verilator, whose fast
+simulation otherwise hides behind that start-up), so throughput is compared, as a test
+suite running many programs per call sees it.
+
+  python tools/bench/bench_sim.py [--sim icarus|verilator|both] [--groups N] [--runs R]
+"""
+import argparse
+import hashlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tools import ROOT  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from model import isa  # noqa: E402
+from tools.sim import hw  # noqa: E402
+
+PLAIN_TB = ROOT / "tb" / "plain" / "tb_plain.v"
+DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
+DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
+
+
+def long_program(groups, ext=None):
+    """(prog, image): `groups` repetitions of LD, MM, RQ, 4 SM, ST (about 9,900 cycles each)."""
+    ext = isa.ext_size() if ext is None else ext
+    if not 1 <= groups <= (isa.IMEM_DEPTH - 1) // 8:
+        raise ValueError(f"groups must be 1..{(isa.IMEM_DEPTH - 1) // 8}, got {groups}")
+    n = min(256, ext)
+    b = lambda op, **f: isa.build(op, ext=ext, **f)  # noqa: E731
+    prog = []
+    for g in range(groups):
+        prog += [b("LD", dst=0, src=(g * 7) % (ext - n + 1), len=n),
+                 b("MM", dst=1024, A=0, B=64, M=4, K=64, N=4, tb=1, lda=64, ldb=64, ldc=4),
+                 b("RQ", dst=2048, src=0, len=n, m=20000, s=16),
+                 b("SM", dst=2560, src=2048, len=64),
+                 b("SM", dst=2624, src=2048, len=64),
+                 b("SM", dst=2688, src=2560, len=64),
+                 b("SM", dst=2752, src=2624, len=64),
+                 b("ST", src=2560, dst=(g * 3) % (ext - 64 + 1), len=64)]
+    prog.append(b("HALT"))
+    image = np.random.default_rng(1).integers(-128, 128, size=ext)
+    return prog, image
+
+
+def build_plain(sim, ext):
+    """Compile tb_plain (no cocotb) once per sim/EXT into build/plain-bench/; the command."""
+    if not PLAIN_TB.exists():
+        raise FileNotFoundError(f"{PLAIN_TB} is missing (the plain bench is the RTL engineer's)")
+    srcs = sorted((ROOT / "rtl").glob("*.v")) + [PLAIN_TB]
+    h = hashlib.sha256(repr((sim, ext)).encode())
+    for p in srcs:
+        h.update(p.read_bytes())
+    out = ROOT / "build" / "plain-bench" / f"{sim}-ext{ext}"
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = out / "stamp"
+    if sim == "icarus":
+        exe, cmd = out / "tb.vvp", ["vvp", "-n", str(out / "tb.vvp")]
+        build = ["iverilog", "-g2005", f"-I{ROOT / 'rtl'}", "-s", "tb_plain",
+                 f"-Ptb_plain.EXT_WORDS={ext}", "-o", str(exe)] + [str(s) for s in srcs]
+    else:
+        exe, cmd = out / "obj" / "Vtb_plain", [str(out / "obj" / "Vtb_plain")]
+        build = ["verilator", "--binary", "--timing", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                 "--x-assign", "unique", "--x-initial", "unique",
+                 f"-I{ROOT / 'rtl'}", "--top-module", "tb_plain", f"-GEXT_WORDS={ext}",
+                 "--Mdir", str(out / "obj"), "-o", "Vtb_plain"] + [str(s) for s in srcs]
+    if not (exe.exists() and stamp.exists() and stamp.read_text() == h.hexdigest()):
+        subprocess.run(build, check=True, stdout=subprocess.DEVNULL)
+        stamp.write_text(h.hexdigest())
+    return cmd
+
+
+def run_plain(sim, prog, image, ext, runs=1):
+    """(cycles from the chip's counter summed over the runs, wall seconds) of one tb_plain call."""
+    cmd = build_plain(sim, ext)
+    with tempfile.TemporaryDirectory() as d:
+        imem, ext_in = Path(d, "imem.hex"), Path(d, "ext_in.hex")
+        imem.write_text("".join(f"{w:032x}\n" for w in isa.as_words(prog)))
+        ext_in.write_text("".join(f"{int(w) & 0xFFFFFFFF:08x}\n" for w in image))
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd + [f"+imem={imem}", f"+ext_in={ext_in}", f"+ext_out={d}/ext_out.hex",
+                                  "+max_cycles=10000000", f"+runs={runs}"],
+                           capture_output=True, text=True, cwd=d)
+        wall = time.perf_counter() - t0
+    found = [int(c) for c in re.findall(r"RESULT .*?cycles=(\d+)", p.stdout)]
+    if p.returncode != 0 or len(found) != runs:
+        raise RuntimeError(f"tb_plain on {sim} failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+    return sum(found), wall
+
+
+def run_cocotb(sim, prog, image, ext, runs=1):
+    """(cycles from the chip's counter summed over the runs, wall seconds, all ok) of one hw.run call."""
+    hw.build(sim, ext=ext)
+    t0 = time.perf_counter()
+    res = hw.run_programs(sim, [(prog, image)] * runs, ext=ext, max_cycles=10_000_000)
+    wall = time.perf_counter() - t0
+    return sum(int(r.counters.cycles) for r in res), wall, all(r.ok for r in res)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sim", default="both", choices=hw.SIMS + ("both",))
+    ap.add_argument("--groups", type=int, default=None,
+                    help="LD/MM/RQ/SM/ST groups in the program (default: 12 Icarus, 120 Verilator)")
+    ap.add_argument("--runs", type=int, default=None,
+                    help="runs of the program per simulator call (default: 1 Icarus, 8 Verilator)")
+    a = ap.parse_args(argv)
+    ext = isa.ext_size()
+    sims = hw.SIMS if a.sim == "both" else (a.sim,)
+    rc = 0
+    for sim in sims:
+        prog, image = long_program(a.groups or DEFAULT_GROUPS[sim], ext)
+        runs = a.runs or DEFAULT_RUNS[sim]
+        expect = isa.cycle_counts(prog).cycles * runs
+        build_plain(sim, ext)
+        c_cyc, c_wall, ok = run_cocotb(sim, prog, image, ext, runs)
+        _, c_start, _ = run_cocotb(sim, [isa.build("HALT")], None, ext)   # fixed start-up cost
+        p_cyc, p_wall = run_plain(sim, prog, image, ext, runs)
+        if not ok or c_cyc != expect or p_cyc != expect:
+            print(f"FAIL {sim}: cycles cocotb {c_cyc}, plain {p_cyc}, formula {expect}, match {ok}")
+            rc = 1
+            continue
+        c_rate, p_rate = c_cyc / c_wall, p_cyc / p_wall
+        print(f"{sim:9s}: {len(prog)} instructions x {runs} runs, {c_cyc} cycles (chip counter); "
+              f"cocotb {c_rate:,.0f} cycles/s ({c_wall:.2f} s), plain {p_rate:,.0f} cycles/s "
+              f"({p_wall:.2f} s); plain/cocotb = {p_rate / c_rate:.2f}x")
+        if c_wall > c_start:
+            steady = c_cyc / (c_wall - c_start)
+            print(f"{'':9s}  derived: cocotb start-up {c_start:.2f} s (HALT-only call); without it "
+                  f"{steady:,.0f} cycles/s, plain/cocotb = {p_rate / steady:.2f}x")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

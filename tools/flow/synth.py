@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Synthesize the GA-2 RTL with yosys 0.23 and report cells and flip-flops per module.
+
+Why: a size figure for the chip that comes from a real synthesis run, not an estimate.
+Reads rtl/*.v and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem cells), parses
+yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
+instances, its own cells and flip-flops, the same including submodules, and the
+memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
+"""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+from tools import ROOT  # noqa: E402
+SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
+BUILD = ROOT / "build" / "synth"
+OUT = ROOT / "out" / "synth.txt"
+TOP = "ga2_top"
+
+
+def clean_name(raw):
+    """'$paramod$<hash>\\sram', '$paramod\\divu\\WIDTH=..', '\\pe' -> 'sram', 'divu', 'pe'."""
+    raw = raw.lstrip("\\")
+    if raw.startswith("$paramod"):
+        return raw.split("\\")[1]
+    return raw
+
+
+def is_ff(cell_type):
+    """Flip-flop cell types of yosys's internal gate library ($_DFF_P_, $_SDFFE_PP0P_, ...)."""
+    return re.match(r"^\$_(S?DFFE?|DFFSRE?|ALDFFE?|SDFFCE|DLATCH)", cell_type) is not None
+
+
+def load_stat(path):
+    """stat -json output; yosys 0.23 prints the hierarchy tree inside it, so drop lines
+    that are not JSON (their first character is not a quote or a bracket)."""
+    lines = [ln for ln in path.read_text().split("\n") if ln.strip()[:1] in ('"', "{", "}", "[", "]")]
+    return json.loads("\n".join(lines))
+
+
+def load_mems(path):
+    """[(module, cell, words, width, read ports, write ports)] from the $mem_v2 dump."""
+    mems, mod, cur = [], None, None
+    for ln in path.read_text().split("\n"):
+        m = re.match(r"^module (\S+)", ln)
+        if m:
+            mod = clean_name(m.group(1))
+            continue
+        m = re.match(r"^\s+cell \$mem_v2 (\S+)", ln)
+        if m:
+            cur = {"module": mod, "cell": m.group(1).lstrip("\\")}
+            mems.append(cur)
+            continue
+        m = re.match(r"^\s+parameter \\(SIZE|WIDTH|RD_PORTS|WR_PORTS) (\d+)", ln)
+        if m and cur is not None:
+            cur[m.group(1)] = int(m.group(2))
+    return mems
+
+
+def summarize(stat):
+    """Per module: own cells/FFs, submodule instances, and the totals including submodules."""
+    mods = {}
+    for raw, info in stat["modules"].items():
+        name = clean_name(raw)
+        cells = info["num_cells_by_type"]
+        sub = [t for t in cells if t.startswith("$paramod") or not t.startswith("$")]
+        subs = {clean_name(t): cells[t] for t in sub}
+        prim = {t: n for t, n in cells.items() if t not in sub}
+        mods[name] = {"cells": sum(prim.values()), "ffs": sum(n for t, n in prim.items() if is_ff(t)),
+                      "mems": prim.get("$mem_v2", 0), "subs": subs}
+
+    def incl(name, key):
+        m = mods[name]
+        return m[key] + sum(n * incl(s, key) for s, n in m["subs"].items())
+
+    for name in mods:
+        mods[name]["cells_incl"] = incl(name, "cells")
+        mods[name]["ffs_incl"] = incl(name, "ffs")
+    return mods
+
+
+def instances(mods, name, mult=1, out=None):
+    """How many times each module is instantiated under name."""
+    out = {} if out is None else out
+    out[name] = out.get(name, 0) + mult
+    for s, n in mods[name]["subs"].items():
+        instances(mods, s, mult * n, out)
+    return out
+
+
+def main():
+    BUILD.mkdir(parents=True, exist_ok=True)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    srcs = " ".join(str(f.relative_to(ROOT)) for f in sorted((ROOT / "rtl").glob("*.v")))
+    cmds = f"read_verilog -DGA2_NO_MEM_INIT -Irtl {srcs}; script {SCRIPT.relative_to(ROOT)}"
+    p = subprocess.run(["yosys", "-q", "-l", str(BUILD / "yosys.log"), "-p", cmds], cwd=ROOT,
+                       capture_output=True, text=True)
+    secs = time.perf_counter() - t0
+    if p.returncode != 0:
+        print(p.stdout[-3000:] + p.stderr[-3000:])
+        print(f"synth: FAIL (yosys exit {p.returncode}; log in {BUILD / 'yosys.log'})")
+        return 1
+    stat = load_stat(BUILD / "stat.json")
+    mods = summarize(stat)
+    mems = load_mems(BUILD / "mems.txt")
+    design = stat["design"]["num_cells_by_type"]
+    tot_cells = sum(design.values())
+    tot_ffs = sum(n for t, n in design.items() if is_ff(t))
+    if mods[TOP]["cells_incl"] != tot_cells or mods[TOP]["ffs_incl"] != tot_ffs:
+        print(f"synth: FAIL (per-module sums {mods[TOP]['cells_incl']} cells / {mods[TOP]['ffs_incl']} FFs "
+              f"disagree with yosys's design totals {tot_cells} / {tot_ffs})")
+        return 1
+    inst = instances(mods, TOP)
+    mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
+    lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)",
+             f"yosys wall time {secs:.1f} s", "",
+             f"{'module':<10} {'inst':>5} {'cells':>8} {'FFs':>6} {'cells incl. sub':>16} {'FFs incl. sub':>14}"]
+    for name in sorted(mods, key=lambda n: -mods[n]["cells_incl"]):
+        m = mods[name]
+        lines.append(f"{name:<10} {inst.get(name, 0):>5} {m['cells']:>8} {m['ffs']:>6} "
+                     f"{m['cells_incl']:>16} {m['ffs_incl']:>14}")
+    lines += ["", f"total ({TOP}, all instances): {tot_cells} cells, {tot_ffs} flip-flops "
+                  f"(cells include the {sum(m['mems'] for m in mods.values() if m['mems'])} $mem cells below)",
+              "", "memories ($mem_v2 cells, not counted as flip-flops):"]
+    for m in mems:
+        lines.append(f"  {m['module']}.{m['cell']}: {m['SIZE']} x {m['WIDTH']} bits, "
+                     f"{m['RD_PORTS']} read / {m['WR_PORTS']} write ports")
+    lines.append(f"  total {mem_bits} bits")
+    lines += ["", "cell types (whole design):"]
+    for t, n in sorted(design.items()):
+        lines.append(f"  {t:<16} {n}")
+    OUT.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines[3:3 + len(mods) + 4]))
+    print(f"synth: OK -- {tot_cells} cells, {tot_ffs} flip-flops, {len(mems)} memories "
+          f"({mem_bits} bits); {secs:.1f} s; wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""Seeded random GA-2 programs for co-simulation: valid ones, and bad ones per error code.
+
+random_program(rng, ext) draws a VALID program (model.isa.build checks every
+instruction) that uses every op with random fields: strides (including 0 and
+overlapping outputs), tb, RQ mantissa/shift from realistic to extreme, SM lengths
+1..64, overlapping RQ src/dst, addresses at both ends of both memories; results are
+stored back to the external memory so the comparison sees them. Images mix int8-range
+and full 32-bit words.
+
+bad_program(rng, code, ext) builds a program that does some writes and then faults
+with the given code (1..5); it returns a BadProgram with the expected fault pc and the
+external and scratchpad ranges the faulting instruction would have written (which must
+be unchanged), plus follow_up(), a valid program that stores that scratchpad range.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from model import isa
+
+SP = isa.SP_WORDS
+BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
+
+
+def _rng(seed_or_rng):
+    if isinstance(seed_or_rng, np.random.Generator):
+        return seed_or_rng
+    return np.random.default_rng(seed_or_rng)
+
+
+def random_image(rng, ext, n=None):
+    """ext words: int8-range values, full 32-bit words and zeros, mixed in runs."""
+    n = ext if n is None else n
+    img = np.zeros(n, dtype=np.int64)
+    pos = 0
+    while pos < n:
+        run = int(rng.integers(1, 300))
+        kind = rng.integers(0, 4)
+        seg = slice(pos, min(n, pos + run))
+        m = seg.stop - seg.start
+        if kind == 0:
+            img[seg] = rng.integers(-128, 128, size=m)
+        elif kind == 1:
+            img[seg] = rng.integers(-(1 << 31), 1 << 31, size=m)
+        elif kind == 2:
+            img[seg] = rng.choice([-128, 127, -1, 0, 1, -(1 << 31), (1 << 31) - 1], size=m)
+        else:
+            img[seg] = rng.integers(-8, 8, size=m)
+        pos = seg.stop
+    return img
+
+
+def _addr(rng, span, size, small=1024):
+    """A base address so that base .. base+span-1 fits in size words; often low, sometimes at the end."""
+    hi = size - span
+    if hi < 0:
+        raise ValueError(f"span {span} does not fit {size} words")
+    r = rng.random()
+    if r < 0.08:
+        return hi                               # touches the last word
+    if r < 0.12:
+        return 0
+    if r < 0.75:
+        return int(rng.integers(0, min(hi, small) + 1))
+    return int(rng.integers(0, hi + 1))
+
+
+def _len(rng, cap):
+    r = rng.random()
+    if r < 0.5:
+        n = int(rng.integers(1, 17))
+    elif r < 0.85:
+        n = int(rng.integers(1, 129))
+    elif r < 0.95:
+        n = int(rng.integers(1, 513))
+    else:
+        n = 1
+    return min(n, cap)
+
+
+def rand_ld(rng, ext, b):
+    n = _len(rng, min(ext, SP))
+    return b("LD", dst=_addr(rng, n, SP), src=_addr(rng, n, ext), len=n)
+
+
+def rand_st(rng, ext, b, src=None, n=None):
+    n = _len(rng, min(ext, SP)) if n is None else min(n, ext)
+    src = _addr(rng, n, SP) if src is None else src
+    return b("ST", src=src, dst=_addr(rng, n, ext), len=n)
+
+
+def _stride(rng, minimum):
+    r = rng.random()
+    if r < 0.1:
+        return 0
+    if r < 0.2:
+        return int(rng.integers(0, max(1, minimum)))    # overlapping rows
+    if r < 0.85:
+        return minimum + int(rng.integers(0, 8))
+    return int(rng.integers(0, 4096 // 8))
+
+
+def rand_mm(rng, b):
+    M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    r = rng.random()
+    K = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.9 else int(rng.integers(1, 256))
+    tb = int(rng.integers(0, 2))
+    lda, ldb = _stride(rng, K), _stride(rng, K if tb else N)
+    ldc = _stride(rng, N)
+    for _ in range(20):
+        a_span = (M - 1) * lda + K
+        b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+        c_span = (M - 1) * ldc + N
+        if max(a_span, b_span, c_span) <= SP:
+            break
+        lda, ldb, ldc = lda // 2, ldb // 2, ldc // 2
+    return b("MM", dst=_addr(rng, c_span, SP), A=_addr(rng, a_span, SP), B=_addr(rng, b_span, SP),
+             M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
+
+
+def rand_ms(rng):
+    """(m, s) for RQ: realistic mantissa/shift, or extremes of both fields."""
+    r = rng.random()
+    if r < 0.5:
+        return int(rng.integers(1 << 14, 1 << 15)), int(rng.integers(8, 31))
+    if r < 0.7:
+        return int(rng.integers(0, 1 << 16)), int(rng.integers(0, 64))
+    return (int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, 1 << 15, (1 << 16) - 1])),
+            int(rng.choice([0, 1, 2, 15, 16, 31, 32, 47, 48, 62, 63])))
+
+
+def rand_rq(rng, b):
+    n = _len(rng, 256)
+    src = _addr(rng, n, SP)
+    if rng.random() < 0.3:                  # overlapping src/dst, ahead or behind
+        d = int(rng.integers(-n, n + 1))
+        dst = min(max(src + d, 0), SP - n)
+    else:
+        dst = _addr(rng, n, SP)
+    m, s = rand_ms(rng)
+    return b("RQ", dst=dst, src=src, len=n, m=m, s=s)
+
+
+def rand_sm(rng, b):
+    r = rng.random()
+    n = int(rng.integers(1, 65)) if r < 0.7 else int(rng.choice([1, 2, 63, 64]))
+    src = _addr(rng, n, SP)
+    dst = src if rng.random() < 0.15 else _addr(rng, n, SP)
+    return b("SM", dst=dst, src=src, len=n)
+
+
+def _span(ins):
+    """(first, words) of the scratchpad region an instruction writes (None for ST/HALT)."""
+    if ins.op == "LD" or ins.op in ("RQ", "SM"):
+        return ins.dst, ins.len
+    if ins.op == "MM":
+        return ins.dst, (ins.M - 1) * ins.ldc + ins.N
+    return None
+
+
+def random_program(seed_or_rng, ext=None, n_instr=None):
+    """(prog, image): a valid random program of about n_instr instructions plus HALT."""
+    rng = _rng(seed_or_rng)
+    ext = isa.ext_size() if ext is None else int(ext)
+
+    def b(op, **f):
+        return isa.build(op, ext=ext, **f)
+
+    n_instr = int(rng.integers(3, 16)) if n_instr is None else n_instr
+    prog = []
+    # usually start with a load so that computations see the image's data
+    if rng.random() < 0.8:
+        n = min(int(rng.integers(16, 300)), ext, SP)
+        prog.append(b("LD", dst=_addr(rng, n, SP, small=256), src=_addr(rng, n, ext), len=n))
+    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2}
+    ops, p = list(weights), np.array(list(weights.values()))
+    p = p / p.sum()
+    while len(prog) < n_instr:
+        op = ops[int(rng.choice(len(ops), p=p))]
+        if op == "LD":
+            ins = rand_ld(rng, ext, b)
+        elif op == "ST":
+            ins = rand_st(rng, ext, b)
+        elif op == "MM":
+            ins = rand_mm(rng, b)
+        elif op == "RQ":
+            ins = rand_rq(rng, b)
+        else:
+            ins = rand_sm(rng, b)
+        prog.append(ins)
+        span = _span(ins)
+        if ins.op != "LD" and span and rng.random() < 0.8:
+            first, words = span
+            prog.append(rand_st(rng, ext, b, src=first, n=min(words, ext)))
+    prog.append(b("HALT"))
+    img = random_image(rng, ext)
+    return prog, img
+
+
+def random_programs(seed, n, ext=None):
+    """n (prog, image) pairs from one seed."""
+    rng = _rng(seed)
+    return [random_program(rng, ext) for _ in range(n)]
+
+
+# ------------------------------------------------------------------ bad programs
+def _prefix(rng, ext, b):
+    """A few valid instructions that write both memories (so a fault has history)."""
+    n = min(32, ext)
+    return [b("LD", dst=64, src=0, len=n),
+            b("RQ", dst=128, src=64, len=n, m=20000, s=14),
+            b("ST", src=128, dst=0, len=n)]
+
+
+def bad_program(seed_or_rng, code, ext=None):
+    """A BadProgram faulting with `code` (1..5) after some writes."""
+    rng = _rng(seed_or_rng)
+    ext = isa.ext_size() if ext is None else int(ext)
+
+    def b(op, **f):
+        return isa.build(op, ext=ext, **f)
+
+    image = random_image(rng, ext)
+    prog = _prefix(rng, ext, b)
+    ext_range, sp_range = None, None
+    if code == isa.ERR_OPCODE:
+        bad = int(rng.choice([0, 7, 8, 11, 15]))
+        word = bad | (int(rng.integers(1, 1 << 60)) << 4)      # stray field bits too
+        # what an LD at this slot would have written
+        sp_range = (200, 16)
+        prog += [word]
+    elif code == isa.ERR_SP_RANGE:
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            n = 20
+            prog.append(isa.raw("LD", dst=SP - 10, src=0, len=n)); sp_range = (SP - 10, 10)
+        elif kind == 1:
+            n = min(20, ext)
+            prog.append(isa.raw("ST", src=SP - 5, dst=40 % max(1, ext - n), len=n))
+            ext_range = (40 % max(1, ext - n), n)
+        elif kind == 2:
+            prog.append(isa.raw("RQ", dst=SP - 3, src=64, len=8, m=20000, s=10)); sp_range = (SP - 3, 3)
+        else:
+            prog.append(isa.raw("MM", dst=SP - 2, A=64, B=64, M=2, K=4, N=2, tb=0, lda=4, ldb=4, ldc=2))
+            sp_range = (SP - 2, 2)
+    elif code == isa.ERR_EXT_RANGE:
+        if rng.random() < 0.5:
+            n = 16
+            dst = max(0, ext - 8)
+            prog.append(isa.raw("ST", src=128, dst=dst, len=n))
+            ext_range = (dst, ext - dst)
+        else:
+            prog.append(isa.raw("LD", dst=300, src=max(0, ext - 4), len=16)); sp_range = (300, 16)
+    elif code == isa.ERR_SHAPE:
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            prog.append(isa.raw("MM", dst=400, A=64, B=64, M=int(rng.choice([0, 5, 7])), K=4, N=2, tb=0,
+                                lda=4, ldb=4, ldc=4))
+            sp_range = (400, 16)
+        elif kind == 1:
+            prog.append(isa.raw("MM", dst=400, A=64, B=64, M=2, K=0, N=2, tb=1, lda=4, ldb=4, ldc=4))
+            sp_range = (400, 8)
+        elif kind == 2:
+            prog.append(isa.raw("SM", dst=400, src=64, len=int(rng.choice([65, 100, 8191]))))
+            sp_range = (400, 64)
+        elif kind == 3:
+            prog.append(isa.raw("ST", src=64, dst=100, len=0)); ext_range = (100, 8)
+        else:
+            prog.append(isa.raw("RQ", dst=400, src=64, len=0, m=1, s=1)); sp_range = (400, 8)
+    elif code == isa.ERR_PC:
+        # fill the whole instruction memory with valid instructions, no HALT
+        filler = [b("LD", dst=500, src=0, len=1), b("ST", src=64, dst=min(200, ext - 1), len=1)]
+        while len(prog) < isa.IMEM_DEPTH:
+            prog.append(filler[len(prog) % 2])
+        return BadProgram(prog, image, code, isa.IMEM_DEPTH, None, None)
+    else:
+        raise ValueError(f"bad_program: code must be 1..5, got {code!r}")
+    pc = len(prog) - 1
+    prog += [b("LD", dst=600, src=0, len=1), b("HALT")]         # never reached
+    return BadProgram(prog, image, code, pc, ext_range, sp_range)
+
+
+def follow_up(bad, ext=None):
+    """A valid program that stores the bad instruction's scratchpad range to ext[0..)."""
+    ext = isa.ext_size() if ext is None else int(ext)
+    prog = []
+    if bad.sp_range:
+        first, n = bad.sp_range
+        n = min(n, ext)
+        prog.append(isa.build("ST", ext=ext, src=first, dst=0, len=n))
+    prog.append(isa.build("MM", ext=ext, dst=1000, A=64, B=80, M=4, K=8, N=4, tb=1, lda=8, ldb=8, ldc=4))
+    prog.append(isa.build("ST", ext=ext, src=1000, dst=min(100, ext - 16), len=16))
+    prog.append(isa.build("HALT", ext=ext))
+    return prog, np.zeros(min(ext, 16), dtype=np.int64)

@@ -1,0 +1,429 @@
+"""The suite an RTL mutant is judged by: inputs for tb/mutation/mut_rtl_tb.v, compile and run.
+
+What: build_suite(dir) writes, once per mutation run, every input of the mutation bench:
+unit vectors for requant (expected values from model.quant.requant) and divu (Python
+integer division), then chip programs in the order cheapest-most-killing first: a few
+seeded random programs (tools/gen/progen.py), one bad program per error code 1..5 with its
+follow-up (error outputs, counters up to the fault, "the next program runs normally"),
+a crafted SM/RQ program (data random programs rarely make), the decode checks at their
+edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
+at token 16 and the ragged 3,9,1,14; GA2_EXT = 8192) and resets while busy.
+Expected memory, the five counters, error/code/pc and
+the retire trace come from ONE reference model.machine.Machine run over the same
+sequence (the scratchpad carries over between programs on both sides).
+compile_mutant(rtl_dir, build_dir) builds one mutant (iverilog, once); run_mutant(vvp,
+manifest, timeout) runs every check in ONE simulator process that stops at the first
+failure.
+
+Why a bench of its own rather than tools/sim/hw.py: a mutant must be cheap (one cocotb run,
+0.86 s for one small program, costs about four median kills of this bench); the comparison is still
+against the reference model's values, which the Python side writes and the bench only
+compares (see docs/mutation_rtl.md for the measured costs).
+"""
+import os
+import random
+import re
+import subprocess
+import time
+
+import numpy as np
+
+from tools import ROOT  # noqa: E402
+TB = os.path.join(ROOT, "tb", "mutation", "mut_rtl_tb.v")
+EXT = 8192                      # chapter 9's external memory; all programs share it
+
+# suite composition (the CI sample uses the same suite)
+N_RANDOM_FIRST = 4              # random programs before the error programs
+N_RANDOM_LATE = 8               # random programs after them
+RANDOM_SEED = 20240
+N_RQ_VEC = 480
+N_DV_VEC = 120
+
+
+def _u32(v):
+    return int(v) & 0xFFFFFFFF
+
+
+def requant_vectors(n, seed):
+    """(a, m, s, y) for requant: edges, int32 results of MMs, full-range words."""
+    from model.quant import requant
+    rng = random.Random(seed)
+    out = []
+    edges_a = [0, 1, -1, 127, -128, 2**31 - 1, -2**31, 65535, -65536, 1 << 20, -(1 << 20)]
+    edges_m = [0, 1, 1 << 14, (1 << 15) - 1, 1 << 15, 65535]
+    for a in edges_a:
+        for m in edges_m:
+            out.append((a, m, rng.choice([0, 1, 14, 15, 30, 47, 62, 63])))
+    while len(out) < n:
+        kind = rng.random()
+        if kind < 0.4:
+            a = rng.randint(-2**20, 2**20)
+        elif kind < 0.7:
+            a = rng.randint(-2**31, 2**31 - 1)
+        else:
+            a = rng.randint(-3000, 3000)
+        m = rng.choice([rng.randint(1 << 14, (1 << 15) - 1), rng.randint(0, 65535)])
+        s = rng.randint(0, 63)
+        out.append((a, m, s))
+    out = out[:n - 160]
+    # targeted: results exactly at the saturation edges (127, 128, -128, -129), s = 1 with
+    # odd products (the rounding term), and the largest products at s = 45..50
+    for target in (126, 127, 128, 129, -127, -128, -129, -130):
+        for _ in range(8):
+            s = rng.randint(1, 20)
+            m = rng.randint(1 << 14, (1 << 15) - 1)
+            a = (target << s) // m + rng.randint(-1, 1)
+            if -2**31 <= a < 2**31:
+                out.append((a, m, s))
+    for _ in range(24):        # small odd products: (p + 1) >> 1 differs from p >> 1, no clamp
+        out.append((rng.randrange(-15, 16, 2), rng.randrange(1, 16, 2), 1))
+    for s in range(44, 52):
+        for a in (2**31 - 1, -2**31, 2**31 - 12345, -2**31 + 777):
+            for m in (65535, 65534, 1 << 15):
+                out.append((a, m, s))
+    return [(a, m, s, requant(a, m, s)) for a, m, s in out[:n]]
+
+
+def divu_vectors(n, seed):
+    """(dividend, divisor, q, r): the softmax's divisions (e*65536 / S) and 32-bit edges."""
+    rng = random.Random(seed + 1)
+    top = 2**32 - 1
+    out = [(0, 1), (top, 1), (top, top), (1, top), (top, 2), (1 << 31, 3), (65535 << 16, 65535),
+           (65535 << 16, 64 * 65535), (12345, 12346), (12346, 12345), (top, 1 << 31), ((1 << 31) - 1, 1 << 31)]
+    while len(out) < n:
+        kind = rng.random()
+        if kind < 0.5:
+            e = rng.randint(0, 65535)
+            s = rng.randint(max(1, e), 64 * 65535)
+            out.append((e << 16, s))
+        elif kind < 0.8:
+            out.append((rng.randint(0, top), rng.randint(1, top)))
+        else:
+            b = rng.randint(1, 1 << rng.randint(1, 31))
+            out.append((rng.randint(0, top), b))
+    return [(a, b, a // b, a % b) for a, b in out[:n]]
+
+
+def chapter9_programs():
+    """[(label, prog, image)]: B = 1..4 at token 16 and the ragged batch (model/batch.py)."""
+    from model import batch
+    from model.machine import Machine
+    out = []
+    for B in (1, 2, 3, 4):
+        ex = batch.make_batch(B, 16, 1)
+        P = batch.rq_params(ex)
+        seqs = list(range(B))
+        img = batch.ext_image(ex)
+        m = Machine(ext=batch.EXT)
+        for t in range(1, 16):
+            img = m.run(batch.program(seqs, [t] * B, P), img).ext
+        out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P), img))
+    ts = list(batch.RAGGED)
+    ex = batch.make_batch(len(ts), max(ts), 1)
+    P = batch.rq_params(ex)
+    img = batch.ext_image(ex)
+    m = Machine(ext=batch.EXT)
+    for b, T in enumerate(ts):
+        for t in range(1, T):
+            img = m.run(batch.program([b], [t], P), img).ext
+    out.append(("ch09 ragged " + ",".join(map(str, ts)), batch.program(list(range(len(ts))), ts, P), img))
+    return out
+
+
+def suite_programs():
+    """[(label, prog, image)] in suite order: cheap and broad first, chapter 9 last."""
+    from tools.gen import progen
+    rng = np.random.default_rng(RANDOM_SEED)
+    progs = []
+    for k in range(N_RANDOM_FIRST):
+        prog, img = progen.random_program(rng, ext=EXT)
+        progs.append((f"random {k}", prog, img))
+    for code in (1, 4, 2, 3, 5):
+        bad = progen.bad_program(RANDOM_SEED + code, code, ext=EXT)
+        progs.append((f"error {code}", bad.prog, bad.image))
+        fprog, fimg = progen.follow_up(bad, ext=EXT)
+        progs.append((f"after error {code}", fprog, fimg))
+    progs.extend(crafted_programs())
+    progs.extend(boundary_programs())
+    for k in range(N_RANDOM_LATE):
+        prog, img = progen.random_program(rng, ext=EXT)
+        progs.append((f"random {N_RANDOM_FIRST + k}", prog, img))
+    progs.extend(chapter9_programs())
+    progs.extend(reset_programs())
+    return progs
+
+
+def boundary_programs(seed=RANDOM_SEED):
+    """The decode checks at their edges: per check, instructions exactly at the limit
+    (valid; chained in full programs that store what they wrote) and one past it (a
+    light program each: one faulting instruction, error/code/pc and counters compared).
+    Shapes: len 0 / 1, SM len 64 / 65, M and N 0 / 4 / 5..7, K 0 / 1; ranges: the last
+    word touched = size - 1 (valid) or size (fault) for every address field, MM with
+    random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
+    illegal opcodes 0, 7, 8, 15."""
+    from model import isa
+    rng = random.Random(seed + 7)
+    SP = isa.SP_WORDS
+    valid, bad = [], []
+
+    def v(op, **f):
+        valid.append(isa.build(op, ext=EXT, **f))
+
+    def x(label, op, **f):
+        ins = isa.raw(op, **f)
+        assert isa.check(ins, EXT) is not None, (label, ins)
+        bad.append((label, [ins]))
+
+    for n in (1, 7, 64):
+        v("LD", dst=SP - n, src=EXT - n, len=n)
+        v("ST", src=SP - n, dst=EXT - n, len=n)
+        x(f"LD dst {n}", "LD", dst=SP - n + 1, src=0, len=n)
+        x(f"LD src {n}", "LD", dst=0, src=EXT - n + 1, len=n)
+        x(f"ST src {n}", "ST", src=SP - n + 1, dst=0, len=n)
+        x(f"ST dst {n}", "ST", src=0, dst=EXT - n + 1, len=n)
+        v("RQ", dst=SP - n, src=SP - 2 * n, len=n, m=20000, s=14)
+        v("RQ", dst=SP - 2 * n, src=SP - n, len=n, m=20000, s=14)
+        v("SM", dst=SP - 2 * n, src=SP - n, len=n)
+        x(f"RQ src {n}", "RQ", dst=0, src=SP - n + 1, len=n, m=1, s=0)
+        x(f"RQ dst {n}", "RQ", dst=SP - n + 1, src=0, len=n, m=1, s=0)
+        v("SM", dst=SP - n, src=SP - 2 * n, len=n)
+        x(f"SM src {n}", "SM", dst=0, src=SP - n + 1, len=n)
+        x(f"SM dst {n}", "SM", dst=SP - n + 1, src=0, len=n)
+    for op in ("LD", "ST", "RQ", "SM"):
+        f = {"LD": dict(dst=5, src=5), "ST": dict(src=5, dst=5), "RQ": dict(dst=5, src=5, m=1, s=1),
+             "SM": dict(dst=5, src=5)}[op]
+        x(f"{op} len 0", op, len=0, **f)
+    x("SM len 65", "SM", dst=0, src=100, len=65)
+    x("SM len 8191", "SM", dst=0, src=100, len=8191)
+    mm = dict(dst=3000, A=100, B=200, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2)
+    for name, vals in (("M", (0, 5, 6, 7)), ("N", (0, 5, 6, 7)), ("K", (0,))):
+        for val in vals:
+            x(f"MM {name}={val}", "MM", **dict(mm, **{name: val}))
+    for M in (1, 4):
+        for N in (1, 4):
+            v("MM", **dict(mm, M=M, N=N, K=1))
+    # MM ranges: random shapes and strides, last word exactly SP-1 (valid) and SP (fault)
+    for _ in range(6):
+        M, N, K = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 40)
+        lda, ldb, ldc = rng.randint(0, 60), rng.randint(0, 60), rng.randint(0, 60)
+        for tb in (0, 1):
+            a_span = (M - 1) * lda + K - 1
+            b_span = (N - 1) * ldb + K - 1 if tb else (K - 1) * ldb + N - 1
+            d_span = (M - 1) * ldc + N - 1
+            base = dict(dst=2000, A=10, B=400, M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
+            for fld, span in (("A", a_span), ("B", b_span), ("dst", d_span)):
+                v("MM", **dict(base, **{fld: SP - 1 - span}))
+                x(f"MM {fld} tb={tb}", "MM", **dict(base, **{fld: SP - span}))
+    # priorities: shape over scratchpad over external
+    x("LD len 0 + sp", "LD", dst=SP - 1, src=EXT - 1, len=0)
+    x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
+    x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
+    x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
+    for code in (0, 7, 8, 15):
+        bad.append((f"opcode {code}", [code | (0x1234 << 4)]))
+    # valid boundary instructions in programs of at most 40, each storing the scratchpad end
+    out = []
+    for k in range(0, len(valid), 40):
+        prog = valid[k:k + 40] + [isa.build("ST", ext=EXT, src=SP - 64, dst=0, len=64), isa.build("HALT", ext=EXT)]
+        out.append((f"boundary valid {k // 40}", prog, None))
+    for label, prog in bad:
+        out.append((f"fault {label}", prog, None, 0, 1))
+    return out
+
+
+def _softmax_q16(x):
+    """softmax_fixed of int8 values, recomputed here from the spec's formula."""
+    import math
+    mx = max(x)
+    e = [int(math.floor(65535 * math.exp(-(mx - v) / 16) + 0.5)) for v in x]
+    S = sum(e)
+    return e, S
+
+
+def crafted_programs(seed=RANDOM_SEED):
+    """Data that random programs rarely produce, each result stored at once:
+    SM inputs whose max is exactly one above the running max (ascending runs), all
+    negative, all -128, len 1 and 64, and vectors chosen so that floor(e*65536/S) moves
+    when the dividend gains 1 or the sum loses 1; RQ with dst = src + 1 and src + 2 (the
+    scratchpad's write-first bypass, docs/isa.md)."""
+    from model import isa
+    rng = random.Random(seed + 11)
+    vecs = [[5], [-128], [127], list(range(0, 16)), list(range(-20, -4)), [10, 11], [3, 4, 5, 6],
+            [-100, -90, -95, -120], [-128] * 5, [-128, -127, -128], [50, 20, 49], [-1, -2],
+            [rng.randint(-8, 8) for _ in range(64)], [rng.randint(-128, 127) for _ in range(64)]]
+    found = {"dividend": 0, "sum": 0}
+    while min(found.values()) < 2:
+        x = [rng.randint(-60, 60) for _ in range(rng.randint(2, 6))]
+        e, S = _softmax_q16(x)
+        hit = False
+        if found["dividend"] < 2 and any((v * 65536 + 1) // S != (v * 65536) // S for v in e):
+            found["dividend"] += 1
+            hit = True
+        if found["sum"] < 2 and any((v * 65536) // (S - 1) != (v * 65536) // S for v in e):
+            found["sum"] += 1
+            hit = True
+        if hit:
+            vecs.append(x)
+    img, prog, pos, out = [], [], 0, 100
+
+    def b(op, **f):
+        prog.append(isa.build(op, ext=EXT, **f))
+
+    for x in vecs:
+        img += x
+    b("LD", dst=0, src=0, len=len(img))
+    for x in vecs:
+        b("SM", dst=2000, src=pos, len=len(x))
+        b("ST", src=2000, dst=4000 + pos, len=len(x))
+        pos += len(x)
+    rq_in = [rng.randint(-100, 100) for _ in range(24)]
+    img_rq = len(img)
+    img += rq_in
+    for k, off in enumerate((1, 2, 3)):
+        base = 2500 + 100 * k
+        b("LD", dst=base, src=img_rq, len=24)
+        b("RQ", dst=base + off, src=base, len=20, m=20000, s=14)
+        b("ST", src=base, dst=6000 + 40 * k, len=24 + off)
+    b("HALT")
+    return [("crafted SM/RQ", prog, img)]
+
+
+def self_contained_program():
+    """(prog, image): LD, MM, RQ, SM, ST that reads only scratchpad words it wrote itself,
+    so its results do not depend on what an aborted program left in the scratchpad."""
+    from model import isa
+    rng = np.random.default_rng(RANDOM_SEED + 99)
+    img = rng.integers(-128, 128, size=64)
+
+    def b(op, **f):
+        return isa.build(op, ext=EXT, **f)
+
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("MM", dst=100, A=0, B=16, M=4, K=8, N=4, tb=0, lda=8, ldb=4, ldc=4),
+            b("RQ", dst=200, src=100, len=16, m=20000, s=12),
+            b("MM", dst=120, A=4, B=32, M=3, K=5, N=2, tb=1, lda=9, ldb=6, ldc=2),
+            b("SM", dst=300, src=200, len=6),
+            b("ST", src=100, dst=1000, len=26),
+            b("ST", src=200, dst=1100, len=16),
+            b("ST", src=300, dst=1200, len=6),
+            b("HALT")]
+    return prog, img
+
+
+def reset_programs():
+    """Reset while busy: the self-contained program cut by rst in the middle of each unit
+    (LD, MM, RQ, SM's divide phase), each followed by the same program run in full.
+    Entries are (label, prog, image, abort_at)."""
+    from model import isa
+    prog, img = self_contained_program()
+    out = []
+    t = 0
+    for ins in prog[:5]:
+        c = isa.cycles(ins)
+        at = t + 2 + (isa.busy_cycles(ins) * 3) // 4        # three quarters into the unit's busy time
+        out.append((f"reset in {ins.op}", prog, img, at))
+        out.append((f"after reset in {ins.op}", prog, img))
+        t += c
+    return out
+
+
+def _write_words(path, words, digits):
+    with open(path, "w") as f:
+        f.write("".join(format(int(w), f"0{digits}x") + "\n" for w in words))
+
+
+def build_suite(suite_dir, programs=None):
+    """Write every input of the bench into suite_dir; returns the manifest (a dict)."""
+    from model import isa
+    from model.machine import Machine, GA2Error
+    os.makedirs(suite_dir, exist_ok=True)
+    rq = requant_vectors(N_RQ_VEC, RANDOM_SEED)
+    with open(os.path.join(suite_dir, "rq.hex"), "w") as f:
+        for a, m, s, y in rq:
+            f.write(f"{_u32(a):08x}{m:04x}{0:04x}{s:08x}{_u32(y):08x}\n")
+    dv = divu_vectors(N_DV_VEC, RANDOM_SEED)
+    with open(os.path.join(suite_dir, "dv.hex"), "w") as f:
+        for a, b, q, r in dv:
+            f.write(f"{a:08x}{b:08x}{q:08x}{r:08x}\n")
+    programs = suite_programs() if programs is None else programs
+    machine = Machine(ext=EXT)
+    entries = []
+    for p, entry in enumerate(programs):
+        label, prog, img = entry[:3]
+        abort_at = entry[3] if len(entry) > 3 else 0
+        light = entry[4] if len(entry) > 4 else 0
+        words = isa.as_words(prog)
+        image = machine.image(img)
+        try:
+            res = machine.run(words, image.copy())
+            ext_out, cnt, trace, err = res.ext, res.counters, res.trace, (0, 0, 0)
+        except GA2Error as e:
+            ext_out, cnt, trace, err = e.ext, e.counters, e.trace, (1, e.code, e.pc)
+        limit = cnt.cycles + cnt.cycles // 4 + 200
+        _write_words(os.path.join(suite_dir, f"p{p}_imem.hex"), words + ([0] if light else []), 32)
+        if not light:
+            _write_words(os.path.join(suite_dir, f"p{p}_ext.hex"), [_u32(w) for w in image], 8)
+            _write_words(os.path.join(suite_dir, f"p{p}_exp.hex"), [_u32(w) for w in ext_out], 8)
+        meta = [limit, abort_at, err[0], err[1], err[2], cnt.cycles, cnt.mm, cnt.dma, cnt.vec, cnt.instret,
+                len(trace), light]
+        for pc, cyc in trace:
+            meta += [pc, cyc]
+        _write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
+        if abort_at:
+            trace = [(pc, c) for pc, c in trace if c < abort_at]
+            meta[10] = len(trace)
+            meta[12:] = [x for pc_c in trace for x in pc_c]
+            _write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
+        entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
+                        "error": err[1], "light": light})
+    manifest = {"dir": suite_dir, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv),
+                "programs": entries, "total_cycles": sum(e["cycles"] for e in entries)}
+    return manifest
+
+
+def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
+    """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with rtl_dir/*.v:
+    (ok, seconds, log, vvp path)."""
+    tb = TB if tb is None else tb
+    os.makedirs(build_dir, exist_ok=True)
+    vvp = os.path.join(build_dir, "tb.vvp")
+    srcs = sorted(os.path.join(rtl_dir, f) for f in os.listdir(rtl_dir) if f.endswith(".v"))
+    cmd = ["iverilog", "-g2005", "-I", rtl_dir, "-s", "mut_rtl_tb", "-o", vvp, tb] + srcs
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        ok, log = p.returncode == 0 and os.path.exists(vvp), p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        ok, log = False, "iverilog timed out"
+    return ok, time.time() - t, log, vvp
+
+
+_FAIL_RE = re.compile(r"^MUT FAIL (\S+)\s*(.*)$", re.M)
+_PASS_RE = re.compile(r"^MUT PASS (\d+)", re.M)
+
+
+def run_mutant(vvp, manifest, timeout, nprog=None):
+    """Run the suite on a compiled mutant: (verdict, check, detail, seconds).
+
+    verdict: "pass", "fail" (a check disagreed), "timeout" (a program hit its cycle
+    limit, or the process its wall-clock limit), "crash" (no verdict line).
+    """
+    n = manifest["nprog"] if nprog is None else nprog
+    cmd = ["vvp", "-n", vvp, f"+dir={manifest['dir']}", f"+nprog={n}",
+           f"+rq_n={manifest['rq_n']}", f"+dv_n={manifest['dv_n']}"]
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           cwd=os.path.dirname(vvp))
+        out = p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", "wall", f"no verdict within {timeout:.0f} s", time.time() - t
+    dt = time.time() - t
+    m = _FAIL_RE.search(out)
+    if m:
+        check, detail = m.group(1), m.group(2)
+        return ("timeout" if check == "timeout" else "fail"), check, detail, dt
+    if _PASS_RE.search(out):
+        return "pass", "", "", dt
+    tail = " / ".join(out.strip().splitlines()[-3:])
+    return "crash", "crash", tail[:300], dt
