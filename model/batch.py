@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from . import isa
+from . import config, isa
 from .machine import Machine
 from .quant import mantissa_shift, quantize, requant, scale_for
 from .softmax_gold import softmax_fixed
@@ -32,8 +32,9 @@ DM = 16              # hidden size
 D = 16               # head size
 LMAX = 16            # longest context in the batched layout
 BMAX = 4             # most sequences in one batch
-ARRAY = isa.ARRAY    # one MM makes at most ARRAY x ARRAY outputs
-EXT = 8192           # chapter 9 runs with GA2_EXT = 8192
+CFG = config.CH09    # chapter 9's chip: 8192 words of external memory
+ARRAY = CFG.array    # one MM makes at most ARRAY x ARRAY outputs
+EXT = CFG.ext_words
 
 # ---------------------------------------------------------------- external memory (words)
 EXT_WQ, EXT_WK, EXT_WV = 512, 768, 1024      # row-major 16 x 16, contiguous (one load)
@@ -189,19 +190,37 @@ def _check_params(P):
         raise ValueError(f"program: P must be a dict with (m, s) for {', '.join(need)} (see rq_params)")
 
 
-def program(seqs, ts, P):
+def check_config(cfg):
+    """ValueError unless chip cfg holds chapter 9's layout (external and scratchpad maps)."""
+    if not isinstance(cfg, config.Config):
+        raise ValueError(f"program: cfg must be a model.config.Config, got {type(cfg).__name__}")
+    need_ext = EXT_OUT + D * BMAX
+    need_sp = slot_base(BMAX)
+    if cfg.ext_words < need_ext:
+        raise ValueError(f"program: chapter 9's layout needs {need_ext} external words, "
+                         f"the chip has {cfg.ext_words}")
+    if cfg.sp_words < need_sp:
+        raise ValueError(f"program: chapter 9's layout needs {need_sp} scratchpad words, "
+                         f"the chip has {cfg.sp_words}")
+    if cfg.sm_max_len < LMAX:
+        raise ValueError(f"program: contexts up to {LMAX} need sm_max_len >= {LMAX}, "
+                         f"the chip has {cfg.sm_max_len}")
+
+
+def program(seqs, ts, P, cfg=CFG):
     """One batched decode step: slot j holds sequence seqs[j] with ts[j] tokens (new one included).
 
     P are the requantization parameters (rq_params). Returns a list of Instr ending in
-    HALT, built with ext = 8192 so every field is checked against chapter 9's memory.
+    HALT, built for the chip cfg (default config.CH09): every field is checked against it.
     """
     seqs, ts = _check_step(seqs, ts)
     _check_params(P)
+    check_config(cfg)
     n = len(seqs)
     prog = []
 
     def ins(op, **f):
-        prog.append(isa.build(op, ext=EXT, **f))
+        prog.append(isa.build(op, cfg=cfg, **f))
 
     # 1. per slot, the hidden row of the new token into its batch row
     for j, b in enumerate(seqs):
@@ -349,8 +368,8 @@ def _invariance(B, L, seed, order, probs):
     P = rq_params(ex)
     seqs = list(range(B)) if order == 0 else list(reversed(range(B)))
     img = ext_image(ex)
-    mb = Machine(ext=EXT)
-    alone = {b: (Machine(ext=EXT), img.copy()) for b in seqs}
+    mb = Machine(CFG)
+    alone = {b: (Machine(CFG), img.copy()) for b in seqs}
     ext_b = img.copy()
     where = f"B={B} L={L} seed={seed}"
     for t in range(1, L + 1):
@@ -383,7 +402,7 @@ def _ragged(seed, probs, lengths=RAGGED):
     P = rq_params(ex)
     where = f"ragged {list(lengths)} seed={seed}"
     img = ext_image(ex)
-    m = Machine(ext=EXT)
+    m = Machine(CFG)
     try:
         for b, T in enumerate(lengths):            # each sequence advanced alone to T - 1 tokens
             for t in range(1, T):
@@ -391,11 +410,11 @@ def _ragged(seed, probs, lengths=RAGGED):
                 if img is None:
                     return
         seqs = list(range(len(lengths)))
-        ext_b = _run(Machine(ext=EXT), program(seqs, list(lengths), P), img.copy(), f"{where} batched", probs)
+        ext_b = _run(Machine(CFG), program(seqs, list(lengths), P), img.copy(), f"{where} batched", probs)
         if ext_b is None:
             return
         for b, T in enumerate(lengths):
-            ea = _run(Machine(ext=EXT), program([b], [T], P), img.copy(), f"{where} alone {b}", probs)
+            ea = _run(Machine(CFG), program([b], [T], P), img.copy(), f"{where} alone {b}", probs)
             if ea is None:
                 return
             probs += _compare(where, ext_b, ea, b, T, int_reference(ex, b, T), int_kv(ex, b, T))

@@ -2,24 +2,23 @@
 
 Everything else derives from the tables here: the Verilog header rtl/ga2_isa.vh is
 generated from them (tools/gen/headers.py), the reference Machine decodes with them,
-and the builders validate with them. Also here: the per-instruction cycle formulas
-(the timing contract the RTL meets exactly, see docs/isa.md), cycle_counts(prog),
-MACs and words moved, the binary encoding and the disassembler.
+and the builders validate with them. The chip's sizes are not the encoding's: they come
+from a model.config.Config (default config.DEFAULT), which check() and build() take.
+Also here: the per-instruction cycle formulas (the timing contract the RTL meets
+exactly, see docs/isa.md), cycle_counts(prog), MACs and words moved, the binary
+encoding and the disassembler.
 """
-import os
 from collections import namedtuple
 
-# ---------------------------------------------------------------- sizes
+from . import config
+
+# ---------------------------------------------------------------- encoding sizes
+# (the chip's memory sizes and options are model/config.py's: a Config)
 WORD_BITS = 32
-SP_WORDS = 4096          # scratchpad words
-IMEM_DEPTH = 1024        # instruction memory depth (instructions)
-EXT_DEFAULT = 4096       # external memory words unless GA2_EXT says otherwise
-ADDR_W = 16              # every address field; so EXT may be at most 2^16 words
+ADDR_W = config.ADDR_W   # every address field; so EXT may be at most 2^16 words
 EXT_MAX = 1 << ADDR_W
 INSTR_W = 128            # instruction word width (bits)
 OP_W = 4
-ARRAY = 4                # the systolic array is ARRAY x ARRAY
-SM_MAX_LEN = 64          # longest softmax vector (the unit's exp buffer)
 
 # ---------------------------------------------------------------- opcodes and fields
 OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
@@ -63,25 +62,6 @@ ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address o
                ERR_EXT_RANGE: "external address out of range", ERR_SHAPE: "bad shape",
                ERR_PC: "ran past the end of instruction memory"}
 
-# ---------------------------------------------------------------- timing contract
-# Cycles of one instruction = FETCH (1) + DECODE (1) + the unit's busy cycles.
-ISSUE_CYCLES = 2
-MM_FILL = 2 * (ARRAY - 1) + 1    # skew of the array plus the scratchpad read latency
-SM_DIV_CYCLES = 34               # per element: load divider, 32 iterations, write
-
-
-def ext_size():
-    """External memory size in words: GA2_EXT if set (chapter 9 uses 8192), else 4096."""
-    raw = os.environ.get("GA2_EXT", "")
-    if raw == "":
-        return EXT_DEFAULT
-    try:
-        n = int(raw, 0)
-    except ValueError:
-        raise ValueError(f"GA2_EXT={raw!r} is not an integer") from None
-    if not 1 <= n <= EXT_MAX:
-        raise ValueError(f"GA2_EXT={n} outside 1..{EXT_MAX} (addresses are {ADDR_W} bits)")
-    return n
 
 
 def s8(w):
@@ -146,20 +126,21 @@ def raw(op, **fields):
     return Instr(op, tuple(args))
 
 
-def check(ins, ext=None):
-    """The chip's fault check of one decoded instruction: (code, field, reason) or None.
+def check(ins, cfg=None):
+    """The chip's fault check of one decoded instruction on cfg: (code, field, reason) or None.
 
     Priority, as in the RTL's decode stage: shape (4), scratchpad range (2),
     external range (3). Illegal opcodes never decode, so they are the caller's (code 1).
     """
-    ext = ext_size() if ext is None else ext
+    cfg = config.resolve(cfg)
+    ext, sp_words, array, sm_max_len = cfg.ext_words, cfg.sp_words, cfg.array, cfg.sm_max_len
     op, f = ins.op, ins.fields()
     if op == "HALT":
         return None
     if op == "MM":
         for name in ("M", "N"):
-            if not 1 <= f[name] <= ARRAY:
-                return ERR_SHAPE, name, f"{name}={f[name]} outside 1..{ARRAY}"
+            if not 1 <= f[name] <= array:
+                return ERR_SHAPE, name, f"{name}={f[name]} outside 1..{array}"
         if f["K"] == 0:
             return ERR_SHAPE, "K", "K=0"
         M, K, N, tb = f["M"], f["K"], f["N"], f["tb"]
@@ -168,32 +149,33 @@ def check(ins, ext=None):
                  ("B", f["B"] + (b_rows - 1) * f["ldb"] + b_cols - 1),
                  ("dst", f["dst"] + (M - 1) * f["ldc"] + N - 1))
         for name, last in spans:
-            if last >= SP_WORDS:
-                return ERR_SP_RANGE, name, f"{name} reaches scratchpad word {last} (size {SP_WORDS})"
+            if last >= sp_words:
+                return ERR_SP_RANGE, name, f"{name} reaches scratchpad word {last} (size {sp_words})"
         return None
     n = f["len"]
     if n == 0:
         return ERR_SHAPE, "len", "len=0"
-    if op == "SM" and n > SM_MAX_LEN:
-        return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {SM_MAX_LEN}"
+    if op == "SM" and n > sm_max_len:
+        return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {sm_max_len}"
     sp_fields = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst")}[op]
     for name in sp_fields:
-        if f[name] + n > SP_WORDS:
-            return ERR_SP_RANGE, name, f"{name}={f[name]} + len={n} passes scratchpad size {SP_WORDS}"
+        if f[name] + n > sp_words:
+            return ERR_SP_RANGE, name, f"{name}={f[name]} + len={n} passes scratchpad size {sp_words}"
     ext_field = {"LD": "src", "ST": "dst"}.get(op)
     if ext_field and f[ext_field] + n > ext:
         return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + len={n} passes external size {ext}"
     return None
 
 
-def build(op, ext=None, **fields):
-    """A valid instruction, or ValueError naming the instruction and the field at fault.
+def build(op, cfg=None, **fields):
+    """A valid instruction for the chip cfg (default config.DEFAULT), or ValueError naming
+    the instruction and the field at fault.
 
     Checks encodability and everything the chip would fault on (shape, scratchpad and
-    external ranges against ext, default GA2_EXT).
+    external ranges against cfg's sizes).
     """
     ins = raw(op, **fields)
-    bad = check(ins, ext)
+    bad = check(ins, cfg)
     if bad:
         code, field, reason = bad
         raise ValueError(f"{op}: field {field}: {reason} (the chip would fault with code {code})")
@@ -257,21 +239,23 @@ Counters = namedtuple("Counters", "cycles mm dma vec instret")
 UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
 
 
-def busy_cycles(ins):
-    """Cycles the instruction's unit is busy (its EXEC state); 0 for HALT."""
+def busy_cycles(ins, cfg=None):
+    """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT."""
+    cfg = config.resolve(cfg)
     op = ins.op
     if op in ("LD", "ST", "RQ"):
         return ins.len + 1
     if op == "MM":
-        return ins.K + MM_FILL + ins.M * ins.N
+        return ins.K + cfg.mm_fill + ins.M * ins.N
     if op == "SM":
-        return 2 * (ins.len + 1) + SM_DIV_CYCLES * ins.len
+        return 2 * (ins.len + 1) + cfg.sm_div_cycles * ins.len
     return 0
 
 
-def cycles(ins):
+def cycles(ins, cfg=None):
     """Total cycles of one instruction: issue (fetch + decode) plus busy cycles."""
-    return ISSUE_CYCLES + busy_cycles(ins)
+    cfg = config.resolve(cfg)
+    return cfg.issue_cycles + busy_cycles(ins, cfg)
 
 
 def macs(ins):
@@ -296,16 +280,16 @@ def program_words(prog):
     return sum(words(i) for i in _instrs(prog))
 
 
-def cycle_counts(prog):
+def cycle_counts(prog, cfg=None):
     """The five counters of a valid program, from its instructions alone (no simulation).
 
     Counts up to and including the first HALT; ValueError if there is none.
     """
     tot = {"cycles": 0, "mm": 0, "dma": 0, "vec": 0, "instret": 0}
     for ins in _instrs(prog):
-        tot["cycles"] += cycles(ins)
+        tot["cycles"] += cycles(ins, cfg)
         tot["instret"] += 1
         if ins.op == "HALT":
             return Counters(**tot)
-        tot[UNIT[ins.op]] += busy_cycles(ins)
+        tot[UNIT[ins.op]] += busy_cycles(ins, cfg)
     raise ValueError("cycle_counts: program has no HALT")

@@ -1,6 +1,6 @@
 """The bit-exact and cycle-exact reference of the GA-2 chip.
 
-Machine(ext).run(prog, image) executes a program (Instr objects or instruction words) on
+Machine(cfg).run(prog, image) executes a program (Instr objects or instruction words) on
 an external-memory image and returns the final external memory, the scratchpad, the five
 counters and the retire trace [(pc, cycle), ...] the RTL must reproduce exactly.
 Faults raise GA2Error(code, pc) carrying the state and counters up to the fault; the
@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import isa
+from . import config, isa
 from .softmax_gold import LUT, Q16
 
 Result = namedtuple("Result", "ext sp counters trace")
@@ -75,9 +75,9 @@ def _offsets(rows, cols, ld):
     return off
 
 
-def _prepare(word, ext_words):
+def _prepare(word, cfg):
     """(Instr or None, fault (code, field, reason) or None, busy cycles, MM index arrays)."""
-    key = (word, ext_words)
+    key = (word, cfg)
     prep = _PREP.get(key)
     if prep is None:
         try:
@@ -85,14 +85,14 @@ def _prepare(word, ext_words):
         except ValueError as e:
             prep = (None, (isa.ERR_OPCODE, None, str(e)), 0, None)
         else:
-            bad = isa.check(ins, ext_words)
+            bad = isa.check(ins, cfg)
             extra = None
             if ins.op == "MM" and not bad:      # the operand and result addresses, M x K etc.
                 dst, A, B, M, K, N, tb, lda, ldb, ldc = ins.args
                 extra = (A + _offsets(M, K, lda),
                          B + (_offsets(N, K, ldb) if tb else _offsets(K, N, ldb)),
                          dst + _offsets(M, N, ldc) if (M == 1 or ldc >= N) else None)
-            prep = (ins, bad, isa.busy_cycles(_VIEWS[ins.op](ins.op, *ins.args)), extra)
+            prep = (ins, bad, isa.busy_cycles(_VIEWS[ins.op](ins.op, *ins.args), cfg), extra)
         if len(_PREP) >= _PREP_MAX:
             _PREP.clear()
         _PREP[key] = prep
@@ -117,13 +117,12 @@ def _as_words(prog):
 
 
 class Machine:
-    """The GA-2 reference: Machine(ext=GA2_EXT words of external memory)."""
+    """The GA-2 reference of the chip cfg (a model.config.Config, default config.DEFAULT)."""
 
-    def __init__(self, ext=None):
-        self.ext_words = isa.ext_size() if ext is None else int(ext)
-        if not 1 <= self.ext_words <= isa.EXT_MAX:
-            raise ValueError(f"Machine: ext={self.ext_words} outside 1..{isa.EXT_MAX}")
-        self.sp = np.zeros(isa.SP_WORDS, dtype=np.int64)
+    def __init__(self, cfg=None):
+        self.cfg = config.resolve(cfg)
+        self.ext_words = self.cfg.ext_words
+        self.sp = np.zeros(self.cfg.sp_words, dtype=np.int64)
 
     def image(self, image):
         """An external-memory array of ext words from a shorter list or array (zero-padded)."""
@@ -138,11 +137,12 @@ class Machine:
         ext = self.image(image)
         sp = self.sp
         words = _as_words(prog)
-        if len(words) > isa.IMEM_DEPTH:
-            raise ValueError(f"program of {len(words)} instructions exceeds instruction memory ({isa.IMEM_DEPTH})")
+        cfg = self.cfg
+        depth = cfg.imem_depth
+        if len(words) > depth:
+            raise ValueError(f"program of {len(words)} instructions exceeds instruction memory ({depth})")
         cyc = n_mm = n_dma = n_vec = ret = 0
         trace = []
-        ext_words = self.ext_words
         n_words = len(words)
 
         def fault(code, pc, reason=""):
@@ -151,12 +151,12 @@ class Machine:
 
         pc = 0
         while True:
-            if pc >= isa.IMEM_DEPTH:
+            if pc >= depth:
                 cyc += 1                                # the FETCH that finds no instruction
                 raise fault(isa.ERR_PC, pc)
-            cyc += isa.ISSUE_CYCLES
+            cyc += cfg.issue_cycles
             # the host clears the instruction memory: past the program the word is 0
-            ins, bad, busy, extra = _prepare(words[pc] if pc < n_words else 0, ext_words)
+            ins, bad, busy, extra = _prepare(words[pc] if pc < n_words else 0, cfg)
             if bad:
                 raise fault(bad[0], pc, bad[2] if ins is None else f"{ins.op} {bad[2]}")
             op = ins.op

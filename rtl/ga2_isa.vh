@@ -2,16 +2,11 @@
 `ifndef GA2_ISA_VH
 `define GA2_ISA_VH
 
-// sizes
+// encoding widths
 `define GA2_INSTR_W 128
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
-`define GA2_SP_WORDS 4096
-`define GA2_IMEM_DEPTH 1024
-`define GA2_EXT_DEFAULT 4096
-`define GA2_ARRAY 4
-`define GA2_SM_MAX_LEN 64
 
 // opcodes
 `define GA2_OP_LD 4'd1
@@ -77,10 +72,5 @@
 `define GA2_ERR_EXT_RANGE 3'd3
 `define GA2_ERR_SHAPE 3'd4
 `define GA2_ERR_PC 3'd5
-
-// timing contract constants (docs/isa.md)
-`define GA2_ISSUE_CYCLES 2
-`define GA2_MM_FILL 7
-`define GA2_SM_DIV_CYCLES 34
 
 `endif

@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // ga2_top: the GA-2 chip: sequencer, fault checks, counters, units and scratchpad.
 //
 // Sequencer (one instruction at a time, docs/isa.md timing contract):
@@ -15,9 +16,9 @@
 // Units are started by a one-cycle start pulse and report busy/last, so a later issue
 // logic could overlap them; in version 1 EXEC waits for the running unit's last cycle.
 module ga2_top #(
-  parameter EXT_WORDS  = 4096,
-  parameter IMEM_DEPTH = 1024,
-  parameter SP_WORDS   = 4096
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS
 ) (
   input  wire         clk,
   input  wire         rst,

@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
 //
 // Timing (cycle c = 0 is the first busy cycle after start; busy exactly K + 7 + M*N):

@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
 // S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64. Busy exactly 2*(len+1) + 34*len:
 //  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum;

@@ -16,14 +16,14 @@ SIMS = ("icarus", "verilator")
 
 @pytest.fixture(scope="session")
 def built():
-    """built(sim, ext=None) -> build dir, building on first use."""
+    """built(sim, cfg=None) -> build dir, building on first use."""
     from tools.sim import hw
     cache = {}
 
-    def get(sim, ext=None):
-        key = (sim, ext)
+    def get(sim, cfg=None):
+        key = (sim, cfg)
         if key not in cache:
-            cache[key] = hw.build(sim, ext=ext)
+            cache[key] = hw.build(sim, cfg=cfg)
         return cache[key]
     return get
 

@@ -17,7 +17,6 @@ import json
 import os
 import sys
 
-os.environ.setdefault("GA2_EXT", "8192")
 from tools import ROOT  # noqa: E402
 
 from model import batch, isa  # noqa: E402

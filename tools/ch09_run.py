@@ -20,14 +20,14 @@ import os
 import sys
 import time
 
-os.environ["GA2_EXT"] = "8192"          # chapter 9's external memory, before anything reads it
 from tools import ROOT  # noqa: E402
 
 from model import batch, isa  # noqa: E402
 from model.machine import Machine  # noqa: E402
 
-EXT = batch.EXT
-PEAK_MAC = isa.ARRAY * isa.ARRAY        # 16 MAC/cycle
+CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
+EXT = CFG.ext_words
+PEAK_MAC = CFG.array * CFG.array        # 16 MAC/cycle
 MEM_WORDS = 1                           # 1 word/cycle
 SEED = 1
 OUT = os.path.join(ROOT, "out")
@@ -42,7 +42,7 @@ def steps(seed=SEED):
         P = batch.rq_params(ex)
         seqs = list(range(B))
         img = batch.ext_image(ex)
-        m = Machine(ext=EXT)
+        m = Machine(CFG)
         for t in range(1, 16):
             img = m.run(batch.program(seqs, [t] * B, P), img).ext
         out.append((f"B={B}", seqs, [16] * B, batch.program(seqs, [16] * B, P), img, ex))
@@ -50,7 +50,7 @@ def steps(seed=SEED):
     ex = batch.make_batch(len(ts), max(ts), seed)
     P = batch.rq_params(ex)
     img = batch.ext_image(ex)
-    m = Machine(ext=EXT)
+    m = Machine(CFG)
     for b, T in enumerate(ts):
         for t in range(1, T):
             img = m.run(batch.program([b], [t], P), img).ext
@@ -69,10 +69,10 @@ class _ModelResult:
 def run_on(sim, jobs, model_only):
     """Results per job (one program each): the circuit through hw.run, or the Machine."""
     if model_only:
-        m = Machine(ext=EXT)
+        m = Machine(CFG)
         return [[_ModelResult(m.run(p, img)) for p, img in job] for job in jobs]
     from tools.sim import hw
-    return hw.run(sim, jobs, ext=EXT)
+    return hw.run(sim, jobs, cfg=CFG)
 
 
 def check_outputs(step, res):

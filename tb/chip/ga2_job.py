@@ -23,15 +23,16 @@ async def run_job(dut):
     """Every program of the job equals the reference (ext, counters, done/error, trace)."""
     with open(os.environ["GA2_JOB"], "rb") as f:
         job = pickle.load(f)
-    ext_words = int(job["ext"])
+    cfg = job["cfg"]
+    ext_words = cfg.ext_words
     run_dir = Path.cwd()
-    machine = Machine(ext_words)
+    machine = Machine(cfg)
     records, failures, n = [], [], 0
     await Timer(1, units="ns")
     for j, progs in enumerate(job["jobs"]):
         out = []
         for p, (words, image) in enumerate(progs):
-            hw.write_hex_inputs(run_dir, words, image)
+            hw.write_hex_inputs(run_dir, words, image, cfg.imem_depth)
             n += 1
             tag = n & 0xFFFF
             dut.req.value = tag

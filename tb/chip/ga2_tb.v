@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_cfg.vh"
 // ga2_tb: co-simulation wrapper of ga2_top (the cocotb toplevel, also usable alone).
 //
 // Holds the clock (always #5), reset, the instruction memory (IMEM_DEPTH x 128) and the
@@ -16,9 +17,9 @@
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
 module ga2_tb #(
-  parameter EXT_WORDS  = 4096,
-  parameter IMEM_DEPTH = 1024,
-  parameter SP_WORDS   = 4096
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS
 ) (
   input  wire [15:0] req /*verilator public_flat_rw*/,      // bumped by the host: run the program in imem.hex/ext_in.hex
   output reg  [15:0] ack /*verilator public_flat_rw*/,      // = req once the program's results are on disk

@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_cfg.vh"
 // mut_rtl_tb: the RTL mutation suite's bench (tools/mutation/rtl/suite.py writes its inputs).
 //
 // One simulator process judges one mutant, fail-fast: it stops at the first check that
@@ -22,8 +23,8 @@
 // with one cycle of latency (read-first), like tb/chip/ga2_tb.v.
 module mut_rtl_tb #(
   parameter EXT_WORDS  = 8192,
-  parameter IMEM_DEPTH = 1024,
-  parameter SP_WORDS   = 4096,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter MAX_TRACE  = 2048,
   parameter MAX_VEC    = 4096,
   parameter DV_LAT     = 32       // divu: cycles from the start pulse to done (its WIDTH)

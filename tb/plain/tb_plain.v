@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_cfg.vh"
 // tb_plain: a plain Verilog bench of ga2_top (no cocotb), for quick checks and for the
 // "plain Verilog" simulation-speed figure. Runs on Icarus and on Verilator --binary.
 //
@@ -14,9 +15,9 @@
 // instret=.. timeout=.." per run and writes the external memory after the last run.
 // Memories: synchronous read with one cycle of latency, like the cocotb wrapper.
 module tb_plain #(
-  parameter EXT_WORDS  = 4096,
-  parameter IMEM_DEPTH = 1024,
-  parameter SP_WORDS   = 4096
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS
 );
   reg clk = 1'b0;
   always #5 clk = ~clk;

@@ -17,7 +17,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Edge, Timer
 
-from model import isa
+from model import config, isa
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
 
@@ -111,7 +111,7 @@ async def test_mm_tiles(dut):
         what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} A={A0} B={B0} C={C0}"
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
-        busy = K + isa.MM_FILL + M * N
+        busy = K + config.DEFAULT.mm_fill + M * N
         assert out["busy_cycles"] == busy, f"{what}: busy {out['busy_cycles']} vs {busy}"
         assert out["last_cycle"] == busy - 1, what
         assert out["n_writes"] == M * N, what
@@ -149,7 +149,7 @@ async def test_softmax(dut):
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, (f"SM len={n} x={x[:8]}..: mem[{diff[0]}] = {out['mem'][diff[0]]} "
                                 f"vs {expect[diff[0]]}")
-        busy = 2 * (n + 1) + isa.SM_DIV_CYCLES * n
+        busy = 2 * (n + 1) + config.DEFAULT.sm_div_cycles * n
         assert out["busy_cycles"] == busy, f"SM len={n}: busy {out['busy_cycles']} vs {busy}"
         assert out["n_writes"] == n
         assert out["last_read"] < out["first_write"], f"SM len={n}: a read after a write"

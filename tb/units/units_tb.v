@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // units_tb: unit-level wrapper (cocotb toplevel of tb/units/units_job.py) around the GA-2
 // units that have clean ports: mm_ctrl (systolic array), softmax, vec_rq, requant and
 // divu, with a behavioural scratchpad (MEM_WORDS x 32, 8 synchronous read ports with an

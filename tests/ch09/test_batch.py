@@ -119,7 +119,7 @@ def test_int_reference_matches_the_chip_reference_alone():
     from model.machine import Machine
     ex = batch.make_batch(2, 7, 11)
     P = batch.rq_params(ex)
-    m, img = Machine(ext=batch.EXT), batch.ext_image(ex)
+    m, img = Machine(batch.CFG), batch.ext_image(ex)
     for t in range(1, 8):
         img = m.run(batch.program([1], [t], P), img).ext
         assert batch.outputs(img, [1])[1] == batch.int_reference(ex, 1, t)
@@ -131,7 +131,7 @@ def test_check_catches_a_broken_builder(monkeypatch):
 
     def swapped(seqs, ts, P):
         prog = real(seqs, ts, P)
-        return [isa.build("ST", ext=batch.EXT, src=i.src, dst=batch.EXT_OUT + 16 * (3 - (i.dst - batch.EXT_OUT) // 16),
+        return [isa.build("ST", cfg=batch.CFG, src=i.src, dst=batch.EXT_OUT + 16 * (3 - (i.dst - batch.EXT_OUT) // 16),
                           len=16) if i.op == "ST" and i.dst >= batch.EXT_OUT else i for i in prog]
     monkeypatch.setattr(batch, "program", swapped)
     assert batch.check_batching(batches=(2,), lengths=(2,), seeds=(1,), ragged=False)

@@ -3,12 +3,9 @@ ragged batch 3, 9, 1, 14) on Icarus and on Verilator, one hw.run call per simula
 Every program must match the reference (memory, trace, all five counters), each
 sequence's output must equal the plain-Python int_reference, and the cycle counts must
 equal the timing contract (cycle_counts)."""
-import os
-import sys
 
 import pytest
 
-os.environ["GA2_EXT"] = "8192"
 from tools import ch09_run  # noqa: E402
 from model import batch, isa  # noqa: E402
 from tools.sim import hw  # noqa: E402
@@ -23,7 +20,7 @@ def steps():
 def test_five_batched_steps_on_the_circuit(sim, steps):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
-    res = hw.run(sim, [[(st[3], st[4])] for st in steps], ext=batch.EXT)
+    res = hw.run(sim, [[(st[3], st[4])] for st in steps], cfg=batch.CFG)
     assert len(res) == 5 and all(len(job) == 1 for job in res)
     for st, (r,) in zip(steps, res):
         label, seqs, ts, prog, _, ex = st

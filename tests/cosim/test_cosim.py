@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from model import isa
+from model import config, isa
 from model.machine import Result
 from tools.sim import hw
 from tools.gen import progen
@@ -56,15 +56,15 @@ def test_random_programs(sim, batch):
 
 def test_small_ext_memory_edges():
     """A 64-word external memory (Icarus; cheap build): transfers hit its last word often."""
-    pairs = progen.random_programs(77, 40, ext=64)
-    res = hw.run_programs("icarus", pairs, ext=64)
+    pairs = progen.random_programs(77, 40, cfg=config.DEFAULT.replace(ext_words=64))
+    res = hw.run_programs("icarus", pairs, cfg=config.DEFAULT.replace(ext_words=64))
     assert all(p.ok for p in res), _report(res, pairs)
     assert all(p.ext.size == 64 for p in res)
 
 
 def test_scratchpad_persists_between_programs(sim):
     """Program 2 stores what program 1 left in the scratchpad (start does not clear it)."""
-    ext = isa.ext_size()
+    ext = config.DEFAULT.ext_words
     data = np.arange(-20, 20)
     p1 = [isa.build("LD", dst=3000, src=0, len=40), isa.build("HALT")]
     p2 = [isa.build("ST", src=3000, dst=100, len=40), isa.build("HALT")]
@@ -175,8 +175,8 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="sim must be"):
         hw.run("modelsim", [[]])
     with pytest.raises(ValueError, match="larger than external memory"):
-        hw.run("icarus", [[([isa.build("HALT")], np.zeros(isa.ext_size() + 1))]])
+        hw.run("icarus", [[([isa.build("HALT")], np.zeros(config.DEFAULT.ext_words + 1))]])
     with pytest.raises(ValueError, match="exceed"):
-        hw.run("icarus", [[([isa.build("HALT")] * (isa.IMEM_DEPTH + 1), None)]])
+        hw.run("icarus", [[([isa.build("HALT")] * (config.DEFAULT.imem_depth + 1), None)]])
     with pytest.raises(ValueError, match="expected \\(prog, image\\)"):
         hw.run("icarus", [[[isa.build("HALT")]]])

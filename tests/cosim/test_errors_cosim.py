@@ -10,7 +10,7 @@ same job must run correctly.
 import numpy as np
 import pytest
 
-from model import isa
+from model import config, isa
 from model.machine import GA2Error
 from tools.sim import hw
 from tools.gen import progen
@@ -26,7 +26,7 @@ def _counters_at_fault(prog, pc, code):
         tot["cycles"] += isa.cycles(ins)
         tot[isa.UNIT[ins.op]] += isa.busy_cycles(ins)
         tot["instret"] += 1
-    tot["cycles"] += 1 if code == isa.ERR_PC else isa.ISSUE_CYCLES
+    tot["cycles"] += 1 if code == isa.ERR_PC else config.DEFAULT.issue_cycles
     return isa.Counters(**tot)
 
 
@@ -46,7 +46,7 @@ def test_bad_programs(sim):
         assert r_bad.done and r_bad.error and not r_bad.timeout, where
         assert (r_bad.error_code, r_bad.error_pc) == (bad.code, bad.pc), where
         assert tuple(r_bad.counters) == tuple(_counters_at_fault(bad.prog, bad.pc, bad.code)), where
-        assert len(r_bad.trace) == min(bad.pc, isa.IMEM_DEPTH), where
+        assert len(r_bad.trace) == min(bad.pc, config.DEFAULT.imem_depth), where
         if bad.ext_range:
             lo, n = bad.ext_range
             # the prefix only writes ext[0:32]; the faulting instruction's range is past it

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model import isa
+from model import config, isa
 from tools.sim import hw
 
 from tools import ROOT  # noqa: E402
@@ -62,14 +62,14 @@ def test_unit(sim, testcase):
 
 def test_dma_lengths_and_ends(sim):
     """LD/ST of every length 1..64, at the start and the end of ext and the scratchpad."""
-    ext = isa.ext_size()
+    ext = config.DEFAULT.ext_words
     rng = np.random.default_rng(11)
     image = rng.integers(-(1 << 31), 1 << 31, size=ext)
     pairs = []
     for n in range(1, 65):
         # scratchpad end <- ext end, then scratchpad end -> ext start; then the reverse
-        prog = [isa.build("LD", dst=isa.SP_WORDS - n, src=ext - n, len=n),
-                isa.build("ST", src=isa.SP_WORDS - n, dst=0, len=n),
+        prog = [isa.build("LD", dst=config.DEFAULT.sp_words - n, src=ext - n, len=n),
+                isa.build("ST", src=config.DEFAULT.sp_words - n, dst=0, len=n),
                 isa.build("LD", dst=0, src=n, len=n),
                 isa.build("ST", src=0, dst=ext - n, len=n),
                 isa.build("HALT")]

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from model import isa
+from model import config, isa
 
 # docs/isa.md "Encoding" table, typed in independently
 DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
@@ -36,7 +36,7 @@ def doc_encode(op, fields):
 def test_tables_match_docs():
     assert isa.OPCODES == DOC_CODES
     assert {op: list(f) for op, f in isa.FIELDS.items()} == DOC_FIELDS
-    assert (isa.SP_WORDS, isa.IMEM_DEPTH, isa.INSTR_W, isa.ARRAY, isa.SM_MAX_LEN) == \
+    assert (config.DEFAULT.sp_words, config.DEFAULT.imem_depth, isa.INSTR_W, config.DEFAULT.array, config.DEFAULT.sm_max_len) == \
         (4096, 1024, 128, 4, 64)
 
 
@@ -166,10 +166,10 @@ FAULTS = [
 @pytest.mark.parametrize("op, fields, field, code", FAULTS)
 def test_build_rejects_faults(op, fields, field, code):
     with pytest.raises(ValueError, match=rf"^{op}: field {field}: .*code {code}\)$"):
-        isa.build(op, ext=4096, **fields)
+        isa.build(op, cfg=config.DEFAULT, **fields)
     # raw() builds it, and check() reports the same code and field
     ins = isa.raw(op, **fields)
-    assert isa.check(ins, 4096)[:2] == (code, field)
+    assert isa.check(ins, config.DEFAULT)[:2] == (code, field)
 
 
 @pytest.mark.parametrize("op, fields", [
@@ -187,42 +187,23 @@ def test_build_rejects_faults(op, fields, field, code):
     ("HALT", dict()),
 ])
 def test_build_accepts_edges(op, fields):
-    ins = isa.build(op, ext=4096, **fields)
-    assert isa.check(ins, 4096) is None
+    ins = isa.build(op, cfg=config.DEFAULT, **fields)
+    assert isa.check(ins, config.DEFAULT) is None
 
 
-def test_build_external_size(monkeypatch):
+def test_build_external_size():
+    small = config.DEFAULT.replace(ext_words=100)
     with pytest.raises(ValueError, match=r"^LD: field src: .*external size 100"):
-        isa.build("LD", ext=100, dst=0, src=90, len=11)
-    assert isa.build("LD", ext=100, dst=0, src=90, len=10).len == 10
-    monkeypatch.delenv("GA2_EXT", raising=False)
+        isa.build("LD", cfg=small, dst=0, src=90, len=11)
+    assert isa.build("LD", cfg=small, dst=0, src=90, len=10).len == 10
+    # the default chip has 4096 external words; chapter 9's has 8192
     with pytest.raises(ValueError, match=r"^ST: field dst"):
         isa.build("ST", src=0, dst=5000, len=1)
-    monkeypatch.setenv("GA2_EXT", "8192")
-    assert isa.build("ST", src=0, dst=5000, len=1).dst == 5000
-    assert isa.build("LD", dst=0, src=8191, len=1).src == 8191
+    big = config.CH09
+    assert isa.build("ST", cfg=big, src=0, dst=5000, len=1).dst == 5000
+    assert isa.build("LD", cfg=big, dst=0, src=8191, len=1).src == 8191
     with pytest.raises(ValueError, match=r"^LD: field src"):
-        isa.build("LD", dst=0, src=8191, len=2)
-
-
-# ---------------------------------------------------------------- ext_size
-@pytest.mark.parametrize("value, want", [
-    (None, 4096), ("", 4096), ("8192", 8192), ("0x2000", 8192), ("1", 1), ("65536", 65536)])
-def test_ext_size(monkeypatch, value, want):
-    if value is None:
-        monkeypatch.delenv("GA2_EXT", raising=False)
-    else:
-        monkeypatch.setenv("GA2_EXT", value)
-    assert isa.ext_size() == want
-
-
-@pytest.mark.parametrize("value, msg", [
-    ("abc", "not an integer"), ("8k", "not an integer"), ("0", "outside 1..65536"),
-    ("-5", "outside"), ("65537", "outside")])
-def test_ext_size_bad(monkeypatch, value, msg):
-    monkeypatch.setenv("GA2_EXT", value)
-    with pytest.raises(ValueError, match=f"GA2_EXT.*{msg}"):
-        isa.ext_size()
+        isa.build("LD", cfg=big, dst=0, src=8191, len=2)
 
 
 # ---------------------------------------------------------------- decode errors, disasm

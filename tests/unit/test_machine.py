@@ -9,20 +9,15 @@ import random
 import numpy as np
 import pytest
 
-from model import isa
+from model import config, isa
 from model.machine import GA2Error, Machine
 from model.softmax_gold import softmax_fixed
 
 EXT = 4096
 
 
-@pytest.fixture(autouse=True)
-def _no_ga2_ext(monkeypatch):
-    monkeypatch.delenv("GA2_EXT", raising=False)
-
-
 def B(op, **f):
-    return isa.build(op, ext=EXT, **f)
+    return isa.build(op, cfg=config.DEFAULT.replace(ext_words=EXT), **f)
 
 
 HALT = isa.build("HALT")
@@ -125,7 +120,7 @@ def doc_counters(prog):
 # ---------------------------------------------------------------- LD / ST
 def test_ld_st_values_and_wrap():
     img = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, 2 ** 31, 2 ** 32 + 5, 0x1FF]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=100, src=0, len=9), B("ST", src=100, dst=200, len=9), HALT], img)
     want = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, -2 ** 31, 5, 0x1FF]
     assert list(r.sp[100:109]) == want
@@ -140,10 +135,10 @@ def test_ld_st_values_and_wrap():
 @pytest.mark.parametrize("ext_words", [4096, 8192, 100])
 def test_ld_st_last_words_of_both_memories(ext_words):
     img = [0] * (ext_words - 3) + [7, -8, 9]
-    m = Machine(ext=ext_words)
-    prog = [isa.build("LD", ext=ext_words, dst=4093, src=ext_words - 3, len=3),
-            isa.build("ST", ext=ext_words, src=4093, dst=ext_words - 1, len=1),
-            isa.build("ST", ext=ext_words, src=4095, dst=0, len=1), HALT]
+    m = Machine(config.DEFAULT.replace(ext_words=ext_words))
+    prog = [isa.build("LD", cfg=config.DEFAULT.replace(ext_words=ext_words), dst=4093, src=ext_words - 3, len=3),
+            isa.build("ST", cfg=config.DEFAULT.replace(ext_words=ext_words), src=4093, dst=ext_words - 1, len=1),
+            isa.build("ST", cfg=config.DEFAULT.replace(ext_words=ext_words), src=4095, dst=0, len=1), HALT]
     r = m.run(prog, img)
     assert list(r.sp[4093:]) == [7, -8, 9]
     assert r.ext[ext_words - 1] == 7 and r.ext[0] == 9
@@ -153,19 +148,24 @@ def test_ld_st_last_words_of_both_memories(ext_words):
 def test_machine_rejects_bad_setup():
     for bad in (0, 65537):
         with pytest.raises(ValueError, match="ext"):
-            Machine(ext=bad)
-    m = Machine(ext=10)
+            Machine(config.DEFAULT.replace(ext_words=bad))
+    m = Machine(config.DEFAULT.replace(ext_words=10))
     with pytest.raises(ValueError, match="larger than external memory"):
         m.run([HALT], [0] * 11)
     with pytest.raises(ValueError, match="exceeds instruction memory"):
         m.run([HALT] * 1025)
 
 
-def test_machine_ext_from_env(monkeypatch):
-    monkeypatch.setenv("GA2_EXT", "8192")
-    assert Machine().ext_words == 8192
-    monkeypatch.delenv("GA2_EXT")
-    assert Machine().ext_words == 4096
+def test_machine_takes_its_sizes_from_the_config():
+    assert Machine().ext_words == 4096 and Machine().sp.size == 4096
+    m = Machine(config.CH09)
+    assert m.ext_words == 8192 and m.sp.size == 4096
+    small = Machine(config.DEFAULT.replace(sp_words=64, imem_depth=4))
+    assert small.sp.size == 64
+    with pytest.raises(ValueError, match="exceeds instruction memory"):
+        small.run([HALT] * 5)
+    with pytest.raises(ValueError, match="Config"):
+        Machine("8192")
 
 
 # ---------------------------------------------------------------- MM
@@ -193,7 +193,7 @@ def run_mm_case(rng, M, N, K, tb, lda, ldb, ldc, dst=2000, A=0, Bb=1000):
     img += [0x5A5A5A5A] * 64                          # sentinel for the output region
     f = dict(dst=dst, A=A, B=Bb, M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
     prog = [B("LD", dst=0, src=0, len=2064), B("MM", **f), HALT]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run(prog, img)
     before = [w32(v) for v in img] + [0] * (4096 - len(img))
     want = list(before)
@@ -220,7 +220,7 @@ def test_mm_every_shape(M, N, tb):
 def test_mm_hand_2x2():
     # A = [[1,2],[3,4]] (rows), B = [[5,6],[7,8]] -> [[19,22],[43,50]]
     img = [1, 2, 3, 4, 5, 6, 7, 8]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=0, src=0, len=8),
                B("MM", dst=10, A=0, B=4, M=2, K=2, N=2, tb=0, lda=2, ldb=2, ldc=2), HALT], img)
     assert list(r.sp[10:14]) == [19, 22, 43, 50]
@@ -258,7 +258,7 @@ def test_mm_reads_all_operands_before_writing():
 # ---------------------------------------------------------------- RQ
 def test_rq_hand_values():
     img = [3, -3, 255, -257, 2 ** 31 - 1, -2 ** 31, 1, -1, 0x180]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=0, src=0, len=9), B("RQ", dst=20, src=0, len=9, m=1, s=1),
                B("RQ", dst=40, src=0, len=9, m=3, s=0), B("ST", src=20, dst=100, len=9), HALT], img)
     # /2 rounded half up: 1.5->2, -1.5->-1, 127.5->127(sat), -128.5->-128, huge->127, -2^30->-128,
@@ -272,7 +272,7 @@ def test_rq_hand_values():
 
 def test_rq_large_products():
     img = [2 ** 31 - 1, -2 ** 31, 10 ** 6, -10 ** 6]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=0, src=0, len=4), B("RQ", dst=10, src=0, len=4, m=65535, s=46),
                B("RQ", dst=20, src=2, len=2, m=20000, s=30),
                B("RQ", dst=30, src=0, len=2, m=65535, s=63), HALT], img)
@@ -283,7 +283,7 @@ def test_rq_large_products():
 
 def test_rq_overlap_dst_after_src_is_sequential():
     # dst = src + 1, m=1, s=1: each element halves the one just written
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=10, src=0, len=5), B("RQ", dst=11, src=10, len=5, m=1, s=1), HALT],
               [100, 1, 2, 3, 4])
     # sp[11] = 50, sp[12] = 25, sp[13] = 12.5 -> 13, sp[14] = 6.5 -> 7, sp[15] = 3.5 -> 4
@@ -292,7 +292,7 @@ def test_rq_overlap_dst_after_src_is_sequential():
 
 def test_rq_overlap_dst_before_src():
     # dst = src - 1: each element reads a word not yet overwritten
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=10, src=0, len=4), B("RQ", dst=9, src=10, len=4, m=1, s=1), HALT],
               [10, 20, 30, 40])
     assert list(r.sp[9:14]) == [5, 10, 15, 20, 40]
@@ -305,7 +305,7 @@ def test_rq_overlap_sequential_reference(shift):
     img = [rng.randint(-2 ** 31, 2 ** 31 - 1) for _ in range(20)]
     src, n, mm, ss = 100, 20, rng.randint(1, 65535), rng.randint(20, 40)
     img[0] = 2 ** 31 - 1                     # the first result differs from what it overwrites
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=src, src=0, len=n), B("RQ", dst=src + shift, src=src, len=n, m=mm, s=ss),
                HALT], img)
     sp = [0] * 4096
@@ -318,7 +318,7 @@ def test_rq_overlap_sequential_reference(shift):
 # ---------------------------------------------------------------- SM
 def test_sm_against_softmax_fixed():
     rng = random.Random(4)
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     for n in (1, 2, 3, 17, 64):
         raw = [rng.randint(-128, 127) for _ in range(n)]
         img = [v + 256 * rng.randint(-5, 5) for v in raw]      # high bits ignored (s8)
@@ -330,7 +330,7 @@ def test_sm_against_softmax_fixed():
 
 
 def test_sm_hand_case():
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=0, src=0, len=3), B("SM", dst=0, src=0, len=3), HALT], [16, 0, 0])
     assert list(r.sp[:3]) == [37756, 13889, 13889]
 
@@ -338,7 +338,7 @@ def test_sm_hand_case():
 # ---------------------------------------------------------------- faults
 def fault_case(prog, img=(), pre=None, ext_words=EXT):
     """Run prog; return (GA2Error, sp before, ext image)."""
-    m = Machine(ext=ext_words)
+    m = Machine(config.DEFAULT.replace(ext_words=ext_words))
     if pre:
         m.run(pre, img)
     before = m.sp.copy()
@@ -351,7 +351,7 @@ def cost(ins):
     return 2 + doc_busy(ins.op, ins.fields())
 
 
-LD8 = isa.build("LD", ext=EXT, dst=0, src=0, len=8)
+LD8 = isa.build("LD", cfg=config.DEFAULT.replace(ext_words=EXT), dst=0, src=0, len=8)
 SEED_IMG = list(range(1, 65))
 
 
@@ -405,7 +405,7 @@ def test_errors_2_3_4_no_write_and_counters(bad, code):
     img = [v * 3 + 1 for v in range(4096)]
     ok = B("ST", src=0, dst=3000, len=4)
     prog = [ok, bad, HALT]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     m.run(pre, img)
     sp_before = m.sp.copy()
     with pytest.raises(GA2Error) as ei:
@@ -422,7 +422,7 @@ def test_errors_2_3_4_no_write_and_counters(bad, code):
 
 
 def test_error_3_small_external_memory():
-    m = Machine(ext=100)
+    m = Machine(config.DEFAULT.replace(ext_words=100))
     with pytest.raises(GA2Error) as ei:
         m.run([isa.raw("ST", src=0, dst=99, len=2), HALT], [5] * 100)
     assert (ei.value.code, ei.value.pc) == (3, 0)
@@ -442,7 +442,7 @@ def test_error_priority():
 
 def test_error_5_ran_past_instruction_memory():
     prog = [B("LD", dst=x, src=x, len=1) for x in range(1024)]
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     with pytest.raises(GA2Error) as ei:
         m.run(prog, list(range(100, 1124)))
     e = ei.value
@@ -462,7 +462,7 @@ def test_error_5_only_when_instruction_memory_is_full():
 
 
 def test_next_program_runs_normally_after_a_fault():
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     with pytest.raises(GA2Error):
         m.run([LD8, isa.raw("SM", dst=0, src=0, len=0)], SEED_IMG)
     r = m.run([B("ST", src=0, dst=500, len=8), HALT], [0] * 10)
@@ -472,12 +472,12 @@ def test_next_program_runs_normally_after_a_fault():
 
 # ---------------------------------------------------------------- persistence and trace
 def test_scratchpad_persists_across_runs():
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     m.run([B("LD", dst=4000, src=0, len=3), HALT], [11, -22, 33])
     r = m.run([B("ST", src=4000, dst=0, len=3), HALT])        # empty image
     assert list(r.ext[:3]) == [11, -22, 33]
     assert list(m.sp[4000:4003]) == [11, -22, 33]
-    assert Machine(ext=EXT).run([B("ST", src=4000, dst=0, len=3), HALT]).ext[:3].tolist() == [0, 0, 0]
+    assert Machine(config.DEFAULT.replace(ext_words=EXT)).run([B("ST", src=4000, dst=0, len=3), HALT]).ext[:3].tolist() == [0, 0, 0]
 
 
 def test_trace_cycles():
@@ -486,7 +486,7 @@ def test_trace_cycles():
             B("RQ", dst=200, src=100, len=6, m=100, s=9),
             B("SM", dst=300, src=200, len=6),
             B("ST", src=300, dst=50, len=6), HALT]
-    r = Machine(ext=EXT).run(prog, list(range(-8, 8)))
+    r = Machine(config.DEFAULT.replace(ext_words=EXT)).run(prog, list(range(-8, 8)))
     c = [2 + 17, 2 + 4 + 7 + 6, 2 + 7, 2 + 14 + 204, 2 + 7, 2]
     acc, want = 0, []
     for pc, x in enumerate(c):
@@ -505,7 +505,7 @@ def random_program(rng, n, ext_words=EXT):
             ln = rng.randint(1, 80)
             spa, exa = rng.randint(0, 4096 - ln), rng.randint(0, ext_words - ln)
             f = dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)
-            prog.append(isa.build(op, ext=ext_words, len=ln, **f))
+            prog.append(isa.build(op, cfg=config.DEFAULT.replace(ext_words=ext_words), len=ln, **f))
         elif op == "MM":
             M, N, K, tb = rng.randint(1, 4), rng.randint(1, 4), rng.choice([1, 2, 5, 16, 40]), rng.randint(0, 1)
             lda, ldb, ldc = rng.randint(0, 50), rng.randint(0, 50), rng.randint(0, 6)
@@ -517,22 +517,22 @@ def random_program(rng, n, ext_words=EXT):
                 ra, rb = (M - 1) + K - 1, ((N - 1) + K - 1)
             f = dict(A=rng.randint(0, 4095 - ra), B=rng.randint(0, 4095 - rb),
                      dst=rng.randint(0, 4095 - rc), M=M, N=N, K=K, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
-            prog.append(isa.build("MM", ext=ext_words, **f))
+            prog.append(isa.build("MM", cfg=config.DEFAULT.replace(ext_words=ext_words), **f))
         elif op == "RQ":
             ln = rng.randint(1, 64)
-            prog.append(isa.build("RQ", ext=ext_words, dst=rng.randint(0, 4096 - ln),
+            prog.append(isa.build("RQ", cfg=config.DEFAULT.replace(ext_words=ext_words), dst=rng.randint(0, 4096 - ln),
                                   src=rng.randint(0, 4096 - ln), len=ln,
                                   m=rng.randint(0, 65535), s=rng.randint(0, 63)))
         else:
             ln = rng.randint(1, 64)
-            prog.append(isa.build("SM", ext=ext_words, dst=rng.randint(0, 4096 - ln),
+            prog.append(isa.build("SM", cfg=config.DEFAULT.replace(ext_words=ext_words), dst=rng.randint(0, 4096 - ln),
                                   src=rng.randint(0, 4096 - ln), len=ln))
     return prog + [HALT]
 
 
 def test_random_programs_against_list_interpreter_and_cycle_counts():
     rng = random.Random(1234)
-    m = Machine(ext=EXT)
+    m = Machine(config.DEFAULT.replace(ext_words=EXT))
     for t in range(300):
         # dense images near the addresses programs use
         img = [rng.randint(-2 ** 31, 2 ** 31 - 1) if rng.random() < 0.3 else rng.randint(-128, 127)
@@ -549,7 +549,7 @@ def test_random_programs_against_list_interpreter_and_cycle_counts():
         assert r.trace == trace, t
         # words run the same as Instr objects (the persistent scratchpad is reset first)
         if t % 25 == 0:
-            m2 = Machine(ext=EXT)
+            m2 = Machine(config.DEFAULT.replace(ext_words=EXT))
             m2.sp[:] = sp0
             r2 = m2.run(isa.as_words(prog), img)
             assert np.array_equal(r2.sp, r.sp) and r2.trace == r.trace
@@ -562,7 +562,7 @@ def test_random_faulting_programs_counters_up_to_fault():
         bad = rng.choice(BAD)
         k = rng.randint(0, len(prog))
         prog.insert(k, bad[0])
-        m = Machine(ext=EXT)
+        m = Machine(config.DEFAULT.replace(ext_words=EXT))
         with pytest.raises(GA2Error) as ei:
             m.run(prog + [HALT], [1] * 200)
         e = ei.value
@@ -575,12 +575,12 @@ def test_random_faulting_programs_counters_up_to_fault():
 def test_same_word_on_different_external_sizes():
     # the Machine caches decoded words; the external range check depends on ext
     word = isa.encode(isa.raw("LD", dst=0, src=150, len=10))
-    r = Machine(ext=4096).run([word, HALT], [0] * 150 + list(range(10)))
+    r = Machine(config.DEFAULT.replace(ext_words=4096)).run([word, HALT], [0] * 150 + list(range(10)))
     assert list(r.sp[:10]) == list(range(10))
     with pytest.raises(GA2Error) as ei:
-        Machine(ext=100).run([word, HALT])
+        Machine(config.DEFAULT.replace(ext_words=100)).run([word, HALT])
     assert (ei.value.code, ei.value.pc) == (3, 0)
-    r = Machine(ext=160).run([word, HALT], [0] * 150 + list(range(5, 15)))
+    r = Machine(config.DEFAULT.replace(ext_words=160)).run([word, HALT], [0] * 150 + list(range(5, 15)))
     assert list(r.sp[:10]) == list(range(5, 15))
 
 
@@ -588,7 +588,7 @@ def test_repeated_runs_give_identical_results():
     rng = random.Random(77)
     prog = random_program(rng, 40)
     img = [rng.randint(-128, 127) for _ in range(4096)]
-    runs = [Machine(ext=EXT).run(prog, img) for _ in range(3)]
+    runs = [Machine(config.DEFAULT.replace(ext_words=EXT)).run(prog, img) for _ in range(3)]
     for r in runs[1:]:
         assert np.array_equal(r.sp, runs[0].sp) and np.array_equal(r.ext, runs[0].ext)
         assert r.counters == runs[0].counters and r.trace == runs[0].trace

@@ -24,10 +24,11 @@ import sys
 import time
 
 from tools import ROOT  # noqa: E402
-from model import isa  # noqa: E402
+from model import config, isa  # noqa: E402
 from model.machine import Machine  # noqa: E402
 
-EXT = 4096
+CFG = config.DEFAULT
+EXT = CFG.ext_words
 OPS_MIX = ["LD"] * 3 + ["ST"] + ["MM"] * 4 + ["RQ"] * 2 + ["SM"]
 
 
@@ -35,9 +36,9 @@ def random_instr(rng, op):
     """One valid instruction of op with random fields (ext = 4096 words)."""
     if op in ("LD", "ST"):
         n = rng.randint(1, 64)
-        spa, exa = rng.randint(0, isa.SP_WORDS - n), rng.randint(0, EXT - n)
+        spa, exa = rng.randint(0, CFG.sp_words - n), rng.randint(0, EXT - n)
         f = dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)
-        return isa.build(op, ext=EXT, len=n, **f)
+        return isa.build(op, cfg=CFG, len=n, **f)
     if op == "MM":
         M, N, tb = rng.randint(1, 4), rng.randint(1, 4), rng.randint(0, 1)
         K = rng.choice([16, 16, 16, 32, 64, 4, 1])
@@ -46,13 +47,13 @@ def random_instr(rng, op):
         ldc = rng.choice([N, 4, 64])
         ra, rc = (M - 1) * lda + K - 1, (M - 1) * ldc + N - 1
         rb = (N - 1) * ldb + K - 1 if tb else (K - 1) * ldb + N - 1
-        return isa.build("MM", ext=EXT, dst=rng.randint(0, 4095 - rc), A=rng.randint(0, 4095 - ra),
+        return isa.build("MM", cfg=CFG, dst=rng.randint(0, 4095 - rc), A=rng.randint(0, 4095 - ra),
                          B=rng.randint(0, 4095 - rb), M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
     n = rng.randint(1, 64)
-    f = dict(dst=rng.randint(0, isa.SP_WORDS - n), src=rng.randint(0, isa.SP_WORDS - n), len=n)
+    f = dict(dst=rng.randint(0, CFG.sp_words - n), src=rng.randint(0, CFG.sp_words - n), len=n)
     if op == "RQ":
         f.update(m=rng.randint(1 << 14, (1 << 15) - 1), s=rng.randint(10, 30))
-    return isa.build(op, ext=EXT, **f)
+    return isa.build(op, cfg=CFG, **f)
 
 
 def random_program(rng, n, ops=OPS_MIX):
@@ -62,7 +63,7 @@ def random_program(rng, n, ops=OPS_MIX):
 def rate(programs, image):
     """(instructions/s of CPU time, instructions/s of wall time, instructions) running each
     program once. CPU time is the figure to judge: the host is shared, wall time is not ours."""
-    m = Machine(ext=EXT)
+    m = Machine(CFG)
     done = 0
     c0, t0 = time.process_time(), time.perf_counter()
     for prog in programs:
@@ -72,7 +73,7 @@ def rate(programs, image):
 
 def tile_program():
     """100 instructions: 4x4 output tiles of a (16 x 64) @ (64 x 16) product, K = 16 steps."""
-    B = lambda op, **f: isa.build(op, ext=EXT, **f)  # noqa: E731
+    B = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
     prog = [B("LD", dst=0, src=0, len=1024),           # A: 16 rows x 64
             B("LD", dst=1024, src=1024, len=1024)]     # B stored transposed: 16 rows x 64
     tiles = [(i, j) for i in range(4) for j in range(4)]
@@ -129,7 +130,7 @@ def main(argv=None):
     ops = {op: sum(1 for i in prog if i.op == op) for op in ("LD", "MM", "RQ", "HALT")}
     times = []
     for _ in range(30):
-        m = Machine(ext=EXT)
+        m = Machine(CFG)
         t0 = time.process_time()
         res = m.run(prog, image)
         times.append((time.process_time() - t0) * 1e3)

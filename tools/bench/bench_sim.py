@@ -26,7 +26,7 @@ from tools import ROOT  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from model import isa  # noqa: E402
+from model import config, isa  # noqa: E402
 from tools.sim import hw  # noqa: E402
 
 PLAIN_TB = ROOT / "tb" / "plain" / "tb_plain.v"
@@ -36,11 +36,11 @@ DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
 
 def long_program(groups, ext=None):
     """(prog, image): `groups` repetitions of LD, MM, RQ, 4 SM, ST (about 9,900 cycles each)."""
-    ext = isa.ext_size() if ext is None else ext
-    if not 1 <= groups <= (isa.IMEM_DEPTH - 1) // 8:
-        raise ValueError(f"groups must be 1..{(isa.IMEM_DEPTH - 1) // 8}, got {groups}")
+    ext = config.DEFAULT.ext_words if ext is None else ext
+    if not 1 <= groups <= (config.DEFAULT.imem_depth - 1) // 8:
+        raise ValueError(f"groups must be 1..{(config.DEFAULT.imem_depth - 1) // 8}, got {groups}")
     n = min(256, ext)
-    b = lambda op, **f: isa.build(op, ext=ext, **f)  # noqa: E731
+    b = lambda op, **f: isa.build(op, cfg=config.DEFAULT.replace(ext_words=ext), **f)  # noqa: E731
     prog = []
     for g in range(groups):
         prog += [b("LD", dst=0, src=(g * 7) % (ext - n + 1), len=n),
@@ -103,9 +103,9 @@ def run_plain(sim, prog, image, ext, runs=1):
 
 def run_cocotb(sim, prog, image, ext, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds, all ok) of one hw.run call."""
-    hw.build(sim, ext=ext)
+    hw.build(sim, cfg=config.DEFAULT.replace(ext_words=ext))
     t0 = time.perf_counter()
-    res = hw.run_programs(sim, [(prog, image)] * runs, ext=ext, max_cycles=10_000_000)
+    res = hw.run_programs(sim, [(prog, image)] * runs, cfg=config.DEFAULT.replace(ext_words=ext), max_cycles=10_000_000)
     wall = time.perf_counter() - t0
     return sum(int(r.counters.cycles) for r in res), wall, all(r.ok for r in res)
 
@@ -118,7 +118,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=None,
                     help="runs of the program per simulator call (default: 1 Icarus, 8 Verilator)")
     a = ap.parse_args(argv)
-    ext = isa.ext_size()
+    ext = config.DEFAULT.ext_words
     sims = hw.SIMS if a.sim == "both" else (a.sim,)
     rc = 0
     for sim in sims:

@@ -1,13 +1,13 @@
 """Seeded random GA-2 programs for co-simulation: valid ones, and bad ones per error code.
 
-random_program(rng, ext) draws a VALID program (model.isa.build checks every
+random_program(rng, cfg) draws a VALID program (model.isa.build checks every
 instruction) that uses every op with random fields: strides (including 0 and
 overlapping outputs), tb, RQ mantissa/shift from realistic to extreme, SM lengths
 1..64, overlapping RQ src/dst, addresses at both ends of both memories; results are
 stored back to the external memory so the comparison sees them. Images mix int8-range
 and full 32-bit words.
 
-bad_program(rng, code, ext) builds a program that does some writes and then faults
+bad_program(rng, code, cfg) builds a program that does some writes and then faults
 with the given code (1..5); it returns a BadProgram with the expected fault pc and the
 external and scratchpad ranges the faulting instruction would have written (which must
 be unchanged), plus follow_up(), a valid program that stores that scratchpad range.
@@ -16,9 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from model import isa
+from model import config, isa
 
-SP = isa.SP_WORDS
 BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
 
 
@@ -78,12 +77,14 @@ def _len(rng, cap):
     return min(n, cap)
 
 
-def rand_ld(rng, ext, b):
+def rand_ld(rng, cfg, b):
+    ext, SP = cfg.ext_words, cfg.sp_words
     n = _len(rng, min(ext, SP))
     return b("LD", dst=_addr(rng, n, SP), src=_addr(rng, n, ext), len=n)
 
 
-def rand_st(rng, ext, b, src=None, n=None):
+def rand_st(rng, cfg, b, src=None, n=None):
+    ext, SP = cfg.ext_words, cfg.sp_words
     n = _len(rng, min(ext, SP)) if n is None else min(n, ext)
     src = _addr(rng, n, SP) if src is None else src
     return b("ST", src=src, dst=_addr(rng, n, ext), len=n)
@@ -100,7 +101,8 @@ def _stride(rng, minimum):
     return int(rng.integers(0, 4096 // 8))
 
 
-def rand_mm(rng, b):
+def rand_mm(rng, cfg, b):
+    SP = cfg.sp_words
     M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
     r = rng.random()
     K = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.9 else int(rng.integers(1, 256))
@@ -129,7 +131,8 @@ def rand_ms(rng):
             int(rng.choice([0, 1, 2, 15, 16, 31, 32, 47, 48, 62, 63])))
 
 
-def rand_rq(rng, b):
+def rand_rq(rng, cfg, b):
+    SP = cfg.sp_words
     n = _len(rng, 256)
     src = _addr(rng, n, SP)
     if rng.random() < 0.3:                  # overlapping src/dst, ahead or behind
@@ -141,7 +144,8 @@ def rand_rq(rng, b):
     return b("RQ", dst=dst, src=src, len=n, m=m, s=s)
 
 
-def rand_sm(rng, b):
+def rand_sm(rng, cfg, b):
+    SP = cfg.sp_words
     r = rng.random()
     n = int(rng.integers(1, 65)) if r < 0.7 else int(rng.choice([1, 2, 63, 64]))
     src = _addr(rng, n, SP)
@@ -158,13 +162,14 @@ def _span(ins):
     return None
 
 
-def random_program(seed_or_rng, ext=None, n_instr=None):
+def random_program(seed_or_rng, cfg=None, n_instr=None):
     """(prog, image): a valid random program of about n_instr instructions plus HALT."""
     rng = _rng(seed_or_rng)
-    ext = isa.ext_size() if ext is None else int(ext)
+    cfg = config.resolve(cfg)
+    ext, SP = cfg.ext_words, cfg.sp_words
 
     def b(op, **f):
-        return isa.build(op, ext=ext, **f)
+        return isa.build(op, cfg=cfg, **f)
 
     n_instr = int(rng.integers(3, 16)) if n_instr is None else n_instr
     prog = []
@@ -178,29 +183,29 @@ def random_program(seed_or_rng, ext=None, n_instr=None):
     while len(prog) < n_instr:
         op = ops[int(rng.choice(len(ops), p=p))]
         if op == "LD":
-            ins = rand_ld(rng, ext, b)
+            ins = rand_ld(rng, cfg, b)
         elif op == "ST":
-            ins = rand_st(rng, ext, b)
+            ins = rand_st(rng, cfg, b)
         elif op == "MM":
-            ins = rand_mm(rng, b)
+            ins = rand_mm(rng, cfg, b)
         elif op == "RQ":
-            ins = rand_rq(rng, b)
+            ins = rand_rq(rng, cfg, b)
         else:
-            ins = rand_sm(rng, b)
+            ins = rand_sm(rng, cfg, b)
         prog.append(ins)
         span = _span(ins)
         if ins.op != "LD" and span and rng.random() < 0.8:
             first, words = span
-            prog.append(rand_st(rng, ext, b, src=first, n=min(words, ext)))
+            prog.append(rand_st(rng, cfg, b, src=first, n=min(words, ext)))
     prog.append(b("HALT"))
     img = random_image(rng, ext)
     return prog, img
 
 
-def random_programs(seed, n, ext=None):
+def random_programs(seed, n, cfg=None):
     """n (prog, image) pairs from one seed."""
     rng = _rng(seed)
-    return [random_program(rng, ext) for _ in range(n)]
+    return [random_program(rng, cfg) for _ in range(n)]
 
 
 # ------------------------------------------------------------------ bad programs
@@ -212,13 +217,14 @@ def _prefix(rng, ext, b):
             b("ST", src=128, dst=0, len=n)]
 
 
-def bad_program(seed_or_rng, code, ext=None):
+def bad_program(seed_or_rng, code, cfg=None):
     """A BadProgram faulting with `code` (1..5) after some writes."""
     rng = _rng(seed_or_rng)
-    ext = isa.ext_size() if ext is None else int(ext)
+    cfg = config.resolve(cfg)
+    ext, SP = cfg.ext_words, cfg.sp_words
 
     def b(op, **f):
-        return isa.build(op, ext=ext, **f)
+        return isa.build(op, cfg=cfg, **f)
 
     image = random_image(rng, ext)
     prog = _prefix(rng, ext, b)
@@ -270,9 +276,9 @@ def bad_program(seed_or_rng, code, ext=None):
     elif code == isa.ERR_PC:
         # fill the whole instruction memory with valid instructions, no HALT
         filler = [b("LD", dst=500, src=0, len=1), b("ST", src=64, dst=min(200, ext - 1), len=1)]
-        while len(prog) < isa.IMEM_DEPTH:
+        while len(prog) < cfg.imem_depth:
             prog.append(filler[len(prog) % 2])
-        return BadProgram(prog, image, code, isa.IMEM_DEPTH, None, None)
+        return BadProgram(prog, image, code, cfg.imem_depth, None, None)
     else:
         raise ValueError(f"bad_program: code must be 1..5, got {code!r}")
     pc = len(prog) - 1
@@ -280,15 +286,16 @@ def bad_program(seed_or_rng, code, ext=None):
     return BadProgram(prog, image, code, pc, ext_range, sp_range)
 
 
-def follow_up(bad, ext=None):
+def follow_up(bad, cfg=None):
     """A valid program that stores the bad instruction's scratchpad range to ext[0..)."""
-    ext = isa.ext_size() if ext is None else int(ext)
+    cfg = config.resolve(cfg)
+    ext, SP = cfg.ext_words, cfg.sp_words
     prog = []
     if bad.sp_range:
         first, n = bad.sp_range
         n = min(n, ext)
-        prog.append(isa.build("ST", ext=ext, src=first, dst=0, len=n))
-    prog.append(isa.build("MM", ext=ext, dst=1000, A=64, B=80, M=4, K=8, N=4, tb=1, lda=8, ldb=8, ldc=4))
-    prog.append(isa.build("ST", ext=ext, src=1000, dst=min(100, ext - 16), len=16))
-    prog.append(isa.build("HALT", ext=ext))
+        prog.append(isa.build("ST", cfg=cfg, src=first, dst=0, len=n))
+    prog.append(isa.build("MM", cfg=cfg, dst=1000, A=64, B=80, M=4, K=8, N=4, tb=1, lda=8, ldb=8, ldc=4))
+    prog.append(isa.build("ST", cfg=cfg, src=1000, dst=min(100, ext - 16), len=16))
+    prog.append(isa.build("HALT", cfg=cfg))
     return prog, np.zeros(min(ext, 16), dtype=np.int64)

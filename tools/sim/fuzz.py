@@ -11,29 +11,26 @@ first mismatch and its program's disassembly.
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from tools import ROOT  # noqa: E402
-
-from model import isa  # noqa: E402
+from model import config, isa  # noqa: E402
 from tools.sim import hw  # noqa: E402
 from tools.gen import progen  # noqa: E402
 
 CHUNK = 250
 
 
-def fuzz(sim, n, seed, ext=None, chunk=CHUNK, log=print):
+def fuzz(sim, n, seed, cfg=None, chunk=CHUNK, log=print):
     """(ok, programs run, total chip cycles, first mismatch or '') for n programs on sim."""
     if n < 1:
         raise ValueError(f"--n must be >= 1, got {n}")
-    ext = isa.ext_size() if ext is None else ext
-    hw.build(sim, ext=ext)
+    cfg = config.resolve(cfg)
+    hw.build(sim, cfg=cfg)
     done, cycles, bad = 0, 0, ""
     c = 0
     while done < n:
         k = min(chunk, n - done)
-        pairs = progen.random_programs(seed * 1_000_003 + c, k, ext=ext)
-        res = hw.run_programs(sim, pairs, ext=ext)
+        pairs = progen.random_programs(seed * 1_000_003 + c, k, cfg=cfg)
+        res = hw.run_programs(sim, pairs, cfg=cfg)
         for i, (pair, r) in enumerate(zip(pairs, res)):
             cycles += int(r.counters.cycles)
             if not r.ok and not bad:
@@ -52,15 +49,20 @@ def main(argv=None):
     ap.add_argument("--sim", default="both", choices=hw.SIMS + ("both",))
     ap.add_argument("--n", type=int, default=200, help="programs per simulator")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ext", default=None, help="external memory words (default: config.DEFAULT's)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
+    try:
+        cfg = config.parse_ext(a.ext) if a.ext is not None else config.DEFAULT
+    except ValueError as e:
+        ap.error(str(e))
     if a.n < 1:
         ap.error("--n must be >= 1")
     sims = hw.SIMS if a.sim == "both" else (a.sim,)
     rc = 0
     for sim in sims:
         t0 = time.time()
-        ok, n, cyc, bad = fuzz(sim, a.n, a.seed, log=(lambda *_: None) if a.quiet else print)
+        ok, n, cyc, bad = fuzz(sim, a.n, a.seed, cfg=cfg, log=(lambda *_: None) if a.quiet else print)
         wall = time.time() - t0
         if ok:
             print(f"PASS {sim}: {n} programs, {cyc} cycles ({wall:.1f} s wall)")

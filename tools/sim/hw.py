@@ -28,7 +28,7 @@ import numpy as np
 
 from tools import ROOT  # noqa: E402
 
-from model import isa  # noqa: E402
+from model import config, isa  # noqa: E402
 from model.machine import GA2Error, Machine, Result  # noqa: E402
 
 TB_DIR = ROOT / "tb"
@@ -65,15 +65,14 @@ def _check_sim(sim):
         raise ValueError(f"sim must be one of {', '.join(SIMS)}, got {sim!r}")
 
 
-def _ext(ext):
-    n = isa.ext_size() if ext is None else int(ext)
-    if not 1 <= n <= isa.EXT_MAX:
-        raise ValueError(f"ext={n} outside 1..{isa.EXT_MAX}")
-    return n
+def default_build_dir(sim, cfg, waves=False):
+    """build/<sim>-<config name>[-waves]: one directory per parameter set."""
+    return ROOT / "build" / f"{sim}-{cfg.name}{'-waves' if waves else ''}"
 
 
-def default_build_dir(sim, ext, waves=False):
-    return ROOT / "build" / f"{sim}-ext{ext}{'-waves' if waves else ''}"
+def cfg_parameters(cfg):
+    """The wrapper's (and ga2_top's) parameters for cfg."""
+    return {"EXT_WORDS": cfg.ext_words, "SP_WORDS": cfg.sp_words, "IMEM_DEPTH": cfg.imem_depth}
 
 
 @contextlib.contextmanager
@@ -147,7 +146,7 @@ def sources(rtl_dir=None, top_tb=TB_DIR / "chip" / "ga2_tb.v"):
     return rtl + [Path(top_tb)]
 
 
-def build(sim, ext=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
+def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
           srcs=None, parameters=None, public=None):
     """Build the simulation of the chip in its wrapper; returns the build directory.
 
@@ -158,12 +157,12 @@ def build(sim, ext=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
     --public-flat-rw on Verilator.
     """
     _check_sim(sim)
-    ext = _ext(ext)
+    cfg = config.resolve(cfg)
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
-    bdir = Path(build_dir) if build_dir else default_build_dir(sim, ext, waves)
+    bdir = Path(build_dir) if build_dir else default_build_dir(sim, cfg, waves)
     bdir = bdir.resolve()
     srcs = [Path(s).resolve() for s in (srcs if srcs is not None else sources(rtl_dir))]
-    params = {"EXT_WORDS": ext} if parameters is None else dict(parameters)
+    params = cfg_parameters(cfg) if parameters is None else dict(parameters)
     args = list(VERILATOR_ARGS) if sim == "verilator" else []
     if sim == "verilator" and waves:
         args += ["--trace", "--trace-structs"]
@@ -206,7 +205,7 @@ def build(sim, ext=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
 
 
 # ------------------------------------------------------------------ raw results and comparison
-def write_hex_inputs(run_dir, words, image, imem_depth=isa.IMEM_DEPTH):
+def write_hex_inputs(run_dir, words, image, imem_depth):
     """imem.hex (one 128-bit word per line) and ext_in.hex (32-bit words, two's complement)."""
     if len(words) > imem_depth:
         raise ValueError(f"program of {len(words)} instructions exceeds instruction memory ({imem_depth})")
@@ -394,7 +393,8 @@ def ref_from_record(rec):
 
 
 # ------------------------------------------------------------------ run
-def _prepare_jobs(jobs, ext):
+def _prepare_jobs(jobs, cfg):
+    ext, depth = cfg.ext_words, cfg.imem_depth
     out = []
     if not isinstance(jobs, (list, tuple)):
         raise ValueError("jobs must be a list of jobs (each a list of (prog, image) pairs)")
@@ -406,9 +406,9 @@ def _prepare_jobs(jobs, ext):
             except (TypeError, ValueError):
                 raise ValueError(f"job {j} item {p}: expected (prog, image), got {type(pair).__name__}") from None
             words = [int(w) for w in isa.as_words(prog)]
-            if len(words) > isa.IMEM_DEPTH:
+            if len(words) > depth:
                 raise ValueError(f"job {j} program {p}: {len(words)} instructions exceed "
-                                 f"the instruction memory ({isa.IMEM_DEPTH})")
+                                 f"the instruction memory ({depth})")
             img = np.zeros(ext, dtype=np.int64)
             data = np.asarray(image if image is not None else [], dtype=np.int64).ravel()
             if data.size > ext:
@@ -420,7 +420,7 @@ def _prepare_jobs(jobs, ext):
     return out
 
 
-def run(sim, jobs, ext=None, rtl_dir=None, build_dir=None, max_cycles=200000, waves=False,
+def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, waves=False,
         keep=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
@@ -429,17 +429,17 @@ def run(sim, jobs, ext=None, rtl_dir=None, build_dir=None, max_cycles=200000, wa
     on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise).
     """
     _check_sim(sim)
-    ext = _ext(ext)
+    cfg = config.resolve(cfg)
     if int(max_cycles) < 1:
         raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
     waves = waves or os.environ.get("WAVES", "") not in ("", "0")
-    prepared = _prepare_jobs(jobs, ext)
-    bdir = build(sim, ext=ext, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    prepared = _prepare_jobs(jobs, cfg)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
     job_file = run_dir / "job.pkl"
     with open(job_file, "wb") as f:
-        pickle.dump({"ext": ext, "jobs": prepared}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump({"cfg": cfg, "jobs": prepared}, f, protocol=pickle.HIGHEST_PROTOCOL)
     for p in (str(TB_DIR / "chip"), str(ROOT)):
         if p not in sys.path:
             sys.path.insert(0, p)
@@ -453,7 +453,7 @@ def run(sim, jobs, ext=None, rtl_dir=None, build_dir=None, max_cycles=200000, wa
         try:
             r.test(test_module=JOB_MODULE, hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog",
                    build_dir=str(bdir), test_dir=str(run_dir), plusargs=plusargs,
-                   extra_env={"GA2_JOB": str(job_file), "GA2_EXT": str(ext),
+                   extra_env={"GA2_JOB": str(job_file),
                               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         except SystemExit as e:   # a failing cocotb test under pytest; results are still on disk
             failed = str(e)
@@ -486,10 +486,11 @@ def summary(results):
     return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
 
 
-def demo_programs(ext=None):
+def demo_programs(cfg=None):
     """A small fixed set of programs touching every op (LD, MM both layouts, RQ, SM, ST)."""
-    ext = _ext(ext)
-    b = lambda op, **f: isa.build(op, ext=ext, **f)  # noqa: E731
+    cfg = config.resolve(cfg)
+    ext = cfg.ext_words
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
     rng = np.random.default_rng(7)
     image = rng.integers(-128, 128, size=min(ext, 256))
     p1 = [b("LD", dst=0, src=0, len=64),

@@ -20,7 +20,7 @@ import sys
 import time
 
 from tools import ROOT  # noqa: E402
-from model import isa  # noqa: E402
+from model import config, isa  # noqa: E402
 from model.machine import GA2Error, Machine  # noqa: E402
 
 BUILD = ROOT / "build" / "plain"
@@ -58,7 +58,7 @@ def write_hex(prog, image, ext_words, d):
     """imem.hex and ext_in.hex for a program (Instr or int words) and an image."""
     words = isa.as_words(prog)
     (d / "imem.hex").write_text("".join(f"{w:032x}\n" for w in words))
-    img = Machine(ext_words).image(image)
+    img = Machine(_cfg(ext_words)).image(image)
     (d / "ext_in.hex").write_text("".join(f"{int(v) & 0xFFFFFFFF:08x}\n" for v in img))
 
 
@@ -98,7 +98,7 @@ def run_sim(cmd, prog, image, ext_words, d, max_cycles=2_000_000, runs=1):
 def reference(prog, image, ext_words, runs=1):
     """What the chip must produce, per run on one Machine (the scratchpad carries over):
     [(counters, error code or 0, error pc, ext words, trace)]."""
-    m, out = Machine(ext_words), []
+    m, out = Machine(_cfg(ext_words)), []
     for _ in range(runs):
         try:
             r = m.run(prog, image)
@@ -193,7 +193,7 @@ def xcheck(cases):
 
 # ---------------------------------------------------------------- programs
 def B(op, **f):
-    return isa.build(op, ext=EXT_HAND, **f)
+    return isa.build(op, cfg=_cfg(EXT_HAND), **f)
 
 
 def R(op, **f):
@@ -287,7 +287,7 @@ def hand_programs():
         ("err3_ld", [R("LD", dst=0, src=4095, len=2), H], img),
         ("err3_st", [ld, R("ST", src=0, dst=4000, len=97), H], img),
         ("err3_st_hi", [ld, R("ST", src=0, dst=65535, len=8191), H], img),
-        ("err5_pc", [B("LD", dst=i % 4000, src=i % 4000, len=1) for i in range(isa.IMEM_DEPTH)], img),
+        ("err5_pc", [B("LD", dst=i % 4000, src=i % 4000, len=1) for i in range(config.DEFAULT.imem_depth)], img),
         ("halt_only", [H], img),
     ]
     return progs
@@ -312,24 +312,24 @@ def random_program(rng, ext_words, bad=None):
                 n = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, min(R_, data) + 1)])
                 spa, exa = addr(n), rng.randrange(0, data - n + 1)
                 f = dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)
-                prog.append(isa.build(op, ext=ext_words, len=n, **f))
+                prog.append(isa.build(op, cfg=_cfg(ext_words), len=n, **f))
             elif op == "MM":
                 M, N = rng.randrange(1, 5), rng.randrange(1, 5)
                 K = rng.choice([1, 2, rng.randrange(1, 20), rng.randrange(1, 256)])
                 lda, ldb = rng.choice([0, 1, K, rng.randrange(0, 64)]), rng.choice([0, 1, N, K, rng.randrange(0, 64)])
                 ldc = rng.choice([0, 1, N, rng.randrange(0, 16)])
-                prog.append(isa.build("MM", ext=ext_words, dst=addr(64), A=addr(K + 3 * lda), B=addr(K * max(ldb, 1) + 4),
+                prog.append(isa.build("MM", cfg=_cfg(ext_words), dst=addr(64), A=addr(K + 3 * lda), B=addr(K * max(ldb, 1) + 4),
                                       M=M, K=K, N=N, tb=rng.randrange(2), lda=lda, ldb=ldb, ldc=ldc))
             elif op == "RQ":
                 n = rng.randrange(1, 80)
                 src = addr(n)
                 dst = rng.choice([addr(n), src + rng.randrange(-3, 4)])
-                prog.append(isa.build("RQ", ext=ext_words, dst=max(0, dst), src=src, len=n,
+                prog.append(isa.build("RQ", cfg=_cfg(ext_words), dst=max(0, dst), src=src, len=n,
                                       m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
                                       s=rng.choice([0, rng.randrange(0, 64), rng.randrange(8, 24)])))
             else:
                 n = rng.randrange(1, 65)
-                prog.append(isa.build("SM", ext=ext_words, dst=addr(n), src=addr(n), len=n))
+                prog.append(isa.build("SM", cfg=_cfg(ext_words), dst=addr(n), src=addr(n), len=n))
         except ValueError:
             continue
     if bad is not None:
@@ -353,7 +353,7 @@ def random_program(rng, ext_words, bad=None):
                   ldb=rng.randrange(0, 4096), ldc=rng.randrange(0, 4096))
         prog.insert(rng.randrange(0, len(prog) + 1), w)
     if ext_words > R_:
-        prog.append(isa.build("ST", ext=ext_words, src=0, dst=ext_words - R_, len=R_))
+        prog.append(isa.build("ST", cfg=_cfg(ext_words), src=0, dst=ext_words - R_, len=R_))
     prog.append(isa.build("HALT"))
     return prog, img
 

@@ -7,7 +7,7 @@ seeded random programs (tools/gen/progen.py), one bad program per error code 1..
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
 a crafted SM/RQ program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
-at token 16 and the ragged 3,9,1,14; GA2_EXT = 8192) and resets while busy.
+at token 16 and the ragged 3,9,1,14; config.CH09) and resets while busy.
 Expected memory, the five counters, error/code/pc and
 the retire trace come from ONE reference model.machine.Machine run over the same
 sequence (the scratchpad carries over between programs on both sides).
@@ -30,7 +30,10 @@ import numpy as np
 
 from tools import ROOT  # noqa: E402
 TB = os.path.join(ROOT, "tb", "mutation", "mut_rtl_tb.v")
-EXT = 8192                      # chapter 9's external memory; all programs share it
+from model import config  # noqa: E402
+
+CFG = config.CH09               # chapter 9's chip (8192 external words); all programs share it
+EXT = CFG.ext_words
 
 # suite composition (the CI sample uses the same suite)
 N_RANDOM_FIRST = 4              # random programs before the error programs
@@ -114,7 +117,7 @@ def chapter9_programs():
         P = batch.rq_params(ex)
         seqs = list(range(B))
         img = batch.ext_image(ex)
-        m = Machine(ext=batch.EXT)
+        m = Machine(batch.CFG)
         for t in range(1, 16):
             img = m.run(batch.program(seqs, [t] * B, P), img).ext
         out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P), img))
@@ -122,7 +125,7 @@ def chapter9_programs():
     ex = batch.make_batch(len(ts), max(ts), 1)
     P = batch.rq_params(ex)
     img = batch.ext_image(ex)
-    m = Machine(ext=batch.EXT)
+    m = Machine(batch.CFG)
     for b, T in enumerate(ts):
         for t in range(1, T):
             img = m.run(batch.program([b], [t], P), img).ext
@@ -136,17 +139,17 @@ def suite_programs():
     rng = np.random.default_rng(RANDOM_SEED)
     progs = []
     for k in range(N_RANDOM_FIRST):
-        prog, img = progen.random_program(rng, ext=EXT)
+        prog, img = progen.random_program(rng, cfg=CFG)
         progs.append((f"random {k}", prog, img))
     for code in (1, 4, 2, 3, 5):
-        bad = progen.bad_program(RANDOM_SEED + code, code, ext=EXT)
+        bad = progen.bad_program(RANDOM_SEED + code, code, cfg=CFG)
         progs.append((f"error {code}", bad.prog, bad.image))
-        fprog, fimg = progen.follow_up(bad, ext=EXT)
+        fprog, fimg = progen.follow_up(bad, cfg=CFG)
         progs.append((f"after error {code}", fprog, fimg))
     progs.extend(crafted_programs())
     progs.extend(boundary_programs())
     for k in range(N_RANDOM_LATE):
-        prog, img = progen.random_program(rng, ext=EXT)
+        prog, img = progen.random_program(rng, cfg=CFG)
         progs.append((f"random {N_RANDOM_FIRST + k}", prog, img))
     progs.extend(chapter9_programs())
     progs.extend(reset_programs())
@@ -161,17 +164,17 @@ def boundary_programs(seed=RANDOM_SEED):
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
     illegal opcodes 0, 7, 8, 15."""
-    from model import isa
+    from model import config, isa
     rng = random.Random(seed + 7)
-    SP = isa.SP_WORDS
+    SP = CFG.sp_words
     valid, bad = [], []
 
     def v(op, **f):
-        valid.append(isa.build(op, ext=EXT, **f))
+        valid.append(isa.build(op, cfg=CFG, **f))
 
     def x(label, op, **f):
         ins = isa.raw(op, **f)
-        assert isa.check(ins, EXT) is not None, (label, ins)
+        assert isa.check(ins, CFG) is not None, (label, ins)
         bad.append((label, [ins]))
 
     for n in (1, 7, 64):
@@ -224,7 +227,7 @@ def boundary_programs(seed=RANDOM_SEED):
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
-        prog = valid[k:k + 40] + [isa.build("ST", ext=EXT, src=SP - 64, dst=0, len=64), isa.build("HALT", ext=EXT)]
+        prog = valid[k:k + 40] + [isa.build("ST", cfg=CFG, src=SP - 64, dst=0, len=64), isa.build("HALT", cfg=CFG)]
         out.append((f"boundary valid {k // 40}", prog, None))
     for label, prog in bad:
         out.append((f"fault {label}", prog, None, 0, 1))
@@ -246,7 +249,7 @@ def crafted_programs(seed=RANDOM_SEED):
     negative, all -128, len 1 and 64, and vectors chosen so that floor(e*65536/S) moves
     when the dividend gains 1 or the sum loses 1; RQ with dst = src + 1 and src + 2 (the
     scratchpad's write-first bypass, docs/isa.md)."""
-    from model import isa
+    from model import config, isa
     rng = random.Random(seed + 11)
     vecs = [[5], [-128], [127], list(range(0, 16)), list(range(-20, -4)), [10, 11], [3, 4, 5, 6],
             [-100, -90, -95, -120], [-128] * 5, [-128, -127, -128], [50, 20, 49], [-1, -2],
@@ -267,7 +270,7 @@ def crafted_programs(seed=RANDOM_SEED):
     img, prog, pos, out = [], [], 0, 100
 
     def b(op, **f):
-        prog.append(isa.build(op, ext=EXT, **f))
+        prog.append(isa.build(op, cfg=CFG, **f))
 
     for x in vecs:
         img += x
@@ -291,12 +294,12 @@ def crafted_programs(seed=RANDOM_SEED):
 def self_contained_program():
     """(prog, image): LD, MM, RQ, SM, ST that reads only scratchpad words it wrote itself,
     so its results do not depend on what an aborted program left in the scratchpad."""
-    from model import isa
+    from model import config, isa
     rng = np.random.default_rng(RANDOM_SEED + 99)
     img = rng.integers(-128, 128, size=64)
 
     def b(op, **f):
-        return isa.build(op, ext=EXT, **f)
+        return isa.build(op, cfg=CFG, **f)
 
     prog = [b("LD", dst=0, src=0, len=64),
             b("MM", dst=100, A=0, B=16, M=4, K=8, N=4, tb=0, lda=8, ldb=4, ldc=4),
@@ -314,7 +317,7 @@ def reset_programs():
     """Reset while busy: the self-contained program cut by rst in the middle of each unit
     (LD, MM, RQ, SM's divide phase), each followed by the same program run in full.
     Entries are (label, prog, image, abort_at)."""
-    from model import isa
+    from model import config, isa
     prog, img = self_contained_program()
     out = []
     t = 0
@@ -334,7 +337,7 @@ def _write_words(path, words, digits):
 
 def build_suite(suite_dir, programs=None):
     """Write every input of the bench into suite_dir; returns the manifest (a dict)."""
-    from model import isa
+    from model import config, isa
     from model.machine import Machine, GA2Error
     os.makedirs(suite_dir, exist_ok=True)
     rq = requant_vectors(N_RQ_VEC, RANDOM_SEED)
@@ -346,7 +349,7 @@ def build_suite(suite_dir, programs=None):
         for a, b, q, r in dv:
             f.write(f"{a:08x}{b:08x}{q:08x}{r:08x}\n")
     programs = suite_programs() if programs is None else programs
-    machine = Machine(ext=EXT)
+    machine = Machine(CFG)
     entries = []
     for p, entry in enumerate(programs):
         label, prog, img = entry[:3]

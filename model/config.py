@@ -1,0 +1,108 @@
+"""The one place for GA-2's sizes and options: a frozen Config.
+
+Everything that depends on how big the chip is -- the reference Machine, the builders,
+the fault checks, the hardware runner, the RTL parameter defaults (rtl/ga2_cfg.vh,
+generated from DEFAULT by tools/gen/headers.py) and every test bench -- takes its sizes
+from a Config, never from a literal. The encoding (field widths, opcodes) is the ISA's
+business and lives in model/isa.py; a Config only says how much of what the encoding
+can address this chip has.
+
+    DEFAULT   the chip as synthesised: 4096 words of external memory
+    CH09      chapter 9's chip: the same with 8192 words of external memory
+
+Config(...) checks every value and raises ValueError naming the field; cfg.replace(...)
+gives a checked copy with some fields changed.
+"""
+import dataclasses
+from dataclasses import dataclass
+
+ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
+PC_W = 16              # the program counter and error_pc
+
+MODES = ("inorder",)   # timing modes; the overlap mode of a later issue adds "overlap"
+
+
+@dataclass(frozen=True)
+class Config:
+    """GA-2's sizes and options (see the module docstring)."""
+
+    array: int = 4            # the systolic array is array x array
+    sp_words: int = 4096      # scratchpad words
+    ext_words: int = 4096     # external memory words
+    imem_depth: int = 1024    # instruction memory depth (instructions)
+    sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer)
+    issue_cycles: int = 2     # FETCH + DECODE before a unit starts
+    mode: str = "inorder"     # timing mode (MODES)
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int", int) and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ValueError(f"Config: {f.name} must be an int, got {v!r}")
+        if self.array != 4:
+            raise ValueError(f"Config: array={self.array}: the matrix unit is built for 4 x 4")
+        if not 2 <= self.sp_words <= 1 << ADDR_W:
+            raise ValueError(f"Config: sp_words={self.sp_words} outside 2..{1 << ADDR_W} "
+                             f"(addresses are {ADDR_W} bits)")
+        if not 1 <= self.ext_words <= 1 << ADDR_W:
+            raise ValueError(f"Config: ext_words={self.ext_words} outside 1..{1 << ADDR_W} "
+                             f"(addresses are {ADDR_W} bits)")
+        if not 1 <= self.imem_depth <= (1 << PC_W) - 1:
+            raise ValueError(f"Config: imem_depth={self.imem_depth} outside 1..{(1 << PC_W) - 1} "
+                             f"(pc is {PC_W} bits)")
+        if not 1 <= self.sm_max_len <= 64:
+            raise ValueError(f"Config: sm_max_len={self.sm_max_len} outside 1..64 "
+                             "(the softmax unit's buffer and 7-bit length)")
+        if self.issue_cycles != 2:
+            raise ValueError(f"Config: issue_cycles={self.issue_cycles}: the sequencer fetches "
+                             "and decodes in exactly 2 cycles")
+        if self.mode not in MODES:
+            raise ValueError(f"Config: mode={self.mode!r} not one of {', '.join(MODES)}")
+
+    @property
+    def mm_fill(self):
+        """Matrix-unit fill: the array's skew 2*(array-1) plus one cycle of read latency."""
+        return 2 * (self.array - 1) + 1
+
+    @property
+    def sm_div_cycles(self):
+        """Softmax cycles per element after the two passes: load the divider, 32 divide
+        steps, write (a property of the unit's serial divider, not a free option)."""
+        return 34
+
+    @property
+    def ext_max(self):
+        """The largest external memory the 16-bit address fields can reach."""
+        return 1 << ADDR_W
+
+    def replace(self, **changes):
+        """A checked copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def name(self):
+        """A short name for build directories: the fields that differ from DEFAULT."""
+        diff = [f"{f.name}{getattr(self, f.name)}" for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(DEFAULT, f.name)]
+        return "-".join(diff) or "default"
+
+
+DEFAULT = Config()
+CH09 = Config(ext_words=8192)
+
+
+def parse_ext(text):
+    """A Config with ext_words from a command-line string (--ext 8192 or 0x2000)."""
+    try:
+        n = int(str(text), 0)
+    except ValueError:
+        raise ValueError(f"--ext {text!r} is not an integer") from None
+    return DEFAULT.replace(ext_words=n)
+
+
+def resolve(cfg=None):
+    """cfg, or DEFAULT when None; ValueError for anything that is not a Config."""
+    cfg = DEFAULT if cfg is None else cfg
+    if not isinstance(cfg, Config):
+        raise ValueError(f"expected a model.config.Config, got {type(cfg).__name__}: {cfg!r}")
+    return cfg
