@@ -16,6 +16,7 @@ import pytest
 
 from model import config, isa
 from tools.sim import hw
+from tools.sim.files import rtl_files, top_file
 
 from tools import ROOT  # noqa: E402
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_vec_rq", "test_requant", "test_divu")
@@ -23,7 +24,7 @@ UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_vec_rq", "test_requant", "t
 
 def _build_units(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
-    srcs = [p for p in sorted(rtl_dir.glob("*.v")) if p.name != "ga2_top.v"]
+    srcs = [p for p in rtl_files(rtl_dir) if p != top_file(rtl_dir)]
     srcs.append(ROOT / "tb" / "units" / "units_tb.v")
     return hw.build(sim, toplevel="units_tb", srcs=srcs, parameters={}, rtl_dir=rtl_dir,
                     build_dir=build_dir or ROOT / "build" / f"{sim}-units")
@@ -90,7 +91,7 @@ def test_unit_tests_catch_a_broken_requant(tmp_path):
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh"):
+        if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
     src = (rtl / "requant.v").read_text()
     broken = re.sub(r"\+\s*\$signed\(rnd\)", "", src)          # drop the rounding term

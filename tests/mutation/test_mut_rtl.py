@@ -63,6 +63,7 @@ def sample_dir(tmp_path):
     d.mkdir()
     shutil.copy(os.path.join(ROOT, "rtl", "ga2_isa.vh"), d / "ga2_isa.vh")
     (d / "cnt.v").write_text(SAMPLE_V)
+    (d / "ga2.f").write_text("cnt.v\n")
     return str(d)
 
 

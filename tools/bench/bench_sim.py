@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -60,7 +61,7 @@ def build_plain(sim, ext):
     """Compile tb_plain (no cocotb) once per sim/EXT into build/plain-bench/; the command."""
     if not PLAIN_TB.exists():
         raise FileNotFoundError(f"{PLAIN_TB} is missing (the plain bench is the RTL engineer's)")
-    srcs = sorted((ROOT / "rtl").glob("*.v")) + [PLAIN_TB]
+    srcs = rtl_files() + [PLAIN_TB]
     h = hashlib.sha256(repr((sim, ext)).encode())
     for p in srcs:
         h.update(p.read_bytes())

@@ -11,6 +11,7 @@ import sys
 import time
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 RTL = ROOT / "rtl"
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
@@ -20,7 +21,7 @@ TOPS = ("ga2_top", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_r
 
 def lint(top):
     """(ok, output) of verilator --lint-only -Wall with top as the top module."""
-    srcs = sorted(str(p) for p in RTL.glob("*.v"))
+    srcs = [str(p) for p in rtl_files(RTL)]
     p = subprocess.run(["verilator", "--lint-only", "-Wall", f"-I{RTL}", "--top-module", top] + srcs,
                        capture_output=True, text=True)
     out = (p.stdout + p.stderr).strip()
@@ -35,7 +36,7 @@ def main():
         if not ok:
             bad.append(top)
             print(f"--- {top}\n{out}")
-    nfiles = len(list(RTL.glob("*.v")))
+    nfiles = len(rtl_files(RTL))
     secs = time.perf_counter() - t0
     if bad:
         print(f"lint: FAIL ({', '.join(bad)}) -- verilator -Wall, {nfiles} files, {secs:.1f} s")

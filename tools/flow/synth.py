@@ -2,7 +2,7 @@
 """Synthesize the GA-2 RTL with yosys 0.23 and report cells and flip-flops per module.
 
 Why: a size figure for the chip that comes from a real synthesis run, not an estimate.
-Reads rtl/*.v and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem cells), parses
+Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem cells), parses
 yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
 instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
@@ -15,6 +15,7 @@ import sys
 import time
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"
@@ -95,7 +96,7 @@ def main():
     BUILD.mkdir(parents=True, exist_ok=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    srcs = " ".join(str(f.relative_to(ROOT)) for f in sorted((ROOT / "rtl").glob("*.v")))
+    srcs = " ".join(str(f.relative_to(ROOT)) for f in rtl_files())
     cmds = f"read_verilog -DGA2_NO_MEM_INIT -Irtl {srcs}; script {SCRIPT.relative_to(ROOT)}"
     p = subprocess.run(["yosys", "-q", "-l", str(BUILD / "yosys.log"), "-p", cmds], cwd=ROOT,
                        capture_output=True, text=True)

@@ -1,6 +1,6 @@
 """The one entry point to the GA-2 chip in simulation (Icarus or Verilator, via cocotb).
 
-build(sim, ...) compiles rtl/*.v + tb/chip/ga2_tb.v once per parameter set into
+build(sim, ...) compiles rtl/ga2.f + tb/chip/ga2_tb.v once per parameter set into
 build/<sim>-ext<EXT>[-waves]/ (a content stamp makes it cheap when up to date; a file
 lock makes concurrent pytest-xdist workers safe). run(sim, jobs, ...) runs all programs
 of all jobs in ONE simulator process (the cocotb module tb/chip/ga2_job.py) and returns,
@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 
 from model import config, isa  # noqa: E402
 from model.machine import GA2Error, Machine, Result  # noqa: E402
@@ -138,9 +139,9 @@ def _runner(sim, public=False):
 
 # ------------------------------------------------------------------ build
 def sources(rtl_dir=None, top_tb=TB_DIR / "chip" / "ga2_tb.v"):
-    """The RTL source list (all rtl/*.v, sorted) plus the wrapper."""
+    """The RTL source list (rtl/ga2.f) plus the wrapper."""
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
-    rtl = sorted(rtl_dir.glob("*.v"))
+    rtl = rtl_files(rtl_dir)
     if not any(p.name == "ga2_top.v" for p in rtl):
         raise FileNotFoundError(f"no ga2_top.v in {rtl_dir}")
     return rtl + [Path(top_tb)]

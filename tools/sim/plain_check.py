@@ -20,11 +20,12 @@ import sys
 import time
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 from model import config, isa  # noqa: E402
 from model.machine import GA2Error, Machine  # noqa: E402
 
 BUILD = ROOT / "build" / "plain"
-RTL = sorted((ROOT / "rtl").glob("*.v"))
+RTL = rtl_files()
 TB = ROOT / "tb" / "plain" / "tb_plain.v"
 SIMS = ("icarus", "verilator")
 

@@ -44,6 +44,7 @@ import time
 from collections import namedtuple, defaultdict, Counter
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 RTL_DIR = os.path.join(ROOT, "rtl")
 OUT_JSON = os.path.join(ROOT, "out", "mut_rtl.json")
 EQUIV_FILE = os.path.join(ROOT, "tools", "mutation", "rtl", "equivalents.txt")
@@ -460,12 +461,10 @@ def _stmt_bounds(toks, i):
 
 
 def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None):
-    """All mutation sites of rtl_dir/*.v, in file and text order."""
+    """All mutation sites of the files of rtl_dir/ga2.f, in file-name and text order."""
     sites = []
     stats = {} if stats is None else stats
-    for fn in sorted(os.listdir(rtl_dir)):
-        if not fn.endswith(".v"):
-            continue
+    for fn in sorted(p.name for p in rtl_files(rtl_dir)):
         module = fn[:-2]
         if modules and module not in modules:
             continue
@@ -813,7 +812,7 @@ def yosys_prove(site, work, rtl_dir=RTL_DIR, timeout=60):
     gate = make_mutant_dir(site, os.path.join(work, "gate"), rtl_dir)
     script = ""
     for name, d in (("gold", gold), ("gate", gate)):
-        files = " ".join(os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".v"))
+        files = " ".join(str(f) for f in rtl_files(d))
         script += _YOSYS_SIDE.format(d=d, files=files, mod=site.module, name=name)
     load = script + "design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n"
     ok, note = _yosys(load + "memory\nmiter -equiv -flatten -make_assert gold gate miter\nhierarchy -top miter\n"

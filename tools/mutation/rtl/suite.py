@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from tools import ROOT  # noqa: E402
+from tools.sim.files import rtl_files  # noqa: E402
 TB = os.path.join(ROOT, "tb", "mutation", "mut_rtl_tb.v")
 from model import config  # noqa: E402
 
@@ -385,12 +386,12 @@ def build_suite(suite_dir, programs=None):
 
 
 def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
-    """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with rtl_dir/*.v:
+    """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with the files of rtl_dir/ga2.f:
     (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
     os.makedirs(build_dir, exist_ok=True)
     vvp = os.path.join(build_dir, "tb.vvp")
-    srcs = sorted(os.path.join(rtl_dir, f) for f in os.listdir(rtl_dir) if f.endswith(".v"))
+    srcs = [str(p) for p in rtl_files(rtl_dir)]
     cmd = ["iverilog", "-g2005", "-I", rtl_dir, "-s", "mut_rtl_tb", "-o", vvp, tb] + srcs
     t = time.time()
     try:
