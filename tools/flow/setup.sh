@@ -4,7 +4,7 @@
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements (rebuilt when requirements.txt changes).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 need=()
 command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
