@@ -9,7 +9,7 @@ Python (int_reference) and the test batching makes possible (check_batching): a
 request gets the same answer whether or not other requests ride along, and the same
 answer as the plain-Python reference.
 
-Layout and step order follow ../shared/spec/ch09.md line by line (the chapter's
+Layout and step order follow docs/ch09.md line by line (the chapter's
 mutation list, tools/mut_ch09.py, changes single lines of program()).
 
 `python -m model.batch --check [--no-ragged] [--quick]` runs check_batching and exits

@@ -1,4 +1,4 @@
-"""Int8 quantization numerics of GA-2, exactly as ../shared/spec/ga2.md fixes them.
+"""Int8 quantization numerics of GA-2, exactly as docs/contract.md fixes them.
 
 These functions are the arithmetic contract shared by the reference Machine, the
 program builders and the RTL's requantization unit (tests hold the RTL to them).

@@ -1,7 +1,7 @@
 """Independent checks of the reference Machine (model/machine.py).
 
 Expected values come from hand-worked cases, plain-Python loops written here from the
-spec (../shared/spec/ga2.md) and docs/isa.md, and a small list-based interpreter
+contract (docs/contract.md) and docs/isa.md, and a small list-based interpreter
 (ref_run) that also recomputes the counters from the docs/isa.md timing table.
 """
 import random
