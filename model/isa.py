@@ -219,16 +219,25 @@ def format_fields(ins):
 
 
 def disasm(prog):
-    """One line per instruction: pc, mnemonic and fields; undecodable words as .word."""
+    """One line per instruction: pc, mnemonic and fields (model/asm.py reads it back).
+
+    A word that does not decode, or that has bits set above its op's last field (which
+    the decoder ignores), is printed as `.word`, so that text and words round-trip exactly.
+    """
     lines = []
     for pc, item in enumerate(prog):
         if isinstance(item, Instr):
             ins = item
         else:
+            word = int(item)
             try:
-                ins = decode(item)
+                ins = decode(word)
             except ValueError:
-                lines.append(f"{pc:4d}  .word {int(item):#034x}   ; illegal opcode {int(item) & 15}")
+                lines.append(f"{pc:4d}  .word {word:#034x}   ; illegal opcode {word & 15}")
+                continue
+            if encode(ins) != word:
+                lines.append(f"{pc:4d}  .word {word:#034x}   ; decodes as {ins.op} {format_fields(ins)}"
+                             " (unused high bits set)".replace("  (", " ("))
                 continue
         lines.append(f"{pc:4d}  {ins.op:<4} {format_fields(ins)}".rstrip())
     return "\n".join(lines)
