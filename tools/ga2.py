@@ -1,0 +1,235 @@
+"""ga2: assemble, disassemble, time and run GA-2 programs from the command line.
+
+  ga2 asm PROG.s [-o PROG.hex]          assemble text into instruction words (hex, one a line)
+  ga2 disasm PROG.hex|PROG.s            print the program as text (round-trips with asm)
+  ga2 cycles PROG                       the timing model's prediction, per instruction and total
+  ga2 run PROG --sim model|icarus|verilator|both [--ext IMAGE] [--ext-words N]
+          [--waves FILE] [--max-cycles N] [--ext-out FILE]
+
+PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
+128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a
+line, as $readmemh reads), a .npy array, or text of integers (decimal or 0x hex).
+
+Exit codes: 0 success (for run: every simulator equal to the reference, no fault);
+1 a simulator differs from the reference (a chip bug: the first divergence is printed);
+2 bad input (usage, assembly error, bad image; the message names the line or word);
+3 the program faulted (the chip's error code and pc, equal on every simulator and the
+reference).
+
+Example:
+  printf 'LD dst=0 src=0 len=32\\nMM dst=64 A=0 B=16 M=4 K=4 N=4 tb=0 lda=4 ldb=4 ldc=4\\n'\\
+'ST src=64 dst=100 len=16\\nHALT\\n' > tile.s
+  ./ga2 cycles tile.s && ./ga2 run tile.s --sim both
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from model import config, isa
+from model.asm import AsmError, assemble_file
+from model.hostio import memory_image, program_words
+from model.machine import GA2Error, Machine
+
+EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT = 0, 1, 2, 3
+
+
+class InputError(Exception):
+    """Bad input from the user: printed without a traceback, exit code 2."""
+
+
+def _cfg(args):
+    try:
+        return config.DEFAULT if args.ext_words is None else config.parse_ext(args.ext_words)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
+def read_program(path, cfg, check=True):
+    """A program from assembly text or a .hex file of 128-bit words."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    if p.suffix == ".hex":
+        words = []
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            tok = line.split("//", 1)[0].strip()
+            if not tok:
+                continue
+            try:
+                words.append(int(tok, 16))
+            except ValueError:
+                raise InputError(f"{path}:{n}: {tok!r} is not a hex word") from None
+        try:
+            return program_words(words, cfg)
+        except ValueError as e:
+            raise InputError(f"{path}: {e}") from None
+    try:
+        return assemble_file(p, cfg, check=check)
+    except AsmError as e:
+        raise InputError(str(e)) from None
+
+
+def read_image(path, cfg):
+    """The external memory image from a .hex, .npy or integer text file (None: all zero)."""
+    if path is None:
+        return memory_image(None, cfg.ext_words)
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    try:
+        if p.suffix == ".npy":
+            data = np.load(p, allow_pickle=False)
+        elif p.suffix == ".hex":
+            data = []
+            for n, line in enumerate(p.read_text().splitlines(), 1):
+                tok = line.split("//", 1)[0].strip()
+                if tok:
+                    try:
+                        data.append(int(tok, 16))
+                    except ValueError:
+                        raise InputError(f"{path}:{n}: {tok!r} is not a hex word") from None
+        else:
+            data = []
+            for n, line in enumerate(p.read_text().splitlines(), 1):
+                for tok in line.split("#", 1)[0].replace(",", " ").split():
+                    try:
+                        data.append(int(tok, 0))
+                    except ValueError:
+                        raise InputError(f"{path}:{n}: {tok!r} is not an integer") from None
+        return memory_image(data, cfg.ext_words)
+    except ValueError as e:
+        raise InputError(f"{path}: {e}") from None
+
+
+def cmd_asm(args):
+    cfg = _cfg(args)
+    prog = read_program(args.prog, cfg, check=not args.raw)
+    text = "".join(f"{w:032x}\n" for w in program_words(prog, cfg))
+    if args.output:
+        Path(args.output).write_text(text)
+        print(f"wrote {args.output} ({len(prog)} instructions)", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_disasm(args):
+    cfg = _cfg(args)
+    print(isa.disasm(read_program(args.prog, cfg, check=False)))
+    return EXIT_OK
+
+
+def cmd_cycles(args):
+    cfg = _cfg(args)
+    prog = read_program(args.prog, cfg)
+    words = program_words(prog, cfg)
+    print(f"{'pc':>4}  {'instruction':<60} {'unit':>5} {'cycles':>7} {'retire':>8}")
+    total = 0
+    for pc, w in enumerate(words):
+        ins = isa.decode(w)
+        c = isa.cycles(ins, cfg)
+        total += c
+        unit = isa.UNIT[ins.op] or "-"
+        print(f"{pc:4d}  {(ins.op + ' ' + isa.format_fields(ins)).strip():<60} {unit:>5} {c:7d} {total:8d}")
+        if ins.op == "HALT":
+            break
+    else:
+        raise InputError(f"{args.prog}: no HALT: the chip would run past the program (fault 1 or 5)")
+    cnt = isa.cycle_counts(words, cfg)
+    print(f"total {cnt.cycles} cycles (predicted by the timing model; mm {cnt.mm}, dma {cnt.dma}, "
+          f"vec {cnt.vec}, instret {cnt.instret})")
+    return EXIT_OK
+
+
+def _show(label, counters, error, code, pc):
+    c = counters
+    state = f"error {code} ({isa.ERROR_NAMES.get(code, '?')}) at pc {pc}" if error else "halted"
+    print(f"{label:<10} {state}; cycles {c.cycles} mm {c.mm} dma {c.dma} vec {c.vec} instret {c.instret}")
+
+
+def cmd_run(args):
+    cfg = _cfg(args)
+    prog = read_program(args.prog, cfg, check=not args.raw)
+    words = program_words(prog, cfg)
+    image = read_image(args.ext, cfg)
+    if args.max_cycles is not None and args.max_cycles < 1:
+        raise InputError(f"--max-cycles must be >= 1, got {args.max_cycles}")
+    try:
+        ref = Machine(cfg).run(words, image)
+    except GA2Error as e:
+        ref = e
+    faulted = isinstance(ref, GA2Error)
+    _show("reference", ref.counters, faulted, getattr(ref, "code", 0), getattr(ref, "pc", 0))
+    sims = {"model": (), "both": ("icarus", "verilator")}.get(args.sim, (args.sim,))
+    rc = EXIT_FAULT if faulted else EXIT_OK
+    final_ext = ref.ext
+    if sims:
+        from tools.sim import hw
+        missing = [s for s in sims if s not in hw.available_sims()]
+        if missing:
+            raise InputError(f"simulator(s) not installed: {', '.join(missing)} (make setup installs them)")
+        kw = {}
+        if args.max_cycles is not None:
+            kw["max_cycles"] = args.max_cycles
+        for sim in sims:
+            (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, waves=bool(args.waves), **kw)
+            _show(sim, res.counters, res.error, res.error_code, res.error_pc)
+            if not res.ok:
+                print(f"{sim}: MISMATCH against the reference: {res.mismatch}")
+                rc = EXIT_MISMATCH
+            final_ext = res.ext
+            if args.waves:
+                hw.copy_waves(sim, args.waves)
+    if args.ext_out:
+        Path(args.ext_out).write_text("".join(f"{int(v) & 0xFFFFFFFF:08x}\n" for v in final_ext))
+    return rc
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="ga2", description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("Exit codes:", 1)[1].join(["Exit codes:", ""]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p, raw=False):
+        p.add_argument("prog", help="assembly text, or .hex of 128-bit words")
+        p.add_argument("--ext-words", default=None, help="external memory words (default 4096)")
+        if raw:
+            p.add_argument("--raw", action="store_true",
+                           help="only check that fields fit (deliberately bad programs)")
+
+    p = sub.add_parser("asm", help="assemble text into instruction words")
+    common(p, raw=True)
+    p.add_argument("-o", "--output", help="write the words here (default stdout)")
+    p.set_defaults(func=cmd_asm)
+    p = sub.add_parser("disasm", help="print a program as text")
+    common(p)
+    p.set_defaults(func=cmd_disasm)
+    p = sub.add_parser("cycles", help="the timing model's prediction, per instruction and total")
+    common(p)
+    p.set_defaults(func=cmd_cycles)
+    p = sub.add_parser("run", help="run on the reference and on simulators")
+    common(p, raw=True)
+    p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator", "both"))
+    p.add_argument("--ext", help="external memory image (.hex, .npy or integer text)")
+    p.add_argument("--ext-out", help="write the final external memory here (8 hex digits a line)")
+    p.add_argument("--waves", help="write the simulation's waveform (VCD) here")
+    p.add_argument("--max-cycles", type=int, default=None,
+                   help="cycle limit of a simulation (default: derived from the prediction)")
+    p.set_defaults(func=cmd_run)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:
+        print(f"ga2: {e}", file=sys.stderr)
+        return EXIT_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
