@@ -36,9 +36,10 @@ class AsmError(ValueError):
 
 
 def _number(tok, names):
-    tok = tok.replace("_", "")
     if tok in names:
         return names[tok]
+    if tok[:1].isdigit():
+        tok = tok.replace("_", "")          # digit grouping: 16_384
     try:
         if tok.lower().startswith(("0x", "0b", "0o")):
             return int(tok, 0)
