@@ -4,11 +4,13 @@ PY    := .venv/bin/python
 SIM   ?= both
 N     ?= 2000
 SEED  ?= 1
+SOAK_N ?= 10000
+SCHEDULER ?=
 export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test lint synth fuzz plain mutants mutants-rtl bench header clean
+.PHONY: help setup sim test lint synth fuzz soak plain mutants mutants-rtl bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -32,6 +34,9 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 
 fuzz: setup    ## N random programs per simulator against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tools.sim.fuzz --sim $(SIM) --n $(N) --seed $(SEED)
+
+soak: setup    ## soak: 10,000 random programs per simulator (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
+	$(PY) -m tools.sim.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
 	$(PY) -m tools.sim.plain_check --sim $(SIM) --random 50 --seed $(SEED)
