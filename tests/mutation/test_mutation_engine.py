@@ -138,12 +138,13 @@ def test_outcomes_table_json_and_exit_code(toy, tmp_path, monkeypatch, capsys):
     assert "4 not counted as caught: ended without a reported problem (2 crashed, 1 refused, 1 timed out)" in text
     out = mutation.write_json(tmp_path / "o" / "mut.json", res, {"check": "toy"})
     doc = json.loads(out.read_text())
-    assert doc["check"] == "toy" and doc["exit_code"] == 1 and doc["score"]["caught"] == 1
+    assert doc["check"] == "toy" and doc["exit_code"] == 1 and doc["counts"]["caught"] == 1
+    assert doc["score"] == round(1 / 6, 4)
     assert [d["status"] for d in doc["results"]] == [x.status for x in res]
     assert doc["results"][0]["caught"] is True and doc["results"][4]["tags"] == ["equiv"]
     # the other argument order works too
     mutation.write_json(res, tmp_path / "swapped.json")
-    assert json.loads((tmp_path / "swapped.json").read_text())["score"] == doc["score"]
+    assert json.loads((tmp_path / "swapped.json").read_text())["counts"] == doc["counts"]
 
 
 def test_exit_code_rule(toy):

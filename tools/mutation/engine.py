@@ -414,15 +414,17 @@ def exit_code(results):
 
 
 def write_json(path, results, extra=None):
-    """Write {"results": [...], "score": {...}, "failures": [...], "exit_code", **extra} to path.
+    """Write {"score": score, "counts": score(results), "results": [...], "failures": [...],
+    "exit_code", **extra} to path.
 
     write_json(results, path) is accepted too (argument order used by some callers).
     """
     if isinstance(path, (list, tuple)) and isinstance(results, (str, os.PathLike)):
         path, results = results, path
     results = list(results)
-    doc = {"results": [r.as_dict() for r in results], "score": score(results),
-           "failures": failures(results), "exit_code": exit_code(results)}
+    counts = score(results)
+    doc = {"score": counts["score"], "counts": counts, "failures": failures(results),
+           "exit_code": exit_code(results), "results": [r.as_dict() for r in results]}
     doc.update(extra or {})
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
