@@ -167,7 +167,7 @@ def report(args, results, wall, total, base, kb, manifest, stats):
     print("first failing check of caught mutants: " + ", ".join(f"{k} {v}" for k, v in kills.most_common()))
     pick = ("file", "line", "cls", "change", "key")
     engine.write_json(args.out, results, {
-        "mutants": len(results), "totals": engine.score(results),
+        "mutants": len(results),
         "modules": {m: engine.score(rs) for m, rs in mods.items()},
         "survivors": [{k: r.info[k] for k in pick} for r in survivors],
         "stale_equivalents": [{"file": r.info["file"], "line": r.info["line"], "change": r.info["change"],
