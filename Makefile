@@ -42,10 +42,10 @@ plain: setup   ## the RTL against the reference through the plain Verilog bench 
 	$(PY) -m tools.sim.plain_check --sim $(SIM) --random 50 --seed $(SEED)
 	$(PY) -m tools.sim.plain_check --sim icarus --xcheck
 
-mutants: setup ## chapter-9 mutation run (tools/mut_ch09.py), full
+mutants: setup ## chapter-9 mutation run (python -m tools.mut_ch09; caught = a PROBLEM line), full
 	$(PY) -m tools.mut_ch09
 
-mutants-rtl: setup ## RTL mutation run (tools/mutation/rtl/run.py), full, on both cores
+mutants-rtl: setup ## RTL mutation run (python -m tools.mutation.rtl.run), full, on both cores
 	$(PY) -m tools.mutation.rtl.run --jobs 2
 
 bench: setup   ## benchmarks: reference model speed and simulation speed

@@ -455,10 +455,16 @@ def main(argv=None):
     a = ap.parse_args(argv)
     t0 = time.time()
     probs = check_batching(ragged=not a.no_ragged, quick=a.quick)
-    for p in probs[:20]:
+    # a builder refusal (ValueError from program()) is not a wrong answer found by the
+    # oracle: printed as REFUSED, so a mutation run can tell the two apart
+    refused = [p for p in probs if "builder refused:" in p]
+    found = [p for p in probs if "builder refused:" not in p]
+    for p in found[:20]:
         print("PROBLEM", p)
+    for p in refused[:20]:
+        print("REFUSED", p)
     print(f"check_batching{' (no ragged)' if a.no_ragged else ''}{' (quick)' if a.quick else ''}: "
-          f"{len(probs)} problem(s) in {time.time() - t0:.2f} s")
+          f"{len(found)} problem(s), {len(refused)} builder refusal(s) in {time.time() - t0:.2f} s")
     return 1 if probs else 0
 
 

@@ -2,17 +2,19 @@
 
 Each mutant changes ONE line of a copy of model/batch.py (the batched program builder)
 into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
-problem or crashes (`python -m model.batch --check` exits non-zero). Two columns: the full
-check, and the check without the ragged batch. The full check must catch every mutant;
-without the ragged batch exactly the length-confusing ones (tag "length") survive, which
-is what the ragged batch is worth.
+problem (`python -m model.batch --check` prints a PROBLEM line and exits 1); a crash
+(traceback), a builder refusal (REFUSED lines only) or a timeout is listed in its own
+column and is not caught (tools/mutation/engine.py). Two columns: the full check, and the
+check without the ragged batch. The full check must catch every mutant; without the
+ragged batch exactly the length-confusing ones (tag "length") survive, which is what the
+ragged batch is worth.
 
-    python tools/mut_ch09.py            # all mutants, both checks, out/mut_ch09.json
-    python tools/mut_ch09.py --fast     # CI subset (includes length-confusing mutants)
-    python tools/mut_ch09.py --fast --quick   # the same with check_batching's quick subset
+    python -m tools.mut_ch09                  # all mutants, both checks, out/mut_ch09.json
+    python -m tools.mut_ch09 --fast           # CI subset (includes length-confusing mutants)
+    python -m tools.mut_ch09 --fast --quick   # the same with check_batching's quick subset
 
-The mutation engine (copying the tree, applying a mutant, running the check, timeouts)
-is tools/mutation/engine.py.
+The mutation engine (copying the tree, applying a mutant, running the check, outcomes,
+timeouts, score, tables) is tools/mutation/engine.py.
 """
 import argparse
 import json
@@ -110,14 +112,10 @@ def mutants(fast=False, ragged=True):
             for label, old, new, tags in SPECS if not fast or label in FAST]
 
 
-def _caught(r):
-    """Whether one mutation result counts as caught (problem found, crash or timeout)."""
-    return bool(r.caught)
-
-
 def run(fast=False, jobs=2, timeout=120, quick=False):
     """Both columns as rows {label, tags, full, no_ragged, ...}, the raw results and wall time.
 
+    full / no_ragged: caught (the check reported a problem); status_*: the engine's outcome.
     quick: the checks use check_batching's quick subset (for a fast test of this tool)."""
     ms = mutants(fast)
     extra = ["--quick"] if quick else []
@@ -126,27 +124,29 @@ def run(fast=False, jobs=2, timeout=120, quick=False):
     nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs)
     rows = []
     for m, a, b in zip(ms, full, nor):
-        rows.append({"label": m.label, "tags": list(m.tags), "full": _caught(a), "no_ragged": _caught(b),
+        rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
                      "status_full": a.status, "status_no_ragged": b.status,
                      "seconds": round(a.seconds + b.seconds, 2)})
     return rows, full, nor, time.time() - t0
 
 
 def verdict(rows):
-    """Problems with the outcome: the full check must catch all; without ragged exactly the
-    length-confusing mutants survive."""
+    """Problems with the outcome: the full check must catch all (a crash, refusal or timeout
+    is not a catch); without ragged exactly the length-confusing mutants survive."""
     bad = []
     for r in rows:
         if r.get("status_full") == mutation.BAD_ANCHOR or r.get("status_no_ragged") == mutation.BAD_ANCHOR:
             bad.append(f"bad anchor (the mutant's line is not in {FILE}): {r['label']}")
             continue
         if not r["full"]:
-            bad.append(f"full check missed: {r['label']}")
-        length = "length" in r["tags"]
-        if length and r["no_ragged"]:
-            bad.append(f"length-confusing mutant caught without the ragged batch (unexpected): {r['label']}")
-        if not length and not r["no_ragged"]:
-            bad.append(f"mutant survived without the ragged batch but is not length-confusing: {r['label']}")
+            bad.append(f"full check did not catch ({r['status_full']}): {r['label']}")
+        nr = r["status_no_ragged"]
+        if "length" in r["tags"]:
+            if nr != mutation.SURVIVED:
+                bad.append(f"length-confusing mutant not survived without the ragged batch ({nr}): {r['label']}")
+        elif nr != mutation.CAUGHT:
+            bad.append(f"mutant not caught without the ragged batch ({nr}) but is not length-confusing: "
+                       f"{r['label']}")
     return bad
 
 
@@ -160,16 +160,17 @@ def main(argv=None):
     a = ap.parse_args(argv)
     rows, full, nor, wall = run(a.fast, a.jobs, a.timeout, a.quick)
     w = max(len(r["label"]) for r in rows)
-    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>10}  {'no ragged':>10}")
+    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}")
     for r in rows:
         tag = "  (length-confusing)" if "length" in r["tags"] else ""
-        print(f"{r['label']:<{w}}  {'caught' if r['full'] else 'MISSED':>10}  "
-              f"{'caught' if r['no_ragged'] else 'survived':>10}{tag}"
-              + (f"  [{r['status_full']}/{r['status_no_ragged']}]" if mutation.BAD_ANCHOR in
-                 (r['status_full'], r['status_no_ragged']) else ""))
+        print(f"{r['label']:<{w}}  {r['status_full']:>11}  {r['status_no_ragged']:>11}{tag}")
     nf = sum(r["full"] for r in rows)
     nn = sum(r["no_ragged"] for r in rows)
-    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>10}  {f'{nn}/{len(rows)}':>10}")
+    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>11}  {f'{nn}/{len(rows)}':>11}")
+    print()
+    print(mutation.format_summary({"full check": full, "no ragged": nor}, "check", total=None))
+    for name, res in (("full check", full), ("no ragged", nor)):
+        print(f"{name}: " + mutation.score_line(res))
     bad = verdict(rows)
     for b in bad:
         print("FAIL", b)
@@ -177,6 +178,7 @@ def main(argv=None):
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump({"fast": a.fast, "quick": a.quick, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
+                   "score_full": mutation.score(full), "score_no_ragged": mutation.score(nor),
                    "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)
     base = os.path.splitext(a.json)[0]
     mutation.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})

@@ -1,10 +1,12 @@
-"""RTL mutation harness (tools/mutation/rtl/run.py): engine checks and the CI-sized run.
+"""RTL mutation (tools/mutation/rtl/): tokenizer, sites, equivalents, runner, CLI; the CI-sized run.
 
-The engine tests use a small Verilog module written here, with the expected sites
-counted by hand. The harness tests judge real mutants of rtl/ with the real suite:
-mutant 0 (the unchanged design through the same path) must pass, the known-bad mutant
-(the scratchpad write removed) must be caught, an uncompilable mutant must count as
-incompetent, and a seeded sample of 10 mutants must all be killed or listed in
+The site tests use a small Verilog module written here, with the expected sites
+counted by hand. The runner's verdict mapping is checked on each suite verdict. The
+harness tests judge real mutants of rtl/ with the real suite: mutant 0 (the unchanged
+design through the same path) must pass, the known-bad mutant (the scratchpad write
+removed) must be caught, an uncompilable mutant must count as incompetent, a mutant that
+stops the simulator without a verdict ($fatal) must count as crashed (not caught), and a
+seeded sample of 10 mutants must all be caught or listed in
 tools/mutation/rtl/equivalents.txt.
 """
 import os
@@ -17,8 +19,9 @@ import pytest
 
 from tools import ROOT  # noqa: E402
 
-from tools.mutation.rtl import run as mr  # noqa: E402
-from tools.mutation.rtl import suite  # noqa: E402
+from tools.mutation import engine  # noqa: E402
+from tools.mutation.rtl import equivalents, runner, sites, suite, tokenizer  # noqa: E402
+from tools.mutation.rtl import run as cli  # noqa: E402
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 
@@ -72,21 +75,21 @@ def _line_of(text, pos):
 
 
 def test_tokenizer_and_literals():
-    toks = mr.tokenize("a <= b <<< 2; // c + d\n x = 8'hff + `M /* e - f */;")
+    toks = tokenizer.tokenize("a <= b <<< 2; // c + d\n x = 8'hff + `M /* e - f */;")
     assert [t.text for t in toks] == ["a", "<=", "b", "<<<", "2", ";", "x", "=", "8'hff", "+", "`M", ";"]
     assert toks[-3].line == 2
-    assert mr.literal_variants("8'hff") == [(1, "8'h0"), (-1, "8'hfe")]
-    assert mr.literal_variants("1'b0") == [(1, "1'b1"), (-1, "1'b1")]
-    assert mr.literal_variants("0") == [(1, "1")]
-    assert mr.literal_variants("4'bxx01") == []
+    assert sites.literal_variants("8'hff") == [(1, "8'h0"), (-1, "8'hfe")]
+    assert sites.literal_variants("1'b0") == [(1, "1'b1"), (-1, "1'b1")]
+    assert sites.literal_variants("0") == [(1, "1")]
+    assert sites.literal_variants("4'bxx01") == []
 
 
 def test_sites_of_sample(sample_dir):
     """Every site edits exactly the token it names; counts per class checked by hand."""
-    sites = mr.enumerate_sites(sample_dir)
+    found = sites.enumerate_sites(sample_dir)
     text = SAMPLE_V
     by = {}
-    for s in sites:
+    for s in found:
         by.setdefault(s.cls, []).append(s)
         assert text[s.start:s.end] == s.orig
         assert _line_of(text, s.start) == s.line
@@ -104,7 +107,7 @@ def test_sites_of_sample(sample_dir):
     # timing: == 8'd3 (+-1), == len - 8'd1 (+-1 inserted), != 4'd0 (+-1)
     assert len(by["timing"]) == 6
     # no site in the parameter, the port widths, the macros or the part-select bounds
-    for s in sites:
+    for s in found:
         assert s.line >= 15
         assert "`" not in s.orig
     # const: 8'd1 (16, +-1), 1'b0 (20, 21, 24), 1'b1 (23), 8'd1 (27, +-1); 1'b0 +-1 coincide
@@ -116,12 +119,30 @@ def test_sites_of_sample(sample_dir):
     assert text.splitlines()[26].rstrip().endswith("||") and lor.line == 27
 
 
+def test_list_cli(sample_dir, capsys):
+    assert cli.main(["--list", "--rtl", sample_dir]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].startswith(f"{len(sites.enumerate_sites(sample_dir))} sites: cnt ")
+    assert all(line.startswith("cnt.v:") for line in out[:-2])
+
+
+def test_suite_verdicts_become_engine_outcomes():
+    """Caught only on MUT FAIL; the bench's cycle limit is caught AND a hang; a run with no
+    verdict is crashed; the runner's wall limit is timed out."""
+    assert runner.status_of("fail", "memory") == (engine.CAUGHT, False)
+    assert runner.status_of("timeout", "timeout") == (engine.CAUGHT, True)
+    assert runner.status_of("timeout", "wall") == (engine.TIMED_OUT, False)
+    assert runner.status_of("crash", "crash") == (engine.CRASHED, False)
+    assert runner.status_of("pass", "") == (engine.SURVIVED, False)
+    with pytest.raises(ValueError, match="unknown suite verdict"):
+        runner.status_of("maybe", "")
+
+
 @needs_iverilog
 def test_every_sample_mutant_compiles_and_differs(sample_dir, tmp_path):
     """Each mutant is one change; all compile (iverilog) and differ from the original."""
-    sites = mr.enumerate_sites(sample_dir)
-    for i, s in enumerate(sites):
-        d = mr.make_mutant_dir(s, str(tmp_path / "m"), sample_dir)
+    for s in sites.enumerate_sites(sample_dir):
+        d = sites.make_mutant_dir(s, str(tmp_path / "m"), sample_dir)
         new = open(os.path.join(d, "cnt.v")).read()
         assert new != SAMPLE_V
         assert new[:s.start] == SAMPLE_V[:s.start]
@@ -132,7 +153,7 @@ def test_every_sample_mutant_compiles_and_differs(sample_dir, tmp_path):
 
 
 def test_equivalents_file_parses():
-    eq = mr.load_equivalents()
+    eq = equivalents.load_equivalents()
     for key, why in eq.items():
         assert len(key) == 4 and why
 
@@ -141,7 +162,7 @@ def test_bad_equivalents_line_is_refused(tmp_path):
     p = tmp_path / "eq.txt"
     p.write_text("pe.v:3 | nba | x <= y; | removed: x <= y;\n")
     with pytest.raises(ValueError, match="5 fields"):
-        mr.load_equivalents(str(p))
+        equivalents.load_equivalents(str(p))
 
 
 # ------------------------------------------------------------------ harness on rtl/
@@ -150,44 +171,57 @@ def harness(tmp_path_factory):
     if shutil.which("iverilog") is None:
         pytest.skip("iverilog not installed")
     work = str(tmp_path_factory.mktemp("mut_rtl"))
-    snap = mr.make_mutant_dir(None, os.path.join(work, "rtl"), mr.RTL_DIR)
+    snap = sites.make_mutant_dir(None, os.path.join(work, "rtl"), sites.RTL_DIR)
     manifest = suite.build_suite(os.path.join(work, "suite"))
-    sites = mr.enumerate_sites(snap)
-    base = mr.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
-    return {"work": work, "rtl": snap, "manifest": manifest, "sites": sites, "base": base,
-            "timeout": 3 * base["seconds"] + 30}
+    all_sites = sites.enumerate_sites(snap)
+    base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
+    return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,
+            "timeout": engine.limit_from_baseline(base.seconds, slack=30)}
 
 
 def test_mutant0_passes(harness):
-    assert harness["base"]["status"] == "survived", harness["base"]
+    assert harness["base"].status == engine.SURVIVED, harness["base"]
 
 
 def test_known_bad_mutant_is_caught(harness):
-    bad = mr.known_bad_site(harness["sites"])
-    r = mr.judge(bad, os.path.join(harness["work"], "wb"), harness["manifest"], harness["timeout"],
+    bad = runner.known_bad_site(harness["sites"])
+    r = runner.judge(bad, os.path.join(harness["work"], "wb"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r["status"] in ("killed", "timeout"), r
+    assert r.status == engine.CAUGHT and r.caught, r
 
 
 def test_uncompilable_mutant_is_incompetent(harness):
     text = open(os.path.join(harness["rtl"], "pe.v")).read()
     pos = text.index("endmodule")
-    s = mr.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos + len("endmodule"), "endmodul",
+    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos + len("endmodule"), "endmodul",
                 "endmodule", "syntax error on purpose")
-    r = mr.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
+    r = runner.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r["status"] == "incompetent", r
+    assert r.status == engine.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
+
+
+def test_mutant_without_verdict_is_crashed(harness):
+    """A mutant that ends the simulation before the bench prints a verdict is not caught."""
+    text = open(os.path.join(harness["rtl"], "pe.v")).read()
+    pos = text.index("endmodule")
+    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos, "initial #1 $finish;\n", "",
+                   "a simulation stopped without a verdict on purpose")
+    r = runner.judge(s, os.path.join(harness["work"], "wc"), harness["manifest"], harness["timeout"],
+                     harness["rtl"])
+    assert r.status == engine.CRASHED and not r.caught, r
+    assert engine.score([r])["stopped"] == 1 and engine.score([r])["score"] == 0.0
 
 
 def test_seeded_sample_is_killed_or_equivalent(harness):
-    """10 mutants (seed 1): each killed, timed out, incompetent or listed equivalent."""
+    """10 mutants (seed 1): each caught, incompetent or listed equivalent."""
     rng = random.Random(1)
     sample = rng.sample(harness["sites"], 10)
-    equiv = mr.load_equivalents()
+    equiv = equivalents.load_equivalents()
     bad = []
     for k, s in enumerate(sample):
-        r = mr.judge(s, os.path.join(harness["work"], "ws"), harness["manifest"], harness["timeout"],
+        r = runner.judge(s, os.path.join(harness["work"], "ws"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
-        if r["status"] == "survived" and mr.equiv_key(s, harness["rtl"]) not in equiv:
-            bad.append(f"{s.file}:{s.line} {s.cls} {r['change']}")
-    assert not bad, "survivors not listed in tools/mutation/rtl/equivalents.txt: " + "; ".join(bad)
+        listed = equivalents.equiv_key(s, harness["rtl"]) in equiv
+        if not (r.caught or r.status == engine.INCOMPETENT or (r.status == engine.SURVIVED and listed)):
+            bad.append(f"{s.file}:{s.line} {s.cls} {r.info['change']}: {r.status}")
+    assert not bad, "neither caught nor listed in tools/mutation/rtl/equivalents.txt: " + "; ".join(bad)
