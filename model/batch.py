@@ -19,6 +19,7 @@ import math
 import random
 import sys
 import time
+import zlib
 
 import numpy as np
 
@@ -333,6 +334,61 @@ def int_reference(ex, b, t):
 
 # ---------------------------------------------------------------- the test
 RAGGED = (3, 9, 1, 14)
+N_RANDOM_RAGGED = 6          # seeded random ragged batches in the full check (2 in --quick)
+
+
+def garbage_sp(seed, cfg=CFG):
+    """A scratchpad image that cannot help a program: cfg.sp_words seeded garbage words.
+
+    numpy's default_rng(seed) draws each word as a random signed 32-bit word or, with
+    probability 1/2, a random int8-range value (what MM and SM would read as a plausible
+    operand). A step that reads a word it did not load or compute gets a wrong answer.
+    The same seed gives the same image (the co-simulation preloads it into the chip)."""
+    rng = np.random.default_rng(int(seed))
+    n = cfg.sp_words
+    words = rng.integers(-(1 << 31), 1 << 31, size=n, dtype=np.int64)
+    small = rng.integers(-128, 128, size=n, dtype=np.int64)
+    return np.where(rng.random(n) < 0.5, small, words)
+
+
+def garbage_seed(where):
+    """The garbage seed of one checked step, from its description (crc32: stable across runs)."""
+    return zlib.crc32(str(where).encode())
+
+
+def fresh_machine(seed, cfg=CFG):
+    """A reference Machine whose scratchpad holds garbage_sp(seed, cfg), not a used one's rows."""
+    m = Machine(cfg)
+    m.sp[:] = garbage_sp(seed, cfg)
+    return m
+
+
+def ragged_configs(seed, n=N_RANDOM_RAGGED):
+    """n seeded random ragged batches [(seqs, ts)]: 2..4 slots, lengths 1..16, sequence ids
+    drawn from 0..BMAX-1 in shuffled slot order (never [0, 1, .., B-1]). The first batch
+    puts length 1 in the first slot and 2 in another, the second puts 2 first and 1 in
+    another; from the third on, a length of 1 or 2 lands in a random slot."""
+    rng = random.Random(f"ragged {seed}")
+    out = []
+    for i in range(n):
+        B = rng.randint(2, BMAX)
+        seqs = list(range(B))
+        while seqs == list(range(B)):
+            seqs = rng.sample(range(BMAX), B)
+        ts = [rng.randint(1, LMAX) for _ in seqs]
+        other = rng.randrange(1, B)
+        if i == 0:
+            ts[0], ts[other] = 1, 2
+        elif i == 1:
+            ts[0], ts[other] = 2, 1
+        else:
+            ts[rng.randrange(B)] = rng.choice((1, 2))
+        out.append((seqs, ts))
+    return out
+
+
+class Refused(str):
+    """A finding that is the builder refusing a step (ValueError), not a wrong answer."""
 
 
 def _compare(where, ext_batch, ext_alone, b, t, ref_out, ref_kv):
@@ -354,88 +410,90 @@ def _compare(where, ext_batch, ext_alone, b, t, ref_out, ref_kv):
     return probs
 
 
-def _run(machine, prog, ext, where, probs):
-    """Run prog; a crash (GA2Error, ValueError) becomes a problem and leaves ext as it was."""
+def _step(seqs, ts, P, ext, where, probs):
+    """Build and run one step on a fresh Machine with a garbage scratchpad (seed
+    garbage_seed(where)): (the new external memory or None after a finding -- a refusal,
+    a crash: GA2Error, ValueError --, the garbage seed)."""
+    g = garbage_seed(where)
     try:
-        return machine.run(prog, ext).ext
+        prog = program(seqs, ts, P)
+    except ValueError as e:
+        probs.append(Refused(f"{where} garbage={g}: builder refused: {e}"))
+        return None, g
+    try:
+        return fresh_machine(g).run(prog, ext).ext, g
     except Exception as e:  # noqa: BLE001 - every crash is a finding
-        probs.append(f"{where}: crashed: {type(e).__name__}: {e}")
-        return None
+        probs.append(f"{where} garbage={g}: crashed: {type(e).__name__}: {e}")
+        return None, g
 
 
 def _invariance(B, L, seed, order, probs):
     ex = make_batch(B, L, seed)
     P = rq_params(ex)
     seqs = list(range(B)) if order == 0 else list(reversed(range(B)))
-    img = ext_image(ex)
-    mb = Machine(CFG)
-    alone = {b: (Machine(CFG), img.copy()) for b in seqs}
-    ext_b = img.copy()
-    where = f"B={B} L={L} seed={seed}"
+    ext_b = ext_image(ex)
+    alone = {b: ext_b.copy() for b in seqs}
+    where = f"B={B} L={L} seed={seed} seqs={seqs}"
     for t in range(1, L + 1):
-        try:
-            prog = program(seqs, [t] * B, P)
-        except ValueError as e:
-            probs.append(f"{where} token {t}: builder refused: {e}")
-            return
-        ext_b = _run(mb, prog, ext_b, f"{where} token {t} batched", probs)
+        ext_b, gb = _step(seqs, [t] * B, P, ext_b, f"{where} token {t} batched", probs)
         if ext_b is None:
             return
         for b in seqs:
-            m, ea = alone[b]
-            try:
-                ea = _run(m, program([b], [t], P), ea, f"{where} token {t} alone {b}", probs)
-            except ValueError as e:
-                probs.append(f"{where} token {t}: builder refused: {e}")
+            alone[b], ga = _step([b], [t], P, alone[b], f"{where} token {t} alone {b}", probs)
+            if alone[b] is None:
                 return
-            if ea is None:
-                return
-            alone[b] = (m, ea)
             n0 = len(probs)
-            probs += _compare(where, ext_b, ea, b, t, int_reference(ex, b, t), int_kv(ex, b, t))
+            probs += _compare(f"{where} token {t} garbage batched={gb} alone={ga}", ext_b, alone[b], b, t,
+                              int_reference(ex, b, t), int_kv(ex, b, t))
             if len(probs) > n0:
                 return                      # one finding per configuration is enough
 
 
-def _ragged(seed, probs, lengths=RAGGED):
-    ex = make_batch(len(lengths), max(lengths), seed)
+def _ragged(seed, probs, lengths=RAGGED, seqs=None):
+    """Each sequence advanced alone to its length minus one, then ONE batched step with
+    slot j = sequence seqs[j] at length lengths[j], compared with each sequence alone."""
+    lengths = list(lengths)
+    seqs = list(range(len(lengths))) if seqs is None else list(seqs)
+    ex = make_batch(max(seqs) + 1, max(lengths), seed)
     P = rq_params(ex)
-    where = f"ragged {list(lengths)} seed={seed}"
+    where = f"ragged seqs={seqs} ts={lengths} seed={seed}"
     img = ext_image(ex)
-    m = Machine(CFG)
-    try:
-        for b, T in enumerate(lengths):            # each sequence advanced alone to T - 1 tokens
-            for t in range(1, T):
-                img = _run(m, program([b], [t], P), img, f"{where} advance {b}", probs)
-                if img is None:
-                    return
-        seqs = list(range(len(lengths)))
-        ext_b = _run(Machine(CFG), program(seqs, list(lengths), P), img.copy(), f"{where} batched", probs)
-        if ext_b is None:
-            return
-        for b, T in enumerate(lengths):
-            ea = _run(Machine(CFG), program([b], [T], P), img.copy(), f"{where} alone {b}", probs)
-            if ea is None:
+    for b, T in zip(seqs, lengths):            # each sequence advanced alone to T - 1 tokens
+        for t in range(1, T):
+            img, _ = _step([b], [t], P, img, f"{where} advance {b} token {t}", probs)
+            if img is None:
                 return
-            probs += _compare(where, ext_b, ea, b, T, int_reference(ex, b, T), int_kv(ex, b, T))
-    except ValueError as e:
-        probs.append(f"{where}: builder refused: {e}")
+    ext_b, gb = _step(seqs, lengths, P, img.copy(), f"{where} batched", probs)
+    if ext_b is None:
+        return
+    for b, T in zip(seqs, lengths):
+        ea, ga = _step([b], [T], P, img.copy(), f"{where} alone {b}", probs)
+        if ea is None:
+            return
+        probs += _compare(f"{where} garbage batched={gb} alone={ga}", ext_b, ea, b, T,
+                          int_reference(ex, b, T), int_kv(ex, b, T))
 
 
-def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16), ragged=True, quick=False):
-    """Problems found (empty list = none) by the batching oracle.
+def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16), ragged=True, quick=False,
+                   n_random=N_RANDOM_RAGGED):
+    """Findings (empty list = none) of the batching oracle; Refused ones are builder refusals.
 
-    Batch invariance: for each batch size, length and seed, step the batch token by token
-    and, beside it, each sequence alone on its own copy of memory (its own Machine); after
-    every step each sequence's output and its external K/V cache rows must be equal in
-    both, and the alone run must equal int_reference (and int_kv) exactly. The second seed
-    puts the sequences in reverse slot order, so slot j != sequence j. Then (ragged=True)
-    the ragged batch: four sequences advanced alone to 3, 9, 1, 14 minus one tokens, ONE
-    batched step with ts = [3, 9, 1, 14], compared the same way. quick=True checks a
-    subset (one seed, lengths 2 and 9).
+    Every step it checks (and every step that fills a cache) runs on a fresh Machine whose
+    scratchpad is garbage (fresh_machine, garbage_sp; the seed is in the finding's
+    "where"), so rows an earlier step left behind cannot stand in for a load; only the
+    external memory carries over. Batch invariance: for each batch size, length and seed,
+    step the batch token by token and, beside it, each sequence alone on its own copy of
+    external memory; after every step each sequence's output and its external K/V cache
+    rows must be equal in both, and the alone run must equal int_reference (and int_kv)
+    exactly. The second seed puts the sequences in reverse slot order, so slot j !=
+    sequence j. Then (ragged=True) the fixed ragged batch (sequences advanced alone to 3,
+    9, 1, 14 minus one tokens, ONE batched step with ts = [3, 9, 1, 14]) and n_random
+    seeded random ragged batches (ragged_configs: shuffled sequence ids, lengths with 1
+    and 2, the first slot at length 1), compared the same way. quick=True checks a subset
+    (one seed, lengths 2 and 9, two random ragged batches).
     """
     if quick:
-        seeds, lengths = seeds[:1], (2, 9)
+        seeds, lengths, n_random = seeds[:1], (2, 9), min(n_random, 2)
     probs = []
     for si, seed in enumerate(seeds):
         for B in batches:
@@ -443,6 +501,8 @@ def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16),
                 _invariance(B, L, seed, si % 2, probs)
     if ragged:
         _ragged(seeds[0], probs)
+        for seqs, ts in ragged_configs(seeds[0], n_random):
+            _ragged(seeds[0], probs, ts, seqs)
     return probs
 
 
@@ -450,22 +510,20 @@ def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description="chapter 9 batching oracle (check_batching)")
     ap.add_argument("--check", action="store_true", help="run check_batching (the default action)")
-    ap.add_argument("--no-ragged", action="store_true", help="skip the ragged batch")
+    ap.add_argument("--no-ragged", action="store_true", help="skip the ragged batches (fixed and random)")
     ap.add_argument("--quick", action="store_true", help="a quick subset")
     a = ap.parse_args(argv)
     t0 = time.time()
-    probs = check_batching(ragged=not a.no_ragged, quick=a.quick)
-    # a builder refusal (ValueError from program()) is not a wrong answer found by the
-    # oracle: printed as REFUSED, so a mutation run can tell the two apart
-    refused = [p for p in probs if "builder refused:" in p]
-    found = [p for p in probs if "builder refused:" not in p]
-    for p in found[:20]:
+    found = check_batching(ragged=not a.no_ragged, quick=a.quick)
+    probs = [p for p in found if not isinstance(p, Refused)]
+    refused = [p for p in found if isinstance(p, Refused)]
+    for p in probs[:20]:
         print("PROBLEM", p)
     for p in refused[:20]:
         print("REFUSED", p)
     print(f"check_batching{' (no ragged)' if a.no_ragged else ''}{' (quick)' if a.quick else ''}: "
-          f"{len(found)} problem(s), {len(refused)} builder refusal(s) in {time.time() - t0:.2f} s")
-    return 1 if probs else 0
+          f"{len(probs)} problem(s), {len(refused)} refusal(s) in {time.time() - t0:.2f} s")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

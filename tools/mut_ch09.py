@@ -8,6 +8,8 @@ column and is not caught (tools/mutation/engine.py). Two columns: the full check
 check without the ragged batch. The full check must catch every mutant; without the
 ragged batch exactly the length-confusing ones (tag "length") survive, which is what the
 ragged batch is worth.
+The "stale" mutants survived the check as it was before every step ran on a garbage
+scratchpad (see the comment above them in SPECS).
 
     python -m tools.mut_ch09                  # all mutants, both checks, out/mut_ch09.json
     python -m tools.mut_ch09 --fast           # CI subset (includes length-confusing mutants)
@@ -36,6 +38,8 @@ _PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M
          'tb=0, lda=DM, ldb=D, ldc=D)')
 _SCORE = ('            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, '
           'N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)')
+_OUT = ('            ins("MM", dst=SP_O32 + c, A=SP_A8, B=sp_v(j) + c, M=1, K=L, N=ARRAY, '
+        'tb=0, lda=L, ldb=D, ldc=D)')
 SPECS = [
     ("projection with M = 1 instead of the batch", _PROJ, _PROJ.replace("M=n,", "M=1,"), ()),
     ("projection results stored with row stride 4", _PROJ, _PROJ.replace("ldc=D)", "ldc=4)"), ()),
@@ -95,6 +99,20 @@ SPECS = [
     ("the hidden row of the first sequence's token",
      "        x_row = ext_hidden(b) + DM * (ts[j] - 1)",
      "        x_row = ext_hidden(b) + DM * (ts[0] - 1)", ("length",)),
+    # Stale-scratchpad mutants (tag "stale"). The check before issue part 6 ran each step on
+    # a Machine reused from the previous step (or a fresh one, all zero), so rows an earlier
+    # step left behind stood in for a load the builder forgot, and a zero word hid a read
+    # of one word too many; all three survived it, full check included (measured: old
+    # check "not caught" on all three). Every step now starts from a garbage scratchpad
+    # (batch.fresh_machine), which catches each one, with or without the ragged batches.
+    ("a cache holding one row not reloaded (the previous step left it in place)",
+     "        if ts[j] > 1:",
+     "        if ts[j] > 2:", ("stale",)),
+    ("cache loads skipped for a slot whose length an earlier slot has",
+     "        if ts[j] > 1:",
+     "        if ts[j] > 1 and ts[j] not in ts[:j]:", ("stale",)),
+    ("the weights x V product reading one token too many (zero on a fresh scratchpad)",
+     _OUT, _OUT.replace("K=L,", "K=L + 1,"), ("stale",)),
 ]
 
 # The CI subset: one ordinary mutant and two length-confusing ones.
