@@ -59,20 +59,7 @@ module mut_rtl_tb #(
   // ------------------------------------------------------------------ the chip
   reg rst   = 1'b1;
   reg start = 1'b0;
-  wire        done, error, retire;
-  wire [2:0]  error_code;
-  wire [15:0] error_pc, retire_pc;
-  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events;
-
-  ga2_harness #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) u_h (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret), .retire(retire), .retire_pc(retire_pc),
-    .retire_cycle(retire_cycle), .imem_oob(imem_oob), .ext_rd_oob(ext_rd_oob),
-    .ext_wr_oob(ext_wr_oob), .xz_events(xz_events)
-  );
+`include "ga2_harness_inst.vh"
 
   reg [31:0]  expx [0:EXT_WORDS-1];
   reg [31:0]  meta [0:12 + 2 * MAX_TRACE - 1];

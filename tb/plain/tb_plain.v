@@ -26,20 +26,7 @@ module tb_plain #(
   reg rst   = 1'b1;
   reg start = 1'b0;
 
-  wire        done, error, retire;
-  wire [2:0]  error_code;
-  wire [15:0] error_pc, retire_pc;
-  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events;
-
-  ga2_harness #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) u_h (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret), .retire(retire), .retire_pc(retire_pc),
-    .retire_cycle(retire_cycle), .imem_oob(imem_oob), .ext_rd_oob(ext_rd_oob),
-    .ext_wr_oob(ext_wr_oob), .xz_events(xz_events)
-  );
+`include "ga2_harness_inst.vh"
   // out-of-range accesses and x/z on the control outputs in this run (cleared at start)
   wire bad_access = (imem_oob | ext_rd_oob | ext_wr_oob) != 32'd0;
   wire xz = xz_events != 32'd0;

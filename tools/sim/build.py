@@ -22,7 +22,8 @@ from tools.sim.files import rtl_files
 from model import config
 
 TB_DIR = ROOT / "tb"
-HARNESS = TB_DIR / "common" / "ga2_harness.v"
+COMMON = TB_DIR / "common"          # the harness and its instance include
+HARNESS = COMMON / "ga2_harness.v"
 SIMS = ("icarus", "verilator")
 TOPLEVEL = "ga2_tb"
 
@@ -108,6 +109,11 @@ def tail(path, n=40):
         return "(no log)"
 
 
+def _headers(rtl_dir):
+    """The include files a build reads: the RTL's and the harness's."""
+    return sorted(Path(rtl_dir).glob("*.vh")) + sorted(COMMON.glob("*.vh"))
+
+
 def _digest(key, files):
     h = hashlib.sha256(repr(key).encode())
     for p in files:
@@ -164,7 +170,7 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
     if public is None:
         public = toplevel != TOPLEVEL or os.environ.get("GA2_PUBLIC", "") not in ("", "0")
     digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public),
-                     srcs + sorted(rtl_dir.glob("*.vh")))
+                     srcs + _headers(rtl_dir))
     stamp = bdir / "build.stamp"
     binary = bdir / ("sim.vvp" if sim == "icarus" else toplevel)
     if stamp.exists() and binary.exists() and stamp.read_text() == digest:
@@ -181,7 +187,7 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
         t0 = time.time()
         try:
             with fds_to(log):
-                r.build(verilog_sources=[str(s) for s in srcs], includes=[str(rtl_dir)],
+                r.build(verilog_sources=[str(s) for s in srcs], includes=[str(rtl_dir), str(COMMON)],
                         parameters=params, build_args=args, hdl_toplevel=toplevel,
                         build_dir=str(bdir), always=True)
         except SystemExit as e:
@@ -228,12 +234,12 @@ def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeou
     srcs = [str(s) for s in srcs]
     if sim == "icarus":
         exe = out_dir / "tb.vvp"
-        cmd = (["iverilog"] + ICARUS_ARGS + [f"-I{include_dir}", "-s", top]
+        cmd = (["iverilog"] + ICARUS_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "-s", top]
                + [f"-P{top}.{k}={v}" for k, v in params.items()] + ["-o", str(exe)] + srcs)
         run = ["vvp", "-n", str(exe)]
     else:
         exe = out_dir / "obj" / f"V{top}"
-        cmd = (["verilator", "--binary"] + VERILATOR_ARGS + [f"-I{include_dir}", "--top-module", top]
+        cmd = (["verilator", "--binary"] + VERILATOR_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
                + [f"-G{k}={v}" for k, v in params.items()]
                + ["--Mdir", str(out_dir / "obj"), "-j", "2", "-o", f"V{top}"] + srcs)
         run = [str(exe)]
@@ -254,7 +260,7 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
     params = cfg_parameters(cfg)
     out = Path(out_dir) if out_dir else ROOT / "build" / f"{top}-{sim}-{cfg.name}"
     digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, ICARUS_ARGS),
-                     srcs + sorted(rtl_dir.glob("*.vh")))
+                     srcs + _headers(rtl_dir))
     stamp = out / "build.stamp"
     run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])
     if stamp.exists() and stamp.read_text() == digest:
