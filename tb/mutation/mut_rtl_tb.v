@@ -19,8 +19,8 @@
 //     (it loads every scratchpad word it reads), must then run exactly as the reference.
 // Inputs in +dir=D: rq.hex (a m s y per line), dv.hex (dividend divisor q r per line),
 // pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (limit abort_at error code pc cycles
-// mm dma vec instret ntrace light, then ntrace lines "pc cycle"). Memories are synchronous-read
-// with one cycle of latency (read-first), like tb/chip/ga2_tb.v.
+// mm dma vec instret ntrace light, then ntrace lines "pc cycle"). The chip and its memories:
+// tb/common/ga2_harness.v, as in the cocotb wrapper and the plain bench.
 module mut_rtl_tb #(
   parameter EXT_WORDS  = 8192,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -59,54 +59,23 @@ module mut_rtl_tb #(
   // ------------------------------------------------------------------ the chip
   reg rst   = 1'b1;
   reg start = 1'b0;
-  wire        done, error, retire, imem_en, ext_en, ext_we;
-  wire [2:0]  error_code;
-  wire [15:0] error_pc, imem_addr, ext_addr, retire_pc;
-  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, ext_wdata, retire_cycle;
-  reg  [127:0] imem_rdata;
-  reg  [31:0]  ext_rdata;
+`include "ga2_harness_inst.vh"
 
-  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
-    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
-    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
-    .ext_rdata(ext_rdata),
-    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
-  );
-
-  reg [127:0] imem [0:IMEM_DEPTH-1];
-  reg [31:0]  ext  [0:EXT_WORDS-1];
   reg [31:0]  expx [0:EXT_WORDS-1];
   reg [31:0]  meta [0:12 + 2 * MAX_TRACE - 1];
   reg [127:0] vec  [0:MAX_VEC-1];
 
-  always @(posedge clk) begin
-    if (imem_en === 1'b1) begin
-      if ({16'd0, imem_addr} < IMEM_DEPTH) imem_rdata <= imem[imem_addr];
-      else begin
-        imem_rdata <= 128'd0;
-        if (tracing) begin
-          $display("MUT FAIL oob p%0d: instruction memory read at %0d (depth %0d)", p, imem_addr, IMEM_DEPTH);
-          $finish;
-        end
+  // an access outside a memory while a program runs fails at once (the harness counts
+  // them from the start pulse on)
+  always @(negedge clk) begin
+    if (tracing && start === 1'b0) begin
+      if (imem_oob != 32'd0) begin
+        $display("MUT FAIL oob p%0d: instruction memory read outside its %0d words", p, IMEM_DEPTH);
+        $finish;
       end
-    end
-  end
-
-  always @(posedge clk) begin
-    if (ext_en === 1'b1) begin
-      if ({16'd0, ext_addr} < EXT_WORDS) begin
-        ext_rdata <= ext[ext_addr];
-        if (ext_we === 1'b1) ext[ext_addr] <= ext_wdata;
-      end else begin
-        ext_rdata <= 32'd0;
-        if (tracing) begin
-          $display("MUT FAIL oob p%0d: external memory access at %0d (size %0d)", p, ext_addr, EXT_WORDS);
-          $finish;
-        end
+      if ((ext_rd_oob | ext_wr_oob) != 32'd0) begin
+        $display("MUT FAIL oob p%0d: external memory access outside its %0d words", p, EXT_WORDS);
+        $finish;
       end
     end
   end
@@ -154,8 +123,6 @@ module mut_rtl_tb #(
     tidx = 0;
     ntrace = 0;
     checks = 0;
-    imem_rdata = 128'd0;
-    ext_rdata = 32'd0;
     dv_rst = 1'b1;
     dv_start = 1'b0;
     dv_a = 32'd0;
@@ -248,16 +215,16 @@ module mut_rtl_tb #(
       $readmemh(fname, meta);
       light = meta[11][0];
       if (!light) begin
-        for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
-        for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
+        for (i = 0; i < IMEM_DEPTH; i = i + 1) u_h.imem[i] = 128'd0;
+        for (i = 0; i < EXT_WORDS; i = i + 1) u_h.ext[i] = 32'd0;
       end
       // a light program (a fault check) lists its words and a zero after them; it keeps
       // the external memory as it is and its memory is not compared
       $sformat(fname, "%0s/p%0d_imem.hex", dir, p);
-      $readmemh(fname, imem);
+      $readmemh(fname, u_h.imem);
       if (!light) begin
         $sformat(fname, "%0s/p%0d_ext.hex", dir, p);
-        $readmemh(fname, ext);
+        $readmemh(fname, u_h.ext);
         $sformat(fname, "%0s/p%0d_exp.hex", dir, p);
         $readmemh(fname, expx);
       end
@@ -315,8 +282,8 @@ module mut_rtl_tb #(
           end
         end
         for (i = 0; i < EXT_WORDS && !light; i = i + 1) begin
-          if (ext[i] !== expx[i]) begin
-            $display("MUT FAIL memory p%0d: ext[%0d]=%h, expected %h", p, i, ext[i], expx[i]);
+          if (u_h.ext[i] !== expx[i]) begin
+            $display("MUT FAIL memory p%0d: ext[%0d]=%h, expected %h", p, i, u_h.ext[i], expx[i]);
             $finish;
           end
         end

@@ -13,7 +13,8 @@
 //           +vcd=FILE (Icarus only: dump the chip's signals)
 // Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
 // instret=.. timeout=.." per run and writes the external memory after the last run.
-// Memories: synchronous read with one cycle of latency, like the cocotb wrapper.
+// The chip and its memories: tb/common/ga2_harness.v, as in the cocotb wrapper.
+// +sp_in=FILE preloads the scratchpad before the first run.
 module tb_plain #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -25,85 +26,45 @@ module tb_plain #(
   reg rst   = 1'b1;
   reg start = 1'b0;
 
-  wire        done, error, retire, imem_en, ext_en, ext_we;
-  wire [2:0]  error_code;
-  wire [15:0] error_pc, imem_addr, ext_addr, retire_pc;
-  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, ext_wdata, retire_cycle;
-  reg  [127:0] imem_rdata;
-  reg  [31:0]  ext_rdata;
+`include "ga2_harness_inst.vh"
+  // out-of-range accesses and x/z on the control outputs in this run (cleared at start)
+  wire bad_access = (imem_oob | ext_rd_oob | ext_wr_oob) != 32'd0;
+  wire xz = xz_events != 32'd0;
 
-  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
-    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
-    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
-    .ext_rdata(ext_rdata),
-    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
-  );
-
-  reg [127:0] imem [0:IMEM_DEPTH-1];
-  reg [31:0]  ext  [0:EXT_WORDS-1];
-  reg         bad_access;
-
-  always @(posedge clk) begin
-    if (imem_en) begin
-      if ({16'd0, imem_addr} < IMEM_DEPTH) imem_rdata <= imem[imem_addr];
-      else bad_access <= 1'b1;
-    end
-  end
-
-  always @(posedge clk) begin
-    if (ext_en) begin
-      if ({16'd0, ext_addr} < EXT_WORDS) begin
-        ext_rdata <= ext[ext_addr];
-        if (ext_we) ext[ext_addr] <= ext_wdata;
-      end else begin
-        bad_access <= 1'b1;
-      end
-    end
-  end
-
-  reg [8*512-1:0] f_imem, f_ext_in, f_ext_out, f_trace, f_vcd;
+  reg [8*512-1:0] f_imem, f_ext_in, f_ext_out, f_trace, f_vcd, f_sp;
   integer max_cycles, ncyc, i, fd_trace, runs, run;
-  reg     timeout, xz;
+  reg     timeout;
 
   always @(negedge clk) begin
-    if (!rst && ^{done, error, retire, imem_en, ext_en, ext_we} === 1'bx) xz <= 1'b1;
     if (fd_trace != 0 && retire === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc, retire_cycle);
   end
 
   initial begin
-    bad_access = 1'b0;
-    xz = 1'b0;
     fd_trace = 0;
-    imem_rdata = 128'd0;
-    ext_rdata = 32'd0;
-    for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
-    for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 1000000;
-    if ($value$plusargs("imem=%s", f_imem)) $readmemh(f_imem, imem);
-    else begin
+    if (!$value$plusargs("imem=%s", f_imem)) begin
       $display("tb_plain: +imem=FILE is required");
       $finish;
     end
     f_ext_in = 0;
-    if ($value$plusargs("ext_in=%s", f_ext_in)) $readmemh(f_ext_in, ext);
     if ($value$plusargs("trace=%s", f_trace)) fd_trace = $fopen(f_trace, "w");
     if (!$value$plusargs("runs=%d", runs)) runs = 1;
 `ifndef VERILATOR
     if ($value$plusargs("vcd=%s", f_vcd)) begin
       $dumpfile(f_vcd);
-      $dumpvars(0, dut);
+      $dumpvars(0, u_h.dut);
     end
 `endif
+    // the memories are loaded after time 0, when the harness and the chip have cleared theirs
     repeat (3) @(negedge clk);
+    $readmemh(f_imem, u_h.imem);
+    if ($value$plusargs("ext_in=%s", f_ext_in)) $readmemh(f_ext_in, u_h.ext);
+    if ($value$plusargs("sp_in=%s", f_sp)) u_h.load_sp(f_sp);
     rst = 1'b0;
     for (run = 0; run < runs; run = run + 1) begin
       // every run restarts the chip (start after HALT or a fault) on a fresh ext image;
       // the scratchpad carries over, as on the chip
-      if (run > 0 && f_ext_in != 0) $readmemh(f_ext_in, ext);
+      if (run > 0 && f_ext_in != 0) $readmemh(f_ext_in, u_h.ext);
       @(negedge clk);
       start = 1'b1;
       @(negedge clk);
@@ -120,7 +81,7 @@ module tb_plain #(
                cnt_instret, timeout, bad_access, xz);
     end
     if (fd_trace != 0) $fclose(fd_trace);
-    if ($value$plusargs("ext_out=%s", f_ext_out)) $writememh(f_ext_out, ext);
+    if ($value$plusargs("ext_out=%s", f_ext_out)) $writememh(f_ext_out, u_h.ext);
     $finish;
   end
 endmodule

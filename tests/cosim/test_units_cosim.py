@@ -7,7 +7,6 @@ no clean standalone interface to the memories), in test_dma_lengths_and_ends.
 """
 import os
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 
 from model import config, isa
-from tools.sim import hw
+from tools.sim import build, hw
 from tools.sim.files import rtl_files, top_file
 
 from tools import ROOT  # noqa: E402
@@ -26,7 +25,7 @@ def _build_units(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
     srcs = [p for p in rtl_files(rtl_dir) if p != top_file(rtl_dir)]
     srcs.append(ROOT / "tb" / "units" / "units_tb.v")
-    return hw.build(sim, toplevel="units_tb", srcs=srcs, parameters={}, rtl_dir=rtl_dir,
+    return build.build(sim, toplevel="units_tb", srcs=srcs, parameters={}, rtl_dir=rtl_dir,
                     build_dir=build_dir or ROOT / "build" / f"{sim}-units")
 
 
@@ -34,26 +33,13 @@ def _run_units(sim, testcase, rtl_dir=None, build_dir=None):
     bdir = _build_units(sim, rtl_dir, build_dir)
     run_dir = bdir / "runs" / f"{os.getpid()}-{testcase}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    for p in (str(ROOT / "tb" / "units"), str(ROOT)):
-        if p not in sys.path:
-            sys.path.insert(0, p)
-    r = hw._runner(sim)
-    log = run_dir / "sim.log"
-    err = None
-    with hw._fds_to(log):
-        try:
-            xml = r.test(test_module="units_job", hdl_toplevel="units_tb", hdl_toplevel_lang="verilog",
-                         build_dir=str(bdir), test_dir=str(run_dir), testcase=testcase,
-                         extra_env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        except SystemExit as e:
-            err = str(e)
-            xml = None
-    xml = Path(xml) if xml else next(run_dir.glob("*results.xml"), None)
-    assert xml is not None and xml.exists(), f"{sim} {testcase}: no results ({err}); log {log}:\n{hw._tail(log)}"
+    xml, err, log = build.cocotb_test(sim, bdir, run_dir, "units_job", toplevel="units_tb",
+                                      module_dirs=[ROOT / "tb" / "units"], testcase=testcase)
+    assert xml is not None and xml.exists(), f"{sim} {testcase}: no results ({err}); log {log}:\n{build.tail(log)}"
     cases = list(ET.parse(xml).iter("testcase"))
     fails = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
     assert len(cases) == 1 and cases[0].get("name") == testcase, f"{sim}: ran {[c.get('name') for c in cases]}"
-    assert not fails and err is None, f"{sim} {testcase} failed; log {log}:\n{hw._tail(log, 25)}"
+    assert not fails and err is None, f"{sim} {testcase} failed; log {log}:\n{build.tail(log, 25)}"
 
 
 @pytest.mark.parametrize("testcase", UNIT_TESTS)

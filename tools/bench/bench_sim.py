@@ -14,23 +14,15 @@ suite running many programs per call sees it.
   python tools/bench/bench_sim.py [--sim icarus|verilator|both] [--groups N] [--runs R]
 """
 import argparse
-import hashlib
-import re
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
-
-from tools import ROOT  # noqa: E402
-from tools.sim.files import rtl_files  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from model import config, isa  # noqa: E402
-from tools.sim import hw  # noqa: E402
+from tools.sim import hw, plain  # noqa: E402
 
-PLAIN_TB = ROOT / "tb" / "plain" / "tb_plain.v"
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
 
@@ -58,48 +50,17 @@ def long_program(groups, ext=None):
 
 
 def build_plain(sim, ext):
-    """Compile tb_plain (no cocotb) once per sim/EXT into build/plain-bench/; the command."""
-    if not PLAIN_TB.exists():
-        raise FileNotFoundError(f"{PLAIN_TB} is missing (the plain bench is the RTL engineer's)")
-    srcs = rtl_files() + [PLAIN_TB]
-    h = hashlib.sha256(repr((sim, ext)).encode())
-    for p in srcs:
-        h.update(p.read_bytes())
-    out = ROOT / "build" / "plain-bench" / f"{sim}-ext{ext}"
-    out.mkdir(parents=True, exist_ok=True)
-    stamp = out / "stamp"
-    if sim == "icarus":
-        exe, cmd = out / "tb.vvp", ["vvp", "-n", str(out / "tb.vvp")]
-        build = ["iverilog", "-g2005", f"-I{ROOT / 'rtl'}", "-s", "tb_plain",
-                 f"-Ptb_plain.EXT_WORDS={ext}", "-o", str(exe)] + [str(s) for s in srcs]
-    else:
-        exe, cmd = out / "obj" / "Vtb_plain", [str(out / "obj" / "Vtb_plain")]
-        build = ["verilator", "--binary", "--timing", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                 "--x-assign", "unique", "--x-initial", "unique",
-                 f"-I{ROOT / 'rtl'}", "--top-module", "tb_plain", f"-GEXT_WORDS={ext}",
-                 "--Mdir", str(out / "obj"), "-o", "Vtb_plain"] + [str(s) for s in srcs]
-    if not (exe.exists() and stamp.exists() and stamp.read_text() == h.hexdigest()):
-        subprocess.run(build, check=True, stdout=subprocess.DEVNULL)
-        stamp.write_text(h.hexdigest())
-    return cmd
+    """The plain bench (tools/sim/plain.py) for sim with ext words; the command."""
+    return plain.build(sim, config.DEFAULT.replace(ext_words=ext))
 
 
 def run_plain(sim, prog, image, ext, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds) of one tb_plain call."""
     cmd = build_plain(sim, ext)
     with tempfile.TemporaryDirectory() as d:
-        imem, ext_in = Path(d, "imem.hex"), Path(d, "ext_in.hex")
-        imem.write_text("".join(f"{w:032x}\n" for w in isa.as_words(prog)))
-        ext_in.write_text("".join(f"{int(w) & 0xFFFFFFFF:08x}\n" for w in image))
-        t0 = time.perf_counter()
-        p = subprocess.run(cmd + [f"+imem={imem}", f"+ext_in={ext_in}", f"+ext_out={d}/ext_out.hex",
-                                  "+max_cycles=10000000", f"+runs={runs}"],
-                           capture_output=True, text=True, cwd=d)
-        wall = time.perf_counter() - t0
-    found = [int(c) for c in re.findall(r"RESULT .*?cycles=(\d+)", p.stdout)]
-    if p.returncode != 0 or len(found) != runs:
-        raise RuntimeError(f"tb_plain on {sim} failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
-    return sum(found), wall
+        r = plain.run(cmd, prog, image, config.DEFAULT.replace(ext_words=ext), d, runs=runs,
+                      max_cycles=10_000_000, trace=False)
+    return sum(st["cycles"] for st in r.status), r.wall
 
 
 def run_cocotb(sim, prog, image, ext, runs=1):

@@ -15,85 +15,39 @@ import argparse
 import pathlib
 import random
 import re
-import subprocess
 import sys
 import time
 
 from tools import ROOT  # noqa: E402
-from tools.sim.files import rtl_files  # noqa: E402
+from tools.sim import plain  # noqa: E402
 from model import config, isa  # noqa: E402
 from model.machine import GA2Error, Machine  # noqa: E402
 
 BUILD = ROOT / "build" / "plain"
-RTL = rtl_files()
-TB = ROOT / "tb" / "plain" / "tb_plain.v"
 SIMS = ("icarus", "verilator")
+
+
+def _cfg(ext_words):
+    return config.DEFAULT.replace(ext_words=ext_words)
 
 
 # ---------------------------------------------------------------- build and run
 def build(sim, ext_words):
-    """Compile tb_plain for sim with EXT_WORDS=ext_words; returns the command prefix."""
-    out = BUILD / f"{sim}_{ext_words}"
-    out.mkdir(parents=True, exist_ok=True)
-    srcs = [str(TB)] + [str(p) for p in RTL]
-    stamp = max(p.stat().st_mtime for p in [TB] + RTL)
-    if sim == "icarus":
-        exe = out / "tb.vvp"
-        if not exe.exists() or exe.stat().st_mtime < stamp:
-            subprocess.run(["iverilog", "-g2005", f"-I{ROOT / 'rtl'}", "-s", "tb_plain",
-                            f"-Ptb_plain.EXT_WORDS={ext_words}", "-o", str(exe)] + srcs, check=True)
-        return ["vvp", "-n", str(exe)]
-    if sim == "verilator":
-        exe = out / "obj" / "Vtb_plain"
-        if not exe.exists() or exe.stat().st_mtime < stamp:
-            subprocess.run(["verilator", "--binary", "--timing", "-O3", "-Wno-fatal", "-Wno-lint",
-                            "-Wno-style", f"-I{ROOT / 'rtl'}", "--top-module", "tb_plain",
-                            f"-GEXT_WORDS={ext_words}", "--Mdir", str(out / "obj"),
-                            "-j", "2", "-o", "Vtb_plain"] + srcs,
-                           check=True, stdout=subprocess.DEVNULL)
-        return [str(exe)]
-    raise ValueError(f"unknown simulator {sim!r} (known: {', '.join(SIMS)})")
-
-
-def write_hex(prog, image, ext_words, d):
-    """imem.hex and ext_in.hex for a program (Instr or int words) and an image."""
-    words = isa.as_words(prog)
-    (d / "imem.hex").write_text("".join(f"{w:032x}\n" for w in words))
-    img = Machine(_cfg(ext_words)).image(image)
-    (d / "ext_in.hex").write_text("".join(f"{int(v) & 0xFFFFFFFF:08x}\n" for v in img))
-
-
-def read_ext(path):
-    """The words of a $writememh file (comments and @addresses skipped) as ints or None (x)."""
-    vals = []
-    for line in path.read_text().split("\n"):
-        line = line.split("//")[0].strip()
-        if not line or line.startswith("@"):
-            continue
-        for tok in line.split():
-            vals.append(None if re.search("[xXzZ]", tok) else int(tok, 16))
-    return vals
+    """The plain bench for sim with EXT_WORDS=ext_words (tools/sim/plain.py); the command."""
+    if sim not in SIMS:
+        raise ValueError(f"unknown simulator {sim!r} (known: {', '.join(SIMS)})")
+    return plain.build(sim, _cfg(ext_words))
 
 
 def run_sim(cmd, prog, image, ext_words, d, max_cycles=2_000_000, runs=1):
     """Run one program runs times (restarting the chip, same image each run); returns
-    (list of status dicts, one per run; final ext words; whole retire trace; wall seconds)."""
-    d.mkdir(parents=True, exist_ok=True)
-    write_hex(prog, image, ext_words, d)
-    for f in ("ext_out.hex", "trace.txt"):
-        (d / f).unlink(missing_ok=True)
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd + [f"+imem={d / 'imem.hex'}", f"+ext_in={d / 'ext_in.hex'}",
-                              f"+ext_out={d / 'ext_out.hex'}", f"+trace={d / 'trace.txt'}",
-                              f"+max_cycles={max_cycles}", f"+runs={runs}"],
-                       capture_output=True, text=True, cwd=d)
-    wall = time.perf_counter() - t0
-    found = re.findall(r"RESULT (.*)", p.stdout)
-    if len(found) != runs:
-        raise RuntimeError(f"{len(found)} RESULT lines from {cmd[0]} for {runs} runs:\n{p.stdout}\n{p.stderr}")
-    status = [{k: int(v) for k, v in (kv.split("=") for kv in line.split())} for line in found]
-    trace = [tuple(int(x) for x in ln.split()) for ln in (d / "trace.txt").read_text().split("\n") if ln.strip()]
-    return status, read_ext(d / "ext_out.hex"), trace, wall
+    (list of status dicts, one per run; final ext words, None where x/z; whole retire
+    trace; wall seconds)."""
+    r = plain.run(cmd, prog, image, _cfg(ext_words), d, runs=runs, max_cycles=max_cycles)
+    ext = [int(v) & 0xFFFFFFFF for v in r.ext]
+    for i in r.ext_xz:
+        ext[i] = None
+    return r.status, ext, r.trace, r.wall
 
 
 def reference(prog, image, ext_words, runs=1):
@@ -179,10 +133,8 @@ def xcheck(cases):
     found = {}
     for name, prog, img in cases:
         d = BUILD / "xcheck" / name
-        d.mkdir(parents=True, exist_ok=True)
-        write_hex(prog, img, 4096, d)
-        subprocess.run(cmd + [f"+imem={d / 'imem.hex'}", f"+ext_in={d / 'ext_in.hex'}", "+runs=2",
-                              f"+vcd={d / 'chip.vcd'}"], capture_output=True, check=True)
+        plain.run(cmd, prog, img, _cfg(4096), d, runs=2, trace=False, ext_out=False,
+                  vcd=d / "chip.vcd")
         # rst is released at the third falling edge (30 ns); from 40 ns (after the first
         # rising edge with rst low) every signal must be 0/1. VCD time unit: 1 ps.
         bad = x_signals(d / "chip.vcd", 40_000)

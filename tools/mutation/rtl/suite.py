@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from tools import ROOT  # noqa: E402
+from tools.sim import build, hexio  # noqa: E402
 from tools.sim.files import rtl_files  # noqa: E402
 TB = os.path.join(ROOT, "tb", "mutation", "mut_rtl_tb.v")
 from model import config  # noqa: E402
@@ -331,11 +332,6 @@ def reset_programs():
     return out
 
 
-def _write_words(path, words, digits):
-    with open(path, "w") as f:
-        f.write("".join(format(int(w), f"0{digits}x") + "\n" for w in words))
-
-
 def build_suite(suite_dir, programs=None):
     """Write every input of the bench into suite_dir; returns the manifest (a dict)."""
     from model import config, isa
@@ -364,20 +360,20 @@ def build_suite(suite_dir, programs=None):
         except GA2Error as e:
             ext_out, cnt, trace, err = e.ext, e.counters, e.trace, (1, e.code, e.pc)
         limit = cnt.cycles + cnt.cycles // 4 + 200
-        _write_words(os.path.join(suite_dir, f"p{p}_imem.hex"), words + ([0] if light else []), 32)
+        hexio.write_words(os.path.join(suite_dir, f"p{p}_imem.hex"), words + ([0] if light else []), 32)
         if not light:
-            _write_words(os.path.join(suite_dir, f"p{p}_ext.hex"), [_u32(w) for w in image], 8)
-            _write_words(os.path.join(suite_dir, f"p{p}_exp.hex"), [_u32(w) for w in ext_out], 8)
+            hexio.write_words(os.path.join(suite_dir, f"p{p}_ext.hex"), [_u32(w) for w in image], 8)
+            hexio.write_words(os.path.join(suite_dir, f"p{p}_exp.hex"), [_u32(w) for w in ext_out], 8)
         meta = [limit, abort_at, err[0], err[1], err[2], cnt.cycles, cnt.mm, cnt.dma, cnt.vec, cnt.instret,
                 len(trace), light]
         for pc, cyc in trace:
             meta += [pc, cyc]
-        _write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
+        hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         if abort_at:
             trace = [(pc, c) for pc, c in trace if c < abort_at]
             meta[10] = len(trace)
             meta[12:] = [x for pc_c in trace for x in pc_c]
-            _write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
+            hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
                         "error": err[1], "light": light})
     manifest = {"dir": suite_dir, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv),
@@ -386,20 +382,14 @@ def build_suite(suite_dir, programs=None):
 
 
 def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
-    """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with the files of rtl_dir/ga2.f:
-    (ok, seconds, log, vvp path)."""
+    """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with the harness and the
+    files of rtl_dir/ga2.f (tools/sim/build.py compile_binary): (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
-    os.makedirs(build_dir, exist_ok=True)
-    vvp = os.path.join(build_dir, "tb.vvp")
-    srcs = [str(p) for p in rtl_files(rtl_dir)]
-    cmd = ["iverilog", "-g2005", "-I", rtl_dir, "-s", "mut_rtl_tb", "-o", vvp, tb] + srcs
+    srcs = [tb, str(build.HARNESS)] + [str(p) for p in rtl_files(rtl_dir)]
     t = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        ok, log = p.returncode == 0 and os.path.exists(vvp), p.stdout + p.stderr
-    except subprocess.TimeoutExpired:
-        ok, log = False, "iverilog timed out"
-    return ok, time.time() - t, log, vvp
+    ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,
+                                        timeout=timeout)
+    return ok, time.time() - t, log, cmd[-1]
 
 
 _FAIL_RE = re.compile(r"^MUT FAIL (\S+)\s*(.*)$", re.M)

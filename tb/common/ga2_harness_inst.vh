@@ -1,0 +1,17 @@
+// The harness instance u_h and the wires of the chip's host outputs, as every bench
+// uses them: `include this inside a bench module that declares clk, rst and start and
+// the parameters EXT_WORDS, IMEM_DEPTH and SP_WORDS.
+  wire        done, error, retire;
+  wire [2:0]  error_code;
+  wire [15:0] error_pc, retire_pc;
+  wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
+  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events;
+
+  ga2_harness #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) u_h (
+    .clk(clk), .rst(rst), .start(start),
+    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
+    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
+    .cnt_instret(cnt_instret), .retire(retire), .retire_pc(retire_pc),
+    .retire_cycle(retire_cycle), .imem_oob(imem_oob), .ext_rd_oob(ext_rd_oob),
+    .ext_wr_oob(ext_wr_oob), .xz_events(xz_events)
+  );

@@ -1,0 +1,164 @@
+"""The host contract of ga2_top (docs/isa.md "Host interface") on Icarus and Verilator.
+
+Through the cocotb wrapper (hw.run with Items): after reset and until the first start
+every host output is 0; a reset while busy leaves the chip as after reset and the next
+program runs exactly as the reference; back-to-back starts (in the first cycle done is
+seen high, and in the cycle after) run exactly as the reference, and done and the
+counters hold until the next start. Each check is shown to fail on a broken copy of the
+RTL (Icarus, compiled in a tmp dir) or on a perturbed expectation.
+"""
+import re
+
+import numpy as np
+import pytest
+
+from model import config, isa
+from tools import ROOT
+from tools.sim import hw
+from tools.sim.compare import HOST_OUTPUTS
+
+CFG = config.DEFAULT
+ZERO = dict.fromkeys(HOST_OUTPUTS, 0)
+
+
+def b(op, **f):
+    return isa.build(op, cfg=CFG, **f)
+
+
+def _program():
+    """LD, MM, RQ, SM, ST reading only scratchpad words it wrote itself, and its image."""
+    img = np.random.default_rng(5).integers(-128, 128, size=64)
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("MM", dst=100, A=0, B=16, M=4, K=8, N=4, tb=0, lda=8, ldb=4, ldc=4),
+            b("RQ", dst=200, src=100, len=16, m=20000, s=12),
+            b("SM", dst=300, src=200, len=6),
+            b("ST", src=100, dst=1000, len=26),
+            b("ST", src=300, dst=1200, len=6),
+            b("HALT")]
+    return prog, img
+
+
+def _reader():
+    """A program whose result depends on the whole scratchpad region it stores."""
+    return [b("MM", dst=3000, A=500, B=600, M=4, K=16, N=4, tb=1, lda=16, ldb=16, ldc=4),
+            b("ST", src=500, dst=2000, len=200), b("ST", src=3000, dst=2300, len=16), b("HALT")]
+
+
+def _cuts(prog):
+    """Cycle counts that cut prog in the middle of each unit's busy time."""
+    out, t = [], 0
+    for ins in prog[:-1]:
+        out.append(t + 2 + (isa.busy_cycles(ins) * 3) // 4)
+        t += isa.cycles(ins)
+    return out
+
+
+def _garbage(seed):
+    return np.random.default_rng(seed).integers(-2**31, 2**31, size=CFG.sp_words)
+
+
+def reset_jobs():
+    """A first program with a long idle before its start, then per cut: the program cut by
+    rst, and a program on a preloaded (garbage) scratchpad after it."""
+    prog, img = _program()
+    jobs = [[hw.Item(prog, img, gap=7)]]
+    for k, at in enumerate(_cuts(prog)):
+        jobs.append([hw.Item(prog, img, abort_at=at),
+                     hw.Item(_reader(), None, sp=_garbage(k), gap=3 + k)])
+    return jobs
+
+
+def back_to_back_jobs():
+    """One job: programs started in the first cycle done is high (gap 0) and the cycle
+    after (gap 1), a fault among them, and a long hold before the last."""
+    prog, img = _program()
+    bad = [b("LD", dst=0, src=0, len=8), isa.raw("SM", dst=0, src=0, len=65), b("HALT")]
+    halt = [b("HALT")]
+    items = [hw.Item(prog, img), hw.Item(prog, img, gap=0), hw.Item(halt, None, gap=0),
+             hw.Item(bad, img, gap=0), hw.Item(prog, img, gap=0), hw.Item(halt, None, gap=1),
+             hw.Item(bad, img, gap=1), hw.Item(halt, None, gap=1), hw.Item(prog, img, gap=1),
+             hw.Item(prog, img, gap=20)]
+    return [items]
+
+
+def _check_reset(res):
+    first = res[0][0]
+    assert first.ok, first.mismatch
+    assert first.host["pre"] == ZERO and first.host["idle_changes"] == 0
+    for cut, after in res[1:]:
+        assert cut.host["aborted"] and cut.host["after_reset"] == ZERO, cut.host
+        assert 0 < len(cut.trace) < len(cut.ref.trace) or cut.host["cut_cycles"] < cut.ref.trace[0][1]
+        assert cut.ok, cut.mismatch
+        assert after.host["pre"] == ZERO and after.host["idle_changes"] == 0
+        assert after.ok, after.mismatch
+
+
+def test_reset_state_and_reset_while_busy(sim):
+    res = hw.run(sim, reset_jobs())
+    _check_reset(res)
+
+
+def test_back_to_back_starts(sim):
+    (res,) = hw.run(sim, back_to_back_jobs())
+    assert all(p.ok for p in res), [p.mismatch for p in res if not p.ok]
+    assert [p.error for p in res] == [False, False, False, True, False, False, True, False, False, False]
+    for prev, p in zip(res, res[1:]):
+        want = dict(p.host["pre"], retire=0)
+        assert p.host["pre"] == want and p.host["pre"]["done"] == 1
+        assert p.host["pre"]["cycles"] == prev.counters.cycles
+        assert p.host["idle_changes"] == 0
+
+
+# ------------------------------------------------------------------ the checks can fail
+def _broken_rtl(tmp_path, pattern, repl):
+    rtl = tmp_path / "rtl"
+    rtl.mkdir()
+    for p in (ROOT / "rtl").iterdir():
+        if p.suffix in (".v", ".vh", ".f"):
+            (rtl / p.name).write_text(p.read_text())
+    src = (rtl / "ga2_top.v").read_text()
+    broken = re.sub(pattern, repl, src, count=1)
+    assert broken != src, f"ga2_top.v no longer matches {pattern!r}: update this mutation"
+    (rtl / "ga2_top.v").write_text(broken)
+    return rtl
+
+
+def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
+    """cnt_dma not cleared by rst: the reset-state and reset-while-busy checks fail."""
+    rtl = _broken_rtl(tmp_path, r"(if \(rst\) begin(?:.|\n)*?)c_dma_r <= 32'd0;", r"\1c_dma_r <= c_dma_n;")
+    res = hw.run("icarus", reset_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build")
+    with pytest.raises(AssertionError):
+        _check_reset(res)
+    bad = [p.mismatch for job in res for p in job if not p.ok]
+    assert any("after a reset while busy: dma" in m for m in bad), bad
+    assert any("before the start (after a reset): dma" in m or "x/z on the chip: pre_dma" in m
+               for m in bad), bad
+
+
+def test_back_to_back_check_catches_a_start_lost_after_done(tmp_path):
+    """A chip that leaves HALTED by itself (done drops; a start in done's first cycle is
+    lost): the back-to-back and hold checks fail, the ordinary path does not see it."""
+    rtl = _broken_rtl(tmp_path, r"S_IDLE, S_HALTED: begin", "S_IDLE: begin")
+    res = hw.run("icarus", back_to_back_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build",
+                 max_cycles=5000)[0]
+    bad = [p.mismatch for p in res if not p.ok]
+    assert any(m.startswith("timeout") for m in bad), bad
+    assert any("host outputs changed" in m for m in bad), bad
+    plain = hw.run_programs("icarus", hw.demo_programs(), rtl_dir=rtl, build_dir=tmp_path / "build")
+    assert all(p.ok or "host outputs changed" in p.mismatch for p in plain)
+
+
+def test_host_checks_catch_perturbed_expectations():
+    """compare() reports a changed output before a start, and a non-zero one after reset."""
+    (res,) = hw.run("icarus", back_to_back_jobs()[:1])[:1]
+    p = res[1]
+    raw = p._asdict()
+    host = dict(p.host, pre_expected=dict(p.host["pre_expected"], cycles=p.host["pre"]["cycles"] + 1))
+    assert "before the start (done holds): cycles" in hw.compare(p.ref, dict(raw, host=host))
+    assert "host outputs changed in 2 cycles" in hw.compare(p.ref, dict(raw, host=dict(p.host, idle_changes=2)))
+    cut = hw.run("icarus", reset_jobs()[1:2])[0][0]
+    raw = cut._asdict()
+    host = dict(cut.host, after_reset=dict(cut.host["after_reset"], instret=1))
+    assert "after a reset while busy: instret 1" in hw.compare(cut.ref, dict(raw, host=host))
+    trace = list(cut.trace) + [(9, 99999)]
+    assert "extra" in hw.compare(cut.ref, dict(raw, trace=trace))

@@ -1,0 +1,193 @@
+"""Running programs on the GA-2 chip through cocotb, and the reference next to them.
+
+run(sim, jobs, cfg=...) writes every program's hex files into a fresh run directory,
+runs ALL jobs in ONE simulator process (tb/chip/ga2_job.py drives tb/chip/ga2_tb.v, a
+request per job), then reads the chip's outcomes and runs ONE model.machine.Machine over
+the same sequence (the scratchpad carries over between programs on both) to judge them
+(tools/sim/compare.py). A job is a list of items, each (prog, image), (prog, image,
+sp_image) or an Item, whose sp_image preloads the scratchpad of the chip and of the
+reference before that program, and whose gap/abort_at exercise the host contract.
+"""
+import os
+import shutil
+import sys
+import uuid
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+from model import config, isa
+from model.machine import Machine
+from tools.sim import hexio
+from tools.sim.build import TB_DIR, build, check_sim, cocotb_test, tail
+from tools.sim.compare import HOST_OUTPUTS, ProgResult, make_result, reference
+
+JOB_MODULE = "ga2_job"
+DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
+
+Item = namedtuple("Item", "prog image sp gap abort_at", defaults=(None, None, DEFAULT_GAP, 0))
+Item.__doc__ = """One program of a job: prog (Instr list or words), image (ext words, zero-
+padded), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
+chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
+(> 0: cut the program by rst after that many cycles; the next program should preload
+the scratchpad, since the reference cannot know what the cut program left there)."""
+
+
+def _signed32(a):
+    return ((np.asarray(a, dtype=np.int64) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+
+def _padded(data, size, what, mem, where):
+    out = np.zeros(size, dtype=np.int64)
+    data = np.asarray(data if data is not None else [], dtype=np.int64).ravel()
+    if data.size > size:
+        raise ValueError(f"{where}: {what} of {data.size} words larger than {mem} ({size})")
+    out[:data.size] = _signed32(data)
+    return out
+
+
+def prepare_jobs(jobs, cfg):
+    """Check and normalise jobs into lists of Item with words and full-size images."""
+    if not isinstance(jobs, (list, tuple)):
+        raise ValueError("jobs must be a list of jobs (each a list of (prog, image) pairs)")
+    out = []
+    for j, job in enumerate(jobs):
+        pj = []
+        for p, item in enumerate(job):
+            where = f"job {j} item {p}"
+            if not isinstance(item, Item):
+                if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                    raise ValueError(f"{where}: expected (prog, image) or (prog, image, sp_image), "
+                                     f"got {type(item).__name__}")
+                item = Item(*item)
+            words = [int(w) for w in isa.as_words(item.prog)]
+            if len(words) > cfg.imem_depth:
+                raise ValueError(f"job {j} program {p}: {len(words)} instructions exceed "
+                                 f"the instruction memory ({cfg.imem_depth})")
+            img = _padded(item.image, cfg.ext_words, "image", "external memory", f"job {j} program {p}")
+            sp = None if item.sp is None else _padded(item.sp, cfg.sp_words, "scratchpad image",
+                                                      "the scratchpad", f"job {j} program {p}")
+            if int(item.gap) < 0 or int(item.abort_at) < 0:
+                raise ValueError(f"{where}: gap and abort_at must be >= 0")
+            pj.append(Item(words, img, sp, int(item.gap), int(item.abort_at)))
+        out.append(pj)
+    return out
+
+
+def write_run(run_dir, prepared, cfg):
+    """Every program's input files and jobs.txt (the wrapper's protocol, tb/chip/ga2_tb.v)."""
+    run_dir = Path(run_dir)
+    k, lines = 0, []
+    for job in prepared:
+        lines.append(f"{k} {len(job)}\n")
+        for it in job:
+            hexio.write_imem(run_dir / f"p{k}_imem.hex", it.prog, cfg.imem_depth)
+            hexio.write_mem32(run_dir / f"p{k}_ext.hex", it.image)
+            if it.sp is not None:
+                hexio.write_mem32(run_dir / f"p{k}_sp.hex", it.sp)
+            hexio.write_words(run_dir / f"p{k}_ctl.hex", [it.gap, it.abort_at], 8)
+            k += 1
+    (run_dir / "jobs.txt").write_text("".join(lines))
+
+
+def read_raw(run_dir, ext_words, k=None):
+    """Program k's status, trace and ext memory as written by the wrapper, in a dict
+    (k None: the files status.txt, trace.txt and ext_out.hex)."""
+    run_dir = Path(run_dir)
+    pre = "" if k is None else f"p{k}_"
+    val, xz = hexio.read_status(run_dir / f"{pre}status.txt")
+    trace, bad_trace = hexio.read_trace(run_dir / f"{pre}trace.txt")
+    if bad_trace:
+        xz.append(f"trace ({bad_trace} entries)")
+    ext, xz_ext = hexio.parse_mem32((run_dir / f"{pre}ext_out.hex").read_text(), ext_words,
+                                    f"{pre}ext_out.hex")
+    if xz_ext:
+        xz.append(f"ext[{xz_ext[0]}]" + (f" (+{len(xz_ext) - 1} more words)" if len(xz_ext) > 1 else ""))
+    val = {**dict.fromkeys(["retire", "aborted", "cut_cycles", "idle_changes"]
+                           + ["pre_" + k_ for k_ in HOST_OUTPUTS], 0), **val}
+    outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
+    return {
+        "ext": ext,
+        "counters": isa.Counters(val["cycles"], val["mm"], val["dma"], val["vec"], val["instret"]),
+        "done": bool(val["done"]), "error": bool(val["error"]), "error_code": val["code"],
+        "error_pc": val["pc"], "trace": trace, "timeout": bool(val["timeout"]),
+        "xz": ", ".join(xz),
+        "oob": {"imem": val["imem_oob"], "ext_rd": val["ext_rd_oob"], "ext_wr": val["ext_wr_oob"],
+                "xz_events": val["xz"]},
+        "wall": val["wall"],
+        "host": {"aborted": bool(val["aborted"]), "cut_cycles": val["cut_cycles"],
+                 "idle_changes": val["idle_changes"],
+                 "pre": {k_: val["pre_" + k_] for k_ in HOST_OUTPUTS},
+                 "after_reset": outs if val["aborted"] else None},
+        "outs": outs,
+    }
+
+
+def _after(raw):
+    """What the host must see after this program until the next start, and why."""
+    if raw is None:
+        return dict.fromkeys(HOST_OUTPUTS, 0), "after reset"
+    if raw["host"]["aborted"] or raw["timeout"]:
+        return dict.fromkeys(HOST_OUTPUTS, 0), "after a reset"
+    return dict(raw["outs"], retire=0), "done holds"
+
+
+def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, waves=False,
+        keep=None):
+    """Run every program of every job in one simulator process; list of lists of ProgResult.
+
+    The reference is one Machine for the whole call, run in the same order. Each call gets
+    its own run directory under the build dir (kept when something failed, when waves are
+    on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise).
+    """
+    check_sim(sim)
+    cfg = config.resolve(cfg)
+    if int(max_cycles) < 1:
+        raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
+    waves = waves or os.environ.get("WAVES", "") not in ("", "0")
+    prepared = prepare_jobs(jobs, cfg)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    run_dir.mkdir(parents=True)
+    write_run(run_dir, prepared, cfg)
+    plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+    _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[TB_DIR / "chip"],
+                                 plusargs=plusargs)
+    if waves:
+        for vcd in sorted(run_dir.glob("*.vcd")):
+            print(f"hw.run: waveform {vcd} (open with gtkwave)", file=sys.stderr)
+    machine = Machine(cfg)
+    results, k, prev = [], 0, None
+    for job in prepared:
+        out = []
+        for it in job:
+            if not (run_dir / f"p{k}_status.txt").exists():
+                raise RuntimeError(f"{sim} simulation stopped before program {k} "
+                                   f"({failed or 'no error reported'}); log {log}:\n{tail(log)}")
+            raw = read_raw(run_dir, cfg.ext_words, k)
+            raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
+            ref = reference(machine, it.prog, it.image, it.sp)
+            out.append(make_result(raw, ref))
+            prev, k = raw, k + 1
+        results.append(out)
+    all_ok = all(p.ok for job in results for p in job)
+    keep = keep if keep is not None else os.environ.get("GA2_KEEP_RUNS", "") not in ("", "0")
+    if all_ok and not waves and not keep:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return results
+
+
+def run_programs(sim, pairs, **kw):
+    """One job: run(sim, [pairs], **kw)[0]."""
+    return run(sim, [list(pairs)], **kw)[0]
+
+
+def summary(results):
+    """(programs, ok programs, total chip cycles from the counters) of run()'s results."""
+    flat = [p for job in results for p in job]
+    return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
+
+
+__all__ = ["Item", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
+           "prepare_jobs", "DEFAULT_GAP"]
