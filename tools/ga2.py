@@ -149,6 +149,12 @@ def _show(label, counters, error, code, pc):
     print(f"{label:<10} {state}; cycles {c.cycles} mm {c.mm} dma {c.dma} vec {c.vec} instret {c.instret}")
 
 
+def _per_sim(path, sim):
+    """out/x.vcd -> out/x.icarus.vcd: one waveform file per simulator."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.{sim}{p.suffix or '.vcd'}"))
+
+
 def cmd_run(args):
     cfg = _cfg(args)
     prog = read_program(args.prog, cfg, check=not args.raw)
@@ -174,14 +180,16 @@ def cmd_run(args):
         if args.max_cycles is not None:
             kw["max_cycles"] = args.max_cycles
         for sim in sims:
-            (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, waves=bool(args.waves), **kw)
+            if args.waves:
+                kw["waves_file"] = args.waves if len(sims) == 1 else _per_sim(args.waves, sim)
+            (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, **kw)
             _show(sim, res.counters, res.error, res.error_code, res.error_pc)
             if not res.ok:
                 print(f"{sim}: MISMATCH against the reference: {res.mismatch}")
                 rc = EXIT_MISMATCH
             final_ext = res.ext
             if args.waves:
-                hw.copy_waves(sim, args.waves)
+                print(f"{sim}: waveform in {kw['waves_file']}")
     if args.ext_out:
         Path(args.ext_out).write_text("".join(f"{int(v) & 0xFFFFFFFF:08x}\n" for v in final_ext))
     return rc

@@ -174,9 +174,25 @@ def test_xz_in_raw_outputs_is_detected(tmp_path):
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="sim must be"):
         hw.run("modelsim", [[]])
-    with pytest.raises(ValueError, match="larger than external memory"):
-        hw.run("icarus", [[([isa.build("HALT")], np.zeros(config.DEFAULT.ext_words + 1))]])
-    with pytest.raises(ValueError, match="exceed"):
-        hw.run("icarus", [[([isa.build("HALT")] * (config.DEFAULT.imem_depth + 1), None)]])
+    halt = [isa.build("HALT")]
+    n_ext = config.DEFAULT.ext_words
+    # each refused before anything is simulated, naming the job, the program and the item
+    for jobs, msg in [
+        ([[(halt, np.zeros(n_ext + 1, dtype=np.int64))]], r"job 0 program 0: external memory image of 4097 words larger"),
+        ([[(halt * (config.DEFAULT.imem_depth + 1), None)]], r"1025 instructions exceeds the instruction memory"),
+        ([[(halt, None), (halt + [1 << 128], None)]], r"job 0 program 1: instruction 1: word 0x1(0)+ outside"),
+        ([[(halt + [-1], None)]], r"instruction 1: word -0x1 outside"),
+        ([[(halt + [np.int64(6)], [np.int32(5), np.uint32(7)])]], None),        # numpy ints are fine
+        ([[(halt, [0, 1 << 32])]], r"external memory image word 1 = 4294967296 does not fit 32 bits"),
+        ([[(halt, [0.5])]], r"word 0 = 0\.5 is not an integer"),
+        ([[(halt, np.ones(3))]], r"dtype float64: integer words only"),
+        ([[(halt, [1 << 70])]], r"does not fit 32 bits"),
+        ([[(halt, None, np.zeros(config.DEFAULT.sp_words + 1, dtype=np.int64))]], r"scratchpad image of 4097 words"),
+    ]:
+        if msg is None:
+            hw.prepare_jobs(jobs, config.DEFAULT)       # accepted
+            continue
+        with pytest.raises(ValueError, match=msg):
+            hw.run("icarus", jobs)
     with pytest.raises(ValueError, match="expected \\(prog, image\\)"):
         hw.run("icarus", [[[isa.build("HALT")]]])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model import config, isa
+from model import config, hostio, isa
 from model.machine import Machine
 from tools.sim import hexio
 from tools.sim.build import TB_DIR, build, check_sim, cocotb_test, tail
@@ -34,19 +34,6 @@ chip idles before this start; 0 = start in the first cycle done is seen high), a
 the scratchpad, since the reference cannot know what the cut program left there)."""
 
 
-def _signed32(a):
-    return ((np.asarray(a, dtype=np.int64) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
-
-
-def _padded(data, size, what, mem, where):
-    out = np.zeros(size, dtype=np.int64)
-    data = np.asarray(data if data is not None else [], dtype=np.int64).ravel()
-    if data.size > size:
-        raise ValueError(f"{where}: {what} of {data.size} words larger than {mem} ({size})")
-    out[:data.size] = _signed32(data)
-    return out
-
-
 def prepare_jobs(jobs, cfg):
     """Check and normalise jobs into lists of Item with words and full-size images."""
     if not isinstance(jobs, (list, tuple)):
@@ -61,13 +48,12 @@ def prepare_jobs(jobs, cfg):
                     raise ValueError(f"{where}: expected (prog, image) or (prog, image, sp_image), "
                                      f"got {type(item).__name__}")
                 item = Item(*item)
-            words = [int(w) for w in isa.as_words(item.prog)]
-            if len(words) > cfg.imem_depth:
-                raise ValueError(f"job {j} program {p}: {len(words)} instructions exceed "
-                                 f"the instruction memory ({cfg.imem_depth})")
-            img = _padded(item.image, cfg.ext_words, "image", "external memory", f"job {j} program {p}")
-            sp = None if item.sp is None else _padded(item.sp, cfg.sp_words, "scratchpad image",
-                                                      "the scratchpad", f"job {j} program {p}")
+            try:
+                words = hostio.program_words(item.prog, cfg)
+                img = hostio.memory_image(item.image, cfg.ext_words, "external memory")
+                sp = None if item.sp is None else hostio.memory_image(item.sp, cfg.sp_words, "scratchpad")
+            except ValueError as e:
+                raise ValueError(f"job {j} program {p}: {e}") from None
             if int(item.gap) < 0 or int(item.abort_at) < 0:
                 raise ValueError(f"{where}: gap and abort_at must be >= 0")
             pj.append(Item(words, img, sp, int(item.gap), int(item.abort_at)))
@@ -134,13 +120,15 @@ def _after(raw):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, waves=False,
-        keep=None):
+        keep=None, waves_file=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
     its own run directory under the build dir (kept when something failed, when waves are
-    on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise).
+    on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise). waves_file=PATH turns
+    waves on and copies the simulation's VCD there.
     """
+    waves = waves or waves_file is not None
     check_sim(sim)
     cfg = config.resolve(cfg)
     if int(max_cycles) < 1:
@@ -155,8 +143,14 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, wa
     _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[TB_DIR / "chip"],
                                  plusargs=plusargs)
     if waves:
-        for vcd in sorted(run_dir.glob("*.vcd")):
+        vcds = sorted(run_dir.glob("*.vcd"))
+        for vcd in vcds:
             print(f"hw.run: waveform {vcd} (open with gtkwave)", file=sys.stderr)
+        if waves_file is not None:
+            if not vcds:
+                raise RuntimeError(f"{sim} simulation wrote no waveform in {run_dir}")
+            Path(waves_file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(vcds[0], waves_file)
     machine = Machine(cfg)
     results, k, prev = [], 0, None
     for job in prepared:
