@@ -236,6 +236,19 @@ def test_disasm():
 def test_as_words():
     ld = isa.build("LD", dst=1, src=2, len=3)
     assert isa.as_words([ld, 6, 0]) == [doc_encode("LD", dict(dst=1, src=2, len=3)), 6, 0]
+    assert isa.as_words([ld, ld]) == isa.as_words([ld]) * 2          # memoised encode
+    assert isa.as_words([np.int64(6)]) == [6] and type(isa.as_words([np.int64(6)])[0]) is int
+
+
+def test_decoded_is_decode_memoised():
+    ld = isa.build("LD", dst=1, src=2, len=3)
+    w = isa.encode(ld)
+    assert isa.decoded(w) == (ld, None) and isa.decoded(w) == (ld, None)
+    for bad in (0, 7, 15, 1 << 128):
+        ins, why = isa.decoded(bad)
+        with pytest.raises(ValueError) as ei:
+            isa.decode(bad)
+        assert ins is None and why == str(ei.value)
 
 
 # ---------------------------------------------------------------- helpers
