@@ -65,14 +65,23 @@ def busy_cycles(ins, cfg=None):
     latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the max
     pass, the exp-and-sum pass, then a serial divide per element).
     """
-    cfg = config.resolve(cfg)
-    op = ins.op
-    if op in ("LD", "ST", "RQ"):
-        return ins.len + 1
+    return _busy(ins.op, ins.args, config.resolve(cfg))
+
+
+# field positions in Instr.args (isa.FIELDS order), read directly for speed
+_LEN = 2
+_M, _K, _N = 3, 4, 5
+assert all(isa._INDEX[op]["len"] == _LEN for op in ("LD", "ST", "RQ", "SM"))
+assert (isa._INDEX["MM"]["M"], isa._INDEX["MM"]["K"], isa._INDEX["MM"]["N"]) == (_M, _K, _N)
+
+
+def _busy(op, args, cfg):
+    if op == "LD" or op == "ST" or op == "RQ":
+        return args[_LEN] + 1
     if op == "MM":
-        return ins.K + cfg.mm_fill + ins.M * ins.N
+        return args[_K] + cfg.mm_fill + args[_M] * args[_N]
     if op == "SM":
-        return 2 * (ins.len + 1) + cfg.sm_div_cycles * ins.len
+        return 2 * (args[_LEN] + 1) + cfg.sm_div_cycles * args[_LEN]
     return 0
 
 
@@ -83,7 +92,7 @@ def busy_cycles(ins, cfg=None):
 _COST = {}
 _COST_MAX = 1 << 17
 _SCHED = {}
-_SCHED_MAX = 512
+_SCHED_MAX = 64
 
 
 def _cost(word, cfg, memo):
@@ -97,7 +106,7 @@ def _cost(word, cfg, memo):
             if bad:
                 c = (ins.op, UNIT[ins.op], 0, bad[0], f"{ins.op} {bad[2]}")
             else:
-                c = (ins.op, UNIT[ins.op], busy_cycles(ins, cfg), 0, "")
+                c = (ins.op, UNIT[ins.op], _busy(ins.op, ins.args, cfg), 0, "")
         if len(memo) >= _COST_MAX:
             memo.clear()
         memo[word] = c
