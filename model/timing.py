@@ -117,6 +117,8 @@ def _inorder(words, cfg):
     """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
     memo = _COST.get(cfg)
     if memo is None:
+        if len(_COST) >= 16:           # the tests make many small Configs
+            _COST.clear()
         memo = _COST[cfg] = {}
     depth, n_words, issue_cycles = cfg.imem_depth, len(words), cfg.issue_cycles
     events = []
