@@ -4,9 +4,10 @@ Everything else derives from the tables here: the Verilog header rtl/ga2_isa.vh 
 generated from them (tools/gen/headers.py), the reference Machine decodes with them,
 and the builders validate with them. The chip's sizes are not the encoding's: they come
 from a model.config.Config (default config.DEFAULT), which check() and build() take.
-Also here: the per-instruction cycle formulas (the timing contract the RTL meets
-exactly, see docs/isa.md), cycle_counts(prog), MACs and words moved, the binary
-encoding and the disassembler.
+Also here: the binary encoding (with a memoised decode and as_words for the reference's
+speed), the disassembler, the Counters record and MACs / words moved per instruction.
+What an instruction reads, writes and computes is model/func.py's; when it runs and what
+it costs in cycles is model/timing.py's (the timing contract of docs/isa.md).
 """
 from collections import namedtuple
 
@@ -208,9 +209,42 @@ def decode(word):
     return Instr(op, args)
 
 
+# Speed (tools/bench/bench_model.py): the reference decodes and encodes the same words over
+# and over; both are pure functions of their argument, so they are memoised (bounded).
+_MEMO_MAX = 1 << 17
+_DECODED = {}
+_ENCODED = {}
+
+
+def decoded(word):
+    """decode(word), memoised: (Instr, None), or (None, reason) for a word decode refuses."""
+    d = _DECODED.get(word)
+    if d is None:
+        try:
+            d = (decode(word), None)
+        except ValueError as e:
+            d = (None, str(e))
+        if len(_DECODED) >= _MEMO_MAX:
+            _DECODED.clear()
+        _DECODED[word] = d
+    return d
+
+
 def as_words(prog):
-    """A program (Instr or int words, mixed) as a list of instruction words."""
-    return [w if isinstance(w, int) else encode(w) for w in prog]
+    """A program (Instr or int words, mixed) as a list of instruction words (ints)."""
+    out = []
+    for item in prog:
+        if isinstance(item, Instr):
+            w = _ENCODED.get(item)
+            if w is None:
+                w = encode(item)
+                if len(_ENCODED) >= _MEMO_MAX:
+                    _ENCODED.clear()
+                _ENCODED[item] = w
+            out.append(w)
+        else:
+            out.append(int(item))
+    return out
 
 
 # ---------------------------------------------------------------- disassembler
@@ -243,28 +277,9 @@ def disasm(prog):
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- cost model
+# ---------------------------------------------------------------- counters, MACs, words
+# The five counters of the chip (docs/isa.md); model/timing.py computes them.
 Counters = namedtuple("Counters", "cycles mm dma vec instret")
-UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
-
-
-def busy_cycles(ins, cfg=None):
-    """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT."""
-    cfg = config.resolve(cfg)
-    op = ins.op
-    if op in ("LD", "ST", "RQ"):
-        return ins.len + 1
-    if op == "MM":
-        return ins.K + cfg.mm_fill + ins.M * ins.N
-    if op == "SM":
-        return 2 * (ins.len + 1) + cfg.sm_div_cycles * ins.len
-    return 0
-
-
-def cycles(ins, cfg=None):
-    """Total cycles of one instruction: issue (fetch + decode) plus busy cycles."""
-    cfg = config.resolve(cfg)
-    return cfg.issue_cycles + busy_cycles(ins, cfg)
 
 
 def macs(ins):
@@ -288,17 +303,3 @@ def program_macs(prog):
 def program_words(prog):
     return sum(words(i) for i in _instrs(prog))
 
-
-def cycle_counts(prog, cfg=None):
-    """The five counters of a valid program, from its instructions alone (no simulation).
-
-    Counts up to and including the first HALT; ValueError if there is none.
-    """
-    tot = {"cycles": 0, "mm": 0, "dma": 0, "vec": 0, "instret": 0}
-    for ins in _instrs(prog):
-        tot["cycles"] += cycles(ins, cfg)
-        tot["instret"] += 1
-        if ins.op == "HALT":
-            return Counters(**tot)
-        tot[UNIT[ins.op]] += busy_cycles(ins, cfg)
-    raise ValueError("cycle_counts: program has no HALT")

@@ -3,7 +3,7 @@
 Eight requests want 14, 3, 9, 5, 12, 2, 7, 10 tokens; the batch has room for 4 (the
 batched builder's slots). A decode step costs the cycle count of the REAL batched program
 (model.batch.program) for the sequences present at their current lengths, from
-model.isa.cycle_counts (the timing contract the circuit meets exactly; no simulation).
+model.timing.schedule (the timing contract the circuit meets exactly; no simulation).
 
 Static: requests are taken in groups of 4 and each group runs until its longest request
 finishes; a finished request's slot rides along (it is still computed, its tokens thrown
@@ -19,7 +19,7 @@ import sys
 
 from tools import ROOT  # noqa: E402
 
-from model import batch, isa  # noqa: E402
+from model import batch, timing  # noqa: E402
 
 WANTS = (14, 3, 9, 5, 12, 2, 7, 10)
 SLOTS = batch.BMAX
@@ -32,7 +32,10 @@ def step_cycles(seqs, ts):
     global _P
     if _P is None:
         _P = batch.rq_params(batch.make_batch(1, 1, 1))   # cycles do not depend on the scales
-    return isa.cycle_counts(batch.program(seqs, ts, _P)).cycles
+    s = timing.schedule(batch.program(seqs, ts, _P), batch.CFG)
+    if s.fault is not None:
+        raise ValueError(f"step {seqs} at {ts}: the batched program faults: {s.fault} {s.reason}")
+    return s.cycles
 
 
 def _check(wants, slots):
@@ -138,7 +141,7 @@ def figure(st, co, path):
         ax.invert_yaxis()
         ax.set_title(f"{name}: {res['total_cycles']} cycles, {res['idle_slot_steps']} idle slot-steps, "
                      f"mean completion {res['mean_completion']:.0f} cycles", fontsize=9)
-    axes[1].set_xlabel("time (cycles of the real batched programs, from cycle_counts)")
+    axes[1].set_xlabel("time (cycles of the real batched programs, from their schedule)")
     from matplotlib.patches import Patch
     handles = [Patch(facecolor="red", alpha=0.35, hatch="//", edgecolor="darkred",
                      label="idle: finished request riding along (computed, wasted)"),
@@ -157,7 +160,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "out"))
     a = ap.parse_args(argv)
-    print("Example B: static vs continuous batching; every step priced with cycle_counts of the real "
+    print("Example B: static vs continuous batching; every step priced with the schedule of the real "
           "batched program (the chip's timing contract; no simulation)")
     at8 = {n: step_cycles(list(range(n)), [8] * n) for n in range(1, SLOTS + 1)}
     print("  step cost at token 8: " + ", ".join(f"{n} seq: {c} cycles ({c / n:.0f}/token)" for n, c in at8.items()))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model import config, isa
+from model import config, isa, timing
 from model.asm import AsmError, assemble_file
 from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
@@ -123,23 +123,22 @@ def cmd_disasm(args):
 
 def cmd_cycles(args):
     cfg = _cfg(args)
-    prog = read_program(args.prog, cfg)
+    prog = read_program(args.prog, cfg, check=not args.raw)
     words = program_words(prog, cfg)
-    print(f"{'pc':>4}  {'instruction':<60} {'unit':>5} {'cycles':>7} {'retire':>8}")
-    total = 0
-    for pc, w in enumerate(words):
-        ins = isa.decode(w)
-        c = isa.cycles(ins, cfg)
-        total += c
-        unit = isa.UNIT[ins.op] or "-"
-        print(f"{pc:4d}  {(ins.op + ' ' + isa.format_fields(ins)).strip():<60} {unit:>5} {c:7d} {total:8d}")
-        if ins.op == "HALT":
-            break
-    else:
-        raise InputError(f"{args.prog}: no HALT: the chip would run past the program (fault 1 or 5)")
-    cnt = isa.cycle_counts(words, cfg)
-    print(f"total {cnt.cycles} cycles (predicted by the timing model; mm {cnt.mm}, dma {cnt.dma}, "
-          f"vec {cnt.vec}, instret {cnt.instret})")
+    s = timing.schedule(words, cfg)
+    print(f"{'pc':>4}  {'instruction':<60} {'unit':>5} {'issue':>7} {'busy':>13} {'retire':>7}")
+    for e in s.events:
+        ins = isa.decode(words[e.pc])
+        busy = f"{e.start}..{e.end}" if e.unit else "-"
+        print(f"{e.pc:4d}  {(ins.op + ' ' + isa.format_fields(ins)).strip():<60} {e.unit or '-':>5} "
+              f"{e.issue:7d} {busy:>13} {e.retire:7d}")
+    c = s.counters
+    print(f"total {c.cycles} cycles (predicted by the timing model, mode {cfg.mode}; mm {c.mm}, "
+          f"dma {c.dma}, vec {c.vec}, instret {c.instret})")
+    if s.fault:
+        print(f"the program faults: error {s.fault.code} ({isa.ERROR_NAMES.get(s.fault.code, '?')}) "
+              f"at pc {s.fault.pc}: {s.reason}")
+        return EXIT_FAULT
     return EXIT_OK
 
 
@@ -216,7 +215,7 @@ def parser():
     common(p)
     p.set_defaults(func=cmd_disasm)
     p = sub.add_parser("cycles", help="the timing model's prediction, per instruction and total")
-    common(p)
+    common(p, raw=True)
     p.set_defaults(func=cmd_cycles)
     p = sub.add_parser("run", help="run on the reference and on simulators")
     common(p, raw=True)

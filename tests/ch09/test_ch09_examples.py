@@ -2,7 +2,7 @@
 batching priced with the real batched programs (B)."""
 import pytest
 
-from model import batch, isa
+from model import batch, timing
 from tools import ch09_example_a as A
 from tools import ch09_example_b as B
 
@@ -51,7 +51,7 @@ def test_step_costs_are_the_real_programs_cycles():
     steps = B.schedule_continuous()
     for st, c in zip(steps, co["step_cycles"]):
         prog = batch.program([s for s, _, _, _ in st], [t for _, _, t, _ in st], P)
-        assert c == isa.cycle_counts(prog).cycles
+        assert c == timing.schedule(prog, batch.CFG).cycles
     assert co["total_cycles"] == sum(co["step_cycles"])
 
 

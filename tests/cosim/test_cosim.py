@@ -3,16 +3,16 @@
 Seeded random valid programs (tools/gen/progen.py) run in a few batched simulator calls;
 every program must match the reference Machine bit for bit and cycle for cycle (ext
 memory, the five counters, done/error and the retire trace), with no x/z on Icarus.
-Independent of the Machine, the counters and trace are also checked against the
-timing formulas of model/isa (cycle_counts / cycles). And the comparison itself
-is shown to fail on a perturbed reference, naming the diverging pc.
+The counters and trace are also checked against the program's schedule
+(model/timing.py, computed from the program alone, without executing it). And the
+comparison itself is shown to fail on a perturbed reference, naming the diverging pc.
 """
 import itertools
 
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import config, isa, timing
 from model.machine import Result
 from tools.sim import hw
 from tools.gen import progen
@@ -29,17 +29,6 @@ def _report(results, pairs):
     return "\n".join(lines)
 
 
-def _trace_from_formulas(prog):
-    """The retire trace of a valid program from isa.cycles alone: [(pc, cycle)]."""
-    out, t = [], 0
-    for pc, ins in enumerate(prog):
-        t += isa.cycles(ins)
-        out.append((pc, t))
-        if ins.op == "HALT":
-            break
-    return out
-
-
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_random_programs(sim, batch):
     pairs = progen.random_programs(1000 + batch, PER_BATCH)
@@ -49,8 +38,10 @@ def test_random_programs(sim, batch):
     for (prog, _), p in zip(pairs, res):
         assert p.done and not p.error and not p.timeout
         assert p.xz == "", f"x/z on {sim}: {p.xz}"
-        assert tuple(p.counters) == tuple(isa.cycle_counts(prog))          # independent of Machine
-        assert p.trace == _trace_from_formulas(prog)
+        s = timing.schedule(prog)                                   # no execution
+        assert s.fault is None
+        assert tuple(p.counters) == tuple(s.counters)
+        assert p.trace == timing.trace(s)
         assert isinstance(p.ref, Result)
 
 

@@ -2,7 +2,8 @@
 
 Each bad program (tools/progen.bad_program) writes both memories and then faults. The
 chip must raise error with the code and pc the generator planted (independent of the
-Machine), counters equal to the timing formulas up to the fault, write nothing for the
+Machine), counters equal to the program's schedule (model/timing.py, from the program
+alone) up to the fault, write nothing for the
 faulting instruction (its ext range keeps the earlier content; its scratchpad range is
 stored by the next program and must equal the reference), and the next program in the
 same job must run correctly.
@@ -10,24 +11,13 @@ same job must run correctly.
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import config, isa, timing
 from model.machine import GA2Error
 from tools.sim import hw
 from tools.gen import progen
 
 CODES = (1, 2, 3, 4, 5)
 SEEDS = (0, 1, 2)     # different variants of each fault (which op, which field)
-
-
-def _counters_at_fault(prog, pc, code):
-    """The five counters at a fault at pc, from isa.cycles alone (no Machine)."""
-    tot = dict(cycles=0, mm=0, dma=0, vec=0, instret=0)
-    for ins in prog[:pc]:
-        tot["cycles"] += isa.cycles(ins)
-        tot[isa.UNIT[ins.op]] += isa.busy_cycles(ins)
-        tot["instret"] += 1
-    tot["cycles"] += 1 if code == isa.ERR_PC else config.DEFAULT.issue_cycles
-    return isa.Counters(**tot)
 
 
 def test_bad_programs(sim):
@@ -45,7 +35,9 @@ def test_bad_programs(sim):
         assert r_bad.ok, f"{where}: {r_bad.mismatch}"
         assert r_bad.done and r_bad.error and not r_bad.timeout, where
         assert (r_bad.error_code, r_bad.error_pc) == (bad.code, bad.pc), where
-        assert tuple(r_bad.counters) == tuple(_counters_at_fault(bad.prog, bad.pc, bad.code)), where
+        s = timing.schedule(bad.prog)                               # no execution
+        assert s.fault == (bad.code, bad.pc), where
+        assert tuple(r_bad.counters) == tuple(s.counters), where
         assert len(r_bad.trace) == min(bad.pc, config.DEFAULT.imem_depth), where
         if bad.ext_range:
             lo, n = bad.ext_range

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import config, isa, timing
 from tools import ROOT
 from tools.sim import hw
 from tools.sim.compare import HOST_OUTPUTS
@@ -46,11 +46,8 @@ def _reader():
 
 def _cuts(prog):
     """Cycle counts that cut prog in the middle of each unit's busy time."""
-    out, t = [], 0
-    for ins in prog[:-1]:
-        out.append(t + 2 + (isa.busy_cycles(ins) * 3) // 4)
-        t += isa.cycles(ins)
-    return out
+    events = timing.schedule(prog, CFG).events
+    return [e.start + ((e.end - e.start + 1) * 3) // 4 - 1 for e in events if e.unit]
 
 
 def _garbage(seed):

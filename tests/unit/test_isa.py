@@ -236,6 +236,19 @@ def test_disasm():
 def test_as_words():
     ld = isa.build("LD", dst=1, src=2, len=3)
     assert isa.as_words([ld, 6, 0]) == [doc_encode("LD", dict(dst=1, src=2, len=3)), 6, 0]
+    assert isa.as_words([ld, ld]) == isa.as_words([ld]) * 2          # memoised encode
+    assert isa.as_words([np.int64(6)]) == [6] and type(isa.as_words([np.int64(6)])[0]) is int
+
+
+def test_decoded_is_decode_memoised():
+    ld = isa.build("LD", dst=1, src=2, len=3)
+    w = isa.encode(ld)
+    assert isa.decoded(w) == (ld, None) and isa.decoded(w) == (ld, None)
+    for bad in (0, 7, 15, 1 << 128):
+        ins, why = isa.decoded(bad)
+        with pytest.raises(ValueError) as ei:
+            isa.decode(bad)
+        assert ins is None and why == str(ei.value)
 
 
 # ---------------------------------------------------------------- helpers
@@ -266,37 +279,3 @@ def test_macs_and_words():
     prog = [ld, a, b, isa.encode(rq), sm, st, halt]
     assert isa.program_macs(prog) == 280
     assert isa.program_words(prog) == 17
-
-
-def test_busy_and_cycles_per_op():
-    # docs/isa.md timing table: LD/ST/RQ len+1; MM K+7+M*N; SM 2(len+1)+34 len; HALT 0
-    cases = [
-        (isa.build("LD", dst=0, src=0, len=10), 11),
-        (isa.build("ST", src=0, dst=0, len=1), 2),
-        (isa.build("RQ", dst=0, src=0, len=64, m=1, s=0), 65),
-        (isa.build("MM", **mm(M=4, K=16, N=4)), 16 + 7 + 16),
-        (isa.build("MM", **mm(M=1, K=1, N=1)), 1 + 7 + 1),
-        (isa.build("MM", **mm(M=3, K=255, N=2)), 255 + 7 + 6),
-        (isa.build("SM", dst=0, src=0, len=1), 2 * 2 + 34),
-        (isa.build("SM", dst=0, src=0, len=64), 2 * 65 + 34 * 64),
-        (isa.build("HALT"), 0),
-    ]
-    for ins, busy in cases:
-        assert isa.busy_cycles(ins) == busy, ins
-        assert isa.cycles(ins) == busy + 2, ins
-
-
-def test_cycle_counts_by_hand():
-    prog = [isa.build("LD", dst=0, src=0, len=32),                 # 2 + 33
-            isa.build("MM", **mm(M=4, K=16, N=4, lda=16, ldb=4, ldc=4)),   # 2 + 39
-            isa.build("RQ", dst=0, src=0, len=16, m=3, s=2),        # 2 + 17
-            isa.build("SM", dst=0, src=0, len=4),                   # 2 + 10 + 136
-            isa.build("ST", src=0, dst=0, len=16),                  # 2 + 17
-            isa.build("HALT"),                                      # 2
-            isa.build("LD", dst=0, src=0, len=99)]                  # after HALT: not counted
-    c = isa.cycle_counts(prog)
-    assert c == isa.Counters(cycles=35 + 41 + 19 + 148 + 19 + 2, mm=39, dma=33 + 17,
-                             vec=17 + 146, instret=6)
-    assert isa.cycle_counts([isa.build("HALT")]) == (2, 0, 0, 0, 1)
-    with pytest.raises(ValueError, match="no HALT"):
-        isa.cycle_counts([isa.build("LD", dst=0, src=0, len=1)])

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import config, isa, timing
 from model.machine import GA2Error, Machine
 from model.softmax_gold import softmax_fixed
 
@@ -530,7 +530,7 @@ def random_program(rng, n, ext_words=EXT):
     return prog + [HALT]
 
 
-def test_random_programs_against_list_interpreter_and_cycle_counts():
+def test_random_programs_against_list_interpreter_and_schedule():
     rng = random.Random(1234)
     m = Machine(config.DEFAULT.replace(ext_words=EXT))
     for t in range(300):
@@ -544,8 +544,10 @@ def test_random_programs_against_list_interpreter_and_cycle_counts():
         assert list(r.ext) == ext, t
         assert list(r.sp) == sp, t
         assert tuple(r.counters) == tuple(cnt.values()) == doc_counters(prog), t
-        assert tuple(isa.cycle_counts(prog)) == tuple(r.counters), t
-        assert tuple(isa.cycle_counts(isa.as_words(prog))) == tuple(r.counters), t
+        sched = timing.schedule(prog, config.DEFAULT.replace(ext_words=EXT))
+        assert sched.fault is None and tuple(sched.counters) == tuple(r.counters), t
+        assert timing.schedule(isa.as_words(prog), config.DEFAULT.replace(ext_words=EXT)) == sched, t
+        assert timing.trace(sched) == r.trace, t
         assert r.trace == trace, t
         # words run the same as Instr objects (the persistent scratchpad is reset first)
         if t % 25 == 0:

@@ -20,7 +20,7 @@ import time
 
 import numpy as np  # noqa: E402
 
-from model import config, isa  # noqa: E402
+from model import config, isa, timing  # noqa: E402
 from tools.sim import hw, plain  # noqa: E402
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
@@ -86,7 +86,7 @@ def main(argv=None):
     for sim in sims:
         prog, image = long_program(a.groups or DEFAULT_GROUPS[sim], ext)
         runs = a.runs or DEFAULT_RUNS[sim]
-        expect = isa.cycle_counts(prog).cycles * runs
+        expect = timing.schedule(prog, config.DEFAULT).cycles * runs
         build_plain(sim, ext)
         c_cyc, c_wall, ok = run_cocotb(sim, prog, image, ext, runs)
         _, c_start, _ = run_cocotb(sim, [isa.build("HALT")], None, ext)   # fixed start-up cost

@@ -319,16 +319,14 @@ def reset_programs():
     """Reset while busy: the self-contained program cut by rst in the middle of each unit
     (LD, MM, RQ, SM's divide phase), each followed by the same program run in full.
     Entries are (label, prog, image, abort_at)."""
-    from model import config, isa
+    from model import timing
     prog, img = self_contained_program()
     out = []
-    t = 0
-    for ins in prog[:5]:
-        c = isa.cycles(ins)
-        at = t + 2 + (isa.busy_cycles(ins) * 3) // 4        # three quarters into the unit's busy time
-        out.append((f"reset in {ins.op}", prog, img, at))
-        out.append((f"after reset in {ins.op}", prog, img))
-        t += c
+    for ev in timing.schedule(prog, CFG).events[:5]:
+        busy = ev.end - ev.start + 1
+        at = ev.issue + (busy * 3) // 4          # three quarters into the unit's busy time
+        out.append((f"reset in {ev.op}", prog, img, at))
+        out.append((f"after reset in {ev.op}", prog, img))
     return out
 
 

@@ -1,0 +1,181 @@
+"""GA-2's functional semantics: what each instruction reads, writes and computes.
+
+Two views of one instruction, both independent of timing (model/timing.py says when it
+runs and what it costs):
+
+  reads(ins), writes(ins)   the memory it touches, as address ranges Range(space, first,
+                            last): space "sp" (scratchpad) or "ext" (external memory),
+                            first..last inclusive word addresses. For MM the ranges are
+                            the hulls of the strided operands (base .. the last word the
+                            strides reach): conservative, since with lda > K etc. the
+                            words between rows are not touched, but exact at both ends.
+                            The overlap timing mode uses them for hazards between units;
+                            they are also the ranges isa.check tests against the sizes.
+  execute(ins, ext, sp)     its effect on the external memory and the scratchpad (numpy
+                            int64 arrays, changed in place), bit-exact with the RTL.
+
+Both assume an instruction the chip accepts (isa.check passes): a faulting instruction
+writes nothing, so the reference never executes one (model/machine.py asks the schedule
+which instructions retire). Ranges of zero length (len = 0, K = 0 ...) are left out.
+
+Semantics beyond the spec (docs/isa.md), kept exactly:
+  - MM reads all its operands before it writes; results are written row by row (i, then
+    j), so with overlapping output rows (ldc < N) the later write wins.
+  - RQ streams one element per cycle, as if elements were processed one at a time in
+    increasing order: with dst ahead of src by less than len, later elements read
+    results already written.
+  - SM reads all its inputs before it writes.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from . import isa
+from .softmax_gold import LUT, Q16
+
+Range = namedtuple("Range", "space first last")
+SP, EXT = "sp", "ext"
+_LUT = np.array(LUT, dtype=np.int64)
+
+
+# ---------------------------------------------------------------- what it touches
+def _span(space, first, n):
+    return (Range(space, first, first + n - 1),) if n > 0 else ()
+
+
+def mm_hulls(ins):
+    """(A, B, dst) hulls of an MM as (first, last) pairs; last < first when a size is 0."""
+    M, K, N, tb = ins.M, ins.K, ins.N, ins.tb
+    b_rows, b_cols = (N, K) if tb else (K, N)
+    return ((ins.A, ins.A + (M - 1) * ins.lda + K - 1),
+            (ins.B, ins.B + (b_rows - 1) * ins.ldb + b_cols - 1),
+            (ins.dst, ins.dst + (M - 1) * ins.ldc + N - 1))
+
+
+def reads(ins):
+    """The address ranges ins reads: a tuple of Range (see the module docstring)."""
+    op = ins.op
+    if op == "LD":
+        return _span(EXT, ins.src, ins.len)
+    if op in ("ST", "RQ", "SM"):
+        return _span(SP, ins.src, ins.len)
+    if op == "MM":
+        if not (ins.M and ins.K and ins.N):
+            return ()
+        (a0, a1), (b0, b1), _ = mm_hulls(ins)
+        return (Range(SP, a0, a1), Range(SP, b0, b1))
+    return ()
+
+
+def writes(ins):
+    """The address ranges ins writes: a tuple of Range (see the module docstring)."""
+    op = ins.op
+    if op == "ST":
+        return _span(EXT, ins.dst, ins.len)
+    if op in ("LD", "RQ", "SM"):
+        return _span(SP, ins.dst, ins.len)
+    if op == "MM":
+        if not (ins.M and ins.K and ins.N):
+            return ()
+        _, _, (c0, c1) = mm_hulls(ins)
+        return (Range(SP, c0, c1),)
+    return ()
+
+
+# ---------------------------------------------------------------- what it computes
+def requant_vec(a, m, s):
+    """quant.requant over an int64 array (exact: |a*m| < 2^47)."""
+    p = a * m + ((1 << (s - 1)) if s > 0 else 0)
+    return np.minimum(np.maximum(p >> s, -128), 127)
+
+
+def _requant_int(a, m, s):
+    """quant.requant on one Python int (the element-by-element RQ path)."""
+    p = a * m + ((1 << (s - 1)) if s > 0 else 0)
+    return max(-128, min(127, p >> s))
+
+
+# astype(int8) keeps the low byte as two's complement (s8), one numpy call instead of three
+assert np.array([128, 255, 261, -129, -1 << 31], dtype=np.int64).astype(np.int8).tolist() == \
+    [-128, -1, 5, 127, 0], "numpy int64 -> int8 cast does not wrap"
+
+# Speed (tools/bench/bench_model.py): per instruction word, its op, fields and, for MM, the
+# operand and result index arrays are memoised (they depend on the word alone); the
+# offset grids ld*i + j are shared between words of the same shape. Both caches are bounded.
+_PLANS = {}
+_OFFSETS = {}
+_MAX = 1 << 17
+_AR = np.arange(256, dtype=np.int64)
+
+
+def _offsets(rows, cols, ld):
+    """ld * i + j for i < rows, j < cols (cached: the shapes of a program repeat)."""
+    key = (rows, cols, ld)
+    off = _OFFSETS.get(key)
+    if off is None:
+        if len(_OFFSETS) >= _MAX:
+            _OFFSETS.clear()
+        off = _OFFSETS[key] = (ld * _AR[:rows])[:, None] + _AR[:cols]
+    return off
+
+
+def _plan(word):
+    """(op, fields, MM index arrays or None) of an instruction word."""
+    ins, why = isa.decoded(word)
+    if ins is None:
+        raise ValueError(f"func.execute: {why}")
+    extra = None
+    if ins.op == "MM":                  # the operand and result addresses, M x K etc.
+        dst, A, B, M, K, N, tb, lda, ldb, ldc = ins.args
+        extra = (A + _offsets(M, K, lda),
+                 B + (_offsets(N, K, ldb) if tb else _offsets(K, N, ldb)),
+                 dst + _offsets(M, N, ldc) if (M == 1 or ldc >= N) else None)
+    p = (ins.op, ins.args, extra)
+    if len(_PLANS) >= _MAX:
+        _PLANS.clear()
+    _PLANS[word] = p
+    return p
+
+
+def execute(ins, ext, sp):
+    """Apply one valid instruction (an Instr or its word) to ext and sp in place.
+
+    HALT does nothing. The caller has checked the instruction (isa.check): out-of-range
+    addresses are not re-checked here.
+    """
+    word = isa.as_words((ins,))[0] if isinstance(ins, isa.Instr) else ins
+    plan = _PLANS.get(word)
+    op, args, extra = plan if plan is not None else _plan(word)
+    if op == "LD":
+        dst, src, n = args
+        sp[dst:dst + n] = ext[src:src + n]
+    elif op == "ST":
+        src, dst, n = args
+        ext[dst:dst + n] = sp[src:src + n]
+    elif op == "MM":
+        dst, A, B, M, K, N, tb, lda, ldb, ldc = args
+        aidx, bidx, cidx = extra
+        a = sp[aidx].astype(np.int8)                                    # M x K of s8
+        b = sp[bidx].astype(np.int8)                                    # N x K (tb) or K x N
+        c = np.matmul(a, b.T if tb else b, dtype=np.int64)              # M x N, exact
+        if cidx is not None:                        # no two results share a word
+            sp[cidx] = c
+        else:                                       # overlapping rows: row-major, later wins
+            cl = c.tolist()
+            for r in range(M):
+                base = dst + r * ldc
+                sp[base:base + N] = cl[r]
+    elif op == "RQ":
+        d, s, n, m, sh = args
+        if 0 < d - s < n:        # dst overlaps ahead of src: the chip streams element by element
+            for x in range(n):
+                sp[d + x] = _requant_int(int(sp[s + x]), m, sh)
+        else:
+            sp[d:d + n] = requant_vec(sp[s:s + n], m, sh)
+    elif op == "SM":
+        dst, src, n = args
+        x = sp[src:src + n].astype(np.int8).astype(np.int64)
+        e = _LUT[x.max() - x]
+        sp[dst:dst + n] = e * Q16 // e.sum()
+    elif op != "HALT":  # pragma: no cover - decode only yields known ops
+        raise AssertionError(op)

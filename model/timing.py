@@ -1,0 +1,185 @@
+"""GA-2's timing: when each instruction of a program runs, and what it costs in cycles.
+
+The timing contract (docs/isa.md) is a function of the program and the Config alone --
+never of the data -- so it is computed here without executing anything: schedule(prog,
+cfg) walks the program as the sequencer does, using the same static fault checks as the
+chip's DECODE stage (isa.decode / isa.check), and returns a Schedule. Everything that
+needs cycles asks it: the reference Machine (counters and retire trace), the run scripts,
+chapter 9's example B, the benches and the tests. What an instruction reads, writes and
+computes is model/func.py's business, not this module's.
+
+Cycle numbering (the chip's `cycles` counter): cycle 1 is the first cycle after start;
+a cycle's number is the counter's value including that cycle. Per retired instruction
+an Event(pc, op, unit, issue, start, end, retire):
+
+    pc      its instruction-memory address
+    op      its mnemonic ("LD", ..., "HALT")
+    unit    the unit that executes it: "dma" (LD, ST), "mm" (MM), "vec" (RQ, SM);
+            None for HALT
+    issue   its DECODE cycle (its FETCH is issue - 1): the cycle that checks its fields
+            and starts its unit
+    start   the first busy cycle of its unit (EXEC)
+    end     the last busy cycle, inclusive: the unit is busy end - start + 1 =
+            busy_cycles(ins) cycles. HALT has no busy cycles: start = issue + 1,
+            end = issue (an empty range)
+    retire  the counter's value at its retire (the trace's cycle): end for a unit
+            instruction, issue for HALT (it retires in DECODE)
+
+In the in-order mode (the only mode today) the next FETCH is the cycle after the
+previous retire, and start = issue + 1. A mode where the units overlap (a later issue)
+keeps in-order issue but may start a unit later than issue + 1 and retire out of the
+FETCH order; it is one more implementation registered in _MODES, behind the same
+schedule() and the same Event fields.
+
+A Schedule(events, cycles, fault, counters, reason):
+
+    events    the retired instructions' Events in retire order (HALT last, when reached),
+              a tuple
+    cycles    the counter's final value (the chip's `cycles`)
+    fault     None, or Fault(code, pc): the first instruction DECODE refuses (it costs
+              its FETCH and DECODE, is not retired and has no Event), or ERR_PC at
+              pc = imem_depth (one FETCH cycle that finds no instruction)
+    counters  the five counters, an isa.Counters
+    reason    why it faulted ("" when it did not), for messages
+
+counters(s) and trace(s) give the counters and the retire trace [(pc, retire)] the RTL
+must reproduce exactly.
+"""
+from collections import namedtuple
+
+from . import config, isa
+
+Event = namedtuple("Event", "pc op unit issue start end retire")
+Fault = namedtuple("Fault", "code pc")
+Schedule = namedtuple("Schedule", "events cycles fault counters reason")
+
+# The unit that executes each op (its busy cycles add to that unit's counter).
+UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
+
+
+def busy_cycles(ins, cfg=None):
+    """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT.
+
+    docs/isa.md's table: LD, ST, RQ len + 1 (a word or element per cycle, one cycle of
+    read latency); MM K + mm_fill + M*N (K operand steps, the array's skew and read
+    latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the max
+    pass, the exp-and-sum pass, then a serial divide per element).
+    """
+    return _busy(ins.op, ins.args, config.resolve(cfg))
+
+
+# field positions in Instr.args (isa.FIELDS order), read directly for speed
+_LEN = 2
+_M, _K, _N = 3, 4, 5
+assert all(isa._INDEX[op]["len"] == _LEN for op in ("LD", "ST", "RQ", "SM"))
+assert (isa._INDEX["MM"]["M"], isa._INDEX["MM"]["K"], isa._INDEX["MM"]["N"]) == (_M, _K, _N)
+
+
+def _busy(op, args, cfg):
+    if op == "LD" or op == "ST" or op == "RQ":
+        return args[_LEN] + 1
+    if op == "MM":
+        return args[_K] + cfg.mm_fill + args[_M] * args[_N]
+    if op == "SM":
+        return 2 * (args[_LEN] + 1) + cfg.sm_div_cycles * args[_LEN]
+    return 0
+
+
+# Speed (tools/bench/bench_model.py): what one word costs on one Config -- (op, unit, busy,
+# fault code, reason) -- depends on nothing else, so it is memoised per Config and word;
+# whole schedules are memoised per (Config, words) because programs are run again and again
+# (chapter 9 runs each step's program for every earlier token). Both caches are bounded.
+_COST = {}
+_COST_MAX = 1 << 17
+_SCHED = {}
+_SCHED_MAX = 64
+
+
+def _cost(word, cfg, memo):
+    c = memo.get(word)
+    if c is None:
+        ins, why = isa.decoded(word)
+        if ins is None:
+            c = (None, None, 0, isa.ERR_OPCODE, why)
+        else:
+            bad = isa.check(ins, cfg)
+            if bad:
+                c = (ins.op, UNIT[ins.op], 0, bad[0], f"{ins.op} {bad[2]}")
+            else:
+                c = (ins.op, UNIT[ins.op], _busy(ins.op, ins.args, cfg), 0, "")
+        if len(memo) >= _COST_MAX:
+            memo.clear()
+        memo[word] = c
+    return c
+
+
+def _inorder(words, cfg):
+    """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
+    memo = _COST.get(cfg)
+    if memo is None:
+        if len(_COST) >= 16:           # the tests make many small Configs
+            _COST.clear()
+        memo = _COST[cfg] = {}
+    depth, n_words, issue_cycles = cfg.imem_depth, len(words), cfg.issue_cycles
+    events = []
+    busy_sum = {"mm": 0, "dma": 0, "vec": 0}
+    t, pc = 0, 0                       # t: the counter before this instruction's FETCH
+    fault, reason = None, ""
+    while True:
+        if pc >= depth:                # a FETCH past the instruction memory: 1 cycle
+            t += 1
+            fault = Fault(isa.ERR_PC, pc)
+            break
+        # the host clears the instruction memory: past the program the word is 0
+        op, unit, busy, code, why = _cost(words[pc] if pc < n_words else 0, cfg, memo)
+        issue = t + issue_cycles
+        if code:
+            t = issue
+            fault, reason = Fault(code, pc), why
+            break
+        if unit is None:               # HALT retires in DECODE
+            events.append(Event(pc, op, None, issue, issue + 1, issue, issue))
+            t = issue
+            break
+        end = issue + busy
+        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        busy_sum[unit] += busy
+        t = end
+        pc += 1
+    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events))
+    return Schedule(tuple(events), t, fault, cnt, reason)
+
+
+_MODES = {"inorder": _inorder}
+
+
+def schedule(prog, cfg=None):
+    """The Schedule of prog (Instr objects or instruction words, mixed) on cfg.
+
+    Dispatches on cfg.mode. ValueError for a program longer than the instruction memory
+    (the host cannot load it). The Schedule is shared between callers: treat it as
+    read-only (trace() and counters() return fresh values).
+    """
+    cfg = config.resolve(cfg)
+    words = isa.as_words(prog)
+    if len(words) > cfg.imem_depth:
+        raise ValueError(f"program of {len(words)} instructions exceeds instruction memory "
+                         f"({cfg.imem_depth})")
+    key = (cfg, tuple(words))
+    s = _SCHED.get(key)
+    if s is None:
+        s = _MODES[cfg.mode](words, cfg)
+        if len(_SCHED) >= _SCHED_MAX:
+            _SCHED.clear()
+        _SCHED[key] = s
+    return s
+
+
+def counters(s):
+    """The five counters of a Schedule (an isa.Counters)."""
+    return s.counters
+
+
+def trace(s):
+    """The retire trace of a Schedule: [(pc, retire cycle)] in retire order (a new list)."""
+    return [(e.pc, e.retire) for e in s.events]
