@@ -67,8 +67,20 @@ def test_timeout_is_reported_not_hung():
     prog = [isa.build("LD", dst=0, src=0, len=1000), isa.build("HALT")]
     res = hw.run_programs("icarus", [(prog, None), ([isa.build("HALT")], None)], max_cycles=100,
                           keep=False)
-    assert res[0].timeout and not res[0].ok and "timeout" in res[0].mismatch
+    assert res[0].timeout and not res[0].ok
+    assert "timeout: done never rose within the cycle limit of 100 cycles (the model halts at cycle 1005" \
+        in res[0].mismatch
     assert res[1].ok                       # the wrapper reset the chip and went on
+
+
+def test_default_cycle_limit_follows_the_prediction():
+    """A legal program longer than any fixed limit (here 100 SMs of 64: 230,802 cycles: 100 x (2 + 2*65 + 34*64) + 2)
+    gets a limit derived from the timing model, with room to spare."""
+    sm = isa.build("SM", dst=0, src=0, len=64)
+    jobs = hw.prepare_jobs([[([sm] * 100 + [isa.build("HALT")], None)], [([isa.build("HALT")], None)]],
+                           config.DEFAULT)
+    assert timing.schedule([sm] * 100 + [isa.build("HALT")]).cycles == 230_802
+    assert hw.cycle_limit(jobs, config.DEFAULT) == 2 * 230_802 + 1000
 
 
 @pytest.mark.parametrize("code", [6, 0])

@@ -117,7 +117,10 @@ def compare(ref, got):
         issues += _compare_aborted(exp, got)
         return _join(issues + _host_issues(got))
     if got["timeout"]:
-        issues.insert(0, f"timeout: done never rose (retired {len(got['trace'])} instructions, "
+        limit = got.get("limit")
+        within = f" within the cycle limit of {limit} cycles" if limit else ""
+        issues.insert(0, f"timeout: done never rose{within} (the model halts at cycle "
+                         f"{exp['counters'].cycles}; retired {len(got['trace'])} instructions, "
                          f"last pc {got['trace'][-1][0] if got['trace'] else '-'})")
     msg = _trace_issue(list(got["trace"]), exp["trace"])
     if msg:

@@ -17,7 +17,7 @@ import numpy as np
 from model import config, isa
 from tools.sim.build import SIMS, available_sims, build, default_build_dir  # noqa: F401
 from tools.sim.compare import ProgResult, compare, expected, reference  # noqa: F401
-from tools.sim.run import DEFAULT_GAP, Item, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401
+from tools.sim.run import DEFAULT_GAP, Item, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401
 
 
 def demo_programs(cfg=None):

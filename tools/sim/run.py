@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model import config, hostio, isa
+from model import config, hostio, isa, timing
 from model.machine import Machine
 from tools.sim import hexio
 from tools.sim.build import TB_DIR, build, check_sim, cocotb_test, tail
@@ -119,7 +119,15 @@ def _after(raw):
     return dict(raw["outs"], retire=0), "done holds"
 
 
-def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, waves=False,
+def cycle_limit(prepared, cfg, margin=2):
+    """The simulation's cycle limit when none is given: margin x the longest program's
+    predicted cycles (model/timing.py) plus 1000, so a legal program never hits it and a
+    hang is reported against a limit that says how far past the prediction it ran."""
+    longest = max((timing.schedule(it.prog, cfg).cycles for job in prepared for it in job), default=0)
+    return margin * longest + 1000
+
+
+def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
         keep=None, waves_file=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
@@ -131,10 +139,12 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, wa
     waves = waves or waves_file is not None
     check_sim(sim)
     cfg = config.resolve(cfg)
-    if int(max_cycles) < 1:
+    if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
         raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
     waves = waves or os.environ.get("WAVES", "") not in ("", "0")
     prepared = prepare_jobs(jobs, cfg)
+    if max_cycles is None:
+        max_cycles = cycle_limit(prepared, cfg)
     bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
@@ -160,6 +170,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=200000, wa
                 raise RuntimeError(f"{sim} simulation stopped before program {k} "
                                    f"({failed or 'no error reported'}); log {log}:\n{tail(log)}")
             raw = read_raw(run_dir, cfg.ext_words, k)
+            raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
             ref = reference(machine, it.prog, it.image, it.sp)
             out.append(make_result(raw, ref))
