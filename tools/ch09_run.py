@@ -66,11 +66,23 @@ class _ModelResult:
         self.ext, self.counters, self.ok, self.mismatch = res.ext, res.counters, True, ""
 
 
+def jobs_for(step_list):
+    """One job per step: (program, external image, garbage scratchpad image).
+
+    Every step starts from a scratchpad filled with seeded garbage (batch.garbage_sp), on
+    the chip (preloaded by the harness) and on the reference alike, so no row left by an
+    earlier program can stand in for a load the builder forgot."""
+    return [[(st[3], st[4], batch.garbage_sp(batch.garbage_seed(f"cosim {st[0]}")))] for st in step_list]
+
+
 def run_on(sim, jobs, model_only):
     """Results per job (one program each): the circuit through hw.run, or the Machine."""
     if model_only:
-        m = Machine(CFG)
-        return [[_ModelResult(m.run(p, img)) for p, img in job] for job in jobs]
+        def ref(p, img, sp):
+            m = Machine(CFG)
+            m.sp[:] = sp
+            return _ModelResult(m.run(p, img))
+        return [[ref(*item) for item in job] for job in jobs]
     from tools.sim import hw
     return hw.run(sim, jobs, cfg=CFG)
 
@@ -174,9 +186,10 @@ def main(argv=None):
     probs = batch.check_batching()
     dt = time.time() - t0
     for p in probs[:10]:
-        print("  PROBLEM", p)
+        print("  REFUSED" if isinstance(p, batch.Refused) else "  PROBLEM", p)
     print(f"  {'PASS' if not probs else 'FAIL'}: {len(probs)} problems found "
-          f"(batches 1..4, lengths 1, 2, 5, 9, 16, two seeds, ragged 3, 9, 1, 14; {dt:.1f} s)")
+          f"(batches 1..4, lengths 1, 2, 5, 9, 16, two seeds, ragged 3, 9, 1, 14 and "
+          f"{batch.N_RANDOM_RAGGED} random ragged batches; every step from a garbage scratchpad; {dt:.1f} s)")
     data["check_batching"] = {"problems": probs, "seconds": round(dt, 2)}
     if probs:
         fails.append("check_batching")
@@ -186,7 +199,7 @@ def main(argv=None):
         print("  *** MODEL ONLY: --model-only runs the reference Machine, NOT the circuit; "
               "nothing below is measured on the chip ***")
     step_list = steps()
-    jobs = [[(st[3], st[4])] for st in step_list]
+    jobs = jobs_for(step_list)
     data["sims"] = {}
     rows_by_sim = {}
     for sim in sims:
