@@ -130,16 +130,18 @@ def mutants(fast=False, ragged=True):
             for label, old, new, tags in SPECS if not fast or label in FAST]
 
 
-def run(fast=False, jobs=2, timeout=120, quick=False):
+def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False):
     """Both columns as rows {label, tags, full, no_ragged, ...}, the raw results and wall time.
 
     full / no_ragged: caught (the check reported a problem); status_*: the engine's outcome.
-    quick: the checks use check_batching's quick subset (for a fast test of this tool)."""
+    quick: the checks use check_batching's quick subset (for a fast test of this tool).
+    scheduler: run the checks on Dask workers (tools/parallel.py); progress: tqdm bars."""
     ms = mutants(fast)
     extra = ["--quick"] if quick else []
     t0 = time.time()
-    full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs)
-    nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs)
+    kw = {"scheduler": scheduler, "progress": progress}
+    full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs, **kw)
+    nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs, **kw)
     rows = []
     for m, a, b in zip(ms, full, nor):
         rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
@@ -175,8 +177,10 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"))
+    ap.add_argument("--scheduler", default=None,
+                    help="run the checks on Dask: a scheduler address (tcp://...) or local:N")
     a = ap.parse_args(argv)
-    rows, full, nor, wall = run(a.fast, a.jobs, a.timeout, a.quick)
+    rows, full, nor, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True)
     w = max(len(r["label"]) for r in rows)
     print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}")
     for r in rows:

@@ -1,13 +1,16 @@
 """Testing the test (tools/mut_ch09.py --fast): a length-confusing mutant of the batched
 builder is caught by check_batching with the ragged batch and missed without it, while an
 ordinary mutant is caught by both; every mutant's anchor line exists exactly once."""
-import os
-import sys
+import pytest
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
+from tools import mut_ch09
+from tools.mutation import engine as mutation
 
-from tools import mut_ch09  # noqa: E402
-from tools.mutation import engine as mutation  # noqa: E402
+
+@pytest.fixture(scope="module")
+def fast_run():
+    return mut_ch09.run(fast=True, quick=True)
 
 
 def test_every_mutant_anchor_is_one_line_of_batch_py():
@@ -18,8 +21,8 @@ def test_every_mutant_anchor_is_one_line_of_batch_py():
     assert sum("length" in m.tags for m in mut_ch09.mutants()) >= 3
 
 
-def test_fast_subset_ragged_batch_is_what_catches_length_confusion():
-    rows, full, nor, _ = mut_ch09.run(fast=True, quick=True)
+def test_fast_subset_ragged_batch_is_what_catches_length_confusion(fast_run):
+    rows, full, nor, _ = fast_run
     by = {r["label"]: r for r in rows}
     assert set(by) == set(mut_ch09.FAST)
     length = [r for r in rows if "length" in r["tags"]]
@@ -30,3 +33,11 @@ def test_fast_subset_ragged_batch_is_what_catches_length_confusion():
     for r in other:
         assert r["full"] and r["no_ragged"], r
     assert mut_ch09.verdict(rows) == []
+
+
+def test_the_sample_through_a_local_two_worker_dask_cluster_equals_the_local_run(fast_run):
+    """Past one machine: the same mutants judged by Dask workers get the same outcomes."""
+    rows, _, _, _ = fast_run
+    drows, _, _, _ = mut_ch09.run(fast=True, quick=True, scheduler="local:2")
+    key = ("label", "full", "no_ragged", "status_full", "status_no_ragged")
+    assert [{k: r[k] for k in key} for r in drows] == [{k: r[k] for k in key} for r in rows]

@@ -133,16 +133,39 @@ class BaselineError(RuntimeError):
 
 
 # ------------------------------------------------------------------ the job pool
-def run_pool(items, judge, jobs=None, on_result=None):
+def _in_slot(judge, item):
+    """judge(item, slot) inside a Dask worker: the slot is the worker process's own number."""
+    from tools import parallel
+    return judge(item, parallel.worker_slot())
+
+
+def run_pool(items, judge, jobs=None, on_result=None, scheduler=None, progress=False, desc="mutants"):
     """judge(item, slot) for every item on `jobs` worker threads; the results in item order.
 
     slot is the worker's number (0..jobs-1): a worker judges one item at a time, so a
     judge may keep per-slot scratch space. on_result(index, result, done) is called (under
     a lock) as each result arrives. An exception in a judge is raised here.
+    scheduler (tools/parallel.py: "local:N" or a Dask scheduler address) runs the judges
+    on Dask workers instead (the judge is pickled; the slot is the worker process's
+    number). progress shows one tqdm bar on stderr.
     """
+    from tqdm import tqdm
     items = list(items)
     jobs = max(1, min(int(jobs or os.cpu_count() or 1), len(items) or 1))
     results = [None] * len(items)
+    bar = tqdm(total=len(items), desc=desc, unit="mutant", disable=not progress, file=sys.stderr)
+    if scheduler:
+        import concurrent.futures as cf
+        from tools import parallel
+        with bar, parallel.executor(scheduler, jobs) as ex:
+            futs = {ex.submit(_in_slot, judge, item): i for i, item in enumerate(items)}
+            for n, f in enumerate(cf.as_completed(futs), 1):
+                i = futs[f]
+                results[i] = f.result()
+                bar.update(1)
+                if on_result:
+                    on_result(i, results[i], n)
+        return results
     todo = list(enumerate(items))
     lock = threading.Lock()
     errors = []
@@ -162,14 +185,16 @@ def run_pool(items, judge, jobs=None, on_result=None):
             with lock:
                 results[i] = r
                 done[0] += 1
+                bar.update(1)
                 if on_result:
                     on_result(i, r, done[0])
 
-    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with bar:
+        threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     if errors:
         raise errors[0]
     return results
@@ -280,7 +305,8 @@ def judge_text(mutant, slot, check, root, timeout, copy_ignore=COPY_IGNORE, tmp_
 
 
 def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_IGNORE,
-                baseline=True, tmp_root=None, keep=False, classify=classify_output):
+                baseline=True, tmp_root=None, keep=False, classify=classify_output,
+                scheduler=None, progress=False):
     """Run every text mutant through judge_text on the pool; a list of Result in order.
 
     check: a command (list of args) or a callable check(copy_dir, mutant) -> command
@@ -288,6 +314,7 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
     per check. jobs: parallel checks (default os.cpu_count()). baseline: first make sure
     the check passes on an unmutated copy (BaselineError otherwise). keep: leave the
     temporary copies in tmp_root for debugging. classify(rc, output) -> status.
+    scheduler / progress: as run_pool's (Dask workers; a tqdm bar).
     """
     mutants = list(mutants)
     root = os.path.abspath(root)
@@ -314,7 +341,7 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
                     tmp_root=tmp_root, keep=keep, classify=classify)
     # the baseline is the pool's first item (None), judged beside the mutants
     done = run_pool([None] + [mutants[i] for i in todo] if baseline else [mutants[i] for i in todo],
-                    judge, jobs)
+                    judge, jobs, scheduler=scheduler, progress=progress)
     if baseline:
         b, done = done[0], done[1:]
         if b.status != SURVIVED:

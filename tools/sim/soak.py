@@ -16,12 +16,11 @@ replays it; the exit code is then 1.
 """
 import argparse
 import concurrent.futures as cf
-import contextlib
 import sys
 import time
 
 from model import config, isa
-from tools import ROOT
+from tools import ROOT, parallel
 
 CHUNK = 250
 
@@ -42,25 +41,6 @@ def run_chunk(sim, seed, c, k, cfg):
             bad, res[bad].mismatch if bad >= 0 else "")
 
 
-@contextlib.contextmanager
-def executor(scheduler=None, jobs=2):
-    """A concurrent.futures executor: Dask's (scheduler: an address, or 'local:N' for an
-    in-process LocalCluster of N workers) or a local process pool of `jobs` processes."""
-    if scheduler:
-        from distributed import Client, LocalCluster
-        if scheduler.startswith("local:"):
-            n = int(scheduler.split(":", 1)[1])
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
-                yield client.get_executor()
-        else:
-            with Client(scheduler) as client:
-                yield client.get_executor()
-    else:
-        with cf.ProcessPoolExecutor(max_workers=jobs) as ex:
-            yield ex
-
-
 def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress=True):
     """Run n programs on sim; the sorted list of chunk results (see run_chunk)."""
     from tqdm import tqdm
@@ -73,7 +53,7 @@ def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress
     hw.build(sim, cfg=cfg)                       # once, before the workers share it
     sizes = [min(chunk, n - s) for s in range(0, n, chunk)]
     out = []
-    with executor(scheduler, jobs) as ex, \
+    with parallel.executor(scheduler, jobs) as ex, \
             tqdm(total=n, unit="prog", desc=f"soak {sim}", disable=not progress, file=sys.stderr) as bar:
         futs = [ex.submit(run_chunk, sim, seed, c, k, cfg) for c, k in enumerate(sizes)]
         cycles = 0

@@ -35,6 +35,9 @@ from tools.mutation.rtl.sites import one_line  # noqa: E402
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--scheduler", default=None,
+                    help="judge mutants on Dask: a scheduler address (tcp://...) or local:N "
+                         "(workers must share this file system)")
     ap.add_argument("--sample", type=int, default=0, help="a seeded random sample of N mutants")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the sites and exit")

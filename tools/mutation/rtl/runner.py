@@ -131,7 +131,8 @@ def run(args, sites, stats):
                   f"{r.status} {r.info.get('check', '')}", flush=True)
 
     t_run = time.time()
-    results = engine.run_pool(sites, judge_listed, args.jobs, progress)
+    results = engine.run_pool(sites, judge_listed, args.jobs, progress,
+                              scheduler=getattr(args, "scheduler", None), progress=True, desc="RTL mutants")
     wall = time.time() - t_run
     return report(args, results, wall, time.time() - t_start, base, kb, manifest, stats)
 
