@@ -50,6 +50,7 @@ def main(argv=None):
                     help="try yosys equivalence proofs on the survivors of the last run (--out)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's verdict")
     args = ap.parse_args(argv)
+    args.work, args.out = os.path.abspath(args.work), os.path.abspath(args.out)   # judges run elsewhere
     stats = {}
     if args.prove:
         return prove.prove_survivors(args)
