@@ -2,11 +2,11 @@
 `timescale 1ns/1ps
 `default_nettype none
 // divu: iterative unsigned restoring divider, one quotient bit per cycle.
-// start (one cycle) loads dividend and divisor; busy is then high for exactly WIDTH
-// cycles (one step each); done is high for the one cycle after the last step, when
-// quotient = floor(dividend / divisor) and remainder are valid (they hold until the
-// next start). A zero divisor gives an all-ones quotient (never used by softmax, whose
-// sum is at least LUT[0]).
+// Handshake (docs/rtl.md, as every unit): start (one cycle) loads dividend and divisor;
+// busy is then high for exactly WIDTH + 1 cycles: WIDTH steps (step_q) and the result
+// cycle; last is high in that final busy cycle, when quotient = floor(dividend / divisor)
+// and remainder are valid (they hold until the next start). A zero divisor gives an
+// all-ones quotient (never used by softmax, whose sum is at least LUT[0]).
 module divu #(
   parameter WIDTH = 32
 ) (
@@ -16,58 +16,58 @@ module divu #(
   input  wire [WIDTH-1:0] dividend,
   input  wire [WIDTH-1:0] divisor,
   output wire             busy,
-  output wire             done,
+  output wire             last,
   output wire [WIDTH-1:0] quotient,
   output wire [WIDTH-1:0] remainder
 );
   initial begin
     if (WIDTH < 2 || WIDTH > 255) begin
-      $error("divu: WIDTH=%0d outside 2..255", WIDTH);
+      $error("%m: WIDTH=%0d outside 2..255", WIDTH);
       $finish;
     end
   end
 
   localparam [7:0] STEPS = WIDTH;
 
-  reg             busy_r, done_r;
-  reg [7:0]       cnt_r;
-  reg [WIDTH-1:0] q_r, r_r, d_r;
+  reg             step_q, last_q;
+  reg [7:0]       cnt_q;
+  reg [WIDTH-1:0] quo_q, rem_q, dsr_q;
 
-  wire [WIDTH:0] trial = {r_r, q_r[WIDTH-1]};          // remainder shifted, next dividend bit
-  wire [WIDTH:0] diff  = trial - {1'b0, d_r};
+  wire [WIDTH:0] trial = {rem_q, quo_q[WIDTH-1]};          // remainder shifted, next dividend bit
+  wire [WIDTH:0] diff  = trial - {1'b0, dsr_q};
   wire           ge    = !diff[WIDTH];                  // trial >= divisor
 
   always @(posedge clk) begin
     if (rst) begin
-      busy_r <= 1'b0;
-      done_r <= 1'b0;
-      cnt_r  <= 8'd0;
-      q_r    <= {WIDTH{1'b0}};
-      r_r    <= {WIDTH{1'b0}};
-      d_r    <= {WIDTH{1'b0}};
+      step_q <= 1'b0;
+      last_q <= 1'b0;
+      cnt_q  <= 8'd0;
+      quo_q    <= {WIDTH{1'b0}};
+      rem_q    <= {WIDTH{1'b0}};
+      dsr_q    <= {WIDTH{1'b0}};
     end else if (start) begin
-      busy_r <= 1'b1;
-      done_r <= 1'b0;
-      cnt_r  <= STEPS;
-      q_r    <= dividend;
-      r_r    <= {WIDTH{1'b0}};
-      d_r    <= divisor;
-    end else if (busy_r) begin
-      q_r   <= {q_r[WIDTH-2:0], ge};
-      r_r   <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
-      cnt_r <= cnt_r - 8'd1;
-      if (cnt_r == 8'd1) begin
-        busy_r <= 1'b0;
-        done_r <= 1'b1;
+      step_q <= 1'b1;
+      last_q <= 1'b0;
+      cnt_q  <= STEPS;
+      quo_q    <= dividend;
+      rem_q    <= {WIDTH{1'b0}};
+      dsr_q    <= divisor;
+    end else if (step_q) begin
+      quo_q   <= {quo_q[WIDTH-2:0], ge};
+      rem_q   <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
+      cnt_q <= cnt_q - 8'd1;
+      if (cnt_q == 8'd1) begin
+        step_q <= 1'b0;
+        last_q <= 1'b1;
       end
     end else begin
-      done_r <= 1'b0;
+      last_q <= 1'b0;
     end
   end
 
-  assign busy      = busy_r;
-  assign done      = done_r;
-  assign quotient  = q_r;
-  assign remainder = r_r;
+  assign busy      = step_q | last_q;
+  assign last      = last_q;
+  assign quotient  = quo_q;
+  assign remainder = rem_q;
 endmodule
 `resetall

@@ -32,46 +32,46 @@ module dma (
   localparam AW = `GA2_ADDR_W;
   localparam LW = `GA2_LD_LEN_W;
 
-  reg          busy_r, dir_r;
-  reg [LW-1:0] cnt_r, len_r;
-  reg [AW-1:0] rp_r, wp_r;     // read pointer (source space), write pointer (destination)
+  reg          busy_q, dir_q;
+  reg [LW-1:0] cnt_q, len_q;
+  reg [AW-1:0] rp_q, wp_q;     // read pointer (source space), write pointer (destination)
 
-  wire reading = busy_r && (cnt_r != len_r);
-  wire writing = busy_r && (cnt_r != {LW{1'b0}});
+  wire reading = busy_q && (cnt_q != len_q);
+  wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
   always @(posedge clk) begin
     if (rst) begin
-      busy_r <= 1'b0;
-      dir_r  <= 1'b0;
-      cnt_r  <= {LW{1'b0}};
-      len_r  <= {LW{1'b0}};
-      rp_r   <= {AW{1'b0}};
-      wp_r   <= {AW{1'b0}};
+      busy_q <= 1'b0;
+      dir_q  <= 1'b0;
+      cnt_q  <= {LW{1'b0}};
+      len_q  <= {LW{1'b0}};
+      rp_q   <= {AW{1'b0}};
+      wp_q   <= {AW{1'b0}};
     end else if (start) begin
-      busy_r <= 1'b1;
-      dir_r  <= dir;
-      cnt_r  <= {LW{1'b0}};
-      len_r  <= len;
-      rp_r   <= dir ? sp_base : ext_base;
-      wp_r   <= dir ? ext_base : sp_base;
-    end else if (busy_r) begin
-      cnt_r <= cnt_r + 1'b1;
-      if (reading) rp_r <= rp_r + 1'b1;
-      if (writing) wp_r <= wp_r + 1'b1;
-      if (last) busy_r <= 1'b0;
+      busy_q <= 1'b1;
+      dir_q  <= dir;
+      cnt_q  <= {LW{1'b0}};
+      len_q  <= len;
+      rp_q   <= dir ? sp_base : ext_base;
+      wp_q   <= dir ? ext_base : sp_base;
+    end else if (busy_q) begin
+      cnt_q <= cnt_q + 1'b1;
+      if (reading) rp_q <= rp_q + 1'b1;
+      if (writing) wp_q <= wp_q + 1'b1;
+      if (last) busy_q <= 1'b0;
     end
   end
 
-  assign busy       = busy_r;
-  assign last       = busy_r && (cnt_r == len_r);
-  assign sp_rd_en   = reading && dir_r;
-  assign sp_rd_addr = rp_r;
-  assign sp_wr_en   = writing && !dir_r;
-  assign sp_wr_addr = wp_r;
+  assign busy       = busy_q;
+  assign last       = busy_q && (cnt_q == len_q);
+  assign sp_rd_en   = reading && dir_q;
+  assign sp_rd_addr = rp_q;
+  assign sp_wr_en   = writing && !dir_q;
+  assign sp_wr_addr = wp_q;
   assign sp_wr_data = ext_rdata;
-  assign ext_en     = dir_r ? writing : reading;
-  assign ext_we     = writing && dir_r;
-  assign ext_addr   = dir_r ? wp_r : rp_r;
+  assign ext_en     = dir_q ? writing : reading;
+  assign ext_we     = writing && dir_q;
+  assign ext_addr   = dir_q ? wp_q : rp_q;
   assign ext_wdata  = sp_rd_data;
 endmodule
 `resetall

@@ -13,4 +13,8 @@ requant.v
 vec_rq.v
 divu.v
 softmax.v
+ga2_decode.v
+ga2_seq.v
+ga2_perf.v
+ga2_sp_xbar.v
 ga2_top.v

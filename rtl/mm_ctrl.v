@@ -48,19 +48,19 @@ module mm_ctrl (
     end
   end
 
-  reg          busy_r;
-  reg [CW-1:0] cyc_r;
-  reg [2:0]    m_r, n_r;
-  reg [7:0]    k_r;
-  reg [AW-1:0] ldc_r, b_step_r, row_base_r;
-  reg [1:0]    di_r, dj_r;
+  reg          busy_q;
+  reg [CW-1:0] cyc_q;
+  reg [2:0]    m_q, n_q;
+  reg [7:0]    k_q;
+  reg [AW-1:0] ldc_q, b_step_q, row_base_q;
+  reg [1:0]    di_q, dj_q;
 
   localparam [CW-1:0] FILL = `GA2_MM_FILL;
 
-  wire [CW-1:0] k_ext     = {{(CW-8){1'b0}}, k_r};
-  wire          drain     = busy_r && (cyc_r >= k_ext + FILL);
-  wire          row_end   = ({1'b0, dj_r} == n_r - 3'd1);
-  wire          tile_end  = ({1'b0, di_r} == m_r - 3'd1) && row_end;
+  wire [CW-1:0] k_ext     = {{(CW-8){1'b0}}, k_q};
+  wire          drain     = busy_q && (cyc_q >= k_ext + FILL);
+  wire          row_end   = ({1'b0, dj_q} == n_q - 3'd1);
+  wire          tile_end  = ({1'b0, di_q} == m_q - 3'd1) && row_end;
 
   wire [AW-1:0] lda16   = {{(AW-`GA2_MM_LDA_W){1'b0}}, lda};
   wire [AW-1:0] ldb16   = {{(AW-`GA2_MM_LDB_W){1'b0}}, ldb};
@@ -74,49 +74,49 @@ module mm_ctrl (
   // i < M, resp. i < N). win[0] is high in cycles 0 .. K-1; win[i] is win[0] delayed
   // by i cycles through a register chain (cleared at start): the array's input skew.
   wire [NA-1:0] win;
-  reg  [NA-1:1] win_r;
-  assign win[0] = busy_r && (cyc_r < k_ext);
-  assign win[NA-1:1] = win_r;
+  reg  [NA-1:1] win_q;
+  assign win[0] = busy_q && (cyc_q < k_ext);
+  assign win[NA-1:1] = win_q;
   always @(posedge clk) begin
-    if (rst || start) win_r <= {(NA-1){1'b0}};
-    else              win_r <= win[NA-2:0];
+    if (rst || start) win_q <= {(NA-1){1'b0}};
+    else              win_q <= win[NA-2:0];
   end
 
   genvar i;
   generate
     for (i = 0; i < NA; i = i + 1) begin : g_feed
       localparam [2:0] IDX = i;
-      reg [AW-1:0] a_ptr_r, b_ptr_r;
-      reg          a_v_r, b_v_r;
+      reg [AW-1:0] a_ptr_q, b_ptr_q;
+      reg          a_v_q, b_v_q;
       // start offsets i*lda and i*b_init (i = 0..3) from a shift and an add
       wire [AW-1:0] a_off = (IDX[1] ? {lda16[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? lda16 : {AW{1'b0}});
       wire [AW-1:0] b_off = (IDX[1] ? {b_init[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? b_init : {AW{1'b0}});
-      wire a_act = win[i] && (IDX < m_r);
-      wire b_act = win[i] && (IDX < n_r);
+      wire a_act = win[i] && (IDX < m_q);
+      wire b_act = win[i] && (IDX < n_q);
       always @(posedge clk) begin
         if (rst) begin
-          a_ptr_r <= {AW{1'b0}};
-          b_ptr_r <= {AW{1'b0}};
-          a_v_r   <= 1'b0;
-          b_v_r   <= 1'b0;
+          a_ptr_q <= {AW{1'b0}};
+          b_ptr_q <= {AW{1'b0}};
+          a_v_q   <= 1'b0;
+          b_v_q   <= 1'b0;
         end else if (start) begin
-          a_ptr_r <= a_base + a_off;
-          b_ptr_r <= b_base + b_off;
-          a_v_r   <= 1'b0;
-          b_v_r   <= 1'b0;
+          a_ptr_q <= a_base + a_off;
+          b_ptr_q <= b_base + b_off;
+          a_v_q   <= 1'b0;
+          b_v_q   <= 1'b0;
         end else begin
-          if (a_act) a_ptr_r <= a_ptr_r + 1'b1;
-          if (b_act) b_ptr_r <= b_ptr_r + b_step_r;
-          a_v_r <= a_act;
-          b_v_r <= b_act;
+          if (a_act) a_ptr_q <= a_ptr_q + 1'b1;
+          if (b_act) b_ptr_q <= b_ptr_q + b_step_q;
+          a_v_q <= a_act;
+          b_v_q <= b_act;
         end
       end
       assign rd_en[i]                 = a_act;
       assign rd_en[NA+i]              = b_act;
-      assign rd_addr[AW*i +: AW]      = a_ptr_r;
-      assign rd_addr[AW*(NA+i) +: AW] = b_ptr_r;
-      assign a_left[8*i +: 8]         = a_v_r ? rd_byte[8*i +: 8] : 8'd0;
-      assign b_top[8*i +: 8]          = b_v_r ? rd_byte[8*(NA+i) +: 8] : 8'd0;
+      assign rd_addr[AW*i +: AW]      = a_ptr_q;
+      assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
+      assign a_left[8*i +: 8]         = a_v_q ? rd_byte[8*i +: 8] : 8'd0;
+      assign b_top[8*i +: 8]          = b_v_q ? rd_byte[8*(NA+i) +: 8] : 8'd0;
     end
   endgenerate
 
@@ -126,54 +126,54 @@ module mm_ctrl (
     .clr(start),
     .a_left(a_left),
     .b_top(b_top),
-    .sel_row(di_r),
-    .sel_col(dj_r),
+    .sel_row(di_q),
+    .sel_col(dj_q),
     .result(result)
   );
 
   always @(posedge clk) begin
     if (rst) begin
-      busy_r     <= 1'b0;
-      cyc_r      <= {CW{1'b0}};
-      m_r        <= 3'd0;
-      n_r        <= 3'd0;
-      k_r        <= 8'd0;
-      ldc_r      <= {AW{1'b0}};
-      b_step_r   <= {AW{1'b0}};
-      row_base_r <= {AW{1'b0}};
-      di_r       <= 2'd0;
-      dj_r       <= 2'd0;
+      busy_q     <= 1'b0;
+      cyc_q      <= {CW{1'b0}};
+      m_q        <= 3'd0;
+      n_q        <= 3'd0;
+      k_q        <= 8'd0;
+      ldc_q      <= {AW{1'b0}};
+      b_step_q   <= {AW{1'b0}};
+      row_base_q <= {AW{1'b0}};
+      di_q       <= 2'd0;
+      dj_q       <= 2'd0;
     end else if (start) begin
-      busy_r     <= 1'b1;
-      cyc_r      <= {CW{1'b0}};
-      m_r        <= m;
-      n_r        <= n;
-      k_r        <= k;
-      ldc_r      <= {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
-      b_step_r   <= b_step;
-      row_base_r <= dst;
-      di_r       <= 2'd0;
-      dj_r       <= 2'd0;
-    end else if (busy_r) begin
-      cyc_r <= cyc_r + 1'b1;
+      busy_q     <= 1'b1;
+      cyc_q      <= {CW{1'b0}};
+      m_q        <= m;
+      n_q        <= n;
+      k_q        <= k;
+      ldc_q      <= {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
+      b_step_q   <= b_step;
+      row_base_q <= dst;
+      di_q       <= 2'd0;
+      dj_q       <= 2'd0;
+    end else if (busy_q) begin
+      cyc_q <= cyc_q + 1'b1;
       if (drain) begin
         if (tile_end) begin
-          busy_r <= 1'b0;
+          busy_q <= 1'b0;
         end else if (row_end) begin
-          dj_r       <= 2'd0;
-          di_r       <= di_r + 2'd1;
-          row_base_r <= row_base_r + ldc_r;
+          dj_q       <= 2'd0;
+          di_q       <= di_q + 2'd1;
+          row_base_q <= row_base_q + ldc_q;
         end else begin
-          dj_r <= dj_r + 2'd1;
+          dj_q <= dj_q + 2'd1;
         end
       end
     end
   end
 
-  assign busy    = busy_r;
+  assign busy    = busy_q;
   assign last    = drain && tile_end;
   assign wr_en   = drain;
-  assign wr_addr = row_base_r + {{(AW-2){1'b0}}, dj_r};
+  assign wr_addr = row_base_q + {{(AW-2){1'b0}}, dj_q};
   assign wr_data = result;
 endmodule
 `resetall

@@ -9,8 +9,9 @@
 //  - pass 2 (len+1 cycles): read x_i again, e_i = LUT[max - x_i] into a 64-entry
 //    buffer, S += e_i;
 //  - pass 3 (34 cycles per element): load the divider with e_i*65536 and S, 32 divide
-//    steps, write the quotient in the cycle the divider reports done.
-// All reads (both passes) happen before the first write.
+//    steps, write the quotient in the divider's last busy cycle.
+// All reads (both passes) happen before the first write. FSM: state_q / state_d
+// (S_IDLE, S_MAX, S_EXP, S_LOAD, S_DIV); the datapath registers in one clocked block.
 module softmax (
   input  wire                   clk,
   input  wire                   rst,
@@ -30,30 +31,30 @@ module softmax (
   localparam AW = `GA2_ADDR_W;
   localparam [2:0] S_IDLE = 3'd0, S_MAX = 3'd1, S_EXP = 3'd2, S_LOAD = 3'd3, S_DIV = 3'd4;
 
-  reg [2:0]    st_r;
-  reg [6:0]    cnt_r, len_r;
-  reg [5:0]    ew_r, idx_r;
-  reg [AW-1:0] src_r, rp_r, wp_r;
-  reg [7:0]    mx_r;
-  reg [31:0]   sum_r;
+  reg [2:0]    state_q, state_d;
+  reg [6:0]    cnt_q, len_q;
+  reg [5:0]    ew_q, idx_q;
+  reg [AW-1:0] src_q, rp_q, wp_q;
+  reg [7:0]    mx_q;
+  reg [31:0]   sum_q;
   reg [15:0]   ebuf [0:`GA2_SM_MAX_LEN-1];
 
-  wire        pass    = (st_r == S_MAX) || (st_r == S_EXP);
-  wire        reading = pass && (cnt_r != len_r);
-  wire        have_x  = pass && (cnt_r != 7'd0);
+  wire        pass    = (state_q == S_MAX) || (state_q == S_EXP);
+  wire        reading = pass && (cnt_q != len_q);
+  wire        have_x  = pass && (cnt_q != 7'd0);
   wire [7:0]  x       = rd_byte;
-  wire        x_gt    = $signed(x) > $signed(mx_r);
-  wire [7:0]  d       = mx_r - x;                     // 0..255 since mx >= x
+  wire        x_gt    = $signed(x) > $signed(mx_q);
+  wire [7:0]  d       = mx_q - x;                     // 0..255 since mx >= x
   wire [15:0] e;
-  wire        div_done;
+  wire        div_last;
   wire [31:0] quot;
   /* verilator lint_off UNUSEDSIGNAL */
-  // The divider's busy and remainder outputs are not needed: done marks the write cycle.
+  // The divider's busy and remainder outputs are not needed: last marks the write cycle.
   wire        div_busy;
   wire [31:0] div_rem;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        elem_end = (st_r == S_DIV) && div_done;
-  wire        is_last  = ({1'b0, idx_r} + 7'd1 == len_r);
+  wire        elem_end = (state_q == S_DIV) && div_last;
+  wire        is_last  = ({1'b0, idx_q} + 7'd1 == len_q);
 
   exp_lut u_lut (
     .d(d),
@@ -63,11 +64,11 @@ module softmax (
   divu #(.WIDTH(32)) u_div (
     .clk(clk),
     .rst(rst),
-    .start(st_r == S_LOAD),
-    .dividend({ebuf[idx_r], 16'd0}),
-    .divisor(sum_r),
+    .start(state_q == S_LOAD),
+    .dividend({ebuf[idx_q], 16'd0}),
+    .divisor(sum_q),
     .busy(div_busy),
-    .done(div_done),
+    .last(div_last),
     .quotient(quot),
     .remainder(div_rem)
   );
@@ -79,80 +80,87 @@ module softmax (
   end
 
   always @(posedge clk) begin
-    if (have_x && st_r == S_EXP) ebuf[ew_r] <= e;
+    if (have_x && state_q == S_EXP) ebuf[ew_q] <= e;
+  end
+
+  // next state: start wins (the sequencer starts a unit only while it is idle)
+  always @* begin
+    state_d = state_q;
+    case (state_q)
+      S_MAX:   if (cnt_q == len_q) state_d = S_EXP;
+      S_EXP:   if (cnt_q == len_q) state_d = S_LOAD;
+      S_LOAD:  state_d = S_DIV;
+      S_DIV:   if (div_last) state_d = is_last ? S_IDLE : S_LOAD;
+      default: state_d = S_IDLE;
+    endcase
+    if (start) state_d = S_MAX;
+  end
+
+  always @(posedge clk) begin
+    if (rst) state_q <= S_IDLE;
+    else     state_q <= state_d;
   end
 
   always @(posedge clk) begin
     if (rst) begin
-      st_r  <= S_IDLE;
-      cnt_r <= 7'd0;
-      len_r <= 7'd0;
-      ew_r  <= 6'd0;
-      idx_r <= 6'd0;
-      src_r <= {AW{1'b0}};
-      rp_r  <= {AW{1'b0}};
-      wp_r  <= {AW{1'b0}};
-      mx_r  <= 8'h80;
-      sum_r <= 32'd0;
+      cnt_q <= 7'd0;
+      len_q <= 7'd0;
+      ew_q  <= 6'd0;
+      idx_q <= 6'd0;
+      src_q <= {AW{1'b0}};
+      rp_q  <= {AW{1'b0}};
+      wp_q  <= {AW{1'b0}};
+      mx_q  <= 8'h80;
+      sum_q <= 32'd0;
     end else if (start) begin
-      st_r  <= S_MAX;
-      cnt_r <= 7'd0;
-      len_r <= len;
-      ew_r  <= 6'd0;
-      idx_r <= 6'd0;
-      src_r <= src;
-      rp_r  <= src;
-      wp_r  <= dst;
-      mx_r  <= 8'h80;                                  // -128, the smallest int8
-      sum_r <= 32'd0;
+      cnt_q <= 7'd0;
+      len_q <= len;
+      ew_q  <= 6'd0;
+      idx_q <= 6'd0;
+      src_q <= src;
+      rp_q  <= src;
+      wp_q  <= dst;
+      mx_q  <= 8'h80;                                  // -128, the smallest int8
+      sum_q <= 32'd0;
     end else begin
-      case (st_r)
+      case (state_q)
         S_MAX: begin
-          if (have_x && x_gt) mx_r <= x;
-          if (cnt_r == len_r) begin
-            st_r  <= S_EXP;
-            cnt_r <= 7'd0;
-            rp_r  <= src_r;
+          if (have_x && x_gt) mx_q <= x;
+          if (cnt_q == len_q) begin
+            cnt_q <= 7'd0;
+            rp_q  <= src_q;
           end else begin
-            cnt_r <= cnt_r + 7'd1;
-            rp_r  <= rp_r + 1'b1;
+            cnt_q <= cnt_q + 7'd1;
+            rp_q  <= rp_q + 1'b1;
           end
         end
         S_EXP: begin
           if (have_x) begin
-            sum_r <= sum_r + {16'd0, e};
-            ew_r  <= ew_r + 6'd1;
+            sum_q <= sum_q + {16'd0, e};
+            ew_q  <= ew_q + 6'd1;
           end
-          if (cnt_r == len_r) begin
-            st_r <= S_LOAD;
-          end else begin
-            cnt_r <= cnt_r + 7'd1;
-            rp_r  <= rp_r + 1'b1;
+          if (cnt_q != len_q) begin
+            cnt_q <= cnt_q + 7'd1;
+            rp_q  <= rp_q + 1'b1;
           end
         end
-        S_LOAD: st_r <= S_DIV;
         S_DIV: begin
-          if (div_done) begin
-            wp_r <= wp_r + 1'b1;
-            if (is_last) begin
-              st_r <= S_IDLE;
-            end else begin
-              idx_r <= idx_r + 6'd1;
-              st_r  <= S_LOAD;
-            end
+          if (div_last) begin
+            wp_q <= wp_q + 1'b1;
+            if (!is_last) idx_q <= idx_q + 6'd1;
           end
         end
-        default: st_r <= S_IDLE;
+        default: ;                                     // S_IDLE, S_LOAD: hold
       endcase
     end
   end
 
-  assign busy    = (st_r != S_IDLE);
+  assign busy    = (state_q != S_IDLE);
   assign last    = elem_end && is_last;
   assign rd_en   = reading;
-  assign rd_addr = rp_r;
+  assign rd_addr = rp_q;
   assign wr_en   = elem_end;
-  assign wr_addr = wp_r;
+  assign wr_addr = wp_q;
   assign wr_data = quot;
 endmodule
 `resetall

@@ -49,12 +49,12 @@ module sram #(
   generate
     for (p = 0; p < NUM_RD; p = p + 1) begin : g_rd
       wire [AW-1:0] ra = rd_addr[p*AW +: AW];
-      reg  [DW-1:0] q_r;
-      initial q_r = {DW{1'b0}};
+      reg  [DW-1:0] dout_q;
+      initial dout_q = {DW{1'b0}};
       always @(posedge clk) begin
-        if (rd_en[p]) q_r <= (wr_en && wr_addr == ra) ? wr_data : mem[ra];
+        if (rd_en[p]) dout_q <= (wr_en && wr_addr == ra) ? wr_data : mem[ra];
       end
-      assign rd_data[p*DW +: DW] = q_r;
+      assign rd_data[p*DW +: DW] = dout_q;
     end
   endgenerate
 endmodule

@@ -27,52 +27,52 @@ module vec_rq (
   localparam AW = `GA2_ADDR_W;
   localparam LW = `GA2_RQ_LEN_W;
 
-  reg          busy_r;
-  reg [LW-1:0] cnt_r, len_r;
-  reg [AW-1:0] rp_r, wp_r;
-  reg [15:0]   m_r;
-  reg [5:0]    s_r;
+  reg          busy_q;
+  reg [LW-1:0] cnt_q, len_q;
+  reg [AW-1:0] rp_q, wp_q;
+  reg [15:0]   m_q;
+  reg [5:0]    s_q;
 
-  wire reading = busy_r && (cnt_r != len_r);
-  wire writing = busy_r && (cnt_r != {LW{1'b0}});
+  wire reading = busy_q && (cnt_q != len_q);
+  wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
   always @(posedge clk) begin
     if (rst) begin
-      busy_r <= 1'b0;
-      cnt_r  <= {LW{1'b0}};
-      len_r  <= {LW{1'b0}};
-      rp_r   <= {AW{1'b0}};
-      wp_r   <= {AW{1'b0}};
-      m_r    <= 16'd0;
-      s_r    <= 6'd0;
+      busy_q <= 1'b0;
+      cnt_q  <= {LW{1'b0}};
+      len_q  <= {LW{1'b0}};
+      rp_q   <= {AW{1'b0}};
+      wp_q   <= {AW{1'b0}};
+      m_q    <= 16'd0;
+      s_q    <= 6'd0;
     end else if (start) begin
-      busy_r <= 1'b1;
-      cnt_r  <= {LW{1'b0}};
-      len_r  <= len;
-      rp_r   <= src;
-      wp_r   <= dst;
-      m_r    <= m;
-      s_r    <= s;
-    end else if (busy_r) begin
-      cnt_r <= cnt_r + 1'b1;
-      if (reading) rp_r <= rp_r + 1'b1;
-      if (writing) wp_r <= wp_r + 1'b1;
-      if (last) busy_r <= 1'b0;
+      busy_q <= 1'b1;
+      cnt_q  <= {LW{1'b0}};
+      len_q  <= len;
+      rp_q   <= src;
+      wp_q   <= dst;
+      m_q    <= m;
+      s_q    <= s;
+    end else if (busy_q) begin
+      cnt_q <= cnt_q + 1'b1;
+      if (reading) rp_q <= rp_q + 1'b1;
+      if (writing) wp_q <= wp_q + 1'b1;
+      if (last) busy_q <= 1'b0;
     end
   end
 
   requant u_requant (
     .a(rd_data),
-    .m(m_r),
-    .s(s_r),
+    .m(m_q),
+    .s(s_q),
     .y(wr_data)
   );
 
-  assign busy    = busy_r;
-  assign last    = busy_r && (cnt_r == len_r);
+  assign busy    = busy_q;
+  assign last    = busy_q && (cnt_q == len_q);
   assign rd_en   = reading;
-  assign rd_addr = rp_r;
+  assign rd_addr = rp_q;
   assign wr_en   = writing;
-  assign wr_addr = wp_r;
+  assign wr_addr = wp_q;
 endmodule
 `resetall

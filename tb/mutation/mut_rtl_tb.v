@@ -27,7 +27,7 @@ module mut_rtl_tb #(
   parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter MAX_TRACE  = 2048,
   parameter MAX_VEC    = 4096,
-  parameter DV_LAT     = 32       // divu: cycles from the start pulse to done (its WIDTH)
+  parameter DV_LAT     = 32       // divu: cycles from the start pulse to last (its WIDTH)
 );
   initial begin
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
@@ -49,11 +49,11 @@ module mut_rtl_tb #(
   // ------------------------------------------------------------------ unit: divu
   reg         dv_rst, dv_start;
   reg  [31:0] dv_a, dv_b;
-  wire        dv_busy, dv_done;
+  wire        dv_busy, dv_last;
   wire [31:0] dv_q, dv_r;
   divu #(.WIDTH(32)) u_dv (
     .clk(clk), .rst(dv_rst), .start(dv_start), .dividend(dv_a), .divisor(dv_b),
-    .busy(dv_busy), .done(dv_done), .quotient(dv_q), .remainder(dv_r)
+    .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
 
   // ------------------------------------------------------------------ the chip
@@ -159,39 +159,39 @@ module mut_rtl_tb #(
         dv_start = 1'b1;
         @(negedge clk);
         dv_start = 1'b0;
-        // divu's contract (rtl/divu.v): busy for exactly WIDTH cycles, then done for one
-        // cycle with the results, which hold until the next start
+        // divu's contract (rtl/divu.v): busy for exactly WIDTH + 1 cycles, last in the
+        // final one with the results, which hold until the next start
         ncyc = 0;
-        while (dv_done !== 1'b1 && ncyc < 100) begin
-          if (dv_busy !== 1'b1) fail("unit", "divu: busy low before done");
+        while (dv_last !== 1'b1 && ncyc < 100) begin
+          if (dv_busy !== 1'b1) fail("unit", "divu: busy low before last");
           @(negedge clk);
           ncyc = ncyc + 1;
         end
-        if (dv_done !== 1'b1) fail("unit", "divu: no done within 100 cycles");
+        if (dv_last !== 1'b1) fail("unit", "divu: no last within 100 cycles");
         if (ncyc != DV_LAT) begin
-          $display("MUT FAIL unit divu: done after %0d cycles, expected %0d", ncyc, DV_LAT);
+          $display("MUT FAIL unit divu: last after %0d cycles, expected %0d", ncyc, DV_LAT);
           $finish;
         end
-        if (dv_busy !== 1'b0) fail("unit", "divu: busy still high with done");
+        if (dv_busy !== 1'b1) fail("unit", "divu: busy low in its last cycle");
         if (dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0]) begin
           $display("MUT FAIL unit divu %0d / %0d: q=%0d r=%0d, expected q=%0d r=%0d",
                    dv_a, dv_b, dv_q, dv_r, vec[i][63:32], vec[i][31:0]);
           $finish;
         end
-        if (i % 2 == 0) begin      // odd vectors start back to back with this done
+        if (i % 2 == 0) begin      // odd vectors start back to back with this last
           repeat (2) begin
             @(negedge clk);
-            if (dv_done !== 1'b0 || dv_busy !== 1'b0 || dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0])
-              fail("unit", "divu: done, busy or the results do not hold after done");
+            if (dv_last !== 1'b0 || dv_busy !== 1'b0 || dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0])
+              fail("unit", "divu: last, busy or the results do not hold after last");
           end
         end
       end
-      // reset in the cycle of done: no done after it
+      // reset in the cycle of last: no last after it
       dv_rst = 1'b1;
       @(negedge clk);
       dv_rst = 1'b0;
-      if (dv_busy !== 1'b0 || dv_done !== 1'b0) fail("unit", "divu: busy or done after a reset at done");
-      // reset in the middle of a division: idle (not busy, no done) until the next start
+      if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset at last");
+      // reset in the middle of a division: idle (not busy, no last) until the next start
       dv_start = 1'b1;
       @(negedge clk);
       dv_start = 1'b0;
@@ -200,7 +200,7 @@ module mut_rtl_tb #(
       @(negedge clk);
       dv_rst = 1'b0;
       repeat (DV_LAT + 2) begin
-        if (dv_busy !== 1'b0 || dv_done !== 1'b0) fail("unit", "divu: busy or done after a reset");
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset");
         @(negedge clk);
       end
       checks = checks + 1;

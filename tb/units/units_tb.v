@@ -113,11 +113,11 @@ module units_tb #(
     .wr_data(vr_wr_data)
   );
 
-  wire        dv_busy, dv_done;
+  wire        dv_busy, dv_last;
   wire [31:0] dv_q, dv_r;
   divu #(.WIDTH(32)) u_div (
     .clk(clk), .rst(rst), .start(st_div), .dividend(f_dividend), .divisor(f_divisor),
-    .busy(dv_busy), .done(dv_done), .quotient(dv_q), .remainder(dv_r)
+    .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
 
   requant u_requant (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
@@ -148,7 +148,7 @@ module units_tb #(
   end
 
   wire u_busy = (sel == 2'd0) ? mm_busy : (sel == 2'd1) ? sm_busy : (sel == 2'd2) ? vr_busy : dv_busy;
-  wire u_last = (sel == 2'd0) ? mm_last : (sel == 2'd1) ? sm_last : (sel == 2'd2) ? vr_last : dv_done;
+  wire u_last = (sel == 2'd0) ? mm_last : (sel == 2'd1) ? sm_last : (sel == 2'd2) ? vr_last : dv_last;
 
   // ------------------------------------------------------------------ run control
   // Everything is sampled mid-cycle (falling edge) in this one process, so the order of

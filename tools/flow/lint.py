@@ -15,7 +15,7 @@ from tools.sim.files import rtl_files  # noqa: E402
 RTL = ROOT / "rtl"
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
-TOPS = ("ga2_top", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_rq",
+TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_perf", "ga2_sp_xbar", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_rq",
         "exp_lut", "divu", "softmax")
 
 

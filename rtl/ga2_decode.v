@@ -1,0 +1,198 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
+// ga2_decode: the GA-2 instruction decoder and fault checks, combinational.
+// instr (the 128-bit instruction word) -> the op one-hot, every op's fields, the unit an
+// issued instruction starts (unit_sel) and fault_code: 0 none, else the first of opcode
+// (1), shape (4), scratchpad range (2), external range (3) in that priority
+// (docs/isa.md), exactly model/isa.py decode() + check() on a chip with these sizes.
+// All range arithmetic is 32 bits wide (no wrap): a field sum reaching past the memory
+// faults.
+module ga2_decode #(
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
+) (
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Bits above the widest op's last field (MM ldc, bit 102) carry nothing; the decoder
+  // ignores them, like model/isa.decode.
+  input  wire [127:0]               instr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output wire [5:0]                 op_oh,       // {HALT, SM, RQ, MM, ST, LD}; 0: illegal opcode
+  output wire [3:0]                 unit_sel,    // {softmax, vec_rq, mm_ctrl, dma}
+  output reg  [2:0]                 fault_code,
+  // LD / ST (the DMA unit): dir 0 = LD, 1 = ST
+  output wire                       dma_dir,
+  output wire [`GA2_ADDR_W-1:0]     dma_sp_base,
+  output wire [`GA2_ADDR_W-1:0]     dma_ext_base,
+  output wire [`GA2_LD_LEN_W-1:0]   dma_len,
+  // MM
+  output wire [`GA2_ADDR_W-1:0]     mm_dst,
+  output wire [`GA2_ADDR_W-1:0]     mm_a,
+  output wire [`GA2_ADDR_W-1:0]     mm_b,
+  output wire [`GA2_MM_M_W-1:0]     mm_m,
+  output wire [`GA2_MM_K_W-1:0]     mm_k,
+  output wire [`GA2_MM_N_W-1:0]     mm_n,
+  output wire                       mm_tb,
+  output wire [`GA2_MM_LDA_W-1:0]   mm_lda,
+  output wire [`GA2_MM_LDB_W-1:0]   mm_ldb,
+  output wire [`GA2_MM_LDC_W-1:0]   mm_ldc,
+  // RQ
+  output wire [`GA2_ADDR_W-1:0]     rq_dst,
+  output wire [`GA2_ADDR_W-1:0]     rq_src,
+  output wire [`GA2_RQ_LEN_W-1:0]   rq_len,
+  output wire [`GA2_RQ_M_W-1:0]     rq_m,
+  output wire [`GA2_RQ_S_W-1:0]     rq_s,
+  // SM
+  output wire [`GA2_ADDR_W-1:0]     sm_dst,
+  output wire [`GA2_ADDR_W-1:0]     sm_src,
+  output wire [`GA2_SM_LEN_W-1:0]   sm_len
+);
+  localparam AW = `GA2_ADDR_W;
+
+  initial begin
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
+    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
+      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
+      $finish;
+    end
+    if (SM_MAX_LEN < 1 || SM_MAX_LEN > 64) begin
+      $error("%m: SM_MAX_LEN=%0d outside 1..64", SM_MAX_LEN);
+      $finish;
+    end
+  end
+
+  // ------------------------------------------------------------------ opcode and fields
+  wire [3:0]   op = instr[`GA2_OP_W-1:0];
+  wire is_ld   = (op == `GA2_OP_LD);
+  wire is_st   = (op == `GA2_OP_ST);
+  wire is_mm   = (op == `GA2_OP_MM);
+  wire is_rq   = (op == `GA2_OP_RQ);
+  wire is_sm   = (op == `GA2_OP_SM);
+  wire is_halt = (op == `GA2_OP_HALT);
+  wire op_ok   = is_ld | is_st | is_mm | is_rq | is_sm | is_halt;
+
+  wire [AW-1:0]                ld_dst = instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W];
+  wire [AW-1:0]                ld_src = instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W];
+  wire [`GA2_LD_LEN_W-1:0]     ld_len = instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W];
+  wire [AW-1:0]                st_src = instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W];
+  wire [AW-1:0]                st_dst = instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W];
+  wire [`GA2_ST_LEN_W-1:0]     st_len = instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W];
+  assign mm_dst = instr[`GA2_MM_DST_LSB +: `GA2_MM_DST_W];
+  assign mm_a   = instr[`GA2_MM_A_LSB +: `GA2_MM_A_W];
+  assign mm_b   = instr[`GA2_MM_B_LSB +: `GA2_MM_B_W];
+  assign mm_m   = instr[`GA2_MM_M_LSB +: `GA2_MM_M_W];
+  assign mm_k   = instr[`GA2_MM_K_LSB +: `GA2_MM_K_W];
+  assign mm_n   = instr[`GA2_MM_N_LSB +: `GA2_MM_N_W];
+  assign mm_tb  = instr[`GA2_MM_TB_LSB];
+  assign mm_lda = instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W];
+  assign mm_ldb = instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W];
+  assign mm_ldc = instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W];
+  assign rq_dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W];
+  assign rq_src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W];
+  assign rq_len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W];
+  assign rq_m   = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W];
+  assign rq_s   = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W];
+  assign sm_dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W];
+  assign sm_src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W];
+  assign sm_len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+
+  assign op_oh        = {is_halt, is_sm, is_rq, is_mm, is_st, is_ld};
+  assign unit_sel     = {is_sm, is_rq, is_mm, is_ld || is_st};
+  assign dma_dir      = is_st;
+  assign dma_sp_base  = is_st ? st_src : ld_dst;
+  assign dma_ext_base = is_st ? st_dst : ld_src;
+  assign dma_len      = is_st ? st_len : ld_len;
+
+  // ------------------------------------------------------------------ fault checks
+  localparam [31:0] SP_END   = SP_WORDS;
+  localparam [31:0] EXT_END  = EXT_WORDS;
+  localparam [31:0] SM_LIMIT = SM_MAX_LEN;
+
+  // n * x for n = 0..3 (M-1 or N-1 once the shape check has passed)
+  function [31:0] mul03;
+    input [1:0]  n;
+    input [11:0] x;
+    begin
+      case (n)
+        2'd0:    mul03 = 32'd0;
+        2'd1:    mul03 = {20'd0, x};
+        2'd2:    mul03 = {19'd0, x, 1'b0};
+        default: mul03 = {20'd0, x} + {19'd0, x, 1'b0};
+      endcase
+    end
+  endfunction
+
+  // a 16-bit field as 32 bits
+  function [31:0] z32;
+    input [15:0] v;
+    begin
+      z32 = {16'd0, v};
+    end
+  endfunction
+
+  wire [31:0] ld_len32 = {19'd0, ld_len};
+  wire [31:0] st_len32 = {19'd0, st_len};
+  wire [31:0] rq_len32 = {19'd0, rq_len};
+  wire [31:0] sm_len32 = {19'd0, sm_len};
+  wire [1:0]  mm_m1    = mm_m[1:0] - 2'd1;                // M-1 once 1 <= M <= 4
+  wire [1:0]  mm_n1    = mm_n[1:0] - 2'd1;
+  wire [31:0] mm_k32   = {24'd0, mm_k};
+  wire [7:0]  mm_k1    = mm_k - 8'd1;
+  wire [19:0] mm_kldb20 = {12'd0, mm_k1} * {8'd0, mm_ldb};  // (K-1)*ldb < 2^20
+  wire [31:0] mm_kldb  = {12'd0, mm_kldb20};
+  wire [31:0] mm_n32   = {29'd0, mm_n};
+  wire [31:0] mm_a_last = z32(mm_a) + mul03(mm_m1, mm_lda) + mm_k32 - 32'd1;
+  wire [31:0] mm_b_last = mm_tb ? z32(mm_b) + mul03(mm_n1, mm_ldb) + mm_k32 - 32'd1
+                                : z32(mm_b) + mm_kldb + mm_n32 - 32'd1;
+  wire [31:0] mm_d_last = z32(mm_dst) + mul03(mm_m1, mm_ldc) + mm_n32 - 32'd1;
+
+  reg shape_bad, sp_bad, ext_bad;
+  always @* begin
+    shape_bad = 1'b0;
+    sp_bad    = 1'b0;
+    ext_bad   = 1'b0;
+    case (op)
+      `GA2_OP_LD: begin
+        shape_bad = (ld_len == {`GA2_LD_LEN_W{1'b0}});
+        sp_bad    = (z32(ld_dst) + ld_len32 > SP_END);
+        ext_bad   = (z32(ld_src) + ld_len32 > EXT_END);
+      end
+      `GA2_OP_ST: begin
+        shape_bad = (st_len == {`GA2_ST_LEN_W{1'b0}});
+        sp_bad    = (z32(st_src) + st_len32 > SP_END);
+        ext_bad   = (z32(st_dst) + st_len32 > EXT_END);
+      end
+      `GA2_OP_MM: begin
+        shape_bad = (mm_m == 3'd0) || (mm_m > 3'd4) || (mm_n == 3'd0) || (mm_n > 3'd4) ||
+                    (mm_k == 8'd0);
+        sp_bad    = (mm_a_last >= SP_END) || (mm_b_last >= SP_END) || (mm_d_last >= SP_END);
+      end
+      `GA2_OP_RQ: begin
+        shape_bad = (rq_len == {`GA2_RQ_LEN_W{1'b0}});
+        sp_bad    = (z32(rq_src) + rq_len32 > SP_END) || (z32(rq_dst) + rq_len32 > SP_END);
+      end
+      `GA2_OP_SM: begin
+        shape_bad = (sm_len == {`GA2_SM_LEN_W{1'b0}}) || (sm_len32 > SM_LIMIT);
+        sp_bad    = (z32(sm_src) + sm_len32 > SP_END) || (z32(sm_dst) + sm_len32 > SP_END);
+      end
+      default: begin
+        shape_bad = 1'b0;
+      end
+    endcase
+  end
+
+  always @* begin
+    if (!op_ok)         fault_code = `GA2_ERR_OPCODE;
+    else if (shape_bad) fault_code = `GA2_ERR_SHAPE;
+    else if (sp_bad)    fault_code = `GA2_ERR_SP_RANGE;
+    else if (ext_bad)   fault_code = `GA2_ERR_EXT_RANGE;
+    else                fault_code = 3'd0;
+  end
+endmodule
+`resetall
