@@ -225,3 +225,16 @@ def test_seeded_sample_is_killed_or_equivalent(harness):
         if not (r.caught or r.status == engine.INCOMPETENT or (r.status == engine.SURVIVED and listed)):
             bad.append(f"{s.file}:{s.line} {s.cls} {r.info['change']}: {r.status}")
     assert not bad, "neither caught nor listed in tools/mutation/rtl/equivalents.txt: " + "; ".join(bad)
+
+
+def test_mutant_tripping_a_design_assertion_is_caught(harness):
+    """A check inside the design ($error, like the scratchpad grant check) that fires is a
+    detection: caught, by the check named "assertion"."""
+    text = open(os.path.join(harness["rtl"], "pe.v")).read()
+    pos = text.index("endmodule")
+    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos,
+                   "initial begin #1; $error(\"%m: grant check fired\"); $finish; end\n", "",
+                   "a design assertion fired on purpose")
+    r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
+                     harness["rtl"])
+    assert r.status == engine.CAUGHT and r.caught and r.info["check"] == "assertion", r

@@ -392,13 +392,15 @@ def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
 
 _FAIL_RE = re.compile(r"^MUT FAIL (\S+)\s*(.*)$", re.M)
 _PASS_RE = re.compile(r"^MUT PASS (\d+)", re.M)
+_ASSERT_RE = re.compile(r"^ERROR: (.*)$", re.M)       # how Icarus prints a design's $error
 
 
 def run_mutant(vvp, manifest, timeout, nprog=None):
     """Run the suite on a compiled mutant: (verdict, check, detail, seconds).
 
-    verdict: "pass", "fail" (a check disagreed), "timeout" (a program hit its cycle
-    limit, or the process its wall-clock limit), "crash" (no verdict line).
+    verdict: "pass", "fail" (a check disagreed, or an assertion inside the design fired:
+    check "assertion"), "timeout" (a program hit its cycle limit, or the process its
+    wall-clock limit), "crash" (no verdict line).
     """
     n = manifest["nprog"] if nprog is None else nprog
     cmd = ["vvp", "-n", vvp, f"+dir={manifest['dir']}", f"+nprog={n}",
@@ -417,5 +419,8 @@ def run_mutant(vvp, manifest, timeout, nprog=None):
         return ("timeout" if check == "timeout" else "fail"), check, detail, dt
     if _PASS_RE.search(out):
         return "pass", "", "", dt
+    m = _ASSERT_RE.search(out)
+    if m:       # a check inside the design ($error, e.g. the scratchpad grant check) fired
+        return "fail", "assertion", m.group(1).strip()[:300], dt
     tail = " / ".join(out.strip().splitlines()[-3:])
     return "crash", "crash", tail[:300], dt
