@@ -6,15 +6,14 @@ compared at both chips' memory ends; and the test is shown to fail on a broken d
 import json
 import os
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from model import config
-from tools import ROOT  # noqa: E402
-from tools.sim import hw
+from tools import ROOT
+from tools.sim import build
 
 # another chip: small memories (odd sizes, so no power-of-two coincidences) and a shorter softmax
 SMALL = config.DEFAULT.replace(sp_words=1000, ext_words=300, sm_max_len=40)
@@ -32,33 +31,20 @@ def _params():
 def _run_decode(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
     srcs = [rtl_dir / "ga2_decode.v", ROOT / "tb" / "units" / "decode_tb.v"]
-    bdir = hw.build(sim, toplevel="decode_tb", srcs=srcs, parameters=_params(), rtl_dir=rtl_dir,
-                    build_dir=build_dir or ROOT / "build" / f"{sim}-decode")
+    bdir = build.build(sim, toplevel="decode_tb", srcs=srcs, parameters=_params(), rtl_dir=rtl_dir,
+                       build_dir=build_dir or ROOT / "build" / f"{sim}-decode")
     run_dir = bdir / "runs" / f"{os.getpid()}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    for p in (str(ROOT / "tb" / "units"), str(ROOT)):
-        if p not in sys.path:
-            sys.path.insert(0, p)
     cfgs = json.dumps([{"sp_words": c.sp_words, "ext_words": c.ext_words, "sm_max_len": c.sm_max_len}
                        for c in CFGS])
-    log = run_dir / "sim.log"
-    err = None
-    with hw._fds_to(log):
-        try:
-            xml = hw._runner(sim).test(test_module="decode_job", hdl_toplevel="decode_tb",
-                                       hdl_toplevel_lang="verilog", build_dir=str(bdir),
-                                       test_dir=str(run_dir), testcase="test_decode",
-                                       extra_env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-                                                  "GA2_DECODE_CFGS": cfgs})
-        except SystemExit as e:
-            err = str(e)
-            xml = None
-    xml = Path(xml) if xml else next(run_dir.glob("*results.xml"), None)
-    assert xml is not None and xml.exists(), f"{sim}: no results ({err}); log {log}:\n{hw._tail(log)}"
+    xml, err, log = build.cocotb_test(sim, bdir, run_dir, "decode_job", toplevel="decode_tb",
+                                      module_dirs=[ROOT / "tb" / "units"], testcase="test_decode",
+                                      extra_env={"GA2_DECODE_CFGS": cfgs})
+    assert xml is not None and xml.exists(), f"{sim}: no results ({err}); log {log}:\n{build.tail(log)}"
     cases = list(ET.parse(xml).iter("testcase"))
     fails = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
     assert len(cases) == 1, f"{sim}: ran {[c.get('name') for c in cases]}"
-    assert not fails and err is None, f"{sim} test_decode failed; log {log}:\n{hw._tail(log, 25)}"
+    assert not fails and err is None, f"{sim} test_decode failed; log {log}:\n{build.tail(log, 25)}"
 
 
 def test_decode(sim):

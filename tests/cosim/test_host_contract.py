@@ -107,22 +107,23 @@ def test_back_to_back_starts(sim):
 
 
 # ------------------------------------------------------------------ the checks can fail
-def _broken_rtl(tmp_path, pattern, repl):
+def _broken_rtl(tmp_path, module, pattern, repl):
+    """A copy of rtl/ with one textual change in module's file."""
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_top.v").read_text()
+    src = (rtl / f"{module}.v").read_text()
     broken = re.sub(pattern, repl, src, count=1)
-    assert broken != src, f"ga2_top.v no longer matches {pattern!r}: update this mutation"
-    (rtl / "ga2_top.v").write_text(broken)
+    assert broken != src, f"{module}.v no longer matches {pattern!r}: update this mutation"
+    (rtl / f"{module}.v").write_text(broken)
     return rtl
 
 
 def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
     """cnt_dma not cleared by rst: the reset-state and reset-while-busy checks fail."""
-    rtl = _broken_rtl(tmp_path, r"(if \(rst\) begin(?:.|\n)*?)c_dma_r <= 32'd0;", r"\1c_dma_r <= c_dma_n;")
+    rtl = _broken_rtl(tmp_path, "ga2_perf", r"(if \(rst\) begin(?:.|\n)*?)dma_q <= 32'd0;", r"\1dma_q <= dma_d;")
     res = hw.run("icarus", reset_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build")
     with pytest.raises(AssertionError):
         _check_reset(res)
@@ -135,7 +136,7 @@ def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
 def test_back_to_back_check_catches_a_start_lost_after_done(tmp_path):
     """A chip that leaves HALTED by itself (done drops; a start in done's first cycle is
     lost): the back-to-back and hold checks fail, the ordinary path does not see it."""
-    rtl = _broken_rtl(tmp_path, r"S_IDLE, S_HALTED: begin", "S_IDLE: begin")
+    rtl = _broken_rtl(tmp_path, "ga2_seq", r"S_IDLE, S_HALTED: begin", "S_IDLE: begin")
     res = hw.run("icarus", back_to_back_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build",
                  max_cycles=5000)[0]
     bad = [p.mismatch for p in res if not p.ok]
