@@ -32,8 +32,8 @@ lint: setup    ## verilator --lint-only -Wall on the RTL
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt
 	$(PY) -m tools.flow.synth
 
-fuzz: setup    ## N random programs per simulator against the reference (N=2000 SEED=1 SIM=both)
-	$(PY) -m tools.sim.fuzz --sim $(SIM) --n $(N) --seed $(SEED)
+fuzz: setup    ## a short soak: N random programs per simulator against the reference (N=2000 SEED=1 SIM=both)
+	$(PY) -m tools.sim.soak --sim $(SIM) --n $(N) --seed $(SEED)
 
 soak: setup    ## soak: 10,000 random programs per simulator (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
 	$(PY) -m tools.sim.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) $(if $(SCHEDULER),--scheduler $(SCHEDULER))

@@ -16,10 +16,9 @@ Exit codes: 0 success (for run: every simulator equal to the reference, no fault
 3 the program faulted (the chip's error code and pc, equal on every simulator and the
 reference).
 
-Example:
-  printf 'LD dst=0 src=0 len=32\\nMM dst=64 A=0 B=16 M=4 K=4 N=4 tb=0 lda=4 ldb=4 ldc=4\\n'\\
-'ST src=64 dst=100 len=16\\nHALT\\n' > tile.s
-  ./ga2 cycles tile.s && ./ga2 run tile.s --sim both
+Example (the worked example of docs/programming.md):
+  ./ga2 cycles docs/examples/tiled_matmul.s
+  ./ga2 run docs/examples/tiled_matmul.s --ext docs/examples/tiled_matmul_ext.txt --sim both
 """
 import argparse
 import sys

@@ -16,7 +16,7 @@
 // (no memory: dividend/divisor in, quotient/remainder and latency out).
 // requant is combinational: rq_a/rq_m/rq_s in, rq_y out, no protocol.
 module units_tb #(
-  parameter MEM_WORDS = 4096
+  parameter MEM_WORDS = `GA2_SP_WORDS
 ) (
   input  wire [15:0] req,
   output reg  [15:0] ack,

@@ -1,6 +1,6 @@
 """Bad programs on the chip: one per error code (1..5), on Icarus and Verilator.
 
-Each bad program (tools/progen.bad_program) writes both memories and then faults. The
+Each bad program (tools/gen/progen.bad_program) writes both memories and then faults. The
 chip must raise error with the code and pc the generator planted (independent of the
 Machine), counters equal to the program's schedule (model/timing.py, from the program
 alone) up to the fault, write nothing for the
