@@ -22,7 +22,7 @@
 // mm dma vec instret ntrace light, then ntrace lines "pc cycle"). The chip and its memories:
 // tb/common/ga2_harness.v, as in the cocotb wrapper and the plain bench.
 module mut_rtl_tb #(
-  parameter EXT_WORDS  = 8192,
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,      // the suite builds it with config.CH09's sizes
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter MAX_TRACE  = 2048,
@@ -256,6 +256,12 @@ module mut_rtl_tb #(
         end
         if (tidx != ntrace) begin
           $display("MUT FAIL trace p%0d: %0d retires, expected %0d", p, tidx, ntrace);
+          $finish;
+        end
+        // an access outside a memory in the program's last cycle (after the negedge check)
+        if (imem_oob != 32'd0 || (ext_rd_oob | ext_wr_oob) != 32'd0) begin
+          $display("MUT FAIL oob p%0d: %0d instruction and %0d external accesses outside the memories",
+                   p, imem_oob, ext_rd_oob + ext_wr_oob);
           $finish;
         end
         if ({31'd0, error} !== meta[2] || {29'd0, error_code} !== meta[3]

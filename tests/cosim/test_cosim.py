@@ -143,6 +143,12 @@ def test_counter_and_ext_perturbation_is_reported(one_result):
     raw = p._asdict()
     raw["xz"] = "ext[5]"
     assert "x/z" in hw.compare(ref, raw)
+    # any access outside a memory is a chip bug (every range is checked before the memories)
+    for key, what in (("imem", "instruction-memory reads"), ("ext_rd", "external-memory reads"),
+                      ("ext_wr", "external-memory writes")):
+        raw = p._asdict()
+        raw["oob"] = dict(p.oob, **{key: 2})
+        assert hw.compare(ref, raw) == f"2 {what} outside the memory"
 
 
 # ------------------------------------------------------------------ x/z detection and bad input

@@ -151,8 +151,10 @@ def compare(ref, got):
             issues.append(f"ext[{i}] = {gext[i]} vs {rext[i]}"
                           + (f" ({diff.size} words differ)" if diff.size > 1 else ""))
     oob = got.get("oob") or {}
-    if oob.get("ext_wr"):
-        issues.append(f"{oob['ext_wr']} ext writes outside the memory")
+    for key, what in (("imem", "instruction-memory reads"), ("ext_rd", "external-memory reads"),
+                      ("ext_wr", "external-memory writes")):
+        if oob.get(key):        # the chip checks every range before it reaches a memory
+            issues.append(f"{oob[key]} {what} outside the memory")
     return _join(issues + _host_issues(got))
 
 

@@ -385,8 +385,9 @@ def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
     tb = TB if tb is None else tb
     srcs = [tb, str(build.HARNESS)] + [str(p) for p in rtl_files(rtl_dir)]
     t = time.time()
+    params = {"EXT_WORDS": CFG.ext_words, "SP_WORDS": CFG.sp_words, "IMEM_DEPTH": CFG.imem_depth}
     ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,
-                                        timeout=timeout)
+                                        parameters=params, timeout=timeout)
     return ok, time.time() - t, log, cmd[-1]
 
 
