@@ -330,6 +330,8 @@ def main():
     ap.add_argument("--xcheck", action="store_true",
                     help="only dump VCDs of the hand programs on Icarus and list signals that are x after reset")
     args = ap.parse_args()
+    if args.seed < 0 or args.random < 0:
+        ap.error("--seed and --random must be >= 0")
     if args.xcheck:
         cases = [c for c in hand_programs() if args.only in c[0]]
         found = xcheck(cases)
