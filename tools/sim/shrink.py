@@ -116,7 +116,12 @@ def save(prog, image, path, note=""):
     last = int(nz[-1]) + 1 if nz.size else 0
     ext_path.write_text("# external memory image (words 0..; the rest zero)\n"
                         + "\n".join(str(int(v)) for v in np.asarray(image)[:last]) + "\n")
-    cmd = f"./ga2 run {path} --ext {ext_path} --raw --sim both"
+    from tools import ROOT
+
+    def shown(q):            # relative to the repository when inside it, as ./ga2 runs there
+        q = q.resolve()
+        return q.relative_to(ROOT) if q.is_relative_to(ROOT) else q
+    cmd = f"./ga2 run {shown(path)} --ext {shown(ext_path)} --raw --sim both"
     head = [f"; minimal reproducer{': ' + note if note else ''}", f"; replay: {cmd}"]
     path.write_text("\n".join(head) + "\n" + isa.disasm(prog) + "\n")
     return cmd
