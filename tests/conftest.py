@@ -1,15 +1,9 @@
 """Shared pytest set-up for the co-simulation tests: the simulators and a build fixture.
 
-Each simulator is built once per parameter set (tools.hw.build is idempotent and
+Each simulator is built once per parameter set (tools.sim.build.build is idempotent and
 file-locked, so pytest-xdist workers share one build instead of racing).
 """
-import os
-import sys
-from pathlib import Path
-
 import pytest
-
-from tools import ROOT  # noqa: E402
 
 SIMS = ("icarus", "verilator")
 

@@ -24,7 +24,7 @@ KV_PER_TOKEN = 256 * 1024        # bytes
 CHIPS = {"A": (24e9, 0.5e12), "B": (80e9, 2e12), "C": (192e9, 5e12)}   # capacity bytes, bytes/s
 CONTEXTS = (2048, 8192, 32768)
 BATCHES = (1, 4, 16, 64)
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
 
 def max_batch(capacity, context, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):

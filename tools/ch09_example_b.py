@@ -17,9 +17,9 @@ import json
 import os
 import sys
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
-from model import batch, timing  # noqa: E402
+from model import batch, timing
 
 WANTS = (14, 3, 9, 5, 12, 2, 7, 10)
 SLOTS = batch.BMAX

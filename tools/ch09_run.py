@@ -20,10 +20,10 @@ import os
 import sys
 import time
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
-from model import batch, isa  # noqa: E402
-from model.machine import Machine  # noqa: E402
+from model import batch, isa
+from model.machine import Machine
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
 EXT = CFG.ext_words

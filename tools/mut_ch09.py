@@ -24,9 +24,9 @@ import os
 import sys
 import time
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
-from tools.mutation import engine as mutation  # noqa: E402
+from tools.mutation import engine as mutation
 
 FILE = "model/batch.py"
 PY = sys.executable

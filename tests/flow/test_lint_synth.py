@@ -3,7 +3,6 @@
 Runs the same tools as `make lint` and `make synth`; synthesis must report a top with
 flip-flops and the scratchpad kept as a memory, so an empty or failed run cannot pass.
 """
-import pathlib
 import re
 import subprocess
 import sys

@@ -4,7 +4,6 @@ The table is read back out of the Verilog text and compared with the formula eva
 here, independently of model/softmax_gold.py; the generator's --check must pass.
 """
 import math
-import pathlib
 import re
 import subprocess
 import sys

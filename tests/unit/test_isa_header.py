@@ -3,7 +3,6 @@
 Runs tools/gen/headers.py --check on the committed header, shows the check fails on
 a stale copy, and spot-checks a few defines against the docs/isa.md values.
 """
-import pathlib
 import re
 import subprocess
 import sys

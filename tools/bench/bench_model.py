@@ -23,9 +23,8 @@ import statistics
 import sys
 import time
 
-from tools import ROOT  # noqa: E402
-from model import config, isa, timing  # noqa: E402
-from model.machine import Machine  # noqa: E402
+from model import config, isa, timing
+from model.machine import Machine
 
 CFG = config.DEFAULT
 EXT = CFG.ext_words

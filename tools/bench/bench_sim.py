@@ -18,10 +18,10 @@ import sys
 import tempfile
 import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from model import config, isa, timing  # noqa: E402
-from tools.sim import hw, plain  # noqa: E402
+from model import config, isa, timing
+from tools.sim import hw, plain
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}

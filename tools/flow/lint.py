@@ -5,13 +5,12 @@ Why: the RTL must be warning-free under -Wall; every waiver is an inline
 `/* verilator lint_off ... */` in rtl/ with a comment giving its reason. Prints one
 line; exits 1 on any warning or error (the verilator output is printed then).
 """
-import pathlib
 import subprocess
 import sys
 import time
 
-from tools import ROOT  # noqa: E402
-from tools.sim.files import rtl_files  # noqa: E402
+from tools import ROOT
+from tools.sim.files import rtl_files
 RTL = ROOT / "rtl"
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.

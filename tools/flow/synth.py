@@ -8,14 +8,13 @@ instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
 """
 import json
-import pathlib
 import re
 import subprocess
 import sys
 import time
 
-from tools import ROOT  # noqa: E402
-from tools.sim.files import rtl_files  # noqa: E402
+from tools import ROOT
+from tools.sim.files import rtl_files
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"

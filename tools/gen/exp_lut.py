@@ -6,11 +6,10 @@ copy is this script's output and is never typed by hand. `python3 tools/gen/exp_
 rewrites it; `--check` exits 1 when the committed file is stale (a test can run that).
 """
 import argparse
-import pathlib
 import sys
 
-from tools import ROOT  # noqa: E402
-from model.softmax_gold import LUT, LUT_SIZE  # noqa: E402
+from tools import ROOT
+from model.softmax_gold import LUT, LUT_SIZE
 
 OUT = ROOT / "rtl" / "exp_lut.v"
 IDX_W = (LUT_SIZE - 1).bit_length()

@@ -6,17 +6,14 @@ simulator, every one compared with the reference. Prints per simulator
 `PASS icarus: N programs, C cycles` (cycles from the chip's counters) or FAIL with the
 first mismatch.
 
-  python tools/sim/demo.py [--sim icarus|verilator|both]
+  python -m tools.sim.demo [--sim icarus|verilator|both]
 """
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from tools import ROOT  # noqa: E402
-
-from tools.sim import hw  # noqa: E402
-from tools.gen import progen  # noqa: E402
+from tools.gen import progen
+from tools.sim import hw
 
 
 def demo_set():
