@@ -55,9 +55,10 @@ def _number(tok, names):
 def value(text, names):
     """The integer of a value expression: terms joined by + and - (see the module doc)."""
     parts = _TERM.split(text.strip())
-    if not parts or parts[0] == "":
+    if not parts or parts == [""]:
         raise ValueError(f"empty value {text!r}")
-    total = _number(parts[0], names)
+    # a leading sign (-5) starts from 0; the field's range check then names the problem
+    total = 0 if parts[0] == "" else _number(parts[0], names)
     for sign, tok in zip(parts[1::2], parts[2::2]):
         if tok == "":
             raise ValueError(f"dangling {sign!r} in {text!r}")

@@ -69,6 +69,8 @@ def test_hand_written_program_with_labels_constants_and_comments():
     (".equ X\nHALT", r"^line 1: \.equ needs a name and a value"),
     ("a: HALT\na: HALT", r"^line 2: label 'a' defined twice"),
     ("LD dst=0 src=0 len=1+", r"^line 1: LD: field len: dangling '\+'"),
+    ("LD dst=-5 src=0 len=1", r"^line 1: LD: field dst=-5 does not fit 16 bits"),
+    ("LD dst= src=0 len=1", r"^line 1: LD: field dst: empty value"),
 ])
 def test_errors_name_the_line_and_the_field(text, where):
     with pytest.raises(AsmError, match=where):
