@@ -28,24 +28,11 @@ def _is_int(v):
 def program_words(prog, cfg=None):
     """The instruction words of prog (isa.Instr or integer words, mixed), as Python ints.
 
-    ValueError for a word outside 0 .. 2^128-1, a non-integer item, or a program longer
-    than cfg's instruction memory.
+    ValueError for a word outside 0 .. 2^128-1, a non-integer item (isa.as_words), or a
+    program longer than cfg's instruction memory.
     """
     cfg = config.resolve(cfg)
-    if isinstance(prog, (str, bytes)) or not hasattr(prog, "__iter__"):
-        raise ValueError(f"a program is a list of instructions or words, got {type(prog).__name__}")
-    out = []
-    for pc, item in enumerate(prog):
-        if isinstance(item, isa.Instr):
-            out.append(isa.encode(item))
-        elif _is_int(item):
-            w = int(item)
-            if not 0 <= w < (1 << isa.INSTR_W):
-                raise ValueError(f"instruction {pc}: word {w:#x} outside 0..2^{isa.INSTR_W}-1 "
-                                 f"(instruction words are {isa.INSTR_W}-bit unsigned)")
-            out.append(w)
-        else:
-            raise ValueError(f"instruction {pc}: {item!r} is neither an isa.Instr nor an integer word")
+    out = isa.as_words(prog)
     if len(out) > cfg.imem_depth:
         raise ValueError(f"program of {len(out)} instructions exceeds the instruction memory "
                          f"({cfg.imem_depth})")

@@ -11,7 +11,11 @@ it costs in cycles is model/timing.py's (the timing contract of docs/isa.md).
 """
 from collections import namedtuple
 
+import numpy as _np
+
 from . import config
+
+_np_integer, _np_bool = _np.integer, _np.bool_
 
 # ---------------------------------------------------------------- encoding sizes
 # (the chip's memory sizes and options are model/config.py's: a Config)
@@ -231,9 +235,16 @@ def decoded(word):
 
 
 def as_words(prog):
-    """A program (Instr or int words, mixed) as a list of instruction words (ints)."""
+    """A program (Instr or integer words, mixed) as a list of instruction words (ints).
+
+    ValueError, naming the instruction, for an item that is neither an Instr nor an
+    integer (numpy integers are integers; bools and floats are not) or a word outside
+    0 .. 2^INSTR_W - 1: host input is refused here, before anything runs.
+    """
+    if isinstance(prog, (str, bytes)) or not hasattr(prog, "__iter__"):
+        raise ValueError(f"a program is a list of instructions or words, got {type(prog).__name__}")
     out = []
-    for item in prog:
+    for pc, item in enumerate(prog):
         if isinstance(item, Instr):
             w = _ENCODED.get(item)
             if w is None:
@@ -242,8 +253,14 @@ def as_words(prog):
                     _ENCODED.clear()
                 _ENCODED[item] = w
             out.append(w)
+        elif isinstance(item, (int, _np_integer)) and not isinstance(item, (bool, _np_bool)):
+            w = int(item)
+            if not 0 <= w < (1 << INSTR_W):
+                raise ValueError(f"instruction {pc}: word {w:#x} outside 0..2^{INSTR_W}-1 "
+                                 f"(instruction words are {INSTR_W}-bit unsigned)")
+            out.append(w)
         else:
-            out.append(int(item))
+            raise ValueError(f"instruction {pc}: {item!r} is neither an isa.Instr nor an integer word")
     return out
 
 

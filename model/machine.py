@@ -15,7 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import config, func, isa, timing
+from . import config, func, hostio, isa, timing
 from .func import requant_vec  # noqa: F401 - kept importable from here
 
 Result = namedtuple("Result", "ext sp counters trace")
@@ -44,13 +44,9 @@ class Machine:
         self.sp = np.zeros(self.cfg.sp_words, dtype=np.int64)
 
     def image(self, image):
-        """An external-memory array of ext words from a shorter list or array (zero-padded)."""
-        img = np.zeros(self.ext_words, dtype=np.int64)
-        data = np.asarray(image if image is not None else [], dtype=np.int64).ravel()
-        if len(data) > self.ext_words:
-            raise ValueError(f"image of {len(data)} words larger than external memory ({self.ext_words})")
-        img[:len(data)] = _w32(data)
-        return img
+        """An external-memory array of ext words from a shorter image (zero-padded); the
+        words are checked as the host's input is (model/hostio.py: integers that fit 32 bits)."""
+        return hostio.memory_image(image, self.ext_words, "external memory")
 
     def run(self, prog, image=None):
         ext = self.image(image)

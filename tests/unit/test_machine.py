@@ -119,13 +119,15 @@ def doc_counters(prog):
 
 # ---------------------------------------------------------------- LD / ST
 def test_ld_st_values_and_wrap():
-    img = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, 2 ** 31, 2 ** 32 + 5, 0x1FF]
+    img = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, 2 ** 31, 2 ** 32 - 1, 0x1FF]
     m = Machine(config.DEFAULT.replace(ext_words=EXT))
     r = m.run([B("LD", dst=100, src=0, len=9), B("ST", src=100, dst=200, len=9), HALT], img)
-    want = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, -2 ** 31, 5, 0x1FF]
+    want = [1, -1, 127, -128, 2 ** 31 - 1, -2 ** 31, -2 ** 31, -1, 0x1FF]
     assert list(r.sp[100:109]) == want
     assert list(r.ext[200:209]) == want
-    assert list(r.ext[:9]) == want          # the image, wrapped to 32 bits
+    assert list(r.ext[:9]) == want          # unsigned 32-bit words read as signed
+    with pytest.raises(ValueError, match="word 7 = 4294967301 does not fit 32 bits"):
+        m.run([HALT], img[:7] + [2 ** 32 + 5])                  # refused, not wrapped
     assert len(r.ext) == EXT and len(r.sp) == 4096
     assert not r.sp[:100].any() and not r.sp[109:].any()
     assert tuple(r.counters) == (12 + 12 + 2, 0, 20, 0, 3)
@@ -150,7 +152,7 @@ def test_machine_rejects_bad_setup():
         with pytest.raises(ValueError, match="ext"):
             Machine(config.DEFAULT.replace(ext_words=bad))
     m = Machine(config.DEFAULT.replace(ext_words=10))
-    with pytest.raises(ValueError, match="larger than external memory"):
+    with pytest.raises(ValueError, match="image of 11 words larger than the memory"):
         m.run([HALT], [0] * 11)
     with pytest.raises(ValueError, match="exceeds instruction memory"):
         m.run([HALT] * 1025)
