@@ -9,14 +9,17 @@ input/output/wire/reg [M:L] names); a width is checked with the module's paramet
 defaults and the `define values of the .vh headers, but the edited text keeps M and L
 symbolic, so a mutant stays right under another instance's parameters.
 
-  narrow  an arithmetic result (+, -, * whose assignment target has a known width W > 1)
-          computed one bit narrow: `a + b` -> `({1'b0, {((M)-(L)){1'b1}}} & (a + b))`
+  narrow  the outermost `-` or `*` of an assignment whose target has a known width W > 1
+          computed one bit narrow: `a - b` -> `({1'b0, {((M)-(L)){1'b1}}} & (a - b))`
           (the target's top bit is cleared); or a comparison operand (an identifier of
           known width > 1) with its top bit cleared the same way
-  carry   the carry-in of a sum dropped (`a + b + cin` -> `a + b`, cin a 1-bit identifier
-          or a 1-bit literal); or the carry-out of a sum whose target is wider than its
-          widest operand dropped: `a + b` -> `({((M)-(L)+1){1'b1}} & (a + b))` with M:L the
-          widest operand's range
+  carry   the top bit of a sum dropped, the same edit on the outermost `+` of such an
+          assignment (`{1'b0, sum[W-2:0]}`); the carry-in of a sum of three or more terms
+          dropped (`a + b + cin` -> `a + b`, cin a 1-bit identifier or 1'b1); or the
+          carry-out of a sum whose target is wider than its widest identifier operand
+          dropped: `a + b` -> `({((M)-(L)+1){1'b1}} & (a + b))`, M:L that operand's range.
+          (Dropping an operand's zero extension `{1'b0, x}` -> `x` was tried and removed:
+          Verilog extends the operand to the context width anyway, all 8 were equivalent.)
   delay   a one-cycle register inserted on a continuous assignment whose target is a
           module output or a handshake/enable (..._en, _we, start, busy, last, done, valid,
           retire, issue), in a module with a clk: `assign x = e;` ->
@@ -331,30 +334,6 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
         if t.text == "+" and one_bit and type(e.node.left).__name__ in ("Plus", "Minus") \
                 and right_end(toks, ti + 1, _PREC["+"]) == ti + 2:
             add(t.line, "carry", t.start, toks[ti + 1].end, "", f"carry-in dropped: + {toks[ti + 1].text}")
-        # the carry/borrow bit of an operand's zero extension {N'b0, x} dropped: x
-        for side, k in (("left", None), ("right", ti + 1)):
-            opnd = getattr(e.node, side)
-            if type(opnd).__name__ != "Concat" or len(opnd.list) != 2:
-                continue
-            z = opnd.list[0]
-            if type(z).__name__ != "IntConst" or not re.fullmatch(r"\d+'[bdh]0+", z.value.replace(" ", "")):
-                continue
-            if k is None:
-                if toks[ti - 1].text != "}":
-                    continue
-                close = ti - 1
-                k = _match_back(toks, close)
-            else:
-                if toks[k].text != "{":
-                    continue
-                close = _match_fwd(toks, k)
-            comma = [m for m in range(k + 1, close) if toks[m].text == ","]
-            if not comma or toks[k + 1].kind != "num":
-                continue
-            inner = text[toks[comma[0] + 1].start:toks[close - 1].end]
-            add(toks[k].line, "carry", toks[k].start, toks[close].end, inner,
-                f"{'carry' if t.text == '+' else 'borrow'} bit dropped: {_short(text[toks[k].start:toks[close].end])}"
-                f" -> {_short(inner)}")
         # the carry-out of a sum whose target is wider than its widest (identifier) operand
         name = _tgt(e.ctx)
         if t.text == "+" and name and not e.ctx & {"sub", "inarith"}:
@@ -399,18 +378,21 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
             continue
         t = toks[ti]
         nt = type(e.node).__name__
-        if e.kind == "binop" and "narrow" in classes and nt in ("Plus", "Minus", "Times") \
-                and not e.ctx & {"sub", "inarith"}:
+        if e.kind == "binop" and nt in ("Plus", "Minus", "Times") and not e.ctx & {"sub", "inarith"}:
+            # the outermost +, -, * of an assignment: its result one bit narrow; for a sum
+            # that is the top bit (the carry into it) dropped: class carry
+            cls = "carry" if nt == "Plus" else "narrow"
             name = _tgt(e.ctx)
-            if name:
+            if name and cls in classes:
                 w, rng = _width(decl, name, text, ev)
                 if w is not None and w > 1 and rng:
                     p = _PREC[t.text]
                     a, b = left_start(toks, ti, p, nba_toks), right_end(toks, ti + 1, p)
                     s0, s1 = span(a, b)
                     orig = text[s0:s1]
-                    add(t.line, "narrow", s0, s1, f"({_top_clear_mask(rng)} & ({orig}))",
-                        f"{name} = {_short(orig)}: result one bit narrow")
+                    add(t.line, cls, s0, s1, f"({_top_clear_mask(rng)} & ({orig}))",
+                        f"{name} = {_short(orig)}: " +
+                        ("top bit of the sum dropped" if cls == "carry" else "result one bit narrow"))
         if e.kind == "binop" and "narrow" in classes and t.text in ("<", "<=", ">", ">=", "==", "!="):
             for side, k in (("left", ti - 1), ("right", ti + 1)):
                 opnd = getattr(e.node, side)
@@ -423,7 +405,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
                 if w is not None and w > 1 and rng:
                     add(ot.line, "narrow", ot.start, ot.end, f"({_top_clear_mask(rng)} & {ot.text})",
                         f"{ot.text} in {t.text}: top bit dropped")
-        if e.kind == "binop" and "carry" in classes and nt in ("Plus", "Minus"):
+        if e.kind == "binop" and "carry" in classes and nt == "Plus":
             _carry_sites(e, ti)
         if e.kind == "assign" and "delay" in classes and has_clk:
             _delay_site(e, ti)
