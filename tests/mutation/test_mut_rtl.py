@@ -122,8 +122,12 @@ def test_sites_of_sample(sample_dir):
 def test_list_cli(sample_dir, capsys):
     assert cli.main(["--list", "--rtl", sample_dir]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-2].startswith(f"{len(sites.enumerate_sites(sample_dir))} sites: cnt ")
-    assert all(line.startswith("cnt.v:") for line in out[:-2])
+    assert out[-3].startswith(f"{len(sites.enumerate_sites(sample_dir))} sites: cnt ")
+    assert out[-2] == "per class: arith 2, cmp 3, logic 2, const 9, if 4, nba 8, timing 6"
+    assert all(line.startswith("cnt.v:") for line in out[:-3])
+    assert cli.main(["--list", "--rtl", sample_dir, "--classes", "prio,delay"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == "per class: prio 2, delay 1"
 
 
 def test_suite_verdicts_become_engine_outcomes():
@@ -238,3 +242,132 @@ def test_mutant_tripping_a_design_assertion_is_caught(harness):
     r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
     assert r.status == engine.CAUGHT and r.caught and r.info["check"] == "assertion", r
+
+
+# ------------------------------------------------------------------ structural classes
+SAMPLE_S = """`resetall
+`default_nettype none
+module st (
+  input  wire       clk,
+  input  wire       we,
+  input  wire [3:0] wa,
+  input  wire [3:0] ra,
+  input  wire [7:0] wd,
+  input  wire [7:0] a,
+  input  wire [7:0] b,
+  input  wire       ci,
+  input  wire       s1,
+  input  wire       s2,
+  output wire [8:0] sum,
+  output wire [7:0] rd,
+  output wire [7:0] pick,
+  output wire       done
+);
+  reg [7:0] mem [0:15];
+  reg [7:0] rd_q;
+  reg [7:0] sum_q;
+  wire [8:0] wide = a + b;
+  wire [7:0] tot = a + b + ci;
+  wire [8:0] ext = {1'b0, a} - b;
+  always @(posedge clk) begin
+    if (we) mem[wa] <= wd;
+    rd_q <= (we && wa == ra) ? wd : mem[ra];
+    sum_q <= tot;
+  end
+  assign rd = rd_q;
+  assign pick = s1 ? a : s2 ? b : wd;
+  assign sum = wide;
+  assign done = s1;
+endmodule
+`resetall
+"""
+
+
+@pytest.fixture
+def struct_dir(tmp_path):
+    d = tmp_path / "rtl_s"
+    d.mkdir()
+    (d / "st.v").write_text(SAMPLE_S)
+    (d / "ga2.f").write_text("st.v\n")
+    return str(d)
+
+
+def _edits(found, cls):
+    return sorted((s.line, s.orig, s.repl) for s in found if s.cls == cls)
+
+
+def test_structural_sites_of_sample(struct_dir):
+    """Each structural class on a hand-written module: the exact edited text of every site."""
+    found = sites.enumerate_sites(struct_dir, classes=sites.NEW_CLASSES)
+    text = SAMPLE_S
+    for s in found:
+        assert text[s.start:s.end] == s.orig and _line_of(text, s.start) == s.line
+    m9, m8, m4 = ("{1'b0, {((8)-(0)){1'b1}}}", "{1'b0, {((7)-(0)){1'b1}}}", "{1'b0, {((3)-(0)){1'b1}}}")
+    assert _edits(found, "narrow") == sorted([
+        (24, "{1'b0, a} - b", f"({m9} & ({{1'b0, a}} - b))"),
+        (27, "wa", f"({m4} & wa)"),
+        (27, "ra", f"({m4} & ra)")])
+    assert _edits(found, "carry") == sorted([
+        (22, "a + b", f"({m9} & (a + b))"),                      # the top bit of the sum
+        (22, "a + b", "({((7)-(0)+1){1'b1}} & (a + b))"),       # carry-out: 9-bit target, 8-bit operands
+        (23, "+ ci", ""),                                        # carry-in
+        (23, "a + b + ci", f"({m8} & (a + b + ci))")])
+    assert _edits(found, "bypass") == sorted([
+        (27, "(we && wa == ra) ? wd : mem[ra]", "mem[ra]"),      # the write-first path
+        (30, "rd_q", "((we && wa == ra) ? wd : mem[ra])")])      # the read register stage
+    assert _edits(found, "prio") == [(31, "s1 ? a : s2 ? b", "s2 ? b : s1 ? a")]
+    dl = _edits(found, "delay")
+    assert [x[0] for x in dl] == [30, 31, 32, 33]                # the four outputs, not the wires
+    assert dl[0] == (30, "assign rd = rd_q;",
+                     "reg [7:0] mut_dly_rd = 0; always @(posedge clk) mut_dly_rd <= (rd_q); "
+                     "assign rd = mut_dly_rd;")
+    assert dl[3][2].startswith("reg mut_dly_done = 0;")         # a 1-bit output
+    # the default classes are the token classes only
+    assert {s.cls for s in sites.enumerate_sites(struct_dir)} <= set(sites.DEFAULT_CLASSES)
+
+
+def test_prio_swaps_if_chain_of_sample(sample_dir):
+    found = sites.enumerate_sites(sample_dir, classes=("prio",))
+    assert [(s.line, s.desc) for s in found] == [
+        (19, "if arms swapped: (rst) <-> (go && !busy)"),
+        (22, "if arms swapped: (go && !busy) <-> (busy)")]
+    s = found[0]
+    new = SAMPLE_V[:s.start] + s.repl + SAMPLE_V[s.end:]
+    assert "if (go && !busy) begin\n      busy <= 1'b1;" in new
+    assert "end else if (rst) begin\n      busy <= 1'b0;" in new
+
+
+@needs_iverilog
+def test_every_structural_mutant_compiles(struct_dir, sample_dir, tmp_path):
+    for d0, fn, orig in ((struct_dir, "st.v", SAMPLE_S), (sample_dir, "cnt.v", SAMPLE_V)):
+        for s in sites.enumerate_sites(d0, classes=sites.NEW_CLASSES):
+            d = sites.make_mutant_dir(s, str(tmp_path / "m"), d0)
+            assert open(os.path.join(d, fn)).read() != orig
+            p = subprocess.run(["iverilog", "-g2005", "-I", d, "-o", str(tmp_path / "a.vvp"),
+                                os.path.join(d, fn)], capture_output=True, text=True)
+            assert p.returncode == 0, (s, p.stderr)
+
+
+def test_classes_option():
+    assert sites.parse_classes("") == sites.DEFAULT_CLASSES
+    assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + sites.NEW_CLASSES
+    assert sites.parse_classes("narrow, prio") == ("narrow", "prio")
+    with pytest.raises(ValueError, match="unknown mutation class"):
+        sites.parse_classes("narrow,wider")
+
+
+def test_one_structural_mutant_per_class_is_caught(harness):
+    """One real mutant of each structural class, compiled and judged through the suite
+    (ones the full run of docs/mutation_rtl.md catches, and quickly)."""
+    pick = {"narrow": ("requant.v", "s in >=: top bit dropped"),
+            "carry": ("mm_ctrl.v", "di_q = di_q + 2'd1: top bit of the sum dropped"),
+            "delay": ("divu.v", "last = last_q: one cycle late"),
+            "bypass": ("sram.v", "bypass removed: (wr_en && wr_addr == ra) ? ... -> mem[ra]"),
+            "prio": ("mm_ctrl.v", "if arms swapped: (tile_end) <-> (row_end)")}
+    found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
+    for cls, (fn, desc) in pick.items():
+        s = [x for x in found if x.cls == cls and x.file == fn and x.desc == desc]
+        assert len(s) == 1, (cls, desc)
+        r = runner.judge(s[0], os.path.join(harness["work"], "wn"), harness["manifest"], harness["timeout"],
+                         harness["rtl"])
+        assert r.status == engine.CAUGHT and r.caught, (cls, r)

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from tools.sim.files import rtl_files  # noqa: E402
-from tools.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line  # noqa: E402
+from tools.mutation.rtl.sites import ALL_CLASSES, RTL_DIR, enumerate_sites, make_mutant_dir, one_line  # noqa: E402
 from tools.mutation.rtl.equivalents import equiv_line  # noqa: E402
 
 _YOSYS_SIDE = """read_verilog -I{d} {files}
@@ -66,7 +66,7 @@ def prove_survivors(args):
     data = json.load(open(args.out))
     snap = os.path.join(args.work, "rtl_snapshot")
     rtl = snap if os.path.isdir(snap) else args.rtl
-    sites = {(s.file, s.line, s.cls, one_line(s.desc)): s for s in enumerate_sites(rtl)}
+    sites = {(s.file, s.line, s.cls, one_line(s.desc)): s for s in enumerate_sites(rtl, classes=ALL_CLASSES)}
     proved = 0
     todo = [sv for sv in data["survivors"] if not args.module or sv["file"][:-2] in args.module]
     for sv in todo:

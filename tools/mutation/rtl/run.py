@@ -14,7 +14,8 @@ This file is the command line; the parts:
   ../engine.py    outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tools.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
-     | --module NAME | --prove (yosys proofs for the survivors of the last run) | --work DIR
+     | --module NAME | --classes all (or a comma list: the structural classes of
+     structural.py are not in the default run) | --prove (yosys proofs for the survivors of the last run) | --work DIR
 Writes out/mut_rtl.json (key "score") and prints the per-module table with the engine's
 columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); every
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench
@@ -42,6 +43,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the sites and exit")
     ap.add_argument("--module", action="append", help="only this module (repeatable)")
+    ap.add_argument("--classes", default="",
+                    help="comma list of mutation classes (default: the token classes "
+                         f"{','.join(sites_mod.DEFAULT_CLASSES)}; 'all' adds the structural "
+                         f"{','.join(sites_mod.NEW_CLASSES)})")
     ap.add_argument("--rtl", default=sites_mod.RTL_DIR)
     ap.add_argument("--out", default=runner.OUT_JSON)
     ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, help="the checked-in list of equivalent mutants")
@@ -52,6 +57,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.work, args.out = os.path.abspath(args.work), os.path.abspath(args.out)   # judges run elsewhere
     stats = {}
+    args.classes = sites_mod.parse_classes(args.classes)
     if args.prove:
         return prove.prove_survivors(args)
     if not args.list:
@@ -59,12 +65,14 @@ def main(argv=None):
         snap = os.path.join(args.work, "rtl_snapshot")
         sites_mod.make_mutant_dir(None, snap, args.rtl)
         args.rtl = snap
-    sites = sites_mod.enumerate_sites(args.rtl, args.module, stats)
+    sites = sites_mod.enumerate_sites(args.rtl, args.module, stats, args.classes)
     if args.list:
         for s in sites:
             print(f"{s.file}:{s.line}  {s.cls:<6} {one_line(s.desc)}")
         per = Counter(s.module for s in sites)
         print(f"{len(sites)} sites: " + ", ".join(f"{m} {n}" for m, n in sorted(per.items())))
+        per_cls = Counter(s.cls for s in sites)
+        print("per class: " + ", ".join(f"{c} {per_cls[c]}" for c in args.classes))
         print("unmapped AST events (no site made): " + json.dumps(stats.get("unmapped", {})))
         return 0
     if args.jobs < 1:

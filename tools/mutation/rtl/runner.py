@@ -12,7 +12,7 @@ engine outcome (status_of):
   no verdict within the wall limit       timed out, not caught
 run() checks mutant 0 and the known-bad mutant, then judges the sites on the engine's job
 pool (engine.run_pool, one scratch directory per worker) and report() prints the engine's
-summary table per module and writes out/mut_rtl.json through engine.write_json.
+summary table per module and per class and writes out/mut_rtl.json through engine.write_json.
 """
 import os
 import random
@@ -101,7 +101,7 @@ def run(args, sites, stats):
     print(f"mutant 0 passes: compile {base.info['compile_s']:.2f} s, suite {base.info['run_s']:.2f} s; "
           f"per-mutant wall limit {timeout:.1f} s")
     # self-check 2: a mutant known to break the chip is caught
-    full_sites = sites if not args.module else enumerate_sites(args.rtl)
+    full_sites = enumerate_sites(args.rtl) if args.module or "nba" not in getattr(args, "classes", ("nba",)) else sites
     bad = known_bad_site(full_sites)
     kb = judge(bad, os.path.join(work, "w0"), manifest, timeout, args.rtl)
     if not kb.caught:
@@ -143,8 +143,15 @@ def report(args, results, wall, total, base, kb, manifest, stats):
     for r in results:
         mods[r.info["module"]].append(r)
     mods = {m: mods[m] for m in sorted(mods)}
+    classes = defaultdict(list)
+    for r in results:
+        classes[r.info["cls"]].append(r)
+    order = list(getattr(args, "classes", ())) or sorted(classes)
+    classes = {c: classes[c] for c in order if c in classes}
     print()
     print(engine.format_summary(mods, "module"))
+    print()
+    print(engine.format_summary(classes, "class"))
     survivors = [r for r in results if r.status == engine.SURVIVED]
     if survivors:
         print("\nsurvivors (neither caught nor listed in tools/mutation/rtl/equivalents.txt):")
@@ -170,6 +177,8 @@ def report(args, results, wall, total, base, kb, manifest, stats):
     engine.write_json(args.out, results, {
         "mutants": len(results),
         "modules": {m: engine.score(rs) for m, rs in mods.items()},
+        "classes": {c: engine.score(rs) for c, rs in classes.items()},
+        "classes_selected": list(getattr(args, "classes", ())),
         "survivors": [{k: r.info[k] for k in pick} for r in survivors],
         "stale_equivalents": [{"file": r.info["file"], "line": r.info["line"], "change": r.info["change"],
                                "status": r.status} for r in stale],

@@ -28,6 +28,7 @@ from collections import namedtuple, defaultdict
 from tools import ROOT  # noqa: E402
 from tools.sim.files import rtl_files  # noqa: E402
 from tools.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds  # noqa: E402
+from tools.mutation.rtl.structural import NEW_CLASSES, structural_sites  # noqa: E402
 
 RTL_DIR = os.path.join(ROOT, "rtl")
 
@@ -95,6 +96,12 @@ def _last_line(node):
     return best
 
 
+def _target(node):
+    """{"tgt:NAME"} when an assignment's left side is a plain identifier (structural classes)."""
+    v = getattr(node.left, "var", node.left)
+    return {"tgt:" + v.name} if type(v).__name__ == "Identifier" else set()
+
+
 class Walker:
     """Walks a pyverilog AST in source-text order and records the events the mutator needs."""
 
@@ -112,9 +119,11 @@ class Walker:
         if meth:
             meth(node, ctx)
         elif name in _BINOPS:
-            self.walk(node.left, ctx)
+            # operands of an arithmetic operator: not the outermost result (structural.py)
+            sub = ctx | {"inarith"} if name in ("Plus", "Minus", "Times") else ctx
+            self.walk(node.left, sub)
             self.ev(None, _BINOPS[name], "binop", node, ctx)     # line fixed later
-            self.walk(node.right, ctx)
+            self.walk(node.right, sub)
         elif name in _UNOPS:
             self.ev(node.lineno, _UNOPS[name], "unop", node, ctx)
             self.walk(node.right, ctx)
@@ -171,15 +180,29 @@ class Walker:
         if type(lsb).__name__ in ("Plus", "Minus") and lsb.left is node.msb:
             # x[base +: w] is parsed as Partselect(x, base, Plus(base, w)) sharing base:
             # the base is an address expression (sites), the width is structural
-            self.walk(node.msb, ctx)
+            self.walk(node.msb, ctx | {"sub"})
             self.ev(_last_line(node.msb), "+:" if type(lsb).__name__ == "Plus" else "-:", "idx", lsb, ctx)
             self.walk(lsb.right, ctx | {"width"})
             return
         self.walk(node.msb, ctx | {"width"})
         self.walk(node.lsb, ctx | {"width"})
 
+    def w_Pointer(self, node, ctx):
+        self.walk(node.var, ctx)
+        self.walk(node.ptr, ctx | {"sub"})      # an index: not the assignment's result
+
+    def w_Concat(self, node, ctx):
+        for c in node.list:
+            self.walk(c, ctx | {"sub"})
+
+    def w_FunctionCall(self, node, ctx):
+        self.walk(node.name, ctx)
+        for c in node.args:
+            self.walk(c, ctx | {"sub"})
+
     def w_Cond(self, node, ctx):
         self.walk(node.cond, ctx)
+        self.ev(_last_line(node.cond), "?", "cond", node, ctx)
         self.walk(node.true_value, ctx)
         self.walk(node.false_value, ctx)
 
@@ -204,24 +227,28 @@ class Walker:
             ctx = ctx | {"genif"}         # a generate-if: a parameter choice, no sites
         self.ev(node.lineno, "if", "if", node, ctx)
         self.walk(node.cond, ctx)
-        self.walk(node.true_statement, ctx)
-        self.walk(node.false_statement, ctx)
+        self.walk(node.true_statement, ctx | {"cond"})
+        self.walk(node.false_statement, ctx | {"cond"})
 
     def w_NonblockingSubstitution(self, node, ctx):
+        ctx = ctx | _target(node)
         self.walk(node.left, ctx | {"lhs"})
         self.ev(node.lineno, "<=", "nba", node, ctx)
         self.walk(node.right, ctx)
 
     def w_BlockingSubstitution(self, node, ctx):
+        ctx = ctx | _target(node)
         self.walk(node.left, ctx | {"lhs"})
         self.walk(node.right, ctx)
 
     def w_Assign(self, node, ctx):
+        ctx = ctx | _target(node)
         self.walk(node.left, ctx | {"lhs"})
+        self.ev(_last_line(node.left), "=", "assign", node, ctx)
         self.walk(node.right, ctx)
 
     def w_CaseStatement(self, node, ctx):
-        ctx = ctx | {"case"}
+        ctx = ctx | {"case", "cond"}
         self.walk(node.comp, ctx)
         for c in node.caselist:
             for cond in (c.cond or ()):
@@ -337,8 +364,26 @@ def parse_file(path, rtl_dir):
     return ast, text
 
 
-def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None):
-    """All mutation sites of the files of rtl_dir/ga2.f, in file-name and text order."""
+DEFAULT_CLASSES = ("arith", "cmp", "logic", "const", "if", "nba", "timing")
+ALL_CLASSES = DEFAULT_CLASSES + NEW_CLASSES
+
+
+def parse_classes(spec):
+    """--classes: None/'' -> the default classes, 'all' -> every class, else a comma list."""
+    if not spec:
+        return DEFAULT_CLASSES
+    if spec == "all":
+        return ALL_CLASSES
+    out = tuple(c.strip() for c in spec.split(",") if c.strip())
+    bad = [c for c in out if c not in ALL_CLASSES]
+    if bad:
+        raise ValueError(f"unknown mutation class(es) {bad}; known: {', '.join(ALL_CLASSES)}")
+    return out
+
+
+def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_CLASSES):
+    """All mutation sites of the classes wanted in the files of rtl_dir/ga2.f, in file-name
+    and text order (the default: the token classes; structural.NEW_CLASSES with classes=ALL)."""
     sites = []
     stats = {} if stats is None else stats
     for fn in sorted(p.name for p in rtl_files(rtl_dir)):
@@ -347,11 +392,11 @@ def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None):
             continue
         path = os.path.join(rtl_dir, fn)
         ast, text = parse_file(path, rtl_dir)
-        sites.extend(_file_sites(fn, module, ast, text, stats))
+        sites.extend(_file_sites(fn, module, ast, text, stats, classes, rtl_dir))
     return sites
 
 
-def _file_sites(fn, module, ast, text, stats):
+def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=RTL_DIR):
     toks = tokenize(text)
     by_line = defaultdict(list)
     for t in toks:
@@ -381,7 +426,7 @@ def _file_sites(fn, module, ast, text, stats):
 
     def add(line, cls, start, end, repl, desc):
         orig = text[start:end]
-        if repl != orig:
+        if repl != orig and cls in classes:
             sites.append(Site(fn, module, line, cls, start, end, repl, orig, desc))
 
     for e, ti in located:
@@ -431,6 +476,9 @@ def _file_sites(fn, module, ast, text, stats):
             rhs = text[t.end:toks[last].start].strip()
             if not re.fullmatch(r"(\d*'[bdh]0+|0|\{\w+\{1'b0\}\})", rhs.replace(" ", "")):
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
+    if set(classes) & set(NEW_CLASSES):
+        structural_sites(module, text, toks, located, rtl_dir, add, classes,
+                         _NO_SITE_CTX | ({"case"} if module == "exp_lut" else set()))
     # dedupe identical edits
     seen, out = set(), []
     for s in sites:
