@@ -22,6 +22,9 @@
 // program by rst after abort_at cycles (cut_cycles: the chip's cycle counter then), and
 // the status line then holds the outputs right after that reset (all must be 0).
 // gap = 0 starts in the first cycle done is seen high (back to back).
+// The harness's per-cycle monitors (tb/common/ga2_harness.v) go into the status too:
+// mon_* (the run, up to the status), run_cycles (start to done), and pre_mon_* (the idle
+// cycles from the previous status, or the reset after it, to this start).
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.

@@ -6,6 +6,15 @@ program runs exactly as the reference; back-to-back starts (in the first cycle d
 seen high, and in the cycle after) run exactly as the reference, and done and the
 counters hold until the next start. Each check is shown to fail on a broken copy of the
 RTL (Icarus, compiled in a tmp dir) or on a perturbed expectation.
+
+The per-cycle rules (docs/isa.md "Host interface": counter and done timing, hold after
+done, no memory access while idle, the reset state in every cycle until the first start,
+error_code = error_pc = 0 while error = 0, retire only in a run with retire_cycle =
+cycles + 1) are monitored by the harness on EVERY co-simulated program and judged by
+compare(); here contract_jobs() runs every idle situation on both simulators, and BROKEN
+lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
+instret blip right after reset, error_pc left stale by a start, retire while idle, the
+cycle counter counting while done), each shown to make its monitor fire.
 """
 import re
 

@@ -2,7 +2,8 @@
 
 compare(ref, got) names the first divergence in time first: the retire trace, then
 done/error, the counters and the external memory; then the host contract (what the host
-saw before the start, and the outputs after a reset while busy). got is read_raw()'s
+saw before the start, the outputs after a reset while busy, and the harness's per-cycle
+monitors of docs/isa.md's host rules, MONITORS). got is read_raw()'s
 dict (tools/sim/run.py) or a ProgResult.
 """
 from collections import namedtuple
