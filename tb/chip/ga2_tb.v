@@ -22,6 +22,9 @@
 // program by rst after abort_at cycles (cut_cycles: the chip's cycle counter then), and
 // the status line then holds the outputs right after that reset (all must be 0).
 // gap = 0 starts in the first cycle done is seen high (back to back).
+// The harness's per-cycle monitors (tb/common/ga2_harness.v) go into the status too:
+// mon_* (the run, up to the status), run_cycles (start to done), and pre_mon_* (the idle
+// cycles from the previous status, or the reset after it, to this start).
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
@@ -55,6 +58,10 @@ module ga2_tb #(
   reg [31:0]  ctl [0:1];
   reg [31:0]  cut_cycles;
   reg [181:0] pre;
+  // the harness's host-contract monitors (tb/common/ga2_harness.v): mon_base is their
+  // value when the last status was written (or after the reset that followed it), so
+  // mon - mon_base before a start counts the idle cycles since then
+  reg [`GA2_MON_N*32-1:0] mon_base, mon_idle;
   reg [8*64-1:0] fname;
 
   // the retire trace, sampled mid-cycle
@@ -82,7 +89,22 @@ module ga2_tb #(
       $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
                 cut, cut_cycles, idle_changes, pre[181], pre[180], pre[179:177], pre[176:161],
                 pre[160:129], pre[128:97], pre[96:65], pre[64:33], pre[32:1], pre[0]);
+      $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h run_cycles %h",
+                mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
+                mon[223:192], mon[255:224], mon_run_cycles);
+      $fdisplay(fd_stat, "pre_mon_count %h pre_mon_rise %h pre_mon_hold %h pre_mon_imem %h pre_mon_ext %h pre_mon_reset %h pre_mon_epc %h pre_mon_retire %h",
+                mon_idle[31:0], mon_idle[63:32], mon_idle[95:64], mon_idle[127:96],
+                mon_idle[159:128], mon_idle[191:160], mon_idle[223:192], mon_idle[255:224]);
       $fclose(fd_stat);
+    end
+  endtask
+
+  // mon - mon_base, per 32-bit count
+  task idle_counts;
+    integer j;
+    begin
+      for (j = 0; j < `GA2_MON_N; j = j + 1)
+        mon_idle[j*32 +: 32] = mon[j*32 +: 32] - mon_base[j*32 +: 32];
     end
   endtask
 
@@ -111,6 +133,7 @@ module ga2_tb #(
         @(negedge clk);
         if (host_outs !== pre) idle_changes = idle_changes + 1;
       end
+      idle_counts;
       $sformat(fname, "p%0d_trace.txt", k);
       fd_trace = $fopen(fname, "w");
       tracing = 1'b1;
@@ -136,6 +159,7 @@ module ga2_tb #(
       write_results;
       // a hung chip: reset it so the next program starts from a clean sequencer
       if (timeout) reset_chip;
+      mon_base = mon;
     end
   endtask
 
@@ -145,6 +169,8 @@ module ga2_tb #(
     prog = 16'd0;
     tracing = 1'b0;
     fd_trace = 0;
+    mon_base = {`GA2_MON_N*32{1'b0}};
+    mon_idle = {`GA2_MON_N*32{1'b0}};
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;
 `ifndef VERILATOR
     if ($test$plusargs("waves")) begin

@@ -2,6 +2,9 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_cfg.vh"
+`ifndef GA2_MON_N
+`define GA2_MON_N 8   // the host-contract monitors (below)
+`endif
 // ga2_harness: the one test-bench harness of the GA-2 chip, shared by the cocotb wrapper
 // (tb/chip/ga2_tb.v), the plain bench (tb/plain/tb_plain.v) and the RTL mutation bench
 // (tb/mutation/mut_rtl_tb.v).
@@ -40,7 +43,11 @@ module ga2_harness #(
   output reg  [31:0] imem_oob,
   output reg  [31:0] ext_rd_oob,
   output reg  [31:0] ext_wr_oob,
-  output reg  [31:0] xz_events
+  output reg  [31:0] xz_events,
+  // the per-cycle host-contract monitors (below): MON_N counts, 32 bits each, counted
+  // since the last start and including the current cycle, then the cycles of the run
+  output wire [`GA2_MON_N*32-1:0] mon,
+  output wire [31:0] mon_run_cycles
 );
   initial begin
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
@@ -125,6 +132,86 @@ module ga2_harness #(
         else ext_rd_oob <= ext_rd_oob + 32'd1;
       end
       if (^{done, error, retire, imem_en, ext_en, ext_we} === 1'bx) xz_events <= xz_events + 32'd1;
+    end
+  end
+
+  // ------------------------------------------------------------------ host-contract monitors
+  // Every cycle with rst low is checked against docs/isa.md "Host interface" from the host's
+  // side alone (start, done, the outputs): a run is the cycles from the one after a start
+  // up to the first with done high. Each monitor counts the cycles that break its rule;
+  // `mon` shows the counts since the last start INCLUDING the current cycle (so a bench
+  // sampling mid-cycle, as ga2_tb does when it first sees done, sees the done cycle's
+  // checks); the counts clear in the start cycle's edge. mon_run_cycles is the number of
+  // cycles between the start and done (both excluded), which must be the counter's final
+  // value. Rules (index in `mon`):
+  //   0 count:  in a run, before done: cnt_cycles = cycles since the start - 1 (it counts
+  //             every cycle of the run, from 0);
+  //   1 rise:   the first done cycle is the one after the counter's last count
+  //             (cnt_cycles = cycles since the start - 1 there too: it did not move);
+  //   2 hold:   after done until the next start or reset: done stays high, cnt_cycles
+  //             never moves;
+  //   3 imem:   no instruction-memory access (imem_en) outside a run;
+  //   4 ext:    no external-memory access (ext_en) outside a run;
+  //   5 reset:  from reset release to the first start, every cycle: done, error,
+  //             error_code, error_pc, retire and the five counters are 0;
+  //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
+  //   7 retire: retire only in a run (before done), and there retire_cycle = cnt_cycles + 1.
+  reg        m_run, m_held, m_started;
+  reg [31:0] m_ncyc, m_hold;
+  reg [`GA2_MON_N*32-1:0] m_q, m_sum;
+  wire       m_on  = (rst === 1'b0);
+  wire       m_in  = m_run && (done === 1'b0);          // a cycle of the run, before done
+  wire [`GA2_MON_N-1:0] m_now;
+  assign m_now[0] = m_on && m_in && (cnt_cycles !== m_ncyc);
+  assign m_now[1] = m_on && m_run && (done === 1'b1) && (cnt_cycles !== m_ncyc);
+  assign m_now[2] = m_on && m_held && ((done !== 1'b1) || (cnt_cycles !== m_hold));
+  assign m_now[3] = m_on && !m_in && (imem_en !== 1'b0);
+  assign m_now[4] = m_on && !m_in && (ext_en !== 1'b0);
+  assign m_now[5] = m_on && !m_started &&
+                    ({done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
+                      cnt_vec, cnt_instret} !== 182'd0);
+  assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
+  assign m_now[7] = m_on && (retire !== 1'b0) &&
+                    (!m_in || (retire_cycle !== cnt_cycles + 32'd1));
+  integer mi;
+  always @* begin
+    for (mi = 0; mi < `GA2_MON_N; mi = mi + 1)
+      m_sum[mi*32 +: 32] = m_q[mi*32 +: 32] + {31'd0, m_now[mi]};
+  end
+  always @(posedge clk) begin
+    if (start === 1'b1) m_q <= {`GA2_MON_N*32{1'b0}};
+    else m_q <= m_sum;
+  end
+  assign mon = m_sum;
+  assign mon_run_cycles = m_ncyc;
+
+  initial begin
+    m_q = {`GA2_MON_N*32{1'b0}};
+    m_run = 1'b0;
+    m_held = 1'b0;
+    m_started = 1'b0;
+    m_ncyc = 32'd0;
+    m_hold = 32'd0;
+  end
+
+  always @(posedge clk) begin
+    if (rst !== 1'b0) begin
+      m_run <= 1'b0;
+      m_held <= 1'b0;
+      m_started <= 1'b0;
+    end else if (start === 1'b1) begin
+      m_run <= 1'b1;
+      m_held <= 1'b0;
+      m_started <= 1'b1;
+      m_ncyc <= 32'd0;
+    end else if (m_run) begin
+      if (done === 1'b1) begin
+        m_run <= 1'b0;
+        m_held <= 1'b1;
+        m_hold <= cnt_cycles;
+      end else begin
+        m_ncyc <= m_ncyc + 32'd1;
+      end
     end
   end
 

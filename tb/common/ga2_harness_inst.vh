@@ -5,7 +5,11 @@
   wire [2:0]  error_code;
   wire [15:0] error_pc, retire_pc;
   wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events;
+  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_run_cycles;
+`ifndef GA2_MON_N
+`define GA2_MON_N 8
+`endif
+  wire [`GA2_MON_N*32-1:0] mon;
 
   ga2_harness #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) u_h (
     .clk(clk), .rst(rst), .start(start),
@@ -13,5 +17,6 @@
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
     .cnt_instret(cnt_instret), .retire(retire), .retire_pc(retire_pc),
     .retire_cycle(retire_cycle), .imem_oob(imem_oob), .ext_rd_oob(ext_rd_oob),
-    .ext_wr_oob(ext_wr_oob), .xz_events(xz_events)
+    .ext_wr_oob(ext_wr_oob), .xz_events(xz_events),
+    .mon(mon), .mon_run_cycles(mon_run_cycles)
   );

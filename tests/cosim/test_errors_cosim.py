@@ -6,7 +6,9 @@ Machine), counters equal to the program's schedule (model/timing.py, from the pr
 alone) up to the fault, write nothing for the
 faulting instruction (its ext range keeps the earlier content; its scratchpad range is
 stored by the next program and must equal the reference), and the next program in the
-same job must run correctly.
+same job must run correctly. Random bad programs whose field sums reach past 2^16 (and
+2^20 for MM B; tools/gen/progen.wrap_bad_program) fault the same way, and a decoder with
+a range sum narrowed to 16 (20) bits is shown to fail that test.
 """
 import numpy as np
 import pytest
@@ -87,3 +89,81 @@ def test_default_cycle_limit_follows_the_prediction():
 def test_bad_code_rejected(code):
     with pytest.raises(ValueError, match="code"):
         progen.bad_program(0, code)
+
+
+# ------------------------------------------------------------------ field sums past the widths
+WRAP_SEEDS = (11, 12)
+
+
+def wrap_jobs(seed):
+    bads = progen.wrap_bad_programs(seed)
+    return bads, [[(bad.prog, bad.image), progen.follow_up(bad)] for bad in bads]
+
+
+def test_wrap_bad_programs(sim):
+    """Bad programs whose field sums reach past 2^16 (and 2^20 for MM B): a range check in
+    16 (20) bits would wrap back into the memory. Code and pc as planted, nothing written
+    (the ext image and the stored scratchpad range equal the reference), the next runs."""
+    jobs, bads = [], []
+    for seed in WRAP_SEEDS:
+        b_, j_ = wrap_jobs(seed)
+        bads += b_
+        jobs += j_
+    res = hw.run(sim, jobs)
+    for bad, (r_bad, r_next) in zip(bads, res):
+        ins = bad.prog[bad.pc]
+        where = f"{ins} on {sim}"
+        assert r_bad.ok, f"{where}: {r_bad.mismatch}"
+        assert (r_bad.error, r_bad.error_code, r_bad.error_pc) == (True, bad.code, bad.pc), where
+        assert r_next.ok and not r_next.error, f"{where}, next program: {r_next.mismatch}"
+    assert {k[0] for k in progen.WRAP_KINDS} == {"LD", "ST", "RQ", "SM", "MM"}
+
+
+def test_wrap_programs_reach_past_the_widths():
+    """The generator's sums really pass 2^W and wrap back inside the memory."""
+    cfg = config.DEFAULT
+    for seed in WRAP_SEEDS:
+        for kind, bad in zip(progen.WRAP_KINDS, progen.wrap_bad_programs(seed)):
+            op, field, width = kind
+            f = bad.prog[bad.pc].fields()
+            if op == "MM":
+                M, K, N = f["M"], f["K"], f["N"]
+                span = {"A": (M - 1) * f["lda"] + K - 1,
+                        "B": ((N - 1) * f["ldb"] + K - 1) if f["tb"] else ((K - 1) * f["ldb"] + N - 1),
+                        "dst": (M - 1) * f["ldc"] + N - 1}[field]
+                last = f[field] + span
+                assert 1 << width <= last and last % (1 << width) < cfg.sp_words, (kind, f)
+            else:
+                end = f["dst" if field == "len" else field] + f["len"]
+                assert end > 1 << 16, (kind, f)
+                if field != "len":
+                    assert end % (1 << 16) < cfg.sp_words, (kind, f)
+
+
+@pytest.mark.parametrize("kind, pattern, repl", [
+    (("LD", "dst", 16), r"sp_bad    = \(z32\(ld_dst\) \+ ld_len32 > SP_END\);",
+     "sp_bad    = ({16'd0, ld_dst + ld_len32[15:0]} > SP_END);"),
+    (("MM", "B", 20), r"z32\(mm_b\) \+ mm_kldb \+ mm_n32 - 32'd1;",
+     "{12'd0, mm_b + mm_kldb20 + mm_n32[19:0] - 20'd1};"),
+], ids=["ld_dst_16bit", "mm_b_20bit"])
+def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
+    """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
+    run: the wrap test fails on it."""
+    import re
+    from tools import ROOT
+    rtl = tmp_path / "rtl"
+    rtl.mkdir()
+    for p in (ROOT / "rtl").iterdir():
+        if p.suffix in (".v", ".vh", ".f"):
+            (rtl / p.name).write_text(p.read_text())
+    src = (rtl / "ga2_decode.v").read_text()
+    broken = re.sub(pattern, repl, src, count=1)
+    assert broken != src
+    (rtl / "ga2_decode.v").write_text(broken)
+    bads, jobs = wrap_jobs(WRAP_SEEDS[0])
+    i = progen.WRAP_KINDS.index(kind)
+    res = hw.run("icarus", jobs, rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=200000)
+    assert not res[i][0].ok, res[i][0]
+    assert not res[i][0].error or res[i][0].error_code != bads[i].code
+    others = [r[0].ok for k, r in enumerate(res) if progen.WRAP_KINDS[k][0] != kind[0]]
+    assert all(others)          # the narrowing is specific: the other ops still fault right

@@ -6,6 +6,15 @@ program runs exactly as the reference; back-to-back starts (in the first cycle d
 seen high, and in the cycle after) run exactly as the reference, and done and the
 counters hold until the next start. Each check is shown to fail on a broken copy of the
 RTL (Icarus, compiled in a tmp dir) or on a perturbed expectation.
+
+The per-cycle rules (docs/isa.md "Host interface": counter and done timing, hold after
+done, no memory access while idle, the reset state in every cycle until the first start,
+error_code = error_pc = 0 while error = 0, retire only in a run with retire_cycle =
+cycles + 1) are monitored by the harness on EVERY co-simulated program and judged by
+compare(); here contract_jobs() runs every idle situation on both simulators, and BROKEN
+lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
+instret blip right after reset, error_pc left stale by a start, retire while idle, the
+cycle counter counting while done), each shown to make its monitor fire.
 """
 import re
 
@@ -15,7 +24,8 @@ import pytest
 from model import config, isa, timing
 from tools import ROOT
 from tools.sim import hw
-from tools.sim.compare import HOST_OUTPUTS
+from tools.sim import compare
+from tools.sim.compare import HOST_OUTPUTS, MONITORS
 
 CFG = config.DEFAULT
 ZERO = dict.fromkeys(HOST_OUTPUTS, 0)
@@ -160,3 +170,86 @@ def test_host_checks_catch_perturbed_expectations():
     assert "after a reset while busy: instret 1" in hw.compare(cut.ref, dict(raw, host=host))
     trace = list(cut.trace) + [(9, 99999)]
     assert "extra" in hw.compare(cut.ref, dict(raw, trace=trace))
+
+
+# ------------------------------------------------------------------ per-cycle monitors
+# The harness's monitors (tb/common/ga2_harness.v) check the host contract in every cycle
+# of every co-simulated program; compare() fails a program on any count. Each rule is
+# shown to fail on a chip broken in just that respect (Icarus).
+def contract_jobs():
+    """A first program after a long idle, a fault followed by clean programs (gap 0, 1,
+    20), and a reset while busy followed by a program: every idle situation."""
+    prog, img = _program()
+    cut = _cuts(prog)[1]
+    return ([[hw.Item(prog, img, gap=9)]] + back_to_back_jobs()
+            + [[hw.Item(prog, img, abort_at=cut), hw.Item(_reader(), None, sp=_garbage(9), gap=6)]])
+
+
+def _counts(res, key):
+    """{monitor: total count over res} for key 'mon' (runs) or 'pre_mon' (idle cycles)."""
+    tot = dict.fromkeys(MONITORS, 0)
+    for job in res:
+        for p in job:
+            for m, n in p.host[key].items():
+                tot[m] += n
+    return tot
+
+
+def test_monitors_quiet_on_a_good_chip(sim):
+    res = hw.run(sim, contract_jobs())
+    assert all(p.ok for job in res for p in job), [p.mismatch for job in res for p in job if not p.ok]
+    assert set(res[0][0].host["mon"]) == set(MONITORS) == set(res[0][0].host["pre_mon"])
+    assert not any(_counts(res, "mon").values()) and not any(_counts(res, "pre_mon").values())
+    for job in res:
+        for p in job:
+            if not p.host["aborted"]:
+                assert p.host["run_cycles"] == p.counters.cycles == p.ref.counters.cycles
+
+
+# (module, [(pattern, replacement)], the monitors that must fire, text in a mismatch)
+BROKEN = {
+    "done_late": ("ga2_seq", [(r"assign done       = \(state_q == S_HALTED\);",
+                               "reg done_q; always @(posedge clk) done_q <= !rst && !start && "
+                               "(state_q == S_HALTED); assign done = done_q;")],
+                  {"rise"}, "done rose"),
+    "ext_idle": ("dma", [(r"assign ext_en     = dir_q \? writing : reading;",
+                          "assign ext_en     = (dir_q ? writing : reading) || !busy_q;")],
+                 {"ext"}, "external-memory access while not running"),
+    "imem_idle": ("ga2_seq", [(r"assign imem_en    = \(state_q == S_FETCH\)",
+                               "assign imem_en    = (state_q == S_FETCH || state_q == S_HALTED)")],
+                  {"imem"}, "instruction-memory access while not running"),
+    # instret is 1 for one cycle after reset, then 0 again: only a per-cycle check sees it
+    "reset_blip": ("ga2_perf", [(r"ret_q <= 32'd0;", "ret_q <= 32'd1;"),
+                                (r"ret_d = retire \? ret_q \+ 32'd1 : ret_q;",
+                                 "ret_d = retire ? ret_q + 32'd1 : (cyc_q == 32'd0 ? 32'd0 : ret_q);")],
+                   {"reset"}, "between reset and the first start"),
+    "epc_stale": ("ga2_seq", [(r"epc_d   = 16'd0;", "")], {"epc"}, "error_pc non-zero while error = 0"),
+    "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_IDLE) || ")],
+                    {"retire"}, "retire while not running"),
+    "count_after_done": ("ga2_seq", [(r"assign running    = ", "assign running    = (state_q == S_HALTED) || ")],
+                         {"hold"}, "moved after done"),
+}
+
+
+def _broken_rtl_subs(tmp_path, module, subs):
+    rtl = _broken_rtl(tmp_path, module, *subs[0])
+    for pat, repl in subs[1:]:
+        src = (rtl / f"{module}.v").read_text()
+        broken = re.sub(pat, repl, src, count=1)
+        assert broken != src, f"{module}.v no longer matches {pat!r}: update this mutation"
+        (rtl / f"{module}.v").write_text(broken)
+    return rtl
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_monitors_catch_a_broken_chip(tmp_path, name):
+    module, subs, fire, text = BROKEN[name]
+    rtl = _broken_rtl_subs(tmp_path, module, subs)
+    res = hw.run("icarus", contract_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=20000)
+    fired = {m for m, n in _counts(res, "mon").items() if n} | {m for m, n in _counts(res, "pre_mon").items() if n}
+    assert fire <= fired, (name, fired)
+    bad = [p.mismatch for job in res for p in job if not p.ok]
+    assert bad, name
+    # compare() reports it (the full list: the mismatch line shows only the first three)
+    issues = [i for job in res for p in job for i in compare._monitor_issues(p._asdict(), None)]
+    assert any(text in i for i in issues + bad), (name, issues[:5], bad[:5])

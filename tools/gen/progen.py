@@ -299,3 +299,109 @@ def follow_up(bad, cfg=None):
     prog.append(isa.build("ST", cfg=cfg, src=1000, dst=min(100, ext - 16), len=16))
     prog.append(isa.build("HALT", cfg=cfg))
     return prog, np.zeros(min(ext, 16), dtype=np.int64)
+
+
+# ------------------------------------------------------------------ bad programs past the widths
+# Each kind: (op, the operand whose range is out, the width its sum would wrap at). The
+# bad instruction's last word (field sum) lies in [2^W, 2^W + size) for W = 16 (or 20 for
+# MM B with tb = 0, whose (K-1)*ldb term alone reaches ~2^20), so a range check computed
+# in W bits would see it wrap back INTO the memory and let the instruction run; the fault
+# must be the range error all the same (the decoder computes 32 bits, docs/isa.md).
+WRAP_KINDS = (
+    ("LD", "dst", 16), ("LD", "src", 16), ("ST", "src", 16), ("ST", "dst", 16),
+    ("RQ", "src", 16), ("RQ", "dst", 16), ("SM", "src", 16), ("SM", "dst", 16),
+    ("MM", "A", 16), ("MM", "B", 16), ("MM", "B", 20), ("MM", "dst", 16),
+    ("SM", "len", 16),      # shape (len > 64) first, with dst + len wrapping as well
+)
+
+
+def wrap_bad_program(seed_or_rng, kind, cfg=None):
+    """A BadProgram whose faulting instruction (after _prefix's writes) has a field sum
+    past 2^W (kind: one of WRAP_KINDS); sp_range / ext_range: the words a W-bit wrapped
+    instruction would have written inside the memories."""
+    rng = _rng(seed_or_rng)
+    cfg = config.resolve(cfg)
+    ext, SP = cfg.ext_words, cfg.sp_words
+    op, field, width = kind
+    top = 1 << width
+
+    def b(op_, **f):
+        return isa.build(op_, cfg=cfg, **f)
+
+    def ri(lo, hi):                          # inclusive
+        return int(rng.integers(lo, hi + 1))
+
+    image = random_image(rng, ext)
+    prog = _prefix(rng, ext, b)
+    sp_range = ext_range = None
+    code = isa.ERR_SP_RANGE
+    if op in ("LD", "ST", "RQ", "SM") and field != "len":
+        cap = cfg.sm_max_len if op == "SM" else (1 << 13) - 1
+        # base = 2^16 - d, len = d + w: the sum is 2^16 + w, wrapped w (1..)
+        ext_side = (op, field) in (("LD", "src"), ("ST", "dst"))
+        if ext_side:      # the scratchpad side must fit: len <= SP
+            d = ri(1, min(cap - 1, 4095, SP - 1))
+            w = ri(1, min(cap - d, ext - 1, SP - d))
+        else:
+            d = ri(1, min(cap - 1, 4095))
+            w = ri(1, min(cap - d, SP - 1))
+        n, base = d + w, top - d
+        code = isa.ERR_EXT_RANGE if ext_side else isa.ERR_SP_RANGE
+        other = ri(0, max(0, min(SP, ext) - n)) if ext_side else ri(0, 0xFFFF)
+        if op == "LD":
+            f = dict(dst=base, src=other) if field == "dst" else dict(dst=other, src=base)
+            sp_range = (0, w) if field == "dst" else (other, n)
+        elif op == "ST":
+            f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
+            ext_range = None           # a wrapped write would land in ext[0:w], the prefix's
+        elif op == "RQ":
+            other = ri(0, SP - n) if n <= SP and ri(0, 1) else ri(0, 0xFFFF)
+            f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
+            f.update(m=ri(1, 0xFFFF), s=ri(0, 40))
+            sp_range = (0, w) if field == "dst" else ((other, n) if other + n <= SP else None)
+        else:
+            other = ri(0, SP - n) if n <= SP and ri(0, 1) else ri(0, 0xFFFF)
+            f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
+            sp_range = (0, w) if field == "dst" else ((other, n) if other + n <= SP else None)
+        ins = isa.raw(op, len=n, **f)
+    elif op == "SM":                              # len > sm_max_len, dst + len past 2^16
+        n = ri(cfg.sm_max_len + 1, (1 << 13) - 1)
+        ins = isa.raw("SM", dst=top - ri(1, n - 1), src=ri(0, 0xFFFF), len=n)
+        code = isa.ERR_SHAPE
+    else:                                         # MM
+        tb = 0 if width == 20 else ri(0, 1)
+        while True:
+            M, N = ri(1, 4), ri(1, 4)
+            K, lda, ldb, ldc = ri(1, 255), ri(0, 4095), ri(0, 4095), ri(0, 4095)
+            if width == 20:
+                K, ldb = ri(240, 255), ri(4000, 4095)
+            spans = {"A": (M - 1) * lda + K - 1,
+                     "B": (N - 1) * ldb + K - 1 if tb else (K - 1) * ldb + N - 1,
+                     "dst": (M - 1) * ldc + N - 1}
+            span = spans[field]
+            w = ri(0, min(SP - 1, span))           # base + span = 2^W + w, base <= 0xFFFF
+            base = top + w - span                 # base + span = 2^W + w
+            if 0 <= base <= 0xFFFF and all(v < SP for k, v in spans.items() if k != field):
+                break
+        f = {k: (base if k == field else ri(0, SP - 1 - spans[k])) for k in ("A", "B", "dst")}
+        ins = isa.raw("MM", M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc, **f)
+        if field == "dst":
+            sp_range = (0, w + 1)                 # the wrapped tail of the output
+    prog.append(ins)
+    pc = len(prog) - 1
+    s = timing_fault(prog, cfg)
+    assert s == (code, pc), (kind, s, ins)
+    prog += [b("LD", dst=600, src=0, len=1), b("HALT")]         # never reached
+    return BadProgram(prog, image, code, pc, ext_range, sp_range)
+
+
+def timing_fault(prog, cfg):
+    """The static (code, pc) fault of prog (model/timing.py), None if it has none."""
+    from model import timing
+    return timing.schedule(prog, cfg).fault
+
+
+def wrap_bad_programs(seed, cfg=None):
+    """One wrap_bad_program per kind of WRAP_KINDS, from one seed."""
+    rng = _rng(seed)
+    return [wrap_bad_program(rng, kind, cfg) for kind in WRAP_KINDS]

@@ -2,7 +2,8 @@
 
 compare(ref, got) names the first divergence in time first: the retire trace, then
 done/error, the counters and the external memory; then the host contract (what the host
-saw before the start, and the outputs after a reset while busy). got is read_raw()'s
+saw before the start, the outputs after a reset while busy, and the harness's per-cycle
+monitors of docs/isa.md's host rules, MONITORS). got is read_raw()'s
 dict (tools/sim/run.py) or a ProgResult.
 """
 from collections import namedtuple
@@ -27,6 +28,20 @@ the outputs just before the start)."""
 
 # the host-visible outputs, as the wrapper's status line names them
 HOST_OUTPUTS = ("done", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret", "retire")
+
+# the harness's per-cycle host-contract monitors (tb/common/ga2_harness.v), as the status
+# line names them (mon_*: the run, up to the status; pre_mon_*: the idle cycles after the
+# previous status up to this start), each the number of cycles that broke the rule
+MONITORS = {
+    "count": "the cycle counter did not count a cycle of the run",
+    "rise": "done did not rise exactly in the cycle after the cycle counter's last count",
+    "hold": "done fell or the cycle counter moved after done, before a start",
+    "imem": "instruction-memory access while not running",
+    "ext": "external-memory access while not running",
+    "reset": "an output (done, error, code, pc, retire, a counter) non-zero between reset and the first start",
+    "epc": "error_code or error_pc non-zero while error = 0",
+    "retire": "retire while not running, or retire_cycle != cycles + 1",
+}
 
 
 def reference(machine, words, image, sp=None):
@@ -83,6 +98,24 @@ def _host_issues(got):
     return issues
 
 
+def _monitor_issues(got, exp=None):
+    """The per-cycle host contract: every monitor 0, in the run and in the idle cycles
+    before it; done rose after exactly the reference's cycles (exp given: a run that
+    finished, neither cut nor timed out)."""
+    host = got.get("host") or {}
+    issues = []
+    for phase, key in (("before the start", "pre_mon"), ("in the run", "mon")):
+        counts = host.get(key) or {}
+        for name, what in MONITORS.items():
+            if counts.get(name):
+                issues.append(f"host contract {phase}: {what} ({name}, {counts[name]} cycles)")
+    rc = host.get("run_cycles")
+    if exp is not None and rc is not None and got.get("done") and rc != int(exp["counters"].cycles):
+        issues.append(f"done rose {rc + 1} cycles after the start, the model's cycles are "
+                      f"{exp['counters'].cycles} (done must rise in the cycle after the last)")
+    return issues
+
+
 def _compare_aborted(exp, got):
     """A program cut by rst: its retires up to the cut, then every output 0."""
     host = got["host"]
@@ -115,7 +148,7 @@ def compare(ref, got):
         issues.append(f"x/z on the chip: {got['xz']}")
     if (got.get("host") or {}).get("aborted"):
         issues += _compare_aborted(exp, got)
-        return _join(issues + _host_issues(got))
+        return _join(issues + _host_issues(got) + _monitor_issues(got))
     if got["timeout"]:
         limit = got.get("limit")
         within = f" within the cycle limit of {limit} cycles" if limit else ""
@@ -155,7 +188,8 @@ def compare(ref, got):
                       ("ext_wr", "external-memory writes")):
         if oob.get(key):        # the chip checks every range before it reaches a memory
             issues.append(f"{oob[key]} {what} outside the memory")
-    return _join(issues + _host_issues(got))
+    return _join(issues + _host_issues(got)
+                 + _monitor_issues(got, None if got["timeout"] else exp))
 
 
 def _join(issues):

@@ -21,7 +21,7 @@ from model import config, hostio, isa, timing
 from model.machine import Machine
 from tools.sim import hexio
 from tools.sim.build import TB_DIR, build, check_sim, cocotb_test, tail
-from tools.sim.compare import HOST_OUTPUTS, ProgResult, make_result, reference
+from tools.sim.compare import HOST_OUTPUTS, MONITORS, ProgResult, make_result, reference
 
 JOB_MODULE = "ga2_job"
 DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
@@ -105,7 +105,10 @@ def read_raw(run_dir, ext_words, k=None):
         "host": {"aborted": bool(val["aborted"]), "cut_cycles": val["cut_cycles"],
                  "idle_changes": val["idle_changes"],
                  "pre": {k_: val["pre_" + k_] for k_ in HOST_OUTPUTS},
-                 "after_reset": outs if val["aborted"] else None},
+                 "after_reset": outs if val["aborted"] else None,
+                 "mon": {m: val["mon_" + m] for m in MONITORS if "mon_" + m in val},
+                 "pre_mon": {m: val["pre_mon_" + m] for m in MONITORS if "pre_mon_" + m in val},
+                 "run_cycles": val.get("run_cycles")},
         "outs": outs,
     }
 
