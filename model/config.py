@@ -9,6 +9,7 @@ can address this chip has.
 
     DEFAULT   the chip as synthesised: 4096 words of external memory
     CH09      chapter 9's chip: the same with 8192 words of external memory
+    CH09_OVERLAP  chapter 9's chip in the overlap timing mode
 
 Config(...) checks every value and raises ValueError naming the field; cfg.replace(...)
 gives a checked copy with some fields changed.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
 PC_W = 16              # the program counter and error_pc
 
-MODES = ("inorder",)   # timing modes; the overlap mode of a later issue adds "overlap"
+MODES = ("inorder", "overlap")   # timing modes (docs/isa.md "Timing modes")
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class Config:
     imem_depth: int = 1024    # instruction memory depth (instructions)
     sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer)
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
-    mode: str = "inorder"     # timing mode (MODES)
+    mode: str = "inorder"     # timing mode (MODES): "inorder" one instruction at a time,
+                              # "overlap" the units run concurrently (hazards by range hulls)
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -89,6 +91,7 @@ class Config:
 
 DEFAULT = Config()
 CH09 = Config(ext_words=8192)
+CH09_OVERLAP = CH09.replace(mode="overlap")
 
 
 def parse_ext(text):

@@ -47,7 +47,7 @@ must reproduce exactly.
 """
 from collections import namedtuple
 
-from . import config, isa
+from . import config, func, isa
 
 Event = namedtuple("Event", "pc op unit issue start end retire")
 Fault = namedtuple("Fault", "code pc")
@@ -81,8 +81,24 @@ def _busy(op, args, cfg):
     if op == "MM":
         return args[_K] + cfg.mm_fill + args[_M] * args[_N]
     if op == "SM":
-        return 2 * (args[_LEN] + 1) + cfg.sm_div_cycles * args[_LEN]
+        return sm_busy(args[_LEN], cfg)
     return 0
+
+
+def sm_busy(n, cfg):
+    """SM's busy cycles for a vector of n elements on cfg.
+
+    In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
+    divider's sm_div_cycles per element. Overlap mode: the fast softmax (one divide
+    pipeline for the whole vector; docs/isa.md): at most 3 n + 40.
+    """
+    if cfg.mode == "overlap":
+        return 2 * (n + 1) + SM_FAST_TAIL + n
+    return 2 * (n + 1) + cfg.sm_div_cycles * n
+
+
+# the fast softmax's cycles after the two passes, beyond one per element (overlap mode)
+SM_FAST_TAIL = 36
 
 
 # Speed (tools/bench/bench_model.py): what one word costs on one Config -- (op, unit, busy,
@@ -150,7 +166,91 @@ def _inorder(words, cfg):
     return Schedule(tuple(events), t, fault, cnt, reason)
 
 
-_MODES = {"inorder": _inorder}
+# Retire slots: the order of retires within one cycle (the chip's retire[3:0] vector)
+SLOT = {"dma": 0, "mm": 1, "vec": 2, None: 3}
+_RANGES = {}
+
+
+def _sp_ranges(word):
+    """(reads, writes) scratchpad hulls of a valid word as ((first, last), ...) tuples:
+    the ranges the overlap mode's hazard check compares (func.reads / func.writes)."""
+    r = _RANGES.get(word)
+    if r is None:
+        ins = isa.decoded(word)[0]
+        r = (tuple((x.first, x.last) for x in func.reads(ins) if x.space == func.SP),
+             tuple((x.first, x.last) for x in func.writes(ins) if x.space == func.SP))
+        if len(_RANGES) >= _COST_MAX:
+            _RANGES.clear()
+        _RANGES[word] = r
+    return r
+
+
+def _meet(xs, ys):
+    """True when some range of xs intersects some range of ys (inclusive ends)."""
+    return any(a0 <= b1 and b0 <= a1 for a0, a1 in xs for b0, b1 in ys)
+
+
+def _overlap(words, cfg):
+    """The overlap mode (docs/isa.md "Timing modes"): in-order issue, one instruction in
+    flight per unit, out-of-order completion across units.
+
+    FETCH takes one cycle, then DECODE repeats until the instruction can issue: its unit
+    is idle in that cycle and no busy unit's instruction conflicts with it (read after
+    write, write after read, write after write on the scratchpad hulls of func.reads /
+    func.writes). The cycle after an issue is the next FETCH. HALT, a fault (DECODE) and
+    the end of the instruction memory (FETCH) wait in their state until every unit is
+    idle, and then halt: a fault still costs its FETCH and DECODE, and whatever was
+    issued before it completes. Only the DMA unit touches the external memory and it runs
+    one transfer at a time in program order, so external ranges need no check.
+    """
+    memo = _COST.get(cfg)
+    if memo is None:
+        if len(_COST) >= 16:
+            _COST.clear()
+        memo = _COST[cfg] = {}
+    depth, n_words = cfg.imem_depth, len(words)
+    events = []
+    busy_sum = {"mm": 0, "dma": 0, "vec": 0}
+    # per unit, its last issued instruction: (end cycle, sp reads, sp writes)
+    last = {"dma": (0, (), ()), "mm": (0, (), ()), "vec": (0, (), ())}
+    t, pc = 0, 0                       # t: the counter before this instruction's FETCH
+    fault, reason = None, ""
+    while True:
+        idle = max(e for e, _, _ in last.values()) + 1     # the first cycle all units are idle
+        fetch = t + 1
+        if pc >= depth:                # FETCH finds no instruction: wait for the units, halt
+            t = max(fetch, idle)
+            fault = Fault(isa.ERR_PC, pc)
+            break
+        word = words[pc] if pc < n_words else 0
+        op, unit, busy, code, why = _cost(word, cfg, memo)
+        decode = fetch + 1
+        if code:                       # DECODE refuses it: wait for the units, halt
+            t = max(decode, idle)
+            fault, reason = Fault(code, pc), why
+            break
+        if unit is None:               # HALT retires once every unit is idle
+            r = max(decode, idle)
+            events.append(Event(pc, op, None, r, r + 1, r, r))
+            t = r
+            break
+        rd, wr = _sp_ranges(word)
+        issue = max(decode, last[unit][0] + 1)
+        for u, (end, urd, uwr) in last.items():
+            if end >= decode and u != unit and (_meet(wr, urd) or _meet(wr, uwr) or _meet(rd, uwr)):
+                issue = max(issue, end + 1)
+        end = issue + busy
+        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        busy_sum[unit] += busy
+        last[unit] = (end, rd, wr)
+        t = issue
+        pc += 1
+    events.sort(key=lambda e: (e.retire, SLOT[e.unit]))
+    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events))
+    return Schedule(tuple(events), t, fault, cnt, reason)
+
+
+_MODES = {"inorder": _inorder, "overlap": _overlap}
 
 
 def schedule(prog, cfg=None):

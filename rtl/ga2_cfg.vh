@@ -9,6 +9,7 @@
 `define GA2_EXT_WORDS 4096
 `define GA2_IMEM_DEPTH 1024
 `define GA2_SM_MAX_LEN 64
+`define GA2_OVERLAP 0
 
 // timing contract constants (docs/isa.md)
 `define GA2_ISSUE_CYCLES 2

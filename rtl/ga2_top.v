@@ -15,7 +15,8 @@
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP     // 0: in-order timing mode, 1: overlap mode
 ) (
   input  wire         clk,
   input  wire         rst,
@@ -58,6 +59,10 @@ module ga2_top #(
     end
     if (SP_WORDS < 2 || SP_WORDS > 65536) begin
       $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
+    if (OVERLAP != 0 && OVERLAP != 1) begin
+      $error("%m: OVERLAP=%0d must be 0 (in-order) or 1 (overlap)", OVERLAP);
       $finish;
     end
     if (NA != 4) begin

@@ -31,7 +31,8 @@
 module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP
 ) (
   input  wire [15:0] req /*verilator public_flat_rw*/,      // bumped by the host: run first..first+count-1
   input  wire [15:0] first /*verilator public_flat_rw*/,

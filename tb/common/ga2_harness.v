@@ -23,7 +23,8 @@
 module ga2_harness #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP
 ) (
   input  wire        clk,
   input  wire        rst,
@@ -70,7 +71,8 @@ module ga2_harness #(
   reg  [127:0] imem_rdata;
   reg  [31:0]  ext_rdata;
 
-  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS)) dut (
+  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
+            .OVERLAP(OVERLAP)) dut (
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),

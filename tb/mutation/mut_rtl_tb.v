@@ -25,6 +25,7 @@ module mut_rtl_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,      // the suite builds it with config.CH09's sizes
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP,
   parameter MAX_TRACE  = 2048,
   parameter MAX_VEC    = 4096,
   parameter DV_LAT     = 32       // divu: cycles from the start pulse to last (its WIDTH)

@@ -18,7 +18,8 @@
 module tb_plain #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP
 );
   reg clk = 1'b0;
   always #5 clk = ~clk;

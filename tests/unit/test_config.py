@@ -33,7 +33,7 @@ def test_derived_properties():
     ("imem_depth", 0), ("imem_depth", 65536), ("imem_depth", False),
     ("sm_max_len", 0), ("sm_max_len", 65),
     ("issue_cycles", 1), ("issue_cycles", 3),
-    ("mode", "overlap"), ("mode", ""), ("mode", None),
+    ("mode", "ooo"), ("mode", "Overlap"), ("mode", ""), ("mode", None),
 ])
 def test_every_field_is_checked(field, value):
     with pytest.raises(ValueError, match=f"Config: {field}"):

@@ -57,6 +57,7 @@ def render_cfg(cfg=config.DEFAULT):
            f"`define GA2_EXT_WORDS {cfg.ext_words}",
            f"`define GA2_IMEM_DEPTH {cfg.imem_depth}",
            f"`define GA2_SM_MAX_LEN {cfg.sm_max_len}",
+           f"`define GA2_OVERLAP {int(cfg.mode == 'overlap')}",
            "", "// timing contract constants (docs/isa.md)",
            f"`define GA2_ISSUE_CYCLES {cfg.issue_cycles}",
            f"`define GA2_MM_FILL {cfg.mm_fill}",

@@ -56,7 +56,8 @@ def default_build_dir(sim, cfg, waves=False):
 
 def cfg_parameters(cfg):
     """The benches' (and ga2_top's) parameters for cfg."""
-    return {"EXT_WORDS": cfg.ext_words, "SP_WORDS": cfg.sp_words, "IMEM_DEPTH": cfg.imem_depth}
+    return {"EXT_WORDS": cfg.ext_words, "SP_WORDS": cfg.sp_words, "IMEM_DEPTH": cfg.imem_depth,
+            "OVERLAP": int(cfg.mode == "overlap")}
 
 
 def sources(rtl_dir=None, bench=TB_DIR / "chip" / "ga2_tb.v"):
