@@ -15,6 +15,7 @@ divu.v
 softmax.v
 ga2_decode.v
 ga2_seq.v
+ga2_hazard.v
 ga2_perf.v
 ga2_sp_xbar.v
 ga2_top.v

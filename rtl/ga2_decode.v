@@ -48,7 +48,20 @@ module ga2_decode #(
   // SM
   output wire [`GA2_ADDR_W-1:0]     sm_dst,
   output wire [`GA2_ADDR_W-1:0]     sm_src,
-  output wire [`GA2_SM_LEN_W-1:0]   sm_len
+  output wire [`GA2_SM_LEN_W-1:0]   sm_len,
+  // the scratchpad ranges of the instruction (model/func.py reads() / writes(); the
+  // overlap mode's hazard check, ga2_hazard): first..last inclusive, each with a valid
+  // bit. rd0: ST, RQ, SM src, MM A's hull; rd1: MM B's hull; wr: LD, RQ, SM dst, MM
+  // dst's hull. Exact (16 bits) only for an instruction without fault, the only kind issued.
+  output wire                       rd0_v,
+  output wire [`GA2_ADDR_W-1:0]     rd0_first,
+  output wire [`GA2_ADDR_W-1:0]     rd0_last,
+  output wire                       rd1_v,
+  output wire [`GA2_ADDR_W-1:0]     rd1_first,
+  output wire [`GA2_ADDR_W-1:0]     rd1_last,
+  output wire                       wr_v,
+  output wire [`GA2_ADDR_W-1:0]     wr_first,
+  output wire [`GA2_ADDR_W-1:0]     wr_last
 );
   localparam AW = `GA2_ADDR_W;
 
@@ -151,6 +164,30 @@ module ga2_decode #(
   wire [31:0] mm_b_last = mm_tb ? z32(mm_b) + mul03(mm_n1, mm_ldb) + mm_k32 - 32'd1
                                 : z32(mm_b) + mm_kldb + mm_n32 - 32'd1;
   wire [31:0] mm_d_last = z32(mm_dst) + mul03(mm_m1, mm_ldc) + mm_n32 - 32'd1;
+
+  // ------------------------------------------------------------------ scratchpad ranges
+  // 32-bit sums as in the checks; a valid instruction's last word is < SP_WORDS <= 65536
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Only the low 16 bits of a range end are kept (see above).
+  wire [31:0] ld_last32 = z32(ld_dst) + ld_len32 - 32'd1;
+  wire [31:0] st_last32 = z32(st_src) + st_len32 - 32'd1;
+  wire [31:0] rq_rlast  = z32(rq_src) + rq_len32 - 32'd1;
+  wire [31:0] rq_wlast  = z32(rq_dst) + rq_len32 - 32'd1;
+  wire [31:0] sm_rlast  = z32(sm_src) + sm_len32 - 32'd1;
+  wire [31:0] sm_wlast  = z32(sm_dst) + sm_len32 - 32'd1;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign rd0_v     = is_st || is_mm || is_rq || is_sm;
+  assign rd0_first = is_st ? st_src : is_mm ? mm_a : is_rq ? rq_src : sm_src;
+  assign rd0_last  = is_st ? st_last32[AW-1:0] : is_mm ? mm_a_last[AW-1:0] :
+                     is_rq ? rq_rlast[AW-1:0] : sm_rlast[AW-1:0];
+  assign rd1_v     = is_mm;
+  assign rd1_first = mm_b;
+  assign rd1_last  = mm_b_last[AW-1:0];
+  assign wr_v      = is_ld || is_mm || is_rq || is_sm;
+  assign wr_first  = is_ld ? ld_dst : is_mm ? mm_dst : is_rq ? rq_dst : sm_dst;
+  assign wr_last   = is_ld ? ld_last32[AW-1:0] : is_mm ? mm_d_last[AW-1:0] :
+                     is_rq ? rq_wlast[AW-1:0] : sm_wlast[AW-1:0];
 
   reg shape_bad, sp_bad, ext_bad;
   always @* begin

@@ -2,22 +2,34 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
-// ga2_seq: the GA-2 sequencer (one instruction at a time, docs/isa.md timing contract):
-//   IDLE / HALTED --start--> FETCH (imem read at pc) -> DECODE (checks; issue to the unit)
-//   -> EXEC (exactly the unit's busy cycles; retire in its last) -> FETCH ...
-// HALT retires in DECODE; a fault (fault_code from ga2_decode, checked in DECODE; code 5
-// when FETCH finds pc == IMEM_DEPTH) writes nothing, is not retired and halts.
+// ga2_seq: the GA-2 sequencer (docs/isa.md "Timing modes"), in-order issue in both modes:
+//   OVERLAP = 0 (in-order): IDLE / HALTED --start--> FETCH (imem read at pc) -> DECODE
+//     (checks; issue to the unit) -> EXEC (exactly the unit's busy cycles) -> FETCH ...
+//   OVERLAP = 1 (overlap): FETCH -> DECODE, which repeats while the instruction's unit is
+//     busy or it has a scratchpad hazard with a busy unit (ga2_hazard); the cycle after
+//     the issue is the next FETCH (pc + 1): one instruction in flight per unit.
+// HALT, a fault (fault_code from ga2_decode, checked in DECODE; code 5 when FETCH finds
+// pc == IMEM_DEPTH) wait in their state until no unit is busy (at once in the in-order
+// mode, where none is), then halt: HALT retires in that cycle; a fault writes nothing, is
+// not retired and sets error / code / pc.
+// retire[3:0] per slot: 0 dma, 1 mm, 2 vec (each unit's last busy cycle: unit_last),
+// 3 HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's in-flight instruction
+// (in-order: pc, which holds while EXEC runs), slot 3 pc.
 // done = state HALTED. clear is high in the cycle a start is accepted (the counters
 // restart), running in FETCH, DECODE and EXEC (the cycles cnt_cycles counts).
 module ga2_seq #(
-  parameter IMEM_DEPTH = 1024
+  parameter IMEM_DEPTH = 1024,
+  parameter OVERLAP    = 0
 ) (
   input  wire        clk,
   input  wire        rst,
   input  wire        start,
   input  wire [2:0]  fault_code,     // ga2_decode's, valid in DECODE
   input  wire        is_halt,
-  input  wire        unit_last,      // the running unit's last busy cycle
+  input  wire [2:0]  unit_sel,       // the decoded instruction's unit {vec, mm, dma}
+  input  wire [2:0]  unit_busy,      // {vec, mm, dma}
+  input  wire [2:0]  unit_last,      // each unit's last busy cycle {vec, mm, dma}
+  input  wire        hazard,         // ga2_hazard (overlap mode; 0 in the in-order mode)
   output wire        done,
   output wire        error,
   output wire [2:0]  error_code,
@@ -25,13 +37,18 @@ module ga2_seq #(
   output wire [15:0] pc,
   output wire        imem_en,
   output wire        issue,          // DECODE of a unit instruction without fault: start it
-  output wire        retire,
+  output wire [3:0]  retire,
+  output wire [63:0] retire_pc,
   output wire        running,
   output reg         clear
 );
   initial begin
     if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
       $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
+      $finish;
+    end
+    if (OVERLAP != 0 && OVERLAP != 1) begin
+      $error("%m: OVERLAP=%0d must be 0 (in-order) or 1 (overlap)", OVERLAP);
       $finish;
     end
   end
@@ -46,6 +63,10 @@ module ga2_seq #(
 
   wire in_decode = (state_q == S_DECODE);
   wire pc_end    = ({16'd0, pc_q} == IMEM_DEPTH);
+  // overlap mode: a unit still busy (HALT and faults wait), the decoded instruction stalls
+  wire any_busy  = (OVERLAP != 0) && (unit_busy != 3'd0);
+  wire stall     = (OVERLAP != 0) && (((unit_sel & unit_busy) != 3'd0) || hazard);
+  wire go        = in_decode && (fault_code == 3'd0) && !is_halt && !stall;
 
   always @* begin
     state_d = state_q;
@@ -66,29 +87,36 @@ module ga2_seq #(
         end
       end
       S_FETCH: begin
-        if (pc_end) begin
+        if (!pc_end) begin
+          state_d = S_DECODE;
+        end else if (!any_busy) begin
           state_d = S_HALTED;
           err_d   = 1'b1;
           code_d  = `GA2_ERR_PC;
           epc_d   = pc_q;
-        end else begin
-          state_d = S_DECODE;
         end
       end
       S_DECODE: begin
         if (fault_code != 3'd0) begin
-          state_d = S_HALTED;
-          err_d   = 1'b1;
-          code_d  = fault_code;
-          epc_d   = pc_q;
+          if (!any_busy) begin
+            state_d = S_HALTED;
+            err_d   = 1'b1;
+            code_d  = fault_code;
+            epc_d   = pc_q;
+          end
         end else if (is_halt) begin
-          state_d = S_HALTED;
-        end else begin
-          state_d = S_EXEC;
+          if (!any_busy) state_d = S_HALTED;
+        end else if (go) begin
+          if (OVERLAP != 0) begin
+            state_d = S_FETCH;
+            pc_d    = pc_q + 16'd1;
+          end else begin
+            state_d = S_EXEC;
+          end
         end
       end
       S_EXEC: begin
-        if (unit_last) begin
+        if (unit_last != 3'd0) begin
           state_d = S_FETCH;
           pc_d    = pc_q + 16'd1;
         end
@@ -113,14 +141,36 @@ module ga2_seq #(
     end
   end
 
+  // ------------------------------------------------------------------ retire pcs
+  generate
+    if (OVERLAP != 0) begin : g_upc
+      // each unit keeps the pc of its in-flight instruction, latched at its issue
+      reg [47:0] upc_q, upc_d;
+      always @* begin
+        upc_d = upc_q;
+        if (go && unit_sel[0]) upc_d[15:0]  = pc_q;
+        if (go && unit_sel[1]) upc_d[31:16] = pc_q;
+        if (go && unit_sel[2]) upc_d[47:32] = pc_q;
+      end
+      always @(posedge clk) begin
+        if (rst) upc_q <= 48'd0;
+        else upc_q <= upc_d;
+      end
+      assign retire_pc = {pc_q, upc_q};
+    end else begin : g_pc
+      // one instruction at a time: pc holds during its EXEC
+      assign retire_pc = {4{pc_q}};
+    end
+  endgenerate
+
   assign done       = (state_q == S_HALTED);
   assign error      = err_q;
   assign error_code = code_q;
   assign error_pc   = epc_q;
   assign pc         = pc_q;
   assign imem_en    = (state_q == S_FETCH) && !pc_end;
-  assign issue      = in_decode && (fault_code == 3'd0) && !is_halt;
-  assign retire     = (in_decode && is_halt) || ((state_q == S_EXEC) && unit_last);
+  assign issue      = go;
+  assign retire     = {in_decode && is_halt && !any_busy, unit_last};
   assign running    = (state_q == S_FETCH) || (state_q == S_DECODE) || (state_q == S_EXEC);
 endmodule
 `resetall

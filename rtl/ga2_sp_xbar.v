@@ -3,16 +3,20 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// ga2_sp_xbar: the scratchpad port arbitration between the units and sram.
-// Read port 0 is shared by every unit and the write port by every unit: each has an
-// explicit grant vector over its requesters {softmax, vec_rq, mm_ctrl, dma}, fixed
-// priority dma > mm_ctrl > vec_rq > softmax (version 1 runs one unit at a time, so at
-// most one requests). Read ports 1..2*ARRAY-1 belong to the matrix unit alone. The
-// granted unit's address drives the port; unit addresses are ISA-width (16 bits) and
-// after DECODE's range checks the bits above SP_AW are zero, so the scratchpad takes the
-// low SP_AW bits. Read data: port 0 to dma, vec_rq and softmax, each port's low byte to
-// mm_ctrl. Outside synthesis a check stops the simulation if a port ever grants more
-// than one requester (clk and rst serve only that check).
+// ga2_sp_xbar: the scratchpad ports of the units, fixed wiring (no arbitration): every
+// unit has its own ports, so units running at the same time (the overlap timing mode)
+// never compete for one. sram port order (docs/rtl.md):
+//   read  ports 0..ARRAY-1        mm_ctrl, row i of A
+//               ARRAY..2*ARRAY-1  mm_ctrl, column j of B
+//               2*ARRAY           dma
+//               2*ARRAY+1         vec (vec_rq or softmax: one vector unit, never both busy)
+//   write ports 0 dma, 1 mm_ctrl, 2 vec (vec_rq or softmax)
+// Unit addresses are ISA-width (16 bits); after DECODE's range checks the bits above
+// SP_AW are zero, so the scratchpad takes the low SP_AW bits. Read data: each mm port's
+// low byte to mm_ctrl, the dma port to dma, the vec port to vec_rq and (low byte) softmax.
+// Outside synthesis a check stops the simulation when, in one cycle, two units' ports
+// touch the same scratchpad word and at least one of them writes it: the sequencer's
+// hazard check (ga2_hazard) must never let that happen (clk and rst serve only that check).
 module ga2_sp_xbar #(
   parameter SP_AW = 12
 ) (
@@ -20,10 +24,16 @@ module ga2_sp_xbar #(
   input  wire                                rst,
   // dma
   input  wire                                dma_rd_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SP_AW bits reach the scratchpad.
   input  wire [`GA2_ADDR_W-1:0]              dma_rd_addr,
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire [31:0]                         dma_rd_data,
   input  wire                                dma_wr_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SP_AW bits reach the scratchpad.
   input  wire [`GA2_ADDR_W-1:0]              dma_wr_addr,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [31:0]                         dma_wr_data,
   // mm_ctrl: read port i is row i of A (i < ARRAY), ARRAY + j column j of B
   input  wire [2*`GA2_ARRAY-1:0]             mm_rd_en,
@@ -33,7 +43,10 @@ module ga2_sp_xbar #(
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2*`GA2_ARRAY*8-1:0]           mm_rd_byte,
   input  wire                                mm_wr_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SP_AW bits reach the scratchpad.
   input  wire [`GA2_ADDR_W-1:0]              mm_wr_addr,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [31:0]                         mm_wr_data,
   // vec_rq
   input  wire                                rq_rd_en,
@@ -49,20 +62,22 @@ module ga2_sp_xbar #(
   input  wire                                sm_wr_en,
   input  wire [`GA2_ADDR_W-1:0]              sm_wr_addr,
   input  wire [31:0]                         sm_wr_data,
-  // the scratchpad (sram)
-  output wire [2*`GA2_ARRAY-1:0]             sp_rd_en,
-  output wire [2*`GA2_ARRAY*SP_AW-1:0]       sp_rd_addr,
+  // the scratchpad (sram): NRD read ports, NWR write ports in the order above
+  output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
+  output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
   /* verilator lint_off UNUSEDSIGNAL */
-  // Ports 1..7 feed only the matrix unit, which reads s8(): their high 24 bits are unused.
-  input  wire [2*`GA2_ARRAY*32-1:0]          sp_rd_data,
+  // The mm ports feed only the matrix unit, which reads s8(): their high 24 bits are unused.
+  input  wire [(2*`GA2_ARRAY+2)*32-1:0]      sp_rd_data,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                                sp_wr_en,
-  output wire [SP_AW-1:0]                    sp_wr_addr,
-  output wire [31:0]                         sp_wr_data
+  output wire [2:0]                          sp_wr_en,
+  output wire [3*SP_AW-1:0]                  sp_wr_addr,
+  output wire [3*32-1:0]                     sp_wr_data
 );
-  localparam NA  = `GA2_ARRAY;
-  localparam AW  = `GA2_ADDR_W;
-  localparam NRD = 2 * NA;                  // scratchpad read ports
+  localparam NA   = `GA2_ARRAY;
+  localparam AW   = `GA2_ADDR_W;
+  localparam NMM  = 2 * NA;                 // the matrix unit's read ports
+  localparam PDMA = NMM;                    // the dma read port
+  localparam PVEC = NMM + 1;                // the vec read port
 
   initial begin
     if (SP_AW < 1 || SP_AW > AW) begin
@@ -71,66 +86,75 @@ module ga2_sp_xbar #(
     end
   end
 
-  // ------------------------------------------------------------------ grants
-  // bit 0 dma, 1 mm_ctrl (read port 0: row 0 of A), 2 vec_rq, 3 softmax
-  wire [3:0] rd0_gnt, wr_gnt;
-  assign rd0_gnt[0] = dma_rd_en;
-  assign rd0_gnt[1] = mm_rd_en[0] && !dma_rd_en;
-  assign rd0_gnt[2] = rq_rd_en && !(dma_rd_en || mm_rd_en[0]);
-  assign rd0_gnt[3] = sm_rd_en && !(dma_rd_en || mm_rd_en[0] || rq_rd_en);
-  assign wr_gnt[0]  = dma_wr_en;
-  assign wr_gnt[1]  = mm_wr_en && !dma_wr_en;
-  assign wr_gnt[2]  = rq_wr_en && !(dma_wr_en || mm_wr_en);
-  assign wr_gnt[3]  = sm_wr_en && !(dma_wr_en || mm_wr_en || rq_wr_en);
-
+  // ------------------------------------------------------------------ wiring
   /* verilator lint_off UNUSEDSIGNAL */
   // Only the low SP_AW bits of a unit address reach the scratchpad (see above).
-  wire [AW-1:0] rd0_addr = rd0_gnt[0] ? dma_rd_addr :
-                           rd0_gnt[1] ? mm_rd_addr[0 +: AW] :
-                           rd0_gnt[2] ? rq_rd_addr : sm_rd_addr;
-  wire [AW-1:0] wr_addr  = wr_gnt[0] ? dma_wr_addr :
-                           wr_gnt[1] ? mm_wr_addr :
-                           wr_gnt[2] ? rq_wr_addr : sm_wr_addr;
+  wire [AW-1:0] vec_ra = rq_rd_en ? rq_rd_addr : sm_rd_addr;
+  wire [AW-1:0] vec_wa = rq_wr_en ? rq_wr_addr : sm_wr_addr;
   /* verilator lint_on UNUSEDSIGNAL */
-
-  assign sp_rd_en[0]             = |rd0_gnt;
-  assign sp_rd_addr[0 +: SP_AW]  = rd0_addr[SP_AW-1:0];
-  assign sp_rd_en[NRD-1:1]       = mm_rd_en[NRD-1:1];
-  assign sp_wr_en                = |wr_gnt;
-  assign sp_wr_addr              = wr_addr[SP_AW-1:0];
-  assign sp_wr_data              = wr_gnt[0] ? dma_wr_data :
-                                   wr_gnt[1] ? mm_wr_data :
-                                   wr_gnt[2] ? rq_wr_data : sm_wr_data;
 
   genvar p;
   generate
-    for (p = 1; p < NRD; p = p + 1) begin : g_port
+    for (p = 0; p < NMM; p = p + 1) begin : g_port
       assign sp_rd_addr[p*SP_AW +: SP_AW] = mm_rd_addr[p*AW +: SP_AW];
-    end
-    for (p = 0; p < NRD; p = p + 1) begin : g_byte
-      assign mm_rd_byte[p*8 +: 8] = sp_rd_data[p*32 +: 8];
+      assign mm_rd_byte[p*8 +: 8]         = sp_rd_data[p*32 +: 8];
     end
   endgenerate
 
-  assign dma_rd_data = sp_rd_data[31:0];
-  assign rq_rd_data  = sp_rd_data[31:0];
-  assign sm_rd_byte  = sp_rd_data[7:0];
+  assign sp_rd_en[NMM-1:0]                 = mm_rd_en;
+  assign sp_rd_en[PDMA]                    = dma_rd_en;
+  assign sp_rd_addr[PDMA*SP_AW +: SP_AW]   = dma_rd_addr[SP_AW-1:0];
+  assign sp_rd_en[PVEC]                    = rq_rd_en || sm_rd_en;
+  assign sp_rd_addr[PVEC*SP_AW +: SP_AW]   = vec_ra[SP_AW-1:0];
 
-  // ------------------------------------------------------------------ grant check
+  assign sp_wr_en                          = {rq_wr_en || sm_wr_en, mm_wr_en, dma_wr_en};
+  assign sp_wr_addr                        = {vec_wa[SP_AW-1:0], mm_wr_addr[SP_AW-1:0],
+                                              dma_wr_addr[SP_AW-1:0]};
+  assign sp_wr_data                        = {rq_wr_en ? rq_wr_data : sm_wr_data, mm_wr_data,
+                                              dma_wr_data};
+
+  assign dma_rd_data = sp_rd_data[PDMA*32 +: 32];
+  assign rq_rd_data  = sp_rd_data[PVEC*32 +: 32];
+  assign sm_rd_byte  = sp_rd_data[PVEC*32 +: 8];
+
+  // ------------------------------------------------------------------ missed-hazard check
 `ifndef SYNTHESIS
   // synthesis translate_off
-  // the number of ones of a 4-bit vector ($countones is SystemVerilog)
-  function [2:0] ones4;
-    input [3:0] v;
-    begin
-      ones4 = {2'd0, v[0]} + {2'd0, v[1]} + {2'd0, v[2]} + {2'd0, v[3]};
+  // Every port as (enable ce, write cw, unit cu: 0 dma, 1 mm, 2 vec, address ca), in the
+  // sram's order: the NMM + 2 read ports, then the 3 write ports. Two ports of different units
+  // touching the same word in one cycle, at least one writing, is a hazard the sequencer
+  // missed (or a unit accessing outside its instruction's ranges).
+  localparam NP = NMM + 5;
+  wire [NP-1:0]       ce = {sp_wr_en, sp_rd_en};
+  wire [NP-1:0]       cw = {3'b111, {(NMM + 2){1'b0}}};
+  wire [2*NP-1:0]     cu = {2'd2, 2'd1, 2'd0, 2'd2, 2'd0, {NMM{2'd1}}};
+  wire [NP*SP_AW-1:0] ca = {sp_wr_addr, sp_rd_addr};
+  reg             miss;
+  reg [1:0]       miss_u0, miss_u1;
+  reg [SP_AW-1:0] miss_a;
+  integer i, j;
+  always @* begin
+    miss    = 1'b0;
+    miss_u0 = 2'd0;
+    miss_u1 = 2'd0;
+    miss_a  = {SP_AW{1'b0}};
+    for (i = 0; i < NP; i = i + 1) begin
+      for (j = i + 1; j < NP; j = j + 1) begin
+        if (ce[i] && ce[j] && cu[2*i +: 2] != cu[2*j +: 2] && (cw[i] || cw[j]) &&
+            ca[i*SP_AW +: SP_AW] == ca[j*SP_AW +: SP_AW]) begin
+          miss    = 1'b1;
+          miss_u0 = cu[2*i +: 2];
+          miss_u1 = cu[2*j +: 2];
+          miss_a  = ca[i*SP_AW +: SP_AW];
+        end
+      end
     end
-  endfunction
+  end
 
   always @(posedge clk) begin
-    if (!rst && (ones4(rd0_gnt) > 3'd1 || ones4(wr_gnt) > 3'd1)) begin
-      $error("%m: more than one requester granted a scratchpad port (read port 0 %b, write %b)",
-             rd0_gnt, wr_gnt);
+    if (!rst && miss) begin
+      $error("%m: missed hazard: units %0d and %0d (0 dma, 1 mm, 2 vec) both access scratchpad word %0d in one cycle, one writing",
+             miss_u0, miss_u1, miss_a);
       $finish;
     end
   end

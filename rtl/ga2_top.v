@@ -6,12 +6,15 @@
 // ga2_top: the GA-2 chip, wiring only (docs/rtl.md):
 //   ga2_decode  instruction word -> op, fields, unit select, fault code (combinational)
 //   ga2_seq     the sequencer FSM: pc, fetch, issue, retire, error registers
+//   ga2_hazard  the overlap mode's scratchpad hazard check (only with OVERLAP = 1)
 //   ga2_perf    the five performance counters, fed by the unit-busy vector
-//   ga2_sp_xbar the scratchpad port arbitration (explicit grants)
+//   ga2_sp_xbar the scratchpad ports of the units (fixed wiring, a port set per unit)
 //   dma, mm_ctrl, vec_rq, softmax: the units; sram u_sp: the scratchpad
 // Units are started by a one-cycle start pulse and report busy/last (last: the final
-// busy cycle), so a later issue logic could overlap them; in version 1 EXEC waits for
-// the running unit's last cycle.
+// busy cycle). OVERLAP = 0: EXEC waits for the running unit's last cycle; OVERLAP = 1:
+// the units run concurrently, one instruction each (docs/isa.md "Timing modes").
+// retire[3:0] has a slot per unit (0 dma, 1 mm, 2 vec) and slot 3 for HALT; retire_pc
+// holds slot i's pc at [16*i +: 16]; retire_cycle is shared.
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -38,15 +41,15 @@ module ga2_top #(
   output wire         ext_we,
   output wire [31:0]  ext_wdata,
   input  wire [31:0]  ext_rdata,
-  output wire         retire,
-  output wire [15:0]  retire_pc,
+  output wire [3:0]   retire,
+  output wire [63:0]  retire_pc,
   output wire [31:0]  retire_cycle
 );
   // the scratchpad address width (2 <= SP_WORDS <= 65536)
   localparam SP_AW = $clog2(SP_WORDS);
   localparam NA    = `GA2_ARRAY;
   localparam AW    = `GA2_ADDR_W;
-  localparam NRD   = 2 * NA;                  // scratchpad read ports (MM: A rows, B columns)
+  localparam NRD   = 2 * NA;                  // the matrix unit's read ports (A rows, B columns)
 
   initial begin
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
@@ -98,6 +101,11 @@ module ga2_top #(
   // SM len is 13 bits in the encoding; after the shape check (len <= 64) 7 bits carry it.
   wire [`GA2_SM_LEN_W-1:0]  sm_len;
   /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */
+  // The scratchpad ranges feed only ga2_hazard, which exists only with OVERLAP = 1.
+  wire                      rd0_v, rd1_v, wr_v;
+  wire [AW-1:0]             rd0_first, rd0_last, rd1_first, rd1_last, wr_first, wr_last;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   ga2_decode #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS), .SM_MAX_LEN(`GA2_SM_MAX_LEN)) u_decode (
     .instr(imem_rdata),
@@ -125,20 +133,36 @@ module ga2_top #(
     .rq_s(rq_s),
     .sm_dst(sm_dst),
     .sm_src(sm_src),
-    .sm_len(sm_len)
+    .sm_len(sm_len),
+    .rd0_v(rd0_v),
+    .rd0_first(rd0_first),
+    .rd0_last(rd0_last),
+    .rd1_v(rd1_v),
+    .rd1_first(rd1_first),
+    .rd1_last(rd1_last),
+    .wr_v(wr_v),
+    .wr_first(wr_first),
+    .wr_last(wr_last)
   );
 
   // ------------------------------------------------------------------ sequencer, counters
   wire dma_busy, dma_last, mm_busy, mm_last, rq_busy, rq_last, sm_busy, sm_last;
-  wire issue, running, clear;
+  wire issue, running, clear, hazard;
+  // the three units of the timing contract: {vec (vec_rq or softmax), mm, dma}
+  wire [2:0] u_sel  = {unit_sel[3] | unit_sel[2], unit_sel[1], unit_sel[0]};
+  wire [2:0] u_busy = {rq_busy | sm_busy, mm_busy, dma_busy};
+  wire [2:0] u_last = {rq_last | sm_last, mm_last, dma_last};
 
-  ga2_seq #(.IMEM_DEPTH(IMEM_DEPTH)) u_seq (
+  ga2_seq #(.IMEM_DEPTH(IMEM_DEPTH), .OVERLAP(OVERLAP)) u_seq (
     .clk(clk),
     .rst(rst),
     .start(start),
     .fault_code(fault_code),
     .is_halt(op_oh[5]),
-    .unit_last(dma_last | mm_last | rq_last | sm_last),
+    .unit_sel(u_sel),
+    .unit_busy(u_busy),
+    .unit_last(u_last),
+    .hazard(hazard),
     .done(done),
     .error(error),
     .error_code(error_code),
@@ -147,10 +171,34 @@ module ga2_top #(
     .imem_en(imem_en),
     .issue(issue),
     .retire(retire),
+    .retire_pc(retire_pc),
     .running(running),
     .clear(clear)
   );
-  assign retire_pc = imem_addr;
+
+  generate
+    if (OVERLAP != 0) begin : g_hazard
+      ga2_hazard u_hazard (
+        .clk(clk),
+        .rst(rst),
+        .issue(issue),
+        .unit_sel(u_sel),
+        .busy(u_busy),
+        .rd0_v(rd0_v),
+        .rd0_first(rd0_first),
+        .rd0_last(rd0_last),
+        .rd1_v(rd1_v),
+        .rd1_first(rd1_first),
+        .rd1_last(rd1_last),
+        .wr_v(wr_v),
+        .wr_first(wr_first),
+        .wr_last(wr_last),
+        .hazard(hazard)
+      );
+    end else begin : g_no_hazard
+      assign hazard = 1'b0;      // one instruction at a time: nothing to check
+    end
+  endgenerate
 
   ga2_perf u_perf (
     .clk(clk),
@@ -272,12 +320,13 @@ module ga2_top #(
   );
 
   // ------------------------------------------------------------------ scratchpad
-  wire [NRD-1:0]       sp_rd_en;
-  wire [NRD*SP_AW-1:0] sp_rd_addr;
-  wire [NRD*32-1:0]    sp_rd_data;
-  wire                 sp_wr_en;
-  wire [SP_AW-1:0]     sp_wr_addr;
-  wire [31:0]          sp_wr_data;
+  // read ports: mm's NRD, then dma, then vec; write ports: dma, mm, vec (ga2_sp_xbar)
+  wire [NRD+1:0]           sp_rd_en;
+  wire [(NRD+2)*SP_AW-1:0] sp_rd_addr;
+  wire [(NRD+2)*32-1:0]    sp_rd_data;
+  wire [2:0]               sp_wr_en;
+  wire [3*SP_AW-1:0]       sp_wr_addr;
+  wire [3*32-1:0]          sp_wr_data;
 
   ga2_sp_xbar #(.SP_AW(SP_AW)) u_xbar (
     .clk(clk),
@@ -314,7 +363,7 @@ module ga2_top #(
     .sp_wr_data(sp_wr_data)
   );
 
-  sram #(.WORDS(SP_WORDS), .AW(SP_AW), .DW(32), .NUM_RD(NRD)) u_sp (
+  sram #(.WORDS(SP_WORDS), .AW(SP_AW), .DW(32), .NUM_RD(NRD + 2), .NUM_WR(3)) u_sp (
     .clk(clk),
     .rd_en(sp_rd_en),
     .rd_addr(sp_rd_addr),

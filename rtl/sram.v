@@ -2,25 +2,29 @@
 `timescale 1ns/1ps
 `default_nettype none
 // sram: the GA-2 scratchpad, WORDS x DW bits, NUM_RD synchronous read ports (one cycle
-// of latency, each with an enable that holds its output) and one write port.
-// WRITE-FIRST: a read of the address written in the same cycle returns the new data,
+// of latency, each with an enable that holds its output) and NUM_WR write ports.
+// WRITE-FIRST: a read of an address written in the same cycle returns the new data,
 // which gives RQ its element-by-element semantics when dst overlaps src (docs/isa.md).
+// Write ports are numbered: when two write the same word in one cycle the higher-numbered
+// port wins (in the array and in the forwarded read data). The chip never does that
+// (ga2_sp_xbar stops a simulation that tries), so the order is only a definition.
 // The array powers up zero (initial block); start does not clear it.
 // Written so that yosys keeps it as one $mem cell (a real chip would bank it: the
-// matrix unit needs 8 read ports, 4 rows of A and 4 columns of B).
+// matrix unit alone needs 8 read ports, 4 rows of A and 4 columns of B).
 module sram #(
   parameter WORDS  = 4096,
   parameter AW     = 12,
   parameter DW     = 32,
-  parameter NUM_RD = 8
+  parameter NUM_RD = 8,
+  parameter NUM_WR = 1
 ) (
   input  wire                 clk,
   input  wire [NUM_RD-1:0]    rd_en,
   input  wire [NUM_RD*AW-1:0] rd_addr,
   output wire [NUM_RD*DW-1:0] rd_data,
-  input  wire                 wr_en,
-  input  wire [AW-1:0]        wr_addr,
-  input  wire [DW-1:0]        wr_data
+  input  wire [NUM_WR-1:0]    wr_en,
+  input  wire [NUM_WR*AW-1:0] wr_addr,
+  input  wire [NUM_WR*DW-1:0] wr_data
 );
   reg [DW-1:0] mem [0:WORDS-1];
 
@@ -30,8 +34,8 @@ module sram #(
       $error("sram: WORDS=%0d needs AW=ceil(log2(WORDS)), got AW=%0d", WORDS, AW);
       $finish;
     end
-    if (DW < 1 || NUM_RD < 1) begin
-      $error("sram: DW=%0d and NUM_RD=%0d must be >= 1", DW, NUM_RD);
+    if (DW < 1 || NUM_RD < 1 || NUM_WR < 1) begin
+      $error("sram: DW=%0d, NUM_RD=%0d and NUM_WR=%0d must be >= 1", DW, NUM_RD, NUM_WR);
       $finish;
     end
 `ifndef GA2_NO_MEM_INIT
@@ -41,8 +45,12 @@ module sram #(
 `endif
   end
 
+  // the write ports in order: a later port's write to the same word wins
+  integer q;
   always @(posedge clk) begin
-    if (wr_en) mem[wr_addr] <= wr_data;
+    for (q = 0; q < NUM_WR; q = q + 1) begin
+      if (wr_en[q]) mem[wr_addr[q*AW +: AW]] <= wr_data[q*DW +: DW];
+    end
   end
 
   genvar p;
@@ -50,9 +58,16 @@ module sram #(
     for (p = 0; p < NUM_RD; p = p + 1) begin : g_rd
       wire [AW-1:0] ra = rd_addr[p*AW +: AW];
       reg  [DW-1:0] dout_q;
+      integer       k;
       initial dout_q = {DW{1'b0}};
+      // the read data: the array's word, or the highest-numbered write to it this cycle
       always @(posedge clk) begin
-        if (rd_en[p]) dout_q <= (wr_en && wr_addr == ra) ? wr_data : mem[ra];
+        if (rd_en[p]) begin
+          dout_q <= mem[ra];
+          for (k = 0; k < NUM_WR; k = k + 1) begin
+            if (wr_en[k] && wr_addr[k*AW +: AW] == ra) dout_q <= wr_data[k*DW +: DW];
+          end
+        end
       end
       assign rd_data[p*DW +: DW] = dout_q;
     end

@@ -14,7 +14,8 @@
 // word is an illegal opcode), $readmemh's imem and ext (and the scratchpad when pK_sp.hex
 // exists), waits `gap` cycles, pulses start and waits for done or +max_cycles=N cycles (a
 // hang comes back as a timeout; the chip is then reset), writes the retire trace
-// (pK_trace.txt: "pc cycle" per retired instruction, in hex), the status line
+// (pK_trace.txt: "pc cycle" per retired instruction, in hex, retires of one cycle in
+// slot order), the status line
 // (pK_status.txt) and the ext memory (pK_ext_out.hex), and at the end sets ack = req.
 // Host contract (docs/isa.md "Host interface"): the status line also holds what the host
 // saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
@@ -50,24 +51,31 @@ module ga2_tb #(
 `include "ga2_harness_inst.vh"
 
   // everything the host sees, for the hold and reset checks
-  wire [181:0] host_outs = {done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma,
+  wire [184:0] host_outs = {done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma,
                             cnt_vec, cnt_instret, retire};
 
   // ------------------------------------------------------------------ run control
-  integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes;
+  integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes, slot;
   reg     timeout, tracing, cut;
   reg [31:0]  ctl [0:1];
   reg [31:0]  cut_cycles;
-  reg [181:0] pre;
+  reg [184:0] pre;
   // the harness's host-contract monitors (tb/common/ga2_harness.v): mon_base is their
   // value when the last status was written (or after the reset that followed it), so
   // mon - mon_base before a start counts the idle cycles since then
   reg [`GA2_MON_N*32-1:0] mon_base, mon_idle;
   reg [8*64-1:0] fname;
 
-  // the retire trace, sampled mid-cycle
+  // the retire trace, sampled mid-cycle: a line per set retire slot, in slot order
+  // (0 dma, 1 mm, 2 vec, 3 HALT: model/timing.py SLOT); a slot with x/z writes x's
   always @(negedge clk) begin
-    if (tracing && retire === 1'b1) $fdisplay(fd_trace, "%h %h", retire_pc, retire_cycle);
+    if (tracing) begin
+      for (slot = 0; slot < 4; slot = slot + 1) begin
+        if (retire[slot] !== 1'b0)
+          $fdisplay(fd_trace, "%h %h", (retire[slot] === 1'b1) ? retire_pc[16*slot +: 16] : 16'hxxxx,
+                    retire_cycle);
+      end
+    end
   end
 
   task reset_chip;
@@ -88,8 +96,8 @@ module ga2_tb #(
                 done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
                 cnt_instret, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events);
       $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
-                cut, cut_cycles, idle_changes, pre[181], pre[180], pre[179:177], pre[176:161],
-                pre[160:129], pre[128:97], pre[96:65], pre[64:33], pre[32:1], pre[0]);
+                cut, cut_cycles, idle_changes, pre[184], pre[183], pre[182:180], pre[179:164],
+                pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
       $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h run_cycles %h",
                 mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
                 mon[223:192], mon[255:224], mon_run_cycles);

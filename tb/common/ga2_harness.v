@@ -38,8 +38,8 @@ module ga2_harness #(
   output wire [31:0] cnt_dma,
   output wire [31:0] cnt_vec,
   output wire [31:0] cnt_instret,
-  output wire        retire,
-  output wire [15:0] retire_pc,
+  output wire [3:0]  retire,          // slots: 0 dma, 1 mm, 2 vec, 3 HALT
+  output wire [63:0] retire_pc,       // slot i's pc at [16*i +: 16]
   output wire [31:0] retire_cycle,
   output reg  [31:0] imem_oob,
   output reg  [31:0] ext_rd_oob,
@@ -157,7 +157,8 @@ module ga2_harness #(
   //   5 reset:  from reset release to the first start, every cycle: done, error,
   //             error_code, error_pc, retire and the five counters are 0;
   //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
-  //   7 retire: retire only in a run (before done), and there retire_cycle = cnt_cycles + 1.
+  //   7 retire: retire (any slot) only in a run (before done), and there retire_cycle =
+  //             cnt_cycles + 1.
   reg        m_run, m_held, m_started;
   reg [31:0] m_ncyc, m_hold;
   reg [`GA2_MON_N*32-1:0] m_q, m_sum;
@@ -171,9 +172,9 @@ module ga2_harness #(
   assign m_now[4] = m_on && !m_in && (ext_en !== 1'b0);
   assign m_now[5] = m_on && !m_started &&
                     ({done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
-                      cnt_vec, cnt_instret} !== 182'd0);
+                      cnt_vec, cnt_instret} !== 185'd0);
   assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
-  assign m_now[7] = m_on && (retire !== 1'b0) &&
+  assign m_now[7] = m_on && (retire !== 4'd0) &&
                     (!m_in || (retire_cycle !== cnt_cycles + 32'd1));
   integer mi;
   always @* begin

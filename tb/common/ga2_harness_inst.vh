@@ -1,9 +1,11 @@
 // The harness instance u_h and the wires of the chip's host outputs, as every bench
 // uses them: `include this inside a bench module that declares clk, rst and start and
 // the parameters EXT_WORDS, IMEM_DEPTH, SP_WORDS and OVERLAP.
-  wire        done, error, retire;
+  wire        done, error;
+  wire [3:0]  retire;          // slots: 0 dma, 1 mm, 2 vec, 3 HALT (model/timing.py SLOT)
   wire [2:0]  error_code;
-  wire [15:0] error_pc, retire_pc;
+  wire [15:0] error_pc;
+  wire [63:0] retire_pc;       // slot i's pc at [16*i +: 16]
   wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
   wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_run_cycles;
 `ifndef GA2_MON_N

@@ -8,7 +8,7 @@
 // Plusargs: +imem=FILE (128-bit words, 32 hex digits a line; unlisted words are zero)
 //           +ext_in=FILE (32-bit words, 8 hex digits a line)   +ext_out=FILE
 //           +max_cycles=N (default 1000000)   +trace=FILE (optional: "pc cycle" per
-//           retired instruction, decimal)   +runs=N (default 1: start the chip N times,
+//           retired instruction, decimal, retires of one cycle in slot order)   +runs=N (default 1: start the chip N times,
 //           reloading +ext_in before each run; the scratchpad carries over)
 //           +vcd=FILE (Icarus only: dump the chip's signals)
 // Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
@@ -36,8 +36,14 @@ module tb_plain #(
   integer max_cycles, ncyc, i, fd_trace, runs, run;
   reg     timeout;
 
+  // a line per set retire slot, in slot order (0 dma, 1 mm, 2 vec, 3 HALT)
+  integer slot;
   always @(negedge clk) begin
-    if (fd_trace != 0 && retire === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc, retire_cycle);
+    if (fd_trace != 0) begin
+      for (slot = 0; slot < 4; slot = slot + 1) begin
+        if (retire[slot] === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc[16*slot +: 16], retire_cycle);
+      end
+    end
   end
 
   initial begin

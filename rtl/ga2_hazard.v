@@ -1,0 +1,124 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_cfg.vh"
+// ga2_hazard: the overlap timing mode's scratchpad hazard check (docs/isa.md "Timing
+// modes"), used by ga2_top only when OVERLAP = 1.
+// At an issue the started unit latches the instruction's scratchpad ranges (ga2_decode's
+// hulls, exactly model/func.py reads() / writes()) into its own registers; they count
+// while that unit is busy. `hazard` (combinational) is high when the instruction now in
+// DECODE conflicts with the in-flight instruction of a busy unit:
+//   RAW  a range it reads  meets the range that unit writes,
+//   WAR  the range it writes meets a range that unit reads,
+//   WAW  the range it writes meets the range that unit writes.
+// Ranges are inclusive first..last pairs; two meet when a.first <= b.last and
+// b.first <= a.last. Per unit: dma one read (ST) or one write (LD) range, mm two reads (A,
+// B) and one write (dst), vec one read and one write. The decoding instruction's own
+// unit is included (it stalls on that unit's busy anyway). External-memory ranges need
+// no check: only the dma touches that memory, one transfer at a time in program order.
+module ga2_hazard (
+  input  wire                   clk,
+  input  wire                   rst,
+  input  wire                   issue,        // the DECODE cycle that starts a unit
+  input  wire [2:0]             unit_sel,     // the started unit: {vec, mm, dma}
+  input  wire [2:0]             busy,         // the units' busy: {vec, mm, dma}
+  // the instruction in DECODE (ga2_decode)
+  input  wire                   rd0_v,
+  input  wire [`GA2_ADDR_W-1:0] rd0_first,
+  input  wire [`GA2_ADDR_W-1:0] rd0_last,
+  input  wire                   rd1_v,
+  input  wire [`GA2_ADDR_W-1:0] rd1_first,
+  input  wire [`GA2_ADDR_W-1:0] rd1_last,
+  input  wire                   wr_v,
+  input  wire [`GA2_ADDR_W-1:0] wr_first,
+  input  wire [`GA2_ADDR_W-1:0] wr_last,
+  output wire                   hazard
+);
+  localparam AW = `GA2_ADDR_W;
+  localparam RW = 2 * AW + 1;                 // a range register: {valid, first, last}
+
+  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd, wr}
+  reg [RW-1:0] dma_rd_q, dma_rd_d, dma_wr_q, dma_wr_d;
+  reg [RW-1:0] mm_rd0_q, mm_rd0_d, mm_rd1_q, mm_rd1_d, mm_wr_q, mm_wr_d;
+  reg [RW-1:0] vec_rd_q, vec_rd_d, vec_wr_q, vec_wr_d;
+
+  wire [RW-1:0] new_rd0 = {rd0_v, rd0_first, rd0_last};
+  wire [RW-1:0] new_rd1 = {rd1_v, rd1_first, rd1_last};
+  wire [RW-1:0] new_wr  = {wr_v, wr_first, wr_last};
+
+  always @* begin
+    dma_rd_d = dma_rd_q;
+    dma_wr_d = dma_wr_q;
+    mm_rd0_d = mm_rd0_q;
+    mm_rd1_d = mm_rd1_q;
+    mm_wr_d  = mm_wr_q;
+    vec_rd_d = vec_rd_q;
+    vec_wr_d = vec_wr_q;
+    if (issue && unit_sel[0]) begin
+      dma_rd_d = new_rd0;
+      dma_wr_d = new_wr;
+    end
+    if (issue && unit_sel[1]) begin
+      mm_rd0_d = new_rd0;
+      mm_rd1_d = new_rd1;
+      mm_wr_d  = new_wr;
+    end
+    if (issue && unit_sel[2]) begin
+      vec_rd_d = new_rd0;
+      vec_wr_d = new_wr;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      dma_rd_q <= {RW{1'b0}};
+      dma_wr_q <= {RW{1'b0}};
+      mm_rd0_q <= {RW{1'b0}};
+      mm_rd1_q <= {RW{1'b0}};
+      mm_wr_q  <= {RW{1'b0}};
+      vec_rd_q <= {RW{1'b0}};
+      vec_wr_q <= {RW{1'b0}};
+    end else begin
+      dma_rd_q <= dma_rd_d;
+      dma_wr_q <= dma_wr_d;
+      mm_rd0_q <= mm_rd0_d;
+      mm_rd1_q <= mm_rd1_d;
+      mm_wr_q  <= mm_wr_d;
+      vec_rd_q <= vec_rd_d;
+      vec_wr_q <= vec_wr_d;
+    end
+  end
+
+  // two valid ranges {valid, first, last} that share a word
+  function meet;
+    input [RW-1:0] a;
+    input [RW-1:0] b;
+    begin
+      meet = a[RW-1] && b[RW-1] && (a[2*AW-1:AW] <= b[AW-1:0]) && (b[2*AW-1:AW] <= a[AW-1:0]);
+    end
+  endfunction
+
+  // the new instruction (n0, n1 reads, nw write) against one unit's in-flight reads (r0,
+  // r1) and write (w); every input is an argument, so a continuous assignment of it
+  // follows every change (a function reading module signals would not, in Icarus)
+  function conflict;
+    input [RW-1:0] n0;
+    input [RW-1:0] n1;
+    input [RW-1:0] nw;
+    input [RW-1:0] r0;
+    input [RW-1:0] r1;
+    input [RW-1:0] w;
+    begin
+      conflict = meet(n0, w) || meet(n1, w)                                  // RAW
+              || meet(nw, r0) || meet(nw, r1)                                // WAR
+              || meet(nw, w);                                                // WAW
+    end
+  endfunction
+
+  wire hz_dma = busy[0] && conflict(new_rd0, new_rd1, new_wr, dma_rd_q, {RW{1'b0}}, dma_wr_q);
+  wire hz_mm  = busy[1] && conflict(new_rd0, new_rd1, new_wr, mm_rd0_q, mm_rd1_q, mm_wr_q);
+  wire hz_vec = busy[2] && conflict(new_rd0, new_rd1, new_wr, vec_rd_q, {RW{1'b0}}, vec_wr_q);
+
+  assign hazard = hz_dma || hz_mm || hz_vec;
+endmodule
+`resetall
