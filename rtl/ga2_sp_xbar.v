@@ -120,41 +120,35 @@ module ga2_sp_xbar #(
   // ------------------------------------------------------------------ missed-hazard check
 `ifndef SYNTHESIS
   // synthesis translate_off
-  // Every port as (enable ce, write cw, unit cu: 0 dma, 1 mm, 2 vec, address ca), in the
-  // sram's order: the NMM + 2 read ports, then the 3 write ports. Two ports of different units
-  // touching the same word in one cycle, at least one writing, is a hazard the sequencer
-  // missed (or a unit accessing outside its instruction's ranges).
-  localparam NP = NMM + 5;
-  wire [NP-1:0]       ce = {sp_wr_en, sp_rd_en};
-  wire [NP-1:0]       cw = {3'b111, {(NMM + 2){1'b0}}};
-  wire [2*NP-1:0]     cu = {2'd2, 2'd1, 2'd0, 2'd2, 2'd0, {NMM{2'd1}}};
-  wire [NP*SP_AW-1:0] ca = {sp_wr_addr, sp_rd_addr};
-  reg             miss;
-  reg [1:0]       miss_u0, miss_u1;
-  reg [SP_AW-1:0] miss_a;
-  integer i, j;
-  always @* begin
-    miss    = 1'b0;
-    miss_u0 = 2'd0;
-    miss_u1 = 2'd0;
-    miss_a  = {SP_AW{1'b0}};
-    for (i = 0; i < NP; i = i + 1) begin
-      for (j = i + 1; j < NP; j = j + 1) begin
-        if (ce[i] && ce[j] && cu[2*i +: 2] != cu[2*j +: 2] && (cw[i] || cw[j]) &&
-            ca[i*SP_AW +: SP_AW] == ca[j*SP_AW +: SP_AW]) begin
-          miss    = 1'b1;
-          miss_u0 = cu[2*i +: 2];
-          miss_u1 = cu[2*j +: 2];
-          miss_a  = ca[i*SP_AW +: SP_AW];
-        end
+  // Per write port w of unit u (0 dma, 1 mm, 2 vec): every enabled port of the OTHER two
+  // units at the same address (their reads and their write). Continuous assignments, so
+  // the simulators evaluate only what changes.
+  localparam NR = NMM + 2;                  // read ports
+  wire [NR-1:0] rd_unit_dma = {1'b0, 1'b1, {NMM{1'b0}}};
+  wire [NR-1:0] rd_unit_mm  = {2'b00, {NMM{1'b1}}};
+  wire [NR-1:0] rd_unit_vec = {1'b1, 1'b0, {NMM{1'b0}}};
+  wire [3*NR-1:0] rd_unit   = {rd_unit_vec, rd_unit_mm, rd_unit_dma};
+  wire [2:0] miss;
+  genvar w, r, v;
+  generate
+    for (w = 0; w < 3; w = w + 1) begin : g_chk
+      wire [SP_AW-1:0] wa = sp_wr_addr[w*SP_AW +: SP_AW];
+      wire [NR-1:0] rd_hit;
+      wire [2:0]    wr_hit;
+      for (r = 0; r < NR; r = r + 1) begin : g_rd
+        assign rd_hit[r] = sp_rd_en[r] && !rd_unit[w*NR + r] && (sp_rd_addr[r*SP_AW +: SP_AW] == wa);
       end
+      for (v = 0; v < 3; v = v + 1) begin : g_wr
+        assign wr_hit[v] = (v != w) && sp_wr_en[v] && (sp_wr_addr[v*SP_AW +: SP_AW] == wa);
+      end
+      assign miss[w] = sp_wr_en[w] && ((rd_hit != {NR{1'b0}}) || (wr_hit != 3'd0));
     end
-  end
+  endgenerate
 
   always @(posedge clk) begin
-    if (!rst && miss) begin
-      $error("%m: missed hazard: units %0d and %0d (0 dma, 1 mm, 2 vec) both access scratchpad word %0d in one cycle, one writing",
-             miss_u0, miss_u1, miss_a);
+    if (!rst && miss != 3'd0) begin
+      $error("%m: missed hazard: a write of unit(s) %b ({vec, mm, dma}) meets another unit's access to the same scratchpad word in one cycle",
+             miss);
       $finish;
     end
   end

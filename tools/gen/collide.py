@@ -1,0 +1,253 @@
+"""Random GA-2 programs BUILT TO COLLIDE, for the overlap timing mode (docs/isa.md
+"Timing modes").
+
+collide_program(rng, cfg) draws a valid program whose instructions mostly aim one of
+their scratchpad ranges at a range of a recent instruction of ANOTHER unit, in one of the
+three hazard kinds: RAW (it reads what that one writes), WAR (it writes what that one
+reads), WAW (both write); the rest go to a far region, free to run alongside. Long
+instructions (LD / ST / RQ of 32..120 words, MM with K up to 255) sit next to short ones
+(1..8 words, K 1..4), so a unit is often still busy when the next instruction decodes.
+All scratchpad traffic stays inside two windows (NEAR, FAR), which the program stores to
+the top of the external memory before its HALT (dump_program()), so comparing ext
+compares the scratchpad too. With fault=True the program ends, after one or two long
+instructions still in flight, with an instruction DECODE refuses (opcode, shape,
+scratchpad or external range); run dump_program() after it to see the scratchpad.
+
+hazard_kinds(prog, cfg) says which (new unit, busy unit, kind) conflicts the program
+really has at DECODE time under the overlap schedule (model/timing.py), from
+model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
+
+SM is left out unless with_sm=True: the overlap mode's SM timing needs the fast softmax
+(rtl/softmax.v FAST), which the chip does not have yet.
+"""
+import numpy as np
+
+from model import config, func, isa, timing
+from tools.gen.progen import random_image, rand_ms
+
+NEAR = (0, 128)          # the colliding window: sp[0:128]
+FAR = (2048, 2176)       # instructions meant to run alongside: sp[2048:2176]
+DUMP = 256               # ext words the dump uses at the top of ext (both windows)
+UNITS = ("dma", "mm", "vec")
+KINDS = ("RAW", "WAR", "WAW")
+# which ops read / write the scratchpad
+_READS = {"ST", "MM", "RQ", "SM"}
+_WRITES = {"LD", "MM", "RQ", "SM"}
+
+
+def _rng(seed_or_rng):
+    if isinstance(seed_or_rng, np.random.Generator):
+        return seed_or_rng
+    return np.random.default_rng(seed_or_rng)
+
+
+def _ranges(ins, which):
+    """[(first, last)] of the sp ranges ins reads (which='r') or writes ('w')."""
+    rs = func.reads(ins) if which == "r" else func.writes(ins)
+    return [(r.first, r.last) for r in rs if r.space == func.SP]
+
+
+def _meet(xs, ys):
+    return any(a0 <= b1 and b0 <= a1 for a0, a1 in xs for b0, b1 in ys)
+
+
+def _clip(base, span, lo, hi):
+    """base moved so base .. base+span-1 lies in [lo, hi)."""
+    return int(min(max(base, lo), hi - span))
+
+
+def _near(rng, span, target=None, window=NEAR):
+    """A base address in window for span words; with target (first, last) a base whose
+    range overlaps the target by at least one word (head, tail or inside)."""
+    lo, hi = window
+    if target is None:
+        return int(rng.integers(lo, hi - span + 1))
+    t0, t1 = target
+    base = int(rng.integers(t0 - span + 1, t1 + 1))
+    return _clip(base, span, lo, hi)
+
+
+def _len(rng, long_):
+    return int(rng.integers(32, 121)) if long_ else int(rng.integers(1, 9))
+
+
+def _ext(rng, cfg, n):
+    """An ext base for n words below the dump area."""
+    return int(rng.integers(0, cfg.ext_words - DUMP - n + 1))
+
+
+def _mm(rng, cfg, long_, aim=None, window=NEAR):
+    """An MM; aim = (operand 'A' | 'B' | 'dst', target range) places that operand's hull."""
+    M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    K = int(rng.integers(64, 256)) if long_ else int(rng.integers(1, 5))
+    tb = int(rng.integers(0, 2))
+    lda = K + int(rng.integers(0, 3))
+    ldb = (K if tb else N) + int(rng.integers(0, 3))
+    ldc = N + int(rng.integers(0, 3)) if rng.random() < 0.8 else int(rng.integers(0, N + 1))
+    a_span = (M - 1) * lda + K
+    b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+    c_span = (M - 1) * ldc + N
+    lo, hi = window
+    # spans must fit the window: shrink the long operand's shape if not
+    while max(a_span, b_span, c_span) > hi - lo:
+        K = max(1, K // 2)
+        lda = K
+        ldb = K if tb else N
+        a_span = (M - 1) * lda + K
+        b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+    base = {"A": _near(rng, a_span, window=window), "B": _near(rng, b_span, window=window),
+            "dst": _near(rng, c_span, window=window)}
+    if aim is not None:
+        op_, target = aim
+        span = {"A": a_span, "B": b_span, "dst": c_span}[op_]
+        base[op_] = _near(rng, span, target, window)
+    return isa.build("MM", cfg=cfg, dst=base["dst"], A=base["A"], B=base["B"], M=M, K=K, N=N,
+                     tb=tb, lda=lda, ldb=ldb, ldc=ldc)
+
+
+def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
+    """An instruction of op; side 'r' / 'w' with target (first, last): aim its read /
+    write range there."""
+    def b(o, **f):
+        return isa.build(o, cfg=cfg, **f)
+    if op == "MM":
+        aim = None
+        if side == "w":
+            aim = ("dst", target)
+        elif side == "r":
+            aim = (("A", "B")[int(rng.integers(0, 2))], target)
+        return _mm(rng, cfg, long_, aim, window)
+    if op == "SM":
+        n = int(rng.integers(1, 65))
+    else:
+        n = _len(rng, long_)
+    src = _near(rng, n, target if side == "r" else None, window)
+    dst = _near(rng, n, target if side == "w" else None, window)
+    if op == "LD":
+        return b("LD", dst=dst, src=_ext(rng, cfg, n), len=n)
+    if op == "ST":
+        return b("ST", src=src, dst=_ext(rng, cfg, n), len=n)
+    if op == "RQ":
+        if side is None and rng.random() < 0.2:          # src/dst overlapping, either way
+            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
+        m, s = rand_ms(rng)
+        return b("RQ", dst=dst, src=src, len=n, m=m, s=s)
+    return b("SM", dst=dst, src=src, len=n)
+
+
+def _ops(op_unit, unit, side):
+    """The ops of `unit` that have a range on `side` ('r' / 'w')."""
+    have = _READS if side == "r" else _WRITES
+    return [op for op, u in op_unit.items() if u == unit and op in have]
+
+
+def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=False):
+    """(prog, image): a valid program of about n_instr instructions built to collide,
+    ending with HALT (or, fault=True, with a faulting instruction after long ones)."""
+    rng = _rng(seed_or_rng)
+    cfg = config.resolve(cfg)
+    assert cfg.sp_words >= FAR[1] and cfg.ext_words >= 4 * DUMP, cfg
+    op_unit = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec"}
+    if with_sm:
+        op_unit["SM"] = "vec"
+    ops = list(op_unit)
+    n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
+    # data first: the near window from ext (itself a long LD the next ones collide with)
+    prog = [isa.build("LD", cfg=cfg, dst=NEAR[0], src=_ext(rng, cfg, NEAR[1] - NEAR[0]),
+                      len=NEAR[1] - NEAR[0])]
+    while len(prog) < n_instr:
+        long_ = rng.random() < 0.3
+        r = rng.random()
+        if r < 0.7:
+            # aim at a recent instruction of another unit, in a hazard kind both can have
+            recent = prog[-3:]
+            old = recent[int(rng.integers(0, len(recent)))]
+            ou = timing.UNIT[old.op]
+            kinds = []
+            for kind in KINDS:
+                new_side = "r" if kind == "RAW" else "w"
+                old_side = "r" if kind == "WAR" else "w"
+                targets = _ranges(old, old_side)
+                for u in UNITS:
+                    if u != ou and targets and _ops(op_unit, u, new_side):
+                        kinds.append((kind, u, new_side, targets))
+            if not kinds:
+                continue
+            kind, u, side, targets = kinds[int(rng.integers(0, len(kinds)))]
+            cands = _ops(op_unit, u, side)
+            op = cands[int(rng.integers(0, len(cands)))]
+            target = targets[int(rng.integers(0, len(targets)))]
+            prog.append(_make(rng, cfg, op, long_, side, target))
+        elif r < 0.85:
+            op = ops[int(rng.integers(0, len(ops)))]
+            prog.append(_make(rng, cfg, op, long_, window=FAR))
+        else:
+            op = ops[int(rng.integers(0, len(ops)))]
+            prog.append(_make(rng, cfg, op, long_))
+    if fault:
+        prog += _fault_tail(rng, cfg)
+    else:
+        prog += dump_program(cfg)          # the windows to ext, then HALT
+    return prog, random_image(rng, cfg.ext_words)
+
+
+def _fault_tail(rng, cfg):
+    """One or two long instructions still running, then one DECODE refuses."""
+    tail = [_mm(rng, cfg, True, window=FAR)]
+    if rng.random() < 0.5:
+        n = NEAR[1] - NEAR[0]
+        tail.append(isa.build("LD", cfg=cfg, dst=NEAR[0], src=_ext(rng, cfg, n), len=n))
+    k = int(rng.integers(0, 4))
+    SP = cfg.sp_words
+    if k == 0:
+        tail.append(int(rng.choice([0, 7, 8, 15])) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
+    elif k == 1:
+        tail.append(isa.raw("RQ", dst=NEAR[0], src=FAR[0], len=0, m=1, s=1))            # shape
+    elif k == 2:
+        tail.append(isa.raw("LD", dst=SP - 4, src=0, len=16))                             # sp range
+    else:
+        tail.append(isa.raw("ST", src=FAR[0], dst=cfg.ext_words - 4, len=16))             # ext range
+    return tail
+
+
+def dump_program(cfg=None):
+    """A valid program storing both windows to the top DUMP words of ext."""
+    cfg = config.resolve(cfg)
+    top = cfg.ext_words - DUMP
+    n0, n1 = NEAR[1] - NEAR[0], FAR[1] - FAR[0]
+    return [isa.build("ST", cfg=cfg, src=NEAR[0], dst=top, len=n0),
+            isa.build("ST", cfg=cfg, src=FAR[0], dst=top + n0, len=n1),
+            isa.build("HALT", cfg=cfg)]
+
+
+def hazard_kinds(prog, cfg):
+    """{(new unit, busy unit, kind)}: the hazards prog has at DECODE under the overlap
+    schedule: a unit busy in the decode cycle of a later instruction of another unit
+    whose ranges meet in that kind (each one stalls that instruction)."""
+    cfg = config.resolve(cfg).replace(mode="overlap")
+    s = timing.schedule(prog, cfg)
+    words = isa.as_words(prog)
+    evs = sorted((e for e in s.events if e.unit is not None), key=lambda e: e.pc)
+    ins = {e.pc: isa.decoded(words[e.pc])[0] for e in evs}
+    out = set()
+    prev_issue = 0
+    for e in evs:
+        decode = prev_issue + 2
+        prev_issue = e.issue
+        new = ins[e.pc]
+        for o in evs:
+            if o.pc >= e.pc or o.unit == e.unit or not (o.start <= decode <= o.end):
+                continue
+            old = ins[o.pc]
+            if _meet(_ranges(new, "r"), _ranges(old, "w")):
+                out.add((e.unit, o.unit, "RAW"))
+            if _meet(_ranges(new, "w"), _ranges(old, "r")):
+                out.add((e.unit, o.unit, "WAR"))
+            if _meet(_ranges(new, "w"), _ranges(old, "w")):
+                out.add((e.unit, o.unit, "WAW"))
+    return out
+
+
+def all_kinds():
+    """Every (new unit, busy unit, kind) the chip can have: 3 x 2 pairs x 3 kinds."""
+    return {(a, b, k) for a in UNITS for b in UNITS if a != b for k in KINDS}
