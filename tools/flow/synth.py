@@ -6,6 +6,8 @@ Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierar
 yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
 instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
+`--overlap` synthesizes the chip with OVERLAP = 1 (the overlap timing mode: ga2_hazard and
+the per-unit retire pcs) into out/synth_overlap.txt (build dir build/synth_overlap).
 """
 import json
 import re
@@ -91,12 +93,21 @@ def instances(mods, name, mult=1, out=None):
     return out
 
 
-def main():
+def main(argv=None):
+    global BUILD, OUT
+    argv = sys.argv[1:] if argv is None else argv
+    overlap = "--overlap" in argv
+    if overlap:
+        BUILD, OUT = BUILD.parent / "synth_overlap", OUT.parent / "synth_overlap.txt"
     BUILD.mkdir(parents=True, exist_ok=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     srcs = " ".join(str(f.relative_to(ROOT)) for f in rtl_files())
-    cmds = f"read_verilog -DGA2_NO_MEM_INIT -Irtl {srcs}; script {SCRIPT.relative_to(ROOT)}"
+    script = SCRIPT.read_text().replace("build/synth/", f"{BUILD.relative_to(ROOT)}/")
+    (BUILD / "synth.ys").write_text(script)
+    chparam = f"chparam -set OVERLAP 1 {TOP}; " if overlap else ""
+    cmds = (f"read_verilog -DGA2_NO_MEM_INIT -Irtl {srcs}; {chparam}"
+            f"script {(BUILD / 'synth.ys').relative_to(ROOT)}")
     p = subprocess.run(["yosys", "-q", "-l", str(BUILD / "yosys.log"), "-p", cmds], cwd=ROOT,
                        capture_output=True, text=True)
     secs = time.perf_counter() - t0
@@ -116,7 +127,8 @@ def main():
         return 1
     inst = instances(mods, TOP)
     mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
-    lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)",
+    lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
+             + (", OVERLAP = 1" if overlap else ", OVERLAP = 0"),
              f"yosys wall time {secs:.1f} s", "",
              f"{'module':<10} {'inst':>5} {'cells':>8} {'FFs':>6} {'cells incl. sub':>16} {'FFs incl. sub':>14}"]
     for name in sorted(mods, key=lambda n: -mods[n]["cells_incl"]):
