@@ -32,11 +32,11 @@ lint: setup    ## verilator --lint-only -Wall on the RTL
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt
 	$(PY) -m tools.flow.synth
 
-fuzz: setup    ## a short soak: N random programs per simulator against the reference (N=2000 SEED=1 SIM=both)
-	$(PY) -m tools.sim.soak --sim $(SIM) --n $(N) --seed $(SEED)
+fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
+	$(PY) -m tools.sim.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
 
-soak: setup    ## soak: 10,000 random programs per simulator (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
-	$(PY) -m tools.sim.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+soak: setup    ## soak: 10,000 random programs per simulator and timing mode (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
+	$(PY) -m tools.sim.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
 	$(PY) -m tools.sim.plain_check --sim $(SIM) --random 50 --seed $(SEED)

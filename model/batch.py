@@ -24,6 +24,7 @@ import zlib
 import numpy as np
 
 from . import config, isa
+from .reorder import reorder
 from .machine import Machine
 from .quant import mantissa_shift, quantize, requant, scale_for
 from .softmax_gold import softmax_fixed
@@ -213,6 +214,9 @@ def program(seqs, ts, P, cfg=CFG):
 
     P are the requantization parameters (rq_params). Returns a list of Instr ending in
     HALT, built for the chip cfg (default config.CH09): every field is checked against it.
+    In the overlap timing mode (cfg.mode == "overlap") the same instructions come in the
+    order model/reorder.py finds for it (loads ahead of the compute that does not need
+    them); outputs and caches are identical, the layout is the same.
     """
     seqs, ts = _check_step(seqs, ts)
     _check_params(P)
@@ -262,7 +266,7 @@ def program(seqs, ts, P, cfg=CFG):
         ins("ST", src=SP_O8, dst=EXT_OUT + D * b, len=D)
     # 8. stop
     ins("HALT")
-    return prog
+    return reorder(prog, cfg) if cfg.mode == "overlap" else prog
 
 
 def outputs(ext, seqs):
@@ -410,24 +414,24 @@ def _compare(where, ext_batch, ext_alone, b, t, ref_out, ref_kv):
     return probs
 
 
-def _step(seqs, ts, P, ext, where, probs):
+def _step(seqs, ts, P, ext, where, probs, cfg):
     """Build and run one step on a fresh Machine with a garbage scratchpad (seed
     garbage_seed(where)): (the new external memory or None after a finding -- a refusal,
     a crash: GA2Error, ValueError --, the garbage seed)."""
     g = garbage_seed(where)
     try:
-        prog = program(seqs, ts, P)
+        prog = program(seqs, ts, P, cfg)
     except ValueError as e:
         probs.append(Refused(f"{where} garbage={g}: builder refused: {e}"))
         return None, g
     try:
-        return fresh_machine(g).run(prog, ext).ext, g
+        return fresh_machine(g, cfg).run(prog, ext).ext, g
     except Exception as e:  # noqa: BLE001 - every crash is a finding
         probs.append(f"{where} garbage={g}: crashed: {type(e).__name__}: {e}")
         return None, g
 
 
-def _invariance(B, L, seed, order, probs):
+def _invariance(B, L, seed, order, probs, cfg):
     ex = make_batch(B, L, seed)
     P = rq_params(ex)
     seqs = list(range(B)) if order == 0 else list(reversed(range(B)))
@@ -435,11 +439,11 @@ def _invariance(B, L, seed, order, probs):
     alone = {b: ext_b.copy() for b in seqs}
     where = f"B={B} L={L} seed={seed} seqs={seqs}"
     for t in range(1, L + 1):
-        ext_b, gb = _step(seqs, [t] * B, P, ext_b, f"{where} token {t} batched", probs)
+        ext_b, gb = _step(seqs, [t] * B, P, ext_b, f"{where} token {t} batched", probs, cfg)
         if ext_b is None:
             return
         for b in seqs:
-            alone[b], ga = _step([b], [t], P, alone[b], f"{where} token {t} alone {b}", probs)
+            alone[b], ga = _step([b], [t], P, alone[b], f"{where} token {t} alone {b}", probs, cfg)
             if alone[b] is None:
                 return
             n0 = len(probs)
@@ -449,7 +453,7 @@ def _invariance(B, L, seed, order, probs):
                 return                      # one finding per configuration is enough
 
 
-def _ragged(seed, probs, lengths=RAGGED, seqs=None):
+def _ragged(seed, probs, cfg, lengths=RAGGED, seqs=None):
     """Each sequence advanced alone to its length minus one, then ONE batched step with
     slot j = sequence seqs[j] at length lengths[j], compared with each sequence alone."""
     lengths = list(lengths)
@@ -460,14 +464,14 @@ def _ragged(seed, probs, lengths=RAGGED, seqs=None):
     img = ext_image(ex)
     for b, T in zip(seqs, lengths):            # each sequence advanced alone to T - 1 tokens
         for t in range(1, T):
-            img, _ = _step([b], [t], P, img, f"{where} advance {b} token {t}", probs)
+            img, _ = _step([b], [t], P, img, f"{where} advance {b} token {t}", probs, cfg)
             if img is None:
                 return
-    ext_b, gb = _step(seqs, lengths, P, img.copy(), f"{where} batched", probs)
+    ext_b, gb = _step(seqs, lengths, P, img.copy(), f"{where} batched", probs, cfg)
     if ext_b is None:
         return
     for b, T in zip(seqs, lengths):
-        ea, ga = _step([b], [T], P, img.copy(), f"{where} alone {b}", probs)
+        ea, ga = _step([b], [T], P, img.copy(), f"{where} alone {b}", probs, cfg)
         if ea is None:
             return
         probs += _compare(f"{where} garbage batched={gb} alone={ga}", ext_b, ea, b, T,
@@ -475,7 +479,7 @@ def _ragged(seed, probs, lengths=RAGGED, seqs=None):
 
 
 def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16), ragged=True, quick=False,
-                   n_random=N_RANDOM_RAGGED):
+                   n_random=N_RANDOM_RAGGED, cfg=CFG):
     """Findings (empty list = none) of the batching oracle; Refused ones are builder refusals.
 
     Every step it checks (and every step that fills a cache) runs on a fresh Machine whose
@@ -490,7 +494,8 @@ def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16),
     9, 1, 14 minus one tokens, ONE batched step with ts = [3, 9, 1, 14]) and n_random
     seeded random ragged batches (ragged_configs: shuffled sequence ids, lengths with 1
     and 2, the first slot at length 1), compared the same way. quick=True checks a subset
-    (one seed, lengths 2 and 9, two random ragged batches).
+    (one seed, lengths 2 and 9, two random ragged batches). cfg is the chip (its timing
+    mode chooses the program order; config.CH09_OVERLAP checks the overlap mode's).
     """
     if quick:
         seeds, lengths, n_random = seeds[:1], (2, 9), min(n_random, 2)
@@ -498,11 +503,11 @@ def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16),
     for si, seed in enumerate(seeds):
         for B in batches:
             for L in lengths:
-                _invariance(B, L, seed, si % 2, probs)
+                _invariance(B, L, seed, si % 2, probs, cfg)
     if ragged:
-        _ragged(seeds[0], probs)
+        _ragged(seeds[0], probs, cfg)
         for seqs, ts in ragged_configs(seeds[0], n_random):
-            _ragged(seeds[0], probs, ts, seqs)
+            _ragged(seeds[0], probs, cfg, ts, seqs)
     return probs
 
 
@@ -512,16 +517,19 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="run check_batching (the default action)")
     ap.add_argument("--no-ragged", action="store_true", help="skip the ragged batches (fixed and random)")
     ap.add_argument("--quick", action="store_true", help="a quick subset")
+    ap.add_argument("--mode", choices=config.MODES, default=CFG.mode,
+                    help="timing mode of the chip the steps are built for (default %(default)s)")
     a = ap.parse_args(argv)
     t0 = time.time()
-    found = check_batching(ragged=not a.no_ragged, quick=a.quick)
+    found = check_batching(ragged=not a.no_ragged, quick=a.quick, cfg=CFG.replace(mode=a.mode))
     probs = [p for p in found if not isinstance(p, Refused)]
     refused = [p for p in found if isinstance(p, Refused)]
     for p in probs[:20]:
         print("PROBLEM", p)
     for p in refused[:20]:
         print("REFUSED", p)
-    print(f"check_batching{' (no ragged)' if a.no_ragged else ''}{' (quick)' if a.quick else ''}: "
+    print(f"check_batching{' (no ragged)' if a.no_ragged else ''}{' (quick)' if a.quick else ''} "
+          f"[{a.mode}]: "
           f"{len(probs)} problem(s), {len(refused)} refusal(s) in {time.time() - t0:.2f} s")
     return 1 if found else 0
 

@@ -1,8 +1,9 @@
-"""Chapter 9 figures 9.1 to 9.4, drawn from out/ch09_run.json (matplotlib, Agg).
+"""Chapter 9 figures 9.1 to 9.4 and 9.7, drawn from out/ch09_run.json (matplotlib, Agg).
 
-9.1 roofline of GA-2 with the measured steps; 9.2 how batching stacks requests into one
-matrix product; 9.3 words per step against B; 9.4 arithmetic intensity against B with
-its limit. Measured points (from the circuit's counters and the programs it ran) are
+9.1 roofline of GA-2 with the measured steps in both timing modes; 9.2 how batching
+stacks requests into one matrix product; 9.3 words per step against B; 9.4 arithmetic
+intensity against B with its limit; 9.7 the unit timeline of the B = 4 step in both
+modes (busy intervals from the chip's retire trace). Measured points (from the circuit's counters and the programs it ran) are
 markers; derived curves are lines labelled "derived".
 """
 import json
@@ -33,7 +34,8 @@ def _save(fig, path):
 
 
 def fig_roofline(data, path):
-    """9.1: roofline (derived) with each measured step at its intensity and achieved MAC/cycle."""
+    """9.1: roofline (derived) with each measured step at its intensity and achieved
+    MAC/cycle: circles in-order mode, filled triangles overlap mode (both measured)."""
     import numpy as np
     fig, ax = plt.subplots(figsize=(7.5, 5))
     x = np.logspace(-1, 2, 300)
@@ -45,10 +47,12 @@ def fig_roofline(data, path):
     for r, c in zip(rows, colors):
         ax.plot(r["mac_per_word"], r["mac_per_cycle"], "o", color=c, ms=8,
                 label=f"{r['step']}: {r['mac_per_cycle']:.2f} MAC/cycle ({r['pct_ceiling']:.0f}% of ceiling)")
-        ax.plot(r["mac_per_word"], r["mac_per_cycle"] * r["derived_overlap_speedup"], "^", color=c, ms=6,
-                mfc="none")
+    for r, c in zip(data.get("table_overlap") or [], colors):
+        ax.plot(r["mac_per_word"], r["mac_per_cycle"], "^", color=c, ms=8,
+                label=f"{r['step']} overlap mode: {r['mac_per_cycle']:.2f} MAC/cycle "
+                      f"({r['pct_ceiling']:.0f}%)")
     if rows:
-        ax.plot([], [], "^", color="k", mfc="none", label="if loads overlapped (derived)")
+        ax.plot([], [], "o", color="k", label="circles: in-order mode; triangles: overlap mode")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(0.1, 100)
@@ -139,15 +143,47 @@ def fig_intensity(data, path):
     return _save(fig, path)
 
 
+UNIT_ROWS = (("dma", "DMA (LD, ST)"), ("mm", "matrix (MM)"), ("vec", "vector (RQ, SM)"))
+OP_COLOR = {"LD": "tab:blue", "ST": "tab:cyan", "MM": "tab:orange", "RQ": "tab:green", "SM": "tab:red"}
+
+
+def fig_timeline(data, path):
+    """9.7: the units' busy intervals of the B = 4 step against cycles, both modes."""
+    tl = data.get("timeline") or {}
+    modes = [m for m in ("inorder", "overlap") if m in tl]
+    fig, axes = plt.subplots(len(modes) or 1, 1, figsize=(10, 1.6 + 1.5 * max(1, len(modes))),
+                             sharex=True, squeeze=False)
+    span = max([tl[m]["cycles"] for m in modes] or [1])
+    for ax, m in zip(axes[:, 0], modes):
+        for row, (u, _) in enumerate(UNIT_ROWS):
+            bars = [(s, e - s + 1) for uu, s, e, _ in tl[m]["intervals"] if uu == u]
+            cols = [OP_COLOR[op] for uu, _, _, op in tl[m]["intervals"] if uu == u]
+            ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=cols, edgecolor="none")
+        ax.set_yticks(range(len(UNIT_ROWS)))
+        ax.set_yticklabels([lab for _, lab in UNIT_ROWS], fontsize=8)
+        ax.set_ylim(-0.6, len(UNIT_ROWS) - 0.4)
+        ax.axvline(tl[m]["cycles"], color="k", lw=1)
+        ax.set_title(f"{m} mode: {tl[m]['cycles']} cycles ({tl[m]['source']})", fontsize=9)
+        ax.set_xlim(0, span * 1.02)
+    for op, c in OP_COLOR.items():
+        axes[0, 0].plot([], [], "s", color=c, label=op)
+    axes[0, 0].legend(fontsize=7, ncol=5, loc="upper right")
+    axes[-1, 0].set_xlabel("cycle")
+    fig.suptitle("Fig 9.7  Unit timeline of the B = 4, L = 16 decode step (busy intervals from the "
+                 "chip's retire trace)", fontsize=10)
+    return _save(fig, path)
+
+
 def draw_all(json_path, outdir):
-    """All four figures from the run's JSON; returns the PNG paths."""
+    """All the figures from the run's JSON; returns the PNG paths."""
     with open(json_path) as f:
         data = json.load(f)
     os.makedirs(outdir, exist_ok=True)
     return [fig_roofline(data, os.path.join(outdir, "fig9_1_roofline.png")),
             fig_stacking(data, os.path.join(outdir, "fig9_2_batching.png")),
             fig_words(data, os.path.join(outdir, "fig9_3_words.png")),
-            fig_intensity(data, os.path.join(outdir, "fig9_4_intensity.png"))]
+            fig_intensity(data, os.path.join(outdir, "fig9_4_intensity.png")),
+            fig_timeline(data, os.path.join(outdir, "fig9_7_timeline.png"))]
 
 
 if __name__ == "__main__":

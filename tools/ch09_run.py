@@ -7,10 +7,14 @@
    five counters equal to the reference, outputs equal to the plain-Python int_reference);
 3. per program, from the circuit's counters: cycles, cycles/token, MACs and words (from
    the MM and LD/ST instructions), MAC/word, achieved MAC/cycle, roofline ceiling, % of
-   ceiling, and the derived speed-up "if loads overlapped";
+   ceiling -- in both timing modes (in-order, and overlap: the same chip with its units
+   running concurrently, the same instructions in model/reorder.py's order), side by
+   side with the measured overlap speed-up;
 4. what batching shares at L = 16 and the intensity limit (derived);
 5. a 7B-class model on an assumed 1 TB/s chip (derived).
-Writes out/ch09_run.json with every printed figure, then draws figures 9.1 to 9.4.
+Sections 1 and 2 run in both modes. Writes out/ch09_run.json with every printed figure
+(and the B = 4 step's unit timeline in both modes, from the chip's retire trace), then
+draws figures 9.1 to 9.4 and 9.7.
 Exit status non-zero on any FAIL. --model-only runs the reference Machine in place of the
 circuit and says so on every line that would otherwise be measured.
 """
@@ -22,10 +26,11 @@ import time
 
 from tools import ROOT
 
-from model import batch, isa
+from model import batch, config, isa, timing
 from model.machine import Machine
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
+MODES = {"inorder": CFG, "overlap": config.CH09_OVERLAP}   # the two timing modes, same sizes
 EXT = CFG.ext_words
 PEAK_MAC = CFG.array * CFG.array        # 16 MAC/cycle
 MEM_WORDS = 1                           # 1 word/cycle
@@ -34,8 +39,9 @@ OUT = os.path.join(ROOT, "out")
 
 
 # ---------------------------------------------------------------- the five steps
-def steps(seed=SEED):
-    """The five batched steps: [(label, seqs, ts, prog, image, ex)], caches filled by the model."""
+def steps(seed=SEED, cfg=CFG):
+    """The five batched steps: [(label, seqs, ts, prog, image, ex)], caches filled by the
+    model; the programs are built for cfg (its timing mode picks their order)."""
     out = []
     for B in (1, 2, 3, 4):
         ex = batch.make_batch(B, 16, seed)
@@ -45,7 +51,7 @@ def steps(seed=SEED):
         m = Machine(CFG)
         for t in range(1, 16):
             img = m.run(batch.program(seqs, [t] * B, P), img).ext
-        out.append((f"B={B}", seqs, [16] * B, batch.program(seqs, [16] * B, P), img, ex))
+        out.append((f"B={B}", seqs, [16] * B, batch.program(seqs, [16] * B, P, cfg), img, ex))
     ts = list(batch.RAGGED)
     ex = batch.make_batch(len(ts), max(ts), seed)
     P = batch.rq_params(ex)
@@ -55,7 +61,7 @@ def steps(seed=SEED):
         for t in range(1, T):
             img = m.run(batch.program([b], [t], P), img).ext
     seqs = list(range(len(ts)))
-    out.append(("ragged " + ",".join(map(str, ts)), seqs, ts, batch.program(seqs, ts, P), img, ex))
+    out.append(("ragged " + ",".join(map(str, ts)), seqs, ts, batch.program(seqs, ts, P, cfg), img, ex))
     return out
 
 
@@ -64,6 +70,7 @@ class _ModelResult:
 
     def __init__(self, res):
         self.ext, self.counters, self.ok, self.mismatch = res.ext, res.counters, True, ""
+        self.trace = res.trace
 
 
 def jobs_for(step_list):
@@ -75,16 +82,16 @@ def jobs_for(step_list):
     return [[(st[3], st[4], batch.garbage_sp(batch.garbage_seed(f"cosim {st[0]}")))] for st in step_list]
 
 
-def run_on(sim, jobs, model_only):
+def run_on(sim, jobs, model_only, cfg=CFG):
     """Results per job (one program each): the circuit through hw.run, or the Machine."""
     if model_only:
         def ref(p, img, sp):
-            m = Machine(CFG)
+            m = Machine(cfg)
             m.sp[:] = sp
             return _ModelResult(m.run(p, img))
         return [[ref(*item) for item in job] for job in jobs]
     from tools.sim import hw
-    return hw.run(sim, jobs, cfg=CFG)
+    return hw.run(sim, jobs, cfg=cfg)
 
 
 def check_outputs(step, res):
@@ -147,23 +154,48 @@ def table_rows(step_list, results):
                      "cycles_per_token": c.cycles / tokens, "macs": macs, "words": words,
                      "mac_per_word": inten, "mac_per_cycle": achieved, "ceiling": ceiling,
                      "pct_ceiling": 100 * achieved / ceiling,
-                     "derived_overlap_speedup": c.cycles / max(c.dma, c.cycles - c.dma),
                      "traffic_formula": batch.traffic(ts)})
     return rows
 
 
 def print_table(rows, source):
     print(f"  (measured: the {source} counters; MACs and words counted from the MM and LD/ST "
-          f"instructions; last column derived)")
+          f"instructions)")
     hdr = (f"  {'step':<16}{'cycles':>7}{'cyc/tok':>9}{'MACs':>7}{'words':>7}{'MAC/word':>9}"
-           f"{'MAC/cyc':>8}{'ceiling':>8}{'%ceil':>7}   {'derived: if loads overlapped':>28}")
+           f"{'MAC/cyc':>8}{'ceiling':>8}{'%ceil':>7}")
     print(hdr)
     for r in rows:
         print(f"  {r['step']:<16}{r['cycles']:>7}{r['cycles_per_token']:>9.1f}{r['macs']:>7}{r['words']:>7}"
               f"{r['mac_per_word']:>9.3f}{r['mac_per_cycle']:>8.3f}{r['ceiling']:>8.3f}"
-              f"{r['pct_ceiling']:>6.1f}%   {'x' + format(r['derived_overlap_speedup'], '.2f'):>28}")
+              f"{r['pct_ceiling']:>6.1f}%")
     print("  counters per step (cycles mm dma vec instret): "
           + "; ".join(f"{r['step']}: {r['cycles']} {r['mm']} {r['dma']} {r['vec']} {r['instret']}" for r in rows))
+
+
+def print_side_by_side(ino, ovl, source):
+    """The two modes per step: cycles, cycles per token, % of the memory ceiling, speed-up."""
+    print(f"  (measured: the {source} counters in each mode; the ceiling is the memory's, "
+          f"words / cycle at 1 word per cycle)")
+    print(f"  {'step':<16}{'words':>7} | {'in-order':>9}{'cyc/tok':>9}{'%ceil':>7} | "
+          f"{'overlap':>8}{'cyc/tok':>9}{'%ceil':>7} | {'speed-up':>8}")
+    for a, b in zip(ino, ovl):
+        print(f"  {a['step']:<16}{a['words']:>7} | {a['cycles']:>9}{a['cycles_per_token']:>9.1f}"
+              f"{a['pct_ceiling']:>6.1f}% | {b['cycles']:>8}{b['cycles_per_token']:>9.1f}"
+              f"{b['pct_ceiling']:>6.1f}% | {a['cycles'] / b['cycles']:>7.2f}x")
+
+
+def timeline(step, res, cfg):
+    """The unit busy intervals of one step from the chip's retire trace: per retired unit
+    instruction [unit, first busy cycle, last busy cycle, op]. Its last busy cycle is its
+    retire cycle (measured) and its length the op's busy cycles on cfg (docs/isa.md)."""
+    prog = step[3]
+    out = []
+    for pc, cyc in res.trace:
+        ins = prog[pc]
+        u = timing.UNIT[ins.op]
+        if u is not None:
+            out.append([u, int(cyc) - timing.busy_cycles(ins, cfg) + 1, int(cyc), ins.op])
+    return out
 
 
 def main(argv=None):
@@ -181,71 +213,88 @@ def main(argv=None):
     fails = []
     data = {"ext": EXT, "seed": SEED, "model_only": a.model_only}
 
-    print("== 1. batch invariance in Python (check_batching) ==")
-    t0 = time.time()
-    probs = batch.check_batching()
-    dt = time.time() - t0
-    for p in probs[:10]:
-        print("  REFUSED" if isinstance(p, batch.Refused) else "  PROBLEM", p)
-    print(f"  {'PASS' if not probs else 'FAIL'}: {len(probs)} problems found "
-          f"(batches 1..4, lengths 1, 2, 5, 9, 16, two seeds, ragged 3, 9, 1, 14 and "
-          f"{batch.N_RANDOM_RAGGED} random ragged batches; every step from a garbage scratchpad; {dt:.1f} s)")
-    data["check_batching"] = {"problems": probs, "seconds": round(dt, 2)}
-    if probs:
-        fails.append("check_batching")
+    print("== 1. batch invariance in Python (check_batching), both timing modes ==")
+    data["check_batching"] = {}
+    for mode, cfg in MODES.items():
+        t0 = time.time()
+        probs = batch.check_batching(cfg=cfg)
+        dt = time.time() - t0
+        for p in probs[:10]:
+            print("  REFUSED" if isinstance(p, batch.Refused) else "  PROBLEM", p)
+        print(f"  {'PASS' if not probs else 'FAIL'} [{mode}]: {len(probs)} problems found "
+              f"(batches 1..4, lengths 1, 2, 5, 9, 16, two seeds, ragged 3, 9, 1, 14 and "
+              f"{batch.N_RANDOM_RAGGED} random ragged batches; every step from a garbage scratchpad; {dt:.1f} s)")
+        data["check_batching"][mode] = {"problems": probs, "seconds": round(dt, 2)}
+        if probs:
+            fails.append(f"check_batching [{mode}]")
 
-    print("== 2. the batched steps on the circuit ==")
+    print("== 2. the batched steps on the circuit, both timing modes ==")
     if a.model_only:
         print("  *** MODEL ONLY: --model-only runs the reference Machine, NOT the circuit; "
               "nothing below is measured on the chip ***")
-    step_list = steps()
-    jobs = jobs_for(step_list)
     data["sims"] = {}
-    rows_by_sim = {}
-    for sim in sims:
-        t0 = time.time()
-        try:
-            res = [job[0] for job in run_on(sim, jobs, a.model_only)]
-        except Exception as e:  # noqa: BLE001 - a broken simulator is a FAIL line, not a traceback
-            print(f"  FAIL {sim}: could not run: {type(e).__name__}: {str(e)[:400]}")
-            fails.append(sim)
-            data["sims"][sim] = {"pass": False, "error": str(e)[:2000]}
-            continue
-        wall = time.time() - t0
-        issues = [f"{st[0]}: {r.mismatch}" for st, r in zip(step_list, res) if not r.ok]
-        issues += [m for m in (check_outputs(st, r) for st, r in zip(step_list, res)) if m]
-        cycles = sum(int(r.counters.cycles) for r in res)
-        name = "MODEL ONLY (reference Machine, not the circuit)" if a.model_only else sim
-        ok = not issues
-        good = sum(1 for st, r in zip(step_list, res) if r.ok and not check_outputs(st, r))
-        print(f"  {'PASS' if ok else 'FAIL'} {name}: {good}/{len(res)} programs with memory, trace and all "
-              f"five counters equal to the reference and outputs equal to int_reference; "
-              f"total {cycles} cycles (from the {'model' if a.model_only else 'circuit'}'s counters); "
-              f"{wall:.1f} s wall")
-        for i in issues[:5]:
-            print("    ", i)
-        if not ok:
-            fails.append(sim)
-        rows_by_sim[sim] = table_rows(step_list, res)
-        data["sims"][sim] = {"pass": ok, "programs": len(res), "total_cycles": cycles,
-                             "issues": issues, "wall_s": round(wall, 1), "model_only": a.model_only}
-    if len(rows_by_sim) == 2:
-        a_rows, b_rows = rows_by_sim["icarus"], rows_by_sim["verilator"]
-        same = all(x["cycles"] == y["cycles"] and x["dma"] == y["dma"] for x, y in zip(a_rows, b_rows))
-        print(f"  Icarus and Verilator counters {'identical' if same else 'DIFFER'}")
-        if not same:
-            fails.append("simulators disagree")
+    rows = {}                   # mode -> sim -> table rows
+    data["timeline"] = {}
+    for mode, cfg in MODES.items():
+        step_list = steps(cfg=cfg)
+        jobs = jobs_for(step_list)
+        rows[mode] = {}
+        for sim in sims:
+            t0 = time.time()
+            key = f"{sim} [{mode}]"
+            try:
+                res = [job[0] for job in run_on(sim, jobs, a.model_only, cfg)]
+            except Exception as e:  # noqa: BLE001 - a broken simulator is a FAIL line, not a traceback
+                print(f"  FAIL {key}: could not run: {type(e).__name__}: {str(e)[:400]}")
+                fails.append(key)
+                data["sims"][key] = {"pass": False, "error": str(e)[:2000]}
+                continue
+            wall = time.time() - t0
+            issues = [f"{st[0]}: {r.mismatch}" for st, r in zip(step_list, res) if not r.ok]
+            issues += [m for m in (check_outputs(st, r) for st, r in zip(step_list, res)) if m]
+            cycles = sum(int(r.counters.cycles) for r in res)
+            name = "MODEL ONLY (reference Machine, not the circuit)" if a.model_only else sim
+            ok = not issues
+            good = sum(1 for st, r in zip(step_list, res) if r.ok and not check_outputs(st, r))
+            print(f"  {'PASS' if ok else 'FAIL'} {name} [{mode}]: {good}/{len(res)} programs with memory, "
+                  f"trace and all five counters equal to the reference and outputs equal to int_reference; "
+                  f"total {cycles} cycles (from the {'model' if a.model_only else 'circuit'}'s counters); "
+                  f"{wall:.1f} s wall")
+            for i in issues[:5]:
+                print("    ", i)
+            if not ok:
+                fails.append(key)
+            rows[mode][sim] = table_rows(step_list, res)
+            data["sims"][key] = {"pass": ok, "programs": len(res), "total_cycles": cycles, "mode": mode,
+                                 "issues": issues, "wall_s": round(wall, 1), "model_only": a.model_only}
+            if sim == sims[0]:
+                b4 = [i for i, st in enumerate(step_list) if st[0] == "B=4"][0]
+                data["timeline"][mode] = {"step": "B=4", "source": name, "cycles": int(res[b4].counters.cycles),
+                                          "intervals": timeline(step_list[b4], res[b4], cfg)}
+        if len(rows[mode]) == 2:
+            a_rows, b_rows = rows[mode]["icarus"], rows[mode]["verilator"]
+            same = all(x["cycles"] == y["cycles"] and x["dma"] == y["dma"] for x, y in zip(a_rows, b_rows))
+            print(f"  [{mode}] Icarus and Verilator counters {'identical' if same else 'DIFFER'}")
+            if not same:
+                fails.append(f"simulators disagree [{mode}]")
 
     print("== 3. per program, from the circuit's counters ==")
-    rows = next(iter(rows_by_sim.values()), None)
-    if rows:
+    src = None
+    for mode in MODES:
+        r = next(iter(rows[mode].values()), None)
+        if r is None:
+            print(f"  [{mode}] (no results: every simulator failed)")
+            continue
         src = ("reference Machine's (MODEL ONLY)" if a.model_only else
-               f"circuit's ({next(iter(rows_by_sim))})")
-        print_table(rows, src)
-        data["table"] = rows
+               f"circuit's ({next(iter(rows[mode]))})")
+        print(f"  [{mode}]")
+        print_table(r, src)
+        data["table" if mode == "inorder" else f"table_{mode}"] = r
         data["table_source"] = src
-    else:
-        print("  (no results: every simulator failed)")
+    ino, ovl = (next(iter(rows[m].values()), None) for m in MODES)
+    if ino and ovl:
+        print("  the two modes side by side:")
+        print_side_by_side(ino, ovl, src)
 
     print("== 4. what batching shares (L = 16; derived from the instruction counts) ==")
     sh = sharing(16)

@@ -4,8 +4,9 @@ Each mutant changes ONE line of a copy of model/batch.py (the batched program bu
 into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
 problem (`python -m model.batch --check` prints a PROBLEM line and exits 1); a crash
 (traceback), a builder refusal (REFUSED lines only) or a timeout is listed in its own
-column and is not caught (tools/mutation/engine.py). Two columns: the full check, and the
-check without the ragged batch. The full check must catch every mutant; without the
+column and is not caught (tools/mutation/engine.py). Three columns: the full check, the
+check without the ragged batch, and the full check in the overlap timing mode (the same
+builder lines, the instructions in model/reorder.py's order). The full check must catch every mutant; without the
 ragged batch exactly the length-confusing ones (tag "length") survive, which is what the
 ragged batch is worth.
 The "stale" mutants survived the check as it was before every step ran on a garbage
@@ -32,6 +33,7 @@ FILE = "model/batch.py"
 PY = sys.executable
 FULL = [PY, "-m", "model.batch", "--check"]
 NO_RAGGED = [PY, "-m", "model.batch", "--check", "--no-ragged"]
+OVERLAP = [PY, "-m", "model.batch", "--check", "--mode", "overlap"]
 
 # (label, old line, new line, tags); each old line occurs exactly once in model/batch.py.
 _PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M=n, K=DM, N=ARRAY, '
@@ -131,9 +133,11 @@ def mutants(fast=False, ragged=True):
 
 
 def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False):
-    """Both columns as rows {label, tags, full, no_ragged, ...}, the raw results and wall time.
+    """The columns as rows {label, tags, full, no_ragged, overlap, ...}, the raw results
+    (full, no ragged, overlap) and wall time.
 
-    full / no_ragged: caught (the check reported a problem); status_*: the engine's outcome.
+    full / no_ragged / overlap: caught (the check reported a problem); status_*: the
+    engine's outcome.
     quick: the checks use check_batching's quick subset (for a fast test of this tool).
     scheduler: run the checks on Dask workers (tools/parallel.py); progress: tqdm bars."""
     ms = mutants(fast)
@@ -142,12 +146,13 @@ def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=F
     kw = {"scheduler": scheduler, "progress": progress}
     full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs, **kw)
     nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs, **kw)
+    ovl = mutation.run_mutants(ms, OVERLAP + extra, ROOT, timeout, jobs, **kw)
     rows = []
-    for m, a, b in zip(ms, full, nor):
+    for m, a, b, c in zip(ms, full, nor, ovl):
         rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
-                     "status_full": a.status, "status_no_ragged": b.status,
-                     "seconds": round(a.seconds + b.seconds, 2)})
-    return rows, full, nor, time.time() - t0
+                     "overlap": c.caught, "status_full": a.status, "status_no_ragged": b.status,
+                     "status_overlap": c.status, "seconds": round(a.seconds + b.seconds + c.seconds, 2)})
+    return rows, full, nor, ovl, time.time() - t0
 
 
 def verdict(rows):
@@ -160,6 +165,8 @@ def verdict(rows):
             continue
         if not r["full"]:
             bad.append(f"full check did not catch ({r['status_full']}): {r['label']}")
+        if "overlap" in r and not r["overlap"]:
+            bad.append(f"full check in overlap mode did not catch ({r['status_overlap']}): {r['label']}")
         nr = r["status_no_ragged"]
         if "length" in r["tags"]:
             if nr != mutation.SURVIVED:
@@ -180,18 +187,20 @@ def main(argv=None):
     ap.add_argument("--scheduler", default=None,
                     help="run the checks on Dask: a scheduler address (tcp://...) or local:N")
     a = ap.parse_args(argv)
-    rows, full, nor, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True)
+    rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True)
     w = max(len(r["label"]) for r in rows)
-    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}")
+    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}  {'overlap':>11}")
     for r in rows:
         tag = "  (length-confusing)" if "length" in r["tags"] else ""
-        print(f"{r['label']:<{w}}  {r['status_full']:>11}  {r['status_no_ragged']:>11}{tag}")
+        print(f"{r['label']:<{w}}  {r['status_full']:>11}  {r['status_no_ragged']:>11}  "
+              f"{r['status_overlap']:>11}{tag}")
     nf = sum(r["full"] for r in rows)
     nn = sum(r["no_ragged"] for r in rows)
-    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>11}  {f'{nn}/{len(rows)}':>11}")
+    no = sum(r["overlap"] for r in rows)
+    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>11}  {f'{nn}/{len(rows)}':>11}  {f'{no}/{len(rows)}':>11}")
     print()
-    print(mutation.format_summary({"full check": full, "no ragged": nor}, "check", total=None))
-    for name, res in (("full check", full), ("no ragged", nor)):
+    print(mutation.format_summary({"full check": full, "no ragged": nor, "overlap": ovl}, "check", total=None))
+    for name, res in (("full check", full), ("no ragged", nor), ("overlap", ovl)):
         print(f"{name}: " + mutation.score_line(res))
     bad = verdict(rows)
     for b in bad:
@@ -200,11 +209,13 @@ def main(argv=None):
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump({"fast": a.fast, "quick": a.quick, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
+                   "caught_overlap": no, "score_overlap": mutation.score(ovl),
                    "score_full": mutation.score(full), "score_no_ragged": mutation.score(nor),
                    "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)
     base = os.path.splitext(a.json)[0]
     mutation.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})
     mutation.write_json(base + "_no_ragged_raw.json", nor, {"check": " ".join(NO_RAGGED[1:])})
+    mutation.write_json(base + "_overlap_raw.json", ovl, {"check": " ".join(OVERLAP[1:])})
     return 1 if bad else 0
 
 

@@ -5,13 +5,40 @@ import time
 
 import pytest
 
-from model import batch, isa
+from model import batch, config, isa, timing
 
 
 def test_check_batching_finds_no_problem():
     t0 = time.time()
     assert batch.check_batching() == []
     assert time.time() - t0 < 60          # it is run by every mutant: seconds, not minutes
+
+
+def test_check_batching_overlap_mode():
+    # the overlap mode's order (model/reorder.py) must give the same outputs and caches
+    assert batch.check_batching(cfg=config.CH09_OVERLAP, quick=True) == []
+
+
+def test_overlap_order_is_a_permutation_and_in_order_is_unchanged():
+    ex = batch.make_batch(4, 16, 1)
+    P = batch.rq_params(ex)
+    for seqs, ts in (([0, 1, 2, 3], [16] * 4), ([2, 0, 3], [1, 9, 14])):
+        a = batch.program(seqs, ts, P)
+        b = batch.program(seqs, ts, P, config.CH09_OVERLAP)
+        assert sorted(isa.as_words(a)) == sorted(isa.as_words(b)) and b[-1].op == "HALT"
+        assert a == batch.program(seqs, ts, P, batch.CFG)
+
+
+# the memory ceiling of a step: words / (1 word per cycle); issue 10's targets
+@pytest.mark.parametrize("B", [1, 2, 3, 4])
+def test_overlap_mode_reaches_the_memory_roofline(B):
+    ex = batch.make_batch(B, 16, 1)
+    prog = batch.program(list(range(B)), [16] * B, batch.rq_params(ex), config.CH09_OVERLAP)
+    words = 768 + B * (16 + 2 * 15 * 16 + 2 * 16 + 16)
+    cycles = timing.schedule(prog, config.CH09_OVERLAP).cycles
+    assert words / cycles >= 0.80
+    if B == 4:
+        assert words == 2944 and cycles <= 3464          # 85% of the ceiling
 
 
 def _expected_words(ts):
@@ -192,8 +219,8 @@ def test_check_catches_a_broken_builder(monkeypatch):
     # the oracle must not be blind: a builder that swaps the output addresses is caught
     real = batch.program
 
-    def swapped(seqs, ts, P):
-        prog = real(seqs, ts, P)
+    def swapped(seqs, ts, P, cfg=batch.CFG):
+        prog = real(seqs, ts, P, cfg)
         return [isa.build("ST", cfg=batch.CFG, src=i.src, dst=batch.EXT_OUT + 16 * (3 - (i.dst - batch.EXT_OUT) // 16),
                           len=16) if i.op == "ST" and i.dst >= batch.EXT_OUT else i for i in prog]
     monkeypatch.setattr(batch, "program", swapped)
@@ -234,8 +261,8 @@ def test_check_does_not_let_stale_rows_stand_in_for_a_load(monkeypatch):
     # step on a reused machine would have left that row in place; a garbage scratchpad not
     real = batch.program
 
-    def lazy(seqs, ts, P):
-        return [i for i in real(seqs, ts, P)
+    def lazy(seqs, ts, P, cfg=batch.CFG):
+        return [i for i in real(seqs, ts, P, cfg)
                 if not (i.op == "LD" and i.dst >= batch.SP_CACHE and i.len == 16)]
     monkeypatch.setattr(batch, "program", lazy)
     found = batch.check_batching(batches=(1,), lengths=(2,), seeds=(1,), ragged=False)
@@ -244,7 +271,7 @@ def test_check_does_not_let_stale_rows_stand_in_for_a_load(monkeypatch):
 
 
 def test_refusals_are_reported_apart(monkeypatch, capsys):
-    def refuse(seqs, ts, P):
+    def refuse(seqs, ts, P, cfg=batch.CFG):
         raise ValueError("no")
     monkeypatch.setattr(batch, "program", refuse)
     found = batch.check_batching(batches=(1,), lengths=(1,), seeds=(1,), ragged=False)

@@ -11,7 +11,11 @@ times in one simulator process (default: 1 on Icarus, 8 on Verilator, whose fast
 simulation otherwise hides behind that start-up), so throughput is compared, as a test
 suite running many programs per call sees it.
 
-  python tools/bench/bench_sim.py [--sim icarus|verilator|both] [--groups N] [--runs R]
+  python -m tools.bench.bench_sim [--sim icarus|verilator|both] [--mode inorder|overlap|both]
+                                  [--groups N] [--runs R]
+
+Both timing modes by default (the same program; the overlap mode runs it in fewer cycles,
+so its cycles per second say how fast the simulator runs the busier circuit).
 """
 import argparse
 import sys
@@ -49,25 +53,24 @@ def long_program(groups, ext=None):
     return prog, image
 
 
-def build_plain(sim, ext):
-    """The plain bench (tools/sim/plain.py) for sim with ext words; the command."""
-    return plain.build(sim, config.DEFAULT.replace(ext_words=ext))
+def build_plain(sim, cfg):
+    """The plain bench (tools/sim/plain.py) for sim on cfg; the command."""
+    return plain.build(sim, cfg)
 
 
-def run_plain(sim, prog, image, ext, runs=1):
+def run_plain(sim, prog, image, cfg, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds) of one tb_plain call."""
-    cmd = build_plain(sim, ext)
+    cmd = build_plain(sim, cfg)
     with tempfile.TemporaryDirectory() as d:
-        r = plain.run(cmd, prog, image, config.DEFAULT.replace(ext_words=ext), d, runs=runs,
-                      max_cycles=10_000_000, trace=False)
+        r = plain.run(cmd, prog, image, cfg, d, runs=runs, max_cycles=10_000_000, trace=False)
     return sum(st["cycles"] for st in r.status), r.wall
 
 
-def run_cocotb(sim, prog, image, ext, runs=1):
+def run_cocotb(sim, prog, image, cfg, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds, all ok) of one hw.run call."""
-    hw.build(sim, cfg=config.DEFAULT.replace(ext_words=ext))
+    hw.build(sim, cfg=cfg)
     t0 = time.perf_counter()
-    res = hw.run_programs(sim, [(prog, image)] * runs, cfg=config.DEFAULT.replace(ext_words=ext), max_cycles=10_000_000)
+    res = hw.run_programs(sim, [(prog, image)] * runs, cfg=cfg, max_cycles=10_000_000)
     wall = time.perf_counter() - t0
     return sum(int(r.counters.cycles) for r in res), wall, all(r.ok for r in res)
 
@@ -79,24 +82,28 @@ def main(argv=None):
                     help="LD/MM/RQ/SM/ST groups in the program (default: 12 Icarus, 120 Verilator)")
     ap.add_argument("--runs", type=int, default=None,
                     help="runs of the program per simulator call (default: 1 Icarus, 8 Verilator)")
+    ap.add_argument("--mode", default="both", choices=config.MODES + ("both",),
+                    help="timing mode(s) of the chip (default: both)")
     a = ap.parse_args(argv)
     ext = config.DEFAULT.ext_words
     sims = hw.SIMS if a.sim == "both" else (a.sim,)
+    modes = config.MODES if a.mode == "both" else (a.mode,)
     rc = 0
-    for sim in sims:
+    for sim, mode in ((s, m) for s in sims for m in modes):
+        cfg = config.DEFAULT.replace(mode=mode)
         prog, image = long_program(a.groups or DEFAULT_GROUPS[sim], ext)
         runs = a.runs or DEFAULT_RUNS[sim]
-        expect = timing.schedule(prog, config.DEFAULT).cycles * runs
-        build_plain(sim, ext)
-        c_cyc, c_wall, ok = run_cocotb(sim, prog, image, ext, runs)
-        _, c_start, _ = run_cocotb(sim, [isa.build("HALT")], None, ext)   # fixed start-up cost
-        p_cyc, p_wall = run_plain(sim, prog, image, ext, runs)
+        expect = timing.schedule(prog, cfg).cycles * runs
+        build_plain(sim, cfg)
+        c_cyc, c_wall, ok = run_cocotb(sim, prog, image, cfg, runs)
+        _, c_start, _ = run_cocotb(sim, [isa.build("HALT")], None, cfg)   # fixed start-up cost
+        p_cyc, p_wall = run_plain(sim, prog, image, cfg, runs)
         if not ok or c_cyc != expect or p_cyc != expect:
-            print(f"FAIL {sim}: cycles cocotb {c_cyc}, plain {p_cyc}, formula {expect}, match {ok}")
+            print(f"FAIL {sim} [{mode}]: cycles cocotb {c_cyc}, plain {p_cyc}, model {expect}, match {ok}")
             rc = 1
             continue
         c_rate, p_rate = c_cyc / c_wall, p_cyc / p_wall
-        print(f"{sim:9s}: {len(prog)} instructions x {runs} runs, {c_cyc} cycles (chip counter); "
+        print(f"{sim:9s} [{mode}]: {len(prog)} instructions x {runs} runs, {c_cyc} cycles (chip counter); "
               f"cocotb {c_rate:,.0f} cycles/s ({c_wall:.2f} s), plain {p_rate:,.0f} cycles/s "
               f"({p_wall:.2f} s); plain/cocotb = {p_rate / c_rate:.2f}x")
         if c_wall > c_start:

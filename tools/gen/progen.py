@@ -202,6 +202,74 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     return prog, img
 
 
+def colliding_program(seed_or_rng, cfg=None, n_instr=None, window=128):
+    """(prog, image): a valid random program built to collide in the overlap mode.
+
+    Every scratchpad range falls in a window of `window` words, so ranges of instructions
+    on different units meet in every hazard kind (read after write, write after read,
+    write after write) for every unit pair; long instructions (loads of up to 200 words,
+    products with K up to 64, softmax of up to 64) sit next to short ones; stores copy
+    the window out often, and the program ends by storing the whole window, so a wrong
+    order shows in the external memory."""
+    rng = _rng(seed_or_rng)
+    cfg = config.resolve(cfg)
+    ext = cfg.ext_words
+    win = min(window, cfg.sp_words)
+    out_at = max(0, ext - win)                      # where the final copy of the window goes
+
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
+
+    def ri(lo, hi):                                 # inclusive
+        return int(rng.integers(lo, hi + 1))
+
+    def length(cap):
+        cap = max(1, min(cap, win))
+        return ri(1, min(4, cap)) if rng.random() < 0.5 else ri(1, cap)
+
+    def at(n):
+        return ri(0, win - n)
+
+    n_instr = ri(4, 24) if n_instr is None else n_instr
+    prog = [b("LD", dst=0, src=ri(0, ext - win), len=win)]
+    while len(prog) < n_instr:
+        op = ("LD", "ST", "MM", "MM", "RQ", "SM")[ri(0, 5)]
+        if op in ("LD", "ST"):
+            n = length(200 if op == "LD" else win)
+            e = ri(0, max(0, ext - n - win))       # below the final copy
+            prog.append(b("LD", dst=at(n), src=e, len=n) if op == "LD" else b("ST", src=at(n), dst=e, len=n))
+        elif op == "MM":
+            M, N, tb = ri(1, 4), ri(1, 4), ri(0, 1)
+            K = ri(1, 64) if rng.random() < 0.3 else ri(1, 8)
+            K = min(K, win)
+            lda = ri(K, K + 3) if M > 1 else 0
+            ldb = (ri(K, K + 2) if N > 1 else 0) if tb else (ri(N, N + 2) if K > 1 else 0)
+            ldc = ri(N, N + 2) if M > 1 else 0
+            a_n = (M - 1) * lda + K
+            b_n = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+            c_n = (M - 1) * ldc + N
+            if max(a_n, b_n, c_n) > win:
+                continue
+            prog.append(b("MM", dst=at(c_n), A=at(a_n), B=at(b_n), M=M, K=K, N=N, tb=tb,
+                          lda=lda, ldb=ldb, ldc=ldc))
+        elif op == "RQ":
+            n = length(win)
+            prog.append(b("RQ", dst=at(n), src=at(n), len=n, m=ri(1, 65535), s=ri(0, 40)))
+        else:
+            n = length(min(64, cfg.sm_max_len))
+            prog.append(b("SM", dst=at(n), src=at(n), len=n))
+    prog.append(b("ST", src=0, dst=out_at, len=win))
+    prog.append(b("HALT"))
+    img = random_image(rng, ext)
+    return prog, img
+
+
+def colliding_programs(seed, n, cfg=None):
+    """n colliding_program (prog, image) pairs from one seed."""
+    rng = _rng(seed)
+    return [colliding_program(rng, cfg) for _ in range(n)]
+
+
 def random_programs(seed, n, cfg=None):
     """n (prog, image) pairs from one seed."""
     rng = _rng(seed)

@@ -1,7 +1,10 @@
 """Soak: many seeded random programs on each simulator against the reference, in parallel.
 
   python -m tools.sim.soak --sim both --n 10000 [--seed S] [--chunk 250] [--jobs 2]
-                           [--scheduler ADDRESS] [--ext-words N]
+                           [--scheduler ADDRESS] [--ext-words N] [--mode inorder|overlap|both]
+
+--mode both (what `make fuzz` and `make soak` run) soaks each simulator in the in-order
+and the overlap timing mode: the same programs, a build per mode.
 
 The programs (tools/gen/progen.py random_program) go out in chunks; each chunk is one
 simulator process (tools.sim.hw.run_programs) run by a worker: a local process pool by
@@ -90,6 +93,8 @@ def main(argv=None):
     ap.add_argument("--scheduler", default=None,
                     help="Dask scheduler address (tcp://...), or local:N for a local N-worker cluster")
     ap.add_argument("--ext-words", default=None, help="external memory words (default 4096)")
+    ap.add_argument("--mode", default="inorder", choices=config.MODES + ("both",),
+                    help="timing mode(s) of the chip (default %(default)s)")
     a = ap.parse_args(argv)
     if a.n < 1 or a.chunk < 1 or a.jobs < 1:
         ap.error("--n, --chunk and --jobs must be >= 1")
@@ -100,12 +105,14 @@ def main(argv=None):
     except ValueError as e:
         ap.error(str(e))
     rc = 0
-    for sim in (hw.SIMS if a.sim == "both" else (a.sim,)):
+    modes = config.MODES if a.mode == "both" else (a.mode,)
+    for sim, mode in ((s, m) for s in (hw.SIMS if a.sim == "both" else (a.sim,)) for m in modes):
+        cfg = cfg.replace(mode=mode)
         t0 = time.time()
         res = soak(sim, a.n, a.seed, cfg, a.chunk, a.scheduler, a.jobs)
         wall = time.time() - t0
         progs, ok, cyc = sum(r[1] for r in res), sum(r[2] for r in res), sum(r[3] for r in res)
-        print(f"{'PASS' if ok == progs else 'FAIL'} {sim}: {progs} programs, {progs - ok} mismatches, "
+        print(f"{'PASS' if ok == progs else 'FAIL'} {sim} [{mode}]: {progs} programs, {progs - ok} mismatches, "
               f"{cyc} cycles (from the chip's counters), {wall:.1f} s wall, {progs / wall:.1f} programs/s, "
               f"{cyc / wall:.0f} cycles/s")
         failing = [r for r in res if r[4] >= 0]

@@ -58,24 +58,37 @@ def status_of(verdict, check):
     raise ValueError(f"unknown suite verdict {verdict!r}")
 
 
-def judge(site, work, manifest, timeout, rtl_dir=RTL_DIR):
+def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
     """Make, compile and run one mutant (None: mutant 0) in work/: an engine.Result whose
-    info holds file, line, module, cls, change, check (the first failing check),
-    compile_s and run_s."""
+    info holds file, line, module, cls, change, check (the first failing check), mode
+    (the suite that caught it), compile_s and run_s.
+
+    manifests: one suite's manifest or a list of them (suite.build_suite; the full run
+    passes the in-order suite and the overlap suite). The suites run in order on a build
+    of the mutant for each one's Config, and the first that does not pass decides: a
+    mutant caught by the in-order suite costs one compile, as before the overlap mode."""
     from tools.mutation.rtl import suite
+    manifests = [manifests] if isinstance(manifests, dict) else list(manifests)
     t0 = time.time()
     mdir = make_mutant_dir(site, os.path.join(work, "rtl"), rtl_dir)
-    ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, "build"))
     change = one_line(site.desc) if site else "none (mutant 0)"
     info = {"file": site.file if site else None, "line": site.line if site else None,
             "module": site.module if site else None, "cls": site.cls if site else None,
-            "change": change, "compile_s": round(ct, 3)}
-    if not ok:
-        status, hang, check, detail = engine.INCOMPETENT, False, "compile", one_line(log)
-    else:
-        verdict, check, detail, rt = suite.run_mutant(vvp, manifest, timeout)
-        info["run_s"] = round(rt, 3)
+            "change": change, "compile_s": 0.0, "run_s": 0.0}
+    status, hang, check, detail = engine.SURVIVED, False, "", ""
+    for man in manifests:
+        cfg = man.get("cfg", suite.CFG)
+        ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, f"build-{cfg.mode}"), cfg=cfg)
+        info["compile_s"] = round(info["compile_s"] + ct, 3)
+        info["mode"] = cfg.mode
+        if not ok:
+            status, hang, check, detail = engine.INCOMPETENT, False, "compile", one_line(log)
+            break
+        verdict, check, detail, rt = suite.run_mutant(vvp, man, timeout)
+        info["run_s"] = round(info["run_s"] + rt, 3)
         status, hang = status_of(verdict, check)
+        if status != engine.SURVIVED:
+            break
     info["check"] = check
     label = MUTANT0 if site is None else f"{site.file}:{site.line} {site.cls} {change}"
     return engine.Result(label, site.file if site else "", status, True, (info["cls"] or "",), None,
@@ -88,9 +101,11 @@ def run(args, sites, stats):
     t_start = time.time()
     work = args.work
     os.makedirs(work, exist_ok=True)
-    manifest = suite.build_suite(os.path.join(work, "suite"))
-    print(f"suite: {manifest['nprog']} programs ({manifest['total_cycles']} reference cycles), "
-          f"{manifest['rq_n']} requant and {manifest['dv_n']} divu vectors")
+    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
+                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    for man in manifest:
+        print(f"suite [{man['mode']}]: {man['nprog']} programs ({man['total_cycles']} reference cycles), "
+              f"{man['rq_n']} requant and {man['dv_n']} divu vectors")
     # self-check 1: mutant 0 (unchanged text, same path) passes the whole suite
     base = judge(None, os.path.join(work, "w0"), manifest, MUTANT0_LIMIT, args.rtl)
     if base.status != engine.SURVIVED:
@@ -185,8 +200,9 @@ def report(args, results, wall, total, base, kb, manifest, stats):
         "wall_seconds": round(wall, 1), "total_seconds": round(total, 1), "jobs": args.jobs,
         "mutants_per_minute": round(rate, 2), "sample": args.sample, "seed": args.seed,
         "modules_selected": args.module, "mutant0": base.as_dict(), "known_bad": kb.as_dict(),
-        "suite": {k: manifest[k] for k in ("nprog", "rq_n", "dv_n", "total_cycles")},
-        "suite_programs": manifest["programs"], "caught_by": dict(kills),
+        "suite": {m["mode"]: {k: m[k] for k in ("nprog", "rq_n", "dv_n", "total_cycles")} for m in manifest},
+        "suite_programs": {m["mode"]: m["programs"] for m in manifest}, "caught_by": dict(kills),
+        "caught_by_mode": dict(Counter(r.info.get("mode", "") for r in results if r.caught)),
         "unmapped_ast_events": stats.get("unmapped", {})})
     print(f"wrote {args.out}")
     return 0

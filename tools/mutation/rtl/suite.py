@@ -35,7 +35,9 @@ TB = os.path.join(ROOT, "tb", "mutation", "mut_rtl_tb.v")
 from model import config  # noqa: E402
 
 CFG = config.CH09               # chapter 9's chip (8192 external words); all programs share it
+CFG_OVERLAP = config.CH09_OVERLAP   # the same chip in the overlap timing mode (second suite)
 EXT = CFG.ext_words
+N_COLLIDING = 10                # overlap suite: random programs built to collide
 
 # suite composition (the CI sample uses the same suite)
 N_RANDOM_FIRST = 4              # random programs before the error programs
@@ -109,8 +111,9 @@ def divu_vectors(n, seed):
     return [(a, b, a // b, a % b) for a, b in out[:n]]
 
 
-def chapter9_programs():
-    """[(label, prog, image)]: B = 1..4 at token 16 and the ragged batch (model/batch.py)."""
+def chapter9_programs(cfg=CFG):
+    """[(label, prog, image)]: B = 1..4 at token 16 and the ragged batch (model/batch.py),
+    the programs built for cfg (its timing mode picks their order)."""
     from model import batch
     from model.machine import Machine
     out = []
@@ -122,7 +125,7 @@ def chapter9_programs():
         m = Machine(batch.CFG)
         for t in range(1, 16):
             img = m.run(batch.program(seqs, [t] * B, P), img).ext
-        out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P), img))
+        out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P, cfg), img))
     ts = list(batch.RAGGED)
     ex = batch.make_batch(len(ts), max(ts), 1)
     P = batch.rq_params(ex)
@@ -131,8 +134,46 @@ def chapter9_programs():
     for b, T in enumerate(ts):
         for t in range(1, T):
             img = m.run(batch.program([b], [t], P), img).ext
-    out.append(("ch09 ragged " + ",".join(map(str, ts)), batch.program(list(range(len(ts))), ts, P), img))
+    out.append(("ch09 ragged " + ",".join(map(str, ts)), batch.program(list(range(len(ts))), ts, P, cfg), img))
     return out
+
+
+def overlap_programs():
+    """[(label, prog, image)] of the overlap suite (run on the OVERLAP=1 build): programs
+    built to collide across units (every hazard kind, long next to short), faults behind
+    work in flight on every unit, the in-order suite's random and crafted programs, the
+    chapter-9 programs in the overlap order, and resets while several units are busy."""
+    from model import isa, timing
+    from tools.gen import progen
+    rng = np.random.default_rng(RANDOM_SEED + 7)
+    cfg = CFG_OVERLAP
+    progs = [(f"colliding {k}", *progen.colliding_program(rng, cfg)) for k in range(N_COLLIDING)]
+
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
+    img = rng.integers(-128, 128, size=256)
+    busy = [b("LD", dst=0, src=0, len=200),
+            b("MM", dst=300, A=400, B=420, M=4, K=60, N=4, tb=1, lda=60, ldb=60, ldc=4),
+            b("SM", dst=500, src=520, len=64)]
+    for code in (1, 2, 3, 4):                     # a fault behind three busy units
+        bad = progen.bad_program(RANDOM_SEED + 40 + code, code, cfg=cfg)
+        fault = bad.prog[bad.pc]
+        progs.append((f"overlap error {code}", busy + [fault, b("ST", src=0, dst=0, len=8), b("HALT")], img))
+        progs.append((f"after overlap error {code}", busy + [b("ST", src=0, dst=1000, len=600), b("HALT")], img))
+    bad = progen.bad_program(RANDOM_SEED + 45, isa.ERR_PC, cfg=cfg)   # past the end, units busy
+    progs.append(("overlap error 5", bad.prog, bad.image))
+    for k in range(3):
+        prog, im = progen.random_program(rng, cfg=cfg)
+        progs.append((f"random overlap {k}", prog, im))
+    progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
+    progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
+    prog, im = progen.colliding_program(np.random.default_rng(RANDOM_SEED + 8), cfg, n_instr=20)
+    sched = timing.schedule(prog, cfg)
+    for ev in sched.events[2:6]:                  # cut while the next ones are in flight
+        at = ev.issue + 1
+        progs.append((f"reset overlap at {at}", prog, im, at))
+        progs.append((f"after reset overlap at {at}", prog, im))
+    return progs
 
 
 def suite_programs():
@@ -330,8 +371,10 @@ def reset_programs():
     return out
 
 
-def build_suite(suite_dir, programs=None):
-    """Write every input of the bench into suite_dir; returns the manifest (a dict)."""
+def build_suite(suite_dir, programs=None, cfg=CFG):
+    """Write every input of the bench into suite_dir for the chip cfg (programs default:
+    suite_programs() in-order, overlap_programs() in the overlap mode); returns the
+    manifest (a dict; "cfg" holds the Config)."""
     from model import config, isa
     from model.machine import Machine, GA2Error
     os.makedirs(suite_dir, exist_ok=True)
@@ -343,8 +386,9 @@ def build_suite(suite_dir, programs=None):
     with open(os.path.join(suite_dir, "dv.hex"), "w") as f:
         for a, b, q, r in dv:
             f.write(f"{a:08x}{b:08x}{q:08x}{r:08x}\n")
-    programs = suite_programs() if programs is None else programs
-    machine = Machine(CFG)
+    if programs is None:
+        programs = overlap_programs() if cfg.mode == "overlap" else suite_programs()
+    machine = Machine(cfg)
     entries = []
     for p, entry in enumerate(programs):
         label, prog, img = entry[:3]
@@ -374,18 +418,19 @@ def build_suite(suite_dir, programs=None):
             hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
                         "error": err[1], "light": light})
-    manifest = {"dir": suite_dir, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv),
+    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv),
                 "programs": entries, "total_cycles": sum(e["cycles"] for e in entries)}
     return manifest
 
 
-def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None):
+def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None, cfg=CFG):
     """iverilog the bench (tb, default tb/mutation/mut_rtl_tb.v) with the harness and the
-    files of rtl_dir/ga2.f (tools/sim/build.py compile_binary): (ok, seconds, log, vvp path)."""
+    files of rtl_dir/ga2.f for the chip cfg (tools/sim/build.py compile_binary):
+    (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
     srcs = [tb, str(build.HARNESS)] + [str(p) for p in rtl_files(rtl_dir)]
     t = time.time()
-    params = {"EXT_WORDS": CFG.ext_words, "SP_WORDS": CFG.sp_words, "IMEM_DEPTH": CFG.imem_depth}
+    params = build.cfg_parameters(cfg)
     ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,
                                         parameters=params, timeout=timeout)
     return ok, time.time() - t, log, cmd[-1]

@@ -1,0 +1,118 @@
+"""Reordering a program for the overlap timing mode: the same instructions, an order the
+chip's in-order issue can overlap.
+
+In the overlap mode (docs/isa.md "Timing modes") the chip issues in program order, one
+instruction in flight per unit, so an instruction that must wait -- for its unit, or for
+a conflicting instruction to finish -- holds up every instruction behind it. A load
+placed behind a long matrix product leaves the DMA idle; a product placed behind a load
+it does not need waits for nothing. reorder(prog, cfg) is a list scheduler over the
+program's dependence graph: it keeps every pair of instructions that touch a common
+word (read after write, write after read, write after write, on the scratchpad or the
+external memory, by the hulls of model/func.py) in their original order -- so the
+result is the same program up to the order of instructions that commute, and its
+outputs are identical bit for bit -- and among the instructions whose predecessors are
+all placed it picks the one that issues earliest on the overlap timing model (ties: the
+DMA first, as memory is the bottleneck of a decode step; then the original order).
+
+The order depends on the program alone, never on data, and HALT stays last.
+"""
+import numpy as np
+
+from . import config, func, isa, timing
+
+_UNITS = ("dma", "mm", "vec")
+
+
+_EXT_OFFSET = 1 << 17        # external addresses sit above every scratchpad address
+
+
+def _conflicts(rw):
+    """The n x n boolean matrix c[j, i]: instructions j and i touch a common word with at
+    least one of them writing (the Range hulls of rw = [(reads, writes)], same space).
+    Every instruction writes at most one range and reads at most two; empty slots are
+    the empty range (1, 0)."""
+    n = len(rw)
+    wf, wl = np.ones(n, np.int64), np.zeros(n, np.int64)
+    rf, rl = np.ones((n, 2), np.int64), np.zeros((n, 2), np.int64)
+    for i, (rd, wr) in enumerate(rw):
+        assert len(rd) <= 2 and len(wr) <= 1, "reorder: an op with more ranges than expected"
+        for r in wr:
+            off = _EXT_OFFSET if r.space == func.EXT else 0
+            wf[i], wl[i] = r.first + off, r.last + off
+        for k, r in enumerate(rd):
+            off = _EXT_OFFSET if r.space == func.EXT else 0
+            rf[i, k], rl[i, k] = r.first + off, r.last + off
+    ww = (wf[:, None] <= wl[None, :]) & (wf[None, :] <= wl[:, None])
+    wr = ((wf[:, None, None] <= rl[None, :, :]) & (rf[None, :, :] <= wl[:, None, None])).any(axis=2)
+    return ww | wr | wr.T
+
+
+# Speed: chapter 9's oracle builds the same programs again and again, so the order is
+# memoised per (Config, instruction words); bounded.
+_MEMO = {}
+_MEMO_MAX = 256
+
+
+def reorder(prog, cfg=None):
+    """prog (Instr list ending in HALT, every instruction valid on cfg) in an order for
+    the overlap mode; a new list of the same Instr objects. ValueError for a program
+    that does not end in exactly one HALT or that cfg refuses."""
+    cfg = config.resolve(cfg)
+    prog = list(prog)
+    if not prog or prog[-1].op != "HALT" or any(p.op == "HALT" for p in prog[:-1]):
+        raise ValueError("reorder: the program must end in its only HALT")
+    key = (cfg, tuple(isa.as_words(prog)))
+    order = _MEMO.get(key)
+    if order is None:
+        order = _order(prog[:-1], cfg)
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = order
+    return [prog[i] for i in order] + [prog[-1]]
+
+
+def _order(body, cfg):
+    """The list scheduler (module docstring): indices of body in their new order."""
+    for i, ins in enumerate(body):
+        bad = isa.check(ins, cfg)
+        if bad:
+            raise ValueError(f"reorder: instruction {i} ({ins.op}) is refused: {bad[2]}")
+    rw = [(func.reads(ins), func.writes(ins)) for ins in body]
+    n = len(body)
+    c = np.triu(_conflicts(rw), 1) if n else np.zeros((0, 0), bool)   # c[j, i], j < i
+    preds = c.sum(axis=0).tolist()
+    succs = [np.flatnonzero(c[j]).tolist() for j in range(n)]
+    unit = [timing.UNIT[ins.op] for ins in body]
+    busy = [timing.busy_cycles(ins, cfg) for ins in body]
+    sp = [(tuple((r.first, r.last) for r in rd if r.space == func.SP),
+           tuple((r.first, r.last) for r in wr if r.space == func.SP)) for rd, wr in rw]
+    # the overlap model's state: per unit (end, sp reads, sp writes) of its last instruction
+    last = {u: (0, (), ()) for u in _UNITS}
+    t = 0
+    ready = [i for i in range(n) if preds[i] == 0]
+    out = []
+
+    def issue_at(i):
+        decode = t + 2
+        u = unit[i]
+        at = max(decode, last[u][0] + 1)
+        rd, wr = sp[i]
+        for v, (end, vrd, vwr) in last.items():
+            if v != u and end >= decode and (timing._meet(wr, vrd) or timing._meet(wr, vwr)
+                                             or timing._meet(rd, vwr)):
+                at = max(at, end + 1)
+        return at
+
+    while ready:
+        i = min(ready, key=lambda k: (issue_at(k), unit[k] != "dma", k))
+        at = issue_at(i)
+        last[unit[i]] = (at + busy[i], sp[i][0], sp[i][1])
+        t = at
+        ready.remove(i)
+        out.append(i)
+        for k in succs[i]:
+            preds[k] -= 1
+            if preds[k] == 0:
+                ready.append(k)
+    assert len(out) == n, "reorder: dependence graph is not acyclic"
+    return out
