@@ -5,7 +5,7 @@ collide_program(rng, cfg) draws a valid program whose instructions mostly aim on
 their scratchpad ranges at a range of a recent instruction of ANOTHER unit, in one of the
 three hazard kinds: RAW (it reads what that one writes), WAR (it writes what that one
 reads), WAW (both write); the rest go to a far region, free to run alongside. Long
-instructions (LD / ST / RQ of 32..120 words, MM with K up to 255) sit next to short ones
+instructions (LD / ST / RQ of 24..88 words, MM with K up to 255) sit next to short ones
 (1..8 words, K 1..4), so a unit is often still busy when the next instruction decodes.
 All scratchpad traffic stays inside two windows (NEAR, FAR), which the program stores to
 the top of the external memory before its HALT (dump_program()), so comparing ext
@@ -25,8 +25,8 @@ import numpy as np
 from model import config, func, isa, timing
 from tools.gen.progen import random_image, rand_ms
 
-NEAR = (0, 128)          # the colliding window: sp[0:128]
-FAR = (2048, 2176)       # instructions meant to run alongside: sp[2048:2176]
+NEAR = (0, 96)           # the colliding window: sp[0:96]
+FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]
 DUMP = 256               # ext words the dump uses at the top of ext (both windows)
 UNITS = ("dma", "mm", "vec")
 KINDS = ("RAW", "WAR", "WAW")
@@ -68,7 +68,7 @@ def _near(rng, span, target=None, window=NEAR):
 
 
 def _len(rng, long_):
-    return int(rng.integers(32, 121)) if long_ else int(rng.integers(1, 9))
+    return int(rng.integers(24, 89)) if long_ else int(rng.integers(1, 9))
 
 
 def _ext(rng, cfg, n):
@@ -143,7 +143,8 @@ def _ops(op_unit, unit, side):
 
 def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=False):
     """(prog, image): a valid program of about n_instr instructions built to collide,
-    ending with HALT (or, fault=True, with a faulting instruction after long ones)."""
+    ending with HALT (or, fault True or an error code 1..4, with a faulting instruction
+    after long ones)."""
     rng = _rng(seed_or_rng)
     cfg = config.resolve(cfg)
     assert cfg.sp_words >= FAR[1] and cfg.ext_words >= 4 * DUMP, cfg
@@ -185,19 +186,20 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
             op = ops[int(rng.integers(0, len(ops)))]
             prog.append(_make(rng, cfg, op, long_))
     if fault:
-        prog += _fault_tail(rng, cfg)
+        prog += _fault_tail(rng, cfg, None if fault is True else int(fault))
     else:
         prog += dump_program(cfg)          # the windows to ext, then HALT
     return prog, random_image(rng, cfg.ext_words)
 
 
-def _fault_tail(rng, cfg):
-    """One or two long instructions still running, then one DECODE refuses."""
+def _fault_tail(rng, cfg, code=None):
+    """One or two long instructions still running, then one DECODE refuses (code: 1..4,
+    None a random one)."""
     tail = [_mm(rng, cfg, True, window=FAR)]
     if rng.random() < 0.5:
         n = NEAR[1] - NEAR[0]
         tail.append(isa.build("LD", cfg=cfg, dst=NEAR[0], src=_ext(rng, cfg, n), len=n))
-    k = int(rng.integers(0, 4))
+    k = int(rng.integers(0, 4)) if code is None else {1: 0, 4: 1, 2: 2, 3: 3}[code]
     SP = cfg.sp_words
     if k == 0:
         tail.append(int(rng.choice([0, 7, 8, 15])) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
