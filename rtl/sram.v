@@ -57,17 +57,24 @@ module sram #(
   generate
     for (p = 0; p < NUM_RD; p = p + 1) begin : g_rd
       wire [AW-1:0] ra = rd_addr[p*AW +: AW];
-      reg  [DW-1:0] dout_q;
+      // a write to this port's address in the same cycle: the highest-numbered one
+      reg           wr_hit;
+      reg  [DW-1:0] wr_fwd;
       integer       k;
-      initial dout_q = {DW{1'b0}};
-      // the read data: the array's word, or the highest-numbered write to it this cycle
-      always @(posedge clk) begin
-        if (rd_en[p]) begin
-          dout_q <= mem[ra];
-          for (k = 0; k < NUM_WR; k = k + 1) begin
-            if (wr_en[k] && wr_addr[k*AW +: AW] == ra) dout_q <= wr_data[k*DW +: DW];
+      always @* begin
+        wr_hit = 1'b0;
+        wr_fwd = {DW{1'b0}};
+        for (k = 0; k < NUM_WR; k = k + 1) begin
+          if (wr_en[k] && wr_addr[k*AW +: AW] == ra) begin
+            wr_hit = 1'b1;
+            wr_fwd = wr_data[k*DW +: DW];
           end
         end
+      end
+      reg  [DW-1:0] dout_q;
+      initial dout_q = {DW{1'b0}};
+      always @(posedge clk) begin
+        if (rd_en[p]) dout_q <= (wr_hit == 1'b1) ? wr_fwd : mem[ra];
       end
       assign rd_data[p*DW +: DW] = dout_q;
     end

@@ -362,7 +362,7 @@ def test_one_structural_mutant_per_class_is_caught(harness):
     pick = {"narrow": ("requant.v", "s in >=: top bit dropped"),
             "carry": ("mm_ctrl.v", "di_q = di_q + 2'd1: top bit of the sum dropped"),
             "delay": ("divu.v", "last = last_q: one cycle late"),
-            "bypass": ("sram.v", "bypass removed: (wr_en && wr_addr == ra) ? ... -> mem[ra]"),
+            "bypass": ("sram.v", "bypass removed: (wr_hit == 1'b1) ? ... -> mem[ra]"),
             "prio": ("mm_ctrl.v", "if arms swapped: (tile_end) <-> (row_end)")}
     found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
     for cls, (fn, desc) in pick.items():
