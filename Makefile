@@ -29,8 +29,8 @@ test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
 
-synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt
-	$(PY) -m tools.flow.synth
+synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt)
+	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tools.sim.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
