@@ -6,7 +6,9 @@ outside, for both chips' sizes), shape limits (M, N 0..7, K 0, len 0, the softma
 length limit and one past it) and random bits above each op's last field. For each word
 the fault code of both decoders must equal isa.decode() + isa.check() (1 for an illegal
 opcode) on their Config, and the op one-hot, unit select and fields of chip A must
-equal the decoded instruction's. The two Configs come from tests/cosim/test_decode_cosim.py
+equal the decoded instruction's; for a word chip A accepts, its scratchpad range outputs
+(read 0, read 1, write: valid, first, last) must equal model/func.py reads() / writes()
+(the overlap mode's hazard ranges). The two Configs come from tests/cosim/test_decode_cosim.py
 through GA2_DECODE_CFGS (JSON), the same values it builds the wrapper's parameters from.
 """
 import json
@@ -16,7 +18,7 @@ import random
 import cocotb
 from cocotb.triggers import Timer
 
-from model import config, isa
+from model import config, func, isa
 
 SEED = 2027
 UNIT = {"LD": 0, "ST": 0, "MM": 1, "RQ": 2, "SM": 3}
@@ -117,6 +119,7 @@ async def test_decode(dut):
     rng = random.Random(SEED)
     words = _words((cfg_a, cfg_b), rng)
     seen = {0: [0] * 6, 1: [0] * 6}
+    seen_rng = dict.fromkeys(("LD", "ST", "MM", "RQ", "SM"), 0)
     for w in words:
         dut.instr.value = w
         await Timer(1, units="ns")
@@ -150,7 +153,20 @@ async def test_decode(dut):
             got = tuple(int(getattr(dut, "sm_" + s).value) for s in ("dst", "src", "len"))
             exp = tuple(f[s] for s in ("dst", "src", "len"))
         assert got == exp, f"{ins}: decoded fields {got} vs {exp}"
+        if code == 0:
+            rd = [(r.first, r.last) for r in func.reads(ins) if r.space == func.SP]
+            wr = [(r.first, r.last) for r in func.writes(ins) if r.space == func.SP]
+            exp_r = [(1, a, b) for a, b in rd] + [(0, None, None)] * (2 - len(rd))
+            exp_r += [(1, a, b) for a, b in wr] + [(0, None, None)] * (1 - len(wr))
+            for name, (v, a, b) in zip(("rng_rd0", "rng_rd1", "rng_wr"), exp_r):
+                x = int(getattr(dut, name).value)
+                gv, ga, gb = x >> 32, (x >> 16) & 0xFFFF, x & 0xFFFF
+                assert gv == v and (not v or (ga, gb) == (a, b)), \
+                    f"{ins}: {name} valid {gv} {ga}..{gb}, model {v} {a}..{b}"
+            seen_rng[ins.op] += 1
     for k, cfg in enumerate((cfg_a, cfg_b)):
         missing = [c for c in (0, 1, 2, 3, 4) if seen[k][c] == 0]
         assert not missing, f"{cfg.name}: no word with fault code(s) {missing}: {seen[k]}"
-    dut._log.info("decode: %d words; fault codes 0..4 A %s, B %s", len(words), seen[0][:5], seen[1][:5])
+    assert min(seen_rng.values()) > 0, f"ranges not checked for every op: {seen_rng}"
+    dut._log.info("decode: %d words; fault codes 0..4 A %s, B %s; ranges checked %s", len(words),
+                  seen[0][:5], seen[1][:5], seen_rng)

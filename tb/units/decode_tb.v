@@ -7,7 +7,8 @@
 // same instruction word, u_a with chip A's sizes (A_*), u_b with chip B's (B_*), so one
 // build per simulator checks the decoder against model/isa.py for two Configs.
 // Combinational: Python sets instr, waits, reads the outputs (all of u_a; u_b's op
-// one-hot and fault code).
+// one-hot and fault code). The scratchpad range outputs of u_a come packed as
+// {valid, first, last} (rng_rd0, rng_rd1, rng_wr).
 module decode_tb #(
   parameter A_SP_WORDS   = `GA2_SP_WORDS,
   parameter A_EXT_WORDS  = `GA2_EXT_WORDS,
@@ -43,7 +44,11 @@ module decode_tb #(
   output wire [`GA2_RQ_S_W-1:0]   rq_s,
   output wire [`GA2_ADDR_W-1:0]   sm_dst,
   output wire [`GA2_ADDR_W-1:0]   sm_src,
-  output wire [`GA2_SM_LEN_W-1:0] sm_len
+  output wire [`GA2_SM_LEN_W-1:0] sm_len,
+  // the scratchpad ranges (the overlap mode's hazard check): {valid, first, last} each
+  output wire [2*`GA2_ADDR_W:0]   rng_rd0,
+  output wire [2*`GA2_ADDR_W:0]   rng_rd1,
+  output wire [2*`GA2_ADDR_W:0]   rng_wr
 );
   ga2_decode #(.SP_WORDS(A_SP_WORDS), .EXT_WORDS(A_EXT_WORDS), .SM_MAX_LEN(A_SM_MAX_LEN)) u_a (
     .instr(instr), .op_oh(op_oh), .unit_sel(unit_sel), .fault_code(a_fault),
@@ -51,7 +56,13 @@ module decode_tb #(
     .mm_dst(mm_dst), .mm_a(mm_a), .mm_b(mm_b), .mm_m(mm_m), .mm_k(mm_k), .mm_n(mm_n),
     .mm_tb(mm_tb), .mm_lda(mm_lda), .mm_ldb(mm_ldb), .mm_ldc(mm_ldc),
     .rq_dst(rq_dst), .rq_src(rq_src), .rq_len(rq_len), .rq_m(rq_m), .rq_s(rq_s),
-    .sm_dst(sm_dst), .sm_src(sm_src), .sm_len(sm_len)
+    .sm_dst(sm_dst), .sm_src(sm_src), .sm_len(sm_len),
+    .rd0_v(rng_rd0[2*`GA2_ADDR_W]), .rd0_first(rng_rd0[`GA2_ADDR_W +: `GA2_ADDR_W]),
+    .rd0_last(rng_rd0[0 +: `GA2_ADDR_W]),
+    .rd1_v(rng_rd1[2*`GA2_ADDR_W]), .rd1_first(rng_rd1[`GA2_ADDR_W +: `GA2_ADDR_W]),
+    .rd1_last(rng_rd1[0 +: `GA2_ADDR_W]),
+    .wr_v(rng_wr[2*`GA2_ADDR_W]), .wr_first(rng_wr[`GA2_ADDR_W +: `GA2_ADDR_W]),
+    .wr_last(rng_wr[0 +: `GA2_ADDR_W])
   );
 
   ga2_decode #(.SP_WORDS(B_SP_WORDS), .EXT_WORDS(B_EXT_WORDS), .SM_MAX_LEN(B_SM_MAX_LEN)) u_b (
@@ -60,7 +71,9 @@ module decode_tb #(
     .mm_dst(), .mm_a(), .mm_b(), .mm_m(), .mm_k(), .mm_n(),
     .mm_tb(), .mm_lda(), .mm_ldb(), .mm_ldc(),
     .rq_dst(), .rq_src(), .rq_len(), .rq_m(), .rq_s(),
-    .sm_dst(), .sm_src(), .sm_len()
+    .sm_dst(), .sm_src(), .sm_len(),
+    .rd0_v(), .rd0_first(), .rd0_last(), .rd1_v(), .rd1_first(), .rd1_last(),
+    .wr_v(), .wr_first(), .wr_last()
   );
 endmodule
 `resetall
