@@ -133,6 +133,9 @@ def _sm_cases(rng, fast=False):
         cases += [[v] * n for n, v in ((2, 0), (3, 9), (4, -5), (7, 1), (8, 127), (16, -128),
                                        (31, 64), (32, 2), (63, -1), (64, 77))]
         cases += [[127] * 63 + [-128], [-128, 127], [127, 126], [126] + [127] * 63]
+        # a remainder of exactly S - 1 after a right estimate (elements 1 and 2: e*65536
+        # = -1 mod S), the other side of the correction's comparison
+        cases += [[127, -44, -44], [-121, 50, -121]]
         for n in (2, 5, 13, 64):
             cases.append(rng.integers(120, 128, size=n).tolist())
     for n in range(1, 65):

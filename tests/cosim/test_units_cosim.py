@@ -96,11 +96,13 @@ def test_unit_tests_catch_a_broken_requant(tmp_path):
 
 # Broken fast softmax dividers (softmax.v, FAST = 1): the correction step removed (the
 # reciprocal estimate is one low for ~40% of elements), and the correction's comparison
-# off by one (r > S: wrong only when the remainder after the estimate is exactly S, e.g.
-# len 1 or all-equal vectors of a power-of-two length).
+# off by one either way: r > S (wrong only when the remainder after the estimate is
+# exactly S: len 1, all-equal vectors of a power-of-two length) and r >= S - 1 (wrong
+# only when it is exactly S - 1: the crafted [127, -44, -44]).
 _SM_MUTANTS = {
     "no_correction": (r"wire\s+fix\s*=\s*\(rem >= sum_q\[22:0\]\);", "wire fix = 1'b0;"),
     "strict_compare": (r"\(rem >= sum_q\[22:0\]\)", "(rem > sum_q[22:0])"),
+    "compare_minus_1": (r"\(rem >= sum_q\[22:0\]\)", "(rem >= sum_q[22:0] - 23'd1)"),
 }
 
 
