@@ -124,7 +124,10 @@ async def test_mm_tiles(dut):
 
 def _sm_cases(rng, fast=False):
     cases = [[5], [-128], [127] * 64, [-128] * 64, [127] + [-128] * 63, [-128] * 63 + [127],
-             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32]
+             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32,
+             # e*65536 = S - 1 mod S for elements 1 and 2: a remainder of S - 1 (for FAST,
+             # after a right estimate: the other side of the correction's comparison)
+             [127, -44, -44], [-121, 50, -121]]
     if fast:
         # the reciprocal's corners: len 1 (p = 65536 = S*65536/S, a remainder of exactly S
         # after the estimate), all equal (exact divisions for powers of two), the largest
@@ -133,9 +136,6 @@ def _sm_cases(rng, fast=False):
         cases += [[v] * n for n, v in ((2, 0), (3, 9), (4, -5), (7, 1), (8, 127), (16, -128),
                                        (31, 64), (32, 2), (63, -1), (64, 77))]
         cases += [[127] * 63 + [-128], [-128, 127], [127, 126], [126] + [127] * 63]
-        # a remainder of exactly S - 1 after a right estimate (elements 1 and 2: e*65536
-        # = -1 mod S), the other side of the correction's comparison
-        cases += [[127, -44, -44], [-121, 50, -121]]
         for n in (2, 5, 13, 64):
             cases.append(rng.integers(120, 128, size=n).tolist())
     for n in range(1, 65):
