@@ -132,7 +132,7 @@ module softmax #(
       S_EXP:   if (cnt_q == len_q) state_d = S_LOAD;
       S_LOAD:  state_d = S_DIV;
       S_DIV:   if (div_last) state_d = fast ? S_OUT : (is_last ? S_IDLE : S_LOAD);
-      S_OUT:   if (is_last) state_d = S_IDLE;
+      S_OUT:   if (is_last || !fast) state_d = S_IDLE;     // FAST = 0: unreachable, as default
       default: state_d = S_IDLE;
     endcase
     if (start) state_d = S_MAX;
