@@ -238,7 +238,13 @@ class Scheduler:
         self.done[r] = 0
 
     def _alloc(self, r):
+        if not self.free:
+            raise RuntimeError(f"pool exhausted: admitted request {self.requests[r].id!r} cannot grow "
+                               f"(admission must have reserved its blocks)")
         blk = heapq.heappop(self.free)
+        if blk in self.owner:
+            raise RuntimeError(f"block {blk} handed to request {self.requests[r].id!r} while "
+                               f"request {self.requests[self.owner[blk]].id!r} holds it")
         self.owner[blk] = r
         self.tables[r].append(blk)
 
@@ -263,6 +269,9 @@ class Scheduler:
                     admitted.append(r)
             if None in self.slots and self.queue and not self._fits(self.queue[0]):
                 self.block_waits += 1
+        if not self.active() and self.queue:
+            raise RuntimeError(f"deadlock: nothing runs and request {self.requests[self.queue[0]].id!r} "
+                               f"cannot have its blocks ({len(self.free)} of {self.n_blocks} free)")
         entries, slots = [], []
         for j, r in enumerate(self.slots):
             if r is None:
@@ -528,18 +537,24 @@ EXAMPLE_B = [Request(n, w, 0) for n, w in zip("ABCDEFGH", (14, 3, 9, 5, 12, 2, 7
 
 def check_serving(quick=False, bug=None):
     """Findings of the serving check on the reference (the mutation harness's check):
-    example B and a staggered workload under both policies with a tight pool, every token
+    example B, a staggered workload and one whose second request must wait for blocks
+    (a 4-block pool) under both policies, every token
     against each request alone, every step's caches, the model-side bus monitor."""
     model = model_data(1)
     stag = [Request("r0", 9, 0), Request("r1", 3, 0), Request("r2", 6, 1), Request("r3", 2, 2),
             Request("r4", 7, 3), Request("r5", 5, 3), Request("r6", 4, 8)]
-    cases = [("staggered", stag, 3, 4, 6)]
+    tight = [Request("a", 12, 0), Request("b", 10, 0), Request("c", 3, 1)]
+    cases = [("staggered", stag, 3, 4, 6), ("tight pool", tight, 2, 4, 4)]
     if not quick:
         cases.append(("example B", EXAMPLE_B, 4, 4, 12))
     probs = []
     for name, reqs, cap, bt, nb in cases:
         for pol in POLICIES:
-            p = plan(reqs, pol, cap, bt, nb)
+            try:
+                p = plan(reqs, pol, cap, bt, nb)
+            except RuntimeError as e:           # the scheduler broke its own promises
+                probs.append(f"{name} {pol}: scheduler failed: {e}")
+                continue
             probs += reference_run(p, model, tag=f"{name} {pol}", bug=bug)["problems"]
     return probs
 
