@@ -30,7 +30,7 @@ import time
 
 from tools import ROOT
 
-from model import paged, serving
+from model import paged, serving, timing
 from tools.sim import run as simrun
 from tools.sim.build import available_sims
 
@@ -207,9 +207,25 @@ def example_b_beside(out, log=print):
         f"here their slots are empty, so {rs['ch09']} - {rs['ch09_riding_cycles']} = "
         f"{rs['ch09'] - rs['ch09_riding_cycles']} is the comparable figure "
         f"({rs['served'] - (rs['ch09'] - rs['ch09_riding_cycles']):+d} left)")
-    log("    what is left: the paged step gathers each slot's cache per run of adjacent blocks "
-        "(one LD each for K and for V, 3 cycles of issue and latency per extra LD), stores the "
-        "new K/V rows per slot, and splits projections into groups of <= 4 rows")
+    # what is left, instruction by instruction: the paged step against chapter 9's step
+    # for the same slots at the same lengths (batch.program, contiguous caches)
+    from model import batch
+    model = serving.model_data(1)
+    reqs = [serving.Request(**q) for q in out["requests"]]
+    for pol in serving.POLICIES:
+        p = serving.plan(reqs, pol, out["capacity"], out["block_tokens"], out["pool_blocks"])
+        progs = serving.build_programs(p, model)
+        extra, words, cyc_paged, cyc_ch = 0, 0, 0, 0
+        for st, prog in zip(p.steps, progs):
+            ch = batch.program(list(range(len(st.entries))), [t for _, t, _ in st.entries], model["P"])
+            extra += sum(i.op == "LD" for i in prog) - sum(i.op == "LD" for i in ch)
+            words += sum(i.len for i in prog if i.op in ("LD", "ST")) - sum(i.len for i in ch if i.op in ("LD", "ST"))
+            cyc_paged += timing.schedule(prog, serving.CFG).cycles
+            cyc_ch += timing.schedule(ch, serving.CFG).cycles
+        rows[pol].update({"extra_loads": extra, "extra_words": words, "paged_minus_ch09_same_steps": cyc_paged - cyc_ch})
+        log(f"    {pol:<11} the same steps built by chapter 9 cost {cyc_ch} cycles, paged {cyc_paged}: "
+            f"{cyc_paged - cyc_ch:+d} = {extra} extra LDs (a gather per run of adjacent blocks, K and V) "
+            f"x 3 cycles (FETCH+DECODE and one cycle of read latency each), {words:+d} words moved")
     return rows
 
 
@@ -224,13 +240,14 @@ def figures(out, path_pool, path_timeline):
         sc = out["schedulers"][pol]
         cyc = sc["step_cycles"][sim] if "step_cycles" in sc else None
         occ = sc["predicted"]["occupancy"]
-        x, t = [], 0
+        x, t = [0], 0                       # each step's value held from its start to its end
         for i in range(len(occ)):
             t += cyc[i] if cyc else sc["predicted"]["total_cycles"] / len(occ)
             x.append(t)
-        ax.step(x, occ, where="pre", color=col, label=f"{pol}: blocks allocated")
+        ax.step(x, occ + occ[-1:], where="post", color=col, label=f"{pol}: blocks allocated")
         used = [r / out["block_tokens"] for r in sc["rows_in_use"]]
-        ax.step(x, used, where="pre", color=col, ls=":", label=f"{pol}: blocks' worth of rows in use")
+        ax.step(x, used + used[-1:], where="post", color=col, ls=":",
+                label=f"{pol}: blocks' worth of rows in use")
     ax.axhline(out["pool_blocks"], color="k", lw=0.8, ls="--", label="pool size")
     ax.set_xlabel(f"cycles (measured on {sim})")
     ax.set_ylabel("blocks")
