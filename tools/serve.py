@@ -133,6 +133,7 @@ def serve(requests, capacity, block_tokens, n_blocks, sims=("icarus", "verilator
         out["sims"]["model"] = {"problems": out["model_problems"], "measured": False}
         for pol in serving.POLICIES:
             out["schedulers"][pol]["measured"] = {"model": out["schedulers"][pol]["predicted"]}
+            out["schedulers"][pol]["step_cycles"] = {"model": runs[pol][2]["step_cycles"]}
         out["ok"] = ok
         return out
     for sim in sims:
@@ -171,7 +172,7 @@ def report(out, log=print):
     for pol in serving.POLICIES:
         kv = out["schedulers"][pol]["predicted"]["kv"]
         log(f"  KV memory {pol:<11} peak {kv['peak_words_paged']} words in {kv['peak_blocks']} blocks "
-            f"(paged; {kv['peak_words_used']} words hold rows) against {kv['peak_words_reserved']} words "
+            f"(paged; at most {kv['peak_words_used']} words hold rows at once) against {kv['peak_words_reserved']} words "
             f"reserved at {paged.MAX_CTX} tokens per admitted request "
             f"(x{kv['peak_words_reserved'] / kv['peak_words_paged']:.1f}); fragmentation inside blocks "
             f"{100 * kv['fragmentation_at_peak']:.0f}% at the peak, {100 * kv['mean_fragmentation']:.0f}% mean")
@@ -235,6 +236,7 @@ def figures(out, path_pool, path_timeline):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     sim = next((s for s in out["sims"] if s != "model"), "model")
+    where = "the reference: MODEL ONLY" if sim == "model" else sim
     fig, ax = plt.subplots(figsize=(9, 3.6))
     for pol, col in (("static", "tab:red"), ("continuous", "tab:blue")):
         sc = out["schedulers"][pol]
@@ -249,7 +251,7 @@ def figures(out, path_pool, path_timeline):
         ax.step(x, used + used[-1:], where="post", color=col, ls=":",
                 label=f"{pol}: blocks' worth of rows in use")
     ax.axhline(out["pool_blocks"], color="k", lw=0.8, ls="--", label="pool size")
-    ax.set_xlabel(f"cycles (measured on {sim})")
+    ax.set_xlabel(f"cycles (measured on {where})")
     ax.set_ylabel("blocks")
     ax.set_title(f"Block-pool occupancy, {out['workload']} ({out['block_tokens']} tokens per block)", fontsize=10)
     ax.legend(fontsize=7, loc="upper right")
@@ -258,18 +260,25 @@ def figures(out, path_pool, path_timeline):
     plt.close(fig)
 
     names = [q["id"] for q in out["requests"]]
-    cmap = plt.cm.tab20
+    palette = [c for i, c in enumerate(plt.cm.tab20.colors) if i not in (14, 15)]   # no greys
+
+    def colour(rid):
+        return palette[names.index(rid) % len(palette)]
     fig, axes = plt.subplots(2, 1, figsize=(11, 1.2 + 0.45 * out["capacity"] * 2), sharex=True)
     for ax, pol in zip(axes, serving.POLICIES):
         sc = out["schedulers"][pol]
         cyc = sc["step_cycles"].get(sim) if "step_cycles" in sc else None
         cyc = cyc or [1] * len(sc["step_slots"])
-        x = 0
+        x, seen = 0, set()
+        total = sum(cyc)
         for c, slots, reqs in zip(cyc, sc["step_slots"], sc["step_requests"]):
             for j in range(out["capacity"]):
                 if j in slots:
                     rid = reqs[slots.index(j)]
-                    ax.barh(j, c, left=x, color=cmap(names.index(rid) % 20), ec="white", lw=0.2)
+                    ax.barh(j, c, left=x, color=colour(rid), ec="white", lw=0.2)
+                    if rid not in seen:
+                        seen.add(rid)
+                        ax.text(x + total / 400, j, rid, va="center", fontsize=6, color="black")
                 else:
                     ax.barh(j, c, left=x, color="lightgrey", alpha=0.5, hatch="..", ec="grey", lw=0.2)
             x += c
@@ -277,7 +286,7 @@ def figures(out, path_pool, path_timeline):
         ax.set_yticks(range(out["capacity"]))
         ax.set_yticklabels([f"slot {j}" for j in range(out["capacity"])], fontsize=7)
         ax.invert_yaxis()
-        ax.set_title(f"{pol}: {m['total_cycles']} cycles measured on {sim}, {m['idle_slot_steps']} idle "
+        ax.set_title(f"{pol}: {m['total_cycles']} cycles measured on {where}, {m['idle_slot_steps']} idle "
                      f"slot-steps, mean completion {m['mean_completion']:.0f}", fontsize=9)
     axes[1].set_xlabel("cycles (the chip's counters, step by step)")
     fig.suptitle(f"Measured timelines, {out['workload']} (colour = request, grey = empty slot)", fontsize=10)

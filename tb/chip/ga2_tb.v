@@ -69,25 +69,6 @@ module ga2_tb #(
   reg [`GA2_MON_N*32-1:0] mon_base, mon_idle;
   reg [8*64-1:0] fname;
 
-  // the external-bus monitor (docs/serving.md): every access of the run, sampled mid-cycle
-  // like the trace, merged into runs of consecutive addresses of one kind
-  integer fd_bus;
-  reg        bus_open, bus_we;
-  reg [15:0] bus_first, bus_last;
-  always @(negedge clk) begin
-    if (tracing && u_h.ext_en === 1'b1) begin
-      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 16'd1) begin
-        bus_last = u_h.ext_addr;
-      end else begin
-        if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
-        bus_open = 1'b1;
-        bus_we = (u_h.ext_we === 1'b1);
-        bus_first = u_h.ext_addr;
-        bus_last = u_h.ext_addr;
-      end
-    end
-  end
-
   // the retire trace, sampled mid-cycle
   always @(negedge clk) begin
     if (tracing && retire === 1'b1) $fdisplay(fd_trace, "%h %h", retire_pc, retire_cycle);
@@ -131,6 +112,25 @@ module ga2_tb #(
         mon_idle[j*32 +: 32] = mon[j*32 +: 32] - mon_base[j*32 +: 32];
     end
   endtask
+
+  // the external-bus monitor (docs/serving.md): every access of the run, sampled mid-cycle
+  // like the trace, merged into runs of consecutive addresses of one kind
+  integer fd_bus;
+  reg        bus_open, bus_we;
+  reg [15:0] bus_first, bus_last;
+  always @(negedge clk) begin
+    if (tracing && u_h.ext_en === 1'b1) begin
+      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 16'd1) begin
+        bus_last = u_h.ext_addr;
+      end else begin
+        if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
+        bus_open = 1'b1;
+        bus_we = (u_h.ext_we === 1'b1);
+        bus_first = u_h.ext_addr;
+        bus_last = u_h.ext_addr;
+      end
+    end
+  end
 
   task run_program;
     begin

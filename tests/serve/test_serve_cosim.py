@@ -44,3 +44,34 @@ def test_chip_bus_monitor_catches_a_read_past_the_table(short):
     # the answers stay right: the chip equals the (equally broken) reference, every token
     # equals the request alone; only the monitor sees the stray reads
     assert all("(chip bus)" in p for p in probs)
+
+
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_keep_ext_carries_memory_and_the_bus_record(sim):
+    """run.py's KEEP_EXT: a program without pK_ext.hex sees what the previous one left (on
+    the chip and on the reference); the wrapper's bus record lists each LD/ST burst."""
+    if sim not in hw.available_sims():
+        pytest.skip(f"{sim} not installed")
+    import numpy as np
+    from model import config, isa, paged
+    from tools.sim import run as simrun
+    cfg = config.CH09
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    p1 = [b("LD", dst=0, src=10, len=8), b("ST", src=0, dst=200, len=8), b("LD", dst=20, src=18, len=4),
+          b("HALT")]
+    p2 = [b("LD", dst=0, src=200, len=8), b("ST", src=0, dst=300, len=8), b("HALT")]
+    res = simrun.run_programs(sim, [(p1, np.arange(100)), (p2, simrun.KEEP_EXT)], cfg=cfg)
+    assert all(r.ok for r in res), [r.mismatch for r in res]
+    assert list(res[1].ext[300:308]) == list(range(10, 18))
+    assert res[0].host["bus"] == [("r", 10, 17), ("w", 200, 207), ("r", 18, 21)] == paged.accesses(p1)
+    assert res[1].host["bus"] == paged.accesses(p2)
+
+
+def test_serve_cli_model_only_and_bad_input(tmp_path, capsys):
+    assert srv.main(["--workload", "short", "--model-only", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "serve_short.json").exists() and (tmp_path / "serve_short_pool.png").exists()
+    assert "MODEL ONLY" in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,tokens,arrival\nok,3,0\nx,0,1\n")
+    assert srv.main(["--workload", str(bad), "--model-only", "--out", str(tmp_path)]) == 2
+    assert "request 'x': zero tokens" in capsys.readouterr().err
