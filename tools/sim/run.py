@@ -135,10 +135,13 @@ def read_bus(path):
     out = []
     for line in path.read_text().split("\n"):
         f = line.split()
-        if len(f) == 3 and f[0] in ("r", "w"):
+        try:
+            if len(f) != 3 or f[0] not in ("r", "w"):
+                raise ValueError(line)
             out.append((f[0], int(f[1], 16), int(f[2], 16)))
-        elif f:
-            out.append(("?", -1, -1))           # x/z or a torn line: never an allowed range
+        except ValueError:
+            if f:
+                out.append(("?", -1, -1))       # x/z or a torn line: never an allowed range
     return out
 
 
