@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test lint synth fuzz soak plain mutants mutants-rtl bench header clean
+.PHONY: help setup sim test serve lint synth fuzz soak plain mutants mutants-rtl mutants-serve bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -25,6 +25,9 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 
 test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q tests
+
+serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
+	$(PY) -m tools.serve --sim $(SIM)
 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
@@ -47,6 +50,9 @@ mutants: setup ## chapter-9 mutation run (python -m tools.mut_ch09; caught = a P
 
 mutants-rtl: setup ## RTL mutation run (python -m tools.mutation.rtl.run), full, on both cores
 	$(PY) -m tools.mutation.rtl.run --jobs 2
+
+mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken paged builders and schedulers
+	$(PY) -m tools.mut_serve
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model

@@ -89,16 +89,19 @@ def sm_busy(n, cfg):
     """SM's busy cycles for a vector of n elements on cfg.
 
     In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
-    divider's sm_div_cycles per element. Overlap mode: the fast softmax (one divide
-    pipeline for the whole vector; docs/isa.md): at most 3 n + 40.
+    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/softmax.v
+    FAST = 1; docs/isa.md): the two passes, one reciprocal divide of SM_FAST_TAIL
+    cycles, then one element per cycle: 3 n + 36 (at most 3 n + 40). Exact for n =
+    1..64; the unit never receives n = 0 (fault 4 in DECODE).
     """
     if cfg.mode == "overlap":
         return 2 * (n + 1) + SM_FAST_TAIL + n
     return 2 * (n + 1) + cfg.sm_div_cycles * n
 
 
-# the fast softmax's cycles after the two passes, beyond one per element (overlap mode)
-SM_FAST_TAIL = 36
+# the fast softmax's cycles after the two passes, beyond one per element (overlap mode):
+# load the divider with 2^32 - 1 and the sum (1), its 32 steps and result cycle (33)
+SM_FAST_TAIL = 34
 
 
 # Speed (tools/bench/bench_model.py): what one word costs on one Config -- (op, unit, busy,

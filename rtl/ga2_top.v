@@ -302,7 +302,7 @@ module ga2_top #(
   wire [31:0]   sm_wd;
   wire [7:0]    sm_rbyte;
 
-  softmax u_sm (
+  softmax #(.FAST(OVERLAP)) u_sm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[3]),

@@ -4,15 +4,27 @@
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 // softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
-// S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64. Busy exactly 2*(len+1) + 34*len:
+// S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64 (len 0 is refused by the sequencer;
+// the unit would never finish it). Passes 1 and 2 are the same for both FAST values:
 //  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum;
 //  - pass 2 (len+1 cycles): read x_i again, e_i = LUT[max - x_i] into a 64-entry
-//    buffer, S += e_i;
+//    buffer, S += e_i.
+// FAST = 0 (in-order timing mode), busy exactly 2*(len+1) + 34*len:
 //  - pass 3 (34 cycles per element): load the divider with e_i*65536 and S, 32 divide
 //    steps, write the quotient in the divider's last busy cycle.
+// FAST = 1 (overlap timing mode), busy exactly 2*(len+1) + 34 + len = 3*len + 36:
+//  - reciprocal (34 cycles, once): load the divider with 2^32-1 and S (S_LOAD), 32 steps
+//    and the result cycle (S_DIV): R = floor((2^32-1)/S), at most 65537 (S >= LUT[0]);
+//  - pass 3 (len cycles, S_OUT): one element a cycle, combinationally:
+//    q0 = floor(e_i*R / 2^16), r = e_i*2^16 - q0*S, p_i = q0 + (r >= S).
+//    Exact: R > (2^32-1)/S - 1 and e_i <= min(65535, S) give
+//    0 <= e_i*2^16/S - e_i*R/2^16 < e_i/2^16 + e_i/(S*2^16) <= 1, so q0 is p_i or
+//    p_i - 1, and 0 <= r < 2S < 2^23 (S <= 64*65535): r is computed modulo 2^23.
 // All reads (both passes) happen before the first write. FSM: state_q / state_d
-// (S_IDLE, S_MAX, S_EXP, S_LOAD, S_DIV); the datapath registers in one clocked block.
-module softmax (
+// (S_IDLE, S_MAX, S_EXP, S_LOAD, S_DIV, S_OUT); the datapath registers in one clocked block.
+module softmax #(
+  parameter FAST = 0                       // 0: serial divide per element; 1: reciprocal
+) (
   input  wire                   clk,
   input  wire                   rst,
   input  wire                   start,
@@ -28,8 +40,20 @@ module softmax (
   output wire [`GA2_ADDR_W-1:0] wr_addr,
   output wire [31:0]            wr_data
 );
+  initial begin
+    if (FAST != 0 && FAST != 1) begin
+      $error("%m: FAST=%0d is not 0 or 1", FAST);
+      $finish;
+    end
+    if (`GA2_SM_MAX_LEN < 1 || `GA2_SM_MAX_LEN > 64) begin
+      $error("%m: GA2_SM_MAX_LEN=%0d outside 1..64 (the FAST bounds assume S < 2^22)", `GA2_SM_MAX_LEN);
+      $finish;
+    end
+  end
+
   localparam AW = `GA2_ADDR_W;
-  localparam [2:0] S_IDLE = 3'd0, S_MAX = 3'd1, S_EXP = 3'd2, S_LOAD = 3'd3, S_DIV = 3'd4;
+  localparam [2:0] S_IDLE = 3'd0, S_MAX = 3'd1, S_EXP = 3'd2, S_LOAD = 3'd3, S_DIV = 3'd4,
+                   S_OUT = 3'd5;
 
   reg [2:0]    state_q, state_d;
   reg [6:0]    cnt_q, len_q;
@@ -53,7 +77,8 @@ module softmax (
   wire        div_busy;
   wire [31:0] div_rem;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        elem_end = (state_q == S_DIV) && div_last;
+  wire        fast     = (FAST != 0);
+  wire        elem_end = fast ? (state_q == S_OUT) : ((state_q == S_DIV) && div_last);
   wire        is_last  = ({1'b0, idx_q} + 7'd1 == len_q);
 
   exp_lut u_lut (
@@ -65,13 +90,29 @@ module softmax (
     .clk(clk),
     .rst(rst),
     .start(state_q == S_LOAD),
-    .dividend({ebuf[idx_q], 16'd0}),
+    .dividend(fast ? 32'hFFFF_FFFF : {ebuf[idx_q], 16'd0}),
     .divisor(sum_q),
     .busy(div_busy),
     .last(div_last),
     .quotient(quot),
     .remainder(div_rem)
   );
+
+  // FAST pass 3: e_rd = e_i, rcp = R (the divider holds its quotient until its next
+  // start); e*R <= 65535*65537 = 2^32 - 1 fits 32 bits, so q0 = floor(e*R/2^16) <= 65535;
+  // the remainder and the product q0*S are only needed modulo 2^23 (0 <= r < 2S < 2^23),
+  // so they keep 23 bits.
+  wire [15:0] e_rd  = ebuf[idx_q];
+  wire [16:0] rcp   = quot[16:0];
+  /* verilator lint_off UNUSEDSIGNAL */
+  // prod[15:0]: the fraction of e*R/2^16, dropped by the floor
+  wire [31:0] prod  = {16'd0, e_rd} * {15'd0, rcp};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [15:0] q0    = prod[31:16];
+  wire [22:0] q0s   = {7'd0, q0} * sum_q[22:0];
+  wire [22:0] rem   = {e_rd[6:0], 16'd0} - q0s;
+  wire        fix   = (rem >= sum_q[22:0]);
+  wire [16:0] qfast = {1'b0, q0} + {16'd0, fix};
 
   // the buffer powers up zero (data only: every entry is written before it is read)
   integer b;
@@ -90,7 +131,8 @@ module softmax (
       S_MAX:   if (cnt_q == len_q) state_d = S_EXP;
       S_EXP:   if (cnt_q == len_q) state_d = S_LOAD;
       S_LOAD:  state_d = S_DIV;
-      S_DIV:   if (div_last) state_d = is_last ? S_IDLE : S_LOAD;
+      S_DIV:   if (div_last) state_d = fast ? S_OUT : (is_last ? S_IDLE : S_LOAD);
+      S_OUT:   if (is_last || !fast) state_d = S_IDLE;     // FAST = 0: unreachable, as default
       default: state_d = S_IDLE;
     endcase
     if (start) state_d = S_MAX;
@@ -144,8 +186,8 @@ module softmax (
             rp_q  <= rp_q + 1'b1;
           end
         end
-        S_DIV: begin
-          if (div_last) begin
+        S_DIV, S_OUT: begin
+          if (elem_end) begin
             wp_q <= wp_q + 1'b1;
             if (!is_last) idx_q <= idx_q + 6'd1;
           end
@@ -161,6 +203,6 @@ module softmax (
   assign rd_addr = rp_q;
   assign wr_en   = elem_end;
   assign wr_addr = wp_q;
-  assign wr_data = quot;
+  assign wr_data = fast ? {15'd0, qfast} : quot;
 endmodule
 `resetall

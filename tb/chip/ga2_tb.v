@@ -9,13 +9,17 @@
 // The host writes, per program k of a run, into the run directory (the simulator's cwd):
 //   pK_imem.hex   IMEM_DEPTH 128-bit words        pK_ext.hex  EXT_WORDS 32-bit words
 //   pK_ctl.hex    two words: gap abort_at         pK_sp.hex   optional: the scratchpad
+// pK_ext.hex is optional too: without it the external memory keeps what the previous
+// program left (a serving run carries it from step to step, docs/serving.md).
 // then sets first/count and bumps `req`. The wrapper runs programs first..first+count-1
 // one after the other (prog shows which, in waveforms): it clears imem to zero (a zero
 // word is an illegal opcode), $readmemh's imem and ext (and the scratchpad when pK_sp.hex
 // exists), waits `gap` cycles, pulses start and waits for done or +max_cycles=N cycles (a
 // hang comes back as a timeout; the chip is then reset), writes the retire trace
 // (pK_trace.txt: "pc cycle" per retired instruction, in hex, retires of one cycle in
-// slot order), the status line
+// slot order), the external-bus log
+// (pK_bus.txt: "r|w first last" in hex, one line per run of consecutive addresses of the
+// same kind, in the order of the accesses), the status line
 // (pK_status.txt) and the ext memory (pK_ext_out.hex), and at the end sets ack = req.
 // Host contract (docs/isa.md "Host interface"): the status line also holds what the host
 // saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
@@ -117,6 +121,25 @@ module ga2_tb #(
     end
   endtask
 
+  // the external-bus monitor (docs/serving.md): every access of the run, sampled mid-cycle
+  // like the trace, merged into runs of consecutive addresses of one kind
+  integer fd_bus;
+  reg        bus_open, bus_we;
+  reg [15:0] bus_first, bus_last;
+  always @(negedge clk) begin
+    if (tracing && u_h.ext_en === 1'b1) begin
+      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 16'd1) begin
+        bus_last = u_h.ext_addr;
+      end else begin
+        if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
+        bus_open = 1'b1;
+        bus_we = (u_h.ext_we === 1'b1);
+        bus_first = u_h.ext_addr;
+        bus_last = u_h.ext_addr;
+      end
+    end
+  end
+
   task run_program;
     begin
       prog = k[15:0];
@@ -128,7 +151,11 @@ module ga2_tb #(
       $sformat(fname, "p%0d_imem.hex", k);
       $readmemh(fname, u_h.imem);
       $sformat(fname, "p%0d_ext.hex", k);
-      $readmemh(fname, u_h.ext);
+      fd = $fopen(fname, "r");
+      if (fd != 0) begin
+        $fclose(fd);
+        $readmemh(fname, u_h.ext);
+      end
       $sformat(fname, "p%0d_sp.hex", k);
       fd = $fopen(fname, "r");
       if (fd != 0) begin
@@ -145,6 +172,9 @@ module ga2_tb #(
       idle_counts;
       $sformat(fname, "p%0d_trace.txt", k);
       fd_trace = $fopen(fname, "w");
+      $sformat(fname, "p%0d_bus.txt", k);
+      fd_bus = $fopen(fname, "w");
+      bus_open = 1'b0;
       tracing = 1'b1;
       start = 1'b1;
       @(negedge clk);
@@ -163,6 +193,8 @@ module ga2_tb #(
       tracing = 1'b0;
       cut_cycles = cnt_cycles;
       $fclose(fd_trace);
+      if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
+      $fclose(fd_bus);
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;
       write_results;
@@ -178,6 +210,8 @@ module ga2_tb #(
     prog = 16'd0;
     tracing = 1'b0;
     fd_trace = 0;
+    fd_bus = 0;
+    bus_open = 1'b0;
     mon_base = {`GA2_MON_N*32{1'b0}};
     mon_idle = {`GA2_MON_N*32{1'b0}};
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;

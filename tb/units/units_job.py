@@ -2,8 +2,11 @@
 
 - mm_ctrl (the systolic array): random M, N, K, strides, tb and bases against numpy
   products; busy = K + 7 + M*N; all reads before the first write; other words untouched.
-- softmax: lengths 1..64, ties, all equal, extreme spreads against
-  model.softmax_gold.softmax_fixed; busy = 2(len+1) + 34 len; reads before writes.
+- softmax, FAST = 0 (test_softmax) and FAST = 1 (test_softmax_fast, the overlap mode's
+  reciprocal divide): random vectors of every length 1..64, ties, all equal, extreme
+  spreads against model.softmax_gold.softmax_fixed; busy = timing.sm_busy(len) of the
+  matching timing mode (2(len+1) + 34 len; 3 len + 36); last in the final busy cycle;
+  one write per element; reads before writes.
 - vec_rq: random and edge values and overlapping src/dst against model.quant.requant
   applied element by element in order; busy = len + 1.
 - requant (combinational): random and edge a, m, s against model.quant.requant.
@@ -17,7 +20,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Edge, Timer
 
-from model import config, isa
+from model import config, isa, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
 
@@ -44,6 +47,7 @@ class Runner:
 
     def __init__(self, dut):
         self.dut, self.tag = dut, 0
+        dut.f_fast.value = 0
 
     async def run(self, sel, mem=None, **fields):
         d = self.dut
@@ -118,9 +122,22 @@ async def test_mm_tiles(dut):
         assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
 
 
-def _sm_cases(rng):
+def _sm_cases(rng, fast=False):
     cases = [[5], [-128], [127] * 64, [-128] * 64, [127] + [-128] * 63, [-128] * 63 + [127],
-             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32]
+             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32,
+             # e*65536 = S - 1 mod S for elements 1 and 2: a remainder of S - 1 (for FAST,
+             # after a right estimate: the other side of the correction's comparison)
+             [127, -44, -44], [-121, 50, -121]]
+    if fast:
+        # the reciprocal's corners: len 1 (p = 65536 = S*65536/S, a remainder of exactly S
+        # after the estimate), all equal (exact divisions for powers of two), the largest
+        # sum with a near-zero element, values within a few LSBs of the maximum
+        cases += [[-7], [127], [0]]
+        cases += [[v] * n for n, v in ((2, 0), (3, 9), (4, -5), (7, 1), (8, 127), (16, -128),
+                                       (31, 64), (32, 2), (63, -1), (64, 77))]
+        cases += [[127] * 63 + [-128], [-128, 127], [127, 126], [126] + [127] * 63]
+        for n in (2, 5, 13, 64):
+            cases.append(rng.integers(120, 128, size=n).tolist())
     for n in range(1, 65):
         cases.append(rng.integers(-128, 128, size=n).tolist())
     for _ in range(_n(10)):
@@ -131,11 +148,24 @@ def _sm_cases(rng):
 
 @cocotb.test()
 async def test_softmax(dut):
-    """softmax: Q16 probabilities of lengths 1..64 against softmax_fixed; timing and order."""
-    rng = np.random.default_rng(SEED + 1)
+    """softmax FAST = 0: Q16 probabilities of lengths 1..64 against softmax_fixed; timing
+    (the in-order mode's sm_busy) and order."""
+    await _softmax(dut, fast=False)
+
+
+@cocotb.test()
+async def test_softmax_fast(dut):
+    """softmax FAST = 1 (overlap mode): the same exact values, busy = the overlap mode's
+    sm_busy (at most 3 len + 40)."""
+    await _softmax(dut, fast=True)
+
+
+async def _softmax(dut, fast):
+    rng = np.random.default_rng(SEED + (5 if fast else 1))
+    cfg = config.DEFAULT.replace(mode="overlap") if fast else config.DEFAULT
     r = Runner(dut)
     await Timer(1, units="ns")
-    for x in _sm_cases(rng):
+    for x in _sm_cases(rng, fast):
         n = len(x)
         src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
         dst = src if rng.random() < 0.2 else int(rng.integers(0, MEM - n + 1))
@@ -145,12 +175,14 @@ async def test_softmax(dut):
         mem[src:src + n] = _w32(np.asarray(x) & 0xFF | hi)
         expect = mem.copy()
         expect[dst:dst + n] = softmax_fixed(x)
-        out = await r.run(1, mem, f_dst=dst, f_src=src, f_len=n)
+        out = await r.run(1, mem, f_dst=dst, f_src=src, f_len=n, f_fast=int(fast))
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
-        assert diff.size == 0, (f"SM len={n} x={x[:8]}..: mem[{diff[0]}] = {out['mem'][diff[0]]} "
-                                f"vs {expect[diff[0]]}")
-        busy = 2 * (n + 1) + config.DEFAULT.sm_div_cycles * n
-        assert out["busy_cycles"] == busy, f"SM len={n}: busy {out['busy_cycles']} vs {busy}"
+        assert diff.size == 0, (f"SM fast={int(fast)} len={n} x={x[:8]}..: mem[{diff[0]}] = "
+                                f"{out['mem'][diff[0]]} vs {expect[diff[0]]}")
+        busy = timing.sm_busy(n, cfg)
+        assert not fast or busy <= 3 * n + 40
+        assert out["busy_cycles"] == busy, f"SM fast={int(fast)} len={n}: busy {out['busy_cycles']} vs {busy}"
+        assert out["last_cycle"] == busy - 1, f"SM len={n}: last in busy cycle {out['last_cycle']}"
         assert out["n_writes"] == n
         assert out["last_read"] < out["first_write"], f"SM len={n}: a read after a write"
 

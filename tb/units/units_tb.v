@@ -4,8 +4,8 @@
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 // units_tb: unit-level wrapper (cocotb toplevel of tb/units/units_job.py) around the GA-2
-// units that have clean ports: mm_ctrl (systolic array), softmax, vec_rq, requant and
-// divu, with a behavioural scratchpad (MEM_WORDS x 32, 8 synchronous read ports with an
+// units that have clean ports: mm_ctrl (systolic array), softmax (twice: FAST = 0 and
+// FAST = 1, chosen by f_fast), vec_rq, requant and divu, with a behavioural scratchpad (MEM_WORDS x 32, 8 synchronous read ports with an
 // enable that holds the output, one write port, WRITE-FIRST as docs/isa.md and
 // rtl/sram.v specify).
 //
@@ -25,6 +25,7 @@ module units_tb #(
   input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
   input  wire [15:0] f_b,
   input  wire [12:0] f_len,
+  input  wire        f_fast,      // SM: 1 runs softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
   input  wire [2:0]  f_m,
   input  wire [7:0]  f_k,
   input  wire [2:0]  f_n,
@@ -94,14 +95,30 @@ module units_tb #(
     .rd_byte(mm_rbyte), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
   );
 
-  wire          sm_busy, sm_last, sm_rd_en, sm_wr_en;
-  wire [AW-1:0] sm_rd_addr, sm_wr_addr;
-  wire [31:0]   sm_wr_data;
-  softmax u_sm (
-    .clk(clk), .rst(rst), .start(st_sm), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
-    .busy(sm_busy), .last(sm_last), .rd_en(sm_rd_en), .rd_addr(sm_rd_addr),
-    .rd_byte(rd_q[7:0]), .wr_en(sm_wr_en), .wr_addr(sm_wr_addr), .wr_data(sm_wr_data)
+  // two softmax instances (FAST = 0 and 1); f_fast picks the one started and connected
+  wire          s0_busy, s0_last, s0_rd_en, s0_wr_en;
+  wire [AW-1:0] s0_rd_addr, s0_wr_addr;
+  wire [31:0]   s0_wr_data;
+  softmax #(.FAST(0)) u_sm (
+    .clk(clk), .rst(rst), .start(st_sm && !f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
+    .busy(s0_busy), .last(s0_last), .rd_en(s0_rd_en), .rd_addr(s0_rd_addr),
+    .rd_byte(rd_q[7:0]), .wr_en(s0_wr_en), .wr_addr(s0_wr_addr), .wr_data(s0_wr_data)
   );
+  wire          s1_busy, s1_last, s1_rd_en, s1_wr_en;
+  wire [AW-1:0] s1_rd_addr, s1_wr_addr;
+  wire [31:0]   s1_wr_data;
+  softmax #(.FAST(1)) u_sm_fast (
+    .clk(clk), .rst(rst), .start(st_sm && f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
+    .busy(s1_busy), .last(s1_last), .rd_en(s1_rd_en), .rd_addr(s1_rd_addr),
+    .rd_byte(rd_q[7:0]), .wr_en(s1_wr_en), .wr_addr(s1_wr_addr), .wr_data(s1_wr_data)
+  );
+  wire          sm_busy    = f_fast ? s1_busy : s0_busy;
+  wire          sm_last    = f_fast ? s1_last : s0_last;
+  wire          sm_rd_en   = f_fast ? s1_rd_en : s0_rd_en;
+  wire          sm_wr_en   = f_fast ? s1_wr_en : s0_wr_en;
+  wire [AW-1:0] sm_rd_addr = f_fast ? s1_rd_addr : s0_rd_addr;
+  wire [AW-1:0] sm_wr_addr = f_fast ? s1_wr_addr : s0_wr_addr;
+  wire [31:0]   sm_wr_data = f_fast ? s1_wr_data : s0_wr_data;
 
   wire          vr_busy, vr_last, vr_rd_en, vr_wr_en;
   wire [AW-1:0] vr_rd_addr, vr_wr_addr;

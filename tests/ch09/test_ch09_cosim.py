@@ -16,13 +16,9 @@ from tools.sim import hw  # noqa: E402
 
 @pytest.mark.parametrize("mode", ["inorder", "overlap"])
 @pytest.mark.parametrize("sim", ["icarus", "verilator"])
-def test_five_batched_steps_on_the_circuit(sim, mode, request):
+def test_five_batched_steps_on_the_circuit(sim, mode):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
-    if mode == "overlap":
-        # SM in the overlap mode: the reference takes today's softmax cycles until the
-        # fast softmax (rtl/softmax.v FAST) exists (tests/conftest.py softmax_today)
-        request.getfixturevalue("softmax_today")
     cfg = ch09_run.MODES[mode]
     steps = ch09_run.steps(cfg=cfg)
     jobs = ch09_run.jobs_for(steps)

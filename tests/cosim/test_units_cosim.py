@@ -1,7 +1,8 @@
 """Unit-level co-simulation: tb/units/units_job.py on tb/units/units_tb.v, on Icarus and Verilator.
 
-The cocotb tests compare mm_ctrl, softmax, vec_rq, requant and divu with independent
-references (numpy, model.quant, model.softmax_gold, divmod). DMA transfers of every
+The cocotb tests compare mm_ctrl, softmax (FAST = 0 and FAST = 1, both instances in the
+one units_tb build), vec_rq, requant and divu with independent references (numpy,
+model.quant, model.softmax_gold, divmod). DMA transfers of every
 length 1..64 and at the ends of both memories go through the top level (the DMA has
 no clean standalone interface to the memories), in test_dma_lengths_and_ends.
 """
@@ -18,7 +19,8 @@ from tools.sim import build, hw
 from tools.sim.files import rtl_files, top_file
 
 from tools import ROOT  # noqa: E402
-UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_vec_rq", "test_requant", "test_divu")
+UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
+              "test_divu")
 
 
 def _build_units(sim, rtl_dir=None, build_dir=None):
@@ -72,16 +74,47 @@ def test_dma_lengths_and_ends(sim):
         assert p.oob["ext_rd"] == 0 and p.oob["ext_wr"] == 0, f"len {n}: out-of-range access {p.oob}"
 
 
-def test_unit_tests_catch_a_broken_requant(tmp_path):
-    """The requant unit test fails on a copy of the RTL whose rounding term is dropped."""
+def _rtl_copy(tmp_path):
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
+    return rtl
+
+
+def test_unit_tests_catch_a_broken_requant(tmp_path):
+    """The requant unit test fails on a copy of the RTL whose rounding term is dropped."""
+    rtl = _rtl_copy(tmp_path)
     src = (rtl / "requant.v").read_text()
     broken = re.sub(r"\+\s*\$signed\(rnd\)", "", src)          # drop the rounding term
     assert broken != src, "requant.v no longer adds $signed(rnd): update this mutation"
     (rtl / "requant.v").write_text(broken)
     with pytest.raises(AssertionError, match="test_requant failed"):
         _run_units("icarus", "test_requant", rtl_dir=rtl, build_dir=tmp_path / "build")
+
+
+# Broken fast softmax dividers (softmax.v, FAST = 1): the correction step removed (the
+# reciprocal estimate is one low for ~40% of elements), and the correction's comparison
+# off by one either way: r > S (wrong only when the remainder after the estimate is
+# exactly S: len 1, all-equal vectors of a power-of-two length) and r >= S - 1 (wrong
+# only when it is exactly S - 1: the crafted [127, -44, -44]).
+_SM_MUTANTS = {
+    "no_correction": (r"wire\s+fix\s*=\s*\(rem >= sum_q\[22:0\]\);", "wire fix = 1'b0;"),
+    "strict_compare": (r"\(rem >= sum_q\[22:0\]\)", "(rem > sum_q[22:0])"),
+    "compare_minus_1": (r"\(rem >= sum_q\[22:0\]\)", "(rem >= sum_q[22:0] - 23'd1)"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_SM_MUTANTS))
+def test_unit_tests_catch_a_broken_fast_softmax(tmp_path, mutant):
+    """test_softmax_fast fails on a copy of the RTL with a broken fast divider."""
+    rtl = _rtl_copy(tmp_path)
+    src = (rtl / "softmax.v").read_text()
+    pat, new = _SM_MUTANTS[mutant]
+    broken = re.sub(pat, new, src, count=1)
+    assert broken != src, f"softmax.v no longer matches {pat!r}: update this mutation"
+    (rtl / "softmax.v").write_text(broken)
+    # it must fail on a value (the log's tail names the scratchpad word), not on timing
+    with pytest.raises(AssertionError, match=r"(?s)test_softmax_fast failed.*SM fast=1 len=\d+ .*: mem\["):
+        _run_units("icarus", "test_softmax_fast", rtl_dir=rtl, build_dir=tmp_path / "build")

@@ -45,6 +45,17 @@ def test_busy_cycles_per_op():
     assert timing.UNIT == {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
 
 
+def test_sm_busy_overlap_mode():
+    # docs/isa.md: in the overlap mode SM is the fast softmax (rtl/softmax.v FAST = 1):
+    # 2(len+1) + 34 + len = 3 len + 36, within the 3 len + 40 budget; in-order unchanged
+    ov = config.DEFAULT.replace(mode="overlap")
+    for n in range(1, 65):
+        assert timing.sm_busy(n, ov) == 3 * n + 36 <= 3 * n + 40
+        assert timing.sm_busy(n, config.DEFAULT) == 2 * (n + 1) + 34 * n
+    assert timing.busy_cycles(isa.build("SM", dst=0, src=0, len=64), ov) == 228
+    assert timing.busy_cycles(isa.build("SM", dst=0, src=0, len=1), ov) == 39
+
+
 # ---------------------------------------------------------------- events of a valid program
 HAND = [isa.build("LD", dst=0, src=0, len=32),                          # busy 33
         isa.build("MM", **mm(M=4, K=16, N=4, lda=16, ldb=4, ldc=4)),    # busy 16 + 7 + 16 = 39

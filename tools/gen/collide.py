@@ -17,8 +17,7 @@ hazard_kinds(prog, cfg) says which (new unit, busy unit, kind) conflicts the pro
 really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
-SM is left out unless with_sm=True: the overlap mode's SM timing needs the fast softmax
-(rtl/softmax.v FAST), which the chip does not have yet.
+SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise).
 """
 import numpy as np
 

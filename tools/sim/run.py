@@ -6,7 +6,11 @@ request per job), then reads the chip's outcomes and runs ONE model.machine.Mach
 the same sequence (the scratchpad carries over between programs on both) to judge them
 (tools/sim/compare.py). A job is a list of items, each (prog, image), (prog, image,
 sp_image) or an Item, whose sp_image preloads the scratchpad of the chip and of the
-reference before that program, and whose gap/abort_at exercise the host contract.
+reference before that program, and whose gap/abort_at exercise the host contract. An
+image of KEEP_EXT keeps the external memory the previous program left (on the chip and
+on the reference; all zero before the run's first program). Each result's host dict holds
+"bus": the run's external-memory accesses as [(kind 'r'|'w', first, last)] (the
+wrapper's bus monitor, pK_bus.txt).
 """
 import os
 import shutil
@@ -28,10 +32,17 @@ DEFAULT_GAP = 2        # cycles between a program's done (or the request) and th
 
 Item = namedtuple("Item", "prog image sp gap abort_at", defaults=(None, None, DEFAULT_GAP, 0))
 Item.__doc__ = """One program of a job: prog (Instr list or words), image (ext words, zero-
-padded), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
+padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
 chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
 (> 0: cut the program by rst after that many cycles; the next program should preload
 the scratchpad, since the reference cannot know what the cut program left there)."""
+
+
+KEEP_EXT = "keep"      # an Item's image: keep the external memory the previous program left
+
+
+def _keep(image):
+    return isinstance(image, str) and image == KEEP_EXT
 
 
 def prepare_jobs(jobs, cfg):
@@ -50,7 +61,8 @@ def prepare_jobs(jobs, cfg):
                 item = Item(*item)
             try:
                 words = hostio.program_words(item.prog, cfg)
-                img = hostio.memory_image(item.image, cfg.ext_words, "external memory")
+                img = (KEEP_EXT if _keep(item.image)
+                       else hostio.memory_image(item.image, cfg.ext_words, "external memory"))
                 sp = None if item.sp is None else hostio.memory_image(item.sp, cfg.sp_words, "scratchpad")
             except ValueError as e:
                 raise ValueError(f"job {j} program {p}: {e}") from None
@@ -69,7 +81,8 @@ def write_run(run_dir, prepared, cfg):
         lines.append(f"{k} {len(job)}\n")
         for it in job:
             hexio.write_imem(run_dir / f"p{k}_imem.hex", it.prog, cfg.imem_depth)
-            hexio.write_mem32(run_dir / f"p{k}_ext.hex", it.image)
+            if not _keep(it.image):
+                hexio.write_mem32(run_dir / f"p{k}_ext.hex", it.image)
             if it.sp is not None:
                 hexio.write_mem32(run_dir / f"p{k}_sp.hex", it.sp)
             hexio.write_words(run_dir / f"p{k}_ctl.hex", [it.gap, it.abort_at], 8)
@@ -90,6 +103,7 @@ def read_raw(run_dir, ext_words, k=None):
                                     f"{pre}ext_out.hex")
     if xz_ext:
         xz.append(f"ext[{xz_ext[0]}]" + (f" (+{len(xz_ext) - 1} more words)" if len(xz_ext) > 1 else ""))
+    bus = read_bus(run_dir / f"{pre}bus.txt")
     val = {**dict.fromkeys(["retire", "aborted", "cut_cycles", "idle_changes"]
                            + ["pre_" + k_ for k_ in HOST_OUTPUTS], 0), **val}
     outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
@@ -108,9 +122,27 @@ def read_raw(run_dir, ext_words, k=None):
                  "after_reset": outs if val["aborted"] else None,
                  "mon": {m: val["mon_" + m] for m in MONITORS if "mon_" + m in val},
                  "pre_mon": {m: val["pre_mon_" + m] for m in MONITORS if "pre_mon_" + m in val},
-                 "run_cycles": val.get("run_cycles")},
+                 "run_cycles": val.get("run_cycles"), "bus": bus},
         "outs": outs,
     }
+
+
+def read_bus(path):
+    """The wrapper's external-bus log: [(kind 'r'|'w', first, last)], None without the file."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    out = []
+    for line in path.read_text().split("\n"):
+        f = line.split()
+        try:
+            if len(f) != 3 or f[0] not in ("r", "w"):
+                raise ValueError(line)
+            out.append((f[0], int(f[1], 16), int(f[2], 16)))
+        except ValueError:
+            if f:
+                out.append(("?", -1, -1))       # x/z or a torn line: never an allowed range
+    return out
 
 
 def _after(raw):
@@ -166,6 +198,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
             shutil.copyfile(vcds[0], waves_file)
     machine = Machine(cfg)
     results, k, prev = [], 0, None
+    ext_now = np.zeros(cfg.ext_words, dtype=np.int64)   # the reference's external memory
     for job in prepared:
         out = []
         for it in job:
@@ -175,7 +208,9 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
             raw = read_raw(run_dir, cfg.ext_words, k)
             raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
-            ref = reference(machine, it.prog, it.image, it.sp)
+            ref = reference(machine, it.prog, ext_now if _keep(it.image) else it.image, it.sp)
+            if ref.ext is not None:
+                ext_now = np.array(ref.ext, dtype=np.int64)
             out.append(make_result(raw, ref))
             prev, k = raw, k + 1
         results.append(out)
@@ -197,5 +232,5 @@ def summary(results):
     return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
 
 
-__all__ = ["Item", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
+__all__ = ["Item", "KEEP_EXT", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
            "prepare_jobs", "DEFAULT_GAP"]

@@ -1,0 +1,115 @@
+"""Serving: testing the test. Broken engines against the serving check (make mutants-serve).
+
+Each mutant changes ONE line of model/paged.py (the paged step builder) or
+model/serving.py (the scheduler and its block pool) into a mistake a server could make;
+four of them switch on a deliberately broken builder variant (paged.BUGS) by dropping its
+`bug == ...` guard. "Caught" = `python -m model.serving --check` prints a PROBLEM line
+and exits non-zero (tools/mutation/engine.py: crashes, refusals and timeouts are their
+own columns, not catches). The check runs every step of example B and a staggered
+workload under both schedulers on the reference, holds every token to each request alone,
+every admitted request's K/V rows after every step, and every program's LD/ST ranges to
+the step's allowed set (the model side of the bus monitor; tests/serve/test_serve_cosim.py
+shows the chip's own bus monitor catching the "reads a block past its last" mutant).
+
+The isolation mutant ("each gather reads one block past its last one") leaves every
+answer right: only the bus monitor can catch it.
+
+    python -m tools.mut_serve            # all mutants, out/mut_serve.json
+    python -m tools.mut_serve --fast     # the CI subset
+"""
+import argparse
+import os
+import sys
+import time
+
+from tools import ROOT
+
+from tools.mutation import engine as mutation
+
+PY = sys.executable
+CHECK = [PY, "-m", "model.serving", "--check"]
+
+# (label, file, old line, new line, tags); each old line occurs exactly once in its file
+SPECS = [
+    ("each gather reads one block past its last one (a freed or another request's block)",
+     "model/paged.py",
+     '        if bug == "read_next_block" and t > 1:',
+     "        if t > 1:", ("isolation",)),
+    ("a slot's first block read from the next slot's table",
+     "model/paged.py",
+     '        if bug == "read_neighbour_block" and n > 1 and t > 1:',
+     "        if n > 1 and t > 1:", ("isolation",)),
+    ("the last, partly filled block not gathered",
+     "model/paged.py",
+     '        if bug == "stale_partial_block" and (t - 1) % BT and gather:',
+     "        if (t - 1) % BT and gather:", ()),
+    ("the new K/V rows stored into the first block of the table",
+     "model/paged.py",
+     '        blk = table[row // BT] if bug != "store_row_in_first_block" else table[0]',
+     "        blk = table[0]", ()),
+    ("runs of adjacent blocks merged without checking adjacency",
+     "model/paged.py",
+     "        while j + 1 < nblk and table[j + 1] == table[j] + 1:",
+     "        while j + 1 < nblk:", ()),
+    ("the new row's block index off by one at a block boundary",
+     "model/paged.py",
+     "        blk = table[row // BT] if bug != \"store_row_in_first_block\" else table[0]",
+     "        blk = table[(row - 1) // BT] if bug != \"store_row_in_first_block\" else table[0]", ()),
+    ("a block handed out without leaving the free list (shared by two requests)",
+     "model/serving.py",
+     "        blk = heapq.heappop(self.free)",
+     "        blk = self.free[0]", ("pool",)),
+    ("admission forgetting what admitted requests will still allocate",
+     "model/serving.py",
+     "        outstanding = sum(self.need(a) - len(self.tables[a]) for a in self.active())",
+     "        outstanding = 0", ("pool",)),
+    ("a finished request's blocks never returned to the pool",
+     "model/serving.py",
+     "            heapq.heappush(self.free, blk)",
+     "            pass", ("pool",)),
+    ("a request retired one token early",
+     "model/serving.py",
+     "            if self.done[r] == self.requests[r].tokens:",
+     "            if self.done[r] == self.requests[r].tokens - 1:", ()),
+]
+
+# the CI subset: the bus-only isolation mutant, the neighbour read, a pool mistake
+FAST = ("each gather reads one block past its last one (a freed or another request's block)",
+        "a slot's first block read from the next slot's table",
+        "a block handed out without leaving the free list (shared by two requests)")
+
+
+def mutants(fast=False):
+    """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
+    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
+            for label, f, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def run(fast=False, jobs=2, timeout=120, quick=False):
+    """(results, wall seconds): every mutant judged by the serving check."""
+    t0 = time.time()
+    res = mutation.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
+    return res, time.time() - t0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fast", action="store_true", help="CI subset")
+    ap.add_argument("--quick", action="store_true", help="the check's quick subset (staggered only)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_serve.json"))
+    a = ap.parse_args(argv)
+    res, wall = run(a.fast, a.jobs, a.timeout, a.quick)
+    mutation.print_table(res, "mutant of the serving engine")
+    print(mutation.score_line(res))
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    mutation.write_json(a.json, res, {"check": " ".join(CHECK[1:]), "wall": round(wall, 1)})
+    bad = mutation.failures(res)
+    print(f"{'PASS' if not bad else 'FAIL'}: {len(res)} mutants, {sum(r.caught for r in res)} caught, "
+          f"wall {wall:.1f} s")
+    return mutation.exit_code(res)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
