@@ -10,7 +10,7 @@
 //               ARRAY..2*ARRAY-1  mm_ctrl, column j of B
 //               2*ARRAY           dma
 //               2*ARRAY+1         vec (vec_rq or softmax: one vector unit, never both busy)
-//   write ports 0 dma, 1 mm_ctrl, 2 vec (vec_rq or softmax)
+//   write ports 0 vec (vec_rq or softmax), 1 mm_ctrl, 2 dma
 // Unit addresses are ISA-width (16 bits); after DECODE's range checks the bits above
 // SP_AW are zero, so the scratchpad takes the low SP_AW bits. Read data: each mm port's
 // low byte to mm_ctrl, the dma port to dma, the vec port to vec_rq and (low byte) softmax.
@@ -107,11 +107,11 @@ module ga2_sp_xbar #(
   assign sp_rd_en[PVEC]                    = rq_rd_en || sm_rd_en;
   assign sp_rd_addr[PVEC*SP_AW +: SP_AW]   = vec_ra[SP_AW-1:0];
 
-  assign sp_wr_en                          = {rq_wr_en || sm_wr_en, mm_wr_en, dma_wr_en};
-  assign sp_wr_addr                        = {vec_wa[SP_AW-1:0], mm_wr_addr[SP_AW-1:0],
-                                              dma_wr_addr[SP_AW-1:0]};
-  assign sp_wr_data                        = {rq_wr_en ? rq_wr_data : sm_wr_data, mm_wr_data,
-                                              dma_wr_data};
+  assign sp_wr_en                          = {dma_wr_en, mm_wr_en, rq_wr_en || sm_wr_en};
+  assign sp_wr_addr                        = {dma_wr_addr[SP_AW-1:0], mm_wr_addr[SP_AW-1:0],
+                                              vec_wa[SP_AW-1:0]};
+  assign sp_wr_data                        = {dma_wr_data, mm_wr_data,
+                                              rq_wr_en ? rq_wr_data : sm_wr_data};
 
   assign dma_rd_data = sp_rd_data[PDMA*32 +: 32];
   assign rq_rd_data  = sp_rd_data[PVEC*32 +: 32];
@@ -120,14 +120,14 @@ module ga2_sp_xbar #(
   // ------------------------------------------------------------------ missed-hazard check
 `ifndef SYNTHESIS
   // synthesis translate_off
-  // Per write port w of unit u (0 dma, 1 mm, 2 vec): every enabled port of the OTHER two
+  // Per write port w (0 vec, 1 mm, 2 dma): every enabled port of the OTHER two
   // units at the same address (their reads and their write). Continuous assignments, so
   // the simulators evaluate only what changes.
   localparam NR = NMM + 2;                  // read ports
   wire [NR-1:0] rd_unit_dma = {1'b0, 1'b1, {NMM{1'b0}}};
   wire [NR-1:0] rd_unit_mm  = {2'b00, {NMM{1'b1}}};
   wire [NR-1:0] rd_unit_vec = {1'b1, 1'b0, {NMM{1'b0}}};
-  wire [3*NR-1:0] rd_unit   = {rd_unit_vec, rd_unit_mm, rd_unit_dma};
+  wire [3*NR-1:0] rd_unit   = {rd_unit_dma, rd_unit_mm, rd_unit_vec};   // by write port
   wire [2:0] miss;
   genvar w, r, v;
   generate
@@ -147,7 +147,7 @@ module ga2_sp_xbar #(
 
   always @(posedge clk) begin
     if (!rst && miss != 3'd0) begin
-      $error("%m: missed hazard: a write of unit(s) %b ({vec, mm, dma}) meets another unit's access to the same scratchpad word in one cycle",
+      $error("%m: missed hazard: a write of unit(s) %b ({dma, mm, vec}) meets another unit's access to the same scratchpad word in one cycle",
              miss);
       $finish;
     end

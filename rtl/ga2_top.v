@@ -320,7 +320,7 @@ module ga2_top #(
   );
 
   // ------------------------------------------------------------------ scratchpad
-  // read ports: mm's NRD, then dma, then vec; write ports: dma, mm, vec (ga2_sp_xbar)
+  // read ports: mm's NRD, then dma, then vec; write ports: vec, mm, dma (ga2_sp_xbar)
   wire [NRD+1:0]           sp_rd_en;
   wire [(NRD+2)*SP_AW-1:0] sp_rd_addr;
   wire [(NRD+2)*32-1:0]    sp_rd_data;

@@ -57,24 +57,20 @@ module sram #(
   generate
     for (p = 0; p < NUM_RD; p = p + 1) begin : g_rd
       wire [AW-1:0] ra = rd_addr[p*AW +: AW];
-      // a write to this port's address in the same cycle: the highest-numbered one
-      reg           wr_hit;
-      reg  [DW-1:0] wr_fwd;
+      reg  [DW-1:0] dout_q;
       integer       k;
-      always @* begin
-        wr_hit = 1'b0;
-        wr_fwd = {DW{1'b0}};
-        for (k = 0; k < NUM_WR; k = k + 1) begin
-          if (wr_en[k] && wr_addr[k*AW +: AW] == ra) begin
-            wr_hit = 1'b1;
-            wr_fwd = wr_data[k*DW +: DW];
+      initial dout_q = {DW{1'b0}};
+      // the read data: the array's word, or the write to it in the same cycle (write port
+      // 0, then each later port overriding): the form yosys merges into the $mem cell's
+      // transparent read port. ga2_top's port 0 is the vector unit's: the bypass RQ's
+      // element-by-element semantics need (docs/isa.md)
+      always @(posedge clk) begin
+        if (rd_en[p]) begin
+          dout_q <= (wr_en[0] && wr_addr[0 +: AW] == ra) ? wr_data[0 +: DW] : mem[ra];
+          for (k = 1; k < NUM_WR; k = k + 1) begin
+            if (wr_en[k] && wr_addr[k*AW +: AW] == ra) dout_q <= wr_data[k*DW +: DW];
           end
         end
-      end
-      reg  [DW-1:0] dout_q;
-      initial dout_q = {DW{1'b0}};
-      always @(posedge clk) begin
-        if (rd_en[p]) dout_q <= (wr_hit == 1'b1) ? wr_fwd : mem[ra];
       end
       assign rd_data[p*DW +: DW] = dout_q;
     end

@@ -7,7 +7,8 @@ design through the same path) must pass, the known-bad mutant (the scratchpad wr
 removed) must be caught, an uncompilable mutant must count as incompetent, a mutant that
 stops the simulator without a verdict ($fatal) must count as crashed (not caught), and a
 seeded sample of 10 mutants must all be caught or listed in
-tools/mutation/rtl/equivalents.txt.
+tools/mutation/rtl/equivalents.txt. Mutants are judged as the full run judges them: the
+in-order suite, then the overlap suite on the OVERLAP=1 build.
 """
 import os
 import random
@@ -176,7 +177,11 @@ def harness(tmp_path_factory):
         pytest.skip("iverilog not installed")
     work = str(tmp_path_factory.mktemp("mut_rtl"))
     snap = sites.make_mutant_dir(None, os.path.join(work, "rtl"), sites.RTL_DIR)
-    manifest = suite.build_suite(os.path.join(work, "suite"))
+    # both suites, as the full run judges a mutant: the in-order one, then (for a mutant it
+    # does not catch) the overlap one on the OVERLAP=1 build, where ga2_hazard and the
+    # fast softmax live
+    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
+                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
     all_sites = sites.enumerate_sites(snap)
     base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
     return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,
@@ -362,7 +367,7 @@ def test_one_structural_mutant_per_class_is_caught(harness):
     pick = {"narrow": ("requant.v", "s in >=: top bit dropped"),
             "carry": ("mm_ctrl.v", "di_q = di_q + 2'd1: top bit of the sum dropped"),
             "delay": ("divu.v", "last = last_q: one cycle late"),
-            "bypass": ("sram.v", "bypass removed: (wr_hit == 1'b1) ? ... -> mem[ra]"),
+            "bypass": ("sram.v", "bypass removed: (wr_en[0] && wr_addr[0 +: AW] == ra) ? ... -> mem[ra]"),
             "prio": ("mm_ctrl.v", "if arms swapped: (tile_end) <-> (row_end)")}
     found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
     for cls, (fn, desc) in pick.items():
