@@ -6,7 +6,8 @@
 --mode both (what `make fuzz` and `make soak` run) soaks each simulator in the in-order
 and the overlap timing mode: the same programs, a build per mode.
 
-The programs (tools/gen/progen.py random_program) go out in chunks; each chunk is one
+The programs (tools/gen/progen.py random_program; in the overlap mode half of them built to
+collide by tools/gen/collide.py) go out in chunks; each chunk is one
 simulator process (tools.sim.hw.run_programs) run by a worker: a local process pool by
 default, or a Dask distributed scheduler (--scheduler tcp://host:8786) when the work
 outgrows this machine. One tqdm progress bar shows programs done and the rate. A chunk
@@ -22,6 +23,8 @@ import concurrent.futures as cf
 import sys
 import time
 
+import numpy as np
+
 from model import config, isa
 from tools import ROOT, parallel
 
@@ -33,11 +36,22 @@ def chunk_seed(seed, c):
     return seed * 1_000_003 + c
 
 
+def chunk_programs(seed, c, k, cfg):
+    """The k (prog, image) pairs of chunk c: progen's random programs; in the overlap mode
+    every other one is built to collide (tools/gen/collide.py, SM included, one in eight
+    of those ending in a fault behind busy units)."""
+    from tools.gen import collide, progen
+    if cfg.mode != "overlap":
+        return progen.random_programs(chunk_seed(seed, c), k, cfg=cfg)
+    rng = np.random.default_rng(chunk_seed(seed, c))
+    return [progen.random_program(rng, cfg) if i % 2 == 0 else
+            collide.collide_program(rng, cfg, with_sm=True, fault=(i % 16 == 15)) for i in range(k)]
+
+
 def run_chunk(sim, seed, c, k, cfg):
     """(c, programs, ok, cycles, first failing index or -1, its mismatch) for chunk c."""
-    from tools.gen import progen
     from tools.sim import hw
-    pairs = progen.random_programs(chunk_seed(seed, c), k, cfg=cfg)
+    pairs = chunk_programs(seed, c, k, cfg)
     res = hw.run_programs(sim, pairs, cfg=cfg)
     bad = next((i for i, r in enumerate(res) if not r.ok), -1)
     return (c, len(res), sum(r.ok for r in res), sum(int(r.counters.cycles) for r in res),
@@ -74,7 +88,7 @@ def reproduce(sim, seed, result, cfg, out_dir=None):
     from tools.gen import progen
     from tools.sim import shrink
     c, _, _, _, bad, mismatch = result
-    pairs = progen.random_programs(chunk_seed(seed, c), bad + 1, cfg=cfg)
+    pairs = chunk_programs(seed, c, bad + 1, cfg)
     prog, image = pairs[bad]
     small, img = shrink.shrink(prog, image, shrink.chip_oracle(sim, cfg), cfg)
     path = (out_dir or ROOT / "out") / f"soak_{sim}_seed{seed}_chunk{c}_prog{bad}.s"

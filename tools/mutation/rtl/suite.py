@@ -144,10 +144,11 @@ def overlap_programs():
     work in flight on every unit, the in-order suite's random and crafted programs, the
     chapter-9 programs in the overlap order, and resets while several units are busy."""
     from model import isa, timing
-    from tools.gen import progen
+    from tools.gen import collide, progen
     rng = np.random.default_rng(RANDOM_SEED + 7)
     cfg = CFG_OVERLAP
-    progs = [(f"colliding {k}", *progen.colliding_program(rng, cfg)) for k in range(N_COLLIDING)]
+    progs = [(f"colliding {k}", *collide.collide_program(rng, cfg, with_sm=k % 2 == 1))
+             for k in range(N_COLLIDING)]
 
     def b(op, **f):
         return isa.build(op, cfg=cfg, **f)
@@ -167,7 +168,7 @@ def overlap_programs():
         progs.append((f"random overlap {k}", prog, im))
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
-    prog, im = progen.colliding_program(np.random.default_rng(RANDOM_SEED + 8), cfg, n_instr=20)
+    prog, im = collide.collide_program(np.random.default_rng(RANDOM_SEED + 8), cfg, n_instr=20, with_sm=True)
     sched = timing.schedule(prog, cfg)
     for ev in sched.events[2:6]:                  # cut while the next ones are in flight
         at = ev.issue + 1
