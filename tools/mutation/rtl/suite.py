@@ -168,7 +168,10 @@ def overlap_programs():
         progs.append((f"random overlap {k}", prog, im))
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
+    # self-contained (both windows loaded first), so an aborted run's leftovers cannot matter
     prog, im = collide.collide_program(np.random.default_rng(RANDOM_SEED + 8), cfg, n_instr=20, with_sm=True)
+    far = collide.FAR[1] - collide.FAR[0]
+    prog = [b("LD", dst=collide.FAR[0], src=0, len=far)] + prog
     sched = timing.schedule(prog, cfg)
     for ev in sched.events[2:6]:                  # cut while the next ones are in flight
         at = ev.issue + 1
