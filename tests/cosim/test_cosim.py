@@ -45,12 +45,19 @@ def test_random_programs(sim, batch):
         assert isinstance(p.ref, Result)
 
 
-def test_small_ext_memory_edges():
-    """A 64-word external memory (Icarus; cheap build): transfers hit its last word often."""
-    pairs = progen.random_programs(77, 40, cfg=config.DEFAULT.replace(ext_words=64))
-    res = hw.run_programs("icarus", pairs, cfg=config.DEFAULT.replace(ext_words=64))
+def test_small_ext_memory_edges(sim):
+    """A second Config on both simulators: a 64-word external memory, where transfers hit
+    its last word often and range faults are cheap to reach (valid and bad programs)."""
+    cfg = config.DEFAULT.replace(ext_words=64)
+    pairs = progen.random_programs(77, 40, cfg=cfg)
+    for code in (isa.ERR_EXT_RANGE, isa.ERR_SP_RANGE):
+        for k in range(3):
+            bad = progen.bad_program(500 + 10 * code + k, code, cfg=cfg)
+            pairs.append((bad.prog, bad.image))
+    res = hw.run_programs(sim, pairs, cfg=cfg)
     assert all(p.ok for p in res), _report(res, pairs)
     assert all(p.ext.size == 64 for p in res)
+    assert sum(bool(p.error) for p in res) == 6
 
 
 def test_scratchpad_persists_between_programs(sim):
