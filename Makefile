@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve lint synth fuzz soak plain mutants mutants-rtl mutants-serve bench header clean
+.PHONY: help setup sim test serve lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-agree bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -53,6 +53,9 @@ mutants-rtl: setup ## RTL mutation run (python -m tools.mutation.rtl.run), full,
 
 mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken paged builders and schedulers
 	$(PY) -m tools.mut_serve
+
+mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench and by pytest (SAMPLE=12 SEED=1)
+	$(PY) -m tools.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model
