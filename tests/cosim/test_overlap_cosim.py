@@ -181,3 +181,20 @@ def test_broken_hazard_check_fails(tmp_path, name):
     assert bad, f"{name}: every program passed on a broken chip"
     # the early issue shows in the timing (the trace or the counters), not only in data
     assert any("retired" in p.mismatch or "counter" in p.mismatch for p in bad), bad[0].mismatch
+
+
+def test_one_word_edges(sim):
+    """Every hull's first and last word: pairs of instructions of two units whose ranges
+    share exactly one word, in every hazard kind (tools/gen/collide.py edge_programs).
+    A range one word short in the hazard unit lets such a pair run together; these
+    programs show it in the external memory (the same programs are in the RTL mutation
+    bench's overlap suite)."""
+    progs = collide.edge_programs(CFG)
+    seen = set()
+    for _, p, _ in progs:
+        seen |= collide.hazard_kinds(p, CFG)
+    assert seen == collide.all_kinds()
+    res = hw.run_programs(sim, [(p, img) for _, p, img in progs], cfg=CFG)
+    for (label, p, _), r in zip(progs, res):
+        assert r.ok, f"{sim} {label}: {r.mismatch}"
+        assert tuple(r.counters) == tuple(timing.schedule(p, CFG).counters), label

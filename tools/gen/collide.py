@@ -252,3 +252,98 @@ def hazard_kinds(prog, cfg):
 def all_kinds():
     """Every (new unit, busy unit, kind) the chip can have: 3 x 2 pairs x 3 kinds."""
     return {(a, b, k) for a in UNITS for b in UNITS if a != b for k in KINDS}
+
+
+# ------------------------------------------------------------------ one-word edges
+_EDGE_BASE = 256            # the edge programs' region: sp[256:256 + 64 * pairs]
+_EDGE_STRIDE = 64
+
+
+def _edge_producers(cfg, at):
+    """Long instructions of every op with their ranges placed at `at`: [(op, ins, {side:
+    [(first, last)]})] (side "r" read, "w" write)."""
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    out = [("LD", b("LD", dst=at, src=0, len=40)),
+           ("ST", b("ST", src=at, dst=0, len=40)),
+           ("MM A", b("MM", dst=at + 48, A=at, B=at + 40, M=1, K=40, N=2, tb=0, lda=0, ldb=2, ldc=0)),
+           ("MM B", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=1, lda=0, ldb=20, ldc=0)),
+           ("MM C", b("MM", dst=at, A=at + 8, B=at + 24, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4)),
+           ("RQ", b("RQ", dst=at + 24, src=at, len=24, m=20000, s=14)),
+           ("SM", b("SM", dst=at + 24, src=at, len=24))]
+    return out
+
+
+def edge_programs(cfg=None):
+    """[(label, prog, image)]: for every long instruction (each op, each of its scratchpad
+    ranges) and every instruction of another unit that can meet it in a hazard kind, a
+    pair whose ranges share exactly ONE word: the long one's LAST word (a hull one word
+    short lets the pair run together), and a pair sharing exactly its FIRST word. Each
+    pair sits in its own region, stored to the external memory after it, so an early
+    read, an early write or a lost last write shows in ext. One program per long op."""
+    cfg = config.resolve(cfg)
+    rng = np.random.default_rng(4242)
+    img = rng.integers(-128, 128, size=cfg.ext_words)
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    progs = []
+    for k, (label, _) in enumerate(_edge_producers(cfg, 0)):
+        prog, n = [], 0
+        for edge in ("last", "first"):
+            for side_p in ("r", "w"):
+                for cons_op in ("LD", "ST", "MM", "RQ", "SM"):
+                    at = _EDGE_BASE + _EDGE_STRIDE * (n % 48)
+                    op_p, prod = _edge_producers(cfg, at)[k]
+                    if timing.UNIT[cons_op] == timing.UNIT[prod.op]:
+                        continue
+                    ranges = [(r.first, r.last) for r in
+                              (func.reads(prod) if side_p == "r" else func.writes(prod)) if r.space == func.SP]
+                    if not ranges:
+                        continue
+                    if label.startswith("MM") and side_p == "r":     # the range the label names
+                        ranges = ranges[:1] if label == "MM A" else ranges[1:] if label == "MM B" else []
+                    if label == "MM C" and side_p == "r":
+                        ranges = []
+                    for (lo, hi), side_c in ((r, s) for r in ranges for s in (("w",) if side_p == "r" else ("r", "w"))):
+                        at = _EDGE_BASE + _EDGE_STRIDE * (n % 48)
+                        op_p, prod = _edge_producers(cfg, at)[k]
+                        rr = (func.reads(prod) if side_p == "r" else func.writes(prod))
+                        lo, hi = [(r.first, r.last) for r in rr if r.space == func.SP][
+                            1 if (label == "MM B" and side_p == "r") else 0]
+                        word = hi if edge == "last" else lo
+                        cons = _edge_consumer(b, cons_op, word, side_c, at, cfg)
+                        if cons is None:
+                            continue
+                        # load the region first so every word has a known value, then the pair
+                        prog += [b("LD", dst=at, src=int(rng.integers(0, cfg.ext_words - _EDGE_STRIDE)),
+                                   len=_EDGE_STRIDE), prod, cons,
+                                 b("ST", src=at, dst=cfg.ext_words - 2 * DUMP - _EDGE_STRIDE * (n % 48 + 1),
+                                   len=_EDGE_STRIDE)]
+                        n += 1
+        progs.append((f"edges {label}", prog + [b("HALT")], img))
+    return progs
+
+
+def _edge_consumer(b, op, word, side, at, cfg):
+    """A short instruction of op that reads (side "r") or writes ("w") the word `word`
+    and otherwise stays in the pair's region [at, at + 64); None when op cannot."""
+    hi = at + _EDGE_STRIDE
+    if op == "LD":
+        return b("LD", dst=word, src=7, len=1) if side == "w" else None
+    if op == "ST":
+        return b("ST", src=word, dst=9, len=1) if side == "r" else None
+    if op == "MM":
+        other = at + 60 if word < at + 56 else at
+        if side == "r":
+            return b("MM", dst=other, A=word, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
+        return b("MM", dst=word, A=other, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
+    if op == "RQ":
+        other = at + 61 if word < at + 56 else at + 1
+        if side == "r":
+            return b("RQ", dst=other, src=word, len=1, m=30000, s=9)
+        return b("RQ", dst=word, src=other, len=1, m=30000, s=9)
+    if op == "SM":
+        other = at + 62 if word < at + 56 else at + 2
+        if side == "r":
+            return b("SM", dst=other, src=word, len=1)
+        return b("SM", dst=word, src=other, len=1)
+    assert word < hi
+    return None

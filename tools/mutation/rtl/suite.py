@@ -166,6 +166,7 @@ def overlap_programs():
     for k in range(3):
         prog, im = progen.random_program(rng, cfg=cfg)
         progs.append((f"random overlap {k}", prog, im))
+    progs.extend(collide.edge_programs(cfg))     # one-word overlaps at every hull's ends
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
     # self-contained (both windows loaded first), so an aborted run's leftovers cannot matter
