@@ -48,8 +48,9 @@ plain: setup   ## the RTL against the reference through the plain Verilog bench 
 mutants: setup ## chapter-9 mutation run (python -m tools.mut_ch09; caught = a PROBLEM line), full
 	$(PY) -m tools.mut_ch09
 
-mutants-rtl: setup ## RTL mutation run (python -m tools.mutation.rtl.run), full, on both cores
+mutants-rtl: setup ## RTL mutation run (tools.mutation.rtl.run), full, on both cores; then the named hazard mutants
 	$(PY) -m tools.mutation.rtl.run --jobs 2
+	$(PY) -m tools.mutation.rtl.hazard --jobs 2
 
 mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken paged builders and schedulers
 	$(PY) -m tools.mut_serve
