@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve lint synth fuzz soak plain mutants mutants-rtl mutants-serve bench header clean
+.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -28,6 +28,9 @@ test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)
+
+prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
+	$(PY) -m tools.prefix --sim $(SIM)
 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
