@@ -176,10 +176,11 @@ import numpy as _np                                          # noqa: E402
 from . import batch as _batch, serving as _serving          # noqa: E402
 from .quant import quantize as _quantize                     # noqa: E402
 
-PReq = _nt("PReq", "id group plen tokens arrival", defaults=(None, 0, 1, 0))
+PReq = _nt("PReq", "id group plen tokens arrival prompt", defaults=(None, 0, 1, 0, None))
 PReq.__doc__ = """A request whose first plen hidden rows are its group's shared prompt
 prefix (the same rows for every request of the group), then its own rows; tokens rows in
-all (1..64); arrival tick."""
+all (1..64); arrival tick; prompt: its prompt's rows (default plen; the prefix cache's
+runs decode from token prompt on), the rows after plen its own."""
 
 
 def group_rows(model, group, n=paged.MAX_CTX, period=None):
@@ -425,3 +426,275 @@ def prefill_program(r, first, last, table, lay, P, cfg=config.CH09):
         row += k
     ins("HALT")
     return prog
+
+
+# ---------------------------------------------------------------- the prefix cache
+CBUGS = {
+    "no_copy_on_write": "a request whose whole prompt is cached writes its last prompt row into the shared block",
+    "hash_ignores_position": "a block's hash is its token rows only (no position, no parent)",
+}
+
+Prog = _nt("Prog", "kind prog r entries live cached")
+Prog.__doc__ = """One program of a cache run: kind 'prefill' | 'copy' | 'step', the program,
+r (the request of a prefill or copy), entries (a step's), live {request: table} of every
+admitted request and cached (blocks registered in the cache) just before it runs."""
+
+CacheRun = _nt("CacheRun", "requests layout cfg image oracle programs stats")
+
+
+def plen_of(q):
+    """A request's prompt length (its prompt field, else its shared prefix length)."""
+    return q.prompt if q.prompt is not None else q.plen
+
+
+def block_hash(rows, i, parent, bug=None):
+    """The cache key of full prompt block i: its token rows, its position and its
+    parent's key (so a block matches only after the same whole prefix)."""
+    if bug == "hash_ignores_position":
+        return hash(tuple(tuple(r) for r in rows))
+    return hash((parent, i, tuple(tuple(r) for r in rows)))
+
+
+def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_BATCH, shared=True,
+              seed=1, periods=None, bug=None):
+    """Serve requests (PReq; prompt = the first plen rows, decoded from token plen, i.e.
+    the last prompt row is run as the first decode step, as vLLM recomputes it) with an
+    on-chip prefill and, with cache=True, a prefix cache:
+
+    - at admission (FIFO by arrival, up to `capacity` running), the request's full prompt
+      blocks are looked up by block_hash in order; the leading hits are taken by
+      reference (refcount + 1; a freed block still cached is revived), it allocates the
+      rest of its blocks (a never-cached free block first, else the least recently
+      freed cached block is evicted) and prefills only rows S .. plen-2;
+    - a request whose whole prompt is cached copies the last prompt block first (a copy
+      program) and writes its recomputed last prompt row into the copy;
+    - a full prompt block is registered once all its rows are written;
+    - at completion each block's refcount drops; at 0 a cached block joins the LRU list.
+    cache=False: no lookups and no registration (every prompt fully prefilled).
+    Each tick: admissions (their copy and prefill programs), then one decode step of
+    every running request (shared-prefix attention with shared=True)."""
+    if bug is not None and bug not in CBUGS:
+        raise ValueError(f"unknown bug {bug!r}")
+    model = _serving.model_data(seed)
+    oracle = Oracle(model, requests, periods)
+    BT = block_tokens
+    lay = paged.make_layout(BT, n_blocks, [q.tokens for q in requests])
+    cfg = _serving.config_for(lay)
+    P = model["P"]
+    img = base_image(lay, model, oracle)
+    rows = [ex["Xi"][0] for ex in oracle.ex]
+    free = list(range(n_blocks))            # never cached or evicted, lowest first
+    lru = []                                # freed cached blocks, least recently freed first
+    ref = [0] * n_blocks
+    key_of, cache_map = {}, {}              # block -> key, key -> block
+    tables, nxt, start, pending = {}, {}, {}, {}
+    programs, running = [], []
+    stats = {"prefill_rows": 0, "cached_rows": 0, "copies": 0, "evictions": 0, "revived": 0,
+             "peak_blocks": 0}
+    queue = sorted(range(len(requests)), key=lambda r: (requests[r].arrival, r))
+    finished, tick = set(), 0
+
+    def snapshot():
+        return {r: tuple(tables[r]) for r in running}, frozenset(cache_map.values())
+
+    def alloc():
+        if free:
+            return free.pop(0)
+        if lru:
+            b = lru.pop(0)
+            del cache_map[key_of.pop(b)]
+            stats["evictions"] += 1
+            return b
+        return None
+
+    def keys(r):
+        q, out, parent = requests[r], [], None
+        for i in range(plen_of(q) // BT):
+            parent = block_hash(rows[r][i * BT:(i + 1) * BT], i, parent, bug)
+            out.append(parent)
+        return out
+
+    def register(r, upto_row):
+        """Register r's full prompt blocks whose rows 0..upto_row-1 are all written."""
+        if not cache:
+            return
+        for i, k in enumerate(keys(r)):
+            if (i + 1) * BT <= upto_row and k not in cache_map and tables[r][i] not in key_of:
+                cache_map[k] = tables[r][i]
+                key_of[tables[r][i]] = k
+
+    while len(finished) < len(requests):
+        if tick > 10000:
+            raise RuntimeError("cache_run: not finished")
+        while queue and requests[queue[0]].arrival <= tick and len(running) < capacity:
+            r = queue[0]
+            q = requests[r]
+            hit = []
+            if cache:
+                for k in keys(r):
+                    if k not in cache_map:
+                        break
+                    hit.append(cache_map[k])
+            first_t = max(plen_of(q), 1)
+            need = -(-q.tokens // BT) - len(hit)
+            cow = bool(hit) and len(hit) * BT >= first_t     # the last prompt row is in a hit
+            need += 1 if cow and bug != "no_copy_on_write" else 0
+            if need > len(free) + len([b for b in lru if b not in hit]):
+                break                                         # wait for blocks (no overtaking)
+            queue.pop(0)
+            for b in hit:
+                if ref[b] == 0 and b in lru:
+                    lru.remove(b)
+                    stats["revived"] += 1
+                ref[b] += 1
+            table = list(hit)
+            for _ in range(-(-q.tokens // BT) - len(hit)):
+                b = alloc()
+                ref[b] += 1
+                table.append(b)
+            tables[r] = table
+            running.append(r)
+            S = len(hit) * BT
+            stats["cached_rows"] += min(S, first_t - 1)
+            if cow and bug != "no_copy_on_write":
+                i = (first_t - 1) // BT
+                old, new = table[i], alloc()
+                ref[new] += 1
+                live, cached = snapshot()
+                cp = []
+                for page in (paged.k_page, paged.v_page):
+                    cp.append(isa.build("LD", cfg=cfg, dst=0, src=page(lay, old), len=BT * D))
+                    cp.append(isa.build("ST", cfg=cfg, src=0, dst=page(lay, new), len=BT * D))
+                cp.append(isa.build("HALT"))
+                programs.append(Prog("copy", cp, r, None, live, cached))
+                ref[old] -= 1
+                table[i] = new
+                stats["copies"] += 1
+            if first_t - 1 > S:
+                live, cached = snapshot()
+                programs.append(Prog("prefill", prefill_program(r, S, first_t - 1, table, lay, P, cfg),
+                                     r, None, live, cached))
+                stats["prefill_rows"] += first_t - 1 - S
+            register(r, first_t - 1)
+            nxt[r] = first_t
+        if running:
+            entries = [(r, nxt[r], tuple(tables[r][:-(-nxt[r] // BT)])) for r in running]
+            live, cached = snapshot()
+            build = step_program if shared else paged.step_program
+            programs.append(Prog("step", build(entries, lay, P, cfg), None, entries, live, cached))
+            stats["peak_blocks"] = max(stats["peak_blocks"], n_blocks - len(free) - len(lru))
+            for r, t, _ in entries:
+                register(r, t)
+                nxt[r] = t + 1
+                if t == requests[r].tokens:
+                    running.remove(r)
+                    finished.add(r)
+                    for b in tables[r]:
+                        ref[b] -= 1
+                        if ref[b] == 0:
+                            (lru if b in key_of else free).append(b)
+                    free.sort()
+        tick += 1
+    return CacheRun(list(requests), lay, cfg, img, oracle, programs, stats)
+
+
+def cache_issues(run, ext_after, bus, where):
+    """Findings of a cache run from each program's external memory after it (ext_after)
+    and its external-bus record (bus: [(kind, first, last)] per program, the chip's or
+    paged.accesses): every step's outputs and its requests' K/V rows against each
+    request alone; every generated token at the end; and, from the bus and the recorded
+    tables alone (not the cache's keys): no program writes a block that another running
+    request's table holds or that the cache holds (copy-on-write), and every block a
+    step reads through table index i was written at index i (position)."""
+    lay, BT = run.layout, run.layout.block_tokens
+    bw = paged.block_words(lay)
+    pool_end = paged.POOL + 2 * lay.n_blocks * bw
+    probs, pos = [], {}
+    for k, (p, ext) in enumerate(zip(run.programs, ext_after)):
+        w = f"{where} program {k} ({p.kind})"
+        owner = p.r
+        mine = set()
+        if p.kind == "step":
+            mine = {b for r, t, tb in p.entries for b in [tb[(t - 1) // BT]]}
+        for kind, a, b in bus[k]:
+            if kind != "w" or not paged.POOL <= a < pool_end:
+                continue
+            for addr in range(a, b + 1, D):
+                blk = ((addr - paged.POOL) // bw) % lay.n_blocks
+                row = ((addr - paged.POOL) % bw) // D
+                writers = [r for r, tb in p.live.items() if blk in tb and
+                           (r == owner or (p.kind == "step" and any(e[0] == r and tb[(e[1] - 1) // BT] == blk
+                                                                   for e in p.entries)))]
+                others = [r for r, tb in p.live.items() if blk in tb and r not in writers]
+                if others or blk in p.cached:
+                    probs.append(f"{w}: wrote block {blk} held by "
+                                 f"{'the cache' if blk in p.cached else 'request ' + str(others[0])}")
+                    break
+                for r in writers:
+                    pos[blk] = p.live[r].index(blk)
+                _ = row
+        if p.kind == "step":
+            probs += output_issues(ext, lay, p.entries, run.oracle, w)
+            for r, t, tb in p.entries:
+                for i in range(-(-(t - 1) // BT)):
+                    if pos.get(tb[i]) not in (None, i) or tb.count(tb[i]) > 1:
+                        probs.append(f"{w}: request {r} reads block {tb[i]} at table index {i}, "
+                                     f"written at index {pos.get(tb[i])}"
+                                     + (" (it is in its table twice)" if tb.count(tb[i]) > 1 else ""))
+                        break
+                K, V = run.oracle.kv(r, t)
+                for row in range(t):
+                    blk, off = tb[row // BT], D * (row % BT)
+                    if [int(v) for v in ext[paged.k_page(lay, blk) + off:paged.k_page(lay, blk) + off + D]] != K[row] or \
+                       [int(v) for v in ext[paged.v_page(lay, blk) + off:paged.v_page(lay, blk) + off + D]] != V[row]:
+                        probs.append(f"{w}: request {r} K/V row {row} in block {blk} != alone")
+                        break
+    ext = ext_after[-1]
+    for r, q in enumerate(run.requests):
+        for t in range(max(plen_of(q), 1), q.tokens + 1):
+            a = paged.out_addr(lay, r) + D * (t - 1)
+            if [int(v) for v in ext[a:a + D]] != run.oracle.output(r, t):
+                probs.append(f"{where}: request {q.id} token {t}: final output != alone")
+                break
+    return probs
+
+
+def cache_requests(seed, block_tokens, n=None):
+    """A random cache workload: groups with prefixes of random lengths (one of whole
+    blocks, one ending inside a block, one whose rows repeat every block), members with
+    prompts of different lengths of their group's rows (a member whose prompt is all
+    cached: a whole-block prompt arriving after its group's first), random arrivals."""
+    rng = _random.Random(f"cache workload {seed}")
+    BT = block_tokens
+    n = n or rng.randint(6, 9)
+    base = {"ga": BT * rng.randint(1, 3), "gb": BT * rng.randint(1, 2) + rng.randint(1, BT - 1),
+            "rep": 2 * BT + rng.randint(0, BT - 1)}
+    reqs = []
+    for i in range(n):
+        g = ("ga", "gb", "rep")[i % 3]
+        plen = base[g] if i < 3 or rng.random() < 0.5 else max(1, base[g] - rng.randint(0, 2 * BT))
+        tokens = min(paged.MAX_CTX, plen + rng.randint(1, 8))
+        reqs.append(PReq(f"c{i}", g, plen, tokens, rng.randint(0, 10) if i >= 3 else i))
+    reqs.append(PReq(f"c{n}", "ga", base["ga"], base["ga"] + 2, 12))      # all cached, late
+    return reqs, {"rep": BT}
+
+
+def cache_reference(run, seed_tag="cache"):
+    """Run a cache run's programs on the reference: (ext after each, bus per program, cycles per program)."""
+    from .machine import Machine
+    m, ext, after, bus, cyc = Machine(run.cfg), run.image.copy(), [], [], []
+    for i, p in enumerate(run.programs):
+        m.sp[:] = _batch.garbage_sp(_batch.garbage_seed(f"{seed_tag} {i}"), run.cfg)
+        res = m.run(p.prog, ext)
+        ext = res.ext
+        after.append(ext)
+        bus.append(paged.accesses(p.prog))
+        cyc.append(int(res.counters.cycles))
+    return after, bus, cyc
+
+
+def system_prompt_requests(n=8, sys_rows=32, own=(4, 6, 8, 5, 7, 4, 6, 8), gen=6):
+    """The common-system-prompt workload: n requests whose prompts are the same sys_rows
+    rows followed by their own, one arriving per tick."""
+    return [PReq(f"u{i}", "sys", sys_rows, sys_rows + own[i % len(own)] + gen, i,
+                 sys_rows + own[i % len(own)]) for i in range(n)]

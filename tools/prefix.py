@@ -191,6 +191,57 @@ def prefill(sim, item):
              "instructions": len(prog)}, probs)
 
 
+def cache_chip(sim, runs):
+    """Cache runs [(name, CacheRun)] on one simulator, all in one process (None: the
+    reference): (per run {cycles per program kind, words}, problems)."""
+    cfg = max((r.cfg for _, r in runs), key=lambda c: c.ext_words)
+    sps = [[batch.garbage_sp(batch.garbage_seed(f"cache {name} {i}"), cfg) for i in range(len(run.programs))]
+           for name, run in runs]
+    if sim is not None:
+        jobs = [[simrun.Item(p.prog, _pad(run.image, cfg) if i == 0 else simrun.KEEP_EXT, sp)
+                 for i, (p, sp) in enumerate(zip(run.programs, sp_l))] for (_, run), sp_l in zip(runs, sps)]
+        got = simrun.run(sim, jobs, cfg=cfg)
+    out, probs = [], []
+    for k, (name, run) in enumerate(runs):
+        if sim is None:
+            m, ext, after, bus, cyc = Machine(cfg), _pad(run.image, cfg), [], [], []
+            for p, sp in zip(run.programs, sps[k]):
+                m.sp[:] = sp
+                r = m.run(p.prog, ext)
+                ext = r.ext
+                after.append(ext)
+                bus.append(paged.accesses(p.prog))
+                cyc.append(int(r.counters.cycles))
+        else:
+            after = [r.ext for r in got[k]]
+            bus = [(r.host or {}).get("bus") or [] for r in got[k]]
+            cyc = [int(r.counters.cycles) for r in got[k]]
+            for i, r in enumerate(got[k]):
+                if not r.ok:
+                    probs.append(f"{sim} {name} program {i}: chip != reference: {r.mismatch}")
+        probs += prefix.cache_issues(run, after, bus, f"{sim or 'reference'} {name}")
+        fig = {"cycles": sum(cyc), "programs": len(cyc)}
+        for kind in ("prefill", "copy", "step"):
+            fig[f"{kind}_cycles"] = sum(c for p, c in zip(run.programs, cyc) if p.kind == kind)
+            fig[f"{kind}_words"] = sum(_bus_words(b) for p, b in zip(run.programs, bus) if p.kind == kind)
+        fig.update(run.stats)
+        fig["peak_kv_words"] = run.stats["peak_blocks"] * 2 * paged.block_words(run.layout)
+        out.append(fig)
+    return out, probs
+
+
+def cache_runs(quick=False):
+    """[(name, CacheRun)]: the common-system-prompt workload with the cache on and off
+    (blocks of 16, a pool of 60), then random cache workloads (tight pools: evictions)."""
+    sysreq = prefix.system_prompt_requests()
+    runs = [("system prompt, cache on", prefix.cache_run(sysreq, 16, 60, cache=True)),
+            ("system prompt, cache off", prefix.cache_run(sysreq, 16, 60, cache=False))]
+    for sd, BT, nb in (((0, 4, 12),) if quick else ((0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40))):
+        reqs, per = prefix.cache_requests(sd, BT)
+        runs.append((f"random seed {sd} blocks of {BT} pool {nb}", prefix.cache_run(reqs, BT, nb, periods=per)))
+    return runs
+
+
 def report(rows, log=print):
     log(f"{'P':>3}{'B':>3} {'kind':<9}{'cycles':>8}{'cyc/tok':>9}{'words':>7}{'words/tok':>10}"
         f"{'MACs':>7}{'MAC/word':>9}{'MAC/cyc':>8}{'vs 2.35':>8}")
@@ -269,6 +320,7 @@ def main(argv=None):
     Bs, Ps, seeds = ((1, 4), (16, 48), (0,)) if a.quick else (BS, PS, range(2))
     items = sweep_items(Bs, Ps)
     runs = decode_runs(seeds)
+    cruns = cache_runs(a.quick)
     data = {"model_only": a.model_only, "sims": {}, "limit": LIMIT}
     ok_all = True
     for sim in sims:
@@ -278,20 +330,41 @@ def main(argv=None):
         probs += rprobs
         pf, pprobs = prefill(sim, prefill_item())
         probs += pprobs
+        cfigs, cprobs = cache_chip(sim, cruns)
+        probs += cprobs
         name = sim or "reference (MODEL ONLY)"
         n_steps = sum(len(r[2]) for r in runs)
         for p in probs[:20]:
             print("PROBLEM", p)
         ok = not probs
         ok_all &= ok
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {len(items)} sweep steps, a prefill and {len(runs)} random runs "
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {len(items)} sweep steps, a prefill, {len(cruns)} prefix-cache runs "
+              f"({sum(len(r.programs) for _, r in cruns)} programs) and {len(runs)} random runs "
               f"({n_steps} steps, {groups} shared groups, {rcycles} cycles): every output equal to "
               f"the request decoded alone{', chip equal to the reference' if sim else ''}; "
               f"{time.time() - t0:.1f} s")
         data["sims"][name] = {"ok": ok, "problems": probs[:50], "random_cycles": rcycles}
         data["table"] = rows
         data["prefill"] = pf
+        data["cache"] = {name: f for (name, _), f in zip(cruns, cfigs)}
     report(data["table"])
+    on, off = data["cache"]["system prompt, cache on"], data["cache"]["system prompt, cache off"]
+    print("prefix cache, 8 requests with a common 32-row system prompt (own prompt rows 4..8, 6 generated, "
+          "one arriving per tick, blocks of 16):")
+    print(f"{'':<10}{'prefill cyc':>12}{'prefill rows':>13}{'prefill words':>14}{'copy cyc':>9}"
+          f"{'step cyc':>9}{'total cyc':>10}{'peak KV words':>14}")
+    for label, f in (("cache off", off), ("cache on", on)):
+        print(f"{label:<10}{f['prefill_cycles']:>12}{f['prefill_rows']:>13}{f['prefill_words']:>14}"
+              f"{f['copy_cycles']:>9}{f['step_cycles']:>9}{f['cycles']:>10}{f['peak_kv_words']:>14}")
+    print(f"saved: {off['prefill_cycles'] - on['prefill_cycles']} prefill cycles "
+          f"({100 * (1 - on['prefill_cycles'] / off['prefill_cycles']):.0f}%), "
+          f"{off['peak_kv_words'] - on['peak_kv_words']} peak KV words "
+          f"({100 * (1 - on['peak_kv_words'] / off['peak_kv_words']):.0f}%), "
+          f"{off['cycles'] - on['cycles']} cycles in all")
+    for name, f in data["cache"].items():
+        if name.startswith("random"):
+            print(f"  {name}: {f['programs']} programs, {f['cycles']} cycles, {f['cached_rows']} prompt rows "
+                  f"from the cache, {f['copies']} copies, {f['evictions']} evictions, {f['revived']} revived")
     pf = data["prefill"]
     print(f"prefill of a {pf['tokens']}-token prompt (blocks of 16): {pf['cycles']} cycles "
           f"({pf['cycles_per_token']:.1f} per token), {pf['words']} words, {pf['macs']} MACs: "

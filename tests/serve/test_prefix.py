@@ -80,13 +80,69 @@ def test_prefill_mm_tiles_have_four_rows():
 
 
 def test_on_chip(sim):
-    """A short sweep (B = 4 at P = 16, both builders), a prefill and one random run on the chip."""
-    row, pprobs = tprefix.prefill(sim, tprefix.prefill_item(20, 3, 4))
-    assert pprobs == []
+    """On the chip: a short sweep (B = 4 at P = 16, both builders) and a random
+    prefix-cache run (on-chip prefills, a copy, evictions, shared-prefix steps), each in
+    one simulator process."""
     rows, probs = tprefix.sweep(sim, tprefix.sweep_items((4,), (16,)))
-    runs = tprefix.decode_runs((0,), (4,))
-    rprobs, _, groups = tprefix.check_runs(sim, runs)
-    assert probs == [] and rprobs == [] and groups > 0
+    assert probs == []
     sh = {r["kind"]: r for r in rows}
     assert sh["shared"]["words"] < sh["unshared"]["words"]
     assert sh["shared"]["mac_per_word"] > tprefix.LIMIT > sh["unshared"]["mac_per_word"]
+    runs = [(n, r) for n, r in tprefix.cache_runs(quick=True) if n.startswith("random")]
+    figs, probs = tprefix.cache_chip(sim, runs)
+    assert probs == [] and figs[0]["copies"] > 0 and figs[0]["evictions"] > 0
+    run = runs[0][1]
+    assert figs[0]["prefill_cycles"] > 0 and any(
+        S and len(ks) > 1 for p in run.programs if p.kind == "step"
+        for ks, S in prefix.share_groups(p.entries, run.layout.block_tokens))
+
+
+# ---------------------------------------------------------------- the prefix cache
+@pytest.mark.parametrize("seed, bt, pool", [(0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40), (4, 5, 40)])
+def test_cache_runs_equal_alone(seed, bt, pool):
+    reqs, per = prefix.cache_requests(seed, bt)
+    run = prefix.cache_run(reqs, bt, pool, periods=per)
+    after, bus, _ = prefix.cache_reference(run)
+    assert prefix.cache_issues(run, after, bus, "cache") == []
+    off = prefix.cache_run(reqs, bt, pool + 40, cache=False, periods=per)
+    assert run.stats["prefill_rows"] < off.stats["prefill_rows"] and off.stats["cached_rows"] == 0
+
+
+def test_cache_workloads_cover_the_cases():
+    """Over the shipped seeds: a prompt ending inside a block, a whole prompt cached
+    (a copy before the write), freed blocks revived, evictions."""
+    st = {"copies": 0, "revived": 0, "evictions": 0}
+    inside = False
+    for seed, bt, pool in [(0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40)]:
+        reqs, per = prefix.cache_requests(seed, bt)
+        inside |= any(prefix.plen_of(q) % bt for q in reqs)
+        s = prefix.cache_run(reqs, bt, pool, periods=per).stats
+        for k in st:
+            st[k] += s[k]
+    assert inside and all(v > 0 for v in st.values()), st
+
+
+@pytest.mark.parametrize("bug", sorted(prefix.CBUGS))
+def test_broken_cache_is_caught(bug):
+    caught = 0
+    for seed, bt in [(0, 4), (1, 5)]:
+        reqs, per = prefix.cache_requests(seed, bt)
+        run = prefix.cache_run(reqs, bt, 40, periods=per, bug=bug)
+        after, bus, _ = prefix.cache_reference(run)
+        caught += len(prefix.cache_issues(run, after, bus, bug))
+    assert caught > 0
+
+
+def test_lru_eviction_and_reuse_before_eviction():
+    """Pool of 6 blocks of 4: x (2 prompt blocks) and y (2) finish, x first; z (no
+    group, 4 blocks) needs fresh blocks: the free never-cached ones go first, then the
+    least recently freed cached blocks (x's); then y's prompt is still cached, x's not."""
+    R = prefix.PReq
+    reqs = [R("x", "gx", 8, 9, 0), R("y", "gy", 8, 9, 1), R("z", None, 0, 16, 5),
+            R("y2", "gy", 8, 9, 8), R("x2", "gx", 8, 9, 9)]
+    run = prefix.cache_run(reqs, 4, 6, capacity=1)
+    after, bus, _ = prefix.cache_reference(run)
+    assert prefix.cache_issues(run, after, bus, "lru") == []
+    assert run.stats["evictions"] == 2 and run.stats["revived"] == 2
+    pf = {p.r: p for p in run.programs if p.kind in ("prefill", "copy")}
+    assert pf[3].kind == "copy" and pf[4].kind == "prefill"      # y2 all cached; x2 evicted
