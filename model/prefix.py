@@ -1,4 +1,6 @@
-"""Serving on GA-2, part 3: shared-prefix attention (docs/prefix.md).
+"""Serving on GA-2, part 3: shared prefixes (docs/prefix.md): shared-prefix attention
+(step_program), prefill on the chip (prefill_program) and a prefix cache (cache_run,
+checked by cache_issues); decode_run: multi-step runs over prompts already in the pool.
 
 When several sequences of a step hold the same leading blocks in their block tables (a
 shared prompt prefix: the same K and V rows, held once in the pool), the step loads
