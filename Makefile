@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve bench header clean
+.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -56,6 +56,9 @@ mutants-rtl: setup ## RTL mutation run (python -m tools.mutation.rtl.run), full,
 
 mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken paged builders and schedulers
 	$(PY) -m tools.mut_serve
+
+mutants-prefix: setup ## shared-prefix mutation run (python -m tools.mut_prefix): broken attention and prefix cache
+	$(PY) -m tools.mut_prefix
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model

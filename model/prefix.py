@@ -700,3 +700,51 @@ def system_prompt_requests(n=8, sys_rows=32, own=(4, 6, 8, 5, 7, 4, 6, 8), gen=6
     rows followed by their own, one arriving per tick."""
     return [PReq(f"u{i}", "sys", sys_rows, sys_rows + own[i % len(own)] + gen, i,
                  sys_rows + own[i % len(own)]) for i in range(n)]
+
+
+# ---------------------------------------------------------------- the check (tools/mut_prefix.py)
+def check_prefix(quick=False):
+    """Findings of the shared-prefix check on the reference: random shared-prefix decode
+    runs (shared-prefix attention against each request alone), random prefix-cache runs
+    (tight pools: copies, evictions, revivals) and the crafted LRU pool."""
+    probs = []
+    for sd in ((0,) if quick else (0, 1)):
+        for BT in (4, 5):
+            run = decode_run(random_requests(sd, BT), BT)
+            after, bus, _ = cache_reference(CacheRun(run.requests, run.layout, run.cfg, run.image, run.oracle,
+                                                     [Prog("step", p, None, e, {}, frozenset())
+                                                      for p, e in zip(run_programs(run), run.steps)], {}),
+                                            f"check decode {sd} {BT}")
+            probs += run_issues(after, run, f"decode run {sd} blocks of {BT}")
+    for sd, BT, nb in (((0, 4, 12), (1, 5, 12)) if quick else ((0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40))):
+        reqs, per = cache_requests(sd, BT)
+        try:
+            run = cache_run(reqs, BT, nb, periods=per)
+        except (RuntimeError, ValueError, IndexError, KeyError, TypeError) as e:
+            probs.append(f"cache run {sd}: the engine failed: {e}")
+            continue
+        after, bus, _ = cache_reference(run, f"check cache {sd}")
+        probs += cache_issues(run, after, bus, f"cache run {sd} blocks of {BT} pool {nb}")
+    return probs
+
+
+def main(argv=None):
+    import argparse
+    import sys
+    import time
+    ap = argparse.ArgumentParser(description="shared-prefix check on the reference (check_prefix)")
+    ap.add_argument("--check", action="store_true", help="run check_prefix (the default action)")
+    ap.add_argument("--quick", action="store_true", help="fewer runs")
+    a = ap.parse_args(argv)
+    t0 = time.time()
+    probs = check_prefix(a.quick)
+    for p in probs[:20]:
+        print("PROBLEM", p)
+    print(f"check_prefix{' (quick)' if a.quick else ''}: {len(probs)} problem(s) in {time.time() - t0:.2f} s")
+    sys.stdout.flush()
+    return 1 if probs else 0
+
+
+if __name__ == "__main__":
+    import sys as _sys
+    _sys.exit(main())

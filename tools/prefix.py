@@ -29,7 +29,7 @@ import time
 
 from tools import ROOT
 
-from model import batch, isa, paged, prefix
+from model import batch, isa, paged, prefix, reorder
 from model.machine import Machine
 from tools.sim import run as simrun
 from tools.sim.build import available_sims
@@ -41,16 +41,22 @@ LIMIT = 1280 / 544            # chapter 9's intensity limit at L = 16 (derived t
 PEAK, BW = 16.0, 1.0
 
 
-def sweep_items(Bs=BS, Ps=PS):
-    """[(B, P, kind, setup, program, garbage sp)] of the sweep, kind 'unshared' / 'shared'."""
+def sweep_items(Bs=BS, Ps=PS, modes=("inorder",)):
+    """[(B, P, kind, setup, program, garbage sp)] of the sweep, kind 'unshared' / 'shared';
+    setup["mode_cfg"] is the chip it runs on (the overlap mode's program is the same one
+    in model/reorder.py's order, as chapter 9 does)."""
     out = []
-    for P in Ps:
-        for B in Bs:
-            s = prefix.shared_step(B, P)
-            for kind, build in (("unshared", paged.step_program), ("shared", prefix.step_program)):
-                prog = build(s["entries"], s["layout"], s["model"]["P"], s["cfg"])
-                sp = batch.garbage_sp(batch.garbage_seed(f"prefix sweep {B} {P} {kind}"), s["cfg"])
-                out.append((B, P, kind, s, prog, sp))
+    for mode in modes:
+        for P in Ps:
+            for B in Bs:
+                s = dict(prefix.shared_step(B, P))
+                s["mode_cfg"] = s["cfg"].replace(mode=mode) if s["cfg"].mode != mode else s["cfg"]
+                for kind, build in (("unshared", paged.step_program), ("shared", prefix.step_program)):
+                    prog = build(s["entries"], s["layout"], s["model"]["P"], s["cfg"])
+                    if mode == "overlap":
+                        prog = reorder.reorder(prog, s["mode_cfg"])
+                    sp = batch.garbage_sp(batch.garbage_seed(f"prefix sweep {B} {P} {kind}"), s["cfg"])
+                    out.append((B, P, kind, s, prog, sp))
     return out
 
 
@@ -59,22 +65,27 @@ def _bus_words(bus):
 
 
 def sweep(sim, items):
-    """Run the sweep's steps on one simulator (or the reference for sim None): rows, problems."""
-    cfg = max((it[3]["cfg"] for it in items), key=lambda c: c.ext_words)
-    rows, probs = [], []
-    if sim is None:
-        res = []
-        for B, P, kind, s, prog, sp in items:
-            m = Machine(cfg)
-            m.sp[:] = sp
-            r = m.run(prog, _pad(s["image"], cfg))
-            res.append((r.ext, r.counters, paged.accesses(prog), True, ""))
-    else:
-        jobs = [[simrun.Item(prog, _pad(s["image"], cfg), sp)] for _, _, _, s, prog, sp in items]
-        got = simrun.run(sim, jobs, cfg=cfg)
-        res = [(j[0].ext, j[0].counters, (j[0].host or {}).get("bus"), j[0].ok, j[0].mismatch) for j in got]
+    """Run the sweep's steps on one simulator (or the reference for sim None; one
+    simulator process per timing mode): rows, problems."""
+    rows, probs, res = [], [], [None] * len(items)
+    for mode in dict.fromkeys(it[3]["mode_cfg"].mode for it in items):
+        idx = [k for k, it in enumerate(items) if it[3]["mode_cfg"].mode == mode]
+        cfg = max((items[k][3]["mode_cfg"] for k in idx), key=lambda c: c.ext_words)
+        if sim is None:
+            for k in idx:
+                _, _, _, s, prog, sp = items[k]
+                m = Machine(cfg)
+                m.sp[:] = sp
+                r = m.run(prog, _pad(s["image"], cfg))
+                res[k] = (r.ext, r.counters, paged.accesses(prog), True, "")
+        else:
+            jobs = [[simrun.Item(items[k][4], _pad(items[k][3]["image"], cfg), items[k][5])] for k in idx]
+            got = simrun.run(sim, jobs, cfg=cfg)
+            for k, j in zip(idx, got):
+                res[k] = (j[0].ext, j[0].counters, (j[0].host or {}).get("bus"), j[0].ok, j[0].mismatch)
     for (B, P, kind, s, prog, _), (ext, c, bus, ok, why) in zip(items, res):
-        where = f"{sim or 'reference'} B={B} P={P} {kind}"
+        mode = s["mode_cfg"].mode
+        where = f"{sim or 'reference'} {mode} B={B} P={P} {kind}"
         if not ok:
             probs.append(f"{where}: chip != reference: {why}")
         if bus is None:
@@ -86,7 +97,7 @@ def sweep(sim, items):
         probs += prefix.output_issues(ext, s["layout"], s["entries"], s["oracle"], where)
         macs = isa.program_macs(prog)
         inten = macs / words if words else 0.0
-        rows.append({"B": B, "P": P, "kind": kind, "t": s["t"], "cycles": int(c.cycles),
+        rows.append({"B": B, "P": P, "kind": kind, "mode": mode, "t": s["t"], "cycles": int(c.cycles),
                      "cycles_per_token": c.cycles / B, "words": words, "words_per_token": words / B,
                      "macs": macs, "mac_per_word": inten, "mac_per_cycle": macs / c.cycles,
                      "ceiling": min(PEAK, BW * inten), "mm": int(c.mm), "dma": int(c.dma),
@@ -243,10 +254,10 @@ def cache_runs(quick=False):
 
 
 def report(rows, log=print):
-    log(f"{'P':>3}{'B':>3} {'kind':<9}{'cycles':>8}{'cyc/tok':>9}{'words':>7}{'words/tok':>10}"
+    log(f"{'mode':<8}{'P':>3}{'B':>3} {'kind':<9}{'cycles':>8}{'cyc/tok':>9}{'words':>7}{'words/tok':>10}"
         f"{'MACs':>7}{'MAC/word':>9}{'MAC/cyc':>8}{'vs 2.35':>8}")
     for r in rows:
-        log(f"{r['P']:>3}{r['B']:>3} {r['kind']:<9}{r['cycles']:>8}{r['cycles_per_token']:>9.1f}{r['words']:>7}"
+        log(f"{r['mode']:<8}{r['P']:>3}{r['B']:>3} {r['kind']:<9}{r['cycles']:>8}{r['cycles_per_token']:>9.1f}{r['words']:>7}"
             f"{r['words_per_token']:>10.1f}{r['macs']:>7}{r['mac_per_word']:>9.3f}{r['mac_per_cycle']:>8.3f}"
             f"{r['mac_per_word'] / LIMIT:>7.2f}x")
 
@@ -266,13 +277,16 @@ def figures(data, path_roof, path_words):
     cols = {1: "tab:blue", 2: "tab:orange", 4: "tab:green", 8: "tab:purple"}
     for r in rows:
         filled = r["kind"] == "shared"
-        ax.plot(r["mac_per_word"], r["mac_per_cycle"], marks[r["P"]], color=cols[r["B"]], ms=7,
-                mfc=cols[r["B"]] if filled else "none")
+        ov = r.get("mode") == "overlap"
+        ax.plot(r["mac_per_word"], r["mac_per_cycle"], "^" if ov else marks[r["P"]], color=cols[r["B"]],
+                ms=5 if ov else 7, mfc=cols[r["B"]] if filled else "none", alpha=0.8 if ov else 1.0)
     for B, c in cols.items():
         ax.plot([], [], "o", color=c, label=f"B = {B}")
     for P, mk in marks.items():
         ax.plot([], [], mk, color="k", mfc="none", label=f"P = {P}")
     ax.plot([], [], "o", color="k", mfc="k", label="filled: shared-prefix attention; open: unshared")
+    if any(r.get("mode") == "overlap" for r in rows):
+        ax.plot([], [], "^", color="k", mfc="none", ms=5, label="triangles: the same steps, overlap mode (any P)")
     pf = data.get("prefill")
     if pf:
         ax.plot(pf["mac_per_word"], pf["mac_per_cycle"], "*", color="tab:red", ms=14,
@@ -284,7 +298,7 @@ def figures(data, path_roof, path_words):
     ax.set_xlabel("arithmetic intensity (MAC per word moved)")
     ax.set_ylabel("throughput (MAC per cycle)")
     ax.set_title(f"GA-2 roofline: decode steps with B requests sharing a P-token prefix\n"
-                 f"(points measured: {src}; in-order mode)")
+                 f"(points measured: {src})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
@@ -294,7 +308,8 @@ def figures(data, path_roof, path_words):
     fig, axs = plt.subplots(1, 2, figsize=(10, 4.2))
     for P, mk in marks.items():
         for kind, ls in (("unshared", "--"), ("shared", "-")):
-            pts = sorted((r["B"], r["words"], r["cycles_per_token"]) for r in rows if r["P"] == P and r["kind"] == kind)
+            pts = sorted((r["B"], r["words"], r["cycles_per_token"]) for r in rows
+                         if r["P"] == P and r["kind"] == kind and r.get("mode", "inorder") == "inorder")
             axs[0].plot([p[0] for p in pts], [p[1] for p in pts], ls, marker=mk, label=f"P={P} {kind}")
             axs[1].plot([p[0] for p in pts], [p[2] for p in pts], ls, marker=mk, label=f"P={P} {kind}")
     axs[0].set_ylabel("words moved per step")
@@ -304,7 +319,7 @@ def figures(data, path_roof, path_words):
         a.set_xscale("log", base=2)
         a.grid(True, alpha=0.3)
         a.legend(fontsize=7)
-    fig.suptitle(f"Shared-prefix attention (measured: {src})")
+    fig.suptitle(f"Shared-prefix attention (measured: {src}; in-order mode)")
     fig.tight_layout()
     fig.savefig(path_words, dpi=110)
     plt.close(fig)
@@ -318,7 +333,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     sims = [None] if a.model_only else (available_sims() if a.sim == "both" else [a.sim])
     Bs, Ps, seeds = ((1, 4), (16, 48), (0,)) if a.quick else (BS, PS, range(2))
-    items = sweep_items(Bs, Ps)
+    items = sweep_items(Bs, Ps, ("inorder",) if a.quick else ("inorder", "overlap"))
     runs = decode_runs(seeds)
     cruns = cache_runs(a.quick)
     data = {"model_only": a.model_only, "sims": {}, "limit": LIMIT}
