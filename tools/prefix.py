@@ -284,13 +284,13 @@ def figures(data, path_roof, path_words):
         ax.plot([], [], "o", color=c, label=f"B = {B}")
     for P, mk in marks.items():
         ax.plot([], [], mk, color="k", mfc="none", label=f"P = {P}")
-    ax.plot([], [], "o", color="k", mfc="k", label="filled: shared-prefix attention; open: unshared")
+    ax.plot([], [], "o", color="k", mfc="k", label="filled: shared-prefix attention; open: unshared (in-order mode)")
     if any(r.get("mode") == "overlap" for r in rows):
         ax.plot([], [], "^", color="k", mfc="none", ms=5, label="triangles: the same steps, overlap mode (any P)")
     pf = data.get("prefill")
     if pf:
         ax.plot(pf["mac_per_word"], pf["mac_per_cycle"], "*", color="tab:red", ms=14,
-                label=f"prefill {pf['tokens']} tokens")
+                label=f"prefill {pf['tokens']} tokens (in-order mode)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(0.3, 40)
