@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-agree bench header clean
+.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -28,6 +28,9 @@ test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)
+
+prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
+	$(PY) -m tools.prefix --sim $(SIM)
 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
@@ -57,6 +60,9 @@ mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken
 
 mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench and by pytest (SAMPLE=12 SEED=1)
 	$(PY) -m tools.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)
+
+mutants-prefix: setup ## shared-prefix mutation run (python -m tools.mut_prefix): broken attention and prefix cache
+	$(PY) -m tools.mut_prefix
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model

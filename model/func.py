@@ -21,6 +21,10 @@ which instructions retire). Ranges of zero length (len = 0, K = 0 ...) are left 
 Semantics beyond the spec (docs/isa.md), kept exactly:
   - MM reads all its operands before it writes; results are written row by row (i, then
     j), so with overlapping output rows (ldc < N) the later write wins.
+  - MM with acc = 1 adds each result to the word it replaces (int32 wraparound, as the
+    chip's adder), element by element in that row-major order: with overlapping output
+    rows a later element adds to the word an earlier one already wrote. Its reads
+    include the dst hull (it reads the old C words).
   - RQ streams one element per cycle, as if elements were processed one at a time in
     increasing order: with dst ahead of src by less than len, later elements read
     results already written.
@@ -62,7 +66,9 @@ def reads(ins):
     if op == "MM":
         if not (ins.M and ins.K and ins.N):
             return ()
-        (a0, a1), (b0, b1), _ = mm_hulls(ins)
+        (a0, a1), (b0, b1), (c0, c1) = mm_hulls(ins)
+        if ins.acc:
+            return (Range(SP, a0, a1), Range(SP, b0, b1), Range(SP, c0, c1))
         return (Range(SP, a0, a1), Range(SP, b0, b1))
     return ()
 
@@ -126,7 +132,7 @@ def _plan(word):
         raise ValueError(f"func.execute: {why}")
     extra = None
     if ins.op == "MM":                  # the operand and result addresses, M x K etc.
-        dst, A, B, M, K, N, tb, lda, ldb, ldc = ins.args
+        dst, A, B, M, K, N, tb, lda, ldb, ldc, acc = ins.args
         extra = (A + _offsets(M, K, lda),
                  B + (_offsets(N, K, ldb) if tb else _offsets(K, N, ldb)),
                  dst + _offsets(M, N, ldc) if (M == 1 or ldc >= N) else None)
@@ -153,12 +159,18 @@ def execute(ins, ext, sp):
         src, dst, n = args
         ext[dst:dst + n] = sp[src:src + n]
     elif op == "MM":
-        dst, A, B, M, K, N, tb, lda, ldb, ldc = args
+        dst, A, B, M, K, N, tb, lda, ldb, ldc, acc = args
         aidx, bidx, cidx = extra
         a = sp[aidx].astype(np.int8)                                    # M x K of s8
         b = sp[bidx].astype(np.int8)                                    # N x K (tb) or K x N
         c = np.matmul(a, b.T if tb else b, dtype=np.int64)              # M x N, exact
-        if cidx is not None:                        # no two results share a word
+        if acc:                                     # dst += A x B, element by element
+            cl = c.tolist()
+            for r in range(M):
+                base = dst + r * ldc
+                for j in range(N):
+                    sp[base + j] = isa.w32(int(sp[base + j]) + cl[r][j])
+        elif cidx is not None:                      # no two results share a word
             sp[cidx] = c
         else:                                       # overlapping rows: row-major, later wins
             cl = c.tolist()

@@ -34,11 +34,18 @@ FIELDS = {
     "LD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
     "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13)),
     "MM": (("dst", ADDR_W), ("A", ADDR_W), ("B", ADDR_W), ("M", 3), ("K", 8), ("N", 3),
-           ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12)),
+           ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)),
     "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
     "SM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
     "HALT": (),
 }
+
+
+# Fields that may be left out of raw()/build() and of the assembly text, with their value
+# when left out; format_fields() leaves a field out when it has that value, so the text of
+# programs written before the field existed is unchanged. MM acc (bit 103): 0 writes
+# dst = A x B, 1 accumulates dst += A x B (32-bit wraparound), as VTA's GEMM reset flag.
+DEFAULTS = {"MM": {"acc": 0}}
 
 
 def _layout():
@@ -112,6 +119,7 @@ def raw(op, **fields):
     if extra:
         raise ValueError(f"{op}: unknown field(s) {', '.join(sorted(extra))} (fields: {', '.join(names) or 'none'})")
     args = []
+    fields = {**DEFAULTS.get(op, {}), **fields}
     for name, width in FIELDS[op]:
         if name not in fields:
             raise ValueError(f"{op}: missing field {name!r}")
@@ -266,7 +274,9 @@ def as_words(prog):
 
 # ---------------------------------------------------------------- disassembler
 def format_fields(ins):
-    return " ".join(f"{k}={v}" for k, v in ins.fields().items())
+    """name=value of each field, leaving out a field at its DEFAULTS value (MM acc=0)."""
+    dflt = DEFAULTS.get(ins.op, {})
+    return " ".join(f"{k}={v}" for k, v in ins.fields().items() if dflt.get(k, -1) != v)
 
 
 def disasm(prog):

@@ -29,13 +29,13 @@ _EXT_OFFSET = 1 << 17        # external addresses sit above every scratchpad add
 def _conflicts(rw):
     """The n x n boolean matrix c[j, i]: instructions j and i touch a common word with at
     least one of them writing (the Range hulls of rw = [(reads, writes)], same space).
-    Every instruction writes at most one range and reads at most two; empty slots are
+    Every instruction writes at most one range and reads at most three (MM acc); empty slots are
     the empty range (1, 0)."""
     n = len(rw)
     wf, wl = np.ones(n, np.int64), np.zeros(n, np.int64)
-    rf, rl = np.ones((n, 2), np.int64), np.zeros((n, 2), np.int64)
+    rf, rl = np.ones((n, 3), np.int64), np.zeros((n, 3), np.int64)
     for i, (rd, wr) in enumerate(rw):
-        assert len(rd) <= 2 and len(wr) <= 1, "reorder: an op with more ranges than expected"
+        assert len(rd) <= 3 and len(wr) <= 1, "reorder: an op with more ranges than expected"
         for r in wr:
             off = _EXT_OFFSET if r.space == func.EXT else 0
             wf[i], wl[i] = r.first + off, r.last + off

@@ -16,7 +16,7 @@ module ga2_decode #(
   parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
 ) (
   /* verilator lint_off UNUSEDSIGNAL */
-  // Bits above the widest op's last field (MM ldc, bit 102) carry nothing; the decoder
+  // Bits above the widest op's last field (MM acc, bit 103) carry nothing; the decoder
   // ignores them, like model/isa.decode.
   input  wire [127:0]               instr,
   /* verilator lint_on UNUSEDSIGNAL */
@@ -39,6 +39,7 @@ module ga2_decode #(
   output wire [`GA2_MM_LDA_W-1:0]   mm_lda,
   output wire [`GA2_MM_LDB_W-1:0]   mm_ldb,
   output wire [`GA2_MM_LDC_W-1:0]   mm_ldc,
+  output wire                       mm_acc,
   // RQ
   output wire [`GA2_ADDR_W-1:0]     rq_dst,
   output wire [`GA2_ADDR_W-1:0]     rq_src,
@@ -106,6 +107,7 @@ module ga2_decode #(
   assign mm_lda = instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W];
   assign mm_ldb = instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W];
   assign mm_ldc = instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W];
+  assign mm_acc = instr[`GA2_MM_ACC_LSB];
   assign rq_dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W];
   assign rq_src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W];
   assign rq_len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W];

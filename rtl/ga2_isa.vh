@@ -49,6 +49,8 @@
 `define GA2_MM_LDB_W 12
 `define GA2_MM_LDC_LSB 91
 `define GA2_MM_LDC_W 12
+`define GA2_MM_ACC_LSB 103
+`define GA2_MM_ACC_W 1
 `define GA2_RQ_DST_LSB 4
 `define GA2_RQ_DST_W 16
 `define GA2_RQ_SRC_LSB 20

@@ -13,7 +13,8 @@
 //   write ports 0 vec (vec_rq or softmax), 1 mm_ctrl, 2 dma
 // Unit addresses are ISA-width (16 bits); after DECODE's range checks the bits above
 // SP_AW are zero, so the scratchpad takes the low SP_AW bits. Read data: each mm port's
-// low byte to mm_ctrl, the dma port to dma, the vec port to vec_rq and (low byte) softmax.
+// low byte to mm_ctrl (and port 0's full word, the old C word of MM acc = 1), the dma
+// port to dma, the vec port to vec_rq and (low byte) softmax.
 // Outside synthesis a check stops the simulation when, in one cycle, two units' ports
 // touch the same scratchpad word and at least one of them writes it: the sequencer's
 // hazard check (ga2_hazard) must never let that happen (clk and rst serve only that check).
@@ -42,6 +43,7 @@ module ga2_sp_xbar #(
   input  wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] mm_rd_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2*`GA2_ARRAY*8-1:0]           mm_rd_byte,
+  output wire [31:0]                         mm_rd_word0,   // port 0's full word (MM acc)
   input  wire                                mm_wr_en,
   /* verilator lint_off UNUSEDSIGNAL */
   // ISA-width: only the low SP_AW bits reach the scratchpad.
@@ -66,7 +68,8 @@ module ga2_sp_xbar #(
   output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
   output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
   /* verilator lint_off UNUSEDSIGNAL */
-  // The mm ports feed only the matrix unit, which reads s8(): their high 24 bits are unused.
+  // The mm ports feed only the matrix unit, which reads s8(): their high 24 bits are
+  // unused, but for port 0's (the old C word of an accumulating MM, mm_rd_word0).
   input  wire [(2*`GA2_ARRAY+2)*32-1:0]      sp_rd_data,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2:0]                          sp_wr_en,
@@ -113,6 +116,7 @@ module ga2_sp_xbar #(
   assign sp_wr_data                        = {dma_wr_data, mm_wr_data,
                                               rq_wr_en ? rq_wr_data : sm_wr_data};
 
+  assign mm_rd_word0 = sp_rd_data[0 +: 32];
   assign dma_rd_data = sp_rd_data[PDMA*32 +: 32];
   assign rq_rd_data  = sp_rd_data[PVEC*32 +: 32];
   assign sm_rd_byte  = sp_rd_data[PVEC*32 +: 8];

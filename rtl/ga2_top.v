@@ -92,6 +92,7 @@ module ga2_top #(
   wire [`GA2_MM_LDA_W-1:0]  mm_lda;
   wire [`GA2_MM_LDB_W-1:0]  mm_ldb;
   wire [`GA2_MM_LDC_W-1:0]  mm_ldc;
+  wire                      mm_acc;
   wire [AW-1:0]             rq_dst, rq_src;
   wire [`GA2_RQ_LEN_W-1:0]  rq_len;
   wire [`GA2_RQ_M_W-1:0]    rq_m;
@@ -126,6 +127,7 @@ module ga2_top #(
     .mm_lda(mm_lda),
     .mm_ldb(mm_ldb),
     .mm_ldc(mm_ldc),
+    .mm_acc(mm_acc),
     .rq_dst(rq_dst),
     .rq_src(rq_src),
     .rq_len(rq_len),
@@ -246,6 +248,7 @@ module ga2_top #(
   wire [NRD-1:0]    mm_re;
   wire [NRD*AW-1:0] mm_ra;
   wire [NRD*8-1:0]  mm_rbyte;
+  wire [31:0]       mm_rword0;
   wire              mm_we;
   wire [AW-1:0]     mm_wa;
   wire [31:0]       mm_wd;
@@ -264,11 +267,13 @@ module ga2_top #(
     .lda(mm_lda),
     .ldb(mm_ldb),
     .ldc(mm_ldc),
+    .acc(mm_acc),
     .busy(mm_busy),
     .last(mm_last),
     .rd_en(mm_re),
     .rd_addr(mm_ra),
     .rd_byte(mm_rbyte),
+    .rd_word0(mm_rword0),
     .wr_en(mm_we),
     .wr_addr(mm_wa),
     .wr_data(mm_wd)
@@ -340,6 +345,7 @@ module ga2_top #(
     .mm_rd_en(mm_re),
     .mm_rd_addr(mm_ra),
     .mm_rd_byte(mm_rbyte),
+    .mm_rd_word0(mm_rword0),
     .mm_wr_en(mm_we),
     .mm_wr_addr(mm_wa),
     .mm_wr_data(mm_wd),

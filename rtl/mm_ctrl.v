@@ -12,7 +12,13 @@
 //  - rows >= M and columns >= N read nothing and feed zero; the data arrives one cycle
 //    later and meets in PE (i, j) at cycle k + i + j + 1, so the last MAC is at K + 6;
 //  - cycles K + 7 .. K + 6 + M*N drain the results row-major, one per cycle, to
-//    sp[dst + i*ldc + j]. All reads happen before any write.
+//    sp[dst + i*ldc + j]. All reads of A and B happen before any write.
+//  - acc = 1 (dst += A x B): each result is added (32-bit wraparound) to the old word
+//    at its address, read on read port 0 (row 0 of A, idle after cycle K - 1) through
+//    its full 32-bit data (rd_word0) one cycle before the write: the first at cycle
+//    K + 6, then during each drain cycle the next element's word. The scratchpad is
+//    write-first, so with overlapping output rows (ldc < N) an element reads the word
+//    an earlier element wrote, row-major as in model/func.py. Busy cycles unchanged.
 // Addresses are ISA-width (16 bits); the sequencer has range-checked them in DECODE.
 module mm_ctrl (
   input  wire                             clk,
@@ -28,11 +34,13 @@ module mm_ctrl (
   input  wire [`GA2_MM_LDA_W-1:0]         lda,
   input  wire [`GA2_MM_LDB_W-1:0]         ldb,
   input  wire [`GA2_MM_LDC_W-1:0]         ldc,
+  input  wire                             acc,
   output wire                             busy,
   output wire                             last,
   output wire [2*`GA2_ARRAY-1:0]          rd_en,     // [i] row i of A, [ARRAY+j] column j of B
   output wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] rd_addr,
   input  wire [2*`GA2_ARRAY*8-1:0]        rd_byte,   // low byte of each port's read data
+  input  wire [31:0]                      rd_word0,  // read port 0's full word (acc = 1)
   output wire                             wr_en,
   output wire [`GA2_ADDR_W-1:0]           wr_addr,
   output wire [31:0]                      wr_data
@@ -49,6 +57,7 @@ module mm_ctrl (
   end
 
   reg          busy_q;
+  reg          acc_q;
   reg [CW-1:0] cyc_q;
   reg [2:0]    m_q, n_q;
   reg [7:0]    k_q;
@@ -61,6 +70,12 @@ module mm_ctrl (
   wire          drain     = busy_q && (cyc_q >= k_ext + FILL);
   wire          row_end   = ({1'b0, dj_q} == n_q - 3'd1);
   wire          tile_end  = ({1'b0, di_q} == m_q - 3'd1) && row_end;
+  // acc = 1: the read of the old C word of the element written next cycle (header)
+  wire          pre_drain = busy_q && (cyc_q == k_ext + FILL - 1'b1);
+  wire          c_rd      = acc_q && (pre_drain || (drain && !tile_end));
+  wire [AW-1:0] c_addr    = pre_drain ? row_base_q :
+                            row_end   ? row_base_q + ldc_q :
+                                        row_base_q + {{(AW-2){1'b0}}, dj_q} + 1'b1;
 
   wire [AW-1:0] lda16   = {{(AW-`GA2_MM_LDA_W){1'b0}}, lda};
   wire [AW-1:0] ldb16   = {{(AW-`GA2_MM_LDB_W){1'b0}}, ldb};
@@ -111,9 +126,15 @@ module mm_ctrl (
           b_v_q <= b_act;
         end
       end
-      assign rd_en[i]                 = a_act;
+      // port 0 also reads the old C words (acc = 1), never in the same cycle as A
+      if (i == 0) begin : g_c
+        assign rd_en[i]               = a_act || c_rd;
+        assign rd_addr[AW*i +: AW]    = c_rd ? c_addr : a_ptr_q;
+      end else begin : g_a
+        assign rd_en[i]               = a_act;
+        assign rd_addr[AW*i +: AW]    = a_ptr_q;
+      end
       assign rd_en[NA+i]              = b_act;
-      assign rd_addr[AW*i +: AW]      = a_ptr_q;
       assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
       assign a_left[8*i +: 8]         = a_v_q ? rd_byte[8*i +: 8] : 8'd0;
       assign b_top[8*i +: 8]          = b_v_q ? rd_byte[8*(NA+i) +: 8] : 8'd0;
@@ -134,6 +155,7 @@ module mm_ctrl (
   always @(posedge clk) begin
     if (rst) begin
       busy_q     <= 1'b0;
+      acc_q      <= 1'b0;
       cyc_q      <= {CW{1'b0}};
       m_q        <= 3'd0;
       n_q        <= 3'd0;
@@ -145,6 +167,7 @@ module mm_ctrl (
       dj_q       <= 2'd0;
     end else if (start) begin
       busy_q     <= 1'b1;
+      acc_q      <= acc;
       cyc_q      <= {CW{1'b0}};
       m_q        <= m;
       n_q        <= n;
@@ -174,6 +197,6 @@ module mm_ctrl (
   assign last    = drain && tile_end;
   assign wr_en   = drain;
   assign wr_addr = row_base_q + {{(AW-2){1'b0}}, dj_q};
-  assign wr_data = result;
+  assign wr_data = acc_q ? result + rd_word0 : result;
 endmodule
 `resetall

@@ -88,7 +88,8 @@ async def test_mm_tiles(dut):
     rng = np.random.default_rng(SEED)
     r = Runner(dut)
     await Timer(1, units="ns")
-    for t in range(_n(60)):
+    for t in range(_n(90)):
+        acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
         M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
         K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
         tb = int(rng.integers(0, 2))
@@ -109,17 +110,19 @@ async def test_mm_tiles(dut):
         expect = mem.copy()
         for ii in range(M):
             for jj in range(N):
-                expect[C0 + ii * ldc + jj] = C[ii, jj]     # row-major: the later write wins
+                w = C0 + ii * ldc + jj                      # row-major: the later write wins
+                expect[w] = _w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
         out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K, f_n=N, f_tb=tb,
-                          f_lda=lda, f_ldb=ldb, f_ldc=ldc)
-        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} A={A0} B={B0} C={C0}"
+                          f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
+        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} A={A0} B={B0} C={C0}"
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
         busy = K + config.DEFAULT.mm_fill + M * N
         assert out["busy_cycles"] == busy, f"{what}: busy {out['busy_cycles']} vs {busy}"
         assert out["last_cycle"] == busy - 1, what
         assert out["n_writes"] == M * N, what
-        assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
+        if not acc:     # acc = 1 reads each old C word the cycle before its write
+            assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
 
 
 def _sm_cases(rng, fast=False):

@@ -30,6 +30,7 @@ module units_tb #(
   input  wire [7:0]  f_k,
   input  wire [2:0]  f_n,
   input  wire        f_tb,
+  input  wire        f_acc,       // MM: acc (dst += A x B)
   input  wire [11:0] f_lda,
   input  wire [11:0] f_ldb,
   input  wire [11:0] f_ldc,
@@ -91,8 +92,8 @@ module units_tb #(
   mm_ctrl u_mm (
     .clk(clk), .rst(rst), .start(st_mm), .dst(f_dst), .a_base(f_src), .b_base(f_b),
     .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc),
-    .busy(mm_busy), .last(mm_last), .rd_en(mm_rd_en), .rd_addr(mm_rd_addr),
-    .rd_byte(mm_rbyte), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
+    .acc(f_acc), .busy(mm_busy), .last(mm_last), .rd_en(mm_rd_en), .rd_addr(mm_rd_addr),
+    .rd_byte(mm_rbyte), .rd_word0(rd_q[31:0]), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
   );
 
   // two softmax instances (FAST = 0 and 1); f_fast picks the one started and connected

@@ -45,6 +45,19 @@ def test_random_programs(sim, batch):
         assert isinstance(p.ref, Result)
 
 
+def test_random_programs_with_acc(sim):
+    """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
+    pairs = [(progen.with_acc(prog, 7000 + i), img)
+             for i, (prog, img) in enumerate(progen.random_programs(3000, 60))]
+    n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
+    assert n_acc >= 30, n_acc
+    res = hw.run_programs(sim, pairs)
+    assert all(p.ok for p in res), _report(res, pairs)
+    for (prog, _), p in zip(pairs, res):
+        s = timing.schedule(prog)
+        assert p.done and not p.error and tuple(p.counters) == tuple(s.counters)
+
+
 def test_small_ext_memory_edges(sim):
     """A second Config on both simulators: a 64-word external memory, where transfers hit
     its last word often and range faults are cheap to reach (valid and bad programs)."""

@@ -118,3 +118,24 @@ def test_unit_tests_catch_a_broken_fast_softmax(tmp_path, mutant):
     # it must fail on a value (the log's tail names the scratchpad word), not on timing
     with pytest.raises(AssertionError, match=r"(?s)test_softmax_fast failed.*SM fast=1 len=\d+ .*: mem\["):
         _run_units("icarus", "test_softmax_fast", rtl_dir=rtl, build_dir=tmp_path / "build")
+
+
+# Broken accumulates (mm_ctrl.v, MM acc = 1): the old word not added, and the old word
+# read one element late (the pre-read address of the next element without its + 1).
+_ACC_MUTANTS = {
+    "no_add": (r"assign wr_data = acc_q \? result \+ rd_word0 : result;", "assign wr_data = result;"),
+    "late_read": (r"row_base_q \+ \{\{\(AW-2\)\{1'b0\}\}, dj_q\} \+ 1'b1;", "row_base_q + {{(AW-2){1'b0}}, dj_q};"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_ACC_MUTANTS))
+def test_unit_tests_catch_a_broken_accumulate(tmp_path, mutant):
+    """test_mm_tiles fails on a copy of the RTL with a broken MM accumulate."""
+    rtl = _rtl_copy(tmp_path)
+    src = (rtl / "mm_ctrl.v").read_text()
+    pat, new = _ACC_MUTANTS[mutant]
+    broken = re.sub(pat, new, src, count=1)
+    assert broken != src, f"mm_ctrl.v no longer matches {pat!r}: update this mutation"
+    (rtl / "mm_ctrl.v").write_text(broken)
+    with pytest.raises(AssertionError, match=r"(?s)test_mm_tiles failed.*acc=1 .*: mem\["):
+        _run_units("icarus", "test_mm_tiles", rtl_dir=rtl, build_dir=tmp_path / "build")

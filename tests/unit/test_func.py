@@ -207,3 +207,45 @@ def test_ld_st_copy_words():
     assert list(sp[4000:4096]) == list(ext[10:106])
     func.execute(isa.build("ST", src=4000, dst=4000, len=96), ext, sp)
     assert list(ext[4000:4096]) == list(ext[10:106])
+
+
+# ---------------------------------------------------------------- MM acc (dst += A x B)
+def test_mm_acc_adds_with_wraparound_and_reads_dst():
+    import numpy as np
+    from model import func, isa
+    ins = isa.build("MM", dst=100, A=0, B=10, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2, acc=1)
+    sp = np.zeros(4096, dtype=np.int64)
+    sp[:16] = np.arange(16) - 5
+    old = [2 ** 31 - 1, -7, 6, -(2 ** 31)]
+    sp[100:104] = old
+    a = (np.arange(6) - 5).reshape(2, 3)
+    b = (np.arange(10, 16) - 5).reshape(3, 2)
+    c = (a @ b).ravel()
+    func.execute(ins, np.zeros(8, dtype=np.int64), sp)
+    assert sp[100:104].tolist() == [isa.w32(o + int(x)) for o, x in zip(old, c)]
+    assert func.reads(ins)[2] == func.writes(ins)[0] == func.Range("sp", 100, 103)
+    plain = isa.build("MM", dst=100, A=0, B=10, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2)
+    assert len(func.reads(plain)) == 2 and plain.acc == 0
+
+
+def test_mm_acc_overlapping_rows_accumulate_in_order():
+    """ldc = 0: both rows add into the same N words, the second onto the first's result."""
+    import numpy as np
+    from model import func, isa
+    ins = isa.build("MM", dst=50, A=0, B=8, M=2, K=2, N=2, tb=1, lda=2, ldb=2, ldc=0, acc=1)
+    sp = np.zeros(4096, dtype=np.int64)
+    sp[:12] = [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8]
+    sp[50:52] = [100, 200]
+    func.execute(ins, np.zeros(8, dtype=np.int64), sp)
+    c = np.array([[1, 2], [3, 4]]) @ np.array([[5, 6], [7, 8]]).T
+    assert sp[50:52].tolist() == [100 + c[0, 0] + c[1, 0], 200 + c[0, 1] + c[1, 1]]
+
+
+def test_mm_acc_text_round_trip_and_default():
+    from model import asm, isa
+    i1 = isa.build("MM", dst=0, A=8, B=16, M=1, K=4, N=4, tb=1, lda=0, ldb=4, ldc=0, acc=1)
+    i0 = isa.build("MM", dst=0, A=8, B=16, M=1, K=4, N=4, tb=1, lda=0, ldb=4, ldc=0)
+    text = isa.disasm([i1, i0, isa.build("HALT")])
+    assert "acc=1" in text.splitlines()[0] and "acc" not in text.splitlines()[1]
+    assert asm.assemble(text) == [i1, i0, isa.build("HALT")]
+    assert isa.encode(i1) == isa.encode(i0) | (1 << isa.LAYOUT["MM"]["acc"][0]) and isa.LAYOUT["MM"]["acc"] == (103, 1)

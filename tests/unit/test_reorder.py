@@ -22,7 +22,7 @@ def words_touched(ins):
     return expand(func.reads(ins)), expand(func.writes(ins))
 
 
-def random_valid_program(rng, n):
+def random_valid_program(rng, n, acc=False):
     span = 128
     out = []
     for _ in range(n):
@@ -37,6 +37,8 @@ def random_valid_program(rng, n):
             f = dict(dst=a(), A=a(), B=a(), M=rng.randint(1, 4), K=rng.choice([1, 4, 16]),
                      N=rng.randint(1, 4), tb=rng.randint(0, 1), lda=rng.randint(0, 16),
                      ldb=rng.randint(0, 16), ldc=rng.randint(0, 8))
+            if acc:
+                f["acc"] = rng.randint(0, 1)
         elif op == "RQ":
             f = dict(dst=a(), src=a(), len=ln, m=rng.randint(1, 5000), s=rng.randint(0, 24))
         else:
@@ -45,11 +47,11 @@ def random_valid_program(rng, n):
     return out + [isa.build("HALT")]
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_reorder_keeps_dependences_and_results(seed):
+@pytest.mark.parametrize("seed, acc", [(s, False) for s in range(4)] + [(s, True) for s in range(4, 6)])
+def test_reorder_keeps_dependences_and_results(seed, acc):
     rng = random.Random(f"reorder {seed}")
     for _ in range(25):
-        prog = random_valid_program(rng, rng.randint(1, 40))
+        prog = random_valid_program(rng, rng.randint(1, 40), acc)
         new = reorder.reorder(prog, OVL)
         assert sorted(map(id, new)) == sorted(map(id, prog)) and new[-1] is prog[-1]
         pos = {id(p): k for k, p in enumerate(new)}

@@ -202,6 +202,19 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     return prog, img
 
 
+def with_acc(prog, seed_or_rng, p=0.5):
+    """prog with each MM's acc set to 1 with probability p (dst += A x B; model/isa.py),
+    from its own rng so that the programs of a seed are otherwise unchanged. Setting acc
+    keeps an instruction valid: its ranges are the same hulls."""
+    rng = _rng(seed_or_rng)
+    out = []
+    for ins in prog:
+        if isinstance(ins, isa.Instr) and ins.op == "MM" and rng.random() < p:
+            ins = isa.raw("MM", **{**ins.fields(), "acc": 1})
+        out.append(ins)
+    return out
+
+
 def random_programs(seed, n, cfg=None):
     """n (prog, image) pairs from one seed."""
     rng = _rng(seed)

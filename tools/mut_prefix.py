@@ -1,0 +1,89 @@
+"""Shared prefixes: testing the test. Broken engines against the shared-prefix check.
+
+Each mutant changes ONE line of model/prefix.py (shared-prefix attention, the prefix
+cache) into a mistake an engine could make; "caught" = `python -m model.prefix --check`
+prints a PROBLEM line and exits non-zero (tools/mutation/engine.py, as tools/mut_serve.py).
+The check runs random shared-prefix decode runs and random prefix-cache runs on the
+reference, holds every token to each request alone and, from the programs' bus ranges
+and the block tables alone, every write to the blocks other requests or the cache hold
+and every block's position. Two mutants leave every answer right (the values a missing
+copy-on-write writes into the shared block are the same; a key without position maps a
+block of repeated rows onto an equal one): only those structural checks see them.
+
+    python -m tools.mut_prefix            # all mutants, out/mut_prefix.json
+    python -m tools.mut_prefix --fast     # the CI subset
+"""
+import argparse
+import os
+import sys
+import time
+
+from tools import ROOT
+
+from tools.mutation import engine as mutation
+
+PY = sys.executable
+CHECK = [PY, "-m", "model.prefix", "--check"]
+F = "model/prefix.py"
+
+# (label, old line, new line, tags); each old line occurs exactly once in model/prefix.py
+SPECS = [
+    ("copy-on-write dropped: a fully cached prompt writes its last row into the shared block",
+     "            cow = bool(hit) and len(hit) * BT >= first_t     # the last prompt row is in a hit",
+     "            cow = False", ("cache",)),
+    ("a block's key without position or parent",
+     "    return hash((parent, i, tuple(tuple(r) for r in rows)))",
+     "    return hash(tuple(tuple(r) for r in rows))", ("cache",)),
+    ("a revived block left on the LRU list (evictable while in use)",
+     "                if ref[b] == 0 and b in lru:",
+     "                if False:", ("cache",)),
+    ("a freed cached block returned to the free list (its key kept)",
+     "                            (lru if b in key_of else free).append(b)",
+     "                            free.append(b)", ("cache",)),
+    ("the prefix part of the weighted sum written with acc = 0",
+     '            acc = 0 if bug == "prefix_sum_overwrites" else 1',
+     "            acc = 0", ("attention",)),
+    ("the prefix scores one 4-key tile short",
+     '            s_end = S - A if bug == "prefix_one_block_short" and S > A else S',
+     "            s_end = S - A if S > A else S", ("attention",)),
+    ("sharers grouped by their first block only (later blocks not compared)",
+     "            while c < s and tk[c] == t0[c]:",
+     "            while c < s:", ("attention",)),
+]
+
+FAST = ("copy-on-write dropped: a fully cached prompt writes its last row into the shared block",
+        "a block's key without position or parent")
+
+
+def mutants(fast=False):
+    return [mutation.Mutant(label, F, old, new, must_catch=True, tags=tags)
+            for label, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def run(fast=False, jobs=2, timeout=120, quick=False):
+    t0 = time.time()
+    res = mutation.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
+    return res, time.time() - t0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fast", action="store_true", help="CI subset")
+    ap.add_argument("--quick", action="store_true", help="the check's quick subset")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_prefix.json"))
+    a = ap.parse_args(argv)
+    res, wall = run(a.fast, a.jobs, a.timeout, a.quick)
+    mutation.print_table(res, "mutant of the shared-prefix engine")
+    print(mutation.score_line(res))
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    mutation.write_json(a.json, res, {"check": " ".join(CHECK[1:]), "wall": round(wall, 1)})
+    bad = mutation.failures(res)
+    print(f"{'PASS' if not bad else 'FAIL'}: {len(res)} mutants, {sum(r.caught for r in res)} caught, "
+          f"wall {wall:.1f} s")
+    return mutation.exit_code(res)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
