@@ -18,7 +18,6 @@
 // no check: only the dma touches that memory, one transfer at a time in program order.
 module ga2_hazard (
   input  wire                   clk,
-  input  wire                   rst,
   input  wire                   issue,        // the DECODE cycle that starts a unit
   input  wire [2:0]             unit_sel,     // the started unit: {vec, mm, dma}
   input  wire [2:0]             busy,         // the units' busy: {vec, mm, dma}
@@ -69,24 +68,17 @@ module ga2_hazard (
     end
   end
 
+  // No reset: a unit's range registers count only while that unit is busy (the busy
+  // gate below), and it is loaded at the issue that makes it busy, so no value they hold
+  // before their first issue can reach `hazard` (docs/rtl.md, X policy).
   always @(posedge clk) begin
-    if (rst) begin
-      dma_rd_q <= {RW{1'b0}};
-      dma_wr_q <= {RW{1'b0}};
-      mm_rd0_q <= {RW{1'b0}};
-      mm_rd1_q <= {RW{1'b0}};
-      mm_wr_q  <= {RW{1'b0}};
-      vec_rd_q <= {RW{1'b0}};
-      vec_wr_q <= {RW{1'b0}};
-    end else begin
-      dma_rd_q <= dma_rd_d;
-      dma_wr_q <= dma_wr_d;
-      mm_rd0_q <= mm_rd0_d;
-      mm_rd1_q <= mm_rd1_d;
-      mm_wr_q  <= mm_wr_d;
-      vec_rd_q <= vec_rd_d;
-      vec_wr_q <= vec_wr_d;
-    end
+    dma_rd_q <= dma_rd_d;
+    dma_wr_q <= dma_wr_d;
+    mm_rd0_q <= mm_rd0_d;
+    mm_rd1_q <= mm_rd1_d;
+    mm_wr_q  <= mm_wr_d;
+    vec_rd_q <= vec_rd_d;
+    vec_wr_q <= vec_wr_d;
   end
 
   // two valid ranges {valid, first, last} that share a word
@@ -98,26 +90,21 @@ module ga2_hazard (
     end
   endfunction
 
-  // the new instruction (n0, n1 reads, nw write) against one unit's in-flight reads (r0,
-  // r1) and write (w); every input is an argument, so a continuous assignment of it
-  // follows every change (a function reading module signals would not, in Icarus)
-  function conflict;
-    input [RW-1:0] n0;
-    input [RW-1:0] n1;
-    input [RW-1:0] nw;
-    input [RW-1:0] r0;
-    input [RW-1:0] r1;
-    input [RW-1:0] w;
-    begin
-      conflict = meet(n0, w) || meet(n1, w)                                  // RAW
-              || meet(nw, r0) || meet(nw, r1)                                // WAR
-              || meet(nw, w);                                                // WAW
-    end
-  endfunction
-
-  wire hz_dma = busy[0] && conflict(new_rd0, new_rd1, new_wr, dma_rd_q, {RW{1'b0}}, dma_wr_q);
-  wire hz_mm  = busy[1] && conflict(new_rd0, new_rd1, new_wr, mm_rd0_q, mm_rd1_q, mm_wr_q);
-  wire hz_vec = busy[2] && conflict(new_rd0, new_rd1, new_wr, vec_rd_q, {RW{1'b0}}, vec_wr_q);
+  // the instruction in DECODE against each busy unit's in-flight ranges, kind by kind
+  // (every range an argument of meet(), so each continuous assignment follows every
+  // change of its inputs in Icarus):
+  //   RAW  its reads (new_rd0, new_rd1) against the unit's write
+  //   WAR  its write against the unit's reads
+  //   WAW  its write against the unit's write
+  wire hz_dma = busy[0] && (meet(new_rd0, dma_wr_q) || meet(new_rd1, dma_wr_q)
+                         || meet(new_wr, dma_rd_q)
+                         || meet(new_wr, dma_wr_q));
+  wire hz_mm  = busy[1] && (meet(new_rd0, mm_wr_q) || meet(new_rd1, mm_wr_q)
+                         || meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)
+                         || meet(new_wr, mm_wr_q));
+  wire hz_vec = busy[2] && (meet(new_rd0, vec_wr_q) || meet(new_rd1, vec_wr_q)
+                         || meet(new_wr, vec_rd_q)
+                         || meet(new_wr, vec_wr_q));
 
   assign hazard = hz_dma || hz_mm || hz_vec;
 endmodule

@@ -182,7 +182,6 @@ module ga2_top #(
     if (OVERLAP != 0) begin : g_hazard
       ga2_hazard u_hazard (
         .clk(clk),
-        .rst(rst),
         .issue(issue),
         .unit_sel(u_sel),
         .busy(u_busy),

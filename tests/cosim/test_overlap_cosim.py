@@ -172,8 +172,9 @@ BROKEN = {
                        "assign hazard = 1'b0;")],
     # WAR dropped, and the scratchpad's missed-hazard check removed: the comparison alone
     "war_dropped_no_check": [
-        ("rtl/ga2_hazard.v", "|| meet(nw, r0) || meet(nw, r1)                                // WAR",
-         "                                                               // WAR dropped"),
+        ("rtl/ga2_hazard.v", "\n                         || meet(new_wr, dma_rd_q)", ""),
+        ("rtl/ga2_hazard.v", "\n                         || meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)", ""),
+        ("rtl/ga2_hazard.v", "\n                         || meet(new_wr, vec_rd_q)", ""),
         ("rtl/ga2_sp_xbar.v", "if (!rst && miss != 3'd0) begin", "if (1'b0) begin")],
 }
 

@@ -255,8 +255,9 @@ def all_kinds():
 
 
 # ------------------------------------------------------------------ one-word edges
-_EDGE_BASE = 256            # the edge programs' region: sp[256:256 + 64 * pairs]
-_EDGE_STRIDE = 64
+_EDGE_BASE = 256            # the edge programs' regions: sp[256:256 + 128 * 28]
+_EDGE_STRIDE = 128
+_EDGE_REGIONS = 28
 
 
 def _edge_producers(cfg, at):
@@ -277,9 +278,11 @@ def edge_programs(cfg=None):
     """[(label, prog, image)]: for every long instruction (each op, each of its scratchpad
     ranges) and every instruction of another unit that can meet it in a hazard kind, a
     pair whose ranges share exactly ONE word: the long one's LAST word (a hull one word
-    short lets the pair run together), and a pair sharing exactly its FIRST word. Each
-    pair sits in its own region, stored to the external memory after it, so an early
-    read, an early write or a lost last write shows in ext. One program per long op."""
+    short lets the pair run together) or its FIRST word; and pairs that touch the word
+    just AFTER its last or just BEFORE its first, which must NOT wait (a hull one word
+    too long makes them wait, and the retire trace shows it). Each pair sits in its own
+    region, stored to the external memory after it, so an early read, an early write or
+    a lost last write shows in ext. One program per long op."""
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4242)
     img = rng.integers(-128, 128, size=cfg.ext_words)
@@ -287,11 +290,11 @@ def edge_programs(cfg=None):
     progs = []
     for k, (label, _) in enumerate(_edge_producers(cfg, 0)):
         prog, n = [], 0
-        for edge in ("last", "first"):
+        for edge in ("last", "first", "after", "before"):
             for side_p in ("r", "w"):
                 for cons_op in ("LD", "ST", "MM", "RQ", "SM"):
-                    at = _EDGE_BASE + _EDGE_STRIDE * (n % 48)
-                    op_p, prod = _edge_producers(cfg, at)[k]
+                    at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                    op_p, prod = _edge_producers(cfg, at + 2)[k]
                     if timing.UNIT[cons_op] == timing.UNIT[prod.op]:
                         continue
                     ranges = [(r.first, r.last) for r in
@@ -303,20 +306,20 @@ def edge_programs(cfg=None):
                     if label == "MM C" and side_p == "r":
                         ranges = []
                     for (lo, hi), side_c in ((r, s) for r in ranges for s in (("w",) if side_p == "r" else ("r", "w"))):
-                        at = _EDGE_BASE + _EDGE_STRIDE * (n % 48)
-                        op_p, prod = _edge_producers(cfg, at)[k]
+                        at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                        op_p, prod = _edge_producers(cfg, at + 2)[k]
                         rr = (func.reads(prod) if side_p == "r" else func.writes(prod))
                         lo, hi = [(r.first, r.last) for r in rr if r.space == func.SP][
                             1 if (label == "MM B" and side_p == "r") else 0]
-                        word = hi if edge == "last" else lo
+                        word = {"last": hi, "first": lo, "after": hi + 1, "before": lo - 1}[edge]
                         cons = _edge_consumer(b, cons_op, word, side_c, at, cfg)
                         if cons is None:
                             continue
                         # load the region first so every word has a known value, then the pair
                         prog += [b("LD", dst=at, src=int(rng.integers(0, cfg.ext_words - _EDGE_STRIDE)),
                                    len=_EDGE_STRIDE), prod, cons,
-                                 b("ST", src=at, dst=cfg.ext_words - 2 * DUMP - _EDGE_STRIDE * (n % 48 + 1),
-                                   len=_EDGE_STRIDE)]
+                                 b("ST", src=at, dst=cfg.ext_words - 2 * DUMP
+                                   - _EDGE_STRIDE * (n % _EDGE_REGIONS + 1), len=_EDGE_STRIDE)]
                         n += 1
         progs.append((f"edges {label}", prog + [b("HALT")], img))
     return progs
@@ -324,24 +327,25 @@ def edge_programs(cfg=None):
 
 def _edge_consumer(b, op, word, side, at, cfg):
     """A short instruction of op that reads (side "r") or writes ("w") the word `word`
-    and otherwise stays in the pair's region [at, at + 64); None when op cannot."""
+    and otherwise touches only words at the end of the pair's region, past every long
+    instruction's hull; None when op cannot."""
     hi = at + _EDGE_STRIDE
     if op == "LD":
         return b("LD", dst=word, src=7, len=1) if side == "w" else None
     if op == "ST":
         return b("ST", src=word, dst=9, len=1) if side == "r" else None
     if op == "MM":
-        other = at + 60 if word < at + 56 else at
+        other = at + 124
         if side == "r":
             return b("MM", dst=other, A=word, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
         return b("MM", dst=word, A=other, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
     if op == "RQ":
-        other = at + 61 if word < at + 56 else at + 1
+        other = at + 125
         if side == "r":
             return b("RQ", dst=other, src=word, len=1, m=30000, s=9)
         return b("RQ", dst=word, src=other, len=1, m=30000, s=9)
     if op == "SM":
-        other = at + 62 if word < at + 56 else at + 2
+        other = at + 126
         if side == "r":
             return b("SM", dst=other, src=word, len=1)
         return b("SM", dst=word, src=other, len=1)

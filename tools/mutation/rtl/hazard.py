@@ -56,9 +56,9 @@ def hazard_sites(rtl_dir=RTL_DIR):
     regs = {"dma": ("dma_rd_q", None, "dma_wr_q"), "mm": ("mm_rd0_q", "mm_rd1_q", "mm_wr_q"),
             "vec": ("vec_rd_q", None, "vec_wr_q")}
     for y, busy_unit in enumerate(UNITS):
-        m = re.search(rf"wire hz_{busy_unit}\s*=\s*(busy\[{y}\] && conflict\([^;]*\));", text)
+        m = re.search(rf"wire hz_{busy_unit}\s*=\s*(busy\[{y}\] && \([^;]*\));", text)
         if not m:
-            raise ValueError(f"ga2_hazard.v: no 'wire hz_{busy_unit} = busy[{y}] && conflict(...)'")
+            raise ValueError(f"ga2_hazard.v: no 'wire hz_{busy_unit} = busy[{y}] && (...)'")
         r0, r1, w = regs[busy_unit]
         line = text[:m.start(1)].count("\n") + 1
         for x, new_unit in enumerate(UNITS):

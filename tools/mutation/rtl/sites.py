@@ -392,8 +392,28 @@ def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_C
             continue
         path = os.path.join(rtl_dir, fn)
         ast, text = parse_file(path, rtl_dir)
-        sites.extend(_file_sites(fn, module, ast, text, stats, classes, rtl_dir))
+        spans = sim_only_spans(open(path).read())
+        found = _file_sites(fn, module, ast, text, stats, classes, rtl_dir)
+        kept = [s for s in found if not any(a <= s.start < b for a, b in spans)]
+        stats.setdefault("sim_only", {})[module] = len(found) - len(kept)
+        sites.extend(kept)
     return sites
+
+
+def sim_only_spans(text):
+    """[(start, end)] of the simulation-only regions of a file (`synthesis translate_off`
+    to `translate_on`): checkers of the test bench inside the design (e.g. ga2_sp_xbar's
+    missed-hazard check), not chip logic, so no mutation site lies in them; a checker is
+    tested by the tests that show it fire on a broken chip."""
+    out, pos = [], 0
+    while True:
+        a = text.find("synthesis translate_off", pos)
+        if a < 0:
+            return out
+        b = text.find("synthesis translate_on", a)
+        b = len(text) if b < 0 else b
+        out.append((a, b))
+        pos = b + 1
 
 
 def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=RTL_DIR):

@@ -138,6 +138,29 @@ def chapter9_programs(cfg=CFG):
     return out
 
 
+def acc_programs(rng, cfg, n=3):
+    """[(label, prog, image)]: MM with acc = 1 (dst += A x B): n random programs with
+    half their products accumulating (progen.with_acc), and a crafted one whose output
+    rows overlap (ldc < N: each result adds onto the word an earlier result of the same
+    product just wrote, which the matrix unit reads back through the scratchpad's
+    write-first path)."""
+    from model import isa
+    from tools.gen import progen
+    out = []
+    for k in range(n):
+        prog, img = progen.random_program(rng, cfg=cfg)
+        out.append((f"acc random {k}", progen.with_acc(prog, rng), img))
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    img = rng.integers(-128, 128, size=256)
+    prog = [b("LD", dst=0, src=0, len=200)]
+    for ldc, N, tb in ((1, 4, 0), (2, 4, 1), (3, 4, 0), (1, 2, 1), (0, 3, 0)):
+        prog.append(b("MM", dst=300 + 40 * ldc + 8 * N, A=0, B=64, M=4, K=6, N=N, tb=tb,
+                      lda=6, ldb=6 if tb else N, ldc=ldc, acc=1))
+    prog += [b("ST", src=300, dst=600, len=200), b("HALT")]
+    out.append(("acc overlapping rows", prog, img))
+    return out
+
+
 def overlap_programs():
     """[(label, prog, image)] of the overlap suite (run on the OVERLAP=1 build): programs
     built to collide across units (every hazard kind, long next to short), faults behind
@@ -167,6 +190,9 @@ def overlap_programs():
         prog, im = progen.random_program(rng, cfg=cfg)
         progs.append((f"random overlap {k}", prog, im))
     progs.extend(collide.edge_programs(cfg))     # one-word overlaps at every hull's ends
+    progs.extend((f"{label} overlap", progen.with_acc(prog, rng), im)
+                 for label, prog, im in (("colliding acc", *collide.collide_program(rng, cfg, with_sm=True)),))
+    progs.extend(acc_programs(rng, cfg, n=1))
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
     # self-contained (both windows loaded first), so an aborted run's leftovers cannot matter
@@ -199,6 +225,7 @@ def suite_programs():
     for k in range(N_RANDOM_LATE):
         prog, img = progen.random_program(rng, cfg=CFG)
         progs.append((f"random {N_RANDOM_FIRST + k}", prog, img))
+    progs.extend(acc_programs(rng, CFG))
     progs.extend(chapter9_programs())
     progs.extend(reset_programs())
     return progs
