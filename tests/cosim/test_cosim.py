@@ -17,8 +17,8 @@ from model.machine import Result
 from tools.sim import hw
 from tools.gen import progen
 
-BATCHES = 2
-PER_BATCH = 110          # 220 random programs per simulator
+BATCHES = 1
+PER_BATCH = 150          # 150 random programs per simulator (make fuzz: thousands, both modes)
 
 
 def _report(results, pairs):
@@ -48,9 +48,9 @@ def test_random_programs(sim, batch):
 def test_random_programs_with_acc(sim):
     """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
     pairs = [(progen.with_acc(prog, 7000 + i), img)
-             for i, (prog, img) in enumerate(progen.random_programs(3000, 60))]
+             for i, (prog, img) in enumerate(progen.random_programs(3000, 40))]
     n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
-    assert n_acc >= 30, n_acc
+    assert n_acc >= 20, n_acc
     res = hw.run_programs(sim, pairs)
     assert all(p.ok for p in res), _report(res, pairs)
     for (prog, _), p in zip(pairs, res):

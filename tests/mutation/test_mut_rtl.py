@@ -225,9 +225,9 @@ def test_mutant_without_verdict_is_crashed(harness):
 
 
 def test_seeded_sample_is_killed_or_equivalent(harness):
-    """10 mutants (seed 1): each caught, incompetent or listed equivalent."""
+    """6 mutants (seed 1): each caught, incompetent or listed equivalent (make mutants-rtl: all)."""
     rng = random.Random(1)
-    sample = rng.sample(harness["sites"], 10)
+    sample = rng.sample(harness["sites"], 6)
     equiv = equivalents.load_equivalents()
     bad = []
     for k, s in enumerate(sample):
