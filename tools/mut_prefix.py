@@ -13,7 +13,6 @@ block of repeated rows onto an equal one): only those structural checks see them
     python -m tools.mut_prefix            # all mutants, out/mut_prefix.json
     python -m tools.mut_prefix --fast     # the CI subset
 """
-import argparse
 import os
 import sys
 import time
@@ -67,22 +66,8 @@ def run(fast=False, jobs=2, timeout=120, quick=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fast", action="store_true", help="CI subset")
-    ap.add_argument("--quick", action="store_true", help="the check's quick subset")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_prefix.json"))
-    a = ap.parse_args(argv)
-    res, wall = run(a.fast, a.jobs, a.timeout, a.quick)
-    mutation.print_table(res, "mutant of the shared-prefix engine")
-    print(mutation.score_line(res))
-    os.makedirs(os.path.dirname(a.json), exist_ok=True)
-    mutation.write_json(a.json, res, {"check": " ".join(CHECK[1:]), "wall": round(wall, 1)})
-    bad = mutation.failures(res)
-    print(f"{'PASS' if not bad else 'FAIL'}: {len(res)} mutants, {sum(r.caught for r in res)} caught, "
-          f"wall {wall:.1f} s")
-    return mutation.exit_code(res)
+    return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_prefix.json"),
+                        title="mutant of the shared-prefix engine", quick_help="the check's quick subset")
 
 
 if __name__ == "__main__":

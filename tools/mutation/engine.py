@@ -471,3 +471,27 @@ def run_and_report(mutants, check, root, json_path=None, extra=None, title="muta
     if json_path:
         write_json(json_path, results, {"wall_s": round(wall, 2), **(extra or {})})
     return exit_code(results)
+
+
+def cli(argv, description, mutants, check, json_path, title="mutant", quick_help="the check's quick subset"):
+    """The command line of a mutation script over one check: --fast (the CI subset:
+    mutants(fast=True)), --quick (the check's own quick subset), --jobs, --timeout, --json.
+    Prints the table and the score, writes the JSON; returns the exit code."""
+    import argparse
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--fast", action="store_true", help="CI subset")
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json", default=json_path)
+    a = ap.parse_args(argv)
+    cmd = list(check) + (["--quick"] if a.quick else [])
+    from tools import ROOT
+    results = run_mutants(mutants(a.fast), cmd, ROOT, a.timeout, a.jobs)
+    print_table(results, title)
+    write_json(a.json, results, {"check": " ".join(cmd[1:])})
+    bad = failures(results)
+    for b in bad:
+        print("FAIL", b)
+    print(f"{'PASS' if not bad else 'FAIL'}: {len(results)} mutants, {sum(r.caught for r in results)} caught")
+    return exit_code(results)
