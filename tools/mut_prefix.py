@@ -1,7 +1,8 @@
 """Shared prefixes: testing the test. Broken engines against the shared-prefix check.
 
-Each mutant changes ONE line of model/prefix.py (shared-prefix attention, the prefix
-cache) into a mistake an engine could make; "caught" = `python -m model.prefix --check`
+Each mutant changes ONE line of model/prefix.py (shared-prefix attention) or
+model/prefix_cache.py (the prefix cache) into a mistake an engine could make; "caught" =
+`python -m model.prefix_cache --check`
 prints a PROBLEM line and exits non-zero (tools/mutation/engine.py, as tools/mut_serve.py).
 The check runs random shared-prefix decode runs and random prefix-cache runs on the
 reference, holds every token to each request alone and, from the programs' bus ranges
@@ -22,10 +23,10 @@ from tools import ROOT
 from tools.mutation import engine as mutation
 
 PY = sys.executable
-CHECK = [PY, "-m", "model.prefix", "--check"]
-F = "model/prefix.py"
+CHECK = [PY, "-m", "model.prefix_cache", "--check"]
+FILES = {"attention": "model/prefix.py", "cache": "model/prefix_cache.py"}
 
-# (label, old line, new line, tags); each old line occurs exactly once in model/prefix.py
+# (label, old line, new line, tags); each old line occurs exactly once in its file (FILES[tags[0]])
 SPECS = [
     ("copy-on-write dropped: a fully cached prompt writes its last row into the shared block",
      "            cow = bool(hit) and len(hit) * BT >= first_t     # the last prompt row is in a hit",
@@ -55,7 +56,7 @@ FAST = ("copy-on-write dropped: a fully cached prompt writes its last row into t
 
 
 def mutants(fast=False):
-    return [mutation.Mutant(label, F, old, new, must_catch=True, tags=tags)
+    return [mutation.Mutant(label, FILES[tags[0]], old, new, must_catch=True, tags=tags)
             for label, old, new, tags in SPECS if not fast or label in FAST]
 
 

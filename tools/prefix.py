@@ -29,7 +29,7 @@ import time
 
 from tools import ROOT
 
-from model import batch, isa, paged, prefix, reorder
+from model import batch, isa, paged, prefix, prefix_cache, reorder
 from model.machine import Machine
 from tools.sim import run as simrun
 from tools.sim.build import available_sims
@@ -164,7 +164,7 @@ def prefill_item(plen=48, first=0, block_tokens=16, seed=1):
     lay = paged.make_layout(block_tokens, nb, [plen])
     cfg = prefix._serving.config_for(lay)
     table = list(range(nb))[::-1]                    # blocks in reverse: not one run
-    prog = prefix.prefill_program(0, first, plen, table, lay, model["P"], cfg)
+    prog = prefix_cache.prefill_program(0, first, plen, table, lay, model["P"], cfg)
     s = {"model": model, "layout": lay, "cfg": cfg, "table": table, "oracle": oracle,
          "image": prefix.base_image(lay, model, oracle), "first": first, "plen": plen}
     return s, prog, batch.garbage_sp(batch.garbage_seed(f"prefill {plen} {first}"), cfg)
@@ -230,7 +230,7 @@ def cache_chip(sim, runs):
             for i, r in enumerate(got[k]):
                 if not r.ok:
                     probs.append(f"{sim} {name} program {i}: chip != reference: {r.mismatch}")
-        probs += prefix.cache_issues(run, after, bus, f"{sim or 'reference'} {name}")
+        probs += prefix_cache.cache_issues(run, after, bus, f"{sim or 'reference'} {name}")
         fig = {"cycles": sum(cyc), "programs": len(cyc)}
         for kind in ("prefill", "copy", "step"):
             fig[f"{kind}_cycles"] = sum(c for p, c in zip(run.programs, cyc) if p.kind == kind)
@@ -244,12 +244,12 @@ def cache_chip(sim, runs):
 def cache_runs(quick=False):
     """[(name, CacheRun)]: the common-system-prompt workload with the cache on and off
     (blocks of 16, a pool of 60), then random cache workloads (tight pools: evictions)."""
-    sysreq = prefix.system_prompt_requests()
-    runs = [("system prompt, cache on", prefix.cache_run(sysreq, 16, 60, cache=True)),
-            ("system prompt, cache off", prefix.cache_run(sysreq, 16, 60, cache=False))]
+    sysreq = prefix_cache.system_prompt_requests()
+    runs = [("system prompt, cache on", prefix_cache.cache_run(sysreq, 16, 60, cache=True)),
+            ("system prompt, cache off", prefix_cache.cache_run(sysreq, 16, 60, cache=False))]
     for sd, BT, nb in (((0, 4, 12),) if quick else ((0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40))):
-        reqs, per = prefix.cache_requests(sd, BT)
-        runs.append((f"random seed {sd} blocks of {BT} pool {nb}", prefix.cache_run(reqs, BT, nb, periods=per)))
+        reqs, per = prefix_cache.cache_requests(sd, BT)
+        runs.append((f"random seed {sd} blocks of {BT} pool {nb}", prefix_cache.cache_run(reqs, BT, nb, periods=per)))
     return runs
 
 

@@ -1,6 +1,6 @@
 """Testing the shared-prefix test (tools/mut_prefix.py --fast): a missing copy-on-write
 and a block key without position (both leave every answer right: only the structural
-checks see them) are caught by `python -m model.prefix --check`; every anchor is one line."""
+checks see them) are caught by `python -m model.prefix_cache --check`; every anchor is one line."""
 from tools import ROOT
 from tools import mut_prefix
 from tools.mutation import engine as mutation

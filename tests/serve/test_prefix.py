@@ -10,7 +10,7 @@ broken builder is caught. On both simulators: a short sweep and one random run.
 import numpy as np
 import pytest
 
-from model import batch, isa, paged, prefix
+from model import batch, isa, paged, prefix, prefix_cache
 from model.machine import Machine
 from tools import prefix as tprefix
 
@@ -100,11 +100,11 @@ def test_on_chip(sim):
 # ---------------------------------------------------------------- the prefix cache
 @pytest.mark.parametrize("seed, bt, pool", [(0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40), (4, 5, 40)])
 def test_cache_runs_equal_alone(seed, bt, pool):
-    reqs, per = prefix.cache_requests(seed, bt)
-    run = prefix.cache_run(reqs, bt, pool, periods=per)
-    after, bus, _ = prefix.cache_reference(run)
-    assert prefix.cache_issues(run, after, bus, "cache") == []
-    off = prefix.cache_run(reqs, bt, pool + 40, cache=False, periods=per)
+    reqs, per = prefix_cache.cache_requests(seed, bt)
+    run = prefix_cache.cache_run(reqs, bt, pool, periods=per)
+    after, bus, _ = prefix_cache.cache_reference(run)
+    assert prefix_cache.cache_issues(run, after, bus, "cache") == []
+    off = prefix_cache.cache_run(reqs, bt, pool + 40, cache=False, periods=per)
     assert run.stats["prefill_rows"] < off.stats["prefill_rows"] and off.stats["cached_rows"] == 0
 
 
@@ -114,22 +114,22 @@ def test_cache_workloads_cover_the_cases():
     st = {"copies": 0, "revived": 0, "evictions": 0}
     inside = False
     for seed, bt, pool in [(0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40)]:
-        reqs, per = prefix.cache_requests(seed, bt)
-        inside |= any(prefix.plen_of(q) % bt for q in reqs)
-        s = prefix.cache_run(reqs, bt, pool, periods=per).stats
+        reqs, per = prefix_cache.cache_requests(seed, bt)
+        inside |= any(prefix_cache.plen_of(q) % bt for q in reqs)
+        s = prefix_cache.cache_run(reqs, bt, pool, periods=per).stats
         for k in st:
             st[k] += s[k]
     assert inside and all(v > 0 for v in st.values()), st
 
 
-@pytest.mark.parametrize("bug", sorted(prefix.CBUGS))
+@pytest.mark.parametrize("bug", sorted(prefix_cache.CBUGS))
 def test_broken_cache_is_caught(bug):
     caught = 0
     for seed, bt in [(0, 4), (1, 5)]:
-        reqs, per = prefix.cache_requests(seed, bt)
-        run = prefix.cache_run(reqs, bt, 40, periods=per, bug=bug)
-        after, bus, _ = prefix.cache_reference(run)
-        caught += len(prefix.cache_issues(run, after, bus, bug))
+        reqs, per = prefix_cache.cache_requests(seed, bt)
+        run = prefix_cache.cache_run(reqs, bt, 40, periods=per, bug=bug)
+        after, bus, _ = prefix_cache.cache_reference(run)
+        caught += len(prefix_cache.cache_issues(run, after, bus, bug))
     assert caught > 0
 
 
@@ -140,9 +140,9 @@ def test_lru_eviction_and_reuse_before_eviction():
     R = prefix.PReq
     reqs = [R("x", "gx", 8, 9, 0), R("y", "gy", 8, 9, 1), R("z", None, 0, 16, 5),
             R("y2", "gy", 8, 9, 8), R("x2", "gx", 8, 9, 9)]
-    run = prefix.cache_run(reqs, 4, 6, capacity=1)
-    after, bus, _ = prefix.cache_reference(run)
-    assert prefix.cache_issues(run, after, bus, "lru") == []
+    run = prefix_cache.cache_run(reqs, 4, 6, capacity=1)
+    after, bus, _ = prefix_cache.cache_reference(run)
+    assert prefix_cache.cache_issues(run, after, bus, "lru") == []
     assert run.stats["evictions"] == 2 and run.stats["revived"] == 2
     pf = {p.r: p for p in run.programs if p.kind in ("prefill", "copy")}
     assert pf[3].kind == "copy" and pf[4].kind == "prefill"      # y2 all cached; x2 evicted
