@@ -81,6 +81,27 @@ module mut_rtl_tb #(
     end
   end
 
+  // the host contract cycle by cycle (docs/isa.md "Per-cycle rules"): the harness's
+  // monitors (tb/common/ga2_harness.v, the ones every cocotb co-simulation judges) and its
+  // x/z count on the control outputs, checked in every cycle with reset low, so the bench
+  // fails on exactly what compare() fails on and at the first bad cycle
+  integer mk;
+  always @(negedge clk) begin
+    if (rst === 1'b0 && start === 1'b0) begin
+      for (mk = 0; mk < `GA2_MON_N; mk = mk + 1) begin
+        if (mon[mk*32 +: 32] !== 32'd0) begin
+          $display("MUT FAIL contract p%0d: host-contract rule %0d broken (%0d cycles)", p, mk,
+                   mon[mk*32 +: 32]);
+          $finish;
+        end
+      end
+      if (xz_events !== 32'd0) begin
+        $display("MUT FAIL xz p%0d: x/z on a control output in %0d cycles", p, xz_events);
+        $finish;
+      end
+    end
+  end
+
   // ------------------------------------------------------------------ checking
   reg [8*512-1:0] dir, fname;
   integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, checks;

@@ -381,6 +381,13 @@ def parse_classes(spec):
     return out
 
 
+def _zero_localparam(text, name):
+    """True when name is a localparam of this module's text defined as a zero literal."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    return re.search(rf"\blocalparam\b[^;]*\b{name}\s*=\s*(\d*'[bdh]0+|0)\s*[,;]", text) is not None
+
+
 def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_CLASSES):
     """All mutation sites of the classes wanted in the files of rtl_dir/ga2.f, in file-name
     and text order (the default: the token classes; structural.NEW_CLASSES with classes=ALL)."""
@@ -494,7 +501,10 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
             stmt = text[s0:s1]
             add(t.line, "nba", s0, s1, ";", f"removed: {stmt}")
             rhs = text[t.end:toks[last].start].strip()
-            if not re.fullmatch(r"(\d*'[bdh]0+|0|\{\w+\{1'b0\}\})", rhs.replace(" ", "")):
+            # not when the value is already zero: a zero literal, or a localparam defined
+            # as zero (state_q <= S_IDLE with S_IDLE = 3'd0 would be the same text's value)
+            if not re.fullmatch(r"(\d*'[bdh]0+|0|\{\w+\{1'b0\}\})", rhs.replace(" ", "")) \
+                    and not _zero_localparam(text, rhs):
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
     if set(classes) & set(NEW_CLASSES):
         structural_sites(module, text, toks, located, rtl_dir, add, classes,
