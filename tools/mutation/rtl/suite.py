@@ -200,6 +200,7 @@ def overlap_programs(quick=False):
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     if not quick:
         progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
+        progs.extend((f"{label} overlap", prog, im) for label, prog, im in long_programs())
     # self-contained (both windows loaded first), so an aborted run's leftovers cannot matter
     prog, im = collide.collide_program(np.random.default_rng(RANDOM_SEED + 8), cfg, n_instr=20, with_sm=True)
     far = collide.FAR[1] - collide.FAR[0]
@@ -227,6 +228,8 @@ def suite_programs():
         progs.append((f"after error {code}", fprog, fimg))
     progs.extend(crafted_programs())
     progs.extend(boundary_programs())
+    progs.extend(wrap_programs())
+    progs.extend(long_programs())
     for k in range(N_RANDOM_LATE):
         prog, img = progen.random_program(rng, cfg=CFG)
         progs.append((f"random {N_RANDOM_FIRST + k}", prog, img))
@@ -302,8 +305,8 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
     x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
     x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
-    for code in (0, 7, 8, 15):
-        bad.append((f"opcode {code}", [code | (0x1234 << 4)]))
+    for code in (0, *range(7, 16)):           # every illegal opcode: 9..14 alias the legal
+        bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # ones if bit 3 is dropped
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
@@ -312,6 +315,44 @@ def boundary_programs(seed=RANDOM_SEED):
     for label, prog in bad:
         out.append((f"fault {label}", prog, None, 0, 1))
     return out
+
+
+def wrap_programs(seed=RANDOM_SEED):
+    """One bad program per field-sum kind whose sum reaches past the width the decoder's
+    range arithmetic needs (tools/gen/progen.wrap_bad_program: past 2^16, 2^20 for MM
+    B), each followed by its follow-up: a range check on a truncated sum would accept it."""
+    from tools.gen import progen
+    out = []
+    for k, bad in enumerate(progen.wrap_bad_programs(seed + 31, cfg=CFG)):
+        out.append((f"wrap {k} code {bad.code}", bad.prog, bad.image))
+        fprog, fimg = progen.follow_up(bad, cfg=CFG)
+        out.append((f"after wrap {k}", fprog, fimg))
+    return out
+
+
+def long_programs(seed=RANDOM_SEED):
+    """The longest transfers the fields allow, so every counter and length bit is used:
+    LD and ST of the whole scratchpad (len = SP_WORDS: the length field's top bit), RQ of
+    the whole scratchpad in place and shifted by one, MM with K = 255 (the largest K) and
+    the largest strides, SM of 64 elements at the scratchpad's end; results stored."""
+    from model import isa
+    rng = np.random.default_rng(seed + 13)
+    SP = CFG.sp_words
+    img = rng.integers(-128, 128, size=EXT)
+    img[:16] = rng.integers(-2**31, 2**31, size=16)
+    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    prog = [b("LD", dst=0, src=EXT - SP, len=SP),
+            b("RQ", dst=0, src=0, len=SP, m=(1 << 16) - 1, s=9),
+            b("ST", src=0, dst=0, len=SP),
+            b("LD", dst=0, src=EXT - SP, len=SP),
+            b("RQ", dst=1, src=0, len=SP - 1, m=1 << 15, s=16),
+            b("MM", dst=SP - 16, A=0, B=1100, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4),
+            b("MM", dst=1000, A=0, B=100, M=2, K=200, N=2, tb=1, lda=3800, ldb=3000, ldc=2500),
+            b("MM", dst=3000, A=5, B=0, M=2, K=2, N=4, tb=0, lda=2049, ldb=4000, ldc=1),
+            b("SM", dst=SP - 64 - 80, src=SP - 64, len=64),
+            b("ST", src=0, dst=SP, len=SP),
+            b("HALT")]
+    return [("long transfers", prog, img)]
 
 
 def _softmax_q16(x):
