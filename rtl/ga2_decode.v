@@ -8,8 +8,8 @@
 // issued instruction starts (unit_sel) and fault_code: 0 none, else the first of opcode
 // (1), shape (4), scratchpad range (2), external range (3) in that priority
 // (docs/isa.md), exactly model/isa.py decode() + check() on a chip with these sizes.
-// All range arithmetic is 32 bits wide (no wrap): a field sum reaching past the memory
-// faults.
+// Range arithmetic is exactly as wide as its largest sum (17 bits, 21 for MM B with
+// tb = 0): no wrap, so a field sum reaching past the memory faults, and no unused top bit.
 module ga2_decode #(
   parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
@@ -125,71 +125,83 @@ module ga2_decode #(
   assign dma_len      = is_st ? st_len : ld_len;
 
   // ------------------------------------------------------------------ fault checks
-  localparam [31:0] SP_END   = SP_WORDS;
-  localparam [31:0] EXT_END  = EXT_WORDS;
-  localparam [31:0] SM_LIMIT = SM_MAX_LEN;
+  // Each range sum is exactly as wide as its largest value (no wrap, no unused top bit):
+  // 16-bit base + 13-bit length, or + 3 * 4095 + 255 for MM, fits in RW = 17 bits; MM B
+  // with tb = 0 adds (K-1) * ldb < 2^20 and needs RWB = 21 bits. A range's last word is
+  // base + extent - 1 (a length or shape of 0 is a shape fault, which comes first).
+  localparam RW  = AW + 1;
+  localparam RWB = 21;
+  localparam [RW-1:0] SP_END   = SP_WORDS;
+  localparam [RW-1:0] EXT_END  = EXT_WORDS;
+  localparam [RWB-1:0] SP_ENDB = SP_WORDS;
+  localparam [`GA2_SM_LEN_W-1:0] SM_LIMIT = SM_MAX_LEN;
 
-  // n * x for n = 0..3 (M-1 or N-1 once the shape check has passed)
-  function [31:0] mul03;
+  // n * x for n = 0..3 (M-1 or N-1 once the shape check has passed): < 3 * 2^12 < 2^14
+  function [13:0] mul03;
     input [1:0]  n;
     input [11:0] x;
     begin
       case (n)
-        2'd0:    mul03 = 32'd0;
-        2'd1:    mul03 = {20'd0, x};
-        2'd2:    mul03 = {19'd0, x, 1'b0};
-        default: mul03 = {20'd0, x} + {19'd0, x, 1'b0};
+        2'd0:    mul03 = 14'd0;
+        2'd1:    mul03 = {2'd0, x};
+        2'd2:    mul03 = {1'b0, x, 1'b0};
+        default: mul03 = {2'd0, x} + {1'b0, x, 1'b0};
       endcase
     end
   endfunction
 
-  // a 16-bit field as 32 bits
-  function [31:0] z32;
+  // a 16-bit field, a 13-bit length, a 14-bit product, an 8-bit K, a 3-bit N as RW bits
+  function [RW-1:0] zr;
     input [15:0] v;
     begin
-      z32 = {16'd0, v};
+      zr = {1'b0, v};
     end
   endfunction
 
-  wire [31:0] ld_len32 = {19'd0, ld_len};
-  wire [31:0] st_len32 = {19'd0, st_len};
-  wire [31:0] rq_len32 = {19'd0, rq_len};
-  wire [31:0] sm_len32 = {19'd0, sm_len};
+  wire [RW-1:0] ld_lenr = {4'd0, ld_len};
+  wire [RW-1:0] st_lenr = {4'd0, st_len};
+  wire [RW-1:0] rq_lenr = {4'd0, rq_len};
+  wire [RW-1:0] sm_lenr = {4'd0, sm_len};
   wire [1:0]  mm_m1    = mm_m[1:0] - 2'd1;                // M-1 once 1 <= M <= 4
   wire [1:0]  mm_n1    = mm_n[1:0] - 2'd1;
-  wire [31:0] mm_k32   = {24'd0, mm_k};
-  wire [7:0]  mm_k1    = mm_k - 8'd1;
-  wire [19:0] mm_kldb20 = {12'd0, mm_k1} * {8'd0, mm_ldb};  // (K-1)*ldb < 2^20
-  wire [31:0] mm_kldb  = {12'd0, mm_kldb20};
-  wire [31:0] mm_n32   = {29'd0, mm_n};
-  wire [31:0] mm_a_last = z32(mm_a) + mul03(mm_m1, mm_lda) + mm_k32 - 32'd1;
-  wire [31:0] mm_b_last = mm_tb ? z32(mm_b) + mul03(mm_n1, mm_ldb) + mm_k32 - 32'd1
-                                : z32(mm_b) + mm_kldb + mm_n32 - 32'd1;
-  wire [31:0] mm_d_last = z32(mm_dst) + mul03(mm_m1, mm_ldc) + mm_n32 - 32'd1;
+  wire [RW-1:0] mm_kr  = {9'd0, mm_k};
+  wire [RW-1:0] mm_nr  = {14'd0, mm_n};
+  wire [7:0]  mm_k1    = mm_k - 8'd1;                     // K-1 once K >= 1
+  wire [19:0] mm_kldb  = {12'd0, mm_k1} * {8'd0, mm_ldb};  // (K-1)*ldb <= 254*4095 < 2^20
+  wire [RW-1:0]  mm_a_last  = zr(mm_a) + {3'd0, mul03(mm_m1, mm_lda)} + mm_kr - 17'd1;
+  wire [RW-1:0]  mm_bt_last = zr(mm_b) + {3'd0, mul03(mm_n1, mm_ldb)} + mm_kr - 17'd1;   // tb = 1
+  wire [RWB-1:0] mm_bn_last = {5'd0, mm_b} + {1'b0, mm_kldb} + {18'd0, mm_n} - 21'd1;      // tb = 0
+  wire [RW-1:0]  mm_d_last  = zr(mm_dst) + {3'd0, mul03(mm_m1, mm_ldc)} + mm_nr - 17'd1;
+  wire           mm_b_bad   = mm_tb ? (mm_bt_last >= SP_END) : (mm_bn_last >= SP_ENDB);
 
   // ------------------------------------------------------------------ scratchpad ranges
-  // 32-bit sums as in the checks; a valid instruction's last word is < SP_WORDS <= 65536
+  // the last word of each range; only its low AW bits leave the decoder, as the hull of an
+  // instruction without fault (< SP_WORDS)
   /* verilator lint_off UNUSEDSIGNAL */
-  // Only the low 16 bits of a range end are kept (see above).
-  wire [31:0] ld_last32 = z32(ld_dst) + ld_len32 - 32'd1;
-  wire [31:0] st_last32 = z32(st_src) + st_len32 - 32'd1;
-  wire [31:0] rq_rlast  = z32(rq_src) + rq_len32 - 32'd1;
-  wire [31:0] rq_wlast  = z32(rq_dst) + rq_len32 - 32'd1;
-  wire [31:0] sm_rlast  = z32(sm_src) + sm_len32 - 32'd1;
-  wire [31:0] sm_wlast  = z32(sm_dst) + sm_len32 - 32'd1;
+  wire [RW-1:0] ld_last  = zr(ld_dst) + ld_lenr - 17'd1;
+  wire [RW-1:0] ld_xlast = zr(ld_src) + ld_lenr - 17'd1;
+  wire [RW-1:0] st_last  = zr(st_src) + st_lenr - 17'd1;
+  wire [RW-1:0] st_xlast = zr(st_dst) + st_lenr - 17'd1;
+  wire [RW-1:0] rq_rlast = zr(rq_src) + rq_lenr - 17'd1;
+  wire [RW-1:0] rq_wlast = zr(rq_dst) + rq_lenr - 17'd1;
+  wire [RW-1:0] sm_rlast = zr(sm_src) + sm_lenr - 17'd1;
+  wire [RW-1:0] sm_wlast = zr(sm_dst) + sm_lenr - 17'd1;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // the opcode is one-hot (op_oh), so the hull multiplexers are AND-OR, not priority chains
   assign rd0_v     = is_st || is_mm || is_rq || is_sm;
-  assign rd0_first = is_st ? st_src : is_mm ? mm_a : is_rq ? rq_src : sm_src;
-  assign rd0_last  = is_st ? st_last32[AW-1:0] : is_mm ? mm_a_last[AW-1:0] :
-                     is_rq ? rq_rlast[AW-1:0] : sm_rlast[AW-1:0];
+  assign rd0_first = ({AW{is_st}} & st_src) | ({AW{is_mm}} & mm_a) | ({AW{is_rq}} & rq_src) |
+                     ({AW{is_sm}} & sm_src);
+  assign rd0_last  = ({AW{is_st}} & st_last[AW-1:0]) | ({AW{is_mm}} & mm_a_last[AW-1:0]) |
+                     ({AW{is_rq}} & rq_rlast[AW-1:0]) | ({AW{is_sm}} & sm_rlast[AW-1:0]);
   assign rd1_v     = is_mm;
   assign rd1_first = mm_b;
-  assign rd1_last  = mm_b_last[AW-1:0];
+  assign rd1_last  = mm_tb ? mm_bt_last[AW-1:0] : mm_bn_last[AW-1:0];
   assign wr_v      = is_ld || is_mm || is_rq || is_sm;
-  assign wr_first  = is_ld ? ld_dst : is_mm ? mm_dst : is_rq ? rq_dst : sm_dst;
-  assign wr_last   = is_ld ? ld_last32[AW-1:0] : is_mm ? mm_d_last[AW-1:0] :
-                     is_rq ? rq_wlast[AW-1:0] : sm_wlast[AW-1:0];
+  assign wr_first  = ({AW{is_ld}} & ld_dst) | ({AW{is_mm}} & mm_dst) | ({AW{is_rq}} & rq_dst) |
+                     ({AW{is_sm}} & sm_dst);
+  assign wr_last   = ({AW{is_ld}} & ld_last[AW-1:0]) | ({AW{is_mm}} & mm_d_last[AW-1:0]) |
+                     ({AW{is_rq}} & rq_wlast[AW-1:0]) | ({AW{is_sm}} & sm_wlast[AW-1:0]);
 
   reg shape_bad, sp_bad, ext_bad;
   always @* begin
@@ -199,26 +211,26 @@ module ga2_decode #(
     case (op)
       `GA2_OP_LD: begin
         shape_bad = (ld_len == {`GA2_LD_LEN_W{1'b0}});
-        sp_bad    = (z32(ld_dst) + ld_len32 > SP_END);
-        ext_bad   = (z32(ld_src) + ld_len32 > EXT_END);
+        sp_bad    = (ld_last >= SP_END);
+        ext_bad   = (ld_xlast >= EXT_END);
       end
       `GA2_OP_ST: begin
         shape_bad = (st_len == {`GA2_ST_LEN_W{1'b0}});
-        sp_bad    = (z32(st_src) + st_len32 > SP_END);
-        ext_bad   = (z32(st_dst) + st_len32 > EXT_END);
+        sp_bad    = (st_last >= SP_END);
+        ext_bad   = (st_xlast >= EXT_END);
       end
       `GA2_OP_MM: begin
         shape_bad = (mm_m == 3'd0) || (mm_m > 3'd4) || (mm_n == 3'd0) || (mm_n > 3'd4) ||
                     (mm_k == 8'd0);
-        sp_bad    = (mm_a_last >= SP_END) || (mm_b_last >= SP_END) || (mm_d_last >= SP_END);
+        sp_bad    = (mm_a_last >= SP_END) || mm_b_bad || (mm_d_last >= SP_END);
       end
       `GA2_OP_RQ: begin
         shape_bad = (rq_len == {`GA2_RQ_LEN_W{1'b0}});
-        sp_bad    = (z32(rq_src) + rq_len32 > SP_END) || (z32(rq_dst) + rq_len32 > SP_END);
+        sp_bad    = (rq_rlast >= SP_END) || (rq_wlast >= SP_END);
       end
       `GA2_OP_SM: begin
-        shape_bad = (sm_len == {`GA2_SM_LEN_W{1'b0}}) || (sm_len32 > SM_LIMIT);
-        sp_bad    = (z32(sm_src) + sm_len32 > SP_END) || (z32(sm_dst) + sm_len32 > SP_END);
+        shape_bad = (sm_len == {`GA2_SM_LEN_W{1'b0}}) || (sm_len > SM_LIMIT);
+        sp_bad    = (sm_rlast >= SP_END) || (sm_wlast >= SP_END);
       end
       default: begin
         shape_bad = 1'b0;

@@ -300,6 +300,15 @@ def boundary_programs(seed=RANDOM_SEED):
             for fld, span in (("A", a_span), ("B", b_span), ("dst", d_span)):
                 v("MM", **dict(base, **{fld: SP - 1 - span}))
                 x(f"MM {fld} tb={tb}", "MM", **dict(base, **{fld: SP - span}))
+    # the K-1 and (K-1)*ldb terms of MM B's range at their top bits: K >= 129 exactly at
+    # the end (valid) and one past it (fault), and a product just past 2^19 (a fault that
+    # a range sum without the product's bit 19 would accept)
+    for K, ldb, N, tb in ((129, 31, 4, 0), (200, 20, 2, 0), (255, 16, 1, 0), (255, 1000, 4, 1)):
+        span = (N - 1) * ldb + K - 1 if tb else (K - 1) * ldb + N - 1
+        base = dict(dst=2000, A=10, B=0, M=1, K=K, N=N, tb=tb, lda=0, ldb=ldb, ldc=0)
+        v("MM", **dict(base, B=SP - 1 - span))
+        x(f"MM B K={K} tb={tb}", "MM", **dict(base, B=SP - span))
+    x("MM B product 2^19", "MM", dst=2000, A=10, B=0, M=1, K=255, N=1, tb=0, lda=0, ldb=2065, ldc=0)
     # priorities: shape over scratchpad over external
     x("LD len 0 + sp", "LD", dst=SP - 1, src=EXT - 1, len=0)
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
