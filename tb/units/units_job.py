@@ -9,8 +9,13 @@
   one write per element; reads before writes.
 - vec_rq: random and edge values and overlapping src/dst against model.quant.requant
   applied element by element in order; busy = len + 1.
-- requant (combinational): random and edge a, m, s against model.quant.requant.
-- divu: random and edge operands against Python's divmod; last 32 cycles after start.
+- requant (combinational): random and edge a, m, s against model.quant.requant, and the
+  RTL mutation bench's vectors (tools/mutation/rtl/suite.py requant_vectors).
+- divu: random and edge operands against Python's divmod; last 32 cycles after start; and
+  the mutation bench's divu vectors (suite.divu_vectors) with its handshake checks, on a
+  divu driven cycle by cycle (u_div_hs): busy exactly WIDTH + 1 cycles with last in the
+  final one, results (and busy, last low) holding after last until the next start,
+  back-to-back starts in the last cycle, reset at last and mid-division leave it idle.
 Seeded by GA2_UNIT_SEED (default 1); GA2_UNIT_SCALE scales the vector counts.
 """
 import os
@@ -18,11 +23,12 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from cocotb.triggers import Edge, Timer
+from cocotb.triggers import Edge, FallingEdge, Timer
 
 from model import config, isa, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
+from tools.mutation.rtl import suite
 
 MEM = 4096
 SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
@@ -249,13 +255,25 @@ async def test_requant(dut):
         y = int(_w32(int(dut.rq_y.value)))
         assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
         n += 1
-    dut._log.info("requant: %d vectors", n)
+    # the RTL mutation bench's vectors (tb/mutation/mut_rtl_tb.v checks requant on these)
+    bench = suite.requant_vectors(suite.N_RQ_VEC, suite.RANDOM_SEED)
+    for a, m, s, y_exp in bench:
+        assert y_exp == requant(a, m, s)
+        dut.rq_a.value = a & 0xFFFFFFFF
+        dut.rq_m.value = m
+        dut.rq_s.value = s
+        await Timer(1, units="ns")
+        y = int(_w32(int(dut.rq_y.value)))
+        assert y == y_exp, f"bench vector: requant({a}, {m}, {s}) = {y}, expected {y_exp}"
+        n += 1
+    dut._log.info("requant: %d vectors (%d of the mutation bench)", n, len(bench))
 
 
 @cocotb.test()
 async def test_divu(dut):
     """divu: quotient and remainder against divmod; busy 33 cycles (32 steps and the
-    result cycle), last in the final one, 32 cycles after the first busy cycle."""
+    result cycle), last in the final one, 32 cycles after the first busy cycle; then the
+    mutation bench's vectors with its handshake checks (_divu_contract)."""
     rng = np.random.default_rng(SEED + 4)
     r = Runner(dut)
     await Timer(1, units="ns")
@@ -268,3 +286,74 @@ async def test_divu(dut):
         out = await r.run(3, None, f_dividend=a, f_divisor=b)
         assert (out["div_q"], out["div_r"]) == divmod(a, b), f"divu {a} / {b}: {out['div_q']}, {out['div_r']}"
         assert out["busy_cycles"] == 33 and out["last_cycle"] == 32, f"divu timing {out}"
+    # the mutation bench's vectors and handshake checks, on the directly driven instance
+    bench = suite.divu_vectors(suite.N_DV_VEC, suite.RANDOM_SEED)
+    assert all((q, r) == divmod(a, b) for a, b, q, r in bench)
+    await _divu_contract(dut, bench)
+    dut._log.info("divu: %d vectors, then the bench's %d with the handshake checks", len(cases), len(bench))
+
+
+DV_LAT = 32     # divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
+
+
+async def _divu_contract(dut, vectors):
+    """The mutation bench's divu section (tb/mutation/mut_rtl_tb.v), on u_div_hs: every
+    signal sampled mid-cycle (falling edge of clk_o), inputs changed there too."""
+    clk = dut.clk_o
+
+    def bit(sig):
+        return sig.value.binstr
+
+    def word(sig):
+        v = sig.value
+        assert v.is_resolvable, f"divu: {sig._name} is x/z"
+        return int(v)
+
+    dut.hs_rst.value = 1
+    dut.hs_start.value = 0
+    dut.hs_a.value = 0
+    dut.hs_b.value = 1
+    await FallingEdge(clk)
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    for i, (a, b, q, r) in enumerate(vectors):
+        what = f"divu vector {i}: {a} / {b}"
+        dut.hs_a.value = a
+        dut.hs_b.value = b
+        dut.hs_start.value = 1          # odd vectors: in the cycle of the previous last
+        await FallingEdge(clk)
+        dut.hs_start.value = 0
+        n = 0
+        while bit(dut.hs_last) != "1" and n < 100:
+            assert bit(dut.hs_busy) == "1", f"{what}: busy {bit(dut.hs_busy)} before last (cycle {n})"
+            await FallingEdge(clk)
+            n += 1
+        assert bit(dut.hs_last) == "1", f"{what}: no last within 100 cycles"
+        assert n == DV_LAT, f"{what}: last after {n} cycles, expected {DV_LAT}"
+        assert bit(dut.hs_busy) == "1", f"{what}: busy low in its last cycle"
+        assert (word(dut.hs_q), word(dut.hs_r)) == (q, r), \
+            f"{what}: q={word(dut.hs_q)} r={word(dut.hs_r)}, expected q={q} r={r}"
+        if i % 2 == 0:                  # results hold, busy and last low until the next start
+            for k in range(2):
+                await FallingEdge(clk)
+                got = (bit(dut.hs_last), bit(dut.hs_busy), word(dut.hs_q), word(dut.hs_r))
+                assert got == ("0", "0", q, r), f"{what}: {k + 1} cycles after last: last, busy, q, r = {got}"
+    # reset in the cycle of last: no last after it
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), "divu: busy or last after a reset at last"
+    # reset in the middle of a division: idle (not busy, no last) until the next start
+    dut.hs_start.value = 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    for _ in range(DV_LAT - 4):
+        await FallingEdge(clk)
+    assert bit(dut.hs_busy) == "1", "divu: not busy in the middle of a division"
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    for k in range(DV_LAT + 2):
+        assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), \
+            f"divu: busy or last {k} cycles after a reset mid-division"
+        await FallingEdge(clk)

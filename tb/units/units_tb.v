@@ -15,6 +15,10 @@
 // writes mem_out.hex and sets ack = req. sel: 0 mm_ctrl, 1 softmax, 2 vec_rq, 3 divu
 // (no memory: dividend/divisor in, quotient/remainder and latency out).
 // requant is combinational: rq_a/rq_m/rq_s in, rq_y out, no protocol.
+// u_div_hs: a second divu whose rst/start/operands are ports and whose busy/last/results
+// are outputs, driven cycle by cycle from Python (on clk_o's falling edge) to check divu's
+// handshake (busy WIDTH + 1 cycles, last in the final one, results hold until the next
+// start, back-to-back start, reset at last and mid-division), as tb/mutation/mut_rtl_tb.v.
 module units_tb #(
   parameter MEM_WORDS = `GA2_SP_WORDS
 ) (
@@ -48,7 +52,16 @@ module units_tb #(
   input  wire [31:0] rq_a,
   input  wire [15:0] rq_m,
   input  wire [5:0]  rq_s,
-  output wire [31:0] rq_y
+  output wire [31:0] rq_y,
+  output wire        clk_o,
+  input  wire        hs_rst,
+  input  wire        hs_start,
+  input  wire [31:0] hs_a,
+  input  wire [31:0] hs_b,
+  output wire        hs_busy,
+  output wire        hs_last,
+  output wire [31:0] hs_q,
+  output wire [31:0] hs_r
 );
   localparam NA = `GA2_ARRAY;
   localparam AW = `GA2_ADDR_W;
@@ -139,6 +152,12 @@ module units_tb #(
   );
 
   requant u_requant (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+
+  assign clk_o = clk;
+  divu #(.WIDTH(32)) u_div_hs (
+    .clk(clk), .rst(hs_rst), .start(hs_start), .dividend(hs_a), .divisor(hs_b),
+    .busy(hs_busy), .last(hs_last), .quotient(hs_q), .remainder(hs_r)
+  );
 
   always @* begin
     rd_en = {2*NA{1'b0}};

@@ -2,7 +2,9 @@
 
 The cocotb tests compare mm_ctrl, softmax (FAST = 0 and FAST = 1, both instances in the
 one units_tb build), vec_rq, requant and divu with independent references (numpy,
-model.quant, model.softmax_gold, divmod). DMA transfers of every
+model.quant, model.softmax_gold, divmod); requant and divu also on the RTL mutation
+bench's vectors (tools/mutation/rtl/suite.py), divu with the bench's handshake checks,
+each shown to fail on a divu broken in one of them. DMA transfers of every
 length 1..64 and at the ends of both memories go through the top level (the DMA has
 no clean standalone interface to the memories), in test_dma_lengths_and_ends.
 """
@@ -139,3 +141,31 @@ def test_unit_tests_catch_a_broken_accumulate(tmp_path, mutant):
     (rtl / "mm_ctrl.v").write_text(broken)
     with pytest.raises(AssertionError, match=r"(?s)test_mm_tiles failed.*acc=1 .*: mem\["):
         _run_units("icarus", "test_mm_tiles", rtl_dir=rtl, build_dir=tmp_path / "build")
+
+
+# Broken divus (divu.v), each breaking one clause of the handshake contract that the
+# mutation bench checks and test_divu checks too (_divu_contract in units_job.py): the
+# quotient not held after last, last not cleared by a reset, and a reset that does not
+# stop a division.
+_DIVU_MUTANTS = {
+    "no_hold": (r"end else begin\n      last_q <= 1'b0;",
+                "end else begin\n      last_q <= 1'b0;\n      quo_q <= {WIDTH{1'b0}};",
+                "cycles after last: last, busy, q, r"),
+    "reset_keeps_last": (r"step_q <= 1'b0;\n      last_q <= 1'b0;\n      cnt_q  <= 8'd0;",
+                         "step_q <= 1'b0;\n      cnt_q  <= 8'd0;", "after a reset at last"),
+    "reset_keeps_step": (r"if \(rst\) begin\n      step_q <= 1'b0;", "if (rst) begin\n      step_q <= step_q;",
+                         "after a reset mid-division"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_DIVU_MUTANTS))
+def test_unit_tests_catch_a_broken_divu_contract(tmp_path, mutant):
+    """test_divu fails on a copy of the RTL whose divu breaks one clause of its handshake."""
+    rtl = _rtl_copy(tmp_path)
+    src = (rtl / "divu.v").read_text()
+    pat, new, msg = _DIVU_MUTANTS[mutant]
+    broken = re.sub(pat, new, src, count=1)
+    assert broken != src, f"divu.v no longer matches {pat!r}: update this mutation"
+    (rtl / "divu.v").write_text(broken)
+    with pytest.raises(AssertionError, match=rf"(?s)test_divu failed.*{re.escape(msg)}"):
+        _run_units("icarus", "test_divu", rtl_dir=rtl, build_dir=tmp_path / "build")

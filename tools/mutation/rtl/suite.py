@@ -19,6 +19,10 @@ Why a bench of its own rather than tools/sim/hw.py: a mutant must be cheap (one 
 0.86 s for one small program, costs about four median kills of this bench); the comparison is still
 against the reference model's values, which the Python side writes and the bench only
 compares (see docs/mutation_rtl.md for the measured costs).
+tests/cosim/test_bench_suite.py runs the same program lists (suite_programs(),
+overlap_programs()) through cocotb (tools/sim/run.py) on Icarus and Verilator, and
+tests/cosim/test_units_cosim.py checks requant and divu on requant_vectors() and
+divu_vectors() with the bench's divu contract, so the bench is not a stronger check.
 """
 import os
 import random
