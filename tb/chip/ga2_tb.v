@@ -102,12 +102,13 @@ module ga2_tb #(
       $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
                 cut, cut_cycles, idle_changes, pre[184], pre[183], pre[182:180], pre[179:164],
                 pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
-      $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h run_cycles %h",
+      $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h mon_clear %h run_cycles %h",
                 mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
-                mon[223:192], mon[255:224], mon_run_cycles);
-      $fdisplay(fd_stat, "pre_mon_count %h pre_mon_rise %h pre_mon_hold %h pre_mon_imem %h pre_mon_ext %h pre_mon_reset %h pre_mon_epc %h pre_mon_retire %h",
+                mon[223:192], mon[255:224], mon[287:256], mon_run_cycles);
+      $fdisplay(fd_stat, "pre_mon_count %h pre_mon_rise %h pre_mon_hold %h pre_mon_imem %h pre_mon_ext %h pre_mon_reset %h pre_mon_epc %h pre_mon_retire %h pre_mon_clear %h",
                 mon_idle[31:0], mon_idle[63:32], mon_idle[95:64], mon_idle[127:96],
-                mon_idle[159:128], mon_idle[191:160], mon_idle[223:192], mon_idle[255:224]);
+                mon_idle[159:128], mon_idle[191:160], mon_idle[223:192], mon_idle[255:224],
+                mon_idle[287:256]);
       $fclose(fd_stat);
     end
   endtask

@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_cfg.vh"
 `ifndef GA2_MON_N
-`define GA2_MON_N 8   // the host-contract monitors (below)
+`define GA2_MON_N 9   // the host-contract monitors (below)
 `endif
 // ga2_harness: the one test-bench harness of the GA-2 chip, shared by the cocotb wrapper
 // (tb/chip/ga2_tb.v), the plain bench (tb/plain/tb_plain.v) and the RTL mutation bench
@@ -158,7 +158,9 @@ module ga2_harness #(
   //             error_code, error_pc, retire and the five counters are 0;
   //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
   //   7 retire: retire (any slot) only in a run (before done), and there retire_cycle =
-  //             cnt_cycles + 1.
+  //             cnt_cycles + 1;
+  //   8 clear:  in the first cycle of a run the four event counters (mm, dma, vec,
+  //             instret) are 0: a start clears them (cnt_cycles: rule 0).
   reg        m_run, m_held, m_started;
   reg [31:0] m_ncyc, m_hold;
   reg [`GA2_MON_N*32-1:0] m_q, m_sum;
@@ -176,6 +178,8 @@ module ga2_harness #(
   assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
   assign m_now[7] = m_on && (retire !== 4'd0) &&
                     (!m_in || (retire_cycle !== cnt_cycles + 32'd1));
+  assign m_now[8] = m_on && m_in && (m_ncyc == 32'd0) &&
+                    ({cnt_mm, cnt_dma, cnt_vec, cnt_instret} !== 128'd0);
   integer mi;
   always @* begin
     for (mi = 0; mi < `GA2_MON_N; mi = mi + 1)

@@ -9,7 +9,7 @@
   wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
   wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_run_cycles;
 `ifndef GA2_MON_N
-`define GA2_MON_N 8
+`define GA2_MON_N 9
 `endif
   wire [`GA2_MON_N*32-1:0] mon;
 

@@ -10,11 +10,12 @@ RTL (Icarus, compiled in a tmp dir) or on a perturbed expectation.
 The per-cycle rules (docs/isa.md "Host interface": counter and done timing, hold after
 done, no memory access while idle, the reset state in every cycle until the first start,
 error_code = error_pc = 0 while error = 0, retire only in a run with retire_cycle =
-cycles + 1) are monitored by the harness on EVERY co-simulated program and judged by
-compare(); here contract_jobs() runs every idle situation on both simulators, and BROKEN
+cycles + 1, the event counters 0 in a run's first cycle) are monitored by the harness on
+EVERY co-simulated program and judged by compare(); here contract_jobs() runs every idle situation on both simulators, and BROKEN
 lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
 instret blip right after reset, error_pc left stale by a start, retire while idle, the
-cycle counter counting while done), each shown to make its monitor fire.
+cycle counter counting while done, the MM counter one cycle late so a new run starts with
+the old count), each shown to make its monitor fire.
 """
 import re
 
@@ -226,6 +227,11 @@ BROKEN = {
     "epc_stale": ("ga2_seq", [(r"epc_d   = 16'd0;", "")], {"epc"}, "error_pc non-zero while error = 0"),
     "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_IDLE) || ")],
                     {"retire"}, "retire while not running"),
+    # cnt_mm one cycle late: the host sees the previous run's count in the new run's first cycle
+    "clear_late": ("ga2_perf", [(r"assign cnt_mm       = mm_q;",
+                                 "reg [31:0] mm_late = 32'd0; always @(posedge clk) mm_late <= mm_q; "
+                                 "assign cnt_mm = mm_late;")],
+                   {"clear"}, "first cycle of a run"),
     "count_after_done": ("ga2_seq", [(r"assign running    = ", "assign running    = (state_q == S_HALTED) || ")],
                          {"hold"}, "moved after done"),
 }

@@ -41,6 +41,7 @@ MONITORS = {
     "reset": "an output (done, error, code, pc, retire, a counter) non-zero between reset and the first start",
     "epc": "error_code or error_pc non-zero while error = 0",
     "retire": "retire while not running, or retire_cycle != cycles + 1",
+    "clear": "an event counter (mm, dma, vec, instret) non-zero in the first cycle of a run",
 }
 
 
