@@ -5,7 +5,8 @@
 // Handshake (docs/rtl.md, as every unit): start (one cycle) loads dividend and divisor;
 // busy is then high for exactly WIDTH + 1 cycles: WIDTH steps (step_q) and the result
 // cycle; last is high in that final busy cycle, when quotient = floor(dividend / divisor)
-// and remainder are valid (they hold until the next start). A zero divisor gives an
+// and remainder are valid (they hold until the next start). A start while busy restarts
+// the division with the new operands; reset wins over start. A zero divisor gives an
 // all-ones quotient (never used by softmax, whose sum is at least LUT[0]).
 module divu #(
   parameter WIDTH = 32

@@ -201,7 +201,7 @@ module ga2_top #(
     end
   endgenerate
 
-  ga2_perf u_perf (
+  ga2_perf #(.CW(32)) u_perf (
     .clk(clk),
     .rst(rst),
     .clear(clear),

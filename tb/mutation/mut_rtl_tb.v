@@ -57,6 +57,20 @@ module mut_rtl_tb #(
     .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
 
+  // ------------------------------------------------------------------ unit: ga2_perf
+  // built narrow (CW = 5) so every counter bit wraps within the vectors; per cycle the
+  // inputs, then after the edge the five counts and retire_cycle (pf.hex: 11 bytes,
+  // rst clear running busy retire cycles mm dma vec instret retire_cycle)
+  reg        pf_rst, pf_clear, pf_running;
+  reg  [2:0] pf_busy;
+  reg  [3:0] pf_retire;
+  wire [4:0] pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc;
+  ga2_perf #(.CW(5)) u_pf (
+    .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
+    .retire(pf_retire), .cnt_cycles(pf_cyc), .cnt_mm(pf_mm), .cnt_dma(pf_dma),
+    .cnt_vec(pf_vec), .cnt_instret(pf_ret), .retire_cycle(pf_rc)
+  );
+
   // ------------------------------------------------------------------ the chip
   reg rst   = 1'b1;
   reg start = 1'b0;
@@ -104,7 +118,7 @@ module mut_rtl_tb #(
 
   // ------------------------------------------------------------------ checking
   reg [8*512-1:0] dir, fname;
-  integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, checks;
+  integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, pf_n, checks;
   reg     tracing, light;
 
   // docs/isa.md: after reset done, error, error_code, error_pc and the five counters are 0
@@ -161,6 +175,12 @@ module mut_rtl_tb #(
     if (!$value$plusargs("nprog=%d", nprog)) nprog = 0;
     if (!$value$plusargs("rq_n=%d", rq_n)) rq_n = 0;
     if (!$value$plusargs("dv_n=%d", dv_n)) dv_n = 0;
+    if (!$value$plusargs("pf_n=%d", pf_n)) pf_n = 0;
+    pf_rst = 1'b1;
+    pf_clear = 1'b0;
+    pf_running = 1'b0;
+    pf_busy = 3'd0;
+    pf_retire = 4'd0;
 
     // ---- unit checks
     if (rq_n > 0) begin
@@ -232,6 +252,54 @@ module mut_rtl_tb #(
       repeat (DV_LAT + 2) begin
         if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset");
         @(negedge clk);
+      end
+      // start and reset in the same cycle: reset wins, the unit stays idle
+      dv_start = 1'b1;
+      dv_rst = 1'b1;
+      @(negedge clk);
+      dv_start = 1'b0;
+      dv_rst = 1'b0;
+      repeat (DV_LAT + 2) begin
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after start with reset");
+        @(negedge clk);
+      end
+      // a start while busy restarts: last DV_LAT cycles after the second start, its result
+      dv_a = vec[0][127:96];
+      dv_b = vec[0][95:64];
+      dv_start = 1'b1;
+      @(negedge clk);
+      dv_start = 1'b0;
+      repeat (DV_LAT / 2) @(negedge clk);
+      dv_a = vec[1][127:96];
+      dv_b = vec[1][95:64];
+      dv_start = 1'b1;
+      @(negedge clk);
+      dv_start = 1'b0;
+      ncyc = 0;
+      while (dv_last !== 1'b1 && ncyc < 100) begin
+        @(negedge clk);
+        ncyc = ncyc + 1;
+      end
+      if (ncyc != DV_LAT || dv_q !== vec[1][63:32] || dv_r !== vec[1][31:0])
+        fail("unit", "divu: a start while busy does not restart the division");
+      @(negedge clk);
+      checks = checks + 1;
+    end
+
+    if (pf_n > 0) begin
+      $sformat(fname, "%0s/pf.hex", dir);
+      $readmemh(fname, vec, 0, pf_n - 1);
+      for (i = 0; i < pf_n; i = i + 1) begin
+        {pf_rst, pf_clear, pf_running, pf_busy, pf_retire} =
+          {vec[i][80], vec[i][72], vec[i][64], vec[i][58:56], vec[i][51:48]};
+        @(negedge clk);
+        if ({pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc} !==
+            {vec[i][44:40], vec[i][36:32], vec[i][28:24], vec[i][20:16], vec[i][12:8], vec[i][4:0]}) begin
+          $display("MUT FAIL unit ga2_perf cycle %0d: %0d %0d %0d %0d %0d rc %0d, expected %0d %0d %0d %0d %0d rc %0d",
+                   i, pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc, vec[i][44:40], vec[i][36:32],
+                   vec[i][28:24], vec[i][20:16], vec[i][12:8], vec[i][4:0]);
+          $finish;
+        end
       end
       checks = checks + 1;
     end

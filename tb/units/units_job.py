@@ -357,3 +357,48 @@ async def _divu_contract(dut, vectors):
         assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), \
             f"divu: busy or last {k} cycles after a reset mid-division"
         await FallingEdge(clk)
+    # start and reset in the same cycle: reset wins, the unit stays idle
+    dut.hs_start.value = 1
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    dut.hs_rst.value = 0
+    for k in range(DV_LAT + 2):
+        assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), \
+            f"divu: busy or last {k} cycles after a start with reset"
+        await FallingEdge(clk)
+    # a start while busy restarts the division with the new operands
+    (a0, b0, _, _), (a1, b1, q1, r1) = vectors[0], vectors[1]
+    dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a0, b0, 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    for _ in range(DV_LAT // 2):
+        await FallingEdge(clk)
+    dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a1, b1, 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    n = 0
+    while bit(dut.hs_last) != "1" and n < 100:
+        await FallingEdge(clk)
+        n += 1
+    assert n == DV_LAT and (word(dut.hs_q), word(dut.hs_r)) == (q1, r1), \
+        f"divu: a start while busy did not restart ({n} cycles, q={word(dut.hs_q)}, expected {q1})"
+
+
+@cocotb.test()
+async def test_perf(dut):
+    """ga2_perf #(.CW(5)) against plain counting (suite.perf_vectors, the mutation bench's
+    vectors): reset and clear zero the five counts, each counts its input, all wrap."""
+    clk = dut.clk_o
+    vectors = suite.perf_vectors(suite.N_PF_VEC, suite.RANDOM_SEED)
+    await FallingEdge(clk)
+    for i, (rst, clear, running, busy, retire, *exp) in enumerate(vectors):
+        dut.pf_rst.value, dut.pf_clear.value, dut.pf_running.value = rst, clear, running
+        dut.pf_busy.value, dut.pf_retire.value = busy, retire
+        await FallingEdge(clk)
+        v = dut.pf_out.value
+        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v.binstr}"
+        got = [(int(v) >> (5 * (5 - k))) & 31 for k in range(6)]
+        assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
+                           f"retire {retire}): {got}, expected {exp}"
+    dut._log.info("ga2_perf: %d cycles", len(vectors))

@@ -61,7 +61,14 @@ module units_tb #(
   output wire        hs_busy,
   output wire        hs_last,
   output wire [31:0] hs_q,
-  output wire [31:0] hs_r
+  output wire [31:0] hs_r,
+  // u_pf: ga2_perf built narrow (CW = 5), driven cycle by cycle from Python like u_div_hs
+  input  wire        pf_rst,
+  input  wire        pf_clear,
+  input  wire        pf_running,
+  input  wire [2:0]  pf_busy,
+  input  wire [3:0]  pf_retire,
+  output wire [29:0] pf_out       // {cycles, mm, dma, vec, instret, retire_cycle}, 5 bits each
 );
   localparam NA = `GA2_ARRAY;
   localparam AW = `GA2_ADDR_W;
@@ -157,6 +164,13 @@ module units_tb #(
   divu #(.WIDTH(32)) u_div_hs (
     .clk(clk), .rst(hs_rst), .start(hs_start), .dividend(hs_a), .divisor(hs_b),
     .busy(hs_busy), .last(hs_last), .quotient(hs_q), .remainder(hs_r)
+  );
+
+  ga2_perf #(.CW(5)) u_pf (
+    .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
+    .retire(pf_retire), .cnt_cycles(pf_out[29:25]), .cnt_mm(pf_out[24:20]),
+    .cnt_dma(pf_out[19:15]), .cnt_vec(pf_out[14:10]), .cnt_instret(pf_out[9:5]),
+    .retire_cycle(pf_out[4:0])
   );
 
   always @* begin

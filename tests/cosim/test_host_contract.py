@@ -220,9 +220,9 @@ BROKEN = {
                                "assign imem_en    = (state_q == S_FETCH || state_q == S_HALTED)")],
                   {"imem"}, "instruction-memory access while not running"),
     # instret is 1 for one cycle after reset, then 0 again: only a per-cycle check sees it
-    "reset_blip": ("ga2_perf", [(r"ret_q <= 32'd0;", "ret_q <= 32'd1;"),
+    "reset_blip": ("ga2_perf", [(r"ret_q <= ZERO;", "ret_q <= ONE;"),
                                 (r"ret_d = ret_q \+ ",
-                                 "ret_d = ((retire == 4'd0 && cyc_q == 32'd0) ? 32'd0 : ret_q) + ")],
+                                 "ret_d = ((retire == 4'd0 && cyc_q == ZERO) ? ZERO : ret_q) + ")],
                    {"reset"}, "between reset and the first start"),
     "epc_stale": ("ga2_seq", [(r"epc_d   = 16'd0;", "")], {"epc"}, "error_pc non-zero while error = 0"),
     "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_IDLE) || ")],

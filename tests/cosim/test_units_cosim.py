@@ -22,7 +22,7 @@ from tools.sim.files import rtl_files, top_file
 
 from tools import ROOT  # noqa: E402
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
-              "test_divu")
+              "test_divu", "test_perf")
 
 
 def _build_units(sim, rtl_dir=None, build_dir=None):

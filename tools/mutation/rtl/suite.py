@@ -95,6 +95,36 @@ def requant_vectors(n, seed):
     return [(a, m, s, requant(a, m, s)) for a, m, s in out[:n]]
 
 
+PF_CW = 5          # the narrow ga2_perf the benches build: every counter bit wraps within the vectors
+N_PF_VEC = 400
+
+
+def perf_vectors(n, seed, cw=PF_CW):
+    """Per cycle (rst, clear, running, busy[2:0], retire[3:0], expected after the edge:
+    cycles, mm, dma, vec, instret, retire_cycle, all mod 2^cw) for ga2_perf #(.CW(cw)),
+    the expected counts by plain counting (docs/isa.md: clear and reset zero all five and
+    win; cycles counts running, mm/dma/vec their busy bit {vec, dma, mm}, instret the set
+    retire bits; retire_cycle = cycles + 1)."""
+    rng = random.Random(seed + 2)
+    mask = (1 << cw) - 1
+    c = [0] * 5
+    out = []
+    for k in range(n):
+        rst = int(k < 2 or rng.random() < 0.01)
+        clear = int(rng.random() < 0.02)
+        running = int(rng.random() < 0.85)
+        busy = rng.randrange(8)
+        retire = rng.randrange(16) if rng.random() < 0.5 else 0
+        if rst or clear:
+            c = [0] * 5
+        else:
+            c = [c[0] + running, c[1] + (busy & 1), c[2] + (busy >> 1 & 1), c[3] + (busy >> 2 & 1),
+                 c[4] + bin(retire).count("1")]
+            c = [v & mask for v in c]
+        out.append((rst, clear, running, busy, retire, *c, (c[0] + 1) & mask))
+    return out
+
+
 def divu_vectors(n, seed):
     """(dividend, divisor, q, r): the softmax's divisions (e*65536 / S) and 32-bit edges."""
     rng = random.Random(seed + 1)
@@ -477,6 +507,10 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
     with open(os.path.join(suite_dir, "dv.hex"), "w") as f:
         for a, b, q, r in dv:
             f.write(f"{a:08x}{b:08x}{q:08x}{r:08x}\n")
+    pf = perf_vectors(N_PF_VEC, RANDOM_SEED)
+    with open(os.path.join(suite_dir, "pf.hex"), "w") as f:
+        for v in pf:
+            f.write("".join(f"{x:02x}" for x in v) + "\n")     # 11 bytes, rst first
     if programs is None:
         programs = overlap_programs() if cfg.mode == "overlap" else suite_programs()
     machine = Machine(cfg)
@@ -509,7 +543,7 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
             hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
                         "error": err[1], "light": light})
-    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv),
+    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv), "pf_n": len(pf),
                 "programs": entries, "total_cycles": sum(e["cycles"] for e in entries)}
     return manifest
 
@@ -541,7 +575,7 @@ def run_mutant(vvp, manifest, timeout, nprog=None):
     """
     n = manifest["nprog"] if nprog is None else nprog
     cmd = ["vvp", "-n", vvp, f"+dir={manifest['dir']}", f"+nprog={n}",
-           f"+rq_n={manifest['rq_n']}", f"+dv_n={manifest['dv_n']}"]
+           f"+rq_n={manifest['rq_n']}", f"+dv_n={manifest['dv_n']}", f"+pf_n={manifest.get('pf_n', 0)}"]
     t = time.time()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
