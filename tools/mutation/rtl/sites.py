@@ -72,6 +72,8 @@ def literal_variants(text):
 
 
 # ------------------------------------------------------------------ AST walk
+_SHIFTS = {"Sll", "Srl", "Sla", "Sra"}
+_SELF_SIZED = {"LessThan", "GreaterThan", "LessEq", "GreaterEq", "Eq", "NotEq", "Eql", "NotEql"}
 Event = namedtuple("Event", "line text kind node ctx")   # ctx: set of context tags
 
 _BINOPS = {"Plus": "+", "Minus": "-", "Times": "*", "Divide": "/", "Mod": "%", "Power": "**",
@@ -119,11 +121,15 @@ class Walker:
         if meth:
             meth(node, ctx)
         elif name in _BINOPS:
-            # operands of an arithmetic operator: not the outermost result (structural.py)
+            # operands of an arithmetic operator: not the outermost result (structural.py);
+            # nor are a comparison's operands or a shift amount (their width is not the
+            # assignment target's, so narrowing them to it would change nothing)
             sub = ctx | {"inarith"} if name in ("Plus", "Minus", "Times") else ctx
+            if name in _SELF_SIZED:
+                sub = ctx | {"sub"}
             self.walk(node.left, sub)
             self.ev(None, _BINOPS[name], "binop", node, ctx)     # line fixed later
-            self.walk(node.right, sub)
+            self.walk(node.right, sub | ({"sub"} if name in _SHIFTS else set()))
         elif name in _UNOPS:
             self.ev(node.lineno, _UNOPS[name], "unop", node, ctx)
             self.walk(node.right, ctx)

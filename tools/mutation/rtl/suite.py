@@ -47,7 +47,7 @@ N_COLLIDING = 10                # overlap suite: random programs built to collid
 N_RANDOM_FIRST = 4              # random programs before the error programs
 N_RANDOM_LATE = 8               # random programs after them
 RANDOM_SEED = 20240
-N_RQ_VEC = 480
+N_RQ_VEC = 560
 N_DV_VEC = 120
 
 
@@ -76,7 +76,7 @@ def requant_vectors(n, seed):
         m = rng.choice([rng.randint(1 << 14, (1 << 15) - 1), rng.randint(0, 65535)])
         s = rng.randint(0, 63)
         out.append((a, m, s))
-    out = out[:n - 160]
+    out = out[:n - 250]
     # targeted: results exactly at the saturation edges (127, 128, -128, -129), s = 1 with
     # odd products (the rounding term), and the largest products at s = 45..50
     for target in (126, 127, 128, 129, -127, -128, -129, -130):
@@ -92,7 +92,16 @@ def requant_vectors(n, seed):
         for a in (2**31 - 1, -2**31, 2**31 - 12345, -2**31 + 777):
             for m in (65535, 65534, 1 << 15):
                 out.append((a, m, s))
-    return [(a, m, s, requant(a, m, s)) for a, m, s in out[:n]]
+    # the rounding term 2^(s-1) at s = 32..47 (its shift amount s-1 needs all 6 bits):
+    # products just above and below a half, a*m = 2^(s-1) +- 2^15, both signs
+    for s in range(32, 48):
+        for d in (1, -1):
+            for sign in (1, -1):
+                a = sign * ((1 << (s - 16)) + d)
+                if -2**31 <= a < 2**31:
+                    out.append((a, 1 << 15, s))
+    assert len(out) <= n, len(out)
+    return [(a, m, s, requant(a, m, s)) for a, m, s in out]
 
 
 PF_CW = 5          # the narrow ga2_perf the benches build: every counter bit wraps within the vectors
