@@ -180,9 +180,10 @@ def harness(tmp_path_factory):
     # both suites, as the full run judges a mutant: the in-order one, then (for a mutant it
     # does not catch) the overlap one on the OVERLAP=1 build, where ga2_hazard and the
     # fast softmax live
-    # (the overlap suite without its edge and chapter-9 programs, which the co-simulation
-    # tests run on both simulators: CI time)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
+    # (both suites without their edge, wrap, longest-transfer and chapter-9 programs,
+    # which tests/cosim/test_bench_suite.py runs on both simulators: CI time)
+    manifest = [suite.build_suite(os.path.join(work, "suite"), programs=suite.suite_programs(quick=True),
+                                  cfg=suite.CFG),
                 suite.build_suite(os.path.join(work, "suite-overlap"),
                                   programs=suite.overlap_programs(quick=True), cfg=suite.CFG_OVERLAP)]
     all_sites = sites.enumerate_sites(snap)
