@@ -134,7 +134,7 @@ module ga2_decode #(
   localparam [RW-1:0] SP_END   = SP_WORDS;
   localparam [RW-1:0] EXT_END  = EXT_WORDS;
   localparam [RWB-1:0] SP_ENDB = SP_WORDS;
-  localparam [`GA2_SM_LEN_W-1:0] SM_LIMIT = SM_MAX_LEN;
+  localparam [`GA2_SM_LEN_W-1:0] SM_LIMIT = SM_MAX_LEN;   // compared with len - 1
 
   // n * x for n = 0..3 (M-1 or N-1 once the shape check has passed): < 3 * 2^12 < 2^14
   function [13:0] mul03;
@@ -162,6 +162,7 @@ module ga2_decode #(
   wire [RW-1:0] st_lenr = {4'd0, st_len};
   wire [RW-1:0] rq_lenr = {4'd0, rq_len};
   wire [RW-1:0] sm_lenr = {4'd0, sm_len};
+  wire [`GA2_SM_LEN_W-1:0] sm_len1 = sm_len - {{(`GA2_SM_LEN_W-1){1'b0}}, 1'b1};   // SM: 1 <= len <= max
   wire [1:0]  mm_m1    = mm_m[1:0] - 2'd1;                // M-1 once 1 <= M <= 4
   wire [1:0]  mm_n1    = mm_n[1:0] - 2'd1;
   wire [RW-1:0] mm_kr  = {9'd0, mm_k};
@@ -229,7 +230,7 @@ module ga2_decode #(
         sp_bad    = (rq_rlast >= SP_END) || (rq_wlast >= SP_END);
       end
       `GA2_OP_SM: begin
-        shape_bad = (sm_len == {`GA2_SM_LEN_W{1'b0}}) || (sm_len > SM_LIMIT);
+        shape_bad = (sm_len1 >= SM_LIMIT);          // len = 0 wraps to the largest value
         sp_bad    = (sm_rlast >= SP_END) || (sm_wlast >= SP_END);
       end
       default: begin
@@ -238,12 +239,15 @@ module ga2_decode #(
     endcase
   end
 
+  // the first failing check of a legal op, in the order shape > scratchpad > external; an
+  // illegal opcode (whose op has no checks) faults with the opcode code
+  reg [2:0] chk_code;
   always @* begin
-    if (!op_ok)         fault_code = `GA2_ERR_OPCODE;
-    else if (shape_bad) fault_code = `GA2_ERR_SHAPE;
-    else if (sp_bad)    fault_code = `GA2_ERR_SP_RANGE;
-    else if (ext_bad)   fault_code = `GA2_ERR_EXT_RANGE;
-    else                fault_code = 3'd0;
+    if (shape_bad)      chk_code = `GA2_ERR_SHAPE;
+    else if (sp_bad)    chk_code = `GA2_ERR_SP_RANGE;
+    else if (ext_bad)   chk_code = `GA2_ERR_EXT_RANGE;
+    else                chk_code = 3'd0;
+    fault_code = op_ok ? chk_code : `GA2_ERR_OPCODE;
   end
 endmodule
 `resetall

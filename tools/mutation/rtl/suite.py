@@ -356,6 +356,27 @@ def boundary_programs(seed=RANDOM_SEED):
         v("MM", **dict(base, B=SP - 1 - span))
         x(f"MM B K={K} tb={tb}", "MM", **dict(base, B=SP - span))
     x("MM B product 2^19", "MM", dst=2000, A=10, B=0, M=1, K=255, N=1, tb=0, lda=0, ldb=2065, ldc=0)
+    v("MM", dst=2000, A=10, B=400, M=2, K=128, N=3, tb=0, lda=130, ldb=3, ldc=3)   # K's top bit alone
+    # each range sum just past 2^16 with every other field in range: a sum without its
+    # carry into bit 16 would look valid (the wrap programs may fault on two fields)
+    T = 1 << 16
+    for n in (1, 20):
+        x(f"LD dst wrap {n}", "LD", dst=T - n // 2 - 1, src=0, len=n)
+        x(f"LD src wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n)
+        x(f"ST src wrap {n}", "ST", src=T - n // 2 - 1, dst=0, len=n)
+        x(f"ST dst wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n)
+        x(f"RQ src wrap {n}", "RQ", dst=0, src=T - n // 2 - 1, len=n, m=1, s=0)
+        x(f"RQ dst wrap {n}", "RQ", dst=T - n // 2 - 1, src=0, len=n, m=1, s=0)
+        x(f"SM src wrap {n}", "SM", dst=0, src=T - n // 2 - 1, len=n)
+        x(f"SM dst wrap {n}", "SM", dst=T - n // 2 - 1, src=0, len=n)
+    mmw = dict(dst=100, A=200, B=300, M=2, K=8, N=2, tb=0, lda=8, ldb=2, ldc=2)
+    for fld in ("A", "B", "dst"):
+        for tb in (0, 1):
+            x(f"MM {fld} wrap tb={tb}", "MM", **dict(mmw, tb=tb, ldb=8 if tb else 2, **{fld: T - 5}))
+    # SM lengths whose low 12 bits are a valid length: a shape check on a truncated length
+    # would pass them to the range check (a different fault code)
+    for n in (4096 + 10, 4096 + 64):
+        x(f"SM len {n}", "SM", dst=0, src=100, len=n)
     # priorities: shape over scratchpad over external
     x("LD len 0 + sp", "LD", dst=SP - 1, src=EXT - 1, len=0)
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
