@@ -59,7 +59,7 @@ def test_decode_test_catches_a_broken_decoder(tmp_path):
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
     src = (rtl / "ga2_decode.v").read_text()
-    broken = re.sub(r"\(z32\(ld_src\) \+ ld_len32 > EXT_END\)", "(z32(ld_src) + ld_len32 >= EXT_END)", src)
+    broken = re.sub(r"ext_bad   = \(ld_xlast >= EXT_END\);", "ext_bad   = (ld_xlast + 17'd1 >= EXT_END);", src)
     assert broken != src, "ga2_decode.v no longer has the LD ext check: update this mutation"
     (rtl / "ga2_decode.v").write_text(broken)
     with pytest.raises(AssertionError, match="test_decode failed"):

@@ -141,10 +141,10 @@ def test_wrap_programs_reach_past_the_widths():
 
 
 @pytest.mark.parametrize("kind, pattern, repl", [
-    (("LD", "dst", 16), r"sp_bad    = \(z32\(ld_dst\) \+ ld_len32 > SP_END\);",
-     "sp_bad    = ({16'd0, ld_dst + ld_len32[15:0]} > SP_END);"),
-    (("MM", "B", 20), r"z32\(mm_b\) \+ mm_kldb \+ mm_n32 - 32'd1;",
-     "{12'd0, mm_b + mm_kldb20 + mm_n32[19:0] - 20'd1};"),
+    (("LD", "dst", 16), r"sp_bad    = \(ld_last >= SP_END\);",
+     "sp_bad    = ({1'b0, ld_last[15:0]} >= SP_END);"),
+    (("MM", "B", 20), r"\{5'd0, mm_b\} \+ \{1'b0, mm_kldb\} \+ \{18'd0, mm_n\} - 21'd1;",
+     "{1'b0, {4'd0, mm_b} + mm_kldb + {17'd0, mm_n} - 20'd1};"),
 ], ids=["ld_dst_16bit", "mm_b_20bit"])
 def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
