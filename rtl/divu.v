@@ -38,31 +38,36 @@ module divu #(
   wire [WIDTH:0] diff  = trial - {1'b0, dsr_q};
   wire           ge    = !diff[WIDTH];                  // trial >= divisor
 
+  // control: reset
   always @(posedge clk) begin
     if (rst) begin
       step_q <= 1'b0;
       last_q <= 1'b0;
-      cnt_q  <= 8'd0;
-      quo_q    <= {WIDTH{1'b0}};
-      rem_q    <= {WIDTH{1'b0}};
-      dsr_q    <= {WIDTH{1'b0}};
     end else if (start) begin
       step_q <= 1'b1;
       last_q <= 1'b0;
-      cnt_q  <= STEPS;
-      quo_q    <= dividend;
-      rem_q    <= {WIDTH{1'b0}};
-      dsr_q    <= divisor;
     end else if (step_q) begin
-      quo_q   <= {quo_q[WIDTH-2:0], ge};
-      rem_q   <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
-      cnt_q <= cnt_q - 8'd1;
       if (cnt_q == 8'd1) begin
         step_q <= 1'b0;
         last_q <= 1'b1;
       end
     end else begin
       last_q <= 1'b0;
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register
+  // before the first step; quotient and remainder are read only in the last cycle
+  always @(posedge clk) begin
+    if (start) begin
+      cnt_q <= STEPS;
+      quo_q <= dividend;
+      rem_q <= {WIDTH{1'b0}};
+      dsr_q <= divisor;
+    end else if (step_q) begin
+      quo_q <= {quo_q[WIDTH-2:0], ge};
+      rem_q <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
+      cnt_q <= cnt_q - 8'd1;
     end
   end
 

@@ -39,26 +39,34 @@ module dma (
   wire reading = busy_q && (cnt_q != len_q);
   wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
+  // control: reset. dir_q and rp_q keep theirs: ext_addr (a chip output) is rp_q while
+  // dir_q = 0, so both hold 0 from reset to the first start
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;
       dir_q  <= 1'b0;
-      cnt_q  <= {LW{1'b0}};
-      len_q  <= {LW{1'b0}};
       rp_q   <= {AW{1'b0}};
-      wp_q   <= {AW{1'b0}};
     end else if (start) begin
       busy_q <= 1'b1;
       dir_q  <= dir;
-      cnt_q  <= {LW{1'b0}};
-      len_q  <= len;
       rp_q   <= dir ? sp_base : ext_base;
-      wp_q   <= dir ? ext_base : sp_base;
+    end else if (busy_q) begin
+      if (reading) rp_q <= rp_q + 1'b1;
+      if (last) busy_q <= 1'b0;
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
+  // is gated by busy_q (reading, writing, last), and wp_q reaches ext_addr only with
+  // dir_q = 1, i.e. after a start
+  always @(posedge clk) begin
+    if (start) begin
+      cnt_q <= {LW{1'b0}};
+      len_q <= len;
+      wp_q  <= dir ? ext_base : sp_base;
     end else if (busy_q) begin
       cnt_q <= cnt_q + 1'b1;
-      if (reading) rp_q <= rp_q + 1'b1;
       if (writing) wp_q <= wp_q + 1'b1;
-      if (last) busy_q <= 1'b0;
     end
   end
 

@@ -110,20 +110,25 @@ module mm_ctrl (
       wire b_act = win[i] && (IDX < n_q);
       always @(posedge clk) begin
         if (rst) begin
-          a_ptr_q <= {AW{1'b0}};
-          b_ptr_q <= {AW{1'b0}};
           a_v_q   <= 1'b0;
           b_v_q   <= 1'b0;
         end else if (start) begin
-          a_ptr_q <= a_base + a_off;
-          b_ptr_q <= b_base + b_off;
           a_v_q   <= 1'b0;
           b_v_q   <= 1'b0;
         end else begin
-          if (a_act) a_ptr_q <= a_ptr_q + 1'b1;
-          if (b_act) b_ptr_q <= b_ptr_q + b_step_q;
           a_v_q <= a_act;
           b_v_q <= b_act;
+        end
+      end
+      // the pointers: no reset (docs/rtl.md "Reset and X policy"): start loads them,
+      // and they are read only with a_act / b_act (win[i], so busy_q)
+      always @(posedge clk) begin
+        if (start) begin
+          a_ptr_q <= a_base + a_off;
+          b_ptr_q <= b_base + b_off;
+        end else begin
+          if (a_act) a_ptr_q <= a_ptr_q + 1'b1;
+          if (b_act) b_ptr_q <= b_ptr_q + b_step_q;
         end
       end
       // port 0 also reads the old C words (acc = 1), never in the same cycle as A
@@ -152,21 +157,35 @@ module mm_ctrl (
     .result(result)
   );
 
+  // control: reset
   always @(posedge clk) begin
     if (rst) begin
-      busy_q     <= 1'b0;
-      acc_q      <= 1'b0;
-      cyc_q      <= {CW{1'b0}};
-      m_q        <= 3'd0;
-      n_q        <= 3'd0;
-      k_q        <= 8'd0;
-      ldc_q      <= {AW{1'b0}};
-      b_step_q   <= {AW{1'b0}};
-      row_base_q <= {AW{1'b0}};
-      di_q       <= 2'd0;
-      dj_q       <= 2'd0;
+      busy_q <= 1'b0;
+      di_q   <= 2'd0;
+      dj_q   <= 2'd0;
     end else if (start) begin
-      busy_q     <= 1'b1;
+      busy_q <= 1'b1;
+      di_q   <= 2'd0;
+      dj_q   <= 2'd0;
+    end else if (busy_q) begin
+      if (drain) begin
+        if (tile_end) begin
+          busy_q <= 1'b0;
+        end else if (row_end) begin
+          dj_q <= 2'd0;
+          di_q <= di_q + 2'd1;
+        end else begin
+          dj_q <= dj_q + 2'd1;
+        end
+      end
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
+  // is gated by busy_q (drain, pre_drain, win[0]) or by an enable that is (c_rd, a_act,
+  // b_act, wr_en)
+  always @(posedge clk) begin
+    if (start) begin
       acc_q      <= acc;
       cyc_q      <= {CW{1'b0}};
       m_q        <= m;
@@ -175,21 +194,9 @@ module mm_ctrl (
       ldc_q      <= {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
       b_step_q   <= b_step;
       row_base_q <= dst;
-      di_q       <= 2'd0;
-      dj_q       <= 2'd0;
     end else if (busy_q) begin
       cyc_q <= cyc_q + 1'b1;
-      if (drain) begin
-        if (tile_end) begin
-          busy_q <= 1'b0;
-        end else if (row_end) begin
-          dj_q       <= 2'd0;
-          di_q       <= di_q + 2'd1;
-          row_base_q <= row_base_q + ldc_q;
-        end else begin
-          dj_q <= dj_q + 2'd1;
-        end
-      end
+      if (drain && !tile_end && row_end) row_base_q <= row_base_q + ldc_q;
     end
   end
 

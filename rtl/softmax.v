@@ -143,18 +143,11 @@ module softmax #(
     else     state_q <= state_d;
   end
 
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register;
+  // in S_IDLE (after reset) they hold and every use is gated by state_q (reading,
+  // have_x, elem_end)
   always @(posedge clk) begin
-    if (rst) begin
-      cnt_q <= 7'd0;
-      len_q <= 7'd0;
-      ew_q  <= 6'd0;
-      idx_q <= 6'd0;
-      src_q <= {AW{1'b0}};
-      rp_q  <= {AW{1'b0}};
-      wp_q  <= {AW{1'b0}};
-      mx_q  <= 8'h80;
-      sum_q <= 32'd0;
-    end else if (start) begin
+    if (start) begin
       cnt_q <= 7'd0;
       len_q <= len;
       ew_q  <= 6'd0;

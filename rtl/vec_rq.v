@@ -36,28 +36,31 @@ module vec_rq (
   wire reading = busy_q && (cnt_q != len_q);
   wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
+  // control: reset
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;
-      cnt_q  <= {LW{1'b0}};
-      len_q  <= {LW{1'b0}};
-      rp_q   <= {AW{1'b0}};
-      wp_q   <= {AW{1'b0}};
-      m_q    <= 16'd0;
-      s_q    <= 6'd0;
     end else if (start) begin
       busy_q <= 1'b1;
-      cnt_q  <= {LW{1'b0}};
-      len_q  <= len;
-      rp_q   <= src;
-      wp_q   <= dst;
-      m_q    <= m;
-      s_q    <= s;
+    end else if (busy_q) begin
+      if (last) busy_q <= 1'b0;
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
+  // is gated by busy_q (rd_en, wr_en, last)
+  always @(posedge clk) begin
+    if (start) begin
+      cnt_q <= {LW{1'b0}};
+      len_q <= len;
+      rp_q  <= src;
+      wp_q  <= dst;
+      m_q   <= m;
+      s_q   <= s;
     end else if (busy_q) begin
       cnt_q <= cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
       if (writing) wp_q <= wp_q + 1'b1;
-      if (last) busy_q <= 1'b0;
     end
   end
 

@@ -47,7 +47,7 @@ module units_tb #(
   output reg  [31:0] last_read,     // busy cycle of the last read (-1: none)
   output reg  [31:0] first_write,   // busy cycle of the first write (-1: none)
   output reg  [31:0] n_writes,
-  output reg  [31:0] div_q,
+  output reg  [31:0] div_q,         // the last divide job's quotient and remainder
   output reg  [31:0] div_r,
   input  wire [31:0] rq_a,
   input  wire [15:0] rq_m,
@@ -233,8 +233,10 @@ module units_tb #(
           if (u_last === 1'b1) begin
             last_cycle = cyc;
             seen_last = 1'b1;
-            div_q = dv_q;
-            div_r = dv_r;
+            if (sel == 2'd3) begin        // the divider's outputs: only a divide job
+              div_q = dv_q;                  // loads them (docs/rtl.md "Reset and X policy":
+              div_r = dv_r;                  // x until the divider's first start)
+            end
           end
           cyc = cyc + 1;
           @(negedge clk);
