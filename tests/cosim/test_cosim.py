@@ -18,7 +18,8 @@ from tools.sim import hw
 from tools.gen import progen
 
 BATCHES = 1
-PER_BATCH = 150          # 150 random programs per simulator (make fuzz: thousands, both modes)
+PER_BATCH = 80           # 80 random programs per simulator (make fuzz: thousands, both modes;
+                         # test_bench_suite runs the mutation bench's programs too)
 
 
 def _report(results, pairs):

@@ -24,7 +24,7 @@ from tools.sim.compare import reference
 
 CFG = config.CH09_OVERLAP     # 8192 ext words, the overlap timing mode
 INORDER = CFG.replace(mode="inorder")
-N_PROGS = 200            # per simulator
+N_PROGS = 100            # per simulator (make fuzz --mode both: half of thousands collide)
 FAULT_EVERY = 10         # every 10th program ends with a fault (then a dump program)
 SEED = 2026
 
