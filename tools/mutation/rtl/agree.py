@@ -27,7 +27,7 @@ import time
 from tools import ROOT
 from tools.mutation import engine
 from tools.mutation.rtl import runner, suite
-from tools.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line
+from tools.mutation.rtl.sites import ALL_CLASSES, RTL_DIR, enumerate_sites, make_mutant_dir, one_line
 
 # the pytest selection: every co-simulation test, Icarus only (the bench's simulator)
 PYTEST_ARGS = ["tests/cosim", "tests/ch09/test_ch09_cosim.py", "tests/serve", "-x", "-q",
@@ -77,7 +77,7 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="ga2-agree-")
     manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
                  suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
-    sites = enumerate_sites(RTL_DIR)
+    sites = enumerate_sites(RTL_DIR, classes=ALL_CLASSES)   # token and structural, as make mutants-rtl
     pick = sorted(random.Random(a.seed).sample(range(len(sites)), min(a.sample, len(sites))))
     rows = []
     t0 = time.time()

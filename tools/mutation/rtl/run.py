@@ -43,10 +43,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the sites and exit")
     ap.add_argument("--module", action="append", help="only this module (repeatable)")
-    ap.add_argument("--classes", default="",
-                    help="comma list of mutation classes (default: the token classes "
-                         f"{','.join(sites_mod.DEFAULT_CLASSES)}; 'all' adds the structural "
-                         f"{','.join(sites_mod.NEW_CLASSES)})")
+    ap.add_argument("--classes", default="all",
+                    help="comma list of mutation classes (default 'all': the token classes "
+                         f"{','.join(sites_mod.DEFAULT_CLASSES)} and the structural "
+                         f"{','.join(sites_mod.NEW_CLASSES)}; 'token' for the first only)")
     ap.add_argument("--rtl", default=sites_mod.RTL_DIR)
     ap.add_argument("--out", default=runner.OUT_JSON)
     ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, help="the checked-in list of equivalent mutants")

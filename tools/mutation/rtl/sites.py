@@ -375,8 +375,8 @@ ALL_CLASSES = DEFAULT_CLASSES + NEW_CLASSES
 
 
 def parse_classes(spec):
-    """--classes: None/'' -> the default classes, 'all' -> every class, else a comma list."""
-    if not spec:
+    """--classes: None/''/'token' -> the token classes, 'all' -> every class, else a comma list."""
+    if not spec or spec == "token":
         return DEFAULT_CLASSES
     if spec == "all":
         return ALL_CLASSES
