@@ -368,21 +368,25 @@ async def _divu_contract(dut, vectors):
             f"divu: busy or last {k} cycles after a start with reset"
         await FallingEdge(clk)
     # a start while busy restarts the division with the new operands
+    # (the second start in the middle, then in the final step cycle)
     (a0, b0, _, _), (a1, b1, q1, r1) = vectors[0], vectors[1]
-    dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a0, b0, 1
-    await FallingEdge(clk)
-    dut.hs_start.value = 0
-    for _ in range(DV_LAT // 2):
+    for wait in (DV_LAT // 2, DV_LAT):
+        dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a0, b0, 1
         await FallingEdge(clk)
-    dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a1, b1, 1
-    await FallingEdge(clk)
-    dut.hs_start.value = 0
-    n = 0
-    while bit(dut.hs_last) != "1" and n < 100:
+        dut.hs_start.value = 0
+        for _ in range(wait - 1):
+            await FallingEdge(clk)
+        dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a1, b1, 1
         await FallingEdge(clk)
-        n += 1
-    assert n == DV_LAT and (word(dut.hs_q), word(dut.hs_r)) == (q1, r1), \
-        f"divu: a start while busy did not restart ({n} cycles, q={word(dut.hs_q)}, expected {q1})"
+        dut.hs_start.value = 0
+        n = 0
+        while bit(dut.hs_last) != "1" and n < 100:
+            await FallingEdge(clk)
+            n += 1
+        assert n == DV_LAT and (word(dut.hs_q), word(dut.hs_r)) == (q1, r1), \
+            f"divu: a start {wait} cycles into a division did not restart it ({n} cycles, " \
+            f"q={word(dut.hs_q)}, expected {q1})"
+        await FallingEdge(clk)
 
 
 @cocotb.test()
