@@ -523,6 +523,14 @@ def reset_programs():
         at = ev.issue + (busy * 3) // 4          # three quarters into the unit's busy time
         out.append((f"reset in {ev.op}", prog, img, at))
         out.append((f"after reset in {ev.op}", prog, img))
+    # reset around the cycle a unit is started (its DECODE): a reset must win over the
+    # start, or the unit runs after the reset (LD, MM, RQ, SM)
+    for ev in timing.schedule(prog, CFG).events[:5:1]:
+        if ev.op == "MM" and ev.pc > 1:
+            continue
+        for at in (ev.issue, ev.issue + 1):
+            out.append((f"reset at the start of {ev.op} ({at})", prog, img, at))
+            out.append((f"after reset at the start of {ev.op} ({at})", prog, img))
     return out
 
 
