@@ -206,7 +206,6 @@ module ga2_decode #(
 
   reg shape_bad, sp_bad, ext_bad;
   always @* begin
-    shape_bad = 1'b0;
     sp_bad    = 1'b0;
     ext_bad   = 1'b0;
     case (op)
