@@ -240,6 +240,12 @@ def overlap_programs(quick=False):
     progs.extend((f"{label} overlap", progen.with_acc(prog, rng), im)
                  for label, prog, im in (("colliding acc", *collide.collide_program(rng, cfg, with_sm=True)),))
     progs.extend(acc_programs(rng, cfg, n=1))
+    # a read 2048 words from a write in the same cycle (LD writing sp[k] while RQ reads
+    # sp[k + 2048]): the scratchpad's write-first compare must use every address bit
+    for src in (2048, 2049, 2050):
+        progs.append((f"alias read {src}", [b("LD", dst=2040, src=0, len=30), b("LD", dst=0, src=0, len=200),
+                                            b("RQ", dst=3000, src=src, len=100, m=20000, s=10),
+                                            b("ST", src=3000, dst=4000, len=100), b("HALT")], img))
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     if not quick:
         progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
