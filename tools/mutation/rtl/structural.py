@@ -244,7 +244,7 @@ def _defines(rtl_dir):
 
 def parameters(text):
     """{name: default expression}: each value runs to the first `,` `;` or newline outside
-    parentheses, or to an unmatched `)` (the end of a #( ... ) parameter list)."""
+    parentheses, a comment, or an unmatched `)` (the end of a #( ... ) parameter list)."""
     out = {}
     for m in re.finditer(r"\b(?:parameter|localparam)\s+(?:integer\s+)?(?:\[[^\]]*\]\s*)?(\w+)\s*=\s*", text):
         depth, k = 0, m.end()
@@ -256,7 +256,7 @@ def parameters(text):
                 if depth == 0:
                     break
                 depth -= 1
-            elif c in ",;\n" and depth == 0:
+            elif (c in ",;\n" and depth == 0) or text.startswith(("//", "/*"), k):
                 break
             k += 1
         out[m.group(1)] = text[m.end():k].strip()
