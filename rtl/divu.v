@@ -28,10 +28,12 @@ module divu #(
     end
   end
 
-  localparam [7:0] STEPS = WIDTH;
+  // the step counter counts WIDTH down to 1: exactly as wide as WIDTH
+  localparam CNW = $clog2(WIDTH + 1);
+  localparam [CNW-1:0] STEPS = WIDTH;
 
   reg             step_q, last_q;
-  reg [7:0]       cnt_q;
+  reg [CNW-1:0]   cnt_q;
   reg [WIDTH-1:0] quo_q, rem_q, dsr_q;
 
   wire [WIDTH:0] trial = {rem_q, quo_q[WIDTH-1]};          // remainder shifted, next dividend bit
@@ -47,7 +49,7 @@ module divu #(
       step_q <= 1'b1;
       last_q <= 1'b0;
     end else if (step_q) begin
-      if (cnt_q == 8'd1) begin
+      if (cnt_q == {{(CNW-1){1'b0}}, 1'b1}) begin
         step_q <= 1'b0;
         last_q <= 1'b1;
       end
@@ -67,7 +69,7 @@ module divu #(
     end else if (step_q) begin
       quo_q <= {quo_q[WIDTH-2:0], ge};
       rem_q <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
-      cnt_q <= cnt_q - 8'd1;
+      cnt_q <= cnt_q - {{(CNW-1){1'b0}}, 1'b1};
     end
   end
 
