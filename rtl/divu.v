@@ -28,10 +28,16 @@ module divu #(
     end
   end
 
-  localparam [7:0] STEPS = WIDTH;
+  // the step counter counts WIDTH-1 down to 0 (one value a step): exactly as wide as its
+  // largest value, so its top bit is used (docs/rtl.md "Register widths")
+  localparam CNW = $clog2(WIDTH);
+  /* verilator lint_off WIDTH */
+  // WIDTH - 1 < 2^CNW: the integer keeps its value in CNW bits
+  localparam [CNW-1:0] LAST_STEP = WIDTH - 1;
+  /* verilator lint_on WIDTH */
 
   reg             step_q, last_q;
-  reg [7:0]       cnt_q;
+  reg [CNW-1:0]   cnt_q;
   reg [WIDTH-1:0] quo_q, rem_q, dsr_q;
 
   wire [WIDTH:0] trial = {rem_q, quo_q[WIDTH-1]};          // remainder shifted, next dividend bit
@@ -47,7 +53,7 @@ module divu #(
       step_q <= 1'b1;
       last_q <= 1'b0;
     end else if (step_q) begin
-      if (cnt_q == 8'd1) begin
+      if (cnt_q == {CNW{1'b0}}) begin
         step_q <= 1'b0;
         last_q <= 1'b1;
       end
@@ -60,14 +66,14 @@ module divu #(
   // before the first step; quotient and remainder are read only in the last cycle
   always @(posedge clk) begin
     if (start) begin
-      cnt_q <= STEPS;
+      cnt_q <= LAST_STEP;
       quo_q <= dividend;
       rem_q <= {WIDTH{1'b0}};
       dsr_q <= divisor;
     end else if (step_q) begin
       quo_q <= {quo_q[WIDTH-2:0], ge};
       rem_q <= ge ? diff[WIDTH-1:0] : trial[WIDTH-1:0];
-      cnt_q <= cnt_q - 8'd1;
+      cnt_q <= cnt_q - {{(CNW-1){1'b0}}, 1'b1};
     end
   end
 

@@ -2,16 +2,26 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // dma: LD (dir = 0: ext[ext_base ..] -> sp[sp_base ..]) and ST (dir = 1: sp -> ext).
 // One word per cycle: word i is read at busy cycle i and written at cycle i+1 (both
 // memories have one cycle of read latency), so the unit is busy exactly len+1 cycles.
-module dma (
+// Two pointers, one per memory: sp_q (the scratchpad: read for ST, written for LD) and
+// ep_q (the external memory: read for LD, written for ST), each as wide as its memory's
+// addresses (docs/rtl.md "Register widths").
+module dma #(
+  parameter SP_WORDS  = `GA2_SP_WORDS,        // the scratchpad's words: sp_q's width
+  parameter EXT_WORDS = `GA2_EXT_WORDS        // the external memory's words: ep_q's width
+) (
   input  wire                     clk,
   input  wire                     rst,
   input  wire                     start,
   input  wire                     dir,          // 0 = LD, 1 = ST
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW / EAW bits are kept
   input  wire [`GA2_ADDR_W-1:0]   sp_base,
   input  wire [`GA2_ADDR_W-1:0]   ext_base,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [`GA2_LD_LEN_W-1:0] len,
   output wire                     busy,
   output wire                     last,
@@ -29,57 +39,73 @@ module dma (
   output wire [31:0]              ext_wdata,
   input  wire [31:0]              ext_rdata
 );
-  localparam AW = `GA2_ADDR_W;
-  localparam LW = `GA2_LD_LEN_W;
+  initial begin
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
+    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
+      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
+      $finish;
+    end
+  end
 
-  reg          busy_q, dir_q;
-  reg [LW-1:0] cnt_q, len_q;
-  reg [AW-1:0] rp_q, wp_q;     // read pointer (source space), write pointer (destination)
+  localparam LW  = `GA2_LD_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);                          // scratchpad address width
+  localparam EAW = (EXT_WORDS > 1) ? $clog2(EXT_WORDS) : 1;   // external address width
+
+  reg           busy_q, dir_q;
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [SAW-1:0] sp_q;          // the scratchpad pointer
+  reg [EAW-1:0] ep_q;          // the external pointer
 
   wire reading = busy_q && (cnt_q != len_q);
   wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
-  // control: reset. dir_q and rp_q keep theirs: ext_addr (a chip output) is rp_q while
-  // dir_q = 0, so both hold 0 from reset to the first start
+  // control: reset. dir_q and ep_q keep theirs: ext_addr (a chip output) is ep_q, so it
+  // holds 0 from reset to the first start
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;
       dir_q  <= 1'b0;
-      rp_q   <= {AW{1'b0}};
+      ep_q   <= {EAW{1'b0}};
     end else if (start) begin
       busy_q <= 1'b1;
       dir_q  <= dir;
-      rp_q   <= dir ? sp_base : ext_base;
+      ep_q   <= ext_base[EAW-1:0];
     end else if (busy_q) begin
-      if (reading) rp_q <= rp_q + 1'b1;
+      if (ext_en) ep_q <= ep_q + 1'b1;
       if (last) busy_q <= 1'b0;
     end
   end
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (reading, writing, last), and wp_q reaches ext_addr only with
-  // dir_q = 1, i.e. after a start
+  // is gated by busy_q (reading, writing, last), sp_q reaches the scratchpad only with
+  // sp_rd_en / sp_wr_en
   always @(posedge clk) begin
     if (start) begin
       cnt_q <= {LW{1'b0}};
       len_q <= len;
-      wp_q  <= dir ? ext_base : sp_base;
+      sp_q  <= sp_base[SAW-1:0];
     end else if (busy_q) begin
       cnt_q <= cnt_q + 1'b1;
-      if (writing) wp_q <= wp_q + 1'b1;
+      if (sp_rd_en || sp_wr_en) sp_q <= sp_q + 1'b1;
     end
   end
 
   assign busy       = busy_q;
   assign last       = busy_q && (cnt_q == len_q);
   assign sp_rd_en   = reading && dir_q;
-  assign sp_rd_addr = rp_q;
   assign sp_wr_en   = writing && !dir_q;
-  assign sp_wr_addr = wp_q;
   assign sp_wr_data = ext_rdata;
   assign ext_en     = dir_q ? writing : reading;
   assign ext_we     = writing && dir_q;
-  assign ext_addr   = dir_q ? wp_q : rp_q;
   assign ext_wdata  = sp_rd_data;
+  /* verilator lint_off WIDTH */
+  // zero extension of the pointers to the ISA-width ports
+  assign sp_rd_addr = sp_q;
+  assign sp_wr_addr = sp_q;
+  assign ext_addr   = ep_q;
+  /* verilator lint_on WIDTH */
 endmodule
 `resetall

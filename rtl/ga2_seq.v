@@ -54,15 +54,23 @@ module ga2_seq #(
   end
 
   localparam [2:0] S_IDLE = 3'd0, S_FETCH = 3'd1, S_DECODE = 3'd2, S_EXEC = 3'd3, S_HALTED = 3'd4;
+  // pc reaches IMEM_DEPTH (the pc check's value): exactly as wide as that (docs/rtl.md
+  // "Register widths"); the pc outputs stay 16 bits, zero-extended (pc16)
+  localparam PCW = $clog2(IMEM_DEPTH + 1);
 
-  reg [2:0]  state_q, state_d;
-  reg [15:0] pc_q, pc_d;
-  reg        err_q, err_d;
-  reg [2:0]  code_q, code_d;
-  reg [15:0] epc_q, epc_d;
+  reg [2:0]     state_q, state_d;
+  reg [PCW-1:0] pc_q, pc_d;
+  reg           err_q, err_d;
+  reg [2:0]     code_q, code_d;
+  reg [15:0]    epc_q, epc_d;
+
+  /* verilator lint_off WIDTH */
+  // zero extension of pc_q to the 16-bit outputs
+  wire [15:0] pc16 = pc_q;
+  /* verilator lint_on WIDTH */
 
   wire in_decode = (state_q == S_DECODE);
-  wire pc_end    = ({16'd0, pc_q} == IMEM_DEPTH);
+  wire pc_end    = ({{(32-PCW){1'b0}}, pc_q} == IMEM_DEPTH);
   // overlap mode: a unit still busy (HALT and faults wait), the decoded instruction stalls
   wire any_busy  = (OVERLAP != 0) && (unit_busy != 3'd0);
   wire stall     = (OVERLAP != 0) && (((unit_sel & unit_busy) != 3'd0) || hazard);
@@ -79,7 +87,7 @@ module ga2_seq #(
       S_IDLE, S_HALTED: begin
         if (start) begin
           state_d = S_FETCH;
-          pc_d    = 16'd0;
+          pc_d    = {PCW{1'b0}};
           clear   = 1'b1;
           err_d   = 1'b0;
           code_d  = 3'd0;
@@ -93,7 +101,7 @@ module ga2_seq #(
           state_d = S_HALTED;
           err_d   = 1'b1;
           code_d  = `GA2_ERR_PC;
-          epc_d   = pc_q;
+          epc_d   = pc16;
         end
       end
       S_DECODE: begin
@@ -102,14 +110,14 @@ module ga2_seq #(
             state_d = S_HALTED;
             err_d   = 1'b1;
             code_d  = fault_code;
-            epc_d   = pc_q;
+            epc_d   = pc16;
           end
         end else if (is_halt) begin
           if (!any_busy) state_d = S_HALTED;
         end else if (go) begin
           if (OVERLAP != 0) begin
             state_d = S_FETCH;
-            pc_d    = pc_q + 16'd1;
+            pc_d    = pc_q + 1'b1;
           end else begin
             state_d = S_EXEC;
           end
@@ -118,7 +126,7 @@ module ga2_seq #(
       S_EXEC: begin
         if (unit_last != 3'd0) begin
           state_d = S_FETCH;
-          pc_d    = pc_q + 16'd1;
+          pc_d    = pc_q + 1'b1;
         end
       end
       default: state_d = S_IDLE;
@@ -128,7 +136,7 @@ module ga2_seq #(
   always @(posedge clk) begin
     if (rst) begin
       state_q <= S_IDLE;
-      pc_q    <= 16'd0;
+      pc_q    <= {PCW{1'b0}};
       err_q   <= 1'b0;
       code_q  <= 3'd0;
       epc_q   <= 16'd0;
@@ -148,18 +156,18 @@ module ga2_seq #(
       reg [47:0] upc_q, upc_d;
       always @* begin
         upc_d = upc_q;
-        if (go && unit_sel[0]) upc_d[15:0]  = pc_q;
-        if (go && unit_sel[1]) upc_d[31:16] = pc_q;
-        if (go && unit_sel[2]) upc_d[47:32] = pc_q;
+        if (go && unit_sel[0]) upc_d[15:0]  = pc16;
+        if (go && unit_sel[1]) upc_d[31:16] = pc16;
+        if (go && unit_sel[2]) upc_d[47:32] = pc16;
       end
       always @(posedge clk) begin
         if (rst) upc_q <= 48'd0;
         else upc_q <= upc_d;
       end
-      assign retire_pc = {pc_q, upc_q};
+      assign retire_pc = {pc16, upc_q};
     end else begin : g_pc
       // one instruction at a time: pc holds during its EXEC
-      assign retire_pc = {4{pc_q}};
+      assign retire_pc = {4{pc16}};
     end
   endgenerate
 
@@ -167,7 +175,7 @@ module ga2_seq #(
   assign error      = err_q;
   assign error_code = code_q;
   assign error_pc   = epc_q;
-  assign pc         = pc_q;
+  assign pc         = pc16;
   assign imem_en    = (state_q == S_FETCH) && !pc_end;
   assign issue      = go;
   assign retire     = {in_decode && is_halt && !any_busy, unit_last};

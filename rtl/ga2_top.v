@@ -221,7 +221,7 @@ module ga2_top #(
   wire [AW-1:0] dma_sp_ra, dma_sp_wa;
   wire [31:0]   dma_sp_wd, dma_sp_rd;
 
-  dma u_dma (
+  dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[0]),
@@ -252,7 +252,7 @@ module ga2_top #(
   wire [AW-1:0]     mm_wa;
   wire [31:0]       mm_wd;
 
-  mm_ctrl u_mm (
+  mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[1]),
@@ -282,7 +282,7 @@ module ga2_top #(
   wire [AW-1:0] rq_ra, rq_wa;
   wire [31:0]   rq_wd, rq_rd;
 
-  vec_rq u_rq (
+  vec_rq #(.SP_WORDS(SP_WORDS)) u_rq (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[2]),
@@ -306,7 +306,7 @@ module ga2_top #(
   wire [31:0]   sm_wd;
   wire [7:0]    sm_rbyte;
 
-  softmax #(.FAST(OVERLAP)) u_sm (
+  softmax #(.FAST(OVERLAP), .SP_WORDS(SP_WORDS)) u_sm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[3]),

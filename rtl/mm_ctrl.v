@@ -19,14 +19,20 @@
 //    K + 6, then during each drain cycle the next element's word. The scratchpad is
 //    write-first, so with overlapping output rows (ldc < N) an element reads the word
 //    an earlier element wrote, row-major as in model/func.py. Busy cycles unchanged.
-// Addresses are ISA-width (16 bits); the sequencer has range-checked them in DECODE.
-module mm_ctrl (
+// Address ports are ISA-width (16 bits); the sequencer has range-checked them in DECODE,
+// so the pointers keep SAW = log2(SP_WORDS) bits (docs/rtl.md "Register widths").
+module mm_ctrl #(
+  parameter SP_WORDS = `GA2_SP_WORDS                    // the scratchpad's words
+) (
   input  wire                             clk,
   input  wire                             rst,
   input  wire                             start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SAW bits are kept
   input  wire [`GA2_ADDR_W-1:0]           dst,
   input  wire [`GA2_ADDR_W-1:0]           a_base,
   input  wire [`GA2_ADDR_W-1:0]           b_base,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [`GA2_MM_M_W-1:0]           m,
   input  wire [`GA2_MM_K_W-1:0]           k,
   input  wire [`GA2_MM_N_W-1:0]           n,
@@ -47,11 +53,18 @@ module mm_ctrl (
 );
   localparam NA = `GA2_ARRAY;
   localparam AW = `GA2_ADDR_W;
-  localparam CW = 10;                                   // cycle counter: K + 7 + 16 < 1024
+  localparam SAW = $clog2(SP_WORDS);                   // scratchpad address width
+  // the cycle counter reaches K + FILL + M*N <= 255 + 7 + 16 = 278 (it steps in the last
+  // busy cycle too): 9 bits
+  localparam CW = $clog2((1 << `GA2_MM_K_W) + `GA2_MM_FILL + NA * NA);
 
   initial begin
     if (NA != 4) begin
       $error("mm_ctrl: built for a 4 x 4 array (2-bit row/column indices), ARRAY=%0d", NA);
+      $finish;
+    end
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
       $finish;
     end
   end
@@ -61,7 +74,7 @@ module mm_ctrl (
   reg [CW-1:0] cyc_q;
   reg [2:0]    m_q, n_q;
   reg [7:0]    k_q;
-  reg [AW-1:0] ldc_q, b_step_q, row_base_q;
+  reg [SAW-1:0] ldc_q, b_step_q, row_base_q;
   reg [1:0]    di_q, dj_q;
 
   localparam [CW-1:0] FILL = `GA2_MM_FILL;
@@ -73,14 +86,27 @@ module mm_ctrl (
   // acc = 1: the read of the old C word of the element written next cycle (header)
   wire          pre_drain = busy_q && (cyc_q == k_ext + FILL - 1'b1);
   wire          c_rd      = acc_q && (pre_drain || (drain && !tile_end));
-  wire [AW-1:0] c_addr    = pre_drain ? row_base_q :
+  /* verilator lint_off WIDTH */
+  // the column index as a SAW-bit offset (zero-extended; truncated only when SAW = 1,
+  // where the range check keeps N <= 2)
+  wire [SAW-1:0] dj_off   = dj_q;
+  /* verilator lint_on WIDTH */
+  wire [SAW-1:0] c_addr   = pre_drain ? row_base_q :
                             row_end   ? row_base_q + ldc_q :
-                                        row_base_q + {{(AW-2){1'b0}}, dj_q} + 1'b1;
+                                        row_base_q + dj_off + 1'b1;
+  wire [SAW-1:0] wr_ptr   = row_base_q + dj_off;
 
+  // the strides: ISA fields widened to 16 bits, then their low SAW bits (the addresses
+  // they step are below SP_WORDS, so arithmetic modulo 2^SAW is exact)
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [AW-1:0] lda16   = {{(AW-`GA2_MM_LDA_W){1'b0}}, lda};
   wire [AW-1:0] ldb16   = {{(AW-`GA2_MM_LDB_W){1'b0}}, ldb};
-  wire [AW-1:0] b_init  = tb ? ldb16 : {{(AW-1){1'b0}}, 1'b1};  // column-to-column step
-  wire [AW-1:0] b_step  = tb ? {{(AW-1){1'b0}}, 1'b1} : ldb16;  // k-to-k step
+  wire [AW-1:0] ldc16   = {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [SAW-1:0] lda_s  = lda16[SAW-1:0];
+  wire [SAW-1:0] ldb_s  = ldb16[SAW-1:0];
+  wire [SAW-1:0] b_init = tb ? ldb_s : {{(SAW-1){1'b0}}, 1'b1};  // column-to-column step
+  wire [SAW-1:0] b_step = tb ? {{(SAW-1){1'b0}}, 1'b1} : ldb_s;  // k-to-k step
   wire [NA*8-1:0]     a_left;
   wire [NA*8-1:0]     b_top;
   wire [31:0]         result;
@@ -101,11 +127,11 @@ module mm_ctrl (
   generate
     for (i = 0; i < NA; i = i + 1) begin : g_feed
       localparam [2:0] IDX = i;
-      reg [AW-1:0] a_ptr_q, b_ptr_q;
-      reg          a_v_q, b_v_q;
+      reg [SAW-1:0] a_ptr_q, b_ptr_q;
+      reg           a_v_q, b_v_q;
       // start offsets i*lda and i*b_init (i = 0..3) from a shift and an add
-      wire [AW-1:0] a_off = (IDX[1] ? {lda16[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? lda16 : {AW{1'b0}});
-      wire [AW-1:0] b_off = (IDX[1] ? {b_init[AW-2:0], 1'b0} : {AW{1'b0}}) + (IDX[0] ? b_init : {AW{1'b0}});
+      wire [SAW-1:0] a_off = (IDX[1] ? (lda_s << 1) : {SAW{1'b0}}) + (IDX[0] ? lda_s : {SAW{1'b0}});
+      wire [SAW-1:0] b_off = (IDX[1] ? (b_init << 1) : {SAW{1'b0}}) + (IDX[0] ? b_init : {SAW{1'b0}});
       wire a_act = win[i] && (IDX < m_q);
       wire b_act = win[i] && (IDX < n_q);
       always @(posedge clk) begin
@@ -124,14 +150,16 @@ module mm_ctrl (
       // and they are read only with a_act / b_act (win[i], so busy_q)
       always @(posedge clk) begin
         if (start) begin
-          a_ptr_q <= a_base + a_off;
-          b_ptr_q <= b_base + b_off;
+          a_ptr_q <= a_base[SAW-1:0] + a_off;
+          b_ptr_q <= b_base[SAW-1:0] + b_off;
         end else begin
           if (a_act) a_ptr_q <= a_ptr_q + 1'b1;
           if (b_act) b_ptr_q <= b_ptr_q + b_step_q;
         end
       end
-      // port 0 also reads the old C words (acc = 1), never in the same cycle as A
+      // port 0 also reads the old C words (acc = 1), never in the same cycle as A; the
+      // SAW-bit pointers are zero-extended to the ISA-width ports
+      /* verilator lint_off WIDTH */
       if (i == 0) begin : g_c
         assign rd_en[i]               = a_act || c_rd;
         assign rd_addr[AW*i +: AW]    = c_rd ? c_addr : a_ptr_q;
@@ -141,6 +169,7 @@ module mm_ctrl (
       end
       assign rd_en[NA+i]              = b_act;
       assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
+      /* verilator lint_on WIDTH */
       assign a_left[8*i +: 8]         = a_v_q ? rd_byte[8*i +: 8] : 8'd0;
       assign b_top[8*i +: 8]          = b_v_q ? rd_byte[8*(NA+i) +: 8] : 8'd0;
     end
@@ -191,9 +220,9 @@ module mm_ctrl (
       m_q        <= m;
       n_q        <= n;
       k_q        <= k;
-      ldc_q      <= {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
+      ldc_q      <= ldc16[SAW-1:0];
       b_step_q   <= b_step;
-      row_base_q <= dst;
+      row_base_q <= dst[SAW-1:0];
     end else if (busy_q) begin
       cyc_q <= cyc_q + 1'b1;
       if (drain && !tile_end && row_end) row_base_q <= row_base_q + ldc_q;
@@ -203,7 +232,10 @@ module mm_ctrl (
   assign busy    = busy_q;
   assign last    = drain && tile_end;
   assign wr_en   = drain;
-  assign wr_addr = row_base_q + {{(AW-2){1'b0}}, dj_q};
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit write pointer to the ISA-width port
+  assign wr_addr = wr_ptr;
+  /* verilator lint_on WIDTH */
   assign wr_data = acc_q ? result + rd_word0 : result;
 endmodule
 `resetall

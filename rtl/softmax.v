@@ -23,13 +23,17 @@
 // All reads (both passes) happen before the first write. FSM: state_q / state_d
 // (S_IDLE, S_MAX, S_EXP, S_LOAD, S_DIV, S_OUT); the datapath registers in one clocked block.
 module softmax #(
-  parameter FAST = 0                       // 0: serial divide per element; 1: reciprocal
+  parameter FAST     = 0,                  // 0: serial divide per element; 1: reciprocal
+  parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
   input  wire                   clk,
   input  wire                   rst,
   input  wire                   start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
   input  wire [`GA2_ADDR_W-1:0] dst,
   input  wire [`GA2_ADDR_W-1:0] src,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [6:0]             len,       // 1..64, checked by the sequencer
   output wire                   busy,
   output wire                   last,
@@ -49,19 +53,23 @@ module softmax #(
       $error("%m: GA2_SM_MAX_LEN=%0d outside 1..64 (the FAST bounds assume S < 2^22)", `GA2_SM_MAX_LEN);
       $finish;
     end
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
   end
 
-  localparam AW = `GA2_ADDR_W;
+  localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
   localparam [2:0] S_IDLE = 3'd0, S_MAX = 3'd1, S_EXP = 3'd2, S_LOAD = 3'd3, S_DIV = 3'd4,
                    S_OUT = 3'd5;
 
-  reg [2:0]    state_q, state_d;
-  reg [6:0]    cnt_q, len_q;
-  reg [5:0]    ew_q, idx_q;
-  reg [AW-1:0] src_q, rp_q, wp_q;
-  reg [7:0]    mx_q;
-  reg [31:0]   sum_q;
-  reg [15:0]   ebuf [0:`GA2_SM_MAX_LEN-1];
+  reg [2:0]     state_q, state_d;
+  reg [6:0]     cnt_q, len_q;
+  reg [5:0]     ew_q, idx_q;
+  reg [SAW-1:0] src_q, rp_q, wp_q;
+  reg [7:0]     mx_q;
+  reg [31:0]    sum_q;
+  reg [15:0]    ebuf [0:`GA2_SM_MAX_LEN-1];
 
   wire        pass    = (state_q == S_MAX) || (state_q == S_EXP);
   wire        reading = pass && (cnt_q != len_q);
@@ -152,9 +160,9 @@ module softmax #(
       len_q <= len;
       ew_q  <= 6'd0;
       idx_q <= 6'd0;
-      src_q <= src;
-      rp_q  <= src;
-      wp_q  <= dst;
+      src_q <= src[SAW-1:0];
+      rp_q  <= src[SAW-1:0];
+      wp_q  <= dst[SAW-1:0];
       mx_q  <= 8'h80;                                  // -128, the smallest int8
       sum_q <= 32'd0;
     end else begin
@@ -193,9 +201,12 @@ module softmax #(
   assign busy    = (state_q != S_IDLE);
   assign last    = elem_end && is_last;
   assign rd_en   = reading;
-  assign rd_addr = rp_q;
   assign wr_en   = elem_end;
-  assign wr_addr = wp_q;
   assign wr_data = fast ? {15'd0, qfast} : quot;
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = rp_q;
+  assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
 endmodule
 `resetall

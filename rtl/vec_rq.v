@@ -2,16 +2,22 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // vec_rq: the requantization unit (RQ): sp[dst+i] = requant(sp[src+i], m, s).
 // Element i is read at busy cycle i and written at cycle i+1 (busy exactly len+1), so
 // with the write-first scratchpad an overlapping dst = src + d sees the elements it
 // already wrote, i.e. the elements behave as if processed one at a time in order.
-module vec_rq (
+module vec_rq #(
+  parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
+) (
   input  wire                     clk,
   input  wire                     rst,
   input  wire                     start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
   input  wire [`GA2_ADDR_W-1:0]   dst,
   input  wire [`GA2_ADDR_W-1:0]   src,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire [`GA2_RQ_LEN_W-1:0] len,
   input  wire [`GA2_RQ_M_W-1:0]   m,
   input  wire [`GA2_RQ_S_W-1:0]   s,
@@ -24,12 +30,19 @@ module vec_rq (
   output wire [`GA2_ADDR_W-1:0]   wr_addr,
   output wire [31:0]              wr_data
 );
-  localparam AW = `GA2_ADDR_W;
-  localparam LW = `GA2_RQ_LEN_W;
+  initial begin
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
+  end
 
-  reg          busy_q;
-  reg [LW-1:0] cnt_q, len_q;
-  reg [AW-1:0] rp_q, wp_q;
+  localparam LW  = `GA2_RQ_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
+
+  reg           busy_q;
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [SAW-1:0] rp_q, wp_q;
   reg [15:0]   m_q;
   reg [5:0]    s_q;
 
@@ -53,8 +66,8 @@ module vec_rq (
     if (start) begin
       cnt_q <= {LW{1'b0}};
       len_q <= len;
-      rp_q  <= src;
-      wp_q  <= dst;
+      rp_q  <= src[SAW-1:0];
+      wp_q  <= dst[SAW-1:0];
       m_q   <= m;
       s_q   <= s;
     end else if (busy_q) begin
@@ -74,8 +87,11 @@ module vec_rq (
   assign busy    = busy_q;
   assign last    = busy_q && (cnt_q == len_q);
   assign rd_en   = reading;
-  assign rd_addr = rp_q;
   assign wr_en   = writing;
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = rp_q;
   assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
 endmodule
 `resetall

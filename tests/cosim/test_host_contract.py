@@ -134,7 +134,7 @@ def _broken_rtl(tmp_path, module, pattern, repl):
 
 def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
     """cnt_dma not cleared by rst: the reset-state and reset-while-busy checks fail."""
-    rtl = _broken_rtl(tmp_path, "ga2_perf", r"(if \(rst\) begin(?:.|\n)*?)dma_q <= 32'd0;", r"\1dma_q <= dma_d;")
+    rtl = _broken_rtl(tmp_path, "ga2_perf", r"(if \(rst\) begin(?:.|\n)*?)dma_q <= ZERO;", r"\1dma_q <= dma_d;")
     res = hw.run("icarus", reset_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build")
     with pytest.raises(AssertionError):
         _check_reset(res)

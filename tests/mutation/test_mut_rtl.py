@@ -380,3 +380,16 @@ def test_one_structural_mutant_per_class_is_caught(harness):
         r = runner.judge(s[0], os.path.join(harness["work"], "wn"), harness["manifest"], harness["timeout"],
                          harness["rtl"])
         assert r.status == engine.CAUGHT and r.caught, (cls, r)
+
+
+def test_structural_widths_evaluate_clog2_and_conditionals():
+    """Register widths written as $clog2 of a parameter (docs/rtl.md "Register widths"),
+    a guarded `c ? a : b`, and defaults followed by a comment are evaluated, so the
+    narrow / carry classes still find those registers."""
+    from tools.mutation.rtl.structural import Evaluator
+    text = ("module m #(\n  parameter SP_WORDS = 4096,   // words\n  parameter EXT = 1           // words\n) ();\n"
+            "  localparam SAW = $clog2(SP_WORDS);\n  localparam EAW = (EXT > 1) ? $clog2(EXT) : 1;\n"
+            "  localparam PCW = $clog2(1024 + 1);\n")
+    ev = Evaluator(text, sites.RTL_DIR)
+    assert (ev("SAW-1"), ev("EAW-1"), ev("PCW-1")) == (11, 0, 10)
+    assert ev("$clog2(4097)") == 13 and ev("$clog2(2)") == 1 and ev("(4096 > 1) ? $clog2(4096) : 1") == 12

@@ -147,8 +147,9 @@ XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_rq.start",
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
-    (r"u_dma\.(cnt_q|len_q|wp_q|sp_wr_addr)|dma_sp_wa|u_xbar\.dma_wr_addr", ("dma",)),
-    (r"u_mm\.(acc_q|cyc_q|m_q|n_q|k_q|k_ext|ldc_q|b_step_q|row_base_q|row_end|tile_end|c_addr"
+    (r"u_dma\.(cnt_q|len_q|sp_q|sp_rd_addr|sp_wr_addr)|dma_sp_ra|dma_sp_wa"
+     r"|u_xbar\.(dma_rd_addr|dma_wr_addr)|u_sp\.g_rd\[8\]\.ra", ("dma",)),
+    (r"u_mm\.(acc_q|cyc_q|m_q|n_q|k_q|k_ext|ldc_q|b_step_q|row_base_q|row_end|tile_end|c_addr|wr_ptr"
      r"|rd_addr|wr_addr)|u_mm\.g_feed\[\d\]\.(a_ptr_q|b_ptr_q)|mm_ra|mm_wa"
      r"|u_xbar\.(mm_rd_addr|mm_wr_addr)|u_sp\.g_rd\[[0-7]\]\.ra", ("mm",)),
     (r"u_rq\.(cnt_q|len_q|rp_q|wp_q|m_q|s_q|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
@@ -162,7 +163,7 @@ XCHECK_DATAPATH = [
      ("div",)),
     # shared scratchpad buses, and the terms of the simulation-only missed-hazard check
     # (each term is x only with its port disabled, and the check's miss stays 0/1)
-    (r"(u_xbar\.|u_sp\.)?sp_rd_addr|u_sp\.rd_addr", ("mm", "sm")),
+    (r"(u_xbar\.|u_sp\.)?sp_rd_addr|u_sp\.rd_addr", ("dma", "mm", "sm")),
     (r"(u_xbar\.|u_sp\.)?sp_wr_addr|u_sp\.wr_addr|u_xbar\.g_chk\[\d\]\.(wa|rd_hit|wr_hit)",
      ("dma", "mm", "sm")),
     (r"(u_xbar\.)?sp_wr_data|u_sp\.wr_data", ("div",)),

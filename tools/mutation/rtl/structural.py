@@ -243,8 +243,24 @@ def _defines(rtl_dir):
 
 
 def parameters(text):
-    return {m.group(1): m.group(2).strip() for m in re.finditer(
-        r"\b(?:parameter|localparam)\s+(?:integer\s+)?(?:\[[^\]]*\]\s*)?(\w+)\s*=\s*([^,;\n)]+)", text)}
+    """{name: default expression}: each value runs to the first `,` `;` or newline outside
+    parentheses, a comment, or an unmatched `)` (the end of a #( ... ) parameter list)."""
+    out = {}
+    for m in re.finditer(r"\b(?:parameter|localparam)\s+(?:integer\s+)?(?:\[[^\]]*\]\s*)?(\w+)\s*=\s*", text):
+        depth, k = 0, m.end()
+        while k < len(text):
+            c = text[k]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif (c in ",;\n" and depth == 0) or text.startswith(("//", "/*"), k):
+                break
+            k += 1
+        out[m.group(1)] = text[m.end():k].strip()
+    return out
 
 
 class Evaluator:
@@ -254,11 +270,35 @@ class Evaluator:
         self.params = parameters(text)
         self.macros = _defines(rtl_dir)
 
+    def _param(self, name, depth):
+        return _param_value(self, name, depth)
+
     def __call__(self, expr, depth=0):
         if depth > 8:
             return None
+        expr = expr.strip()
+        # c ? a : b at the top level (a width `(N > 1) ? $clog2(N) : 1`)
+        q = _top_level(expr, "?")
+        if q is not None:
+            c = _top_level(expr[q + 1:], ":")
+            if c is None:
+                return None
+            cond = self(expr[:q], depth + 1)
+            if cond is None:
+                return None
+            return self(expr[q + 1:q + 1 + c] if cond else expr[q + 2 + c:], depth + 1)
+        # $clog2(x): the width of the values 0 .. x-1 (Verilog-2005, as the RTL uses it)
+        m = re.search(r"\$clog2\s*\(", expr)
+        if m:
+            end = _paren_end(expr, m.end() - 1)
+            if end is None:
+                return None
+            x = self(expr[m.end():end], depth + 1)
+            if x is None:
+                return None
+            return self(expr[:m.start()] + str(max(x - 1, 0).bit_length()) + expr[end + 1:], depth + 1)
         e = re.sub(r"`(\w+)", lambda m: f"({self.macros.get(m.group(1), 'None')})", expr)
-        e = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: f"({self.params.get(m.group(1), 'None')})", e)
+        e = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: f"({self._param(m.group(1), depth)})", e)
         if "None" in e:
             return None
         if re.search(r"[A-Za-z_`]", e):
@@ -269,6 +309,32 @@ class Evaluator:
             return int(eval(e.replace("/", "//")))    # digits and operators only
         except Exception:
             return None
+
+
+def _param_value(ev, name, depth):
+    v = ev.params.get(name)
+    r = None if v is None else ev(v, depth + 1)
+    return "None" if r is None else str(r)
+
+
+def _paren_end(s, i):
+    """The index of the `)` closing the `(` at s[i] (None when unbalanced)."""
+    depth = 0
+    for k in range(i, len(s)):
+        depth += {"(": 1, ")": -1}.get(s[k], 0)
+        if depth == 0:
+            return k
+    return None
+
+
+def _top_level(s, ch):
+    """The index of the first ch outside parentheses in s (None when there is none)."""
+    depth = 0
+    for k, c in enumerate(s):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == ch and depth == 0:
+            return k
+    return None
 
 
 def _width(decl, name, text, ev):
