@@ -44,7 +44,7 @@ $var wire 16 ! ext_addr [15:0] $end
 $scope module u_dma $end
 $var wire 1 " start $end
 $var reg 1 # busy_q $end
-$var reg 16 $ wp_q [15:0] $end
+$var reg 12 $ sp_q [11:0] $end
 $upscope $end
 $scope module u_rq $end
 $var wire 1 % start $end
@@ -96,7 +96,7 @@ x#
 
 def test_x_policy_allow_list(tmp_path):
     """docs/rtl.md "Reset and X policy": a listed datapath register may be x until the
-    clock edge that ends its unit's first start (u_dma.wp_q, loaded at 400), or for ever
+    clock edge that ends its unit's first start (u_dma.sp_q, loaded at 400), or for ever
     if the unit never starts (u_mm.cyc_q); a loop variable is ignored; a ga2_top port
     (ext_addr), a control register (busy_q) and a datapath register after its unit's
     first start (u_rq.m_q, still x at 600) are not."""
