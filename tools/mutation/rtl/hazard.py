@@ -7,7 +7,8 @@ the named bugs a hazard unit ships with, written as one textual change each:
                       DECODE belongs to unit X and the busy unit is Y (18: every ordered
                       pair of the three units, every kind);
   hull one word short the last word of one scratchpad range ga2_decode gives the hazard
-                      unit is one less (9: every op's read and write ranges; the range
+                      unit is one less (10: every op's read and write ranges, MM B for
+                      tb = 0 and 1; the range
                       checks that fault keep the true hull);
   no external check   not a mutant here: only the DMA unit touches the external memory
                       and it runs one transfer at a time in program order, so there is no
@@ -73,9 +74,10 @@ def hazard_sites(rtl_dir=RTL_DIR):
                                 f"drop {k} for new {new_unit} on busy {busy_unit}"))
     fn = "ga2_decode.v"
     text = open(os.path.join(rtl_dir, fn)).read()
-    hulls = [("rd0_last", "st_last32", "ST read"), ("rd0_last", "mm_a_last", "MM A read"),
+    hulls = [("rd0_last", "st_last", "ST read"), ("rd0_last", "mm_a_last", "MM A read"),
              ("rd0_last", "rq_rlast", "RQ read"), ("rd0_last", "sm_rlast", "SM read"),
-             ("rd1_last", "mm_b_last", "MM B read"), ("wr_last", "ld_last32", "LD write"),
+             ("rd1_last", "mm_bt_last", "MM B read (tb = 1)"),
+             ("rd1_last", "mm_bn_last", "MM B read (tb = 0)"), ("wr_last", "ld_last", "LD write"),
              ("wr_last", "mm_d_last", "MM write"), ("wr_last", "rq_wlast", "RQ write"),
              ("wr_last", "sm_wlast", "SM write")]
     for out_name, sig, what in hulls:
