@@ -68,7 +68,7 @@ module softmax #(
   reg [5:0]     ew_q, idx_q;
   reg [SAW-1:0] src_q, rp_q, wp_q;
   reg [7:0]     mx_q;
-  reg [31:0]    sum_q;
+  reg [21:0]    sum_q;     // <= 64 * 65535 < 2^22: exactly as wide as the largest sum
   reg [15:0]    ebuf [0:`GA2_SM_MAX_LEN-1];
 
   wire        pass    = (state_q == S_MAX) || (state_q == S_EXP);
@@ -99,7 +99,7 @@ module softmax #(
     .rst(rst),
     .start(state_q == S_LOAD),
     .dividend(fast ? 32'hFFFF_FFFF : {ebuf[idx_q], 16'd0}),
-    .divisor(sum_q),
+    .divisor({10'd0, sum_q}),
     .busy(div_busy),
     .last(div_last),
     .quotient(quot),
@@ -117,9 +117,9 @@ module softmax #(
   wire [31:0] prod  = {16'd0, e_rd} * {15'd0, rcp};
   /* verilator lint_on UNUSEDSIGNAL */
   wire [15:0] q0    = prod[31:16];
-  wire [22:0] q0s   = {7'd0, q0} * sum_q[22:0];
+  wire [22:0] q0s   = {7'd0, q0} * {1'b0, sum_q};
   wire [22:0] rem   = {e_rd[6:0], 16'd0} - q0s;
-  wire        fix   = (rem >= sum_q[22:0]);
+  wire        fix   = (rem >= {1'b0, sum_q});
   wire [16:0] qfast = {1'b0, q0} + {16'd0, fix};
 
   // the buffer powers up zero (data only: every entry is written before it is read)
@@ -164,7 +164,7 @@ module softmax #(
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
       mx_q  <= 8'h80;                                  // -128, the smallest int8
-      sum_q <= 32'd0;
+      sum_q <= 22'd0;
     end else begin
       case (state_q)
         S_MAX: begin
@@ -179,7 +179,7 @@ module softmax #(
         end
         S_EXP: begin
           if (have_x) begin
-            sum_q <= sum_q + {16'd0, e};
+            sum_q <= sum_q + {6'd0, e};
             ew_q  <= ew_q + 6'd1;
           end
           if (cnt_q != len_q) begin

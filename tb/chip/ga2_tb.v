@@ -82,10 +82,11 @@ module ga2_tb #(
     end
   end
 
+  // a cut: rst for ONE cycle (the shortest reset; a unit start in that cycle must lose)
   task reset_chip;
     begin
       rst = 1'b1;
-      repeat (2) @(negedge clk);
+      @(negedge clk);
       rst = 1'b0;
     end
   endtask

@@ -345,8 +345,8 @@ module mut_rtl_tb #(
       if (meta[1] != 0) begin
         // reset while busy: the chip must come back clean for the next program
         if (done === 1'b1) fail("abort", "done before the reset point");
-        rst = 1'b1;
-        repeat (2) @(negedge clk);
+        rst = 1'b1;                 // one cycle: a unit start in that cycle must lose
+        @(negedge clk);
         rst = 1'b0;
         check_reset_state;
         @(negedge clk);

@@ -428,6 +428,10 @@ def long_programs(seed=RANDOM_SEED):
             b("RQ", dst=0, src=0, len=SP, m=(1 << 16) - 1, s=9),
             b("ST", src=0, dst=0, len=SP),
             b("LD", dst=0, src=EXT - SP, len=SP),
+            # K = 255 accumulating into words above 2048 (the old-C read's cycle and address
+            # at their top bits), tb = 1 with a column step past 2048, on random data
+            b("MM", dst=3000, A=0, B=1100, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4, acc=1),
+            b("MM", dst=2100, A=10, B=50, M=4, K=10, N=4, tb=1, lda=10, ldb=1000, ldc=4),
             b("RQ", dst=1, src=0, len=SP - 1, m=1 << 15, s=16),
             b("MM", dst=SP - 16, A=0, B=1100, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4),
             b("MM", dst=1000, A=0, B=100, M=2, K=200, N=2, tb=1, lda=3800, ldb=3000, ldc=2500),
@@ -456,7 +460,7 @@ def crafted_programs(seed=RANDOM_SEED):
     from model import config, isa
     rng = random.Random(seed + 11)
     vecs = [[5], [-128], [127], list(range(0, 16)), list(range(-20, -4)), [10, 11], [3, 4, 5, 6],
-            [-100, -90, -95, -120], [-128] * 5, [-128, -127, -128], [50, 20, 49], [-1, -2],
+            [-100, -90, -95, -120], [-128] * 5, [-128, -127, -128], [50, 20, 49], [-1, -2], [7] * 64, [-128] * 64,
             [rng.randint(-8, 8) for _ in range(64)], [rng.randint(-128, 127) for _ in range(64)]]
     found = {"dividend": 0, "sum": 0}
     while min(found.values()) < 2:
