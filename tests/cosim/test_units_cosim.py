@@ -102,9 +102,9 @@ def test_unit_tests_catch_a_broken_requant(tmp_path):
 # exactly S: len 1, all-equal vectors of a power-of-two length) and r >= S - 1 (wrong
 # only when it is exactly S - 1: the crafted [127, -44, -44]).
 _SM_MUTANTS = {
-    "no_correction": (r"wire\s+fix\s*=\s*\(rem >= sum_q\[22:0\]\);", "wire fix = 1'b0;"),
-    "strict_compare": (r"\(rem >= sum_q\[22:0\]\)", "(rem > sum_q[22:0])"),
-    "compare_minus_1": (r"\(rem >= sum_q\[22:0\]\)", "(rem >= sum_q[22:0] - 23'd1)"),
+    "no_correction": (r"wire\s+fix\s*=\s*\(rem >= \{1'b0, sum_q\}\);", "wire fix = 1'b0;"),
+    "strict_compare": (r"\(rem >= \{1'b0, sum_q\}\)", "(rem > {1'b0, sum_q})"),
+    "compare_minus_1": (r"\(rem >= \{1'b0, sum_q\}\)", "(rem >= {1'b0, sum_q} - 23'd1)"),
 }
 
 
