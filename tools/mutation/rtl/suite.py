@@ -538,7 +538,7 @@ def reset_programs():
     for ev in timing.schedule(prog, CFG).events[:5:1]:
         if ev.op == "MM" and ev.pc > 1:
             continue
-        for at in (ev.issue, ev.issue + 1):
+        for at in (ev.issue - 1, ev.issue):         # the cut's reset edge ends cycle at + 1
             out.append((f"reset at the start of {ev.op} ({at})", prog, img, at))
             out.append((f"after reset at the start of {ev.op} ({at})", prog, img))
     return out
