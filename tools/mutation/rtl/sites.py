@@ -391,7 +391,7 @@ def _zero_localparam(text, name):
     """True when name is a localparam of this module's text defined as a zero literal."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return False
-    return re.search(rf"\blocalparam\b[^;]*\b{name}\s*=\s*(\d*'[bdh]0+|0)\s*[,;]", text) is not None
+    return re.search(rf"\blocalparam\b[^;]*\b{name}\s*=\s*(\d*'[bdh]0+|0|\{{\w+\{{1'b0\}}\}})\s*[,;]", text) is not None
 
 
 def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_CLASSES):
