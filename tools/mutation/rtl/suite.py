@@ -429,14 +429,23 @@ def long_programs(seed=RANDOM_SEED):
             b("ST", src=0, dst=0, len=SP),
             b("LD", dst=0, src=EXT - SP, len=SP),
             # K = 255 accumulating into words above 2048 (the old-C read's cycle and address
-            # at their top bits), tb = 1 with a column step past 2048, on random data
+            # at their top bits), tb = 1 with a column step past 2048, K = 255, strides with
+            # bit 11 set, SM of 64 at the end: all on random data, each result stored
+            # before the shifted RQ below rewrites the whole scratchpad
             b("MM", dst=3000, A=0, B=1100, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4, acc=1),
             b("MM", dst=2100, A=10, B=50, M=4, K=10, N=4, tb=1, lda=10, ldb=1000, ldc=4),
-            b("RQ", dst=1, src=0, len=SP - 1, m=1 << 15, s=16),
             b("MM", dst=SP - 16, A=0, B=1100, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4),
             b("MM", dst=1000, A=0, B=100, M=2, K=200, N=2, tb=1, lda=3800, ldb=3000, ldc=2500),
-            b("MM", dst=3000, A=5, B=0, M=2, K=2, N=4, tb=0, lda=2049, ldb=4000, ldc=1),
+            b("MM", dst=3200, A=5, B=0, M=2, K=2, N=4, tb=0, lda=2049, ldb=4000, ldc=1),
             b("SM", dst=SP - 64 - 80, src=SP - 64, len=64),
+            b("ST", src=3000, dst=100, len=16),
+            b("ST", src=2100, dst=200, len=16),
+            b("ST", src=SP - 16, dst=300, len=16),
+            b("ST", src=1000, dst=400, len=2),
+            b("ST", src=3500, dst=410, len=2),
+            b("ST", src=3200, dst=500, len=5),
+            b("ST", src=SP - 64 - 80, dst=600, len=64),
+            b("RQ", dst=1, src=0, len=SP - 1, m=1 << 15, s=16),
             b("ST", src=0, dst=SP, len=SP),
             b("HALT")]
     return [("long transfers", prog, img)]
