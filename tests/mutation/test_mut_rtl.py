@@ -121,7 +121,7 @@ def test_sites_of_sample(sample_dir):
 
 
 def test_list_cli(sample_dir, capsys):
-    assert cli.main(["--list", "--rtl", sample_dir]) == 0
+    assert cli.main(["--list", "--rtl", sample_dir, "--classes", "token"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-3].startswith(f"{len(sites.enumerate_sites(sample_dir))} sites: cnt ")
     assert out[-2] == "per class: arith 2, cmp 3, logic 2, const 9, if 4, nba 8, timing 6"

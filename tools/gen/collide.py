@@ -268,6 +268,7 @@ def _edge_producers(cfg, at):
            ("ST", b("ST", src=at, dst=0, len=40)),
            ("MM A", b("MM", dst=at + 48, A=at, B=at + 40, M=1, K=40, N=2, tb=0, lda=0, ldb=2, ldc=0)),
            ("MM B", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=1, lda=0, ldb=20, ldc=0)),
+           ("MM B tb=0", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=0, lda=0, ldb=2, ldc=0)),
            ("MM C", b("MM", dst=at, A=at + 8, B=at + 24, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4)),
            ("RQ", b("RQ", dst=at + 24, src=at, len=24, m=20000, s=14)),
            ("SM", b("SM", dst=at + 24, src=at, len=24))]
@@ -302,7 +303,7 @@ def edge_programs(cfg=None):
                     if not ranges:
                         continue
                     if label.startswith("MM") and side_p == "r":     # the range the label names
-                        ranges = ranges[:1] if label == "MM A" else ranges[1:] if label == "MM B" else []
+                        ranges = ranges[:1] if label == "MM A" else ranges[1:] if label.startswith("MM B") else []
                     if label == "MM C" and side_p == "r":
                         ranges = []
                     for (lo, hi), side_c in ((r, s) for r in ranges for s in (("w",) if side_p == "r" else ("r", "w"))):
@@ -310,7 +311,7 @@ def edge_programs(cfg=None):
                         op_p, prod = _edge_producers(cfg, at + 2)[k]
                         rr = (func.reads(prod) if side_p == "r" else func.writes(prod))
                         lo, hi = [(r.first, r.last) for r in rr if r.space == func.SP][
-                            1 if (label == "MM B" and side_p == "r") else 0]
+                            1 if (label.startswith("MM B") and side_p == "r") else 0]
                         word = {"last": hi, "first": lo, "after": hi + 1, "before": lo - 1}[edge]
                         cons = _edge_consumer(b, cons_op, word, side_c, at, cfg)
                         if cons is None:
