@@ -196,7 +196,7 @@ def acc_programs(rng, cfg, n=3):
     b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
     img = rng.integers(-128, 128, size=256)
     prog = [b("LD", dst=0, src=0, len=200)]
-    for ldc, N, tb in ((1, 4, 0), (2, 4, 1), (3, 4, 0), (1, 2, 1), (0, 3, 0)):
+    for ldc, N, tb in ((1, 4, 0), (2, 4, 1), (3, 4, 0), (1, 2, 1), (0, 3, 0), (2, 1, 0)):
         prog.append(b("MM", dst=300 + 40 * ldc + 8 * N, A=0, B=64, M=4, K=6, N=N, tb=tb,
                       lda=6, ldb=6 if tb else N, ldc=ldc, acc=1))
     prog += [b("ST", src=300, dst=600, len=200), b("HALT")]
