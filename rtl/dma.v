@@ -59,19 +59,20 @@ module dma #(
   reg [SAW-1:0] sp_q;          // the scratchpad pointer
   reg [EAW-1:0] ep_q;          // the external pointer
 
-  wire reading = busy_q && (cnt_q != len_q);
+  // one compare ends the transfer: the read enable and last are its two sides, so the
+  // unit reads exactly len words and finishes in the cycle after the last read
+  wire at_end  = (cnt_q == len_q);
+  wire reading = busy_q && !at_end;
   wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
-  // control: reset. dir_q and ep_q keep theirs: ext_addr (a chip output) is ep_q, so it
-  // holds 0 from reset to the first start
+  // control: reset. ep_q keeps its reset: ext_addr (a chip output) is ep_q, and it is 0
+  // from reset to the first start (docs/isa.md "Per-cycle rules", rule 3)
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;
-      dir_q  <= 1'b0;
       ep_q   <= {EAW{1'b0}};
     end else if (start) begin
       busy_q <= 1'b1;
-      dir_q  <= dir;
       ep_q   <= ext_base[EAW-1:0];
     end else if (busy_q) begin
       if (ext_en) ep_q <= ep_q + 1'b1;
@@ -80,10 +81,12 @@ module dma #(
   end
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (reading, writing, last), sp_q reaches the scratchpad only with
-  // sp_rd_en / sp_wr_en
+  // is gated by busy_q (reading, writing, last; dir_q only selects between two enables
+  // that are both low while idle), sp_q reaches the scratchpad only with sp_rd_en /
+  // sp_wr_en
   always @(posedge clk) begin
     if (start) begin
+      dir_q <= dir;
       cnt_q <= {LW{1'b0}};
       len_q <= len;
       sp_q  <= sp_base[SAW-1:0];
@@ -94,7 +97,7 @@ module dma #(
   end
 
   assign busy       = busy_q;
-  assign last       = busy_q && (cnt_q == len_q);
+  assign last       = busy_q && at_end;
   assign sp_rd_en   = reading && dir_q;
   assign sp_wr_en   = writing && !dir_q;
   assign sp_wr_data = ext_rdata;

@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 // ga2_seq: the GA-2 sequencer (docs/isa.md "Timing modes"), in-order issue in both modes:
-//   OVERLAP = 0 (in-order): IDLE / HALTED --start--> FETCH (imem read at pc) -> DECODE
+//   OVERLAP = 0 (in-order): WAIT (idle, or halted: done) --start--> FETCH (imem read at pc) -> DECODE
 //     (checks; issue to the unit) -> EXEC (exactly the unit's busy cycles) -> FETCH ...
 //   OVERLAP = 1 (overlap): FETCH -> DECODE, which repeats while the instruction's unit is
 //     busy or it has a scratchpad hazard with a busy unit (ga2_hazard); the cycle after
@@ -15,7 +15,7 @@
 // retire[3:0] per slot: 0 dma, 1 mm, 2 vec (each unit's last busy cycle: unit_last),
 // 3 HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's in-flight instruction
 // (in-order: pc, which holds while EXEC runs), slot 3 pc.
-// done = state HALTED. clear is high in the cycle a start is accepted (the counters
+// done = done_q (set by a halt or fault, cleared by a start). clear is high in the cycle a start is accepted (the counters
 // restart), running in FETCH, DECODE and EXEC (the cycles cnt_cycles counts).
 module ga2_seq #(
   parameter IMEM_DEPTH = 1024,
@@ -53,12 +53,16 @@ module ga2_seq #(
     end
   end
 
-  localparam [2:0] S_IDLE = 3'd0, S_FETCH = 3'd1, S_DECODE = 3'd2, S_EXEC = 3'd3, S_HALTED = 3'd4;
+  // Four states in two bits, every code reachable: S_WAIT is idle before the first start
+  // and halted after a run (done_q tells them apart), so no compare on state_q has an
+  // unreachable code to hide in (docs/rtl.md "Register widths").
+  localparam [1:0] S_WAIT = 2'd0, S_FETCH = 2'd1, S_DECODE = 2'd2, S_EXEC = 2'd3;
   // pc reaches IMEM_DEPTH (the pc check's value): exactly as wide as that (docs/rtl.md
   // "Register widths"); the pc outputs stay 16 bits, zero-extended (pc16)
   localparam PCW = $clog2(IMEM_DEPTH + 1);
 
-  reg [2:0]     state_q, state_d;
+  reg [1:0]     state_q, state_d;
+  reg           done_q, done_d;
   reg [PCW-1:0] pc_q, pc_d;
   reg           err_q, err_d;
   reg [2:0]     code_q, code_d;
@@ -74,19 +78,24 @@ module ga2_seq #(
   // overlap mode: a unit still busy (HALT and faults wait), the decoded instruction stalls
   wire any_busy  = (OVERLAP != 0) && (unit_busy != 3'd0);
   wire stall     = (OVERLAP != 0) && (((unit_sel & unit_busy) != 3'd0) || hazard);
-  wire go        = in_decode && (fault_code == 3'd0) && !is_halt && !stall;
+  wire fault     = (fault_code != 3'd0);
+  // DECODE's three outcomes, exclusive by their conditions (the decoder never faults a
+  // HALT, and go excludes both): a fault, a HALT, an issue
+  wire go        = in_decode && !fault && !is_halt && !stall;
 
   always @* begin
     state_d = state_q;
+    done_d  = done_q;
     pc_d    = pc_q;
     err_d   = err_q;
     code_d  = code_q;
     epc_d   = epc_q;
     clear   = 1'b0;
     case (state_q)
-      S_IDLE, S_HALTED: begin
+      S_WAIT: begin
         if (start) begin
           state_d = S_FETCH;
+          done_d  = 1'b0;
           pc_d    = {PCW{1'b0}};
           clear   = 1'b1;
           err_d   = 1'b0;
@@ -98,50 +107,50 @@ module ga2_seq #(
         if (!pc_end) begin
           state_d = S_DECODE;
         end else if (!any_busy) begin
-          state_d = S_HALTED;
+          state_d = S_WAIT;
+          done_d  = 1'b1;
           err_d   = 1'b1;
           code_d  = `GA2_ERR_PC;
           epc_d   = pc16;
         end
       end
       S_DECODE: begin
-        if (fault_code != 3'd0) begin
-          if (!any_busy) begin
-            state_d = S_HALTED;
-            err_d   = 1'b1;
-            code_d  = fault_code;
-            epc_d   = pc16;
-          end
-        end else if (is_halt) begin
-          if (!any_busy) state_d = S_HALTED;
-        end else if (go) begin
-          if (OVERLAP != 0) begin
-            state_d = S_FETCH;
-            pc_d    = pc_q + 1'b1;
-          end else begin
-            state_d = S_EXEC;
-          end
+        if (fault && !any_busy) begin
+          state_d = S_WAIT;
+          done_d  = 1'b1;
+          err_d   = 1'b1;
+          code_d  = fault_code;
+          epc_d   = pc16;
+        end
+        if (is_halt && !any_busy) begin
+          state_d = S_WAIT;
+          done_d  = 1'b1;
+        end
+        if (go) begin
+          pc_d    = (OVERLAP != 0) ? pc_q + 1'b1 : pc_q;
+          state_d = (OVERLAP != 0) ? S_FETCH : S_EXEC;
         end
       end
-      S_EXEC: begin
+      default: begin                               // S_EXEC
         if (unit_last != 3'd0) begin
           state_d = S_FETCH;
           pc_d    = pc_q + 1'b1;
         end
       end
-      default: state_d = S_IDLE;
     endcase
   end
 
   always @(posedge clk) begin
     if (rst) begin
-      state_q <= S_IDLE;
+      state_q <= S_WAIT;
+      done_q  <= 1'b0;
       pc_q    <= {PCW{1'b0}};
       err_q   <= 1'b0;
       code_q  <= 3'd0;
       epc_q   <= 16'd0;
     end else begin
       state_q <= state_d;
+      done_q  <= done_d;
       pc_q    <= pc_d;
       err_q   <= err_d;
       code_q  <= code_d;
@@ -171,7 +180,7 @@ module ga2_seq #(
     end
   endgenerate
 
-  assign done       = (state_q == S_HALTED);
+  assign done       = done_q;
   assign error      = err_q;
   assign error_code = code_q;
   assign error_pc   = epc_q;
@@ -179,6 +188,6 @@ module ga2_seq #(
   assign imem_en    = (state_q == S_FETCH) && !pc_end;
   assign issue      = go;
   assign retire     = {in_decode && is_halt && !any_busy, unit_last};
-  assign running    = (state_q == S_FETCH) || (state_q == S_DECODE) || (state_q == S_EXEC);
+  assign running    = (state_q != S_WAIT);
 endmodule
 `resetall

@@ -96,15 +96,13 @@ module mm_ctrl #(
                                         row_base_q + dj_off + 1'b1;
   wire [SAW-1:0] wr_ptr   = row_base_q + dj_off;
 
-  // the strides: ISA fields widened to 16 bits, then their low SAW bits (the addresses
-  // they step are below SP_WORDS, so arithmetic modulo 2^SAW is exact)
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [AW-1:0] lda16   = {{(AW-`GA2_MM_LDA_W){1'b0}}, lda};
-  wire [AW-1:0] ldb16   = {{(AW-`GA2_MM_LDB_W){1'b0}}, ldb};
-  wire [AW-1:0] ldc16   = {{(AW-`GA2_MM_LDC_W){1'b0}}, ldc};
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [SAW-1:0] lda_s  = lda16[SAW-1:0];
-  wire [SAW-1:0] ldb_s  = ldb16[SAW-1:0];
+  // the strides modulo 2^SAW (zero-extended or truncated to SAW bits: the addresses they
+  // step are below SP_WORDS, so arithmetic modulo 2^SAW is exact)
+  /* verilator lint_off WIDTH */
+  wire [SAW-1:0] lda_s  = lda;
+  wire [SAW-1:0] ldb_s  = ldb;
+  wire [SAW-1:0] ldc_s  = ldc;
+  /* verilator lint_on WIDTH */
   wire [SAW-1:0] b_init = tb ? ldb_s : {{(SAW-1){1'b0}}, 1'b1};  // column-to-column step
   wire [SAW-1:0] b_step = tb ? {{(SAW-1){1'b0}}, 1'b1} : ldb_s;  // k-to-k step
   wire [NA*8-1:0]     a_left;
@@ -113,7 +111,9 @@ module mm_ctrl #(
 
   // Feed window: row i of A and column i of B are fed during cycles i .. i+K-1 (if
   // i < M, resp. i < N). win[0] is high in cycles 0 .. K-1; win[i] is win[0] delayed
-  // by i cycles through a register chain (cleared at start): the array's input skew.
+  // by i cycles through a register chain: the array's input skew. A start clears it (a
+  // start while busy ends the old windows, docs/rtl.md "Start while busy"), and so does
+  // reset (from power-up it would feed x for NA-1 cycles).
   wire [NA-1:0] win;
   reg  [NA-1:1] win_q;
   assign win[0] = busy_q && (cyc_q < k_ext);
@@ -134,17 +134,14 @@ module mm_ctrl #(
       wire [SAW-1:0] b_off = (IDX[1] ? (b_init << 1) : {SAW{1'b0}}) + (IDX[0] ? b_init : {SAW{1'b0}});
       wire a_act = win[i] && (IDX < m_q);
       wire b_act = win[i] && (IDX < n_q);
+      // the operands' valid bits: the port data of a read issued in cycle c feeds the
+      // array in cycle c + 1. b_v_q clears at start, a_v_q does not: an A operand left
+      // over from an abandoned MM can only meet b = 0 (the B pass registers clear at
+      // start, and by the skew it runs ahead of every new B operand), a left-over B
+      // operand would meet left-over A operands. Both clear at reset (no x from power-up).
       always @(posedge clk) begin
-        if (rst) begin
-          a_v_q   <= 1'b0;
-          b_v_q   <= 1'b0;
-        end else if (start) begin
-          a_v_q   <= 1'b0;
-          b_v_q   <= 1'b0;
-        end else begin
-          a_v_q <= a_act;
-          b_v_q <= b_act;
-        end
+        a_v_q <= a_act && !rst;
+        b_v_q <= b_act && !(rst || start);
       end
       // the pointers: no reset (docs/rtl.md "Reset and X policy"): start loads them,
       // and they are read only with a_act / b_act (win[i], so busy_q)
@@ -170,14 +167,13 @@ module mm_ctrl #(
       assign rd_en[NA+i]              = b_act;
       assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
       /* verilator lint_on WIDTH */
-      assign a_left[8*i +: 8]         = a_v_q ? rd_byte[8*i +: 8] : 8'd0;
-      assign b_top[8*i +: 8]          = b_v_q ? rd_byte[8*(NA+i) +: 8] : 8'd0;
+      assign a_left[8*i +: 8]         = rd_byte[8*i +: 8] & {8{a_v_q}};
+      assign b_top[8*i +: 8]          = rd_byte[8*(NA+i) +: 8] & {8{b_v_q}};
     end
   endgenerate
 
   systolic #(.N(NA), .IW(2)) u_array (
     .clk(clk),
-    .rst(rst),
     .clr(start),
     .a_left(a_left),
     .b_top(b_top),
@@ -190,29 +186,16 @@ module mm_ctrl #(
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;
-      di_q   <= 2'd0;
-      dj_q   <= 2'd0;
     end else if (start) begin
       busy_q <= 1'b1;
-      di_q   <= 2'd0;
-      dj_q   <= 2'd0;
     end else if (busy_q) begin
-      if (drain) begin
-        if (tile_end) begin
-          busy_q <= 1'b0;
-        end else if (row_end) begin
-          dj_q <= 2'd0;
-          di_q <= di_q + 2'd1;
-        end else begin
-          dj_q <= dj_q + 2'd1;
-        end
-      end
+      if (last) busy_q <= 1'b0;
     end
   end
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (drain, pre_drain, win[0]) or by an enable that is (c_rd, a_act,
-  // b_act, wr_en)
+  // is gated by busy_q (drain, pre_drain, win[0], last) or by an enable that is (c_rd,
+  // a_act, b_act, wr_en); the drain indices di/dj select the result only for wr_data
   always @(posedge clk) begin
     if (start) begin
       acc_q      <= acc;
@@ -220,12 +203,22 @@ module mm_ctrl #(
       m_q        <= m;
       n_q        <= n;
       k_q        <= k;
-      ldc_q      <= ldc16[SAW-1:0];
+      ldc_q      <= ldc_s;
       b_step_q   <= b_step;
       row_base_q <= dst[SAW-1:0];
+      di_q       <= 2'd0;
+      dj_q       <= 2'd0;
     end else if (busy_q) begin
       cyc_q <= cyc_q + 1'b1;
-      if (drain && !tile_end && row_end) row_base_q <= row_base_q + ldc_q;
+      if (drain && !tile_end) begin
+        if (row_end) begin
+          dj_q       <= 2'd0;
+          di_q       <= di_q + 2'd1;
+          row_base_q <= row_base_q + ldc_q;
+        end else begin
+          dj_q       <= dj_q + 2'd1;
+        end
+      end
     end
   end
 

@@ -72,7 +72,10 @@ module softmax #(
   reg [15:0]    ebuf [0:`GA2_SM_MAX_LEN-1];
 
   wire        pass    = (state_q == S_MAX) || (state_q == S_EXP);
-  wire        reading = pass && (cnt_q != len_q);
+  // one compare ends each pass: the read enable, the state step and the counters' step
+  // are its sides, so a pass reads exactly len words
+  wire        at_end  = (cnt_q == len_q);
+  wire        reading = pass && !at_end;
   wire        have_x  = pass && (cnt_q != 7'd0);
   wire [7:0]  x       = rd_byte;
   wire        x_gt    = $signed(x) > $signed(mx_q);
@@ -136,8 +139,8 @@ module softmax #(
   always @* begin
     state_d = state_q;
     case (state_q)
-      S_MAX:   if (cnt_q == len_q) state_d = S_EXP;
-      S_EXP:   if (cnt_q == len_q) state_d = S_LOAD;
+      S_MAX:   if (at_end) state_d = S_EXP;
+      S_EXP:   if (at_end) state_d = S_LOAD;
       S_LOAD:  state_d = S_DIV;
       S_DIV:   if (div_last) state_d = fast ? S_OUT : (is_last ? S_IDLE : S_LOAD);
       S_OUT:   if (is_last || !fast) state_d = S_IDLE;     // FAST = 0: unreachable, as default
@@ -169,7 +172,7 @@ module softmax #(
       case (state_q)
         S_MAX: begin
           if (have_x && x_gt) mx_q <= x;
-          if (cnt_q == len_q) begin
+          if (at_end) begin
             cnt_q <= 7'd0;
             rp_q  <= src_q;
           end else begin
@@ -182,7 +185,7 @@ module softmax #(
             sum_q <= sum_q + {6'd0, e};
             ew_q  <= ew_q + 6'd1;
           end
-          if (cnt_q != len_q) begin
+          if (!at_end) begin
             cnt_q <= cnt_q + 7'd1;
             rp_q  <= rp_q + 1'b1;
           end

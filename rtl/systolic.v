@@ -11,7 +11,6 @@ module systolic #(
   parameter IW = 2          // index width: N = 2^IW
 ) (
   input  wire           clk,
-  input  wire           rst,
   input  wire           clr,
   input  wire [8*N-1:0] a_left,
   input  wire [8*N-1:0] b_top,
@@ -51,7 +50,6 @@ module systolic #(
       for (j = 0; j < N; j = j + 1) begin : g_col
         pe u_pe (
           .clk(clk),
-          .rst(rst),
           .clr(clr),
           .a_in(a_h[(N+1)*i + j]),
           .b_in(b_v[N*i + j]),

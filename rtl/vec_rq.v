@@ -46,7 +46,9 @@ module vec_rq #(
   reg [15:0]   m_q;
   reg [5:0]    s_q;
 
-  wire reading = busy_q && (cnt_q != len_q);
+  // one compare ends the job: the read enable and last are its two sides
+  wire at_end  = (cnt_q == len_q);
+  wire reading = busy_q && !at_end;
   wire writing = busy_q && (cnt_q != {LW{1'b0}});
 
   // control: reset
@@ -85,7 +87,7 @@ module vec_rq #(
   );
 
   assign busy    = busy_q;
-  assign last    = busy_q && (cnt_q == len_q);
+  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   /* verilator lint_off WIDTH */

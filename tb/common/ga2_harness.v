@@ -155,7 +155,8 @@ module ga2_harness #(
   //   3 imem:   no instruction-memory access (imem_en) outside a run;
   //   4 ext:    no external-memory access (ext_en) outside a run;
   //   5 reset:  from reset release to the first start, every cycle: done, error,
-  //             error_code, error_pc, retire and the five counters are 0;
+  //             error_code, error_pc, retire, the five counters and the two address
+  //             buses (imem_addr, ext_addr) are 0;
   //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
   //   7 retire: retire (any slot) only in a run (before done), and there retire_cycle =
   //             cnt_cycles + 1;
@@ -174,7 +175,7 @@ module ga2_harness #(
   assign m_now[4] = m_on && !m_in && (ext_en !== 1'b0);
   assign m_now[5] = m_on && !m_started &&
                     ({done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
-                      cnt_vec, cnt_instret} !== 185'd0);
+                      cnt_vec, cnt_instret, imem_addr, ext_addr} !== 217'd0);
   assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
   assign m_now[7] = m_on && (retire !== 4'd0) &&
                     (!m_in || (retire_cycle !== cnt_cycles + 32'd1));

@@ -145,9 +145,11 @@ def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
 
 
 def test_back_to_back_check_catches_a_start_lost_after_done(tmp_path):
-    """A chip that leaves HALTED by itself (done drops; a start in done's first cycle is
-    lost): the back-to-back and hold checks fail, the ordinary path does not see it."""
-    rtl = _broken_rtl(tmp_path, "ga2_seq", r"S_IDLE, S_HALTED: begin", "S_IDLE: begin")
+    """A chip that leaves the halted state by itself (done drops after one cycle; a start in
+    done's first cycle is lost): the back-to-back and hold checks fail, the ordinary path
+    does not see it."""
+    rtl = _broken_rtl(tmp_path, "ga2_seq", r"S_WAIT: begin\n        if \(start\) begin",
+                      "S_WAIT: begin\n        done_d = 1'b0;\n        if (start && !done_q) begin")
     res = hw.run("icarus", back_to_back_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build",
                  max_cycles=5000)[0]
     bad = [p.mismatch for p in res if not p.ok]
@@ -209,15 +211,15 @@ def test_monitors_quiet_on_a_good_chip(sim):
 
 # (module, [(pattern, replacement)], the monitors that must fire, text in a mismatch)
 BROKEN = {
-    "done_late": ("ga2_seq", [(r"assign done       = \(state_q == S_HALTED\);",
-                               "reg done_q; always @(posedge clk) done_q <= !rst && !start && "
-                               "(state_q == S_HALTED); assign done = done_q;")],
+    "done_late": ("ga2_seq", [(r"assign done       = done_q;",
+                               "reg done_q2; always @(posedge clk) done_q2 <= !rst && !start && "
+                               "done_q; assign done = done_q2;")],
                   {"rise"}, "done rose"),
     "ext_idle": ("dma", [(r"assign ext_en     = dir_q \? writing : reading;",
                           "assign ext_en     = (dir_q ? writing : reading) || !busy_q;")],
                  {"ext"}, "external-memory access while not running"),
     "imem_idle": ("ga2_seq", [(r"assign imem_en    = \(state_q == S_FETCH\)",
-                               "assign imem_en    = (state_q == S_FETCH || state_q == S_HALTED)")],
+                               "assign imem_en    = (state_q == S_FETCH || done_q)")],
                   {"imem"}, "instruction-memory access while not running"),
     # instret is 1 for one cycle after reset, then 0 again: only a per-cycle check sees it
     "reset_blip": ("ga2_perf", [(r"ret_q <= ZERO;", "ret_q <= ONE;"),
@@ -225,14 +227,14 @@ BROKEN = {
                                  "ret_d = ((retire == 4'd0 && cyc_q == ZERO) ? ZERO : ret_q) + ")],
                    {"reset"}, "between reset and the first start"),
     "epc_stale": ("ga2_seq", [(r"epc_d   = 16'd0;", "")], {"epc"}, "error_pc non-zero while error = 0"),
-    "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_IDLE) || ")],
+    "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_WAIT && !done_q) || ")],
                     {"retire"}, "retire while not running"),
     # cnt_mm one cycle late: the host sees the previous run's count in the new run's first cycle
     "clear_late": ("ga2_perf", [(r"assign cnt_mm       = mm_q;",
                                  "reg [31:0] mm_late = 32'd0; always @(posedge clk) mm_late <= mm_q; "
                                  "assign cnt_mm = mm_late;")],
                    {"clear"}, "first cycle of a run"),
-    "count_after_done": ("ga2_seq", [(r"assign running    = ", "assign running    = (state_q == S_HALTED) || ")],
+    "count_after_done": ("ga2_seq", [(r"assign running    = ", "assign running    = done_q || ")],
                          {"hold"}, "moved after done"),
 }
 

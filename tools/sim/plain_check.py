@@ -147,14 +147,15 @@ XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_rq.start",
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
-    (r"u_dma\.(cnt_q|len_q|sp_q|sp_rd_addr|sp_wr_addr)|dma_sp_ra|dma_sp_wa"
+    (r"u_dma\.(cnt_q|len_q|dir_q|at_end|sp_q|sp_rd_addr|sp_wr_addr)|dma_sp_ra|dma_sp_wa"
      r"|u_xbar\.(dma_rd_addr|dma_wr_addr)|u_sp\.g_rd\[8\]\.ra", ("dma",)),
     (r"u_mm\.(acc_q|cyc_q|m_q|n_q|k_q|k_ext|ldc_q|b_step_q|row_base_q|row_end|tile_end|c_addr|wr_ptr"
-     r"|rd_addr|wr_addr)|u_mm\.g_feed\[\d\]\.(a_ptr_q|b_ptr_q)|mm_ra|mm_wa"
+     r"|rd_addr|wr_addr|di_q|dj_q|dj_off|result|wr_data)|mm_wd"
+     r"|u_xbar\.mm_wr_data|u_mm\.u_array\.(a_h|b_v|acc_w|result|sel_row|sel_col|g_row\[\d\]\.g_col\[\d\]\.u_pe\.(a_in|b_in|a_out|b_out|acc|prod))|u_mm\.g_feed\[\d\]\.(a_ptr_q|b_ptr_q)|mm_ra|mm_wa"
      r"|u_xbar\.(mm_rd_addr|mm_wr_addr)|u_sp\.g_rd\[[0-7]\]\.ra", ("mm",)),
-    (r"u_rq\.(cnt_q|len_q|rp_q|wp_q|m_q|s_q|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
+    (r"u_rq\.(cnt_q|len_q|at_end|rp_q|wp_q|m_q|s_q|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
      r"|rq_ra|rq_wa|rq_wd|u_xbar\.(rq_rd_addr|rq_wr_addr|rq_wr_data)", ("rq",)),
-    (r"u_sm\.(cnt_q|len_q|ew_q|idx_q|src_q|rp_q|wp_q|mx_q|sum_q|rd_addr|wr_addr|d|e|e_rd"
+    (r"u_sm\.(cnt_q|len_q|at_end|ew_q|idx_q|src_q|rp_q|wp_q|mx_q|sum_q|rd_addr|wr_addr|d|e|e_rd"
      r"|is_last|x_gt)|u_sm\.u_lut\.\w+|u_sm\.u_div\.(dividend|divisor)|sm_ra|sm_wa"
      r"|u_xbar\.(sm_rd_addr|sm_wr_addr|vec_ra|vec_wa)|u_sp\.g_rd\[9\]\.ra", ("sm",)),
     # the divider's registers and the quotient-derived data of softmax
@@ -166,7 +167,7 @@ XCHECK_DATAPATH = [
     (r"(u_xbar\.|u_sp\.)?sp_rd_addr|u_sp\.rd_addr", ("dma", "mm", "sm")),
     (r"(u_xbar\.|u_sp\.)?sp_wr_addr|u_sp\.wr_addr|u_xbar\.g_chk\[\d\]\.(wa|rd_hit|wr_hit)",
      ("dma", "mm", "sm")),
-    (r"(u_xbar\.)?sp_wr_data|u_sp\.wr_data", ("div",)),
+    (r"(u_xbar\.)?sp_wr_data|u_sp\.wr_data", ("div", "mm")),
 ]
 XCHECK_SIM_ONLY = [r"u_sp\.g_rd\[\d+\]\.k"]
 

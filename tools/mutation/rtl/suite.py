@@ -70,7 +70,7 @@ def requant_vectors(n, seed):
         m = rng.choice([rng.randint(1 << 14, (1 << 15) - 1), rng.randint(0, 65535)])
         s = rng.randint(0, 63)
         out.append((a, m, s))
-    out = out[:n - 250]
+    out = out[:n - 290]
     # targeted: results exactly at the saturation edges (127, 128, -128, -129), s = 1 with
     # odd products (the rounding term), and the largest products at s = 45..50
     for target in (126, 127, 128, 129, -127, -128, -129, -130):
@@ -82,7 +82,7 @@ def requant_vectors(n, seed):
                 out.append((a, m, s))
     for _ in range(24):        # small odd products: (p + 1) >> 1 differs from p >> 1, no clamp
         out.append((rng.randrange(-15, 16, 2), rng.randrange(1, 16, 2), 1))
-    for s in range(44, 52):
+    for s in list(range(0, 3)) + list(range(44, 52)):  # the widest sums, unshifted and at s >= 48
         for a in (2**31 - 1, -2**31, 2**31 - 12345, -2**31 + 777):
             for m in (65535, 65534, 1 << 15):
                 out.append((a, m, s))
