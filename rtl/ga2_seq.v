@@ -55,8 +55,10 @@ module ga2_seq #(
 
   // Four states in two bits, every code reachable: S_WAIT is idle before the first start
   // and halted after a run (done_q tells them apart), so no compare on state_q has an
-  // unreachable code to hide in (docs/rtl.md "Register widths").
-  localparam [1:0] S_WAIT = 2'd0, S_FETCH = 2'd1, S_DECODE = 2'd2, S_EXEC = 2'd3;
+  // unreachable code to hide in. The codes pair WAIT with FETCH and DECODE with EXEC in
+  // their low bit, so a compare that loses the top bit confuses two states that act
+  // differently (an instruction read while idle, a second issue in EXEC).
+  localparam [1:0] S_WAIT = 2'd0, S_DECODE = 2'd1, S_FETCH = 2'd2, S_EXEC = 2'd3;
   // pc reaches IMEM_DEPTH (the pc check's value): exactly as wide as that (docs/rtl.md
   // "Register widths"); the pc outputs stay 16 bits, zero-extended (pc16)
   localparam PCW = $clog2(IMEM_DEPTH + 1);

@@ -116,7 +116,7 @@ module mm_ctrl #(
   // reset (from power-up it would feed x for NA-1 cycles).
   wire [NA-1:0] win;
   reg  [NA-1:1] win_q;
-  assign win[0] = busy_q && (cyc_q < k_ext);
+  assign win[0] = busy_q && (cyc_q < {{(CW-8){1'b0}}, k_q});
   assign win[NA-1:1] = win_q;
   always @(posedge clk) begin
     if (rst || start) win_q <= {(NA-1){1'b0}};

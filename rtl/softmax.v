@@ -21,7 +21,7 @@
 //    0 <= e_i*2^16/S - e_i*R/2^16 < e_i/2^16 + e_i/(S*2^16) <= 1, so q0 is p_i or
 //    p_i - 1, and 0 <= r < 2S < 2^23 (S <= 64*65535): r is computed modulo 2^23.
 // All reads (both passes) happen before the first write. FSM: state_q / state_d
-// (S_IDLE, S_MAX, S_EXP, S_LOAD, S_DIV, S_OUT); the datapath registers in one clocked block.
+// (S_IDLE, S_LOAD, S_MAX, S_EXP, S_DIV, S_OUT: codes by phase); the datapath registers in one clocked block.
 module softmax #(
   parameter FAST     = 0,                  // 0: serial divide per element; 1: reciprocal
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
@@ -60,7 +60,9 @@ module softmax #(
   end
 
   localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
-  localparam [2:0] S_IDLE = 3'd0, S_MAX = 3'd1, S_EXP = 3'd2, S_LOAD = 3'd3, S_DIV = 3'd4,
+  // State codes by phase, so the phase tests are bit tests: 01x the two read passes
+  // (bit 0: the second, S_EXP), 10x the divide phase (bit 0: FAST's output cycles).
+  localparam [2:0] S_IDLE = 3'd0, S_LOAD = 3'd1, S_MAX = 3'd2, S_EXP = 3'd3, S_DIV = 3'd4,
                    S_OUT = 3'd5;
 
   reg [2:0]     state_q, state_d;
@@ -71,7 +73,7 @@ module softmax #(
   reg [21:0]    sum_q;     // <= 64 * 65535 < 2^22: exactly as wide as the largest sum
   reg [15:0]    ebuf [0:`GA2_SM_MAX_LEN-1];
 
-  wire        pass    = (state_q == S_MAX) || (state_q == S_EXP);
+  wire        pass    = (state_q[2:1] == 2'b01);          // S_MAX or S_EXP
   // one compare ends each pass: the read enable, the state step and the counters' step
   // are its sides, so a pass reads exactly len words
   wire        at_end  = (cnt_q == len_q);
@@ -89,7 +91,8 @@ module softmax #(
   wire [31:0] div_rem;
   /* verilator lint_on UNUSEDSIGNAL */
   wire        fast     = (FAST != 0);
-  wire        elem_end = fast ? (state_q == S_OUT) : ((state_q == S_DIV) && div_last);
+  // an element's write: FAST in every S_OUT cycle, else S_DIV's last (S_OUT unreachable)
+  wire        elem_end = state_q[2] && (fast ? state_q[0] : div_last);
   wire        is_last  = ({1'b0, idx_q} + 7'd1 == len_q);
 
   exp_lut u_lut (
@@ -132,7 +135,7 @@ module softmax #(
   end
 
   always @(posedge clk) begin
-    if (have_x && state_q == S_EXP) ebuf[ew_q] <= e;
+    if (have_x && state_q[0]) ebuf[ew_q] <= e;           // have_x: a pass; bit 0: S_EXP
   end
 
   // next state: start wins (the sequencer starts a unit only while it is idle)
