@@ -8,7 +8,10 @@
 // disagrees with the reference and prints one line "MUT FAIL <check> <what>"; a clean
 // run ends with "MUT PASS <n checks>". The expected values are the Python reference's
 // (model.machine.Machine, model.quant, plain integer division), never this bench's.
-//  1. unit checks: requant on +rq_n vectors (combinational) and divu on +dv_n vectors;
+//  1. unit checks: requant on +rq_n vectors (combinational), divu on +dv_n vectors,
+//     ga2_perf on +pf_n cycles, and always the units' start-while-busy contract
+//     (tb/common/restart_chk.v: dma, vec_rq, mm_ctrl, softmax FAST 0/1 and divu, each
+//     restarted in every phase and compared cycle by cycle with a twin started from idle);
 //  2. +nprog chip programs on ga2_top, each: clear imem, load imem/ext, start, wait for
 //     done (at most the program's cycle limit: a hang is "timeout"), then compare the
 //     retire trace (pc, cycle) as it happens, error/code/pc, the five counters and the
@@ -69,6 +72,20 @@ module mut_rtl_tb #(
     .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
     .retire(pf_retire), .cnt_cycles(pf_cyc), .cnt_mm(pf_mm), .cnt_dma(pf_dma),
     .cnt_vec(pf_vec), .cnt_instret(pf_ret), .retire_cycle(pf_rc)
+  );
+
+  // ------------------------------------------------------------------ unit: restart
+  // the start-while-busy contract (docs/rtl.md "Start while busy"), self-checking; its
+  // units run on a clock gated by the check, so it costs nothing outside it
+  reg             rc_go;
+  wire            rc_done, rc_fail;
+  wire [15:0]     rc_id;
+  wire [2:0]      rc_unit;
+  wire [8*8-1:0]  rc_unit_name;
+  wire [8*12-1:0] rc_sig_name;
+  restart_chk #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_rc (
+    .clk(clk), .go(rc_go), .done(rc_done), .fail(rc_fail), .fail_id(rc_id),
+    .fail_unit(rc_unit), .fail_unit_name(rc_unit_name), .fail_sig_name(rc_sig_name)
   );
 
   // ------------------------------------------------------------------ the chip
@@ -181,6 +198,7 @@ module mut_rtl_tb #(
     pf_running = 1'b0;
     pf_busy = 3'd0;
     pf_retire = 4'd0;
+    rc_go = 1'b0;
 
     // ---- unit checks
     if (rq_n > 0) begin
@@ -306,6 +324,22 @@ module mut_rtl_tb #(
       end
       checks = checks + 1;
     end
+
+    // a start while busy restarts (every unit): the restarted instance's outputs equal,
+    // cycle by cycle, those of a twin started from idle in the restart cycle
+    rc_go = 1'b1;
+    ncyc = 0;
+    while (rc_done !== 1'b1 && ncyc < 20000) begin
+      @(negedge clk);
+      ncyc = ncyc + 1;
+    end
+    rc_go = 1'b0;
+    if (rc_done !== 1'b1) fail("unit", "restart: the check did not finish within 20000 cycles");
+    if (rc_fail !== 1'b0) begin
+      $display("MUT FAIL unit restart %0s scenario %0d %0s", rc_unit_name, rc_id[15:4], rc_sig_name);
+      $finish;
+    end
+    checks = checks + 1;
 
     // ---- chip programs
     repeat (2) @(negedge clk);

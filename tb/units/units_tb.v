@@ -19,6 +19,10 @@
 // are outputs, driven cycle by cycle from Python (on clk_o's falling edge) to check divu's
 // handshake (busy WIDTH + 1 cycles, last in the final one, results hold until the next
 // start, back-to-back start, reset at last and mid-division), as tb/mutation/mut_rtl_tb.v.
+// u_rc: the start-while-busy contract of dma, vec_rq, mm_ctrl, softmax (FAST 0 and 1)
+// and divu (tb/common/restart_chk.v, self-checking, the mutation bench's restart check):
+// a rising rc_go runs it; rc_done, then rc_fail / rc_fail_id (scenario * 16 + signal) and
+// the unit's and signal's names (ASCII).
 module units_tb #(
   parameter MEM_WORDS = `GA2_SP_WORDS
 ) (
@@ -68,7 +72,15 @@ module units_tb #(
   input  wire        pf_running,
   input  wire [2:0]  pf_busy,
   input  wire [3:0]  pf_retire,
-  output wire [29:0] pf_out       // {cycles, mm, dma, vec, instret, retire_cycle}, 5 bits each
+  output wire [29:0] pf_out,      // {cycles, mm, dma, vec, instret, retire_cycle}, 5 bits each
+  // u_rc: the restart check
+  input  wire            rc_go,
+  output wire            rc_done,
+  output wire            rc_fail,
+  output wire [15:0]     rc_fail_id,
+  output wire [2:0]      rc_fail_unit,
+  output wire [8*8-1:0]  rc_unit_name,
+  output wire [8*12-1:0] rc_sig_name
 );
   localparam NA = `GA2_ARRAY;
   localparam AW = `GA2_ADDR_W;
@@ -171,6 +183,11 @@ module units_tb #(
     .retire(pf_retire), .cnt_cycles(pf_out[29:25]), .cnt_mm(pf_out[24:20]),
     .cnt_dma(pf_out[19:15]), .cnt_vec(pf_out[14:10]), .cnt_instret(pf_out[9:5]),
     .retire_cycle(pf_out[4:0])
+  );
+
+  restart_chk #(.SP_WORDS(MEM_WORDS), .VERBOSE(1)) u_rc (
+    .clk(clk), .go(rc_go), .done(rc_done), .fail(rc_fail), .fail_id(rc_fail_id),
+    .fail_unit(rc_fail_unit), .fail_unit_name(rc_unit_name), .fail_sig_name(rc_sig_name)
   );
 
   always @* begin

@@ -4,9 +4,12 @@ The cocotb tests compare mm_ctrl, softmax (FAST = 0 and FAST = 1, both instances
 one units_tb build), vec_rq, requant and divu with independent references (numpy,
 model.quant, model.softmax_gold, divmod); requant and divu also on the RTL mutation
 bench's vectors (tools/mutation/rtl/suite.py), divu with the bench's handshake checks,
-each shown to fail on a divu broken in one of them. DMA transfers of every
-length 1..64 and at the ends of both memories go through the top level (the DMA has
-no clean standalone interface to the memories), in test_dma_lengths_and_ends.
+each shown to fail on a divu broken in one of them; test_restart runs the units'
+start-while-busy check (tb/common/restart_chk.v, also the mutation bench's: dma, vec_rq,
+mm_ctrl, softmax FAST 0 and 1, divu), shown to fail on units that do not restart. DMA
+transfers of every length 1..64 and at the ends of both memories go through the top
+level (the DMA has no clean standalone interface to the memories), in
+test_dma_lengths_and_ends.
 """
 import os
 import re
@@ -22,13 +25,14 @@ from tools.sim.files import rtl_files, top_file
 
 from tools import ROOT  # noqa: E402
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
-              "test_divu", "test_perf")
+              "test_divu", "test_perf", "test_restart")
+RESTART_CHK = ROOT / "tb" / "common" / "restart_chk.v"     # units_tb's u_rc (test_restart)
 
 
 def _build_units(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
     srcs = [p for p in rtl_files(rtl_dir) if p != top_file(rtl_dir)]
-    srcs.append(ROOT / "tb" / "units" / "units_tb.v")
+    srcs += [RESTART_CHK, ROOT / "tb" / "units" / "units_tb.v"]
     return build.build(sim, toplevel="units_tb", srcs=srcs, parameters={}, rtl_dir=rtl_dir,
                     build_dir=build_dir or ROOT / "build" / f"{sim}-units")
 
@@ -169,3 +173,34 @@ def test_unit_tests_catch_a_broken_divu_contract(tmp_path, mutant):
     (rtl / "divu.v").write_text(broken)
     with pytest.raises(AssertionError, match=rf"(?s)test_divu failed.*{re.escape(msg)}"):
         _run_units("icarus", "test_divu", rtl_dir=rtl, build_dir=tmp_path / "build")
+
+
+# Units that break the start-while-busy contract (docs/rtl.md "Start while busy"), each
+# caught by test_restart (restart_chk): dma with the start and busy_q arms of its control
+# block swapped (a start while busy keeps the old direction and external pointer), mm_ctrl
+# whose start no longer clears the feed window's skew chain win_q (the old job's window
+# reads on rows 1..3 after a restart in the feed), and a softmax whose next state takes a
+# start only while idle (the FSM goes on with the old job's phase).
+_RESTART_MUTANTS = {
+    "dma_arms": ("dma.v", r"end else if \(start\) begin\n((?:      .*\n)*)    end else if \(busy_q\) begin\n"
+                          r"((?:      .*\n)*)    end\n",
+                 lambda m: f"end else if (busy_q) begin\n{m[2]}    end else if (start) begin\n{m[1]}    end\n",
+                 "dma"),
+    "mm_win": ("mm_ctrl.v", r"if \(rst \|\| start\) win_q <=", lambda m: "if (rst) win_q <=", "mm_ctrl"),
+    "sm_idle_start": ("softmax.v", r"if \(start\) state_d = S_MAX;",
+                      lambda m: "if (start && state_q == S_IDLE) state_d = S_MAX;", "softmax0"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_RESTART_MUTANTS))
+def test_unit_tests_catch_a_broken_restart(tmp_path, mutant):
+    """test_restart fails on a copy of the RTL whose unit does not restart on a start while
+    busy, and names that unit."""
+    rtl = _rtl_copy(tmp_path)
+    fname, pat, new, unit = _RESTART_MUTANTS[mutant]
+    src = (rtl / fname).read_text()
+    broken = re.sub(pat, new, src, count=1)
+    assert broken != src, f"{fname} no longer matches {pat!r}: update this mutation"
+    (rtl / fname).write_text(broken)
+    with pytest.raises(AssertionError, match=rf"(?s)test_restart failed.*unit restart {unit} scenario \d+ "):
+        _run_units("icarus", "test_restart", rtl_dir=rtl, build_dir=tmp_path / "build")
