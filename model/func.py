@@ -1,6 +1,6 @@
 """GA-2's functional semantics: what each instruction reads, writes and computes.
 
-Two views of one instruction, both independent of timing (model/timing.py says when it
+Views of one instruction, all independent of timing (model/timing.py says when it
 runs and what it costs):
 
   reads(ins), writes(ins)   the memory it touches, as address ranges Range(space, first,
@@ -13,8 +13,10 @@ runs and what it costs):
                             they are also the ranges isa.check tests against the sizes.
   execute(ins, ext, sp)     its effect on the external memory and the scratchpad (numpy
                             int64 arrays, changed in place), bit-exact with the RTL.
+  sp_reads(ins)             how many scratchpad words its unit reads (read accesses, a
+                            word read twice counts twice): the count the harness measures.
 
-Both assume an instruction the chip accepts (isa.check passes): a faulting instruction
+All assume an instruction the chip accepts (isa.check passes): a faulting instruction
 writes nothing, so the reference never executes one (model/machine.py asks the schedule
 which instructions retire). Ranges of zero length (len = 0, K = 0 ...) are left out.
 
@@ -86,6 +88,54 @@ def writes(ins):
         _, _, (c0, c1) = mm_hulls(ins)
         return (Range(SP, c0, c1),)
     return ()
+
+
+# ---------------------------------------------------------------- how many words it reads
+_READS = {}
+
+
+def sp_reads(ins):
+    """The scratchpad words a valid instruction (an Instr or its word) reads when it
+    executes: its unit's scratchpad read accesses, one per word per read (a word read
+    twice counts twice), independent of the data and of the timing mode.
+
+    From the units' timing (the headers in rtl/):
+      ST  len: dma.v reads word i at busy cycle i (dir = 1); LD reads only the external
+          memory: 0;
+      MM  M*K + N*K, plus M*N when acc = 1: mm_ctrl.v reads row i of A (i < M) and
+          column j of B (j < N) once per k during its K-cycle feed window, rows >= M and
+          columns >= N read nothing; acc = 1 reads each old C word once, the cycle before
+          its write (read port 0);
+      RQ  len: vec_rq.v reads element i at busy cycle i;
+      SM  2*len: softmax.v's two read passes (max, then exp-and-sum) read every element
+          once each, in both timing modes (FAST changes only the divide phase, which
+          reads nothing);
+      HALT 0.
+    A faulting instruction executes nothing: sum this over the executed (retired)
+    instructions only, as model/machine.py does (Result.sp_reads), which the benches
+    compare with the count of the scratchpad's enabled read ports (tb/common/ga2_harness.v
+    mon_sp_reads).
+    """
+    if not isinstance(ins, isa.Instr):
+        word = ins
+        n = _READS.get(word)
+        if n is None:
+            ins, why = isa.decoded(word)
+            if ins is None:
+                raise ValueError(f"func.sp_reads: {why}")
+            n = sp_reads(ins)
+            if len(_READS) >= _MAX:
+                _READS.clear()
+            _READS[word] = n
+        return n
+    op = ins.op
+    if op == "ST" or op == "RQ":
+        return ins.len
+    if op == "SM":
+        return 2 * ins.len
+    if op == "MM":
+        return (ins.M + ins.N) * ins.K + (ins.M * ins.N if ins.acc else 0)
+    return 0                            # LD, HALT
 
 
 # ---------------------------------------------------------------- what it computes

@@ -2,7 +2,8 @@
 
 Machine(cfg).run(prog, image) executes a program (Instr objects or instruction words) on
 an external-memory image and returns the final external memory, the scratchpad, the five
-counters and the retire trace [(pc, cycle), ...] the RTL must reproduce exactly.
+counters, the retire trace [(pc, cycle), ...] the RTL must reproduce exactly, and the
+number of scratchpad words the executed instructions read (func.sp_reads).
 Faults raise GA2Error(code, pc) carrying the state and counters up to the fault; the
 faulting instruction writes nothing. The scratchpad persists across runs, as on the chip
 (it powers up zero and start does not clear it).
@@ -18,15 +19,20 @@ import numpy as np
 from . import config, func, hostio, isa, timing
 from .func import requant_vec  # noqa: F401 - kept importable from here
 
-Result = namedtuple("Result", "ext sp counters trace")
+Result = namedtuple("Result", "ext sp counters trace sp_reads", defaults=(None,))
+Result.__doc__ = """A run's outcome: ext, sp (arrays), counters (isa.Counters), trace [(pc, cycle)],
+sp_reads: the scratchpad words the executed instructions read (func.sp_reads summed; None
+when not computed), the count the benches compare with the chip's read ports."""
 
 
 class GA2Error(Exception):
     """A chip fault: code (1..5), pc, and the state when the chip halted."""
 
-    def __init__(self, code, pc, ext=None, sp=None, counters=None, trace=None, reason=""):
+    def __init__(self, code, pc, ext=None, sp=None, counters=None, trace=None, reason="",
+                 sp_reads=None):
         self.code, self.pc = code, pc
         self.ext, self.sp, self.counters, self.trace = ext, sp, counters, trace
+        self.sp_reads = sp_reads         # as Result.sp_reads: the instructions before the fault
         super().__init__(f"GA-2 error {code} ({isa.ERROR_NAMES.get(code, '?')}) at pc {pc}"
                          + (f": {reason}" if reason else ""))
 
@@ -53,13 +59,15 @@ class Machine:
         sp = self.sp
         words = isa.as_words(prog)
         sched = timing.schedule(words, self.cfg)       # ValueError if prog is too long
-        execute = func.execute
+        execute, sp_reads = func.execute, func.sp_reads
         # The ISA has no branches: the retired instructions are pcs 0 .. instret-1 in any
         # timing mode, and their effects are applied in program order (HALT does nothing).
+        reads = 0
         for pc in range(len(sched.events)):
             execute(words[pc], ext, sp)
+            reads += sp_reads(words[pc])
         trace = timing.trace(sched)
         if sched.fault is not None:
             code, pc = sched.fault
-            raise GA2Error(code, pc, ext, sp.copy(), sched.counters, trace, sched.reason)
-        return Result(ext, sp.copy(), sched.counters, trace)
+            raise GA2Error(code, pc, ext, sp.copy(), sched.counters, trace, sched.reason, reads)
+        return Result(ext, sp.copy(), sched.counters, trace, reads)

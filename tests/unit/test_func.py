@@ -249,3 +249,40 @@ def test_mm_acc_text_round_trip_and_default():
     assert "acc=1" in text.splitlines()[0] and "acc" not in text.splitlines()[1]
     assert asm.assemble(text) == [i1, i0, isa.build("HALT")]
     assert isa.encode(i1) == isa.encode(i0) | (1 << isa.LAYOUT["MM"]["acc"][0]) and isa.LAYOUT["MM"]["acc"] == (103, 1)
+
+
+# ---------------------------------------------------------------- words read
+@pytest.mark.parametrize("ins, n", [
+    (isa.build("LD", dst=10, src=20, len=5), 0),               # reads only the external memory
+    (isa.build("ST", src=10, dst=20, len=5), 5),
+    (isa.build("RQ", dst=51, src=50, len=8, m=1, s=0), 8),
+    (isa.build("SM", dst=7, src=7, len=64), 128),              # two passes over the vector
+    (isa.build("HALT"), 0),
+    (mm(), 3 * 5 + 2 * 5),                                     # M*K + N*K
+    (mm(tb=1), 3 * 5 + 2 * 5),
+    (mm(acc=1), 3 * 5 + 2 * 5 + 3 * 2),                        # + the M*N old C words
+    (mm(M=4, K=255, N=4, lda=255, ldb=4, acc=1), 8 * 255 + 16),
+])
+def test_sp_reads_by_hand(ins, n):
+    assert func.sp_reads(ins) == n
+    assert func.sp_reads(isa.encode(ins)) == n                 # the word gives the same count
+
+
+def test_sp_reads_refuses_an_illegal_word():
+    with pytest.raises(ValueError, match="illegal opcode"):
+        func.sp_reads(0)
+
+
+def test_machine_sums_sp_reads_over_the_executed_instructions():
+    """Result.sp_reads sums the retired instructions; a fault's instruction and those
+    after it read nothing (GA2Error.sp_reads)."""
+    from model.machine import GA2Error, Machine
+    m = Machine(CFG)
+    prog = [isa.build("LD", dst=0, src=0, len=32), mm(A=0, B=16, dst=100, acc=1),
+            isa.build("SM", dst=200, src=0, len=10), isa.build("ST", src=100, dst=0, len=20),
+            isa.build("HALT")]
+    assert m.run(prog, [1] * 32).sp_reads == 0 + (25 + 6) + 20 + 20
+    bad = prog[:2] + [isa.raw("SM", dst=200, src=0, len=65)] + prog[3:]
+    with pytest.raises(GA2Error) as e:
+        m.run(bad, [1] * 32)
+    assert e.value.code == isa.ERR_SHAPE and e.value.sp_reads == 25 + 6
