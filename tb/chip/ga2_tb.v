@@ -29,7 +29,10 @@
 // gap = 0 starts in the first cycle done is seen high (back to back).
 // The harness's per-cycle monitors (tb/common/ga2_harness.v) go into the status too:
 // mon_* (the run, up to the status), run_cycles (start to done), and pre_mon_* (the idle
-// cycles from the previous status, or the reset after it, to this start).
+// cycles from the previous status, or the reset after it, to this start); and sp_reads,
+// the scratchpad words the run read up to the done cycle (the harness's mon_sp_reads,
+// sampled where done is seen; cut or timed out: up to that cycle), which the host
+// compares with the reference's count (tools/sim/compare.py).
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
@@ -62,7 +65,7 @@ module ga2_tb #(
   integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes, slot;
   reg     timeout, tracing, cut;
   reg [31:0]  ctl [0:1];
-  reg [31:0]  cut_cycles;
+  reg [31:0]  cut_cycles, sp_reads;
   reg [184:0] pre;
   // the harness's host-contract monitors (tb/common/ga2_harness.v): mon_base is their
   // value when the last status was written (or after the reset that followed it), so
@@ -97,9 +100,10 @@ module ga2_tb #(
       $writememh(fname, u_h.ext);
       $sformat(fname, "p%0d_status.txt", k);
       fd_stat = $fopen(fname, "w");
-      $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h",
+      $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",
                 done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
-                cnt_instret, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events);
+                cnt_instret, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events,
+                sp_reads);
       $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
                 cut, cut_cycles, idle_changes, pre[184], pre[183], pre[182:180], pre[179:164],
                 pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
@@ -194,6 +198,7 @@ module ga2_tb #(
       end
       tracing = 1'b0;
       cut_cycles = cnt_cycles;
+      sp_reads = mon_sp_reads;       // the run's scratchpad reads, up to the done cycle
       $fclose(fd_trace);
       if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
       $fclose(fd_bus);

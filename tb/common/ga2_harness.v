@@ -19,7 +19,8 @@
 // rst is low; everything is sampled at the rising edge, like the memories themselves.
 // The benches reach the memories by hierarchical name (u_h.imem, u_h.ext) for
 // $readmemh/$writememh and preload the scratchpad with load_sp (the one place that
-// knows where ga2_top keeps it). The clock, reset and start come from the bench.
+// knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
+// The clock, reset and start come from the bench.
 module ga2_harness #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -48,7 +49,9 @@ module ga2_harness #(
   // the per-cycle host-contract monitors (below): MON_N counts, 32 bits each, counted
   // since the last start and including the current cycle, then the cycles of the run
   output wire [`GA2_MON_N*32-1:0] mon,
-  output wire [31:0] mon_run_cycles
+  output wire [31:0] mon_run_cycles,
+  // the scratchpad words read since the last start, including the current cycle (below)
+  output wire [31:0] mon_sp_reads
 );
   initial begin
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
@@ -222,6 +225,37 @@ module ga2_harness #(
       end
     end
   end
+
+  // ------------------------------------------------------------------ scratchpad reads
+  // mon_sp_reads: the words read from the scratchpad since the last start, INCLUDING the
+  // current cycle (as `mon`): in every cycle with rst low, the number of enabled read
+  // ports of the sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
+  // 2*ARRAY, the dma's, the vector unit's; an x/z enable counts as a read). Cleared in the
+  // start cycle's edge, like the monitors. Not a host rule: the benches compare it, at
+  // done, with the count the instruction set implies for the executed instructions
+  // (model/func.py sp_reads, summed by the reference Machine). A test-bench monitor, read
+  // by hierarchical name: the chip has no such counter.
+  localparam SP_NRD = 2 * `GA2_ARRAY + 2;     // ga2_top's read ports (ga2_sp_xbar's order)
+  wire [SP_NRD-1:0] sp_re = dut.u_sp.rd_en;
+  reg  [31:0] rd_q;
+
+  function [31:0] n_read;
+    input [SP_NRD-1:0] en;
+    integer j;
+    begin
+      n_read = 32'd0;
+      for (j = 0; j < SP_NRD; j = j + 1)
+        if (en[j] !== 1'b0) n_read = n_read + 32'd1;
+    end
+  endfunction
+
+  wire [31:0] rd_now = m_on ? n_read(sp_re) : 32'd0;
+  initial rd_q = 32'd0;
+  always @(posedge clk) begin
+    if (start === 1'b1) rd_q <= 32'd0;
+    else rd_q <= rd_q + rd_now;
+  end
+  assign mon_sp_reads = rd_q + rd_now;
 
   // ------------------------------------------------------------------ scratchpad preload
   // $readmemh into the chip's scratchpad; call only while the chip is idle.

@@ -7,7 +7,7 @@
   wire [15:0] error_pc;
   wire [63:0] retire_pc;       // slot i's pc at [16*i +: 16]
   wire [31:0] cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_run_cycles;
+  wire [31:0] imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_run_cycles, mon_sp_reads;
 `ifndef GA2_MON_N
 `define GA2_MON_N 9
 `endif
@@ -21,5 +21,5 @@
     .cnt_instret(cnt_instret), .retire(retire), .retire_pc(retire_pc),
     .retire_cycle(retire_cycle), .imem_oob(imem_oob), .ext_rd_oob(ext_rd_oob),
     .ext_wr_oob(ext_wr_oob), .xz_events(xz_events),
-    .mon(mon), .mon_run_cycles(mon_run_cycles)
+    .mon(mon), .mon_run_cycles(mon_run_cycles), .mon_sp_reads(mon_sp_reads)
   );

@@ -12,7 +12,9 @@
 //           reloading +ext_in before each run; the scratchpad carries over)
 //           +vcd=FILE (Icarus only: dump the chip's signals)
 // Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
-// instret=.. timeout=.." per run and writes the external memory after the last run.
+// instret=.. timeout=.. bad_access=.. xz=.. sp_reads=.." per run (sp_reads: the harness's
+// count of scratchpad words read in the run) and writes the external memory after the
+// last run.
 // The chip and its memories: tb/common/ga2_harness.v, as in the cocotb wrapper.
 // +sp_in=FILE preloads the scratchpad before the first run.
 module tb_plain #(
@@ -83,9 +85,9 @@ module tb_plain #(
         ncyc = ncyc + 1;
         if (ncyc >= max_cycles) timeout = 1'b1;
       end
-      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d bad_access=%0d xz=%0d",
+      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d bad_access=%0d xz=%0d sp_reads=%0d",
                done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
-               cnt_instret, timeout, bad_access, xz);
+               cnt_instret, timeout, bad_access, xz, mon_sp_reads);
     end
     if (fd_trace != 0) $fclose(fd_trace);
     if ($value$plusargs("ext_out=%s", f_ext_out)) $writememh(f_ext_out, u_h.ext);

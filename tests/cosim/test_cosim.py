@@ -174,6 +174,23 @@ def test_counter_and_ext_perturbation_is_reported(one_result):
         assert hw.compare(ref, raw) == f"2 {what} outside the memory"
 
 
+def test_read_count_perturbation_is_reported(one_result):
+    """The scratchpad words read (the harness's count of enabled read ports) equal the
+    reference's (func.sp_reads over the executed instructions); compare() names both
+    counts when they differ, and judges nothing when either side has no count."""
+    pairs, res = one_result
+    # demo program 0: MM 4x4 K=4 (32), MM M=3 K=4 N=2 (20), RQ 16, SM 2*16, ST 64; LD 0
+    # program 1: ST 8 + ST 16
+    assert [p.sp_reads for p in res] == [p.ref.sp_reads for p in res] == [164, 24]
+    p = res[0]
+    ref = p.ref
+    bad = Result(ref.ext, ref.sp, ref.counters, ref.trace, ref.sp_reads + 1)
+    assert hw.compare(bad, p) == ("scratchpad reads: the chip read 164 words, the model's "
+                                  "executed instructions read 165 (model/func.py sp_reads)")
+    assert hw.compare(Result(ref.ext, ref.sp, ref.counters, ref.trace), p) == ""
+    assert hw.compare(bad, dict(p._asdict(), sp_reads=None)) == ""
+
+
 # ------------------------------------------------------------------ x/z detection and bad input
 def test_xz_in_raw_outputs_is_detected(tmp_path):
     """x/z in the wrapper's dumps (as Icarus writes them) are reported, never read as 0 silently."""

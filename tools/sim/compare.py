@@ -1,10 +1,10 @@
 """The chip's outcome next to the reference's: ProgResult, reference(), compare().
 
 compare(ref, got) names the first divergence in time first: the retire trace, then
-done/error, the counters and the external memory; then the host contract (what the host
-saw before the start, the outputs after a reset while busy, and the harness's per-cycle
-monitors of docs/isa.md's host rules, MONITORS). got is read_raw()'s
-dict (tools/sim/run.py) or a ProgResult.
+done/error, the counters, the scratchpad read count and the external memory; then the
+host contract (what the host saw before the start, the outputs after a reset while busy,
+and the harness's per-cycle monitors of docs/isa.md's host rules, MONITORS). got is
+read_raw()'s dict (tools/sim/run.py) or a ProgResult.
 """
 from collections import namedtuple
 
@@ -15,8 +15,8 @@ from model.machine import GA2Error
 
 ProgResult = namedtuple(
     "ProgResult",
-    "ext counters done error error_code error_pc trace timeout ref ok mismatch xz oob host",
-    defaults=(None,))
+    "ext counters done error error_code error_pc trace timeout ref ok mismatch xz oob host sp_reads",
+    defaults=(None, None))
 ProgResult.__doc__ = """One program's outcome on the chip next to the reference's prediction.
 
 ext: np.int64 array (signed words); counters: isa.Counters; done/error: bool;
@@ -24,7 +24,8 @@ error_code/error_pc: int; trace: [(pc, cycle)]; timeout: bool; ref: Result or GA
 ok: everything equal and no X/Z; mismatch: '' or the first divergence, in words;
 xz: '' or where the chip produced x/z; oob: dict of out-of-range memory accesses;
 host: dict of the host-contract observations (aborted, cut_cycles, idle_changes, pre:
-the outputs just before the start)."""
+the outputs just before the start); sp_reads: the scratchpad words the chip read in the
+run (the harness's count of enabled read ports, up to done), None when not measured."""
 
 # the host-visible outputs, as the wrapper's status line names them
 HOST_OUTPUTS = ("done", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret", "retire")
@@ -57,12 +58,15 @@ def reference(machine, words, image, sp=None):
 
 
 def expected(ref):
-    """What the chip must show for a reference outcome (Result or GA2Error)."""
+    """What the chip must show for a reference outcome (Result or GA2Error); sp_reads: the
+    scratchpad words the reference's executed instructions read (model/func.py sp_reads
+    summed by the Machine), None when the reference did not count them."""
     if isinstance(ref, GA2Error):
         return {"ext": ref.ext, "counters": ref.counters, "error": True, "error_code": ref.code,
-                "error_pc": ref.pc, "trace": list(ref.trace)}
+                "error_pc": ref.pc, "trace": list(ref.trace),
+                "sp_reads": getattr(ref, "sp_reads", None)}
     return {"ext": ref.ext, "counters": ref.counters, "error": False, "error_code": 0,
-            "error_pc": None, "trace": list(ref.trace)}
+            "error_pc": None, "trace": list(ref.trace), "sp_reads": getattr(ref, "sp_reads", None)}
 
 
 def _trace_issue(t_chip, t_ref, prefix=False):
@@ -115,6 +119,20 @@ def _monitor_issues(got, exp=None):
         issues.append(f"done rose {rc + 1} cycles after the start, the model's cycles are "
                       f"{exp['counters'].cycles} (done must rise in the cycle after the last)")
     return issues
+
+
+def _reads_issues(exp, got):
+    """The run's scratchpad read count (the harness's enabled read ports, start to done)
+    against the reference's (func.sp_reads over the executed instructions): a unit that
+    reads a word it does not use computes the right results and shows only here. Not
+    judged after a timeout (the chip was reset), nor when either side has no count."""
+    want, have = exp.get("sp_reads"), got.get("sp_reads")
+    if want is None or have is None or got.get("timeout"):
+        return []
+    if int(have) != int(want):
+        return [f"scratchpad reads: the chip read {int(have)} words, the model's executed "
+                f"instructions read {int(want)} (model/func.py sp_reads)"]
+    return []
 
 
 def _compare_aborted(exp, got):
@@ -175,6 +193,7 @@ def compare(ref, got):
     for name, c, r in zip(isa.Counters._fields, got["counters"], exp["counters"]):
         if int(c) != int(r):
             issues.append(f"counter {name} {c} vs {r}")
+    issues += _reads_issues(exp, got)
     gext, rext = np.asarray(got["ext"], dtype=np.int64), np.asarray(exp["ext"], dtype=np.int64)
     if gext.shape != rext.shape:
         issues.append(f"ext size {gext.size} vs {rext.size}")
@@ -206,4 +225,5 @@ def make_result(raw, ref):
     return ProgResult(ext=raw["ext"], counters=raw["counters"], done=raw["done"], error=raw["error"],
                       error_code=raw["error_code"], error_pc=raw["error_pc"], trace=raw["trace"],
                       timeout=raw["timeout"], ref=ref, ok=(mism == ""), mismatch=mism,
-                      xz=raw["xz"], oob=raw["oob"], host=raw.get("host"))
+                      xz=raw["xz"], oob=raw["oob"], host=raw.get("host"),
+                      sp_reads=raw.get("sp_reads"))

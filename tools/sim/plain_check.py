@@ -4,8 +4,8 @@
 Why: a fast, self-contained check of rtl/ (no cocotb) on Icarus and Verilator --binary:
 each program is written as hex files (imem: 32 hex digits per 128-bit instruction; ext:
 8 hex digits per 32-bit word, two's complement), tb/plain/tb_plain.v runs it, and the external
-memory, the five counters, error/code/pc and the retire trace are compared with
-model.machine.Machine (the independent reference). Hand programs cover every op and
+memory, the five counters, the scratchpad words read, error/code/pc and the retire trace
+are compared with model.machine.Machine (the independent reference). Hand programs cover every op and
 every error code; random programs (valid, and with one bad instruction) follow.
 
   python tools/sim/plain_check.py --sim both --random 50 --seed 1
@@ -52,14 +52,14 @@ def run_sim(cmd, prog, image, ext_words, d, max_cycles=2_000_000, runs=1):
 
 def reference(prog, image, ext_words, runs=1):
     """What the chip must produce, per run on one Machine (the scratchpad carries over):
-    [(counters, error code or 0, error pc, ext words, trace)]."""
+    [(counters, error code or 0, error pc, ext words, trace, scratchpad words read)]."""
     m, out = Machine(_cfg(ext_words)), []
     for _ in range(runs):
         try:
             r = m.run(prog, image)
-            out.append((r.counters, 0, 0, r.ext, r.trace))
+            out.append((r.counters, 0, 0, r.ext, r.trace, r.sp_reads))
         except GA2Error as e:
-            out.append((e.counters, e.code, e.pc, e.ext, e.trace))
+            out.append((e.counters, e.code, e.pc, e.ext, e.trace, e.sp_reads))
     return out
 
 
@@ -67,14 +67,15 @@ def compare(statuses, ext, trace, prog, image, ext_words):
     """A list of mismatch descriptions (empty when the RTL agrees with the Machine)."""
     refs = reference(prog, image, ext_words, len(statuses))
     errs = []
-    for run, (status, (cnt, code, pc, _, _)) in enumerate(zip(statuses, refs)):
+    for run, (status, (cnt, code, pc, _, _, reads)) in enumerate(zip(statuses, refs)):
         for k in ("timeout", "bad_access", "xz"):
             if status[k]:
                 errs.append(f"run {run}: {k}={status[k]}")
         if status["done"] != 1:
             errs.append(f"run {run}: done not set")
         want = {"cycles": cnt.cycles, "mm": cnt.mm, "dma": cnt.dma, "vec": cnt.vec,
-                "instret": cnt.instret, "error": int(code != 0), "code": code, "pc": pc if code else 0}
+                "instret": cnt.instret, "error": int(code != 0), "code": code, "pc": pc if code else 0,
+                "sp_reads": reads}
         for k, v in want.items():
             if status[k] != v:
                 errs.append(f"run {run}: {k}: rtl {status[k]} ref {v}")

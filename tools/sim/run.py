@@ -116,6 +116,7 @@ def read_raw(run_dir, ext_words, k=None):
         "oob": {"imem": val["imem_oob"], "ext_rd": val["ext_rd_oob"], "ext_wr": val["ext_wr_oob"],
                 "xz_events": val["xz"]},
         "wall": val["wall"],
+        "sp_reads": val.get("sp_reads"),
         "host": {"aborted": bool(val["aborted"]), "cut_cycles": val["cut_cycles"],
                  "idle_changes": val["idle_changes"],
                  "pre": {k_: val["pre_" + k_] for k_ in HOST_OUTPUTS},
