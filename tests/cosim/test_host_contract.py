@@ -15,7 +15,10 @@ EVERY co-simulated program and judged by compare(); here contract_jobs() runs ev
 lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
 instret blip right after reset, error_pc left stale by a start, retire while idle, the
 cycle counter counting while done, the MM counter one cycle late so a new run starts with
-the old count), each shown to make its monitor fire.
+the old count), each shown to make its monitor fire. The harness also counts the
+scratchpad words each run reads (every enabled read port, every cycle), which compare()
+holds against the count the instruction set implies (model/func.py sp_reads): an mm_ctrl
+that feeds a row it never drains computes the right results and fails only there.
 """
 import re
 
@@ -45,6 +48,18 @@ def _program():
             b("SM", dst=300, src=200, len=6),
             b("ST", src=100, dst=1000, len=26),
             b("ST", src=300, dst=1200, len=6),
+            b("HALT")]
+    return prog, img
+
+
+def _partial():
+    """MMs with M, N < ARRAY (rows >= M and columns >= N of the array read nothing), one
+    accumulating (it reads the M*N old C words), on words the program loads; its image."""
+    img = np.random.default_rng(11).integers(-128, 128, size=48)
+    prog = [b("LD", dst=0, src=0, len=48),
+            b("MM", dst=100, A=0, B=16, M=2, K=5, N=3, tb=0, lda=5, ldb=3, ldc=3),
+            b("MM", dst=100, A=0, B=32, M=3, K=4, N=1, tb=1, lda=4, ldb=4, ldc=1, acc=1),
+            b("ST", src=100, dst=1000, len=6),
             b("HALT")]
     return prog, img
 
@@ -185,7 +200,8 @@ def contract_jobs():
     prog, img = _program()
     cut = _cuts(prog)[1]
     return ([[hw.Item(prog, img, gap=9)]] + back_to_back_jobs()
-            + [[hw.Item(prog, img, abort_at=cut), hw.Item(_reader(), None, sp=_garbage(9), gap=6)]])
+            + [[hw.Item(prog, img, abort_at=cut), hw.Item(_reader(), None, sp=_garbage(9), gap=6)],
+               [hw.Item(*_partial())]])
 
 
 def _counts(res, key):
@@ -207,6 +223,9 @@ def test_monitors_quiet_on_a_good_chip(sim):
         for p in job:
             if not p.host["aborted"]:
                 assert p.host["run_cycles"] == p.counters.cycles == p.ref.counters.cycles
+                # the scratchpad words read: the count the instruction set implies
+                assert p.sp_reads == p.ref.sp_reads, (p.sp_reads, p.ref.sp_reads)
+    assert res[-1][0].sp_reads == (2 + 3) * 5 + (3 + 1) * 4 + 3 * 1 + 6      # _partial(), by hand
 
 
 # (module, [(pattern, replacement)], the monitors that must fire, text in a mismatch)
@@ -261,3 +280,24 @@ def test_monitors_catch_a_broken_chip(tmp_path, name):
     # compare() reports it (the full list: the mismatch line shows only the first three)
     issues = [i for job in res for p in job for i in compare._monitor_issues(p._asdict(), None)]
     assert any(text in i for i in issues + bad), (name, issues[:5], bad[:5])
+
+
+# ------------------------------------------------------------------ the read count
+# Not a per-cycle rule: the harness counts the scratchpad's enabled read ports over the
+# run (mon_sp_reads) and compare() fails a program whose count differs from the
+# reference's (model/func.py sp_reads over the executed instructions).
+def test_read_count_catches_an_extra_read(tmp_path):
+    """mm_ctrl feeding row M of A as well (`IDX < m_q` -> `<=`): that row's results are
+    never drained, so memory, counters and retires are all right (nothing else in the
+    suite sees it); only the scratchpad read count shows it, on the programs with M < 4,
+    by K words per such MM."""
+    rtl = _broken_rtl(tmp_path, "mm_ctrl", r"\(IDX < m_q\)", "(IDX <= m_q)")
+    res = hw.run("icarus", contract_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=20000)
+    bad = [p for job in res for p in job if not p.ok]
+    assert bad and not res[-1][0].ok
+    for p in bad:
+        assert p.mismatch.startswith("scratchpad reads: the chip read ") and ";" not in p.mismatch, p.mismatch
+        assert f"read {p.sp_reads} words" in p.mismatch and f"instructions read {p.ref.sp_reads} " in p.mismatch
+    part = res[-1][0]
+    assert part.sp_reads - part.ref.sp_reads == 5 + 4       # row 2 of the first MM (K = 5), row 3 of the second (K = 4)
+    assert np.array_equal(np.asarray(part.ext), np.asarray(part.ref.ext))
