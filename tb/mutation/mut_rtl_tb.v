@@ -14,15 +14,19 @@
 //     restarted in every phase and compared cycle by cycle with a twin started from idle);
 //  2. +nprog chip programs on ga2_top, each: clear imem, load imem/ext, start, wait for
 //     done (at most the program's cycle limit: a hang is "timeout"), then compare the
-//     retire trace (pc, cycle) as it happens, error/code/pc, the five counters and the
-//     whole external memory. The scratchpad carries over between programs, as in the
-//     reference (the suite runs the reference Machine over the same sequence).
+//     retire trace (pc, cycle) as it happens, error/code/pc, the five counters, the
+//     whole external memory and the number of scratchpad words read up to done (the
+//     harness's mon_sp_reads, every enabled read port in every cycle, against
+//     model/func.py sp_reads summed over the executed instructions: a unit reading words
+//     it never uses computes the right results and fails only here). The scratchpad
+//     carries over between programs, as in the reference (the suite runs the reference
+//     Machine over the same sequence).
 //  3. reset while busy: a program with abort_at > 0 is cut by rst after abort_at cycles
 //     (its retires up to then are still compared); the next program, self-contained
 //     (it loads every scratchpad word it reads), must then run exactly as the reference.
 // Inputs in +dir=D: rq.hex (a m s y per line), dv.hex (dividend divisor q r per line),
 // pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (limit abort_at error code pc cycles
-// mm dma vec instret ntrace light, then ntrace lines "pc cycle"). The chip and its memories:
+// mm dma vec instret ntrace light reads, then ntrace lines "pc cycle"). The chip and its memories:
 // tb/common/ga2_harness.v, as in the cocotb wrapper and the plain bench.
 module mut_rtl_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,      // the suite builds it with config.CH09's sizes
@@ -94,7 +98,7 @@ module mut_rtl_tb #(
 `include "ga2_harness_inst.vh"
 
   reg [31:0]  expx [0:EXT_WORDS-1];
-  reg [31:0]  meta [0:12 + 2 * MAX_TRACE - 1];
+  reg [31:0]  meta [0:13 + 2 * MAX_TRACE - 1];
   reg [127:0] vec  [0:MAX_VEC-1];
 
   // an access outside a memory while a program runs fails at once (the harness counts
@@ -135,6 +139,7 @@ module mut_rtl_tb #(
 
   // ------------------------------------------------------------------ checking
   reg [8*512-1:0] dir, fname;
+  reg [31:0]      rd_at_done; // the harness's mon_sp_reads where done was seen
   integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, pf_n, checks;
   reg     tracing, light;
 
@@ -166,11 +171,11 @@ module mut_rtl_tb #(
         if (retire[slot] !== 1'b0) begin
           if (retire[slot] !== 1'b1) fail("trace", "retire is x/z");
           if (tidx >= ntrace) fail("trace", "more retires than the reference");
-          if ({16'd0, retire_pc[16*slot +: 16]} !== meta[12 + 2 * tidx]
-              || retire_cycle !== meta[13 + 2 * tidx]) begin
+          if ({16'd0, retire_pc[16*slot +: 16]} !== meta[13 + 2 * tidx]
+              || retire_cycle !== meta[14 + 2 * tidx]) begin
             $display("MUT FAIL trace p%0d retire %0d: pc %0d cycle %0d, expected pc %0d cycle %0d",
-                     p, tidx, retire_pc[16*slot +: 16], retire_cycle, meta[12 + 2 * tidx],
-                     meta[13 + 2 * tidx]);
+                     p, tidx, retire_pc[16*slot +: 16], retire_cycle, meta[13 + 2 * tidx],
+                     meta[14 + 2 * tidx]);
             $finish;
           end
           tidx = tidx + 1;
@@ -376,6 +381,7 @@ module mut_rtl_tb #(
         ncyc = ncyc + 1;
       end
       tracing = 1'b0;
+      rd_at_done = mon_sp_reads;
       if (meta[1] != 0) begin
         // reset while busy: the chip must come back clean for the next program
         if (done === 1'b1) fail("abort", "done before the reset point");
@@ -427,6 +433,12 @@ module mut_rtl_tb #(
             $display("MUT FAIL memory p%0d: ext[%0d]=%h, expected %h", p, i, u_h.ext[i], expx[i]);
             $finish;
           end
+        end
+        // the scratchpad words read from the start to done (sampled there), last so that
+        // a wrong result is reported as such
+        if (rd_at_done !== meta[12]) begin
+          $display("MUT FAIL reads p%0d: %0d scratchpad words read, expected %0d", p, rd_at_done, meta[12]);
+          $finish;
         end
       end
       checks = checks + 1;

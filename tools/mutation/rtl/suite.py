@@ -8,9 +8,10 @@ follow-up (error outputs, counters up to the fault, "the next program runs norma
 a crafted SM/RQ program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
 at token 16 and the ragged 3,9,1,14; config.CH09) and resets while busy.
-Expected memory, the five counters, error/code/pc and
-the retire trace come from ONE reference model.machine.Machine run over the same
-sequence (the scratchpad carries over between programs on both sides).
+Expected memory, the five counters, error/code/pc, the retire trace and the number of
+scratchpad words read (model/func.py sp_reads over the executed instructions) come from
+ONE reference model.machine.Machine run over the same sequence (the scratchpad carries
+over between programs on both sides).
 compile_mutant(rtl_dir, build_dir) builds one mutant (iverilog, once); run_mutant(vvp,
 manifest, timeout) runs every check in ONE simulator process that stops at the first
 failure.
@@ -43,6 +44,7 @@ from tools.mutation.rtl.programs import (  # noqa: E402,F401  (the program lists
 
 
 N_RQ_VEC = 560
+META_TRACE = 13    # pN_meta.hex: 13 words (tb/mutation/mut_rtl_tb.v's list), then the trace
 N_DV_VEC = 120
 
 
@@ -180,23 +182,27 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
         image = machine.image(img)
         try:
             res = machine.run(words, image.copy())
-            ext_out, cnt, trace, err = res.ext, res.counters, res.trace, (0, 0, 0)
+            ext_out, cnt, trace, err, reads = res.ext, res.counters, res.trace, (0, 0, 0), res.sp_reads
         except GA2Error as e:
-            ext_out, cnt, trace, err = e.ext, e.counters, e.trace, (1, e.code, e.pc)
+            ext_out, cnt, trace, err, reads = e.ext, e.counters, e.trace, (1, e.code, e.pc), e.sp_reads
         limit = cnt.cycles + cnt.cycles // 4 + 200
         hexio.write_words(os.path.join(suite_dir, f"p{p}_imem.hex"), words + ([0] if light else []), 32)
         if not light:
             hexio.write_words(os.path.join(suite_dir, f"p{p}_ext.hex"), [_u32(w) for w in image], 8)
             hexio.write_words(os.path.join(suite_dir, f"p{p}_exp.hex"), [_u32(w) for w in ext_out], 8)
+        # meta[12]: the scratchpad words the executed instructions read (model/func.py
+        # sp_reads, summed by the Machine), which the bench compares at done (not for a cut
+        # program); the trace from meta[13] (META_TRACE)
         meta = [limit, abort_at, err[0], err[1], err[2], cnt.cycles, cnt.mm, cnt.dma, cnt.vec, cnt.instret,
-                len(trace), light]
+                len(trace), light, reads]
+        assert len(meta) == META_TRACE
         for pc, cyc in trace:
             meta += [pc, cyc]
         hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         if abort_at:
             trace = [(pc, c) for pc, c in trace if c < abort_at]
             meta[10] = len(trace)
-            meta[12:] = [x for pc_c in trace for x in pc_c]
+            meta[META_TRACE:] = [x for pc_c in trace for x in pc_c]
             hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
         entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
                         "error": err[1], "light": light})
