@@ -9,11 +9,11 @@
 // idle in that cycle.
 //
 // Per unit two instances, A and B, each with its own read-only memory model: per read
-// port a register that loads f(addr) (mix: addr * 32'h9E3779B1, its high half folded into
-// the low, XOR a salt; so every byte varies) at the clock edge of a
-// cycle with that port's enable high (one cycle of read latency, as rtl/sram.v) and
-// holds otherwise; writes go nowhere. So the read data of an instance is a function of
-// its own read enables and addresses, and its outputs a function of its own state.
+// port a register that loads f(addr) at the clock edge of a cycle with that port's
+// enable high (one cycle of read latency, as rtl/sram.v) and holds otherwise; f (mix) is
+// addr * 32'h9E3779B1 with its high half folded into the low, XOR a salt, so every byte
+// varies; writes go nowhere. So the read data of an instance is a function of its own
+// read enables and addresses, and its outputs a function of its own state.
 //
 // A scenario (unit, first job P1, second job P2, restart cycle c): reset both instances
 // (2 cycles), start A with P1; in P1's busy cycle c (0-based as in the units' headers,
