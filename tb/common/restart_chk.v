@@ -315,6 +315,11 @@ module restart_chk #(
   wire [AW-1:0]    ma_wr_addr, mb_wr_addr;
   wire [31:0]      ma_wr_data, mb_wr_data;
   reg  [NP*8-1:0]  ma_byte, mb_byte;         // the low byte of each port's read data
+  // the read registers power up 0, as rtl/sram.v's (mm_ctrl feeds A's port data ungated)
+  initial begin
+    ma_byte = {NP*8{1'b0}};
+    mb_byte = {NP*8{1'b0}};
+  end
   reg  [31:0]      ma_w0, mb_w0;             // port 0's full word
   integer          mp;
   always @(posedge uclk) begin
