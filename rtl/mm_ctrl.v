@@ -128,19 +128,21 @@ module mm_ctrl #(
     for (i = 0; i < NA; i = i + 1) begin : g_feed
       localparam [2:0] IDX = i;
       reg [SAW-1:0] a_ptr_q, b_ptr_q;
-      reg           a_v_q, b_v_q;
+      reg           b_v_q;
       // start offsets i*lda and i*b_init (i = 0..3) from a shift and an add
       wire [SAW-1:0] a_off = (IDX[1] ? (lda_s << 1) : {SAW{1'b0}}) + (IDX[0] ? lda_s : {SAW{1'b0}});
       wire [SAW-1:0] b_off = (IDX[1] ? (b_init << 1) : {SAW{1'b0}}) + (IDX[0] ? b_init : {SAW{1'b0}});
       wire a_act = win[i] && (IDX < m_q);
       wire b_act = win[i] && (IDX < n_q);
-      // the operands' valid bits: the port data of a read issued in cycle c feeds the
-      // array in cycle c + 1. b_v_q clears at start, a_v_q does not: an A operand left
-      // over from an abandoned MM can only meet b = 0 (the B pass registers clear at
-      // start, and by the skew it runs ahead of every new B operand), a left-over B
-      // operand would meet left-over A operands. Both clear at reset (no x from power-up).
+      // B's valid bit: the port data of a read issued in cycle c feeds the array in cycle
+      // c + 1, and only then; b = 0 in every other cycle (clear at reset and at start:
+      // a left-over B operand would meet left-over A operands after a restart). The A
+      // side has no valid bit: A's port data feeds row i in every cycle. Outside row i's
+      // window it is a held or foreign word that can only meet b = 0: before the window
+      // it runs ahead of the first B operand of every column, after it one cycle behind
+      // the last (the skew), and rows >= M are never drained. The ports power up 0
+      // (sram.v), so no x enters the array.
       always @(posedge clk) begin
-        a_v_q <= a_act && !rst;
         b_v_q <= b_act && !(rst || start);
       end
       // the pointers: no reset (docs/rtl.md "Reset and X policy"): start loads them,
@@ -167,7 +169,7 @@ module mm_ctrl #(
       assign rd_en[NA+i]              = b_act;
       assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
       /* verilator lint_on WIDTH */
-      assign a_left[8*i +: 8]         = rd_byte[8*i +: 8] & {8{a_v_q}};
+      assign a_left[8*i +: 8]         = rd_byte[8*i +: 8];
       assign b_top[8*i +: 8]          = rd_byte[8*(NA+i) +: 8] & {8{b_v_q}};
     end
   endgenerate

@@ -135,7 +135,9 @@ module softmax #(
   end
 
   always @(posedge clk) begin
-    if (have_x && state_q[0]) ebuf[ew_q] <= e;           // have_x: a pass; bit 0: S_EXP
+    // both passes write: S_MAX's values (with a max still growing) all land in ebuf[0]
+    // (ew_q steps only in S_EXP), which S_EXP's first element rewrites before any read
+    if (have_x) ebuf[ew_q] <= e;
   end
 
   // next state: start wins (the sequencer starts a unit only while it is idle)

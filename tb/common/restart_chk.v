@@ -9,11 +9,11 @@
 // idle in that cycle.
 //
 // Per unit two instances, A and B, each with its own read-only memory model: per read
-// port a register that loads f(addr) (mix: addr * 32'h9E3779B1, its high half folded into
-// the low, XOR a salt; so every byte varies) at the clock edge of a
-// cycle with that port's enable high (one cycle of read latency, as rtl/sram.v) and
-// holds otherwise; writes go nowhere. So the read data of an instance is a function of
-// its own read enables and addresses, and its outputs a function of its own state.
+// port a register that loads f(addr) at the clock edge of a cycle with that port's
+// enable high (one cycle of read latency, as rtl/sram.v) and holds otherwise; f (mix) is
+// addr * 32'h9E3779B1 with its high half folded into the low, XOR a salt, so every byte
+// varies; writes go nowhere. So the read data of an instance is a function of its own
+// read enables and addresses, and its outputs a function of its own state.
 //
 // A scenario (unit, first job P1, second job P2, restart cycle c): reset both instances
 // (2 cycles), start A with P1; in P1's busy cycle c (0-based as in the units' headers,
@@ -315,6 +315,11 @@ module restart_chk #(
   wire [AW-1:0]    ma_wr_addr, mb_wr_addr;
   wire [31:0]      ma_wr_data, mb_wr_data;
   reg  [NP*8-1:0]  ma_byte, mb_byte;         // the low byte of each port's read data
+  // the read registers power up 0, as rtl/sram.v's (mm_ctrl feeds A's port data ungated)
+  initial begin
+    ma_byte = {NP*8{1'b0}};
+    mb_byte = {NP*8{1'b0}};
+  end
   reg  [31:0]      ma_w0, mb_w0;             // port 0's full word
   integer          mp;
   always @(posedge uclk) begin

@@ -509,7 +509,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
             rhs = text[t.end:toks[last].start].strip()
             # not when the value is already zero: a zero literal, or a localparam defined
             # as zero (state_q <= S_IDLE with S_IDLE = 3'd0 would be the same text's value)
-            if not re.fullmatch(r"(\d*'[bdh]0+|0|\{\w+\{1'b0\}\})", rhs.replace(" ", "")) \
+            if not re.fullmatch(r"(\d*'[bdh]0+|0|\{[\w()+\-*]+\{1'b0\}\})", rhs.replace(" ", "")) \
                     and not _zero_localparam(text, rhs):
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
     if set(classes) & set(NEW_CLASSES):
