@@ -6,7 +6,6 @@ N     ?= 2000
 SEED  ?= 1
 SOAK_N ?= 10000
 SCHEDULER ?=
-export PYTHONPATH := $(CURDIR)
 
 SETUP_STAMP := .venv/.requirements.stamp
 
@@ -39,38 +38,38 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
-	$(PY) -m tools.sim.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
+	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
 
 soak: setup    ## soak: 10,000 random programs per simulator and timing mode (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
-	$(PY) -m tools.sim.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+	$(PY) -m tb.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
-	$(PY) -m tools.sim.plain_check --sim $(SIM) --random 50 --seed $(SEED)
-	$(PY) -m tools.sim.plain_check --sim icarus --xcheck
+	$(PY) -m tb.plain_check --sim $(SIM) --random 50 --seed $(SEED)
+	$(PY) -m tb.plain_check --sim icarus --xcheck
 
 mutants: setup ## chapter-9 mutation run (python -m tools.mut_ch09; caught = a PROBLEM line), full
 	$(PY) -m tools.mut_ch09
 
-mutants-rtl: setup ## RTL mutation run (tools.mutation.rtl.run), full, on both cores; then the named hazard mutants
-	$(PY) -m tools.mutation.rtl.run --jobs 2
-	$(PY) -m tools.mutation.rtl.hazard --jobs 2
+mutants-rtl: setup ## RTL mutation run (tb.mutation.rtl.run), full, on both cores; then the named hazard mutants
+	$(PY) -m tb.mutation.rtl.run --jobs 2
+	$(PY) -m tb.mutation.rtl.hazard --jobs 2
 
-mutants-serve: setup ## serving mutation run (python -m tools.mut_serve): broken paged builders and schedulers
-	$(PY) -m tools.mut_serve
+mutants-serve: setup ## serving mutation run (python -m tools.serve.mutants): broken paged builders and schedulers
+	$(PY) -m tools.serve.mutants
 
 mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench and by pytest (SAMPLE=12 SEED=1)
-	$(PY) -m tools.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)
+	$(PY) -m tb.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)
 
-mutants-prefix: setup ## shared-prefix mutation run (python -m tools.mut_prefix): broken attention and prefix cache
-	$(PY) -m tools.mut_prefix
+mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.mutants): broken attention and prefix cache
+	$(PY) -m tools.prefix.mutants
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
 
 header: setup  ## regenerate rtl/ga2_isa.vh and rtl/exp_lut.v from the Python side
-	$(PY) -m tools.gen.headers
-	$(PY) -m tools.gen.exp_lut
+	$(PY) -m tools.flow.headers
+	$(PY) -m tools.flow.exp_lut
 
 clean:         ## remove build/ and generated out/ files
 	rm -rf build

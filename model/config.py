@@ -2,7 +2,7 @@
 
 Everything that depends on how big the chip is -- the reference Machine, the builders,
 the fault checks, the hardware runner, the RTL parameter defaults (rtl/ga2_cfg.vh,
-generated from DEFAULT by tools/gen/headers.py) and every test bench -- takes its sizes
+generated from DEFAULT by tools/flow/headers.py) and every test bench -- takes its sizes
 from a Config, never from a literal. The encoding (field widths, opcodes) is the ISA's
 business and lives in model/isa.py; a Config only says how much of what the encoding
 can address this chip has.

@@ -113,7 +113,7 @@ def sp_reads(ins):
       HALT 0.
     A faulting instruction executes nothing: sum this over the executed (retired)
     instructions only, as model/machine.py does (Result.sp_reads), which the benches
-    compare with the count of the scratchpad's enabled read ports (tb/common/ga2_harness.v
+    compare with the count of the scratchpad's enabled read ports (tb/hdl/ga2_harness.v
     mon_sp_reads).
     """
     if not isinstance(ins, isa.Instr):

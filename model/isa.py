@@ -1,7 +1,7 @@
 """The GA-2 instruction set: the single source of truth for opcodes, fields and sizes.
 
 Everything else derives from the tables here: the Verilog header rtl/ga2_isa.vh is
-generated from them (tools/gen/headers.py), the reference Machine decodes with them,
+generated from them (tools/flow/headers.py), the reference Machine decodes with them,
 and the builders validate with them. The chip's sizes are not the encoding's: they come
 from a model.config.Config (default config.DEFAULT), which check() and build() take.
 Also here: the binary encoding (with a memoised decode and as_words for the reference's

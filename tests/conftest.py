@@ -1,6 +1,6 @@
 """Shared pytest set-up for the co-simulation tests: the simulators and a build fixture.
 
-Each simulator is built once per parameter set (tools.sim.build.build is idempotent and
+Each simulator is built once per parameter set (tb.sim.build.build is idempotent and
 file-locked, so pytest-xdist workers share one build instead of racing).
 """
 import pytest
@@ -11,7 +11,7 @@ SIMS = ("icarus", "verilator")
 @pytest.fixture(scope="session")
 def built():
     """built(sim, cfg=None) -> build dir, building on first use."""
-    from tools.sim import hw
+    from tb import hw
     cache = {}
 
     def get(sim, cfg=None):

@@ -1,8 +1,8 @@
-"""GA-2's tools: run scripts (ch09_*), and the sim/, gen/, flow/, bench/ and mutation/ packages.
+"""GA-2's applications: what runs on the chip and what users run.
 
-Run them as modules from the repository root (`python -m tools.ch09_run`, as the Makefile
-does): the one path set-up is the repository root on sys.path, which `-m` gives.
+ch09/ (chapter 9), serve/ (serving over a paged KV cache), prefix/ (shared prefixes), each
+with its builder, scheduler, oracle, run script, figures, mutants and workloads; ga2.py (the
+`ga2` command); flow/ (setup, lint, synthesis, generated headers); bench/ (benchmarks).
+Imports the twin (model) and verification (tb); nothing imports tools.
 """
-import pathlib
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from tb import ROOT  # noqa: F401  (the repository root, one definition)

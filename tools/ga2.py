@@ -170,7 +170,7 @@ def cmd_run(args):
     rc = EXIT_FAULT if faulted else EXIT_OK
     final_ext = ref.ext
     if sims:
-        from tools.sim import hw
+        from tb import hw
         missing = [s for s in sims if s not in hw.available_sims()]
         if missing:
             raise InputError(f"simulator(s) not installed: {', '.join(missing)} (make setup installs them)")

@@ -1,6 +1,6 @@
 ; C = requant(A @ B): A is 8 x 16 int8, B is 16 x 8 int8, C is 8 x 8 int8.
 ; The 4 x 4 array makes one 4 x 4 output tile per MM, so C takes 4 tiles.
-; docs/programming.md walks through it; tests/unit/test_docs_examples.py runs it.
+; docs/programming.md walks through it; tests/tools/test_docs_examples.py runs it.
 .equ A_EXT   0          ; A in external memory, row-major (lda 16)
 .equ B_EXT   128        ; B in external memory, row-major (ldb 8)
 .equ C_EXT   256        ; where C goes

@@ -2,7 +2,7 @@
 import pytest
 
 from tools import ROOT
-from tools.sim.files import rtl_files, top_file
+from tb.sim.files import rtl_files, top_file
 
 
 def test_filelist_names_every_rtl_file_once():

@@ -7,7 +7,7 @@ from tools import ROOT
 
 def layout():
     text = (ROOT / "README.md").read_text()
-    block = re.search(r"^## Layout\n```\n(.*?)^```", text, re.M | re.S)
+    block = re.search(r"^## Layout\n(?:[^`\n][^\n]*\n)*```\n(.*?)^```", text, re.M | re.S)
     assert block, "README has no ## Layout code block"
     return block.group(1)
 

@@ -1,7 +1,7 @@
 """Simulation speed of the GA-2 chip: simulated cycles per wall second, per simulator.
 
-Two paths run the same long valid program: the cocotb path (tools/hw.run, the one every
-test uses, reference comparison included) and the plain Verilog bench tb/plain/tb_plain.v
+Two paths run the same long valid program: the cocotb path (tb.hw.run, the one every
+test uses, reference comparison included) and the plain Verilog bench tb/hdl/tb_plain.v
 (no Python in the loop). Cycles are the chip's own cycle counter; wall time is the
 whole simulator call (process start included), builds excluded. Prints both figures
 and the ratio plain/cocotb (target: cocotb within 2x of plain), and, derived, the
@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from model import config, isa, timing
-from tools.sim import hw, plain
+from tb import hw
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
@@ -54,15 +54,15 @@ def long_program(groups, ext=None):
 
 
 def build_plain(sim, cfg):
-    """The plain bench (tools/sim/plain.py) for sim on cfg; the command."""
-    return plain.build(sim, cfg)
+    """The plain bench (tb/sim/plain.py) for sim on cfg; the command."""
+    return hw.plain.build(sim, cfg)
 
 
 def run_plain(sim, prog, image, cfg, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds) of one tb_plain call."""
     cmd = build_plain(sim, cfg)
     with tempfile.TemporaryDirectory() as d:
-        r = plain.run(cmd, prog, image, cfg, d, runs=runs, max_cycles=10_000_000, trace=False)
+        r = hw.plain.run(cmd, prog, image, cfg, d, runs=runs, max_cycles=10_000_000, trace=False)
     return sum(st["cycles"] for st in r.status), r.wall
 
 

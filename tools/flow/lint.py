@@ -10,7 +10,7 @@ import sys
 import time
 
 from tools import ROOT
-from tools.sim.files import rtl_files
+from tb.hw import rtl_files
 RTL = ROOT / "rtl"
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.

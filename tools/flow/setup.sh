@@ -2,7 +2,8 @@
 # One-time set-up, idempotent and fast when everything is present:
 #  - the simulators and yosys from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
-#  - .venv with the pinned requirements (rebuilt when requirements.txt changes).
+#  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
+#    the `ga2` console script); rebuilt when requirements.txt or pyproject.toml changes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,4 +34,9 @@ if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt "$stamp"; then
   }
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
   cp requirements.txt "$stamp"
+fi
+if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
+  echo "setup: installing GA-2 into .venv (pip install -e .)"
+  .venv/bin/pip install -q --disable-pip-version-check --no-deps -e . >/dev/null
+  cp pyproject.toml .venv/.pyproject.stamp
 fi

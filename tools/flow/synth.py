@@ -16,7 +16,7 @@ import sys
 import time
 
 from tools import ROOT
-from tools.sim.files import rtl_files
+from tb.hw import rtl_files
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"

@@ -1,0 +1,175 @@
+"""cocotb test of rtl/ga2_decode.v alone (toplevel tb/hdl/decode_tb.v) against model/isa.py.
+
+Many instruction words: every opcode (the six legal ones and all ten illegal codes),
+random fields, fields placed at each memory end (the last word inside, the first word
+outside, for both chips' sizes), shape limits (M, N 0..7, K 0, len 0, the softmax
+length limit and one past it) and random bits above each op's last field. For each word
+the fault code of both decoders must equal isa.decode() + isa.check() (1 for an illegal
+opcode) on their Config, and the op one-hot, unit select and fields of chip A must
+equal the decoded instruction's; for a word chip A accepts, its scratchpad range outputs
+(read 0, read 1, write: valid, first, last) must equal model/func.py reads() / writes()
+(the overlap mode's hazard ranges). The two Configs come from tests/tb/test_decode_cosim.py
+through GA2_DECODE_CFGS (JSON), the same values it builds the wrapper's parameters from.
+"""
+import json
+import os
+import random
+
+import cocotb
+from cocotb.triggers import Timer
+
+from model import config, func, isa
+
+SEED = 2027
+UNIT = {"LD": 0, "ST": 0, "MM": 1, "RQ": 2, "SM": 3}
+OH = ("LD", "ST", "MM", "RQ", "SM", "HALT")
+
+
+def _cfgs():
+    return [config.Config(**c) for c in json.loads(os.environ["GA2_DECODE_CFGS"])]
+
+
+def _n(k):
+    return max(1, int(k * float(os.environ.get("GA2_UNIT_SCALE", "1"))))
+
+
+def _clip(v, width):
+    return min(max(int(v), 0), (1 << width) - 1)
+
+
+def _word(op, fields, rng):
+    """The instruction word of op with fields (clipped to their widths), random bits above."""
+    code = isa.OPCODES[op]
+    word = code
+    top = isa.OP_W
+    for name, width in isa.FIELDS[op]:
+        lsb, _ = isa.LAYOUT[op][name]
+        word |= _clip(fields[name], width) << lsb
+        top = lsb + width
+    if rng.random() < 0.5:
+        word |= rng.getrandbits(isa.INSTR_W - top) << top
+    return word
+
+
+def _rand_fields(op, rng):
+    return {name: rng.getrandbits(width) if rng.random() < 0.5 else rng.randrange(0, min(1 << width, 80))
+            for name, width in isa.FIELDS[op]}
+
+
+def _words(cfgs, rng):
+    ws = []
+    # illegal opcodes (0, 7..15) with random upper bits; HALT with random upper bits
+    for code in [0] + list(range(7, 16)):
+        for _ in range(_n(8)):
+            ws.append((rng.getrandbits(isa.INSTR_W - isa.OP_W) << isa.OP_W) | code)
+    for _ in range(_n(8)):
+        ws.append(_word("HALT", {}, rng))
+    for _ in range(_n(1500)):
+        op = rng.choice(("LD", "ST", "MM", "RQ", "SM"))
+        f = _rand_fields(op, rng)
+        ws.append(_word(op, f, rng))
+        c = rng.choice(cfgs)
+        sp, ext, sml = c.sp_words, c.ext_words, c.sm_max_len
+        d = rng.choice((-1, 0, 0, 1))        # the last word inside (0), outside (+1), one short (-1)
+        if op in ("LD", "ST", "RQ", "SM"):
+            n = rng.choice((0, 1, 2, sml, sml + 1, 64, 65, rng.randrange(1, 300), 8191))
+            if op == "SM" and rng.random() < 0.7:
+                n = rng.choice((1, sml - 1, sml, sml + 1, rng.randrange(1, sml + 1)))
+            f["len"] = n
+            sp_f = {"LD": "dst", "ST": "src", "RQ": rng.choice(("src", "dst")), "SM": rng.choice(("src", "dst"))}[op]
+            f[sp_f] = sp - n + d if rng.random() < 0.7 else rng.randrange(0, sp)
+            if op in ("LD", "ST"):
+                ext_f = "src" if op == "LD" else "dst"
+                f[ext_f] = ext - n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 else rng.randrange(0, ext)
+            if op in ("RQ", "SM"):
+                other = "dst" if sp_f == "src" else "src"
+                f[other] = rng.randrange(0, max(1, sp - n + 1))
+        else:
+            M, N = rng.choice((0, 1, 2, 3, 4, 4, 5, 7)), rng.choice((0, 1, 2, 3, 4, 4, 5, 7))
+            K = rng.choice((0, 1, 2, 16, 255, rng.randrange(1, 256)))
+            f.update(M=M, N=N, K=K, tb=rng.getrandbits(1))
+            for k in ("lda", "ldb", "ldc"):
+                f[k] = rng.choice((0, 1, 4, K, rng.randrange(0, 4096), 4095))
+            m1, n1, k1 = max(M, 1) - 1, max(N, 1) - 1, max(K, 1) - 1
+            span = {"A": m1 * f["lda"] + k1,
+                    "B": (n1 * f["ldb"] + k1) if f["tb"] else (k1 * f["ldb"] + n1),
+                    "dst": m1 * f["ldc"] + n1}
+            for name in ("A", "B", "dst"):      # each operand's last word at sp-1 (+d)
+                f[name] = sp - 1 - span[name] + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.6 \
+                    else rng.randrange(0, max(1, sp - span[name]))
+            name = rng.choice(("A", "B", "dst"))
+            f[name] = sp - 1 - span[name] + d
+        ws.append(_word(op, f, rng))
+    return ws
+
+
+def _expect(word, cfg):
+    try:
+        ins = isa.decode(word)
+    except ValueError:
+        return isa.ERR_OPCODE, None
+    bad = isa.check(ins, cfg)
+    return (bad[0] if bad else 0), ins
+
+
+@cocotb.test()
+async def test_decode(dut):
+    """ga2_decode's fault code and fields against isa.decode + isa.check, two Configs."""
+    cfg_a, cfg_b = _cfgs()
+    rng = random.Random(SEED)
+    words = _words((cfg_a, cfg_b), rng)
+    seen = {0: [0] * 6, 1: [0] * 6}
+    seen_rng = dict.fromkeys(("LD", "ST", "MM", "RQ", "SM"), 0)
+    for w in words:
+        dut.instr.value = w
+        await Timer(1, units="ns")
+        for k, (cfg, sig) in enumerate(((cfg_a, dut.a_fault), (cfg_b, dut.b_fault))):
+            code, ins = _expect(w, cfg)
+            got = int(sig.value)
+            assert got == code, (f"{'AB'[k]} ({cfg.name}) word {w:#034x} {ins}: fault {got}, "
+                                 f"model {code} {isa.check(ins, cfg) if ins else 'illegal opcode'}")
+            seen[k][code] += 1
+        code, ins = _expect(w, cfg_a)
+        oh = 0 if ins is None else 1 << OH.index(ins.op)
+        assert int(dut.op_oh.value) == oh and int(dut.b_op_oh.value) == oh, f"word {w:#x}: op one-hot {dut.op_oh.value}"
+        sel = 0 if ins is None or ins.op == "HALT" else 1 << UNIT[ins.op]
+        assert int(dut.unit_sel.value) == sel, f"word {w:#x}: unit_sel {dut.unit_sel.value} vs {sel:04b}"
+        if ins is None or ins.op == "HALT":
+            continue
+        f = ins.fields()
+        if ins.op in ("LD", "ST"):
+            st = ins.op == "ST"
+            got = (int(dut.dma_dir.value), int(dut.dma_sp_base.value), int(dut.dma_ext_base.value),
+                   int(dut.dma_len.value))
+            exp = (int(st), f["src"] if st else f["dst"], f["dst"] if st else f["src"], f["len"])
+        elif ins.op == "MM":
+            got = tuple(int(getattr(dut, "mm_" + s).value) for s in
+                        ("dst", "a", "b", "m", "k", "n", "tb", "lda", "ldb", "ldc", "acc"))
+            exp = tuple(f[s] for s in ("dst", "A", "B", "M", "K", "N", "tb", "lda", "ldb", "ldc", "acc"))
+        elif ins.op == "RQ":
+            got = tuple(int(getattr(dut, "rq_" + s).value) for s in ("dst", "src", "len", "m", "s"))
+            exp = tuple(f[s] for s in ("dst", "src", "len", "m", "s"))
+        else:
+            got = tuple(int(getattr(dut, "sm_" + s).value) for s in ("dst", "src", "len"))
+            exp = tuple(f[s] for s in ("dst", "src", "len"))
+        assert got == exp, f"{ins}: decoded fields {got} vs {exp}"
+        if code == 0:
+            rd = [(r.first, r.last) for r in func.reads(ins) if r.space == func.SP]
+            wr = [(r.first, r.last) for r in func.writes(ins) if r.space == func.SP]
+            if ins.op == "MM" and ins.acc:       # the dst read is the write range (docs/isa.md)
+                assert rd[2] == wr[0], f"{ins}: acc read {rd[2]} vs write {wr[0]}"
+                rd = rd[:2]
+            exp_r = [(1, a, b) for a, b in rd] + [(0, None, None)] * (2 - len(rd))
+            exp_r += [(1, a, b) for a, b in wr] + [(0, None, None)] * (1 - len(wr))
+            for name, (v, a, b) in zip(("rng_rd0", "rng_rd1", "rng_wr"), exp_r):
+                x = int(getattr(dut, name).value)
+                gv, ga, gb = x >> 32, (x >> 16) & 0xFFFF, x & 0xFFFF
+                assert gv == v and (not v or (ga, gb) == (a, b)), \
+                    f"{ins}: {name} valid {gv} {ga}..{gb}, model {v} {a}..{b}"
+            seen_rng[ins.op] += 1
+    for k, cfg in enumerate((cfg_a, cfg_b)):
+        missing = [c for c in (0, 1, 2, 3, 4) if seen[k][c] == 0]
+        assert not missing, f"{cfg.name}: no word with fault code(s) {missing}: {seen[k]}"
+    assert min(seen_rng.values()) > 0, f"ranges not checked for every op: {seen_rng}"
+    dut._log.info("decode: %d words; fault codes 0..4 A %s, B %s; ranges checked %s", len(words),
+                  seen[0][:5], seen[1][:5], seen_rng)

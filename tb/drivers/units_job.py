@@ -1,0 +1,448 @@
+"""Unit-level cocotb tests of the GA-2 units in tb/hdl/units_tb.v, against independent references.
+
+- mm_ctrl (the systolic array): random M, N, K, strides, tb and bases against numpy
+  products; busy = K + 7 + M*N; all reads before the first write; other words untouched.
+- softmax, FAST = 0 (test_softmax) and FAST = 1 (test_softmax_fast, the overlap mode's
+  reciprocal divide): random vectors of every length 1..64, ties, all equal, extreme
+  spreads against model.softmax_gold.softmax_fixed; busy = timing.sm_busy(len) of the
+  matching timing mode (2(len+1) + 34 len; 3 len + 36); last in the final busy cycle;
+  one write per element; reads before writes.
+- vec_rq: random and edge values and overlapping src/dst against model.quant.requant
+  applied element by element in order; busy = len + 1.
+- requant (combinational): random and edge a, m, s against model.quant.requant, and the
+  RTL mutation bench's vectors (tb/mutation/rtl/suite.py requant_vectors).
+- divu: random and edge operands against Python's divmod; last 32 cycles after start; and
+  the mutation bench's divu vectors (suite.divu_vectors) with its handshake checks, on a
+  divu driven cycle by cycle (u_div_hs): busy exactly WIDTH + 1 cycles with last in the
+  final one, results (and busy, last low) holding after last until the next start,
+  back-to-back starts in the last cycle, reset at last and mid-division leave it idle.
+- restart (every unit with a handshake): a start while busy abandons the running job,
+  from the next cycle on the unit's outputs are those of the same unit started from idle
+  in that cycle; tb/hdl/restart_chk.v (units_tb's u_rc, the mutation bench's restart
+  check) runs its scenarios (dma, vec_rq, mm_ctrl, softmax FAST 0 and 1, divu, restarted
+  in every phase) and compares each restarted instance with its twin cycle by cycle.
+Seeded by GA2_UNIT_SEED (default 1); GA2_UNIT_SCALE scales the vector counts.
+"""
+import os
+from pathlib import Path
+
+import cocotb
+import numpy as np
+from cocotb.triggers import Edge, FallingEdge, Timer
+
+from model import config, isa, timing
+from model.quant import requant
+from model.softmax_gold import softmax_fixed
+from tb.mutation.rtl import suite
+
+MEM = 4096
+SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
+SCALE = float(os.environ.get("GA2_UNIT_SCALE", "1"))
+NONE = 0xFFFFFFFF
+
+
+def _n(k):
+    return max(1, int(k * SCALE))
+
+
+def _s8(a):
+    return ((np.asarray(a, dtype=np.int64) & 0xFF) ^ 0x80) - 0x80
+
+
+def _w32(a):
+    return ((np.asarray(a, dtype=np.int64) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+
+class Runner:
+    """Drives the req/ack protocol of units_tb."""
+
+    def __init__(self, dut):
+        self.dut, self.tag = dut, 0
+        dut.f_fast.value = 0
+
+    async def run(self, sel, mem=None, **fields):
+        d = self.dut
+        if mem is not None:
+            Path("mem_in.hex").write_text(
+                "\n".join(map("{:08x}".format, (np.asarray(mem, dtype=np.int64) & 0xFFFFFFFF).tolist())) + "\n")
+        d.sel.value = sel
+        for name, v in fields.items():
+            getattr(d, name).value = int(v)
+        self.tag = (self.tag + 1) & 0xFFFF
+        d.req.value = self.tag
+        while True:
+            await Edge(d.ack)
+            if int(d.ack.value) == self.tag:
+                break
+        out = {k: int(getattr(d, k).value) for k in
+               ("busy_cycles", "last_cycle", "last_read", "first_write", "n_writes", "div_q", "div_r")}
+        if mem is not None:
+            lines = [ln for ln in Path("mem_out.hex").read_text().split("\n")
+                     if ln and not ln.startswith("//")]
+            assert not any(c in "".join(lines).lower() for c in "xz"), "x/z in the scratchpad"
+            out["mem"] = _w32([int(ln, 16) for ln in lines])
+        return out
+
+
+def _fill(rng, n):
+    kind = rng.integers(0, 3)
+    if kind == 0:
+        return rng.integers(-128, 128, size=n)
+    if kind == 1:
+        return rng.integers(-(1 << 31), 1 << 31, size=n)
+    return rng.choice([-128, 127, 0, -1, 1], size=n)
+
+
+@cocotb.test()
+async def test_mm_tiles(dut):
+    """mm_ctrl: C = A @ B (int8 operands = low bytes, int32 results) against numpy."""
+    rng = np.random.default_rng(SEED)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for t in range(_n(90)):
+        acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
+        M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
+        tb = int(rng.integers(0, 2))
+        lda = K + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 4))
+        ldb = (K if tb else N) + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 3))
+        ldc = N + int(rng.integers(0, 5)) if rng.random() < 0.85 else int(rng.integers(0, N + 1))
+        a_span = (M - 1) * lda + K
+        b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
+        c_span = (M - 1) * ldc + N
+        A0 = int(rng.integers(0, MEM - a_span + 1))
+        B0 = int(rng.integers(0, MEM - b_span + 1))
+        C0 = MEM - c_span if t % 7 == 0 else int(rng.integers(0, MEM - c_span + 1))
+        mem = _fill(rng, MEM)
+        i, k, j = np.arange(M)[:, None], np.arange(K)[None, :], np.arange(N)[None, :]
+        a = _s8(mem[A0 + i * lda + k])
+        b = _s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
+        C = a @ (b.T if tb else b)
+        expect = mem.copy()
+        for ii in range(M):
+            for jj in range(N):
+                w = C0 + ii * ldc + jj                      # row-major: the later write wins
+                expect[w] = _w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
+        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K, f_n=N, f_tb=tb,
+                          f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
+        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} A={A0} B={B0} C={C0}"
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
+        busy = K + config.DEFAULT.mm_fill + M * N
+        assert out["busy_cycles"] == busy, f"{what}: busy {out['busy_cycles']} vs {busy}"
+        assert out["last_cycle"] == busy - 1, what
+        assert out["n_writes"] == M * N, what
+        if not acc:     # acc = 1 reads each old C word the cycle before its write
+            assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
+
+
+def _sm_cases(rng, fast=False):
+    cases = [[5], [-128], [127] * 64, [-128] * 64, [127] + [-128] * 63, [-128] * 63 + [127],
+             [0, 0, 1, 1], [3] * 17, list(range(-32, 32)), [127, -128] * 32,
+             # e*65536 = S - 1 mod S for elements 1 and 2: a remainder of S - 1 (for FAST,
+             # after a right estimate: the other side of the correction's comparison)
+             [127, -44, -44], [-121, 50, -121]]
+    if fast:
+        # the reciprocal's corners: len 1 (p = 65536 = S*65536/S, a remainder of exactly S
+        # after the estimate), all equal (exact divisions for powers of two), the largest
+        # sum with a near-zero element, values within a few LSBs of the maximum
+        cases += [[-7], [127], [0]]
+        cases += [[v] * n for n, v in ((2, 0), (3, 9), (4, -5), (7, 1), (8, 127), (16, -128),
+                                       (31, 64), (32, 2), (63, -1), (64, 77))]
+        cases += [[127] * 63 + [-128], [-128, 127], [127, 126], [126] + [127] * 63]
+        for n in (2, 5, 13, 64):
+            cases.append(rng.integers(120, 128, size=n).tolist())
+    for n in range(1, 65):
+        cases.append(rng.integers(-128, 128, size=n).tolist())
+    for _ in range(_n(10)):
+        n = int(rng.integers(1, 65))
+        cases.append(rng.choice([-128, 127, 0, 100], size=n).tolist())      # ties and extremes
+    return cases
+
+
+@cocotb.test()
+async def test_softmax(dut):
+    """softmax FAST = 0: Q16 probabilities of lengths 1..64 against softmax_fixed; timing
+    (the in-order mode's sm_busy) and order."""
+    await _softmax(dut, fast=False)
+
+
+@cocotb.test()
+async def test_softmax_fast(dut):
+    """softmax FAST = 1 (overlap mode): the same exact values, busy = the overlap mode's
+    sm_busy (at most 3 len + 40)."""
+    await _softmax(dut, fast=True)
+
+
+async def _softmax(dut, fast):
+    rng = np.random.default_rng(SEED + (5 if fast else 1))
+    cfg = config.DEFAULT.replace(mode="overlap") if fast else config.DEFAULT
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for x in _sm_cases(rng, fast):
+        n = len(x)
+        src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
+        dst = src if rng.random() < 0.2 else int(rng.integers(0, MEM - n + 1))
+        mem = _fill(rng, MEM)
+        # store each int8 with random upper bits: only the low byte may count
+        hi = rng.integers(-(1 << 23), 1 << 23, size=n) << 8
+        mem[src:src + n] = _w32(np.asarray(x) & 0xFF | hi)
+        expect = mem.copy()
+        expect[dst:dst + n] = softmax_fixed(x)
+        out = await r.run(1, mem, f_dst=dst, f_src=src, f_len=n, f_fast=int(fast))
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, (f"SM fast={int(fast)} len={n} x={x[:8]}..: mem[{diff[0]}] = "
+                                f"{out['mem'][diff[0]]} vs {expect[diff[0]]}")
+        busy = timing.sm_busy(n, cfg)
+        assert not fast or busy <= 3 * n + 40
+        assert out["busy_cycles"] == busy, f"SM fast={int(fast)} len={n}: busy {out['busy_cycles']} vs {busy}"
+        assert out["last_cycle"] == busy - 1, f"SM len={n}: last in busy cycle {out['last_cycle']}"
+        assert out["n_writes"] == n
+        assert out["last_read"] < out["first_write"], f"SM len={n}: a read after a write"
+
+
+@cocotb.test()
+async def test_vec_rq(dut):
+    """vec_rq: element-by-element requant in order (overlapping src/dst included)."""
+    rng = np.random.default_rng(SEED + 2)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    for t in range(_n(40)):
+        n = int(rng.choice([1, 2, 3, 17, 64, 200])) if t % 2 else int(rng.integers(1, 100))
+        src = int(rng.integers(0, MEM - n + 1))
+        if t % 3 == 0:
+            dst = min(max(src + int(rng.integers(-n, n + 1)), 0), MEM - n)
+        else:
+            dst = int(rng.integers(0, MEM - n + 1))
+        m = int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0 else int(rng.integers(0, 1 << 16))
+        s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
+        mem = _fill(rng, MEM)
+        expect = [int(v) for v in mem]
+        for e in range(n):
+            expect[dst + e] = requant(int(_w32(expect[src + e])), m, s)
+        out = await r.run(2, mem, f_dst=dst, f_src=src, f_len=n, f_rqm=m, f_rqs=s)
+        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        assert diff.size == 0, f"RQ n={n} src={src} dst={dst} m={m} s={s}: mem[{diff[0]}]"
+        assert out["busy_cycles"] == n + 1, f"RQ n={n}: busy {out['busy_cycles']}"
+
+
+def _requant_vectors(rng):
+    a_edges = [0, 1, -1, 127, -128, (1 << 31) - 1, -(1 << 31), 1 << 16, -(1 << 16), 12345, -12345]
+    m_edges = [0, 1, 1 << 14, (1 << 15) - 1, 1 << 15, (1 << 16) - 1]
+    s_edges = [0, 1, 2, 15, 16, 30, 31, 32, 46, 47, 48, 62, 63]
+    for a in a_edges:
+        for m in m_edges:
+            for s in s_edges:
+                yield a, m, s
+    for _ in range(_n(1500)):
+        a = int(rng.integers(-(1 << 31), 1 << 31)) if rng.random() < 0.5 else int(rng.integers(-70000, 70000))
+        yield a, int(rng.integers(0, 1 << 16)), int(rng.integers(0, 64))
+    # ties: a*m + 2^(s-1) exactly on a multiple of 2^s
+    for _ in range(_n(200)):
+        s = int(rng.integers(1, 20))
+        m = 1 << int(rng.integers(0, 16))
+        q = int(rng.integers(-300, 300))
+        num = q * (1 << s) - (1 << (s - 1))
+        if num % m == 0 and -(1 << 31) <= num // m < (1 << 31):
+            yield num // m, m, s
+
+
+@cocotb.test()
+async def test_requant(dut):
+    """requant: y == quant.requant(a, m, s) on edges, random values and rounding ties."""
+    rng = np.random.default_rng(SEED + 3)
+    n = 0
+    for a, m, s in _requant_vectors(rng):
+        dut.rq_a.value = a & 0xFFFFFFFF
+        dut.rq_m.value = m
+        dut.rq_s.value = s
+        await Timer(1, units="ns")
+        y = int(_w32(int(dut.rq_y.value)))
+        assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
+        n += 1
+    # the RTL mutation bench's vectors (tb/hdl/mut_rtl_tb.v checks requant on these)
+    bench = suite.requant_vectors(suite.N_RQ_VEC, suite.RANDOM_SEED)
+    for a, m, s, y_exp in bench:
+        assert y_exp == requant(a, m, s)
+        dut.rq_a.value = a & 0xFFFFFFFF
+        dut.rq_m.value = m
+        dut.rq_s.value = s
+        await Timer(1, units="ns")
+        y = int(_w32(int(dut.rq_y.value)))
+        assert y == y_exp, f"bench vector: requant({a}, {m}, {s}) = {y}, expected {y_exp}"
+        n += 1
+    dut._log.info("requant: %d vectors (%d of the mutation bench)", n, len(bench))
+
+
+@cocotb.test()
+async def test_divu(dut):
+    """divu: quotient and remainder against divmod; busy 33 cycles (32 steps and the
+    result cycle), last in the final one, 32 cycles after the first busy cycle; then the
+    mutation bench's vectors with its handshake checks (_divu_contract)."""
+    rng = np.random.default_rng(SEED + 4)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    cases = [(0, 1), (1, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (65535 * 65536, 65535),
+             (65535 * 65536, 65535 * 64), (12345, 0xFFFFFFFF), (1 << 31, 3), (7, 2)]
+    for _ in range(_n(150)):
+        cases.append((int(rng.integers(0, 1 << 32)), int(rng.integers(1, 1 << 32))))
+        cases.append((int(rng.integers(0, 65536)) << 16, int(rng.integers(1, 65 * 65536))))
+    for a, b in cases:
+        out = await r.run(3, None, f_dividend=a, f_divisor=b)
+        assert (out["div_q"], out["div_r"]) == divmod(a, b), f"divu {a} / {b}: {out['div_q']}, {out['div_r']}"
+        assert out["busy_cycles"] == 33 and out["last_cycle"] == 32, f"divu timing {out}"
+    # the mutation bench's vectors and handshake checks, on the directly driven instance
+    bench = suite.divu_vectors(suite.N_DV_VEC, suite.RANDOM_SEED)
+    assert all((q, r) == divmod(a, b) for a, b, q, r in bench)
+    await _divu_contract(dut, bench)
+    dut._log.info("divu: %d vectors, then the bench's %d with the handshake checks", len(cases), len(bench))
+
+
+DV_LAT = 32     # divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
+
+
+async def _divu_contract(dut, vectors):
+    """The mutation bench's divu section (tb/hdl/mut_rtl_tb.v), on u_div_hs: every
+    signal sampled mid-cycle (falling edge of clk_o), inputs changed there too."""
+    clk = dut.clk_o
+
+    def bit(sig):
+        return sig.value.binstr
+
+    def word(sig):
+        v = sig.value
+        assert v.is_resolvable, f"divu: {sig._name} is x/z"
+        return int(v)
+
+    dut.hs_rst.value = 1
+    dut.hs_start.value = 0
+    dut.hs_a.value = 0
+    dut.hs_b.value = 1
+    await FallingEdge(clk)
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    for i, (a, b, q, r) in enumerate(vectors):
+        what = f"divu vector {i}: {a} / {b}"
+        dut.hs_a.value = a
+        dut.hs_b.value = b
+        dut.hs_start.value = 1          # odd vectors: in the cycle of the previous last
+        await FallingEdge(clk)
+        dut.hs_start.value = 0
+        n = 0
+        while bit(dut.hs_last) != "1" and n < 100:
+            assert bit(dut.hs_busy) == "1", f"{what}: busy {bit(dut.hs_busy)} before last (cycle {n})"
+            await FallingEdge(clk)
+            n += 1
+        assert bit(dut.hs_last) == "1", f"{what}: no last within 100 cycles"
+        assert n == DV_LAT, f"{what}: last after {n} cycles, expected {DV_LAT}"
+        assert bit(dut.hs_busy) == "1", f"{what}: busy low in its last cycle"
+        assert (word(dut.hs_q), word(dut.hs_r)) == (q, r), \
+            f"{what}: q={word(dut.hs_q)} r={word(dut.hs_r)}, expected q={q} r={r}"
+        if i % 2 == 0:                  # results hold, busy and last low until the next start
+            for k in range(2):
+                await FallingEdge(clk)
+                got = (bit(dut.hs_last), bit(dut.hs_busy), word(dut.hs_q), word(dut.hs_r))
+                assert got == ("0", "0", q, r), f"{what}: {k + 1} cycles after last: last, busy, q, r = {got}"
+    # reset in the cycle of last: no last after it
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), "divu: busy or last after a reset at last"
+    # reset in the middle of a division: idle (not busy, no last) until the next start
+    dut.hs_start.value = 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    for _ in range(DV_LAT - 4):
+        await FallingEdge(clk)
+    assert bit(dut.hs_busy) == "1", "divu: not busy in the middle of a division"
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_rst.value = 0
+    for k in range(DV_LAT + 2):
+        assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), \
+            f"divu: busy or last {k} cycles after a reset mid-division"
+        await FallingEdge(clk)
+    # start and reset in the same cycle: reset wins, the unit stays idle
+    dut.hs_start.value = 1
+    dut.hs_rst.value = 1
+    await FallingEdge(clk)
+    dut.hs_start.value = 0
+    dut.hs_rst.value = 0
+    for k in range(DV_LAT + 2):
+        assert (bit(dut.hs_busy), bit(dut.hs_last)) == ("0", "0"), \
+            f"divu: busy or last {k} cycles after a start with reset"
+        await FallingEdge(clk)
+    # a start while busy restarts the division with the new operands
+    # (the second start in the middle, then in the final step cycle)
+    (a0, b0, _, _), (a1, b1, q1, r1) = vectors[0], vectors[1]
+    for wait in (DV_LAT // 2, DV_LAT):
+        dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a0, b0, 1
+        await FallingEdge(clk)
+        dut.hs_start.value = 0
+        for _ in range(wait - 1):
+            await FallingEdge(clk)
+        dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a1, b1, 1
+        await FallingEdge(clk)
+        dut.hs_start.value = 0
+        n = 0
+        while bit(dut.hs_last) != "1" and n < 100:
+            await FallingEdge(clk)
+            n += 1
+        assert n == DV_LAT and (word(dut.hs_q), word(dut.hs_r)) == (q1, r1), \
+            f"divu: a start {wait} cycles into a division did not restart it ({n} cycles, " \
+            f"q={word(dut.hs_q)}, expected {q1})"
+        await FallingEdge(clk)
+
+
+@cocotb.test()
+async def test_perf(dut):
+    """ga2_perf #(.CW(5)) against plain counting (suite.perf_vectors, the mutation bench's
+    vectors): reset and clear zero the five counts, each counts its input, all wrap."""
+    clk = dut.clk_o
+    vectors = suite.perf_vectors(suite.N_PF_VEC, suite.RANDOM_SEED)
+    await FallingEdge(clk)
+    for i, (rst, clear, running, busy, retire, *exp) in enumerate(vectors):
+        dut.pf_rst.value, dut.pf_clear.value, dut.pf_running.value = rst, clear, running
+        dut.pf_busy.value, dut.pf_retire.value = busy, retire
+        await FallingEdge(clk)
+        v = dut.pf_out.value
+        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v.binstr}"
+        got = [(int(v) >> (5 * (5 - k))) & 31 for k in range(6)]
+        assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
+                           f"retire {retire}): {got}, expected {exp}"
+    dut._log.info("ga2_perf: %d cycles", len(vectors))
+
+
+RESTART_LIMIT = 20000   # cycles: the check runs about 6000 (the mutation bench's limit)
+
+
+def _ascii(sig):
+    """A Verilog string output (zero-padded on the left) as text."""
+    v = sig.value
+    if not v.is_resolvable:
+        return v.binstr
+    n = len(v.binstr) // 8
+    return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
+
+
+@cocotb.test()
+async def test_restart(dut):
+    """A start while busy restarts, for dma, vec_rq, mm_ctrl, softmax (FAST 0 and 1) and
+    divu: restart_chk's scenarios, each restarted instance equal cycle by cycle to a twin
+    started from idle in the restart cycle (docs/rtl.md "Start while busy")."""
+    clk = dut.clk_o
+    dut.rc_go.value = 0
+    for _ in range(2):
+        await FallingEdge(clk)
+    dut.rc_go.value = 1
+    n = 0
+    while dut.rc_done.value.binstr != "1" and n < RESTART_LIMIT:
+        await FallingEdge(clk)
+        n += 1
+    dut.rc_go.value = 0
+    assert dut.rc_done.value.binstr == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
+    fail, fid = dut.rc_fail.value.binstr, dut.rc_fail_id.value
+    scn = int(fid) >> 4 if fid.is_resolvable else fid.binstr
+    assert fail == "0", (f"unit restart {_ascii(dut.rc_unit_name)} scenario {scn} {_ascii(dut.rc_sig_name)} "
+                         f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else fid.binstr})")
+    dut._log.info("restart: every scenario passed in %d cycles", n)

@@ -1,0 +1,269 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_cfg.vh"
+`ifndef GA2_MON_N
+`define GA2_MON_N 9   // the host-contract monitors (below)
+`endif
+// ga2_harness: the one test-bench harness of the GA-2 chip, shared by the cocotb wrapper
+// (tb/hdl/ga2_tb.v), the plain bench (tb/hdl/tb_plain.v) and the RTL mutation bench
+// (tb/hdl/mut_rtl_tb.v).
+//
+// Holds ga2_top (instance `dut`) with its two memory models:
+//   imem  IMEM_DEPTH x 128, synchronous read, one cycle of latency;
+//   ext   EXT_WORDS  x 32,  synchronous read, one cycle of latency, read-first on a
+//         same-address write.
+// A read outside a memory returns 0 and a write outside ext is dropped; such accesses
+// are counted (imem_oob, ext_rd_oob, ext_wr_oob), as are the cycles with x/z on the
+// chip's control outputs (xz_events). The four counters clear at a start and count while
+// rst is low; everything is sampled at the rising edge, like the memories themselves.
+// The benches reach the memories by hierarchical name (u_h.imem, u_h.ext) for
+// $readmemh/$writememh and preload the scratchpad with load_sp (the one place that
+// knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
+// The clock, reset and start come from the bench.
+module ga2_harness #(
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP
+) (
+  input  wire        clk,
+  input  wire        rst,
+  input  wire        start,
+  output wire        done,
+  output wire        error,
+  output wire [2:0]  error_code,
+  output wire [15:0] error_pc,
+  output wire [31:0] cnt_cycles,
+  output wire [31:0] cnt_mm,
+  output wire [31:0] cnt_dma,
+  output wire [31:0] cnt_vec,
+  output wire [31:0] cnt_instret,
+  output wire [3:0]  retire,          // slots: 0 dma, 1 mm, 2 vec, 3 HALT
+  output wire [63:0] retire_pc,       // slot i's pc at [16*i +: 16]
+  output wire [31:0] retire_cycle,
+  output reg  [31:0] imem_oob,
+  output reg  [31:0] ext_rd_oob,
+  output reg  [31:0] ext_wr_oob,
+  output reg  [31:0] xz_events,
+  // the per-cycle host-contract monitors (below): MON_N counts, 32 bits each, counted
+  // since the last start and including the current cycle, then the cycles of the run
+  output wire [`GA2_MON_N*32-1:0] mon,
+  output wire [31:0] mon_run_cycles,
+  // the scratchpad words read since the last start, including the current cycle (below)
+  output wire [31:0] mon_sp_reads
+);
+  initial begin
+    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
+      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
+      $finish;
+    end
+    if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
+      $error("%m: IMEM_DEPTH=%0d outside 1..65535", IMEM_DEPTH);
+      $finish;
+    end
+    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
+      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
+      $finish;
+    end
+  end
+
+  wire        imem_en, ext_en, ext_we;
+  wire [15:0] imem_addr, ext_addr;
+  wire [31:0] ext_wdata;
+  reg  [127:0] imem_rdata;
+  reg  [31:0]  ext_rdata;
+
+  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
+            .OVERLAP(OVERLAP)) dut (
+    .clk(clk), .rst(rst), .start(start),
+    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
+    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
+    .cnt_instret(cnt_instret),
+    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
+    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
+    .ext_rdata(ext_rdata),
+    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+  );
+
+  // ------------------------------------------------------------------ memories
+  reg [127:0] imem [0:IMEM_DEPTH-1];
+  reg [31:0]  ext  [0:EXT_WORDS-1];
+
+  wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
+  wire ext_in  = {16'd0, ext_addr} < EXT_WORDS;
+
+  integer i;
+  initial begin
+    for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
+    for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
+    imem_rdata = 128'd0;
+    ext_rdata = 32'd0;
+    imem_oob = 32'd0;
+    ext_rd_oob = 32'd0;
+    ext_wr_oob = 32'd0;
+    xz_events = 32'd0;
+  end
+
+  always @(posedge clk) begin
+    if (imem_en) begin
+      if (imem_in) imem_rdata <= imem[imem_addr];
+      else imem_rdata <= 128'd0;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (ext_en) begin
+      if (ext_in) begin
+        ext_rdata <= ext[ext_addr];
+        if (ext_we) ext[ext_addr] <= ext_wdata;
+      end else begin
+        ext_rdata <= 32'd0;
+      end
+    end
+  end
+
+  // ------------------------------------------------------------------ access checks
+  always @(posedge clk) begin
+    if (start === 1'b1) begin
+      imem_oob <= 32'd0;
+      ext_rd_oob <= 32'd0;
+      ext_wr_oob <= 32'd0;
+      xz_events <= 32'd0;
+    end else if (rst === 1'b0) begin
+      if (imem_en === 1'b1 && !imem_in) imem_oob <= imem_oob + 32'd1;
+      if (ext_en === 1'b1 && !ext_in) begin
+        if (ext_we === 1'b1) ext_wr_oob <= ext_wr_oob + 32'd1;
+        else ext_rd_oob <= ext_rd_oob + 32'd1;
+      end
+      if (^{done, error, retire, imem_en, ext_en, ext_we} === 1'bx) xz_events <= xz_events + 32'd1;
+    end
+  end
+
+  // ------------------------------------------------------------------ host-contract monitors
+  // Every cycle with rst low is checked against docs/isa.md "Host interface" from the host's
+  // side alone (start, done, the outputs): a run is the cycles from the one after a start
+  // up to the first with done high. Each monitor counts the cycles that break its rule;
+  // `mon` shows the counts since the last start INCLUDING the current cycle (so a bench
+  // sampling mid-cycle, as ga2_tb does when it first sees done, sees the done cycle's
+  // checks); the counts clear in the start cycle's edge. mon_run_cycles is the number of
+  // cycles between the start and done (both excluded), which must be the counter's final
+  // value. Rules (index in `mon`):
+  //   0 count:  in a run, before done: cnt_cycles = cycles since the start - 1 (it counts
+  //             every cycle of the run, from 0);
+  //   1 rise:   the first done cycle is the one after the counter's last count
+  //             (cnt_cycles = cycles since the start - 1 there too: it did not move);
+  //   2 hold:   after done until the next start or reset: done stays high, cnt_cycles
+  //             never moves;
+  //   3 imem:   no instruction-memory access (imem_en) outside a run;
+  //   4 ext:    no external-memory access (ext_en) outside a run;
+  //   5 reset:  from reset release to the first start, every cycle: done, error,
+  //             error_code, error_pc, retire, the five counters and the two address
+  //             buses (imem_addr, ext_addr) are 0;
+  //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
+  //   7 retire: retire (any slot) only in a run (before done), and there retire_cycle =
+  //             cnt_cycles + 1;
+  //   8 clear:  in the first cycle of a run the four event counters (mm, dma, vec,
+  //             instret) are 0: a start clears them (cnt_cycles: rule 0).
+  reg        m_run, m_held, m_started;
+  reg [31:0] m_ncyc, m_hold;
+  reg [`GA2_MON_N*32-1:0] m_q, m_sum;
+  wire       m_on  = (rst === 1'b0);
+  wire       m_in  = m_run && (done === 1'b0);          // a cycle of the run, before done
+  wire [`GA2_MON_N-1:0] m_now;
+  assign m_now[0] = m_on && m_in && (cnt_cycles !== m_ncyc);
+  assign m_now[1] = m_on && m_run && (done === 1'b1) && (cnt_cycles !== m_ncyc);
+  assign m_now[2] = m_on && m_held && ((done !== 1'b1) || (cnt_cycles !== m_hold));
+  assign m_now[3] = m_on && !m_in && (imem_en !== 1'b0);
+  assign m_now[4] = m_on && !m_in && (ext_en !== 1'b0);
+  assign m_now[5] = m_on && !m_started &&
+                    ({done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
+                      cnt_vec, cnt_instret, imem_addr, ext_addr} !== 217'd0);
+  assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
+  assign m_now[7] = m_on && (retire !== 4'd0) &&
+                    (!m_in || (retire_cycle !== cnt_cycles + 32'd1));
+  assign m_now[8] = m_on && m_in && (m_ncyc == 32'd0) &&
+                    ({cnt_mm, cnt_dma, cnt_vec, cnt_instret} !== 128'd0);
+  integer mi;
+  always @* begin
+    for (mi = 0; mi < `GA2_MON_N; mi = mi + 1)
+      m_sum[mi*32 +: 32] = m_q[mi*32 +: 32] + {31'd0, m_now[mi]};
+  end
+  always @(posedge clk) begin
+    if (start === 1'b1) m_q <= {`GA2_MON_N*32{1'b0}};
+    else m_q <= m_sum;
+  end
+  assign mon = m_sum;
+  assign mon_run_cycles = m_ncyc;
+
+  initial begin
+    m_q = {`GA2_MON_N*32{1'b0}};
+    m_run = 1'b0;
+    m_held = 1'b0;
+    m_started = 1'b0;
+    m_ncyc = 32'd0;
+    m_hold = 32'd0;
+  end
+
+  always @(posedge clk) begin
+    if (rst !== 1'b0) begin
+      m_run <= 1'b0;
+      m_held <= 1'b0;
+      m_started <= 1'b0;
+    end else if (start === 1'b1) begin
+      m_run <= 1'b1;
+      m_held <= 1'b0;
+      m_started <= 1'b1;
+      m_ncyc <= 32'd0;
+    end else if (m_run) begin
+      if (done === 1'b1) begin
+        m_run <= 1'b0;
+        m_held <= 1'b1;
+        m_hold <= cnt_cycles;
+      end else begin
+        m_ncyc <= m_ncyc + 32'd1;
+      end
+    end
+  end
+
+  // ------------------------------------------------------------------ scratchpad reads
+  // mon_sp_reads: the words read from the scratchpad since the last start, INCLUDING the
+  // current cycle (as `mon`): in every cycle with rst low, the number of enabled read
+  // ports of the sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
+  // 2*ARRAY, the dma's, the vector unit's; an x/z enable counts as a read). Cleared in the
+  // start cycle's edge, like the monitors. Not a host rule: the benches compare it, at
+  // done, with the count the instruction set implies for the executed instructions
+  // (model/func.py sp_reads, summed by the reference Machine). A test-bench monitor, read
+  // by hierarchical name: the chip has no such counter.
+  localparam SP_NRD = 2 * `GA2_ARRAY + 2;     // ga2_top's read ports (ga2_sp_xbar's order)
+  wire [SP_NRD-1:0] sp_re = dut.u_sp.rd_en;
+  reg  [31:0] rd_q;
+
+  function [31:0] n_read;
+    input [SP_NRD-1:0] en;
+    integer j;
+    begin
+      n_read = 32'd0;
+      for (j = 0; j < SP_NRD; j = j + 1)
+        if (en[j] !== 1'b0) n_read = n_read + 32'd1;
+    end
+  endfunction
+
+  wire [31:0] rd_now = m_on ? n_read(sp_re) : 32'd0;
+  initial rd_q = 32'd0;
+  always @(posedge clk) begin
+    if (start === 1'b1) rd_q <= 32'd0;
+    else rd_q <= rd_q + rd_now;
+  end
+  assign mon_sp_reads = rd_q + rd_now;
+
+  // ------------------------------------------------------------------ scratchpad preload
+  // $readmemh into the chip's scratchpad; call only while the chip is idle.
+  task load_sp;
+    input [8*512-1:0] fname;
+    begin
+      $readmemh(fname, dut.u_sp.mem);
+    end
+  endtask
+endmodule
+`resetall

@@ -1,0 +1,246 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_cfg.vh"
+// ga2_tb: co-simulation wrapper of the chip (the cocotb toplevel, also usable alone):
+// tb/hdl/ga2_harness.v (ga2_top and its memories) plus the clock (always #5), reset,
+// start and a file protocol, so the Python side never pokes memories word by word.
+//
+// The host writes, per program k of a run, into the run directory (the simulator's cwd):
+//   pK_imem.hex   IMEM_DEPTH 128-bit words        pK_ext.hex  EXT_WORDS 32-bit words
+//   pK_ctl.hex    two words: gap abort_at         pK_sp.hex   optional: the scratchpad
+// pK_ext.hex is optional too: without it the external memory keeps what the previous
+// program left (a serving run carries it from step to step, docs/serving.md).
+// then sets first/count and bumps `req`. The wrapper runs programs first..first+count-1
+// one after the other (prog shows which, in waveforms): it clears imem to zero (a zero
+// word is an illegal opcode), $readmemh's imem and ext (and the scratchpad when pK_sp.hex
+// exists), waits `gap` cycles, pulses start and waits for done or +max_cycles=N cycles (a
+// hang comes back as a timeout; the chip is then reset), writes the retire trace
+// (pK_trace.txt: "pc cycle" per retired instruction, in hex, retires of one cycle in
+// slot order), the external-bus log
+// (pK_bus.txt: "r|w first last" in hex, one line per run of consecutive addresses of the
+// same kind, in the order of the accesses), the status line
+// (pK_status.txt) and the ext memory (pK_ext_out.hex), and at the end sets ack = req.
+// Host contract (docs/isa.md "Host interface"): the status line also holds what the host
+// saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
+// must stay 0: done and the counters hold until the next start); abort_at > 0 cuts the
+// program by rst after abort_at cycles (cut_cycles: the chip's cycle counter then), and
+// the status line then holds the outputs right after that reset (all must be 0).
+// gap = 0 starts in the first cycle done is seen high (back to back).
+// The harness's per-cycle monitors (tb/hdl/ga2_harness.v) go into the status too:
+// mon_* (the run, up to the status), run_cycles (start to done), and pre_mon_* (the idle
+// cycles from the previous status, or the reset after it, to this start); and sp_reads,
+// the scratchpad words the run read up to the done cycle (the harness's mon_sp_reads,
+// sampled where done is seen; cut or timed out: up to that cycle), which the host
+// compares with the reference's count (tb/judge.py).
+// All sampling and driving happens on the falling edge, so the order of events at the
+// rising edge (which differs between Icarus and Verilator --timing) cannot matter.
+// +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
+module ga2_tb #(
+  parameter EXT_WORDS  = `GA2_EXT_WORDS,
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
+  parameter SP_WORDS   = `GA2_SP_WORDS,
+  parameter OVERLAP    = `GA2_OVERLAP
+) (
+  input  wire [15:0] req /*verilator public_flat_rw*/,      // bumped by the host: run first..first+count-1
+  input  wire [15:0] first /*verilator public_flat_rw*/,
+  input  wire [15:0] count /*verilator public_flat_rw*/,
+  output reg  [15:0] ack /*verilator public_flat_rw*/,      // = req once the programs' results are on disk
+  output reg         tb_busy /*verilator public_flat_rw*/,  // high while programs run
+  output reg  [15:0] prog /*verilator public_flat_rw*/      // the program running now
+);
+  reg clk = 1'b0;
+  always #5 clk = ~clk;
+
+  reg rst   = 1'b1;
+  reg start = 1'b0;
+
+`include "ga2_harness_inst.vh"
+
+  // everything the host sees, for the hold and reset checks
+  wire [184:0] host_outs = {done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma,
+                            cnt_vec, cnt_instret, retire};
+
+  // ------------------------------------------------------------------ run control
+  integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes, slot;
+  reg     timeout, tracing, cut;
+  reg [31:0]  ctl [0:1];
+  reg [31:0]  cut_cycles, sp_reads;
+  reg [184:0] pre;
+  // the harness's host-contract monitors (tb/hdl/ga2_harness.v): mon_base is their
+  // value when the last status was written (or after the reset that followed it), so
+  // mon - mon_base before a start counts the idle cycles since then
+  reg [`GA2_MON_N*32-1:0] mon_base, mon_idle;
+  reg [8*64-1:0] fname;
+
+  // the retire trace, sampled mid-cycle: a line per set retire slot, in slot order
+  // (0 dma, 1 mm, 2 vec, 3 HALT: model/timing.py SLOT); a slot with x/z writes x's
+  always @(negedge clk) begin
+    if (tracing) begin
+      for (slot = 0; slot < 4; slot = slot + 1) begin
+        if (retire[slot] !== 1'b0)
+          $fdisplay(fd_trace, "%h %h", (retire[slot] === 1'b1) ? retire_pc[16*slot +: 16] : 16'hxxxx,
+                    retire_cycle);
+      end
+    end
+  end
+
+  // a cut: rst for ONE cycle (the shortest reset; a unit start in that cycle must lose)
+  task reset_chip;
+    begin
+      rst = 1'b1;
+      @(negedge clk);
+      rst = 1'b0;
+    end
+  endtask
+
+  task write_results;
+    begin
+      $sformat(fname, "p%0d_ext_out.hex", k);
+      $writememh(fname, u_h.ext);
+      $sformat(fname, "p%0d_status.txt", k);
+      fd_stat = $fopen(fname, "w");
+      $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",
+                done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
+                cnt_instret, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events,
+                sp_reads);
+      $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
+                cut, cut_cycles, idle_changes, pre[184], pre[183], pre[182:180], pre[179:164],
+                pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
+      $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h mon_clear %h run_cycles %h",
+                mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
+                mon[223:192], mon[255:224], mon[287:256], mon_run_cycles);
+      $fdisplay(fd_stat, "pre_mon_count %h pre_mon_rise %h pre_mon_hold %h pre_mon_imem %h pre_mon_ext %h pre_mon_reset %h pre_mon_epc %h pre_mon_retire %h pre_mon_clear %h",
+                mon_idle[31:0], mon_idle[63:32], mon_idle[95:64], mon_idle[127:96],
+                mon_idle[159:128], mon_idle[191:160], mon_idle[223:192], mon_idle[255:224],
+                mon_idle[287:256]);
+      $fclose(fd_stat);
+    end
+  endtask
+
+  // mon - mon_base, per 32-bit count
+  task idle_counts;
+    integer j;
+    begin
+      for (j = 0; j < `GA2_MON_N; j = j + 1)
+        mon_idle[j*32 +: 32] = mon[j*32 +: 32] - mon_base[j*32 +: 32];
+    end
+  endtask
+
+  // the external-bus monitor (docs/serving.md): every access of the run, sampled mid-cycle
+  // like the trace, merged into runs of consecutive addresses of one kind
+  integer fd_bus;
+  reg        bus_open, bus_we;
+  reg [15:0] bus_first, bus_last;
+  always @(negedge clk) begin
+    if (tracing && u_h.ext_en === 1'b1) begin
+      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 16'd1) begin
+        bus_last = u_h.ext_addr;
+      end else begin
+        if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
+        bus_open = 1'b1;
+        bus_we = (u_h.ext_we === 1'b1);
+        bus_first = u_h.ext_addr;
+        bus_last = u_h.ext_addr;
+      end
+    end
+  end
+
+  task run_program;
+    begin
+      prog = k[15:0];
+      $sformat(fname, "p%0d_ctl.hex", k);
+      $readmemh(fname, ctl);
+      gap = ctl[0];
+      abort_at = ctl[1];
+      for (i = 0; i < IMEM_DEPTH; i = i + 1) u_h.imem[i] = 128'd0;
+      $sformat(fname, "p%0d_imem.hex", k);
+      $readmemh(fname, u_h.imem);
+      $sformat(fname, "p%0d_ext.hex", k);
+      fd = $fopen(fname, "r");
+      if (fd != 0) begin
+        $fclose(fd);
+        $readmemh(fname, u_h.ext);
+      end
+      $sformat(fname, "p%0d_sp.hex", k);
+      fd = $fopen(fname, "r");
+      if (fd != 0) begin
+        $fclose(fd);
+        u_h.load_sp(fname);
+      end
+      // the gap before the start: the host outputs must hold
+      pre = host_outs;
+      idle_changes = 0;
+      for (i = 0; i < gap; i = i + 1) begin
+        @(negedge clk);
+        if (host_outs !== pre) idle_changes = idle_changes + 1;
+      end
+      idle_counts;
+      $sformat(fname, "p%0d_trace.txt", k);
+      fd_trace = $fopen(fname, "w");
+      $sformat(fname, "p%0d_bus.txt", k);
+      fd_bus = $fopen(fname, "w");
+      bus_open = 1'b0;
+      tracing = 1'b1;
+      start = 1'b1;
+      @(negedge clk);
+      start = 1'b0;
+      ncyc = 0;
+      timeout = 1'b0;
+      cut = 1'b0;
+      // done is sampled mid-cycle; it stays low until the cycle after HALT or a fault
+      @(negedge clk);
+      while (done !== 1'b1 && !timeout && !cut) begin
+        ncyc = ncyc + 1;
+        if (ncyc >= max_cycles) timeout = 1'b1;
+        else if (abort_at != 0 && ncyc >= abort_at) cut = 1'b1;
+        else @(negedge clk);
+      end
+      tracing = 1'b0;
+      cut_cycles = cnt_cycles;
+      sp_reads = mon_sp_reads;       // the run's scratchpad reads, up to the done cycle
+      $fclose(fd_trace);
+      if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
+      $fclose(fd_bus);
+      // reset while busy: the status shows the outputs right after the reset
+      if (cut) reset_chip;
+      write_results;
+      // a hung chip: reset it so the next program starts from a clean sequencer
+      if (timeout) reset_chip;
+      mon_base = mon;
+    end
+  endtask
+
+  initial begin
+    ack = 16'd0;
+    tb_busy = 1'b0;
+    prog = 16'd0;
+    tracing = 1'b0;
+    fd_trace = 0;
+    fd_bus = 0;
+    bus_open = 1'b0;
+    mon_base = {`GA2_MON_N*32{1'b0}};
+    mon_idle = {`GA2_MON_N*32{1'b0}};
+    if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;
+`ifndef VERILATOR
+    if ($test$plusargs("waves")) begin
+      $dumpfile("ga2_tb.vcd");
+      $dumpvars(0, ga2_tb);
+    end
+`endif
+    rst = 1'b1;
+    start = 1'b0;
+    repeat (4) @(negedge clk);
+    rst = 1'b0;
+    forever begin
+      @(negedge clk);
+      if (req != ack) begin
+        tb_busy = 1'b1;
+        for (k = first; k < first + count; k = k + 1) run_program;
+        tb_busy = 1'b0;
+        ack = req;
+      end
+    end
+  end
+endmodule
+`resetall

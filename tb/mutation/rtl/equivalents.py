@@ -1,0 +1,55 @@
+"""The checked-in list of equivalent RTL mutants (tb/mutation/rtl/equivalents.txt).
+
+Format, one mutant a line: FILE:LINE | CLASS | CODE LINE | CHANGE | WHY ('#' comments).
+A mutant is matched by (file, class, whitespace-normalised code line, change), not by the
+line number, so an entry survives edits elsewhere in the file.
+"""
+import os
+
+from tb import ROOT  # noqa: E402
+from tb.mutation.rtl.sites import RTL_DIR, one_line  # noqa: E402
+
+EQUIV_FILE = os.path.join(ROOT, "tb", "mutation", "rtl", "equivalents.txt")
+
+
+def code_line(site, rtl_dir=RTL_DIR):
+    """The site's line, whitespace-normalized; a line that occurs more than once in the
+    file (a register cleared by reset and by start) gets ' [occurrence k]' from the 2nd."""
+    lines = [" ".join(x.split()) for x in open(os.path.join(rtl_dir, site.file)).read().splitlines()]
+    code = lines[site.line - 1]
+    k = lines[:site.line - 1].count(code) + 1
+    return code if k == 1 else f"{code} [occurrence {k}]"
+
+
+def equiv_key(site, rtl_dir=RTL_DIR):
+    """What identifies a mutant in tb/mutation/rtl/equivalents.txt: file, class, code line, change
+    (not the line number, so an entry survives edits elsewhere in the file)."""
+    return (site.file, site.cls, code_line(site, rtl_dir), one_line(site.desc))
+
+
+def load_equivalents(path=EQUIV_FILE):
+    """{key: argument} from the equivalents file.
+
+    Format, one mutant a line: FILE:LINE | CLASS | CODE LINE | CHANGE | WHY ('#' comments).
+    """
+    out = {}
+    if not os.path.exists(path):
+        return out
+    for n, raw in enumerate(open(path), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(" | ")]
+        if len(parts) != 5:
+            raise ValueError(f"{path}:{n}: expected 5 fields 'FILE:LINE | CLASS | CODE | CHANGE | WHY', got {len(parts)}")
+        fl, cls, code, change, why = parts
+        if not why:
+            raise ValueError(f"{path}:{n}: an equivalent mutant needs its argument (WHY)")
+        out[(fl.split(":")[0], cls, one_line(code), one_line(change))] = why
+    return out
+
+
+def equiv_line(site, why, rtl_dir=RTL_DIR):
+    f, cls, code, change = equiv_key(site, rtl_dir)
+    return f"{f}:{site.line} | {cls} | {code} | {change} | {why}"
+

@@ -1,0 +1,278 @@
+"""Building the GA-2 benches: the simulators, their flags, the sources and the build dirs.
+
+build(sim, cfg=...) compiles rtl/ga2.f + tb/hdl/ga2_harness.v + tb/hdl/ga2_tb.v for
+cocotb once per simulator and Config into build/<sim>-<cfg.name>[-waves]/ (a content
+stamp makes a second call cheap; a file lock makes concurrent pytest-xdist workers
+safe). compile_binary() is the plain compile (iverilog, or verilator --binary) used by
+the plain bench (tb/sim/plain.py) and the RTL mutation suite. The Verilator flags live
+here and nowhere else. cocotb_test() runs one cocotb module on a build.
+"""
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tb import ROOT
+from tb.sim.files import rtl_files
+from model import config
+
+TB_DIR = ROOT / "tb"
+HDL_DIR = TB_DIR / "hdl"            # every bench, the harness and its instance include
+DRIVERS = TB_DIR / "drivers"        # the cocotb drivers
+COMMON = HDL_DIR
+HARNESS = HDL_DIR / "ga2_harness.v"
+SIMS = ("icarus", "verilator")
+TOPLEVEL = "ga2_tb"
+
+# every Verilator build (cocotb and --binary): x's get distinct values, not 0 (so an
+# uninitialised register shows), full optimisation, lint left to tools/flow/lint.py
+VERILATOR_ARGS = ["--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "unique",
+                  "--x-initial", "unique", "-O3"]
+ICARUS_ARGS = ["-g2005", "-Wimplicit"]
+
+
+def available_sims():
+    """The simulators whose executables are on PATH."""
+    out = []
+    if shutil.which("iverilog") and shutil.which("vvp"):
+        out.append("icarus")
+    if shutil.which("verilator"):
+        out.append("verilator")
+    return out
+
+
+def check_sim(sim):
+    if sim not in SIMS:
+        raise ValueError(f"sim must be one of {', '.join(SIMS)}, got {sim!r}")
+
+
+def default_build_dir(sim, cfg, waves=False):
+    """build/<sim>-<config name>[-waves]: one directory per parameter set."""
+    return ROOT / "build" / f"{sim}-{cfg.name}{'-waves' if waves else ''}"
+
+
+def cfg_parameters(cfg):
+    """The benches' (and ga2_top's) parameters for cfg."""
+    return {"EXT_WORDS": cfg.ext_words, "SP_WORDS": cfg.sp_words, "IMEM_DEPTH": cfg.imem_depth,
+            "OVERLAP": int(cfg.mode == "overlap")}
+
+
+def sources(rtl_dir=None, bench=HDL_DIR / "ga2_tb.v"):
+    """The RTL source list (rtl_dir/ga2.f), the harness and the bench."""
+    rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
+    rtl = rtl_files(rtl_dir)
+    if not any(p.name == "ga2_top.v" for p in rtl):
+        raise FileNotFoundError(f"no ga2_top.v in {rtl_dir}")
+    return rtl + [HARNESS, Path(bench)]
+
+
+@contextlib.contextmanager
+def fds_to(path):
+    """Send this process's stdout/stderr (and its children's) to path for the block."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with open(path, "ab") as f:
+        saved = os.dup(1), os.dup(2)
+        os.dup2(f.fileno(), 1)
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+@contextlib.contextmanager
+def locked(path):
+    """An exclusive file lock on path for the block."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def tail(path, n=40):
+    """The last n lines of a log file."""
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+def _headers(rtl_dir):
+    """The include files a build reads: the RTL's and the harness's."""
+    return sorted(Path(rtl_dir).glob("*.vh")) + sorted(COMMON.glob("*.vh"))
+
+
+def _digest(key, files):
+    h = hashlib.sha256(repr(key).encode())
+    for p in files:
+        h.update(Path(p).name.encode())
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()
+
+
+def cocotb_runner(sim, public=False):
+    """cocotb's runner for sim; for Verilator without the global --public-flat-rw.
+
+    cocotb 1.8.1 always adds --public-flat-rw, which makes every signal VPI-visible and
+    costs Verilator most of its optimisation (about 5x here). The wrapper marks the only
+    signals Python touches public itself, so the flag is dropped. GA2_PUBLIC=1 keeps it
+    (e.g. to look at internal signals from cocotb).
+    """
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from cocotb import runner as cr
+    if sim != "verilator" or public:
+        return cr.get_runner(sim)
+
+    class _Verilator(cr.Verilator):
+        def _build_command(self):
+            cmds = super()._build_command()
+            cmds[0] = [c for c in cmds[0] if c != "--public-flat-rw"]
+            return cmds
+    return _Verilator()
+
+
+def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
+          srcs=None, parameters=None, public=None):
+    """Build the cocotb simulation of the chip in its wrapper; returns the build directory.
+
+    Idempotent: a stamp of the sources' contents, the parameters and the build arguments
+    lets a second call return at once; concurrent calls serialise on a file lock.
+    srcs/toplevel/parameters let the unit-test wrappers reuse this for other toplevels;
+    public (default: only for other toplevels, or GA2_PUBLIC=1) keeps cocotb's
+    --public-flat-rw on Verilator.
+    """
+    check_sim(sim)
+    cfg = config.resolve(cfg)
+    rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
+    bdir = Path(build_dir) if build_dir else default_build_dir(sim, cfg, waves)
+    bdir = bdir.resolve()
+    srcs = [Path(s).resolve() for s in (srcs if srcs is not None else sources(rtl_dir))]
+    params = cfg_parameters(cfg) if parameters is None else dict(parameters)
+    args = list(VERILATOR_ARGS) if sim == "verilator" else []
+    if sim == "verilator" and waves:
+        args += ["--trace", "--trace-structs"]
+    if sim == "icarus":
+        args += ["-Wimplicit"]
+    if public is None:
+        public = toplevel != TOPLEVEL or os.environ.get("GA2_PUBLIC", "") not in ("", "0")
+    digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public),
+                     srcs + _headers(rtl_dir))
+    stamp = bdir / "build.stamp"
+    binary = bdir / ("sim.vvp" if sim == "icarus" else toplevel)
+    if stamp.exists() and binary.exists() and stamp.read_text() == digest:
+        return bdir
+    with locked(bdir.parent / f".{bdir.name}.lock"):
+        if stamp.exists() and binary.exists() and stamp.read_text() == digest:
+            return bdir
+        bdir.mkdir(parents=True, exist_ok=True)
+        if stamp.exists():
+            stamp.unlink()
+        log = bdir / "build.log"
+        log.write_text("")
+        r = cocotb_runner(sim, public)
+        t0 = time.time()
+        try:
+            with fds_to(log):
+                r.build(verilog_sources=[str(s) for s in srcs], includes=[str(rtl_dir), str(COMMON)],
+                        parameters=params, build_args=args, hdl_toplevel=toplevel,
+                        build_dir=str(bdir), always=True)
+        except SystemExit as e:
+            raise RuntimeError(f"{sim} build failed ({e}); log {log}:\n{tail(log)}") from None
+        if not binary.exists():
+            raise RuntimeError(f"{sim} build made no {binary}; log {log}:\n{tail(log)}")
+        stamp.write_text(digest)
+        with open(log, "a") as f:
+            f.write(f"\nbuild time {time.time() - t0:.1f} s\n")
+    return bdir
+
+
+def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), testcase=None,
+                plusargs=(), extra_env=None):
+    """Run the cocotb module on the build in bdir, cwd run_dir, output into run_dir/sim.log.
+
+    Returns (results.xml path or None, the SystemExit text of a failing test or None, log).
+    """
+    for p in [str(d) for d in module_dirs] + [str(ROOT)]:
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(extra_env or {})}
+    r = cocotb_runner(sim)        # test() does not depend on the build flags
+    log = Path(run_dir) / "sim.log"
+    err = xml = None
+    with fds_to(log):
+        try:
+            xml = r.test(test_module=module, hdl_toplevel=toplevel, hdl_toplevel_lang="verilog",
+                         build_dir=str(bdir), test_dir=str(run_dir), testcase=testcase,
+                         plusargs=list(plusargs), extra_env=env)
+        except SystemExit as e:   # a failing cocotb test under pytest; its files are still on disk
+            err = str(e)
+    xml = Path(xml) if xml else next(Path(run_dir).glob("*results.xml"), None)
+    return xml, err, log
+
+
+def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeout=None):
+    """Compile srcs with toplevel top into out_dir without cocotb (iverilog, or verilator
+    --binary with VERILATOR_ARGS): (ok, log text, command to run it)."""
+    check_sim(sim)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    params = dict(parameters or {})
+    srcs = [str(s) for s in srcs]
+    if sim == "icarus":
+        exe = out_dir / "tb.vvp"
+        cmd = (["iverilog"] + ICARUS_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "-s", top]
+               + [f"-P{top}.{k}={v}" for k, v in params.items()] + ["-o", str(exe)] + srcs)
+        run = ["vvp", "-n", str(exe)]
+    else:
+        exe = out_dir / "obj" / f"V{top}"
+        cmd = (["verilator", "--binary"] + VERILATOR_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
+               + [f"-G{k}={v}" for k, v in params.items()]
+               + ["--Mdir", str(out_dir / "obj"), "-j", "2", "-o", f"V{top}"] + srcs)
+        run = [str(exe)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        ok, log = p.returncode == 0 and exe.exists(), p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        ok, log = False, f"{cmd[0]} timed out"
+    return ok, log, run
+
+
+def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
+    """compile_binary of bench (+ the harness and the RTL) for cfg, once per content: the
+    command to run it. Stamped and locked like build(); raises when the compile fails."""
+    cfg = config.resolve(cfg)
+    rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
+    srcs = sources(rtl_dir, bench)
+    params = cfg_parameters(cfg)
+    out = Path(out_dir) if out_dir else ROOT / "build" / f"{top}-{sim}-{cfg.name}"
+    digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, ICARUS_ARGS),
+                     srcs + _headers(rtl_dir))
+    stamp = out / "build.stamp"
+    run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])
+    if stamp.exists() and stamp.read_text() == digest:
+        return run
+    with locked(out.parent / f".{out.name}.lock"):
+        if stamp.exists() and stamp.read_text() == digest:
+            return run
+        ok, log, run = compile_binary(sim, top, srcs, out, rtl_dir, params)
+        if not ok:
+            raise RuntimeError(f"{sim} compile of {top} failed:\n{log[-3000:]}")
+        stamp.write_text(digest)
+    return run

@@ -1,0 +1,237 @@
+"""Running programs on the GA-2 chip through cocotb, and the reference next to them.
+
+run(sim, jobs, cfg=...) writes every program's hex files into a fresh run directory,
+runs ALL jobs in ONE simulator process (tb/drivers/ga2_job.py drives tb/hdl/ga2_tb.v, a
+request per job), then reads the chip's outcomes and runs ONE model.machine.Machine over
+the same sequence (the scratchpad carries over between programs on both) to judge them
+(tb/judge.py). A job is a list of items, each (prog, image), (prog, image,
+sp_image) or an Item, whose sp_image preloads the scratchpad of the chip and of the
+reference before that program, and whose gap/abort_at exercise the host contract. An
+image of KEEP_EXT keeps the external memory the previous program left (on the chip and
+on the reference; all zero before the run's first program). Each result's host dict holds
+"bus": the run's external-memory accesses as [(kind 'r'|'w', first, last)] (the
+wrapper's bus monitor, pK_bus.txt).
+"""
+import os
+import shutil
+import sys
+import uuid
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+from model import config, hostio, isa, timing
+from model.machine import Machine
+from tb import protocol as hexio
+from tb.sim.build import DRIVERS, build, check_sim, cocotb_test, tail
+from tb.judge import HOST_OUTPUTS, MONITORS, ProgResult, make_result, reference
+
+JOB_MODULE = "ga2_job"
+DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
+
+Item = namedtuple("Item", "prog image sp gap abort_at", defaults=(None, None, DEFAULT_GAP, 0))
+Item.__doc__ = """One program of a job: prog (Instr list or words), image (ext words, zero-
+padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
+chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
+(> 0: cut the program by rst after that many cycles; the next program should preload
+the scratchpad, since the reference cannot know what the cut program left there)."""
+
+
+KEEP_EXT = "keep"      # an Item's image: keep the external memory the previous program left
+
+
+def _keep(image):
+    return isinstance(image, str) and image == KEEP_EXT
+
+
+def prepare_jobs(jobs, cfg):
+    """Check and normalise jobs into lists of Item with words and full-size images."""
+    if not isinstance(jobs, (list, tuple)):
+        raise ValueError("jobs must be a list of jobs (each a list of (prog, image) pairs)")
+    out = []
+    for j, job in enumerate(jobs):
+        pj = []
+        for p, item in enumerate(job):
+            where = f"job {j} item {p}"
+            if not isinstance(item, Item):
+                if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                    raise ValueError(f"{where}: expected (prog, image) or (prog, image, sp_image), "
+                                     f"got {type(item).__name__}")
+                item = Item(*item)
+            try:
+                words = hostio.program_words(item.prog, cfg)
+                img = (KEEP_EXT if _keep(item.image)
+                       else hostio.memory_image(item.image, cfg.ext_words, "external memory"))
+                sp = None if item.sp is None else hostio.memory_image(item.sp, cfg.sp_words, "scratchpad")
+            except ValueError as e:
+                raise ValueError(f"job {j} program {p}: {e}") from None
+            if int(item.gap) < 0 or int(item.abort_at) < 0:
+                raise ValueError(f"{where}: gap and abort_at must be >= 0")
+            pj.append(Item(words, img, sp, int(item.gap), int(item.abort_at)))
+        out.append(pj)
+    return out
+
+
+def write_run(run_dir, prepared, cfg):
+    """Every program's input files and jobs.txt (the wrapper's protocol, tb/hdl/ga2_tb.v)."""
+    run_dir = Path(run_dir)
+    k, lines = 0, []
+    for job in prepared:
+        lines.append(f"{k} {len(job)}\n")
+        for it in job:
+            hexio.write_imem(run_dir / f"p{k}_imem.hex", it.prog, cfg.imem_depth)
+            if not _keep(it.image):
+                hexio.write_mem32(run_dir / f"p{k}_ext.hex", it.image)
+            if it.sp is not None:
+                hexio.write_mem32(run_dir / f"p{k}_sp.hex", it.sp)
+            hexio.write_words(run_dir / f"p{k}_ctl.hex", [it.gap, it.abort_at], 8)
+            k += 1
+    (run_dir / "jobs.txt").write_text("".join(lines))
+
+
+def read_raw(run_dir, ext_words, k=None):
+    """Program k's status, trace and ext memory as written by the wrapper, in a dict
+    (k None: the files status.txt, trace.txt and ext_out.hex)."""
+    run_dir = Path(run_dir)
+    pre = "" if k is None else f"p{k}_"
+    val, xz = hexio.read_status(run_dir / f"{pre}status.txt")
+    trace, bad_trace = hexio.read_trace(run_dir / f"{pre}trace.txt")
+    if bad_trace:
+        xz.append(f"trace ({bad_trace} entries)")
+    ext, xz_ext = hexio.parse_mem32((run_dir / f"{pre}ext_out.hex").read_text(), ext_words,
+                                    f"{pre}ext_out.hex")
+    if xz_ext:
+        xz.append(f"ext[{xz_ext[0]}]" + (f" (+{len(xz_ext) - 1} more words)" if len(xz_ext) > 1 else ""))
+    bus = read_bus(run_dir / f"{pre}bus.txt")
+    val = {**dict.fromkeys(["retire", "aborted", "cut_cycles", "idle_changes"]
+                           + ["pre_" + k_ for k_ in HOST_OUTPUTS], 0), **val}
+    outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
+    return {
+        "ext": ext,
+        "counters": isa.Counters(val["cycles"], val["mm"], val["dma"], val["vec"], val["instret"]),
+        "done": bool(val["done"]), "error": bool(val["error"]), "error_code": val["code"],
+        "error_pc": val["pc"], "trace": trace, "timeout": bool(val["timeout"]),
+        "xz": ", ".join(xz),
+        "oob": {"imem": val["imem_oob"], "ext_rd": val["ext_rd_oob"], "ext_wr": val["ext_wr_oob"],
+                "xz_events": val["xz"]},
+        "wall": val["wall"],
+        "sp_reads": val.get("sp_reads"),
+        "host": {"aborted": bool(val["aborted"]), "cut_cycles": val["cut_cycles"],
+                 "idle_changes": val["idle_changes"],
+                 "pre": {k_: val["pre_" + k_] for k_ in HOST_OUTPUTS},
+                 "after_reset": outs if val["aborted"] else None,
+                 "mon": {m: val["mon_" + m] for m in MONITORS if "mon_" + m in val},
+                 "pre_mon": {m: val["pre_mon_" + m] for m in MONITORS if "pre_mon_" + m in val},
+                 "run_cycles": val.get("run_cycles"), "bus": bus},
+        "outs": outs,
+    }
+
+
+def read_bus(path):
+    """The wrapper's external-bus log: [(kind 'r'|'w', first, last)], None without the file."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    out = []
+    for line in path.read_text().split("\n"):
+        f = line.split()
+        try:
+            if len(f) != 3 or f[0] not in ("r", "w"):
+                raise ValueError(line)
+            out.append((f[0], int(f[1], 16), int(f[2], 16)))
+        except ValueError:
+            if f:
+                out.append(("?", -1, -1))       # x/z or a torn line: never an allowed range
+    return out
+
+
+def _after(raw):
+    """What the host must see after this program until the next start, and why."""
+    if raw is None:
+        return dict.fromkeys(HOST_OUTPUTS, 0), "after reset"
+    if raw["host"]["aborted"] or raw["timeout"]:
+        return dict.fromkeys(HOST_OUTPUTS, 0), "after a reset"
+    return dict(raw["outs"], retire=0), "done holds"
+
+
+def cycle_limit(prepared, cfg, margin=2):
+    """The simulation's cycle limit when none is given: margin x the longest program's
+    predicted cycles (model/timing.py) plus 1000, so a legal program never hits it and a
+    hang is reported against a limit that says how far past the prediction it ran."""
+    longest = max((timing.schedule(it.prog, cfg).cycles for job in prepared for it in job), default=0)
+    return margin * longest + 1000
+
+
+def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
+        keep=None, waves_file=None):
+    """Run every program of every job in one simulator process; list of lists of ProgResult.
+
+    The reference is one Machine for the whole call, run in the same order. Each call gets
+    its own run directory under the build dir (kept when something failed, when waves are
+    on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise). waves_file=PATH turns
+    waves on and copies the simulation's VCD there.
+    """
+    waves = waves or waves_file is not None
+    check_sim(sim)
+    cfg = config.resolve(cfg)
+    if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
+        raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
+    waves = waves or os.environ.get("WAVES", "") not in ("", "0")
+    prepared = prepare_jobs(jobs, cfg)
+    if max_cycles is None:
+        max_cycles = cycle_limit(prepared, cfg)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    run_dir.mkdir(parents=True)
+    write_run(run_dir, prepared, cfg)
+    plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+    _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
+                                 plusargs=plusargs)
+    if waves:
+        vcds = sorted(run_dir.glob("*.vcd"))
+        for vcd in vcds:
+            print(f"hw.run: waveform {vcd} (open with gtkwave)", file=sys.stderr)
+        if waves_file is not None:
+            if not vcds:
+                raise RuntimeError(f"{sim} simulation wrote no waveform in {run_dir}")
+            Path(waves_file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(vcds[0], waves_file)
+    machine = Machine(cfg)
+    results, k, prev = [], 0, None
+    ext_now = np.zeros(cfg.ext_words, dtype=np.int64)   # the reference's external memory
+    for job in prepared:
+        out = []
+        for it in job:
+            if not (run_dir / f"p{k}_status.txt").exists():
+                raise RuntimeError(f"{sim} simulation stopped before program {k} "
+                                   f"({failed or 'no error reported'}); log {log}:\n{tail(log)}")
+            raw = read_raw(run_dir, cfg.ext_words, k)
+            raw["limit"] = int(max_cycles)
+            raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
+            ref = reference(machine, it.prog, ext_now if _keep(it.image) else it.image, it.sp)
+            if ref.ext is not None:
+                ext_now = np.array(ref.ext, dtype=np.int64)
+            out.append(make_result(raw, ref))
+            prev, k = raw, k + 1
+        results.append(out)
+    all_ok = all(p.ok for job in results for p in job)
+    keep = keep if keep is not None else os.environ.get("GA2_KEEP_RUNS", "") not in ("", "0")
+    if all_ok and not waves and not keep:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return results
+
+
+def run_programs(sim, pairs, **kw):
+    """One job: run(sim, [pairs], **kw)[0]."""
+    return run(sim, [list(pairs)], **kw)[0]
+
+
+def summary(results):
+    """(programs, ok programs, total chip cycles from the counters) of run()'s results."""
+    flat = [p for job in results for p in job]
+    return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
+
+
+__all__ = ["Item", "KEEP_EXT", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
+           "prepare_jobs", "DEFAULT_GAP"]

@@ -1,0 +1,115 @@
+"""The three layers import one way (README "Layout"), checked by parsing every import.
+
+1. the twin (model/): imports nothing else of the repository;
+2. verification (tb/): imports the twin only;
+3. the applications (tools/): import the other two; nothing imports them.
+
+The one exception is a face: a module at a path chapter 9 names (model/batch.py) that only
+re-exports the application module that now holds the code; FACES lists them, and a face
+may contain nothing but that re-export. A planted wrong-way import makes these tests fail
+(test_a_planted_wrong_way_import_is_caught).
+"""
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LAYERS = {"model": 0, "tb": 1, "tools": 2}
+ALLOWED = {"model": {"model"}, "tb": {"model", "tb"}, "tools": {"model", "tb", "tools"}}
+FACES = {"model/batch.py": "tools.ch09.batch"}
+
+
+def imports(path):
+    """(line, absolute module) of every import in path (relative imports resolved)."""
+    rel = path.relative_to(ROOT)
+    pkg = list(rel.parent.parts)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(rel))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[:len(pkg) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            out.append((node.lineno, mod))
+            out += [(node.lineno, f"{mod}.{a.name}") for a in node.names]
+    return out
+
+
+def violations(path, layer):
+    """The wrong-way imports of one file of `layer`, as 'file:line imports module'."""
+    rel = path.relative_to(ROOT).as_posix()
+    bad = []
+    for line, mod in imports(path):
+        top = mod.split(".")[0]
+        if top in LAYERS and top not in ALLOWED[layer]:
+            if FACES.get(rel) and mod.startswith(FACES[rel].rsplit(".", 1)[0]):
+                continue
+            bad.append(f"{rel}:{line} imports {mod}")
+        if top == "tests":
+            bad.append(f"{rel}:{line} imports the tests ({mod})")
+    return bad
+
+
+def layer_files(layer):
+    return sorted((ROOT / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_imports_run_one_way(layer):
+    files = layer_files(layer)
+    assert files, f"no Python files in {layer}/"
+    bad = [v for f in files for v in violations(f, layer)]
+    assert not bad, "wrong-way imports:\n" + "\n".join(bad)
+
+
+def test_the_twin_imports_only_itself_and_libraries():
+    """Stricter than the layer rule: the twin names no path of the rest of the repository."""
+    for f in layer_files("model"):
+        if f.relative_to(ROOT).as_posix() in FACES:
+            continue
+        text = f.read_text()
+        for other in ("tb.", "tools.", "from tb ", "from tools "):
+            assert other not in [ln.strip()[:len(other)] for ln in text.splitlines()
+                                 if ln.strip().startswith(("import", "from"))], f
+
+
+def test_faces_only_re_export():
+    """A face holds its docstring and the re-export of FACES[path], nothing else."""
+    for rel, target in FACES.items():
+        tree = ast.parse((ROOT / rel).read_text())
+        mods = {m for _, m in imports(ROOT / rel)}
+        assert target in mods, f"{rel} does not re-export {target}"
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+        assert not defs, f"{rel} defines {[d.name for d in defs]}: a face holds no code"
+
+
+def test_verification_goes_through_one_entry_point():
+    """Outside tb/ the simulation library (tb.sim.*) is reached through tb.hw only."""
+    bad = []
+    for layer in ("tools",):
+        for f in layer_files(layer):
+            for line, mod in imports(f):
+                if mod.startswith("tb.sim"):
+                    bad.append(f"{f.relative_to(ROOT)}:{line} imports {mod}")
+    assert not bad, "use tb.hw, the one entry point:\n" + "\n".join(bad)
+
+
+def test_a_planted_wrong_way_import_is_caught(tmp_path, monkeypatch):
+    """The check is not vacuous: a twin module importing tb, and tb importing tools, fail."""
+    for layer, planted in (("model", "from tb import hw\n"), ("tb", "import tools.ga2\n"),
+                           ("model", "from tools.ch09 import batch\n"),
+                           ("tb", "from tools import ROOT\n")):
+        fake = tmp_path / "repo"
+        (fake / layer).mkdir(parents=True, exist_ok=True)
+        f = fake / layer / "planted.py"
+        f.write_text('"""planted"""\n' + planted)
+        monkeypatch.setattr(__import__(__name__), "ROOT", fake)
+        assert violations(f, layer), (layer, planted)
+    f = tmp_path / "repo" / "tools" / "ok.py"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text("from model import isa\nfrom tb import hw\nfrom tools import ROOT\n")
+    assert violations(f, "tools") == []

@@ -1,0 +1,193 @@
+"""Chapter 9 figures 9.1 to 9.4 and 9.7, drawn from out/ch09_run.json (matplotlib, Agg).
+
+9.1 roofline of GA-2 with the measured steps in both timing modes; 9.2 how batching
+stacks requests into one matrix product; 9.3 words per step against B; 9.4 arithmetic
+intensity against B with its limit; 9.7 the unit timeline of the B = 4 step in both
+modes (busy intervals from the chip's retire trace). Measured points (from the circuit's counters and the programs it ran) are
+markers; derived curves are lines labelled "derived".
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+
+PEAK = 16.0          # MAC/cycle
+BW = 1.0             # word/cycle
+SHARED_W, SEQ_W = 768, 544          # words at L = 16
+PROJ, ATTN = 768, 512               # MACs per sequence at L = 16
+
+
+def _src(data):
+    return "reference model (MODEL ONLY)" if data.get("model_only") else "circuit counters"
+
+
+def _save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def fig_roofline(data, path):
+    """9.1: roofline (derived) with each measured step at its intensity and achieved
+    MAC/cycle: circles in-order mode, filled triangles overlap mode (both measured)."""
+    import numpy as np
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    x = np.logspace(-1, 2, 300)
+    ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2, label="roofline min(16, 1 word/cycle x I) (derived)")
+    ax.axvline(PEAK / BW, color="grey", ls=":", lw=1)
+    ax.text(PEAK / BW * 1.05, 0.12, "ridge 16 MAC/word", color="grey", fontsize=8)
+    rows = data.get("table") or []
+    colors = plt.cm.viridis([i / max(1, len(rows) - 1) for i in range(len(rows))])
+    for r, c in zip(rows, colors):
+        ax.plot(r["mac_per_word"], r["mac_per_cycle"], "o", color=c, ms=8,
+                label=f"{r['step']}: {r['mac_per_cycle']:.2f} MAC/cycle ({r['pct_ceiling']:.0f}% of ceiling)")
+    for r, c in zip(data.get("table_overlap") or [], colors):
+        ax.plot(r["mac_per_word"], r["mac_per_cycle"], "^", color=c, ms=8,
+                label=f"{r['step']} overlap mode: {r['mac_per_cycle']:.2f} MAC/cycle "
+                      f"({r['pct_ceiling']:.0f}%)")
+    if rows:
+        ax.plot([], [], "o", color="k", label="circles: in-order mode; triangles: overlap mode")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.1, 100)
+    ax.set_ylim(0.1, 30)
+    ax.set_xlabel("arithmetic intensity (MAC per word moved)")
+    ax.set_ylabel("throughput (MAC per cycle)")
+    ax.set_title(f"Fig 9.1  GA-2 roofline and the batched decode steps\n(points measured: {_src(data)})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    return _save(fig, path)
+
+
+def fig_stacking(data, path, B=3):
+    """9.2: the new tokens of B requests stacked as rows of one product with the shared
+    weights; each request's attention reads its own K and V cache."""
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    ax.set_xlim(0, 30)
+    ax.set_ylim(-1, 17)
+    ax.axis("off")
+    cols = ["tab:blue", "tab:orange", "tab:green", "tab:red"]
+    for j in range(B):                                  # X: B x 16
+        ax.add_patch(Rectangle((0, 14 - j), 6, 1, fc=cols[j], ec="k", alpha=0.7))
+        ax.text(-0.2, 14.5 - j, f"request {j}", ha="right", va="center", fontsize=8)
+    ax.text(3, 15.4, f"new tokens: {B} x 16\n(one hidden row per request)", ha="center", fontsize=8)
+    ax.text(6.8, 13.5, "x", fontsize=14, va="center")
+    ax.add_patch(Rectangle((7.5, 9), 6, 6, fc="lightgrey", ec="k"))   # W: 16 x 16
+    ax.text(10.5, 12, "Wq | Wk | Wv\n16 x 16 each\n768 words,\nloaded ONCE\nper step", ha="center",
+            va="center", fontsize=8)
+    ax.text(14.2, 13.5, "=", fontsize=14, va="center")
+    for j in range(B):                                  # Q/K/V rows
+        ax.add_patch(Rectangle((15, 14 - j), 6, 1, fc=cols[j], ec="k", alpha=0.4))
+    ax.text(18, 15.4, f"Q, K, V rows: {B} x 16\nMM with M = {B}, K = 16, N = 4", ha="center", fontsize=8)
+    ax.text(15, 8.4, "shared: one weight load, M rows per MM", fontsize=9, weight="bold")
+    for j in range(B):                                  # per-request caches
+        y = 5.2 - 2.2 * j
+        ax.add_patch(Rectangle((15, y), 5, 1.4, fc=cols[j], ec="k", alpha=0.25, hatch="//"))
+        ax.text(17.5, y + 0.7, f"K, V cache {j}", ha="center", va="center", fontsize=8)
+        ax.text(20.5, y + 0.7, f"attention of request {j}: its own cache,\n2 x 16 x (t-1) words in, 32 t MACs",
+                va="center", fontsize=8)
+    ax.text(15, 6.9, "not shared: each request reads its own cache", fontsize=9, weight="bold")
+    ax.set_title(f"Fig 9.2  Batching stacks B = {B} requests into one matrix product (schematic)")
+    return _save(fig, path)
+
+
+def fig_words(data, path):
+    """9.3: words per step against B: fixed weights + per-request cache traffic."""
+    import numpy as np
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    Bs = np.arange(1, 17)
+    ax.bar(Bs, [SHARED_W] * len(Bs), color="lightgrey", ec="k", label="weights, 768 words (shared)")
+    ax.bar(Bs, SEQ_W * Bs, bottom=SHARED_W, color="tab:orange", alpha=0.6, ec="k",
+           label="per request: 544 words at L = 16 (derived)")
+    meas = [r for r in (data.get("table") or []) if r["step"].startswith("B=")]
+    ax.plot([r["tokens"] for r in meas], [r["words"] for r in meas], "ko", ms=7,
+            label=f"words of the programs run (LD/ST; {_src(data)})")
+    ax.set_xlabel("batch size B (requests per step)")
+    ax.set_ylabel("words moved per decode step")
+    ax.set_title("Fig 9.3  Words per step: 768 + 544 B (L = 16)")
+    ax.set_xticks(Bs)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(True, axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def fig_intensity(data, path):
+    """9.4: intensity against B (derived curve, its limit) and the measured points."""
+    import numpy as np
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    Bs = np.logspace(0, 4, 200)
+    ax.plot(Bs, Bs * (PROJ + ATTN) / (SHARED_W + SEQ_W * Bs), "b-",
+            label="B(768+512)/(768+544B), L = 16 (derived)")
+    lim = (PROJ + ATTN) / SEQ_W
+    ax.axhline(lim, color="b", ls="--", lw=1, label=f"limit 1280/544 = {lim:.2f} (derived)")
+    ax.axhline(1.0, color="grey", ls=":", lw=1, label="limit as the context L grows: 1 (derived)")
+    meas = [r for r in (data.get("table") or []) if r["step"].startswith("B=")]
+    ax.plot([r["tokens"] for r in meas], [r["mac_per_word"] for r in meas], "ko", ms=7,
+            label="programs run: MACs / words (from MM and LD/ST)")
+    rag = [r for r in (data.get("table") or []) if r["step"].startswith("ragged")]
+    for r in rag:
+        ax.plot(r["tokens"], r["mac_per_word"], "rs", ms=7, label=f"{r['step']} (program run; shorter contexts)")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 3)
+    ax.set_xlabel("batch size B (log scale)")
+    ax.set_ylabel("arithmetic intensity (MAC per word)")
+    ax.set_title("Fig 9.4  Batching raises intensity only to a limit far below the ridge (16)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return _save(fig, path)
+
+
+UNIT_ROWS = (("dma", "DMA (LD, ST)"), ("mm", "matrix (MM)"), ("vec", "vector (RQ, SM)"))
+OP_COLOR = {"LD": "tab:blue", "ST": "tab:cyan", "MM": "tab:orange", "RQ": "tab:green", "SM": "tab:red"}
+
+
+def fig_timeline(data, path):
+    """9.7: the units' busy intervals of the B = 4 step against cycles, both modes."""
+    tl = data.get("timeline") or {}
+    modes = [m for m in ("inorder", "overlap") if m in tl]
+    fig, axes = plt.subplots(len(modes) or 1, 1, figsize=(10, 1.6 + 1.5 * max(1, len(modes))),
+                             sharex=True, squeeze=False)
+    span = max([tl[m]["cycles"] for m in modes] or [1])
+    for ax, m in zip(axes[:, 0], modes):
+        for row, (u, _) in enumerate(UNIT_ROWS):
+            bars = [(s, e - s + 1) for uu, s, e, _ in tl[m]["intervals"] if uu == u]
+            cols = [OP_COLOR[op] for uu, _, _, op in tl[m]["intervals"] if uu == u]
+            ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=cols, edgecolor="none")
+        ax.set_yticks(range(len(UNIT_ROWS)))
+        ax.set_yticklabels([lab for _, lab in UNIT_ROWS], fontsize=8)
+        ax.set_ylim(-0.6, len(UNIT_ROWS) - 0.4)
+        ax.axvline(tl[m]["cycles"], color="k", lw=1)
+        ax.set_title(f"{m} mode: {tl[m]['cycles']} cycles ({tl[m]['source']})", fontsize=9)
+        ax.set_xlim(0, span * 1.02)
+    for op, c in OP_COLOR.items():
+        axes[0, 0].plot([], [], "s", color=c, label=op)
+    axes[0, 0].legend(fontsize=7, ncol=5, loc="upper right")
+    axes[-1, 0].set_xlabel("cycle")
+    fig.suptitle("Fig 9.7  Unit timeline of the B = 4, L = 16 decode step (busy intervals from the "
+                 "chip's retire trace)", fontsize=10)
+    return _save(fig, path)
+
+
+def draw_all(json_path, outdir):
+    """All the figures from the run's JSON; returns the PNG paths."""
+    with open(json_path) as f:
+        data = json.load(f)
+    os.makedirs(outdir, exist_ok=True)
+    return [fig_roofline(data, os.path.join(outdir, "fig9_1_roofline.png")),
+            fig_stacking(data, os.path.join(outdir, "fig9_2_batching.png")),
+            fig_words(data, os.path.join(outdir, "fig9_3_words.png")),
+            fig_intensity(data, os.path.join(outdir, "fig9_4_intensity.png")),
+            fig_timeline(data, os.path.join(outdir, "fig9_7_timeline.png"))]
+
+
+if __name__ == "__main__":
+    from tools import ROOT as root
+    for p in draw_all(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "out", "ch09_run.json"),
+                      os.path.join(root, "out")):
+        print("wrote", p)

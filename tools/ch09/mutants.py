@@ -1,0 +1,223 @@
+"""Chapter 9: testing the test. Mutants of model/batch.py against check_batching.
+
+Each mutant changes ONE line of a copy of model/batch.py (the batched program builder)
+into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
+problem (`python -m model.batch --check` prints a PROBLEM line and exits 1); a crash
+(traceback), a builder refusal (REFUSED lines only) or a timeout is listed in its own
+column and is not caught (tb/mutation/engine.py). Three columns: the full check, the
+check without the ragged batch, and the full check in the overlap timing mode (the same
+builder lines, the instructions in model/reorder.py's order). The full check must catch every mutant; without the
+ragged batch exactly the length-confusing ones (tag "length") survive, which is what the
+ragged batch is worth.
+The "stale" mutants survived the check as it was before every step ran on a garbage
+scratchpad (see the comment above them in SPECS).
+
+    python -m tools.mut_ch09                  # all mutants, both checks, out/mut_ch09.json
+    python -m tools.mut_ch09 --fast           # CI subset (includes length-confusing mutants)
+    python -m tools.mut_ch09 --fast --quick   # the same with check_batching's quick subset
+
+The mutation engine (copying the tree, applying a mutant, running the check, outcomes,
+timeouts, score, tables) is tb/mutation/engine.py.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+from tools import ROOT
+
+from tb.mutation import engine as mutation
+
+FILE = "tools/ch09/batch.py"
+PY = sys.executable
+FULL = [PY, "-m", "tools.ch09.batch", "--check"]
+NO_RAGGED = [PY, "-m", "tools.ch09.batch", "--check", "--no-ragged"]
+OVERLAP = [PY, "-m", "tools.ch09.batch", "--check", "--mode", "overlap"]
+
+# (label, old line, new line, tags); each old line occurs exactly once in model/batch.py.
+_PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M=n, K=DM, N=ARRAY, '
+         'tb=0, lda=DM, ldb=D, ldc=D)')
+_SCORE = ('            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, '
+          'N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)')
+_OUT = ('            ins("MM", dst=SP_O32 + c, A=SP_A8, B=sp_v(j) + c, M=1, K=L, N=ARRAY, '
+        'tb=0, lda=L, ldb=D, ldc=D)')
+SPECS = [
+    ("projection with M = 1 instead of the batch", _PROJ, _PROJ.replace("M=n,", "M=1,"), ()),
+    ("projection results stored with row stride 4", _PROJ, _PROJ.replace("ldc=D)", "ldc=4)"), ()),
+    ("every new key taken from row 0",
+     '        ins("RQ", dst=new_k, src=SP_K32 + D * j, len=D, m=P["k"][0], s=P["k"][1])',
+     '        ins("RQ", dst=new_k, src=SP_K32, len=D, m=P["k"][0], s=P["k"][1])', ()),
+    ("every new value taken from row 0",
+     '        ins("RQ", dst=new_v, src=SP_V32 + D * j, len=D, m=P["v"][0], s=P["v"][1])',
+     '        ins("RQ", dst=new_v, src=SP_V32, len=D, m=P["v"][0], s=P["v"][1])', ()),
+    ("every cache in slot 0",
+     "    return SP_CACHE + SLOT_WORDS * j",
+     "    return SP_CACHE", ()),
+    ("value caches overlapping",
+     "    return slot_base(j) + LMAX * D",
+     "    return SP_CACHE + LMAX * D + D * j", ()),
+    ("every sequence attending with query row 0", _SCORE, _SCORE.replace("A=SP_Q8 + D * j,", "A=SP_Q8,"), ()),
+    ("hidden states all loaded into slot 0",
+     '        ins("LD", dst=SP_X + DM * j, src=x_row, len=DM)',
+     '        ins("LD", dst=SP_X, src=x_row, len=DM)', ()),
+    ("every sequence reading sequence 0's hidden state",
+     "        x_row = ext_hidden(b) + DM * (ts[j] - 1)",
+     "        x_row = ext_hidden(0) + DM * (ts[j] - 1)", ()),
+    ("all outputs stored to sequence 0's slot",
+     '        ins("ST", src=SP_O8, dst=EXT_OUT + D * b, len=D)',
+     '        ins("ST", src=SP_O8, dst=EXT_OUT, len=D)', ()),
+    ("the new key appended at the first sequence's position",
+     "        new_k = sp_k(j) + D * (ts[j] - 1)",
+     "        new_k = sp_k(j) + D * (ts[0] - 1)", ("length",)),
+    ("value cache loaded from the key cache",
+     '            ins("LD", dst=sp_v(j), src=ext_v(b), len=D * (ts[j] - 1))',
+     '            ins("LD", dst=sp_v(j), src=ext_k(b), len=D * (ts[j] - 1))', ()),
+    ("new value stored to the key cache",
+     '        ins("ST", src=new_v, dst=ext_v(b) + D * (ts[j] - 1), len=D)',
+     '        ins("ST", src=new_v, dst=ext_k(b) + D * (ts[j] - 1), len=D)', ()),
+    ("every attention length taken from the first sequence",
+     "        L = ts[j]",
+     "        L = ts[0]", ("length",)),
+    ("the query requantization covering one row",
+     '    ins("RQ", dst=SP_Q8, src=SP_Q32, len=D * n, m=P["q"][0], s=P["q"][1])',
+     '    ins("RQ", dst=SP_Q8, src=SP_Q32, len=D, m=P["q"][0], s=P["q"][1])', ()),
+    ("a cache loaded with the first sequence's length",
+     '            ins("LD", dst=sp_k(j), src=ext_k(b), len=D * (ts[j] - 1))',
+     '            ins("LD", dst=sp_k(j), src=ext_k(b), len=D * (ts[0] - 1))', ("length",)),
+    # beyond the spec's list
+    ("the new value appended at the first sequence's position",
+     "        new_v = sp_v(j) + D * (ts[j] - 1)",
+     "        new_v = sp_v(j) + D * (ts[0] - 1)", ("length",)),
+    ("the new key stored at the first sequence's external row",
+     '        ins("ST", src=new_k, dst=ext_k(b) + D * (ts[j] - 1), len=D)',
+     '        ins("ST", src=new_k, dst=ext_k(b) + D * (ts[0] - 1), len=D)', ("length",)),
+    ("softmax over the first sequence's length",
+     '        ins("SM", dst=SP_P, src=SP_S8, len=L)',
+     '        ins("SM", dst=SP_P, src=SP_S8, len=ts[0])', ("length",)),
+    ("a cached sequence skipped when the first one has no cache",
+     "        if ts[j] > 1:",
+     "        if ts[0] > 1:", ("length",)),
+    ("the hidden row of the first sequence's token",
+     "        x_row = ext_hidden(b) + DM * (ts[j] - 1)",
+     "        x_row = ext_hidden(b) + DM * (ts[0] - 1)", ("length",)),
+    # Stale-scratchpad mutants (tag "stale"). The check before issue part 6 ran each step on
+    # a Machine reused from the previous step (or a fresh one, all zero), so rows an earlier
+    # step left behind stood in for a load the builder forgot, and a zero word hid a read
+    # of one word too many; all three survived it, full check included (measured: old
+    # check "not caught" on all three). Every step now starts from a garbage scratchpad
+    # (batch.fresh_machine), which catches each one, with or without the ragged batches.
+    ("a cache holding one row not reloaded (the previous step left it in place)",
+     "        if ts[j] > 1:",
+     "        if ts[j] > 2:", ("stale",)),
+    ("cache loads skipped for a slot whose length an earlier slot has",
+     "        if ts[j] > 1:",
+     "        if ts[j] > 1 and ts[j] not in ts[:j]:", ("stale",)),
+    ("the weights x V product reading one token too many (zero on a fresh scratchpad)",
+     _OUT, _OUT.replace("K=L,", "K=L + 1,"), ("stale",)),
+]
+
+# The CI subset: one ordinary mutant and two length-confusing ones.
+FAST = ("every sequence attending with query row 0",
+        "every attention length taken from the first sequence",
+        "a cache loaded with the first sequence's length")
+
+
+def mutants(fast=False, ragged=True):
+    """The chapter's mutants as mutation.Mutant objects (the --fast subset if fast).
+
+    Against the full check every mutant must be caught; without the ragged batch the
+    length-confusing ones are expected to survive (must_catch=False)."""
+    return [mutation.Mutant(label, FILE, old, new, must_catch=ragged or "length" not in tags, tags=tags)
+            for label, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False):
+    """The columns as rows {label, tags, full, no_ragged, overlap, ...}, the raw results
+    (full, no ragged, overlap) and wall time.
+
+    full / no_ragged / overlap: caught (the check reported a problem); status_*: the
+    engine's outcome.
+    quick: the checks use check_batching's quick subset (for a fast test of this tool).
+    scheduler: run the checks on Dask workers (tb/parallel.py); progress: tqdm bars."""
+    ms = mutants(fast)
+    extra = ["--quick"] if quick else []
+    t0 = time.time()
+    kw = {"scheduler": scheduler, "progress": progress}
+    full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs, **kw)
+    nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs, **kw)
+    ovl = mutation.run_mutants(ms, OVERLAP + extra, ROOT, timeout, jobs, **kw)
+    rows = []
+    for m, a, b, c in zip(ms, full, nor, ovl):
+        rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
+                     "overlap": c.caught, "status_full": a.status, "status_no_ragged": b.status,
+                     "status_overlap": c.status, "seconds": round(a.seconds + b.seconds + c.seconds, 2)})
+    return rows, full, nor, ovl, time.time() - t0
+
+
+def verdict(rows):
+    """Problems with the outcome: the full check must catch all (a crash, refusal or timeout
+    is not a catch); without ragged exactly the length-confusing mutants survive."""
+    bad = []
+    for r in rows:
+        if r.get("status_full") == mutation.BAD_ANCHOR or r.get("status_no_ragged") == mutation.BAD_ANCHOR:
+            bad.append(f"bad anchor (the mutant's line is not in {FILE}): {r['label']}")
+            continue
+        if not r["full"]:
+            bad.append(f"full check did not catch ({r['status_full']}): {r['label']}")
+        if "overlap" in r and not r["overlap"]:
+            bad.append(f"full check in overlap mode did not catch ({r['status_overlap']}): {r['label']}")
+        nr = r["status_no_ragged"]
+        if "length" in r["tags"]:
+            if nr != mutation.SURVIVED:
+                bad.append(f"length-confusing mutant not survived without the ragged batch ({nr}): {r['label']}")
+        elif nr != mutation.CAUGHT:
+            bad.append(f"mutant not caught without the ragged batch ({nr}) but is not length-confusing: "
+                       f"{r['label']}")
+    return bad
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fast", action="store_true", help="CI subset")
+    ap.add_argument("--quick", action="store_true", help="checks use check_batching's quick subset")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"))
+    ap.add_argument("--scheduler", default=None,
+                    help="run the checks on Dask: a scheduler address (tcp://...) or local:N")
+    a = ap.parse_args(argv)
+    rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True)
+    w = max(len(r["label"]) for r in rows)
+    print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}  {'overlap':>11}")
+    for r in rows:
+        tag = "  (length-confusing)" if "length" in r["tags"] else ""
+        print(f"{r['label']:<{w}}  {r['status_full']:>11}  {r['status_no_ragged']:>11}  "
+              f"{r['status_overlap']:>11}{tag}")
+    nf = sum(r["full"] for r in rows)
+    nn = sum(r["no_ragged"] for r in rows)
+    no = sum(r["overlap"] for r in rows)
+    print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>11}  {f'{nn}/{len(rows)}':>11}  {f'{no}/{len(rows)}':>11}")
+    print()
+    print(mutation.format_summary({"full check": full, "no ragged": nor, "overlap": ovl}, "check", total=None))
+    for name, res in (("full check", full), ("no ragged", nor), ("overlap", ovl)):
+        print(f"{name}: " + mutation.score_line(res))
+    bad = verdict(rows)
+    for b in bad:
+        print("FAIL", b)
+    print(f"{'PASS' if not bad else 'FAIL'}: {len(rows)} mutants, wall {wall:.1f} s")
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump({"fast": a.fast, "quick": a.quick, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
+                   "caught_overlap": no, "score_overlap": mutation.score(ovl),
+                   "score_full": mutation.score(full), "score_no_ragged": mutation.score(nor),
+                   "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)
+    base = os.path.splitext(a.json)[0]
+    mutation.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})
+    mutation.write_json(base + "_no_ragged_raw.json", nor, {"check": " ".join(NO_RAGGED[1:])})
+    mutation.write_json(base + "_overlap_raw.json", ovl, {"check": " ".join(OVERLAP[1:])})
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

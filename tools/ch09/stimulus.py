@@ -1,0 +1,92 @@
+"""Chapter 9's programs, frozen as verification stimulus (tb/stimulus/named/ch09.npz).
+
+The benches run chapter 9's five batched decode steps (B = 1..4 at token 16 and the ragged
+batch) in both timing modes, but verification may not import an application (the layers
+import one way, tests/flow/test_layers.py). So the application writes its programs and
+their external-memory images here, as data, and tb/stimulus/programs.py reads them:
+
+    python -m tools.ch09.stimulus --write    # regenerate after changing the builder
+    python -m tools.ch09.stimulus --check    # exit 1 when the file is stale (a test runs it)
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from model import config, isa
+from model.machine import Machine
+from tb.stimulus.programs import CH09_FILE
+from tools.ch09 import batch
+
+
+def programs(cfg):
+    """[(label, prog, image)]: B = 1..4 at token 16 and the ragged batch, built for cfg (its
+    timing mode picks their order); each image the external memory after the earlier tokens."""
+    out = []
+    for B in (1, 2, 3, 4):
+        ex = batch.make_batch(B, 16, 1)
+        P = batch.rq_params(ex)
+        seqs = list(range(B))
+        img = batch.ext_image(ex)
+        m = Machine(batch.CFG)
+        for t in range(1, 16):
+            img = m.run(batch.program(seqs, [t] * B, P), img).ext
+        out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P, cfg), img))
+    ts = list(batch.RAGGED)
+    ex = batch.make_batch(len(ts), max(ts), 1)
+    P = batch.rq_params(ex)
+    img = batch.ext_image(ex)
+    m = Machine(batch.CFG)
+    for b, T in enumerate(ts):
+        for t in range(1, T):
+            img = m.run(batch.program([b], [t], P), img).ext
+    out.append(("ch09 ragged " + ",".join(map(str, ts)), batch.program(list(range(len(ts))), ts, P, cfg), img))
+    return out
+
+
+def arrays():
+    """The file's arrays: labels, images (int32), and per timing mode the programs as hex words."""
+    ino, ovl = programs(config.CH09), programs(config.CH09_OVERLAP)
+    assert [x[0] for x in ino] == [x[0] for x in ovl]
+    width = max(len(p) for _, p, _ in ino + ovl)
+
+    def words(progs):
+        a = np.full((len(progs), width), "", dtype=f"<U{isa.INSTR_W // 4}")
+        for i, (_, p, _) in enumerate(progs):
+            a[i, :len(p)] = [format(isa.encode(ins), f"0{isa.INSTR_W // 4}x") for ins in p]
+        return a
+    return {"labels": np.array([x[0] for x in ino]),
+            "images": np.array([np.asarray(x[2], dtype=np.int64) for x in ino]).astype(np.int32),
+            "inorder": words(ino), "overlap": words(ovl)}
+
+
+def stale(path=CH09_FILE):
+    """'' when path holds exactly arrays(), else what differs."""
+    if not Path(path).exists():
+        return f"{path} is missing"
+    want = arrays()
+    with np.load(path) as got:
+        for k, v in want.items():
+            if k not in got or got[k].shape != v.shape or not np.array_equal(got[k], v):
+                return f"{path}: {k} differs from tools/ch09/batch.py's programs"
+    return ""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help="write the file")
+    g.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
+    a = ap.parse_args(argv)
+    if a.write:
+        np.savez_compressed(CH09_FILE, **arrays())
+        print(f"wrote {CH09_FILE}")
+        return 0
+    why = stale()
+    print(why or f"{CH09_FILE} is up to date")
+    return 1 if why else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

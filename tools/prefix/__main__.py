@@ -1,0 +1,6 @@
+"""`python -m tools.prefix`: the run script (tools/prefix/run.py)."""
+import sys
+
+from tools.prefix.run import main
+
+sys.exit(main())

@@ -1,0 +1,6 @@
+"""`python -m tools.serve`: the run script (tools/serve/run.py)."""
+import sys
+
+from tools.serve.run import main
+
+sys.exit(main())
