@@ -9,12 +9,14 @@ here and nowhere else. cocotb_test() runs one cocotb module on a build.
 """
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from tb import ROOT
@@ -34,6 +36,21 @@ TOPLEVEL = "ga2_tb"
 VERILATOR_ARGS = ["--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "unique",
                   "--x-initial", "unique", "-O3"]
 ICARUS_ARGS = ["-g2005", "-Wimplicit"]
+# make variables of every Verilator build (cocotb and --binary alike): the run-time library
+# (verilated*.cpp: the VPI and the --timing scheduler, which a cycle of the benches calls
+# several times) at -O2 instead of verilated.mk's -Os; the design's own code stays at -Os
+VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2"]
+# cocotb builds on Verilator: this main loop instead of cocotb's (verilator_main.cpp says
+# what differs), make on every core, and the run-time library objects compiled once
+# into build/verilator-rt/<key>/ and copied into each build (they do not depend on the
+# design: verilated.mk builds them from Verilator's include dir with the same flags)
+VERILATOR_MAIN = Path(__file__).with_name("verilator_main.cpp")
+MAKE_JOBS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+RUNTIME_DIR = ROOT / "build" / "verilator-rt"
+# the cocotb drivers whose simulator process runs without pytest (cocotb imports pytest
+# for its assertion rewriting when it can: about half of the process's start-up); a
+# driver with bare asserts keeps it for their messages
+NO_PYTEST = DRIVERS / "no_pytest"
 
 
 def available_sims():
@@ -125,27 +142,91 @@ def _digest(key, files):
     return h.hexdigest()
 
 
-def cocotb_runner(sim, public=False):
-    """cocotb's runner for sim; for Verilator without the global --public-flat-rw.
+def cocotb_runner(sim, public=False, pytest=True):
+    """cocotb's runner for sim; for Verilator without the global --public-flat-rw, with
+    verilator_main.cpp, and verilating only (build() runs make: verilator_make).
 
     cocotb 1.8.1 always adds --public-flat-rw, which makes every signal VPI-visible and
     costs Verilator most of its optimisation (about 5x here). The wrapper marks the only
     signals Python touches public itself, so the flag is dropped. GA2_PUBLIC=1 keeps it
-    (e.g. to look at internal signals from cocotb).
+    (e.g. to look at internal signals from cocotb). pytest=False: the simulator process
+    finds no pytest (NO_PYTEST first on its path), so cocotb does not import it.
     """
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from cocotb import runner as cr
-    if sim != "verilator" or public:
-        return cr.get_runner(sim)
+    base = cr.Verilator if sim == "verilator" else type(cr.get_runner(sim))
 
-    class _Verilator(cr.Verilator):
-        def _build_command(self):
-            cmds = super()._build_command()
-            cmds[0] = [c for c in cmds[0] if c != "--public-flat-rw"]
-            return cmds
-    return _Verilator()
+    class _Runner(base):
+        def _set_env(self):
+            super()._set_env()
+            if not pytest:
+                self.env["PYTHONPATH"] = os.pathsep.join([str(NO_PYTEST), self.env["PYTHONPATH"]])
+
+        if sim == "verilator":
+            def _build_command(self):
+                verilate, make = super()._build_command()
+                verilate = [str(VERILATOR_MAIN) if c.endswith(os.path.join("verilator", "verilator.cpp"))
+                            else c for c in verilate]
+                if not public:
+                    verilate = [c for c in verilate if c != "--public-flat-rw"]
+                self.make_command = make + VERILATOR_MAKEFLAGS + [f"-j{MAKE_JOBS}"]
+                return [verilate]
+    return _Runner()
+
+
+def _runtime_objects(bdir):
+    """The run-time library objects of the Verilator build in bdir (VM_GLOBAL_FAST/SLOW)."""
+    lines = (Path(bdir) / "Vtop_classes.mk").read_text().splitlines()
+    objs = []
+    for i, line in enumerate(lines):
+        if line.startswith(("VM_GLOBAL_FAST +=", "VM_GLOBAL_SLOW +=")):
+            for nxt in lines[i + 1:]:
+                if not nxt.startswith("\t"):
+                    break
+                objs += [w + ".o" for w in nxt.replace("\\", " ").split()]
+    return objs
+
+
+@functools.lru_cache(maxsize=None)
+def _verilator_version():
+    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+
+
+def verilator_make(make, bdir, env=None):
+    """Run the cocotb build's make (make: its command) in bdir, its run-time library objects
+    taken from RUNTIME_DIR/<key> when another build made them with the same commands (key:
+    the Verilator version and make's dry run of those objects, i.e. their exact compile
+    commands), and left there otherwise. The copies are new files, newer than the
+    just-verilated Vtop.mk that verilated.mk makes them depend on; concurrent builds
+    each compile and the first to finish publishes."""
+    bdir = Path(bdir)
+    objs = _runtime_objects(bdir)
+    dry = subprocess.run(make + ["-n", "-B", "--no-print-directory"] + objs, cwd=bdir, env=env,
+                         capture_output=True, text=True)
+    key = hashlib.sha256((_verilator_version() + dry.stdout).encode()).hexdigest()[:16]
+    shared = RUNTIME_DIR / key
+    files = objs + [o[:-2] + ".d" for o in objs]
+    if dry.returncode == 0 and objs and (shared / "done").exists():
+        for f in files:
+            shutil.copyfile(shared / f, bdir / f)
+        print(f"run-time objects {' '.join(objs)} from {shared}", flush=True)
+    p = subprocess.run(make, cwd=bdir, env=env)
+    if p.returncode != 0:
+        raise SystemExit(f"make terminated with error {p.returncode}")
+    if dry.returncode == 0 and objs and not (shared / "done").exists():
+        tmp = RUNTIME_DIR / f".{key}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        tmp.mkdir(parents=True)
+        try:
+            for f in files:
+                shutil.copy2(bdir / f, tmp / f)
+            (tmp / "done").write_text(dry.stdout)
+            os.rename(tmp, shared)
+        except OSError:         # another build published first, or a file is missing
+            pass
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
@@ -172,8 +253,9 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
         args += ["-Wimplicit"]
     if public is None:
         public = toplevel != TOPLEVEL or os.environ.get("GA2_PUBLIC", "") not in ("", "0")
-    digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public),
-                     srcs + _headers(rtl_dir))
+    digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public,
+                      VERILATOR_MAKEFLAGS if sim == "verilator" else None),
+                     srcs + _headers(rtl_dir) + ([VERILATOR_MAIN] if sim == "verilator" else []))
     stamp = bdir / "build.stamp"
     binary = bdir / ("sim.vvp" if sim == "icarus" else toplevel)
     if stamp.exists() and binary.exists() and stamp.read_text() == digest:
@@ -193,6 +275,8 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
                 r.build(verilog_sources=[str(s) for s in srcs], includes=[str(rtl_dir), str(COMMON)],
                         parameters=params, build_args=args, hdl_toplevel=toplevel,
                         build_dir=str(bdir), always=True)
+                if sim == "verilator":
+                    verilator_make(r.make_command, bdir, r.env)
         except SystemExit as e:
             raise RuntimeError(f"{sim} build failed ({e}); log {log}:\n{tail(log)}") from None
         if not binary.exists():
@@ -204,16 +288,18 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
 
 
 def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), testcase=None,
-                plusargs=(), extra_env=None):
+                plusargs=(), extra_env=None, pytest=True):
     """Run the cocotb module on the build in bdir, cwd run_dir, output into run_dir/sim.log.
 
-    Returns (results.xml path or None, the SystemExit text of a failing test or None, log).
+    pytest=False: the simulator process runs without pytest (cocotb_runner), for a driver
+    without bare asserts. Returns (results.xml path or None, the SystemExit text of a
+    failing test or None, log).
     """
     for p in [str(d) for d in module_dirs] + [str(ROOT)]:
         if p not in sys.path:
             sys.path.insert(0, p)
     env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(extra_env or {})}
-    r = cocotb_runner(sim)        # test() does not depend on the build flags
+    r = cocotb_runner(sim, pytest=pytest)   # test() does not depend on the build flags
     log = Path(run_dir) / "sim.log"
     err = xml = None
     with fds_to(log):
@@ -244,7 +330,8 @@ def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeou
         exe = out_dir / "obj" / f"V{top}"
         cmd = (["verilator", "--binary"] + VERILATOR_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
                + [f"-G{k}={v}" for k, v in params.items()]
-               + ["--Mdir", str(out_dir / "obj"), "-j", "2", "-o", f"V{top}"] + srcs)
+               + ["--Mdir", str(out_dir / "obj"), "-j", str(MAKE_JOBS), "-o", f"V{top}"]
+               + ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)] + srcs)
         run = [str(exe)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -262,7 +349,7 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
     srcs = sources(rtl_dir, bench)
     params = cfg_parameters(cfg)
     out = Path(out_dir) if out_dir else ROOT / "build" / f"{top}-{sim}-{cfg.name}"
-    digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, ICARUS_ARGS),
+    digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, VERILATOR_MAKEFLAGS, ICARUS_ARGS),
                      srcs + _headers(rtl_dir))
     stamp = out / "build.stamp"
     run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])

@@ -187,7 +187,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     write_run(run_dir, prepared, cfg)
     plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
     _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
-                                 plusargs=plusargs)
+                                 plusargs=plusargs, pytest=False)   # ga2_job has no asserts
     if waves:
         vcds = sorted(run_dir.glob("*.vcd"))
         for vcd in vcds:
