@@ -3,7 +3,10 @@
 #  - the simulators and yosys from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
-#    the `ga2` console script); rebuilt when requirements.txt or pyproject.toml changes.
+#    the `ga2` console script); rebuilt when requirements.txt or pyproject.toml changes;
+#  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
+#    set, and then every Python process (each pytest worker, each cocotb simulator
+#    process, each CLI call) compiles cocotb, pytest, numpy... from source again.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -39,4 +42,9 @@ if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
   echo "setup: installing GA-2 into .venv (pip install -e .)"
   .venv/bin/pip install -q --disable-pip-version-check --no-deps -e . >/dev/null
   cp pyproject.toml .venv/.pyproject.stamp
+fi
+if ! cmp -s requirements.txt .venv/.bytecode.stamp; then
+  echo "setup: compiling the byte-code of .venv"
+  .venv/bin/python -m compileall -q -j 0 .venv/lib >/dev/null || true
+  cp requirements.txt .venv/.bytecode.stamp
 fi
