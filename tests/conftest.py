@@ -1,11 +1,109 @@
-"""Shared pytest set-up for the co-simulation tests: the simulators and a build fixture.
+"""Shared pytest set-up for the co-simulation tests: the simulators and a build fixture,
+and the order of the suite on pytest-xdist workers.
 
 Each simulator is built once per parameter set (tb.sim.build.build is idempotent and
 file-locked, so pytest-xdist workers share one build instead of racing).
+
+On two or more xdist workers (make test) the suite is laid out so no core idles:
+- the Verilator builds the collected tests need are made first, at the first test of
+  each worker, split between the workers (PREBUILDS, longest first, dealt round-robin),
+  so no worker waits on another's build lock and no build starts late;
+- the tests that take longest run first and the many short ones fill in at the end
+  (SLOW_FIRST), one test at a time to the worker that is almost out of work, in that
+  order (pytest_xdist_make_scheduler, for -n's default --dist load);
+- a module whose module-scoped fixture is expensive goes to one worker whole (GROUPS),
+  so its fixture is set up once. (xdist's own --dist loadgroup cannot do this here:
+  it renames item._nodeid, which pytest 9 no longer reads.)
+The order changes when a test runs, never what it checks.
 """
+import os
+
 import pytest
 
 SIMS = ("icarus", "verilator")
+
+# the tests that take longest (CPU seconds, measured from a clean build), first: a prefix
+# of a node id; the rest keep their collection order after these
+SLOW_FIRST = (
+    "tests/tb/test_mut_rtl.py",                 # its harness fixture: both bench suites
+    "tests/tools/ch09/test_mut_ch09.py",        # a local two-worker Dask cluster
+    "tests/tb/test_shrink_cosim.py",
+    "tests/tb/test_bench_suite.py::test_bench_programs_on_the_circuit",
+    "tests/tb/test_soak.py::test_local_pool_and_dask_cluster_agree",
+    "tests/tools/prefix/test_prefix.py::test_on_chip",
+    "tests/flow/test_lint_synth.py",
+    "tests/tb/test_overlap_cosim.py",
+    "tests/tb/test_cosim.py::test_random_programs",
+    "tests/tools/serve/test_serve_cosim.py",
+    "tests/tb/test_units_cosim.py",
+    "tests/tb/test_errors_cosim.py",
+    "tests/tb/test_decode_cosim.py",
+    "tests/tb/test_host_contract.py",
+    "tests/tools/ch09/test_ch09_cosim.py",
+    "tests/tb",
+    "tests/tools",
+)
+
+# modules whose module-scoped fixture is worth setting up once: one xdist group each
+GROUPS = ("tests/tb/test_mut_rtl.py", "tests/tools/ch09/test_mut_ch09.py")
+
+
+def _prebuilds(items):
+    """[(name, build)] of the Verilator builds the collected items use, longest first."""
+    from model import config
+    from tb import hw
+    mods = {}
+    for it in items:
+        mod = getattr(it, "module", None)
+        if mod is not None:
+            mods.setdefault(it.nodeid.split("::")[0], mod)
+    out = []
+    if "tests/tb/test_units_cosim.py" in mods:
+        out.append(("verilator units", lambda m=mods["tests/tb/test_units_cosim.py"]: m._build_units("verilator")))
+    if "tests/tb/test_decode_cosim.py" in mods:
+        out.append(("verilator decode", lambda m=mods["tests/tb/test_decode_cosim.py"]: m._build_decode("verilator")))
+    if any("verilator" in it.nodeid for it in items):
+        out += [(f"verilator {c.name}", lambda c=c: hw.build("verilator", cfg=c))
+                for c in (config.CH09_OVERLAP, config.CH09, config.DEFAULT)]
+    return out
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(it):
+        for k, prefix in enumerate(SLOW_FIRST):
+            if it.nodeid.startswith(prefix):
+                return k
+        return len(SLOW_FIRST)
+    items.sort(key=rank)                  # stable: each module keeps its own order
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """For --dist load (what -n sets): xdist's load-scope scheduler with a scope per test,
+    except one per GROUPS module. It hands a worker the next scope when the worker has
+    at most two tests left; the groups go first (it orders scopes by size, stably)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _Scheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return next((g for g in GROUPS if nodeid.startswith(g + "::")), nodeid)
+    return _Scheduling(config, log)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prebuild(request):
+    """This worker's share of the Verilator builds, before its first test (xdist only)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    n = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not worker.startswith("gw") or n < 2:
+        return
+    from tb.sim.build import available_sims
+    if "verilator" not in available_sims():
+        return
+    k = int(worker[2:])
+    for _, make in _prebuilds(request.session.items)[k::n]:
+        make()
 
 
 @pytest.fixture(scope="session")

@@ -28,11 +28,15 @@ def _params():
     return p
 
 
-def _run_decode(sim, rtl_dir=None, build_dir=None):
+def _build_decode(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
     srcs = [rtl_dir / "ga2_decode.v", ROOT / "tb" / "hdl" / "decode_tb.v"]
-    bdir = build.build(sim, toplevel="decode_tb", srcs=srcs, parameters=_params(), rtl_dir=rtl_dir,
+    return build.build(sim, toplevel="decode_tb", srcs=srcs, parameters=_params(), rtl_dir=rtl_dir,
                        build_dir=build_dir or ROOT / "build" / f"{sim}-decode")
+
+
+def _run_decode(sim, rtl_dir=None, build_dir=None):
+    bdir = _build_decode(sim, rtl_dir, build_dir)
     run_dir = bdir / "runs" / f"{os.getpid()}"
     run_dir.mkdir(parents=True, exist_ok=True)
     cfgs = json.dumps([{"sp_words": c.sp_words, "ext_words": c.ext_words, "sm_max_len": c.sm_max_len}
