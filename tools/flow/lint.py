@@ -12,6 +12,8 @@ import time
 from tools import ROOT
 from tb.hw import rtl_files
 RTL = ROOT / "rtl"
+# the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)
+FLAGS = ("--lint-only", "-Wall")
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
 TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_rq",
@@ -27,7 +29,7 @@ def lint(top, params=None):
     parameters overridden by params)."""
     srcs = [str(p) for p in rtl_files(RTL)]
     gflags = [f"-G{k}={v}" for k, v in (params or {}).items()]
-    p = subprocess.run(["verilator", "--lint-only", "-Wall", f"-I{RTL}", "--top-module", top] + gflags + srcs,
+    p = subprocess.run(["verilator", *FLAGS, f"-I{RTL}", "--top-module", top] + gflags + srcs,
                        capture_output=True, text=True)
     out = (p.stdout + p.stderr).strip()
     return p.returncode == 0 and "%Warning" not in out and "%Error" not in out, out
