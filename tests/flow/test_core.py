@@ -1,0 +1,167 @@
+"""The FuseSoC cores (rtl/ga2.core, tb/hdl/tb_plain.core) are generated, current, and pass
+FuseSoC itself: core-info, the lint target clean in both timing modes, and the sim target
+running a real program (docs/examples/tiled_matmul.s) equal to the reference.
+
+FuseSoC is a pinned requirement (requirements.txt), so nothing here is skipped. Each FuseSoC
+call is about a second (Icarus and verilator --lint-only; the Verilator sim target, ~10 s
+of C++ compile, is `make core`'s, not CI's).
+"""
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import yaml
+
+from model import config, isa
+from model.machine import Machine
+from tb import protocol
+from tb.hw import rtl_files
+from tools import ROOT
+from tools.flow import core
+from tools.ga2 import read_image, read_program
+
+
+def run_tool(*args):
+    return subprocess.run([sys.executable, "-m", "tools.flow.core", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def load(path):
+    text = path.read_text()
+    assert text.startswith("CAPI=2:\n")
+    return yaml.safe_load(text)
+
+
+def files(fileset):
+    """[(name, attributes)] of a parsed fileset."""
+    return [next(iter(f.items())) if isinstance(f, dict) else (f, {}) for f in fileset["files"]]
+
+
+def rtl_copy(tmp_path):
+    """A copy of rtl/ (the Verilog, the headers, ga2.f and ga2.core)."""
+    d = tmp_path / "rtl"
+    d.mkdir()
+    for p in (ROOT / "rtl").iterdir():
+        if p.suffix in (".v", ".vh", ".f", ".core"):
+            shutil.copy2(p, d / p.name)
+    return d
+
+
+# ------------------------------------------------------------------ generated and current
+def test_committed_cores_are_up_to_date():
+    r = run_tool("--check")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("up to date") == 3, r.stdout
+
+
+def test_core_is_the_filelist_in_its_order():
+    c = load(core.CORE)
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert c["name"] == f"ga2:ip:ga2:{version}"
+    fs = files(c["filesets"]["rtl"])
+    srcs = [n for n, a in fs if not a.get("is_include_file")]
+    assert srcs == [p.name for p in rtl_files()]
+    assert {n for n, a in fs if a.get("is_include_file")} == {"ga2_isa.vh", "ga2_cfg.vh"}
+    assert c["filesets"]["tb_plain"]["depend"] == [f"=ga2:tb:tb_plain:{version}"]
+    t = c["targets"]
+    assert set(t) == {"default", "lint", "sim", "sim_verilator"}
+    assert t["default"] == {"description": t["default"]["description"], "filesets": ["rtl"], "toplevel": "ga2_top"}
+    assert t["lint"]["flow_options"] == {"tool": "verilator", "verilator_options": ["-Wall"]}
+    assert t["sim"]["toplevel"] == "tb_plain" and t["sim"]["flow_options"]["tool"] == "icarus"
+    for k in ("EXT_WORDS", "SP_WORDS", "IMEM_DEPTH", "OVERLAP"):
+        assert c["parameters"][k]["paramtype"] == "vlogparam" and "default" not in c["parameters"][k]
+        assert k in t["lint"]["parameters"] and k in t["sim"]["parameters"]
+    tb = load(core.TB_CORE)
+    assert tb["name"] == f"ga2:tb:tb_plain:{version}"
+    assert [n for n, _ in files(tb["filesets"]["bench"])] == \
+        ["ga2_harness_inst.vh", "ga2_harness.v", "tb_plain.v", "tb_plain_halt.hex"]
+    halt = core.HALT_HEX.read_text().split()
+    assert len(halt) == config.DEFAULT.imem_depth and int(halt[0], 16) == isa.as_words([isa.build("HALT")])[0]
+    assert set(halt[1:]) == {"0" * 32}
+
+
+def test_a_renamed_file_makes_the_core_stale_and_regenerating_follows_it(tmp_path):
+    """The RTL is being renamed (dma.v -> ga2_dma.v): the core follows ga2.f on regeneration,
+    the check catches the stale one, and FuseSoC lints the regenerated core clean."""
+    rtl = rtl_copy(tmp_path)
+    (rtl / "ga2_dma.v").write_text((rtl / "dma.v").read_text().replace("module dma #(", "module ga2_dma #("))
+    (rtl / "dma.v").unlink()
+    top = (rtl / "ga2_top.v").read_text()
+    assert top.count("  dma #(") == 1
+    (rtl / "ga2_top.v").write_text(top.replace("  dma #(", "  ga2_dma #("))
+    f = (rtl / "ga2.f").read_text()
+    (rtl / "ga2.f").write_text(re.sub(r"^dma\.v$", "ga2_dma.v", f, flags=re.M))
+    r = run_tool("--check", "--rtl-dir", str(rtl))
+    assert r.returncode == 1 and "ga2.core is stale" in r.stdout, r.stdout + r.stderr
+    assert run_tool("--rtl-dir", str(rtl)).returncode == 0
+    assert run_tool("--check", "--rtl-dir", str(rtl)).returncode == 0
+    srcs = [n for n, a in files(load(rtl / "ga2.core")["filesets"]["rtl"]) if not a.get("is_include_file")]
+    assert srcs == [p.name for p in rtl_files(rtl)] and "ga2_dma.v" in srcs and "dma.v" not in srcs
+    ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME], tmp_path / "build", roots=(rtl,))
+    assert ok, out
+
+
+# ------------------------------------------------------------------ FuseSoC itself
+def test_fusesoc_core_info_validates_the_cores(tmp_path):
+    ok, out, _ = core.fusesoc(["core-info", core.NAME], tmp_path)
+    assert ok, out
+    assert "Name:        ga2:ip:ga2:" in out
+    for target in ("default", "lint", "sim", "sim_verilator"):
+        assert re.search(rf"^{target}\s+:", out, re.M), out
+    ok, out, _ = core.fusesoc(["core-info", core.TB_NAME], tmp_path)
+    assert ok, out
+    # an unknown key is an error of FuseSoC's schema: core-info does check
+    bad = rtl_copy(tmp_path)
+    (bad / "ga2.core").write_text((bad / "ga2.core").read_text().replace("\nfilesets:", "\nfilesetz:"))
+    ok, out, _ = core.fusesoc(["core-info", core.NAME], tmp_path / "b", roots=(bad,))
+    assert not ok and "filesetz" in out
+
+
+def test_fusesoc_lint_is_clean_in_both_timing_modes(tmp_path):
+    for extra in ([], ["--OVERLAP=1"]):
+        ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME] + extra, tmp_path)
+        assert ok, out
+    vc = (tmp_path / "ga2_ip_ga2_{}".format(core.version()) / "lint").glob("*.vc")
+    text = next(vc).read_text()
+    assert "--lint-only" in text and "-Wall" in text and "-GOVERLAP=1" in text
+    assert text.count(".v\n") == len(rtl_files())
+
+
+def test_fusesoc_lint_fails_on_a_warning(tmp_path):
+    """Not vacuous: a width mismatch in a copy of the RTL fails the lint target (a name
+    with 'unused' in it would not do: Verilator's -unused-regexp exempts it)."""
+    rtl = rtl_copy(tmp_path)
+    perf = rtl / "ga2_perf.v"
+    perf.write_text(perf.read_text().replace("endmodule", "  wire [3:0] planted = 8'd0;\nendmodule", 1))
+    ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME], tmp_path / "build", roots=(rtl,))
+    assert not ok and "%Warning-WIDTH: src/ga2_ip_ga2_" in out and "ga2_perf.v" in out, out
+
+
+def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_path):
+    ok, out, _ = core.fusesoc(["run", "--target=sim", core.NAME], tmp_path / "build")
+    assert ok, out
+    assert [(r["done"], r["error"], r["instret"], r["xz"]) for r in core.result(out)] == [(1, 0, 1, 0)], out
+    ex = ROOT / "docs" / "examples"
+    for overlap in (0, 1):
+        cfg = config.DEFAULT.replace(mode="overlap" if overlap else "inorder")
+        words = isa.as_words(read_program(ex / "tiled_matmul.s", cfg))
+        image = read_image(ex / "tiled_matmul_ext.txt", cfg)
+        ref = Machine(cfg).run(words, image)
+        d = tmp_path / f"run{overlap}"
+        d.mkdir()
+        protocol.write_imem(d / "imem.hex", words, cfg.imem_depth)
+        protocol.write_mem32(d / "ext_in.hex", image)
+        ok, out, _ = core.fusesoc(["run", "--target=sim", core.NAME, f"--OVERLAP={overlap}",
+                                   f"--imem={d / 'imem.hex'}", f"--ext_in={d / 'ext_in.hex'}",
+                                   f"--ext_out={d / 'ext_out.hex'}"], tmp_path / "build")
+        assert ok, out
+        [r] = core.result(out)
+        c = ref.counters
+        assert (r["done"], r["error"], r["timeout"], r["bad_access"], r["xz"]) == (1, 0, 0, 0, 0), out
+        assert (r["cycles"], r["mm"], r["dma"], r["vec"], r["instret"]) == \
+            (c.cycles, c.mm, c.dma, c.vec, c.instret), (overlap, out)
+        ext, xz = protocol.parse_mem32((d / "ext_out.hex").read_text(), cfg.ext_words, "ext_out.hex")
+        assert xz == [] and np.array_equal(ext, np.asarray(ref.ext, dtype=np.int64)), overlap
+        assert r["mm"] > 0 and np.any(ext[256:320] != 0)
