@@ -165,3 +165,44 @@ def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_pat
         ext, xz = protocol.parse_mem32((d / "ext_out.hex").read_text(), cfg.ext_words, "ext_out.hex")
         assert xz == [] and np.array_equal(ext, np.asarray(ref.ext, dtype=np.int64)), overlap
         assert r["mm"] > 0 and np.any(ext[256:320] != 0)
+
+
+SOC_TOP = """module soc_top (input wire clk, input wire rst, input wire start, output wire done,
+  output wire [15:0] imem_addr, output wire imem_en, input wire [127:0] imem_rdata,
+  output wire [15:0] ext_addr, output wire ext_en, output wire ext_we, output wire [31:0] ext_wdata,
+  input wire [31:0] ext_rdata);
+  ga2_top #(.EXT_WORDS(2048), .OVERLAP(1)) u_ga2 (.clk(clk), .rst(rst), .start(start), .done(done),
+    .error(), .error_code(), .error_pc(), .cnt_cycles(), .cnt_mm(), .cnt_dma(), .cnt_vec(), .cnt_instret(),
+    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata), .ext_addr(ext_addr), .ext_en(ext_en),
+    .ext_we(ext_we), .ext_wdata(ext_wdata), .ext_rdata(ext_rdata), .retire(), .retire_pc(), .retire_cycle());
+endmodule
+"""
+SOC_CORE = """CAPI=2:
+name: someone:soc:soc:0.1.0
+filesets:
+  rtl:
+    file_type: verilogSource
+    files: [soc_top.v]
+    depend: [">=ga2:ip:ga2:0.20.0"]
+targets:
+  lint:
+    filesets: [rtl]
+    toplevel: soc_top
+    flow: lint
+    flow_options: {tool: verilator}
+"""
+
+
+def test_another_core_pulls_ga2_into_its_soc(tmp_path):
+    """What the core is for: a SoC's core that depends on ga2:ip:ga2 (only rtl/ as a cores
+    root: the chip needs no bench) gets the chip's files and its headers; its top, with
+    ga2_top inside, lints."""
+    soc = tmp_path / "soc"
+    soc.mkdir()
+    (soc / "soc_top.v").write_text(SOC_TOP)
+    (soc / "soc.core").write_text(SOC_CORE)
+    ok, out, _ = core.fusesoc(["run", "--target=lint", "someone:soc:soc"], tmp_path / "build",
+                              roots=(soc, core.RTL))
+    assert ok, out
+    vc = next((tmp_path / "build" / "someone_soc_soc_0.1.0" / "lint").glob("*.vc")).read_text()
+    assert vc.count(".v\n") == len(rtl_files()) + 1 and "+incdir+src/ga2_ip_ga2_" in vc

@@ -66,7 +66,7 @@ PLUSARG_DOC = {
     "max_cycles": "cycles before a run counts as a timeout (default 1000000)",
     "trace": "write 'pc cycle' per retired instruction here",
     "runs": "start the chip N times, reloading +ext_in before each run (default 1)",
-    "vcd": "dump the chip's signals here (Icarus only; edalize runs vvp -fst)",
+    "vcd": "dump the chip's signals here (Icarus only; edalize runs vvp -fst: the file is FST)",
 }
 ICARUS_ONLY = {"vcd"}
 
