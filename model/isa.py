@@ -252,6 +252,32 @@ def decoded(word):
     return d
 
 
+def _encode_new(ins):
+    """encode(ins), memoised in _ENCODED; when ins is exactly what decode gives back for
+    its word (a known op, a tuple of as many plain ints as the op has fields, each inside
+    its width), it is also memoised as decoded(word), which then need not decode it."""
+    op, args = ins
+    pack = _PACK.get(op)
+    exact = pack is not None and type(args) is tuple and len(args) == len(pack)
+    if exact:
+        w = OPCODES[op]
+        for (mask, lsb), v in zip(pack, args):
+            if type(v) is not int or v & mask != v:
+                exact = False
+                break
+            w |= v << lsb
+    if not exact:
+        w = encode(ins)
+    if len(_ENCODED) >= _MEMO_MAX:
+        _ENCODED.clear()
+    _ENCODED[ins] = w
+    if exact and w not in _DECODED:
+        if len(_DECODED) >= _MEMO_MAX:
+            _DECODED.clear()
+        _DECODED[w] = (ins, None)
+    return w
+
+
 def as_words(prog):
     """A program (Instr or integer words, mixed) as a list of instruction words (ints).
 
@@ -266,10 +292,7 @@ def as_words(prog):
         if isinstance(item, Instr):
             w = _ENCODED.get(item)
             if w is None:
-                w = encode(item)
-                if len(_ENCODED) >= _MEMO_MAX:
-                    _ENCODED.clear()
-                _ENCODED[item] = w
+                w = _encode_new(item)
             out.append(w)
         elif isinstance(item, (int, _np_integer)) and not isinstance(item, (bool, _np_bool)):
             w = int(item)
