@@ -132,15 +132,27 @@ def _cost(word, cfg, memo):
     return c
 
 
-def _inorder(words, cfg):
-    """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
+def _memo(cfg):
+    """The per-word cost memo of cfg."""
     memo = _COST.get(cfg)
     if memo is None:
         if len(_COST) >= 16:           # the tests make many small Configs
             _COST.clear()
         memo = _COST[cfg] = {}
+    return memo
+
+
+# Speed: an Event built as namedtuple's own __new__ builds it (one tuple.__new__ call)
+_tuple_new = tuple.__new__
+
+
+def _inorder(words, cfg):
+    """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
+    memo = _memo(cfg)
+    get = memo.get
     depth, n_words, issue_cycles = cfg.imem_depth, len(words), cfg.issue_cycles
     events = []
+    append = events.append
     busy_sum = {"mm": 0, "dma": 0, "vec": 0}
     t, pc = 0, 0                       # t: the counter before this instruction's FETCH
     fault, reason = None, ""
@@ -150,18 +162,20 @@ def _inorder(words, cfg):
             fault = Fault(isa.ERR_PC, pc)
             break
         # the host clears the instruction memory: past the program the word is 0
-        op, unit, busy, code, why = _cost(words[pc] if pc < n_words else 0, cfg, memo)
+        word = words[pc] if pc < n_words else 0
+        c = get(word)
+        op, unit, busy, code, why = c if c is not None else _cost(word, cfg, memo)
         issue = t + issue_cycles
         if code:
             t = issue
             fault, reason = Fault(code, pc), why
             break
         if unit is None:               # HALT retires in DECODE
-            events.append(Event(pc, op, None, issue, issue + 1, issue, issue))
+            append(_tuple_new(Event, (pc, op, None, issue, issue + 1, issue, issue)))
             t = issue
             break
         end = issue + busy
-        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        append(_tuple_new(Event, (pc, op, unit, issue, issue + 1, end, end)))
         busy_sum[unit] += busy
         t = end
         pc += 1
@@ -206,11 +220,7 @@ def _overlap(words, cfg):
     issued before it completes. Only the DMA unit touches the external memory and it runs
     one transfer at a time in program order, so external ranges need no check.
     """
-    memo = _COST.get(cfg)
-    if memo is None:
-        if len(_COST) >= 16:
-            _COST.clear()
-        memo = _COST[cfg] = {}
+    memo = _memo(cfg)
     depth, n_words = cfg.imem_depth, len(words)
     events = []
     busy_sum = {"mm": 0, "dma": 0, "vec": 0}
@@ -264,7 +274,11 @@ def schedule(prog, cfg=None):
     read-only (trace() and counters() return fresh values).
     """
     cfg = config.resolve(cfg)
-    words = isa.as_words(prog)
+    return _schedule(isa.as_words(prog), cfg)
+
+
+def _schedule(words, cfg):
+    """schedule() of a list of instruction words (isa.as_words) on a Config."""
     if len(words) > cfg.imem_depth:
         raise ValueError(f"program of {len(words)} instructions exceeds instruction memory "
                          f"({cfg.imem_depth})")
