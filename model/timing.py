@@ -194,8 +194,9 @@ def _sp_ranges(word):
     r = _RANGES.get(word)
     if r is None:
         ins = isa.decoded(word)[0]
-        r = (tuple((x.first, x.last) for x in func.reads(ins) if x.space == func.SP),
-             tuple((x.first, x.last) for x in func.writes(ins) if x.space == func.SP))
+        sp = func.SP                   # a Range is (space, first, last)
+        r = (tuple([(f, la) for s, f, la in func.reads(ins) if s == sp]),
+             tuple([(f, la) for s, f, la in func.writes(ins) if s == sp]))
         if len(_RANGES) >= _COST_MAX:
             _RANGES.clear()
         _RANGES[word] = r
@@ -204,7 +205,11 @@ def _sp_ranges(word):
 
 def _meet(xs, ys):
     """True when some range of xs intersects some range of ys (inclusive ends)."""
-    return any(a0 <= b1 and b0 <= a1 for a0, a1 in xs for b0, b1 in ys)
+    for a0, a1 in xs:                  # loops, not any() over a generator: called per unit
+        for b0, b1 in ys:              # and instruction by the overlap mode and reorder
+            if a0 <= b1 and b0 <= a1:
+                return True
+    return False
 
 
 def _overlap(words, cfg):
@@ -228,8 +233,10 @@ def _overlap(words, cfg):
     last = {"dma": (0, (), ()), "mm": (0, (), ()), "vec": (0, (), ())}
     t, pc = 0, 0                       # t: the counter before this instruction's FETCH
     fault, reason = None, ""
+    append = events.append
     while True:
-        idle = max(e for e, _, _ in last.values()) + 1     # the first cycle all units are idle
+        # the first cycle all units are idle
+        idle = max(last["dma"][0], last["mm"][0], last["vec"][0]) + 1
         fetch = t + 1
         if pc >= depth:                # FETCH finds no instruction: wait for the units, halt
             t = max(fetch, idle)
@@ -244,7 +251,7 @@ def _overlap(words, cfg):
             break
         if unit is None:               # HALT retires once every unit is idle
             r = max(decode, idle)
-            events.append(Event(pc, op, None, r, r + 1, r, r))
+            append(_tuple_new(Event, (pc, op, None, r, r + 1, r, r)))
             t = r
             break
         rd, wr = _sp_ranges(word)
@@ -253,7 +260,7 @@ def _overlap(words, cfg):
             if end >= decode and u != unit and (_meet(wr, urd) or _meet(wr, uwr) or _meet(rd, uwr)):
                 issue = max(issue, end + 1)
         end = issue + busy
-        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        append(_tuple_new(Event, (pc, op, unit, issue, issue + 1, end, end)))
         busy_sum[unit] += busy
         last[unit] = (end, rd, wr)
         t = issue
