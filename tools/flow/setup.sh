@@ -3,7 +3,7 @@
 #  - the simulators and yosys from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
-#    the `ga2` console script); rebuilt when requirements.txt or pyproject.toml changes.
+#    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
