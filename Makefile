@@ -68,7 +68,7 @@ bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
 
-header: setup  ## regenerate rtl/ga2_isa.vh and rtl/exp_lut.v from the Python side
+header: setup  ## regenerate rtl/ga2_isa.vh and rtl/ga2_exp_lut.v from the Python side
 	$(PY) -m tools.gen.headers
 	$(PY) -m tools.gen.exp_lut
 

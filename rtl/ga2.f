@@ -3,16 +3,16 @@
 // beside it (+incdir+ this folder). Every tool reads this list through
 // tools/sim/files.py (simulators, lint, synthesis, mutation); tests/flow/test_filelist.py
 // checks it names every rtl/*.v exactly once.
-exp_lut.v
-sram.v
-pe.v
-systolic.v
-mm_ctrl.v
-dma.v
-requant.v
-vec_rq.v
-divu.v
-softmax.v
+ga2_exp_lut.v
+ga2_sram.v
+ga2_pe.v
+ga2_systolic.v
+ga2_mm_ctrl.v
+ga2_dma.v
+ga2_requant.v
+ga2_vec_rq.v
+ga2_divu.v
+ga2_softmax.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

@@ -21,7 +21,7 @@ module ga2_decode #(
   input  wire [127:0]               instr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [5:0]                 op_oh,       // {HALT, SM, RQ, MM, ST, LD}; 0: illegal opcode
-  output wire [3:0]                 unit_sel,    // {softmax, vec_rq, mm_ctrl, dma}
+  output wire [3:0]                 unit_sel,    // {ga2_softmax, ga2_vec_rq, ga2_mm_ctrl, ga2_dma}
   output reg  [2:0]                 fault_code,
   // LD / ST (the DMA unit): dir 0 = LD, 1 = ST
   output wire                       dma_dir,

@@ -229,7 +229,7 @@ module ga2_harness #(
   // ------------------------------------------------------------------ scratchpad reads
   // mon_sp_reads: the words read from the scratchpad since the last start, INCLUDING the
   // current cycle (as `mon`): in every cycle with rst low, the number of enabled read
-  // ports of the sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
+  // ports of the ga2_sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
   // 2*ARRAY, the dma's, the vector unit's; an x/z enable counts as a read). Cleared in the
   // start cycle's edge, like the monitors. Not a host rule: the benches compare it, at
   // done, with the count the instruction set implies for the executed instructions
