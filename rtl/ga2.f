@@ -1,6 +1,6 @@
 // GA-2 RTL filelist: every module of the chip, one file a line, leaves first, top last.
-// Paths are relative to this file's folder; include files (ga2_isa.vh, ga2_cfg.vh) live
-// beside it (+incdir+ this folder). Every tool reads this list through
+// Paths are relative to this file's folder; include files (ga2_isa.vh, ga2_cfg.vh,
+// ga2_checks.vh) live beside it (+incdir+ this folder). Every tool reads this list through
 // tools/sim/files.py (simulators, lint, synthesis, mutation); tests/flow/test_filelist.py
 // checks it names every rtl/*.v exactly once.
 ga2_exp_lut.v

@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_decode: the GA-2 instruction decoder and fault checks, combinational.
 // instr (the 128-bit instruction word) -> the op one-hot, every op's fields, the unit an
 // issued instruction starts (unit_sel) and fault_code: 0 none, else the first of opcode
@@ -67,10 +68,7 @@ module ga2_decode #(
   localparam AW = `GA2_ADDR_W;
 
   initial begin
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
       $finish;

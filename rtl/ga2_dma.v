@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_dma: LD (dir = 0: ext[ext_base ..] -> sp[sp_base ..]) and ST (dir = 1: sp -> ext).
 // One word per cycle: word i is read at busy cycle i and written at cycle i+1 (both
 // memories have one cycle of read latency), so the unit is busy exactly len+1 cycles.
@@ -40,10 +41,7 @@ module ga2_dma #(
   input  wire [31:0]              ext_rdata
 );
   initial begin
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
       $finish;

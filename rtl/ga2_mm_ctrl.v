@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
 //
 // Timing (cycle c = 0 is the first busy cycle after start; busy exactly K + 7 + M*N):
@@ -63,10 +64,7 @@ module ga2_mm_ctrl #(
       $error("ga2_mm_ctrl: built for a 4 x 4 array (2-bit row/column indices), ARRAY=%0d", NA);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   reg          busy_q;

@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
 // S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64 (len 0 is refused by the sequencer;
 // the unit would never finish it). Passes 1 and 2 are the same for both FAST values:
@@ -53,10 +54,7 @@ module ga2_softmax #(
       $error("%m: GA2_SM_MAX_LEN=%0d outside 1..64 (the FAST bounds assume S < 2^22)", `GA2_SM_MAX_LEN);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")

@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_top: the GA-2 chip, wiring only (docs/rtl.md):
 //   ga2_decode  instruction word -> op, fields, unit select, fault code (combinational)
 //   ga2_seq     the sequencer FSM: pc, fetch, issue, retire, error registers
@@ -60,10 +61,7 @@ module ga2_top #(
       $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (OVERLAP != 0 && OVERLAP != 1) begin
       $error("%m: OVERLAP=%0d must be 0 (in-order) or 1 (overlap)", OVERLAP);
       $finish;

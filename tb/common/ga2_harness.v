@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 `ifndef GA2_MON_N
 `define GA2_MON_N 9   // the host-contract monitors (below)
 `endif
@@ -62,10 +63,7 @@ module ga2_harness #(
       $error("%m: IMEM_DEPTH=%0d outside 1..65535", IMEM_DEPTH);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   wire        imem_en, ext_en, ext_we;

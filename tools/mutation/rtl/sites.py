@@ -317,14 +317,16 @@ _NO_SITE_CTX = {"decl", "width", "initial", "genif", "loophdr", "syscall"}
 
 
 def _isa_defines(rtl_dir):
-    """`define NAME from the .vh headers, mapped to a placeholder identifier for parsing."""
+    """`define NAME from the .vh headers, each mapped to a placeholder for parsing: an
+    identifier, or for a macro with arguments a system task (`NAME(args); parses as a
+    `$`-task call, whose arguments hold no site)."""
     out = []
     for fn in sorted(os.listdir(rtl_dir)):
         if fn.endswith(".vh"):
             for line in open(os.path.join(rtl_dir, fn)):
-                m = re.match(r"\s*`define\s+(\w+)\b", line)
+                m = re.match(r"\s*`define\s+(\w+)(\()?", line)
                 if m and not m.group(1).endswith("_VH"):
-                    out.append(m.group(1))
+                    out.append(f"{m.group(1)}={'$' if m.group(2) else ''}MUTMACRO_{m.group(1)}")
     return out
 
 
@@ -347,8 +349,8 @@ def parse_file(path, rtl_dir):
     """pyverilog AST of one file, line numbers those of the original file.
 
     pyverilog preprocesses with iverilog -E. The `include line is blanked and the
-    header's macros are passed as -D placeholders (identifiers), so line numbers are not
-    shifted and a macro never looks like a literal.
+    header's macros are passed as -D placeholders (identifiers; `$`-task names for macros
+    with arguments), so line numbers are not shifted and a macro never looks like a literal.
     """
     from pyverilog.vparser.preprocessor import preprocess
     text = open(path).read()
@@ -359,8 +361,7 @@ def parse_file(path, rtl_dir):
         tmp = os.path.join(td, os.path.basename(path))
         with open(tmp, "w") as f:
             f.write(blank)
-        defines = [f"{d}=MUTMACRO_{d}" for d in _isa_defines(rtl_dir)]
-        pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir], define=defines)
+        pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir], define=_isa_defines(rtl_dir))
     parser = _parser()
     parser.lexer.reset_lineno()
     try:
