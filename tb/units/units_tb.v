@@ -33,7 +33,7 @@ module units_tb #(
   input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
   input  wire [15:0] f_b,
   input  wire [12:0] f_len,
-  input  wire        f_fast,      // SM: 1 runs softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
+  input  wire        f_fast,      // SM: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
   input  wire [2:0]  f_m,
   input  wire [7:0]  f_k,
   input  wire [2:0]  f_n,
