@@ -1,7 +1,7 @@
 """The one entry point to the GA-2 chip in simulation (Icarus or Verilator, via cocotb).
 
-A facade over the library in tools/sim: build.py (simulators, flags, builds), hexio.py
-(hex files), run.py (running jobs, the reference next to them), compare.py (the
+A facade over the library in tb/sim: build.py (simulators, flags, builds), tb/protocol.py
+(hex files), run.py (running jobs, the reference next to them), tb/judge.py (the
 judgement), plain.py (the plain Verilog bench). Call sites use hw.build(sim, cfg=...),
 hw.run(sim, jobs, cfg=...), hw.run_programs(sim, pairs, cfg=..., max_cycles=...),
 hw.compare(ref, got) and hw.summary(results).

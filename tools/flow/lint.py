@@ -16,12 +16,12 @@ RTL = ROOT / "rtl"
 FLAGS = ("--lint-only", "-Wall")
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
-TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_rq",
-        "exp_lut", "divu", "softmax")
+TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma", "ga2_mm_ctrl", "ga2_systolic",
+        "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax")
 # non-default parameter sets that the chip's default build never elaborates
-# (softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
+# (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1)
-TOPS_PARAMS = (("softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}))
+TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}))
 
 
 def lint(top, params=None):
