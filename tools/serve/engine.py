@@ -390,9 +390,9 @@ def ext_image(plan_, model, oracle, seed=0):
     return img
 
 
-def build_programs(plan_, model, cfg=CFG, bug=None):
+def build_programs(plan_, model, cfg=CFG):
     """Every step's program, in order."""
-    return [paged.step_program(st.entries, plan_.layout, model["P"], cfg, bug=bug) for st in plan_.steps]
+    return [paged.step_program(st.entries, plan_.layout, model["P"], cfg) for st in plan_.steps]
 
 
 def garbage_sps(plan_, tag, cfg=CFG):
@@ -454,13 +454,13 @@ def pool_issues(plan_, where):
     return probs
 
 
-def reference_run(plan_, model, cfg=CFG, tag="run", bug=None, oracle=None, check=True):
+def reference_run(plan_, model, cfg=CFG, tag="run", oracle=None, check=True):
     """Run every step on ONE reference Machine (external memory carried, scratchpad garbage
     at each step), checking as it goes. Returns a dict: programs, image, sps, step_cycles
     (from the counters), predicted (timing.schedule), bus (the model-side monitor's
     ranges per step), problems, final ext."""
     oracle = oracle or Oracle(model, plan_.requests)
-    progs = build_programs(plan_, model, cfg, bug)
+    progs = build_programs(plan_, model, cfg)
     image = ext_image(plan_, model, oracle)
     paged.check_config(cfg, plan_.layout)
     sps = garbage_sps(plan_, tag, cfg)
@@ -537,7 +537,7 @@ def metrics(plan_, step_cycles):
 EXAMPLE_B = [Request(n, w, 0) for n, w in zip("ABCDEFGH", (14, 3, 9, 5, 12, 2, 7, 10))]
 
 
-def check_serving(quick=False, bug=None):
+def check_serving(quick=False):
     """Findings of the serving check on the reference (the mutation harness's check):
     example B, a staggered workload and one whose second request must wait for blocks
     (a 4-block pool) under both policies, every token
@@ -557,7 +557,7 @@ def check_serving(quick=False, bug=None):
             except RuntimeError as e:           # the scheduler broke its own promises
                 probs.append(f"{name} {pol}: scheduler failed: {e}")
                 continue
-            probs += reference_run(p, model, tag=f"{name} {pol}", bug=bug)["problems"]
+            probs += reference_run(p, model, tag=f"{name} {pol}")["problems"]
     return probs
 
 
@@ -566,10 +566,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="serving check on the reference (check_serving)")
     ap.add_argument("--check", action="store_true", help="run check_serving (the default action)")
     ap.add_argument("--quick", action="store_true", help="the staggered workload only")
-    ap.add_argument("--bug", default=None, choices=sorted(paged.BUGS), help="a broken builder")
     a = ap.parse_args(argv)
     t0 = time.time()
-    probs = check_serving(a.quick, a.bug)
+    probs = check_serving(a.quick)
     for p in probs[:20]:
         print("PROBLEM", p)
     print(f"check_serving{' (quick)' if a.quick else ''}: {len(probs)} problem(s) in {time.time() - t0:.2f} s")

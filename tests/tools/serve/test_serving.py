@@ -6,7 +6,7 @@ import json
 import pytest
 
 from model import config, timing
-from tools.serve import paged, engine as serving
+from tools.serve import paged, engine as serving, mutants as mut_serve
 from tools.ch09 import example_b as exb
 from tools import ROOT
 
@@ -105,13 +105,32 @@ def test_model_bus_record_inside_the_allowed_set_and_tight():
         assert sum(b - a + 1 for k, a, b in acc if k == "w") == 48 * len(st.entries)
 
 
-@pytest.mark.parametrize("bug", sorted(paged.BUGS))
-def test_broken_builders_are_caught(bug):
-    probs = serving.check_serving(quick=True, bug=bug)
-    assert probs, bug
-    if bug == "read_next_block":        # answers right: only the bus monitor sees it
+READ_PAST = "each gather reads one block past its last one (a freed or another request's block)"
+BROKEN_BUILDERS = (READ_PAST,
+                   "a slot's first block read from the next slot's table",
+                   "the last, partly filled block not gathered",
+                   "the new K/V rows stored into the first block of the table")
+
+
+@pytest.mark.parametrize("label", BROKEN_BUILDERS)
+def test_broken_builders_are_caught(label, mutated_module, monkeypatch):
+    """Each broken step builder (its mutant of tools/serve/mutants.py, applied to a copy of
+    paged.py; the engine uses the copy's step_program for this test only) is caught by the
+    serving check."""
+    broken = mutated_module(mut_serve.mutant(label))
+    monkeypatch.setattr(paged, "step_program", broken.step_program)
+    probs = serving.check_serving(quick=True)
+    assert probs, label
+    if label == READ_PAST:              # answers right: only the bus monitor sees it
         assert all("outside the step's allowed set" in q for q in probs)
         assert any("block" in q for q in probs)
+
+
+def test_the_product_builder_has_no_bug_switch():
+    import inspect
+    assert "bug" not in inspect.signature(paged.step_program).parameters
+    assert "bug" not in inspect.signature(serving.check_serving).parameters
+    assert not hasattr(paged, "BUGS")
 
 
 # ---------------------------------------------------------------- bad input
