@@ -43,10 +43,9 @@ this file) in tools/serve/mutants.py, not part of it.
 from collections import namedtuple
 
 from model import config, isa
+from tools.ch09.batch import D, DM      # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 
-DM = 16              # hidden size
-D = 16               # head size
-MAX_CTX = 64         # longest context (the softmax unit's sm_max_len)
+MAX_CTX = config.CH09.sm_max_len        # longest context: the softmax unit's longest vector (64)
 MAX_BATCH = 8        # most sequences in one step
 EXT_W = 0            # Wq, Wk, Wv
 W_WORDS = 3 * DM * D
@@ -58,7 +57,8 @@ SP_Q32, SP_K32, SP_V32 = 896, 1024, 1152
 SP_Q8 = 1280
 SP_S32, SP_S8, SP_P, SP_A8 = 1408, 1472, 1536, 1600
 SP_O32, SP_O8 = 1664, 1680
-SP_KC, SP_VC = 1792, 2816
+SP_KC = 1792
+SP_VC = SP_KC + MAX_CTX * D            # 2816
 SP_END = SP_VC + MAX_CTX * D
 
 Layout = namedtuple("Layout", "block_tokens n_blocks rows in_base out_base ext_words")
