@@ -166,7 +166,6 @@ def step_program(entries, lay, P, cfg=config.CH09):
 import random as _random                                     # noqa: E402
 from collections import namedtuple as _nt                    # noqa: E402
 
-import numpy as _np                                          # noqa: E402
 
 from tools.serve import engine as _serving  # noqa: E402
 from model.quant import quantize as _quantize                     # noqa: E402
@@ -209,17 +208,7 @@ class Oracle(_serving.Oracle):
         self._out = {}
 
 
-def base_image(lay, model, oracle, seed=0):
-    """Weights and every request's hidden rows; the rest seeded garbage (serving.ext_image)."""
-    rng = _np.random.default_rng(seed)
-    img = rng.integers(-128, 128, size=lay.ext_words, dtype=_np.int64)
-    w = _np.concatenate([_np.array(model["Wi"][n]).ravel() for n in ("wq", "wk", "wv")])
-    img[EXT_W:EXT_W + W_WORDS] = w
-    for r in range(len(oracle.ex)):
-        rows = _np.array(oracle.ex[r]["Xi"][0]).ravel()
-        a = paged.in_addr(lay, r)
-        img[a:a + rows.size] = rows
-    return img
+base_image = _serving.base_image        # weights and every request's hidden rows, the rest garbage
 
 
 def put_kv(img, lay, oracle, r, table, rows):

@@ -31,14 +31,15 @@ import time
 from tb import hw
 from tools import ROOT
 
+from tools.ch09 import example_b as exb
 from tools.serve import paged, engine as serving
 from model import timing
 
 OUT = os.path.join(ROOT, "out")
-WORKLOADS = os.path.join(ROOT, "tools", "serve", "workloads")
+WORKLOADS = str(serving.WORKLOADS)
 # the shipped runs: workload file, capacity (slots), block_tokens, pool blocks
 RUNS = {
-    "example_b": ("example_b.json", 4, 4, 12),
+    "example_b": (serving.EXAMPLE_B_FILE.name, exb.SLOTS, 4, 12),     # chapter 9's 4 slots
     "staggered": ("staggered.json", 8, 4, 40),
     "short": ("short.csv", 3, 4, 6),
 }
@@ -191,7 +192,6 @@ def report(out, log=print):
 
 def example_b_beside(out, log=print):
     """Example B's cycle-model figures (tools/ch09_example_b.py) beside the measured ones."""
-    from tools.ch09 import example_b as exb
     st, co = exb.price(exb.schedule_static()), exb.price(exb.schedule_continuous())
     sims = [s for s in out["sims"] if s != "model"] or ["model"]
     log("  example B beside chapter 9's cycle model (tools/ch09_example_b.py, contiguous caches, 4 slots):")
