@@ -296,7 +296,7 @@ class Scheduler:
             entries.append((r, t, tuple(self.tables[r])))
             slots.append(j)
         rows = sum(t for _, t, _ in entries)
-        riding = [(j, r, t) for j, (r, t) in sorted(self.riding.items())]
+        riding = tuple((j, r, t) for j, (r, t) in sorted(self.riding.items()))
         step = Step(self.now, entries, slots, self.n_blocks - len(self.free), rows, admitted, [], riding)
         for j in self.riding:
             self.riding[j][1] += 1

@@ -31,6 +31,33 @@ def test_schedules_equal_chapter_9_example_b():
         assert mine == _useful(ch), pol
 
 
+def test_ride_along_lists_finished_slots_and_serves_the_same_steps():
+    """Static with ride_along (chapter 9's example B prices these steps): a finished
+    request's slot is listed in Step.riding at the tokens past its last until its group
+    ends; the served entries are those of plain static batching."""
+    plain = _plan(serving.EXAMPLE_B, "static", nb=32)
+    ride = _plan(serving.EXAMPLE_B, "static", nb=32, ride_along=True)
+    assert [st.entries for st in ride.steps] == [st.entries for st in plain.steps]
+    assert all(st.riding == () for st in plain.steps)
+    # group 1 is A, B, C, D (14, 3, 9, 5 tokens): B rides in slot 1 at tokens 4..14
+    assert [t for st in ride.steps[:14] for j, r, t in st.riding if r == 1] == list(range(4, 15))
+    assert all(j == 1 for st in ride.steps for j, r, t in st.riding if r == 1)
+    assert sum(len(st.riding) for st in ride.steps) == 42
+    assert ride.steps[14].riding == ()                    # group 2 starts with nobody riding
+    with pytest.raises(ValueError, match="ride_along is static batching's"):
+        serving.Scheduler("continuous", 4, 4, 12, ride_along=True)
+
+
+def test_example_b_is_stated_once_in_its_file():
+    """engine.EXAMPLE_B, the chapter's example (tools/ch09/example_b.py) and make serve's
+    example_b run all read tools/serve/workloads/example_b.json."""
+    from tools.serve import run as srv
+    assert [(q.id, q.tokens, q.arrival) for q in serving.EXAMPLE_B] == \
+        [(n, w, 0) for n, w in zip("ABCDEFGH", (14, 3, 9, 5, 12, 2, 7, 10))]
+    assert tuple(exb.REQUESTS) == tuple(serving.EXAMPLE_B) and exb.WORKLOAD_FILE == serving.EXAMPLE_B_FILE
+    assert srv.RUNS["example_b"][:2] == (serving.EXAMPLE_B_FILE.name, exb.SLOTS) == ("example_b.json", 4)
+
+
 @pytest.mark.parametrize("pol", serving.POLICIES)
 def test_example_b_every_token_equals_alone(pol):
     p = _plan(serving.EXAMPLE_B, pol)
