@@ -281,3 +281,32 @@ def test_mut_ch09_bad_options_exit_2_with_one_line(args, match, capsys):
     rc, out, err = _run(M.main, args, capsys)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err + out, err
     assert match in err, err
+
+
+# ------------------------------------------------------------------ the commands docs/ch09.md shows
+def _doc_commands():
+    import re
+    from tools import ROOT
+    text = (ROOT / "docs" / "ch09.md").read_text()
+    sec = text.split("## Exercises, as commands", 1)[1]
+    block = re.search(r"^```sh\n(.*?)^```", sec, re.M | re.S).group(1)
+    return [ln.split("#")[0].split()[2:] for ln in block.splitlines() if ln.startswith("python -m ")]
+
+
+def test_docs_exercise_block_is_seven_commands():
+    cmds = _doc_commands()
+    assert len(cmds) == 7 and {c[0] for c in cmds} == {"tools.ch09_example_a", "tools.ch09_example_b",
+                                                        "tools.mut_ch09"}
+
+
+@pytest.mark.parametrize("argv", _doc_commands(), ids=" ".join)
+def test_docs_exercise_commands_exit_0(argv, tmp_path, monkeypatch, capsys):
+    from tools import ROOT
+    monkeypatch.chdir(ROOT)
+    mod, args = argv[0], argv[1:]
+    if mod == "tools.mut_ch09":
+        main, args = M.main, args + ["--quick", "--json", str(tmp_path / "mut.json")]
+    else:
+        main, args = (A.main if mod == "tools.ch09_example_a" else B.main), args + ["--out", str(tmp_path)]
+    rc, out, err = _run(main, args, capsys)
+    assert rc == 0, (argv, out[-2000:], err)
