@@ -31,8 +31,11 @@ from pathlib import Path
 from tools import ROOT
 from tools.ch09 import cli
 
-WEIGHTS = 7e9                    # bytes (int8)
-KV_PER_TOKEN = 256 * 1024        # bytes
+# the 7B-class model of the chapter (also section 5 of tools/ch09/run.py): 7e9 weights,
+# 32 layers of 32 heads of 128, int8 K and V cached per token
+MODEL_7B = {"params": 7e9, "layers": 32, "heads": 32, "head_dim": 128}
+WEIGHTS = MODEL_7B["params"] * 1                 # bytes (int8): 7e9
+KV_PER_TOKEN = 2 * MODEL_7B["layers"] * MODEL_7B["heads"] * MODEL_7B["head_dim"]   # bytes: 256 KiB
 CHIPS = {"A": (24e9, 0.5e12), "B": (80e9, 2e12), "C": (192e9, 5e12)}   # capacity bytes, bytes/s
 CONTEXTS = (2048, 8192, 32768)
 BATCHES = (1, 4, 16, 64)
@@ -152,14 +155,14 @@ def chips_of(files=(), specs=()):
     return out
 
 
-def _sci(x):
+def sci(x):
     """7e9 as '7e9', 1.4e10 as '1.4e10'."""
     m, e = f"{x:e}".split("e")
     return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
 
 
 def _weights_text(weights):
-    return f"{_sci(weights)} bytes of {'int8 ' if weights == WEIGHTS else ''}weights"
+    return f"{sci(weights)} bytes of {'int8 ' if weights == WEIGHTS else ''}weights"
 
 
 def _kib(n):
@@ -196,7 +199,7 @@ def figure(rows, path, contexts=CONTEXTS, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="lower right")
     axes[0][0].set_ylabel("decode throughput (tokens/s, derived)")
-    model = "a 7B int8 model" if weights == WEIGHTS else f"{_sci(weights)} bytes of weights"
+    model = "a 7B int8 model" if weights == WEIGHTS else f"{sci(weights)} bytes of weights"
     fig.suptitle(f"Fig 9.5  Example A: throughput against batch for {model}; x = memory full, "
                  "dotted = cache-bound limit BW / KV per request (all derived)", fontsize=10)
     fig.tight_layout()
@@ -213,7 +216,7 @@ def main(argv=None):
     ap.add_argument("--chip", action="append", default=[], metavar="NAME:CAP:BW",
                     help="one chip, e.g. D:40e9:1e12 (capacity bytes, bandwidth bytes/s); repeatable; "
                          "default the chapter's A, B, C")
-    ap.add_argument("--weight-bytes", default=None, help=f"bytes of weights (default {_sci(WEIGHTS)}: 7B int8)")
+    ap.add_argument("--weight-bytes", default=None, help=f"bytes of weights (default {sci(WEIGHTS)}: 7B int8)")
     ap.add_argument("--kv-per-token", default=None, help=f"KV-cache bytes per token (default {KV_PER_TOKEN})")
     ap.add_argument("--contexts", default=None,
                     help=f"context lengths in tokens, comma-separated (default {','.join(map(str, CONTEXTS))})")

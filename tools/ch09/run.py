@@ -27,6 +27,7 @@ import time
 from tools import ROOT
 
 from tools.ch09 import batch, roofline
+from tools.ch09.example_a import MODEL_7B, sci
 from model import config, isa, timing
 from model.machine import Machine
 
@@ -113,7 +114,8 @@ def sharing(L=roofline.L_CHAPTER):
             "limit": roofline.limit(L), "limit_vs_L": limit_L}
 
 
-def llm(BW=1e12, params=7e9, layers=32, heads=32, head_dim=128, context=4096):
+def llm(BW=1e12, params=MODEL_7B["params"], layers=MODEL_7B["layers"], heads=MODEL_7B["heads"],
+        head_dim=MODEL_7B["head_dim"], context=4096):
     """Section 5: a 7B-class model on an assumed 1 TB/s chip (derived, nothing measured)."""
     cache_tok = 2 * layers * heads * head_dim            # int8 K and V bytes per token
     cache_req = cache_tok * context
@@ -306,7 +308,9 @@ def main(argv=None):
 
     print("== 5. derived: a 7B-class model on an assumed 1 TB/s chip ==")
     lm = llm()
-    print(f"  assumed: 7e9 weights, int8 KV cache of 2*32*32*128 = {lm['cache_bytes_per_token']} bytes "
+    m7 = MODEL_7B
+    print(f"  assumed: {sci(m7['params'])} weights, int8 KV cache of "
+          f"2*{m7['layers']}*{m7['heads']}*{m7['head_dim']} = {lm['cache_bytes_per_token']} bytes "
           f"per token, {lm['context']}-token context = {lm['cache_bytes_per_request'] / 1e9:.2f} GB per request")
     Bs = (1, 4, 16, 64, 256)
     print(f"  {'weights':<8}" + "".join(f"{'B=' + str(B):>10}" for B in Bs) + f"{'cache=weights at B':>21}")
