@@ -14,6 +14,7 @@ import sys
 import time
 
 from tb.sim.build import SIMS, available_sims, build, default_build_dir  # noqa: F401
+from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
 from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401
 from tb.sim.files import rtl_files, top_file  # noqa: F401

@@ -298,7 +298,7 @@ async def test_divu(dut):
     dut._log.info("divu: %d vectors, then the bench's %d with the handshake checks", len(cases), len(bench))
 
 
-DV_LAT = 32     # divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
+DV_LAT = 32     # ga2_divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
 
 
 async def _divu_contract(dut, vecs):

@@ -56,14 +56,14 @@ module mut_rtl_tb #(
   reg  [15:0] rq_m;
   reg  [5:0]  rq_s;
   wire [31:0] rq_y;
-  requant u_rq (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+  ga2_requant u_rq (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
 
   // ------------------------------------------------------------------ unit: divu
   reg         dv_rst, dv_start;
   reg  [31:0] dv_a, dv_b;
   wire        dv_busy, dv_last;
   wire [31:0] dv_q, dv_r;
-  divu #(.WIDTH(32)) u_dv (
+  ga2_divu #(.WIDTH(32)) u_dv (
     .clk(clk), .rst(dv_rst), .start(dv_start), .dividend(dv_a), .divisor(dv_b),
     .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
@@ -236,20 +236,20 @@ module mut_rtl_tb #(
         dv_start = 1'b1;
         @(negedge clk);
         dv_start = 1'b0;
-        // divu's contract (rtl/divu.v): busy for exactly WIDTH + 1 cycles, last in the
+        // divu's contract (rtl/ga2_divu.v): busy for exactly WIDTH + 1 cycles, last in the
         // final one with the results, which hold until the next start
         ncyc = 0;
         while (dv_last !== 1'b1 && ncyc < 100) begin
-          if (dv_busy !== 1'b1) fail("unit", "divu: busy low before last");
+          if (dv_busy !== 1'b1) fail("unit", "ga2_divu: busy low before last");
           @(negedge clk);
           ncyc = ncyc + 1;
         end
-        if (dv_last !== 1'b1) fail("unit", "divu: no last within 100 cycles");
+        if (dv_last !== 1'b1) fail("unit", "ga2_divu: no last within 100 cycles");
         if (ncyc != DV_LAT) begin
           $display("MUT FAIL unit divu: last after %0d cycles, expected %0d", ncyc, DV_LAT);
           $finish;
         end
-        if (dv_busy !== 1'b1) fail("unit", "divu: busy low in its last cycle");
+        if (dv_busy !== 1'b1) fail("unit", "ga2_divu: busy low in its last cycle");
         if (dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0]) begin
           $display("MUT FAIL unit divu %0d / %0d: q=%0d r=%0d, expected q=%0d r=%0d",
                    dv_a, dv_b, dv_q, dv_r, vec[i][63:32], vec[i][31:0]);
@@ -259,7 +259,7 @@ module mut_rtl_tb #(
           repeat (2) begin
             @(negedge clk);
             if (dv_last !== 1'b0 || dv_busy !== 1'b0 || dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0])
-              fail("unit", "divu: last, busy or the results do not hold after last");
+              fail("unit", "ga2_divu: last, busy or the results do not hold after last");
           end
         end
       end
@@ -267,7 +267,7 @@ module mut_rtl_tb #(
       dv_rst = 1'b1;
       @(negedge clk);
       dv_rst = 1'b0;
-      if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset at last");
+      if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after a reset at last");
       // reset in the middle of a division: idle (not busy, no last) until the next start
       dv_start = 1'b1;
       @(negedge clk);
@@ -277,7 +277,7 @@ module mut_rtl_tb #(
       @(negedge clk);
       dv_rst = 1'b0;
       repeat (DV_LAT + 2) begin
-        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset");
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after a reset");
         @(negedge clk);
       end
       // start and reset in the same cycle: reset wins, the unit stays idle
@@ -287,7 +287,7 @@ module mut_rtl_tb #(
       dv_start = 1'b0;
       dv_rst = 1'b0;
       repeat (DV_LAT + 2) begin
-        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after start with reset");
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after start with reset");
         @(negedge clk);
       end
       // a start while busy restarts: last DV_LAT cycles after the second start, its result
@@ -310,7 +310,7 @@ module mut_rtl_tb #(
         limit = limit + 1;
       end
       if (limit != DV_LAT || dv_q !== vec[1][63:32] || dv_r !== vec[1][31:0])
-        fail("unit", "divu: a start while busy does not restart the division");
+        fail("unit", "ga2_divu: a start while busy does not restart the division");
       @(negedge clk);
       end
       checks = checks + 1;

@@ -235,7 +235,7 @@ BROKEN = {
                                "reg done_q2; always @(posedge clk) done_q2 <= !rst && !start && "
                                "done_q; assign done = done_q2;")],
                   {"rise"}, "done rose"),
-    "ext_idle": ("dma", [(r"assign ext_en     = dir_q \? writing : reading;",
+    "ext_idle": ("ga2_dma", [(r"assign ext_en     = dir_q \? writing : reading;",
                           "assign ext_en     = (dir_q ? writing : reading) || !busy_q;")],
                  {"ext"}, "external-memory access while not running"),
     "imem_idle": ("ga2_seq", [(r"assign imem_en    = \(state_q == S_FETCH\)",
@@ -292,7 +292,7 @@ def test_read_count_catches_an_extra_read(tmp_path):
     never drained, so memory, counters and retires are all right (nothing else in the
     suite sees it); only the scratchpad read count shows it, on the programs with M < 4,
     by K words per such MM."""
-    rtl = _broken_rtl(tmp_path, "mm_ctrl", r"\(IDX < m_q\)", "(IDX <= m_q)")
+    rtl = _broken_rtl(tmp_path, "ga2_mm_ctrl", r"\(IDX < m_q\)", "(IDX <= m_q)")
     res = hw.run("icarus", contract_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=20000)
     bad = [p for job in res for p in job if not p.ok]
     assert bad and not res[-1][0].ok
