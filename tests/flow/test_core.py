@@ -159,7 +159,8 @@ def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_pat
         assert ok, out
         [r] = core.result(out)
         c = ref.counters
-        assert (r["done"], r["error"], r["timeout"], r["bad_access"], r["xz"]) == (1, 0, 0, 0, 0), out
+        assert (r["done"], r["error"], r["timeout"], r["imem_oob"], r["ext_rd_oob"], r["ext_wr_oob"],
+                r["xz"]) == (1, 0, 0, 0, 0, 0, 0), out
         assert (r["cycles"], r["mm"], r["dma"], r["vec"], r["instret"]) == \
             (c.cycles, c.mm, c.dma, c.vec, c.instret), (overlap, out)
         ext, xz = protocol.parse_mem32((d / "ext_out.hex").read_text(), cfg.ext_words, "ext_out.hex")

@@ -30,6 +30,7 @@ from tools import ROOT
 from tb import hw
 from tb import judge as compare
 from tb.judge import HOST_OUTPUTS, MONITORS
+from tb.stimulus.demo import demo_programs
 
 CFG = config.DEFAULT
 ZERO = dict.fromkeys(HOST_OUTPUTS, 0)
@@ -170,7 +171,7 @@ def test_back_to_back_check_catches_a_start_lost_after_done(tmp_path):
     bad = [p.mismatch for p in res if not p.ok]
     assert any(m.startswith("timeout") for m in bad), bad
     assert any("host outputs changed" in m for m in bad), bad
-    plain = hw.run_programs("icarus", hw.demo_programs(), rtl_dir=rtl, build_dir=tmp_path / "build")
+    plain = hw.run_programs("icarus", demo_programs(), rtl_dir=rtl, build_dir=tmp_path / "build")
     assert all(p.ok or "host outputs changed" in p.mismatch for p in plain)
 
 

@@ -305,9 +305,8 @@ RUNS = (("core-info", ["core-info", NAME]),
 
 
 def result(out):
-    """The RESULT lines of a sim target's output, as dicts of ints."""
-    return [{k: int(v) for k, v in (kv.split("=") for kv in line.split())}
-            for line in re.findall(r"^RESULT (.*)$", out, re.M)]
+    """The RESULT lines of a sim target's output, as dicts of ints (tb/protocol.py)."""
+    return protocol.plain_results(out)
 
 
 def run_fusesoc(build_root, runs=RUNS):
@@ -319,7 +318,7 @@ def run_fusesoc(build_root, runs=RUNS):
         if ok and label.startswith("sim"):
             r = result(out)
             ok = len(r) == 1 and r[0]["done"] == 1 and r[0]["error"] == 0 and r[0]["instret"] == 1 and \
-                not (r[0]["timeout"] or r[0]["bad_access"] or r[0]["xz"])
+                not any(r[0][k] for k in ("timeout", "imem_oob", "ext_rd_oob", "ext_wr_oob", "xz"))
         print(f"fusesoc {' '.join(args)}: {'ok' if ok else 'FAIL'} ({secs:.1f} s)")
         if not ok:
             bad.append(label)
