@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header clean
+.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -67,9 +67,14 @@ bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
 
-header: setup  ## regenerate rtl/ga2_isa.vh and rtl/exp_lut.v from the Python side
+header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh and ga2_exp_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
 	$(PY) -m tools.flow.headers
 	$(PY) -m tools.flow.exp_lut
+	$(PY) -m tools.flow.core
+
+core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), sim on Icarus and Verilator (build/fusesoc)
+	$(PY) -m tools.flow.core --check
+	$(PY) -m tools.flow.core --run
 
 clean:         ## remove build/ and generated out/ files
 	rm -rf build

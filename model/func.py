@@ -125,14 +125,14 @@ def sp_reads(ins):
     twice counts twice), independent of the data and of the timing mode.
 
     From the units' timing (the headers in rtl/):
-      ST  len: dma.v reads word i at busy cycle i (dir = 1); LD reads only the external
+      ST  len: ga2_dma.v reads word i at busy cycle i (dir = 1); LD reads only the external
           memory: 0;
-      MM  M*K + N*K, plus M*N when acc = 1: mm_ctrl.v reads row i of A (i < M) and
+      MM  M*K + N*K, plus M*N when acc = 1: ga2_mm_ctrl.v reads row i of A (i < M) and
           column j of B (j < N) once per k during its K-cycle feed window, rows >= M and
           columns >= N read nothing; acc = 1 reads each old C word once, the cycle before
           its write (read port 0);
-      RQ  len: vec_rq.v reads element i at busy cycle i;
-      SM  2*len: softmax.v's two read passes (max, then exp-and-sum) read every element
+      RQ  len: ga2_vec_rq.v reads element i at busy cycle i;
+      SM  2*len: ga2_softmax.v's two read passes (max, then exp-and-sum) read every element
           once each, in both timing modes (FAST changes only the divide phase, which
           reads nothing);
       HALT 0.

@@ -89,7 +89,7 @@ def sm_busy(n, cfg):
     """SM's busy cycles for a vector of n elements on cfg.
 
     In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
-    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/softmax.v
+    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/ga2_softmax.v
     FAST = 1; docs/isa.md): the two passes, one reciprocal divide of SM_FAST_TAIL
     cycles, then one element per cycle: 3 n + 36 (at most 3 n + 40). Exact for n =
     1..64; the unit never receives n = 0 (fault 4 in DECODE).
