@@ -26,7 +26,7 @@ class Config:
     d: int = 32
     heads: int = 2
     layers: int = 2
-    mlp: int = 128
+    mlp: int = 32
 
     def __post_init__(self):
         for name in ("vocab", "ctx", "d", "mlp"):
