@@ -74,6 +74,19 @@ def test_norm_matches_the_float_formula_within_its_bound():
             assert np.all(np.abs(y - np.clip(ideal, -128, 127)) <= bound), (x, scale)
 
 
+def test_norm_is_its_specification_exactly():
+    """docs/lm.md's NORM in plain Python integers: ss, isqrt(ss * 2^10), 2^29 // q, requant."""
+    rng = random.Random(6)
+    for _ in range(300):
+        lim = rng.choice([1, 3, 20, 128])
+        x = [rng.randrange(-lim, lim) for _ in range(32)]
+        m, s = rng.randrange(1 << 14, 1 << 15), rng.randrange(20, 40)
+        ss = sum(v * v for v in x)
+        want = [0] * 32 if ss == 0 else [requant(v * ((1 << 29) // math.isqrt(ss * 1024)), m, s)
+                                         for v in x]
+        assert int8.rmsnorm(np.array(x), m, s).tolist() == want
+
+
 def test_norm_of_zeros_is_zeros():
     assert int8.rmsnorm(np.zeros((2, 32), dtype=int), 20000, 30).tolist() == [[0] * 32] * 2
 
