@@ -38,10 +38,10 @@ train: setup   ## retrain the two language models (tools/lm: addition, text; one
 	$(PY) -m tools.lm.train --task text > out/lm_train_text.log 2>&1 & t=$$!; \
 	wait $$a || { cat out/lm_train_add.log; exit 1; }; wait $$t || { cat out/lm_train_text.log; exit 1; }; \
 	tail -n 1 out/lm_train_add.log out/lm_train_text.log
-	$(PY) -m tools.lm.eval --record
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval --record
 
 lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
-	$(PY) -m tools.lm.eval
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval
 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
