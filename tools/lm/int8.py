@@ -125,7 +125,8 @@ class Int8Model:
     """An exported model: int8 tables and matrices, (m, s) of every requant, the logit scale.
 
     w: name -> int8 values (as int64), the float model's names (gains folded in);
-    rq: name -> (m, s); logit_scale: the float value of one unit of the int32 logits.
+    rq: name -> (m, s); logit_scale: the float value of one unit of the int32 logits (for
+    measuring the loss only; decoding takes ARGMAX of the integers).
     """
 
     def __init__(self, cfg, w, rq, logit_scale):
@@ -137,25 +138,19 @@ class Int8Model:
         X = M.check_tokens(X, cfg)
         B, T = X.shape
         x = add8(w["wte"][X], w["wpe"][:T])                       # EMB, ADD
-        j = 0
         for i in range(cfg.layers):
             h = rmsnorm(x, *rq[f"h{i}.n1"])
-            q, k, v = (M._heads(requant(h @ w[f"h{i}.w{n}"], *rq[f"h{i}.{n}"]), cfg)
+            q, k, v = (M.split_heads(requant(h @ w[f"h{i}.w{n}"], *rq[f"h{i}.{n}"]), cfg)
                        for n in "qkv")
             sc = requant(q @ k.transpose(0, 1, 3, 2), *rq[f"h{i}.scores"])
             a = requant(softmax_causal(sc), *rq["weights"])
-            o = M._merge(requant(a @ v, *rq[f"h{i}.o"]))
-            x, j = add8(requant(x, *rq[f"res{j}"]), requant(o @ w[f"h{i}.wo"],
-                                                             *rq[f"h{i}.attn"])), j + 1
+            o = M.merge_heads(requant(a @ v, *rq[f"h{i}.o"]))
+            x = add8(requant(x, *rq[f"res{2 * i}"]), requant(o @ w[f"h{i}.wo"], *rq[f"h{i}.attn"]))
             h2 = rmsnorm(x, *rq[f"h{i}.n2"])
             u = relu8(requant(h2 @ w[f"h{i}.w1"], *rq[f"h{i}.u"]))
-            x, j = add8(requant(x, *rq[f"res{j}"]), requant(u @ w[f"h{i}.w2"],
-                                                            *rq[f"h{i}.mlp"])), j + 1
+            x = add8(requant(x, *rq[f"res{2 * i + 1}"]),
+                     requant(u @ w[f"h{i}.w2"], *rq[f"h{i}.mlp"]))
         return _int32(rmsnorm(x, *rq["nf"]) @ w["wout"], "logits")
-
-    def float_logits(self, X):
-        """The int32 logits in float units (for the loss): logits * logit_scale."""
-        return self.logits(X) * self.logit_scale
 
     def save(self, path):
         arrays = {f"w.{n}": v.astype(np.int8) for n, v in self.w.items()}
@@ -216,8 +211,8 @@ def export(p, cfg, X):
     w = {n: _q(v, ws[n]) for n, v in f.items()}
     norm = lambda site: mantissa_shift(math.sqrt(cfg.d) / (NORM_GAIN * a[site]))
     rq = {"weights": mantissa_shift(127 / Q16), "nf": norm("nf")}
-    j = 0
     for i in range(cfg.layers):
+        j = 2 * i                                 # the residual site before layer i
         n1, n2 = f"h{i}.n1", f"h{i}.n2"
         rq[n1], rq[n2] = norm(n1), norm(n2)
         for n in "qkv":
@@ -230,5 +225,4 @@ def export(p, cfg, X):
         rq[f"h{i}.u"] = mantissa_shift(a[n2] * ws[f"h{i}.w1"] / a[f"h{i}.u"])
         rq[f"res{j + 1}"] = mantissa_shift(a[f"res{j + 1}"] / a[f"res{j + 2}"])
         rq[f"h{i}.mlp"] = mantissa_shift(a[f"h{i}.u"] * ws[f"h{i}.w2"] / a[f"res{j + 2}"])
-        j += 2
     return Int8Model(cfg, w, rq, a["nf"] * ws["wout"])

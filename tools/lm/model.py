@@ -82,12 +82,14 @@ def _rmsnorm_back(dy, c):
     return dx, dg
 
 
-def _heads(t, cfg):
+def split_heads(t, cfg):
+    """(B, T, d) -> (B, heads, T, 16): each head's columns."""
     B, T, _ = t.shape
     return t.reshape(B, T, cfg.heads, HEAD).transpose(0, 2, 1, 3)
 
 
-def _merge(t):
+def merge_heads(t):
+    """(B, heads, T, 16) -> (B, T, d): the heads' columns side by side."""
     B, H, T, D = t.shape
     return t.transpose(0, 2, 1, 3).reshape(B, T, H * D)
 
@@ -118,13 +120,13 @@ def forward(p, cfg, X, keep=False):
     mask = np.triu(np.ones((T, T), dtype=bool), 1)
     for i in range(cfg.layers):
         h, cache[i, "n1"] = _rmsnorm(x, p[f"h{i}.g1"])
-        q, k, v = (_heads(h @ p[f"h{i}.w{n}"], cfg) for n in "qkv")
+        q, k, v = (split_heads(h @ p[f"h{i}.w{n}"], cfg) for n in "qkv")
         raw = (q @ k.transpose(0, 1, 3, 2)) / np.sqrt(HEAD)
         s = np.clip(raw, SCORE_LO, SCORE_HI)
         s[..., mask] = -np.inf
         a = np.exp(s - s.max(axis=-1, keepdims=True))
         a /= a.sum(axis=-1, keepdims=True)
-        y = _merge(a @ v)
+        y = merge_heads(a @ v)
         x = x + y @ p[f"h{i}.wo"]
         cache["res"].append(x)
         h2, cache[i, "n2"] = _rmsnorm(x, p[f"h{i}.g2"])
@@ -171,7 +173,7 @@ def loss_and_grad(p, cfg, X, Y, mask):
         d2, g[f"h{i}.g2"] = _rmsnorm_back(du @ p[f"h{i}.w1"].T, c[i, "n2"])
         dx = dx + d2
         g[f"h{i}.wo"] = y.reshape(-1, cfg.d).T @ dx.reshape(-1, cfg.d)
-        dy = _heads(dx @ p[f"h{i}.wo"].T, cfg)
+        dy = split_heads(dx @ p[f"h{i}.wo"].T, cfg)
         da = dy @ v.transpose(0, 1, 3, 2)
         dv = a.transpose(0, 1, 3, 2) @ dy
         ds = a * (da - np.sum(da * a, axis=-1, keepdims=True)) * inside / np.sqrt(HEAD)
@@ -179,7 +181,7 @@ def loss_and_grad(p, cfg, X, Y, mask):
         dk = ds.transpose(0, 1, 3, 2) @ q
         dh = 0.0
         for nm, dt in (("q", dq), ("k", dk), ("v", dv)):
-            dt = _merge(dt)
+            dt = merge_heads(dt)
             g[f"h{i}.w{nm}"] = h.reshape(-1, cfg.d).T @ dt.reshape(-1, cfg.d)
             dh = dh + dt @ p[f"h{i}.w{nm}"].T
         d1, g[f"h{i}.g1"] = _rmsnorm_back(dh, c[i, "n1"])

@@ -46,7 +46,6 @@ def plain_decode(q, tokens):
     out = []
     for t, tok in enumerate(tokens):
         x = [_sat(a + b) for a, b in zip(W["wte"][tok], W["wpe"][t])]
-        j = 0
         for i in range(cfg.layers):
             h = _norm(x, *rq[f"h{i}.n1"])
             qv, kv, vv = ([requant(a, *rq[f"h{i}.{n}"]) for a in _mv(h, W[f"h{i}.w{n}"])]
@@ -61,12 +60,11 @@ def plain_decode(q, tokens):
                 o += [requant(sum(w[u] * V[i][u][d] for u in range(t + 1)), *rq[f"h{i}.o"])
                       for d in c]
             att = [requant(a, *rq[f"h{i}.attn"]) for a in _mv(o, W[f"h{i}.wo"])]
-            x = [_sat(requant(a, *rq[f"res{j}"]) + b) for a, b in zip(x, att)]
+            x = [_sat(requant(a, *rq[f"res{2 * i}"]) + b) for a, b in zip(x, att)]
             h2 = _norm(x, *rq[f"h{i}.n2"])
             u = [max(0, requant(a, *rq[f"h{i}.u"])) for a in _mv(h2, W[f"h{i}.w1"])]
             mlp = [requant(a, *rq[f"h{i}.mlp"]) for a in _mv(u, W[f"h{i}.w2"])]
-            x = [_sat(requant(a, *rq[f"res{j + 1}"]) + b) for a, b in zip(x, mlp)]
-            j += 2
+            x = [_sat(requant(a, *rq[f"res{2 * i + 1}"]) + b) for a, b in zip(x, mlp)]
         out.append(_mv(_norm(x, *rq["nf"]), W["wout"]))
     return out
 
@@ -85,7 +83,7 @@ def test_the_integer_forward_is_the_plain_decode_addition(models):
 
 def test_the_integer_forward_is_the_plain_decode_text(models):
     q = models["text"][2]
-    toks = data.encode("The \"while\" statement is used for repeated execution as long as\n").tolist()
+    toks = data.encode('The "while" statement is used for repeated execution as long as\n').tolist()
     assert len(toks) == q.cfg.ctx                   # every position of the context
     assert q.logits(np.array([toks])).tolist()[0] == plain_decode(q, toks)
 
