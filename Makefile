@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header clean
+.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -30,6 +30,18 @@ serve: setup   ## serving on the chip: example B and the staggered workload, sta
 
 prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
 	$(PY) -m tools.prefix --sim $(SIM)
+
+train: setup   ## retrain the two language models (tools/lm: addition, text; one core each, seeded) and record their quality
+	@mkdir -p out
+	@set -e; export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1; \
+	$(PY) -m tools.lm.train --task add > out/lm_train_add.log 2>&1 & a=$$!; \
+	$(PY) -m tools.lm.train --task text > out/lm_train_text.log 2>&1 & t=$$!; \
+	wait $$a || { cat out/lm_train_add.log; exit 1; }; wait $$t || { cat out/lm_train_text.log; exit 1; }; \
+	tail -n 1 out/lm_train_add.log out/lm_train_text.log
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval --record
+
+lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval
 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
@@ -67,9 +79,14 @@ bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
 
-header: setup  ## regenerate rtl/ga2_isa.vh and rtl/exp_lut.v from the Python side
+header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh and ga2_exp_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
 	$(PY) -m tools.flow.headers
 	$(PY) -m tools.flow.exp_lut
+	$(PY) -m tools.flow.core
+
+core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), sim on Icarus and Verilator (build/fusesoc)
+	$(PY) -m tools.flow.core --check
+	$(PY) -m tools.flow.core --run
 
 clean:         ## remove build/ and generated out/ files
 	rm -rf build

@@ -73,6 +73,18 @@ class Config:
         return 34
 
     @property
+    def peak_macs(self):
+        """MACs per cycle at the matrix unit's peak: one per PE of the array x array array
+        (the compute roof of the roofline)."""
+        return self.array * self.array
+
+    @property
+    def dma_words_per_cycle(self):
+        """Words the DMA moves per cycle (LD and ST are busy len + 1 cycles: one word a
+        cycle; the memory roof of the roofline)."""
+        return 1
+
+    @property
     def ext_max(self):
         """The largest external memory the 16-bit address fields can reach."""
         return 1 << ADDR_W

@@ -45,31 +45,47 @@ _LUT = np.array(LUT, dtype=np.int64)
 
 
 # ---------------------------------------------------------------- what it touches
+# Speed: the views below read an instruction's fields by position in Instr.args (isa.FIELDS
+# order; an attribute like ins.src is a lookup through Instr.__getattr__). The positions:
+_I = isa._INDEX
+_SRC = {"LD": 1, "ST": 0, "RQ": 1, "SM": 1}
+_LEN = 2
+assert all(_I[op]["src"] == i and _I[op]["dst"] == 1 - i and _I[op]["len"] == _LEN
+           for op, i in _SRC.items())
+assert tuple(_I["MM"][f] for f in ("dst", "A", "B", "M", "K", "N", "tb", "lda", "ldb", "ldc", "acc")) \
+    == tuple(range(11))
+
+
 def _span(space, first, n):
     return (Range(space, first, first + n - 1),) if n > 0 else ()
 
 
+def _mm_hulls(a):
+    """mm_hulls from an MM's args."""
+    dst, A, B, M, K, N, tb, lda, ldb, ldc = a[:10]
+    b_rows, b_cols = (N, K) if tb else (K, N)
+    return ((A, A + (M - 1) * lda + K - 1),
+            (B, B + (b_rows - 1) * ldb + b_cols - 1),
+            (dst, dst + (M - 1) * ldc + N - 1))
+
+
 def mm_hulls(ins):
     """(A, B, dst) hulls of an MM as (first, last) pairs; last < first when a size is 0."""
-    M, K, N, tb = ins.M, ins.K, ins.N, ins.tb
-    b_rows, b_cols = (N, K) if tb else (K, N)
-    return ((ins.A, ins.A + (M - 1) * ins.lda + K - 1),
-            (ins.B, ins.B + (b_rows - 1) * ins.ldb + b_cols - 1),
-            (ins.dst, ins.dst + (M - 1) * ins.ldc + N - 1))
+    return _mm_hulls(ins.args)
 
 
 def reads(ins):
     """The address ranges ins reads: a tuple of Range (see the module docstring)."""
-    op = ins.op
+    op, a = ins.op, ins.args
     if op == "LD":
-        return _span(EXT, ins.src, ins.len)
+        return _span(EXT, a[1], a[_LEN])
     if op in ("ST", "RQ", "SM"):
-        return _span(SP, ins.src, ins.len)
+        return _span(SP, a[_SRC[op]], a[_LEN])
     if op == "MM":
-        if not (ins.M and ins.K and ins.N):
+        if not (a[3] and a[4] and a[5]):                            # M, K, N
             return ()
-        (a0, a1), (b0, b1), (c0, c1) = mm_hulls(ins)
-        if ins.acc:
+        (a0, a1), (b0, b1), (c0, c1) = _mm_hulls(a)
+        if a[10]:                                                   # acc
             return (Range(SP, a0, a1), Range(SP, b0, b1), Range(SP, c0, c1))
         return (Range(SP, a0, a1), Range(SP, b0, b1))
     return ()
@@ -77,21 +93,30 @@ def reads(ins):
 
 def writes(ins):
     """The address ranges ins writes: a tuple of Range (see the module docstring)."""
-    op = ins.op
+    op, a = ins.op, ins.args
     if op == "ST":
-        return _span(EXT, ins.dst, ins.len)
+        return _span(EXT, a[1], a[_LEN])
     if op in ("LD", "RQ", "SM"):
-        return _span(SP, ins.dst, ins.len)
+        return _span(SP, a[0], a[_LEN])
     if op == "MM":
-        if not (ins.M and ins.K and ins.N):
+        if not (a[3] and a[4] and a[5]):
             return ()
-        _, _, (c0, c1) = mm_hulls(ins)
+        _, _, (c0, c1) = _mm_hulls(a)
         return (Range(SP, c0, c1),)
     return ()
 
 
 # ---------------------------------------------------------------- how many words it reads
-_READS = {}
+def _sp_reads(op, a):
+    """sp_reads from an op and its args (the formulas of sp_reads' docstring)."""
+    if op == "ST" or op == "RQ":
+        return a[_LEN]
+    if op == "SM":
+        return 2 * a[_LEN]
+    if op == "MM":
+        M, K, N = a[3], a[4], a[5]
+        return (M + N) * K + (M * N if a[10] else 0)
+    return 0                            # LD, HALT
 
 
 def sp_reads(ins):
@@ -100,14 +125,14 @@ def sp_reads(ins):
     twice counts twice), independent of the data and of the timing mode.
 
     From the units' timing (the headers in rtl/):
-      ST  len: dma.v reads word i at busy cycle i (dir = 1); LD reads only the external
+      ST  len: ga2_dma.v reads word i at busy cycle i (dir = 1); LD reads only the external
           memory: 0;
-      MM  M*K + N*K, plus M*N when acc = 1: mm_ctrl.v reads row i of A (i < M) and
+      MM  M*K + N*K, plus M*N when acc = 1: ga2_mm_ctrl.v reads row i of A (i < M) and
           column j of B (j < N) once per k during its K-cycle feed window, rows >= M and
           columns >= N read nothing; acc = 1 reads each old C word once, the cycle before
           its write (read port 0);
-      RQ  len: vec_rq.v reads element i at busy cycle i;
-      SM  2*len: softmax.v's two read passes (max, then exp-and-sum) read every element
+      RQ  len: ga2_vec_rq.v reads element i at busy cycle i;
+      SM  2*len: ga2_softmax.v's two read passes (max, then exp-and-sum) read every element
           once each, in both timing modes (FAST changes only the divide phase, which
           reads nothing);
       HALT 0.
@@ -117,25 +142,9 @@ def sp_reads(ins):
     mon_sp_reads).
     """
     if not isinstance(ins, isa.Instr):
-        word = ins
-        n = _READS.get(word)
-        if n is None:
-            ins, why = isa.decoded(word)
-            if ins is None:
-                raise ValueError(f"func.sp_reads: {why}")
-            n = sp_reads(ins)
-            if len(_READS) >= _MAX:
-                _READS.clear()
-            _READS[word] = n
-        return n
-    op = ins.op
-    if op == "ST" or op == "RQ":
-        return ins.len
-    if op == "SM":
-        return 2 * ins.len
-    if op == "MM":
-        return (ins.M + ins.N) * ins.K + (ins.M * ins.N if ins.acc else 0)
-    return 0                            # LD, HALT
+        plan = _PLANS.get(ins)
+        return (plan if plan is not None else _plan(ins, "func.sp_reads"))[3]
+    return _sp_reads(ins.op, ins.args)
 
 
 # ---------------------------------------------------------------- what it computes
@@ -155,11 +164,14 @@ def _requant_int(a, m, s):
 assert np.array([128, 255, 261, -129, -1 << 31], dtype=np.int64).astype(np.int8).tolist() == \
     [-128, -1, 5, 127, 0], "numpy int64 -> int8 cast does not wrap"
 
-# Speed (tools/bench/bench_model.py): per instruction word, its op, fields and, for MM, the
-# operand and result index arrays are memoised (they depend on the word alone); the
-# offset grids ld*i + j are shared between words of the same shape. Both caches are bounded.
+# Speed (tools/bench/bench_model.py): per instruction word, its plan -- op, fields, for MM
+# the offset grids of its operands and result, and its sp_reads -- is memoised (it depends
+# on the word alone); the offset grids ld*i + j are shared between words of the same shape
+# (an operand is sp[base:][grid]: indexing a view costs what indexing sp does, and a new
+# word needs no index arithmetic). Both caches are bounded.
 _PLANS = {}
 _OFFSETS = {}
+_GRIDS = {}
 _MAX = 1 << 17
 _AR = np.arange(256, dtype=np.int64)
 
@@ -175,18 +187,29 @@ def _offsets(rows, cols, ld):
     return off
 
 
-def _plan(word):
-    """(op, fields, MM index arrays or None) of an instruction word."""
+def _grids(shape):
+    """An MM's (A, B, dst) offset grids from its (M, K, N, tb, lda, ldb, ldc); dst's is None
+    when two results share a word (rows overlap: ldc < N with M > 1)."""
+    g = _GRIDS.get(shape)
+    if g is None:
+        M, K, N, tb, lda, ldb, ldc = shape
+        g = (_offsets(M, K, lda),
+             _offsets(N, K, ldb) if tb else _offsets(K, N, ldb),
+             _offsets(M, N, ldc) if (M == 1 or ldc >= N) else None)
+        if len(_GRIDS) >= _MAX:
+            _GRIDS.clear()
+        _GRIDS[shape] = g
+    return g
+
+
+def _plan(word, who="func.execute"):
+    """(op, fields, MM offset grids or None, sp_reads) of an instruction word."""
     ins, why = isa.decoded(word)
     if ins is None:
-        raise ValueError(f"func.execute: {why}")
-    extra = None
-    if ins.op == "MM":                  # the operand and result addresses, M x K etc.
-        dst, A, B, M, K, N, tb, lda, ldb, ldc, acc = ins.args
-        extra = (A + _offsets(M, K, lda),
-                 B + (_offsets(N, K, ldb) if tb else _offsets(K, N, ldb)),
-                 dst + _offsets(M, N, ldc) if (M == 1 or ldc >= N) else None)
-    p = (ins.op, ins.args, extra)
+        raise ValueError(f"{who}: {why}")
+    op, args = ins.op, ins.args
+    # MM: the operand and result offsets, M x K etc., from args[3:10] = M, K, N, tb, lda, ldb, ldc
+    p = (op, args, _grids(args[3:10]) if op == "MM" else None, _sp_reads(op, args))
     if len(_PLANS) >= _MAX:
         _PLANS.clear()
     _PLANS[word] = p
@@ -201,7 +224,25 @@ def execute(ins, ext, sp):
     """
     word = isa.as_words((ins,))[0] if isinstance(ins, isa.Instr) else ins
     plan = _PLANS.get(word)
-    op, args, extra = plan if plan is not None else _plan(word)
+    _apply(plan if plan is not None else _plan(word), ext, sp)
+
+
+def execute_words(words, ext, sp):
+    """execute() each valid instruction word of words in order; the sum of their sp_reads
+    (model/machine.py's loop over the retired instructions)."""
+    get, reads = _PLANS.get, 0
+    for word in words:
+        plan = get(word)
+        if plan is None:
+            plan = _plan(word)
+        _apply(plan, ext, sp)
+        reads += plan[3]
+    return reads
+
+
+def _apply(plan, ext, sp):
+    """An instruction's effect, from its plan (execute's body)."""
+    op, args, extra, _ = plan
     if op == "LD":
         dst, src, n = args
         sp[dst:dst + n] = ext[src:src + n]
@@ -210,18 +251,21 @@ def execute(ins, ext, sp):
         ext[dst:dst + n] = sp[src:src + n]
     elif op == "MM":
         dst, A, B, M, K, N, tb, lda, ldb, ldc, acc = args
-        aidx, bidx, cidx = extra
-        a = sp[aidx].astype(np.int8)                                    # M x K of s8
-        b = sp[bidx].astype(np.int8)                                    # N x K (tb) or K x N
+        aoff, boff, coff = extra
+        a = sp[A:][aoff].astype(np.int8)                                # M x K of s8
+        b = sp[B:][boff].astype(np.int8)                                # N x K (tb) or K x N
         c = np.matmul(a, b.T if tb else b, dtype=np.int64)              # M x N, exact
-        if acc:                                     # dst += A x B, element by element
+        if acc and coff is not None:                # dst += A x B, no two results share a word
+            cv = sp[dst:]                           # w32(old + c): the low 32 bits, sign-extended
+            cv[coff] = ((((cv[coff] & 0xFFFFFFFF) + c) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+        elif acc:                                   # dst += A x B, element by element
             cl = c.tolist()
             for r in range(M):
                 base = dst + r * ldc
                 for j in range(N):
                     sp[base + j] = isa.w32(int(sp[base + j]) + cl[r][j])
-        elif cidx is not None:                      # no two results share a word
-            sp[cidx] = c
+        elif coff is not None:                      # no two results share a word
+            sp[dst:][coff] = c
         else:                                       # overlapping rows: row-major, later wins
             cl = c.tolist()
             for r in range(M):

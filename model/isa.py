@@ -62,6 +62,11 @@ def _layout():
 
 LAYOUT = _layout()       # LAYOUT[op][field] = (lsb, width)
 _INDEX = {op: {name: i for i, (name, _) in enumerate(fields)} for op, fields in FIELDS.items()}
+# Speed: the same tables flattened for encode, decode and check (derived from FIELDS and
+# LAYOUT above, nothing new): per op its field names, and per field (mask, lsb).
+_NAMES = {op: tuple(name for name, _ in fields) for op, fields in FIELDS.items()}
+_PACK = {op: tuple(((1 << width) - 1, LAYOUT[op][name][0]) for name, width in fields)
+         for op, fields in FIELDS.items()}
 
 # ---------------------------------------------------------------- error codes
 ERR_NONE = 0
@@ -147,7 +152,8 @@ def check(ins, cfg=None):
     """
     cfg = config.resolve(cfg)
     ext, sp_words, array, sm_max_len = cfg.ext_words, cfg.sp_words, cfg.array, cfg.sm_max_len
-    op, f = ins.op, ins.fields()
+    op = ins.op
+    f = dict(zip(_NAMES[op], ins.args))             # ins.fields()
     if op == "HALT":
         return None
     if op == "MM":
@@ -170,14 +176,19 @@ def check(ins, cfg=None):
         return ERR_SHAPE, "len", "len=0"
     if op == "SM" and n > sm_max_len:
         return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {sm_max_len}"
-    sp_fields = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst")}[op]
-    for name in sp_fields:
+    for name in _SP_FIELDS[op]:
         if f[name] + n > sp_words:
             return ERR_SP_RANGE, name, f"{name}={f[name]} + len={n} passes scratchpad size {sp_words}"
-    ext_field = {"LD": "src", "ST": "dst"}.get(op)
+    ext_field = _EXT_FIELD.get(op)
     if ext_field and f[ext_field] + n > ext:
         return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + len={n} passes external size {ext}"
     return None
+
+
+# check()'s operands of each op with a len: those in the scratchpad (in the order the RTL
+# tests them) and the one in the external memory
+_SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst")}
+_EXT_FIELD = {"LD": "src", "ST": "dst"}
 
 
 def build(op, cfg=None, **fields):
@@ -198,10 +209,10 @@ def build(op, cfg=None, **fields):
 # ---------------------------------------------------------------- encoding
 def encode(ins):
     """The INSTR_W-bit instruction word of ins, as an int."""
-    word = OPCODES[ins.op]
-    for (name, width), v in zip(FIELDS[ins.op], ins.args):
-        lsb, _ = LAYOUT[ins.op][name]
-        word |= (v & ((1 << width) - 1)) << lsb
+    op = ins.op
+    word = OPCODES[op]
+    for (mask, lsb), v in zip(_PACK[op], ins.args):
+        word |= (v & mask) << lsb
     return word
 
 
@@ -217,8 +228,7 @@ def decode(word):
     if code not in OPNAMES:
         raise ValueError(f"illegal opcode {code} in word {word:#x}")
     op = OPNAMES[code]
-    args = tuple((word >> LAYOUT[op][name][0]) & ((1 << width) - 1) for name, width in FIELDS[op])
-    return Instr(op, args)
+    return Instr(op, tuple([(word >> lsb) & mask for mask, lsb in _PACK[op]]))
 
 
 # Speed (tools/bench/bench_model.py): the reference decodes and encodes the same words over
@@ -242,6 +252,32 @@ def decoded(word):
     return d
 
 
+def _encode_new(ins):
+    """encode(ins), memoised in _ENCODED; when ins is exactly what decode gives back for
+    its word (a known op, a tuple of as many plain ints as the op has fields, each inside
+    its width), it is also memoised as decoded(word), which then need not decode it."""
+    op, args = ins
+    pack = _PACK.get(op)
+    exact = pack is not None and type(args) is tuple and len(args) == len(pack)
+    if exact:
+        w = OPCODES[op]
+        for (mask, lsb), v in zip(pack, args):
+            if type(v) is not int or v & mask != v:
+                exact = False
+                break
+            w |= v << lsb
+    if not exact:
+        w = encode(ins)
+    if len(_ENCODED) >= _MEMO_MAX:
+        _ENCODED.clear()
+    _ENCODED[ins] = w
+    if exact and w not in _DECODED:
+        if len(_DECODED) >= _MEMO_MAX:
+            _DECODED.clear()
+        _DECODED[w] = (ins, None)
+    return w
+
+
 def as_words(prog):
     """A program (Instr or integer words, mixed) as a list of instruction words (ints).
 
@@ -256,10 +292,7 @@ def as_words(prog):
         if isinstance(item, Instr):
             w = _ENCODED.get(item)
             if w is None:
-                w = encode(item)
-                if len(_ENCODED) >= _MEMO_MAX:
-                    _ENCODED.clear()
-                _ENCODED[item] = w
+                w = _encode_new(item)
             out.append(w)
         elif isinstance(item, (int, _np_integer)) and not isinstance(item, (bool, _np_bool)):
             w = int(item)

@@ -58,14 +58,12 @@ class Machine:
         ext = self.image(image)
         sp = self.sp
         words = isa.as_words(prog)
-        sched = timing.schedule(words, self.cfg)       # ValueError if prog is too long
-        execute, sp_reads = func.execute, func.sp_reads
+        sched = timing._schedule(words, self.cfg)      # ValueError if prog is too long
         # The ISA has no branches: the retired instructions are pcs 0 .. instret-1 in any
-        # timing mode, and their effects are applied in program order (HALT does nothing).
-        reads = 0
-        for pc in range(len(sched.events)):
-            execute(words[pc], ext, sp)
-            reads += sp_reads(words[pc])
+        # timing mode, and their effects are applied in program order (HALT does nothing);
+        # reads: their func.sp_reads summed.
+        n = len(sched.events)
+        reads = func.execute_words(words[:n] if n < len(words) else words, ext, sp)
         trace = timing.trace(sched)
         if sched.fault is not None:
             code, pc = sched.fault

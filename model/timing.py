@@ -89,7 +89,7 @@ def sm_busy(n, cfg):
     """SM's busy cycles for a vector of n elements on cfg.
 
     In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
-    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/softmax.v
+    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/ga2_softmax.v
     FAST = 1; docs/isa.md): the two passes, one reciprocal divide of SM_FAST_TAIL
     cycles, then one element per cycle: 3 n + 36 (at most 3 n + 40). Exact for n =
     1..64; the unit never receives n = 0 (fault 4 in DECODE).
@@ -132,15 +132,27 @@ def _cost(word, cfg, memo):
     return c
 
 
-def _inorder(words, cfg):
-    """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
+def _memo(cfg):
+    """The per-word cost memo of cfg."""
     memo = _COST.get(cfg)
     if memo is None:
         if len(_COST) >= 16:           # the tests make many small Configs
             _COST.clear()
         memo = _COST[cfg] = {}
+    return memo
+
+
+# Speed: an Event built as namedtuple's own __new__ builds it (one tuple.__new__ call)
+_tuple_new = tuple.__new__
+
+
+def _inorder(words, cfg):
+    """The in-order sequencer: FETCH, DECODE, the unit's busy cycles, then the next FETCH."""
+    memo = _memo(cfg)
+    get = memo.get
     depth, n_words, issue_cycles = cfg.imem_depth, len(words), cfg.issue_cycles
     events = []
+    append = events.append
     busy_sum = {"mm": 0, "dma": 0, "vec": 0}
     t, pc = 0, 0                       # t: the counter before this instruction's FETCH
     fault, reason = None, ""
@@ -150,18 +162,20 @@ def _inorder(words, cfg):
             fault = Fault(isa.ERR_PC, pc)
             break
         # the host clears the instruction memory: past the program the word is 0
-        op, unit, busy, code, why = _cost(words[pc] if pc < n_words else 0, cfg, memo)
+        word = words[pc] if pc < n_words else 0
+        c = get(word)
+        op, unit, busy, code, why = c if c is not None else _cost(word, cfg, memo)
         issue = t + issue_cycles
         if code:
             t = issue
             fault, reason = Fault(code, pc), why
             break
         if unit is None:               # HALT retires in DECODE
-            events.append(Event(pc, op, None, issue, issue + 1, issue, issue))
+            append(_tuple_new(Event, (pc, op, None, issue, issue + 1, issue, issue)))
             t = issue
             break
         end = issue + busy
-        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        append(_tuple_new(Event, (pc, op, unit, issue, issue + 1, end, end)))
         busy_sum[unit] += busy
         t = end
         pc += 1
@@ -180,8 +194,9 @@ def _sp_ranges(word):
     r = _RANGES.get(word)
     if r is None:
         ins = isa.decoded(word)[0]
-        r = (tuple((x.first, x.last) for x in func.reads(ins) if x.space == func.SP),
-             tuple((x.first, x.last) for x in func.writes(ins) if x.space == func.SP))
+        sp = func.SP                   # a Range is (space, first, last)
+        r = (tuple([(f, la) for s, f, la in func.reads(ins) if s == sp]),
+             tuple([(f, la) for s, f, la in func.writes(ins) if s == sp]))
         if len(_RANGES) >= _COST_MAX:
             _RANGES.clear()
         _RANGES[word] = r
@@ -190,7 +205,11 @@ def _sp_ranges(word):
 
 def _meet(xs, ys):
     """True when some range of xs intersects some range of ys (inclusive ends)."""
-    return any(a0 <= b1 and b0 <= a1 for a0, a1 in xs for b0, b1 in ys)
+    for a0, a1 in xs:                  # loops, not any() over a generator: called per unit
+        for b0, b1 in ys:              # and instruction by the overlap mode and reorder
+            if a0 <= b1 and b0 <= a1:
+                return True
+    return False
 
 
 def _overlap(words, cfg):
@@ -206,11 +225,7 @@ def _overlap(words, cfg):
     issued before it completes. Only the DMA unit touches the external memory and it runs
     one transfer at a time in program order, so external ranges need no check.
     """
-    memo = _COST.get(cfg)
-    if memo is None:
-        if len(_COST) >= 16:
-            _COST.clear()
-        memo = _COST[cfg] = {}
+    memo = _memo(cfg)
     depth, n_words = cfg.imem_depth, len(words)
     events = []
     busy_sum = {"mm": 0, "dma": 0, "vec": 0}
@@ -218,8 +233,10 @@ def _overlap(words, cfg):
     last = {"dma": (0, (), ()), "mm": (0, (), ()), "vec": (0, (), ())}
     t, pc = 0, 0                       # t: the counter before this instruction's FETCH
     fault, reason = None, ""
+    append = events.append
     while True:
-        idle = max(e for e, _, _ in last.values()) + 1     # the first cycle all units are idle
+        # the first cycle all units are idle
+        idle = max(last["dma"][0], last["mm"][0], last["vec"][0]) + 1
         fetch = t + 1
         if pc >= depth:                # FETCH finds no instruction: wait for the units, halt
             t = max(fetch, idle)
@@ -234,7 +251,7 @@ def _overlap(words, cfg):
             break
         if unit is None:               # HALT retires once every unit is idle
             r = max(decode, idle)
-            events.append(Event(pc, op, None, r, r + 1, r, r))
+            append(_tuple_new(Event, (pc, op, None, r, r + 1, r, r)))
             t = r
             break
         rd, wr = _sp_ranges(word)
@@ -243,7 +260,7 @@ def _overlap(words, cfg):
             if end >= decode and u != unit and (_meet(wr, urd) or _meet(wr, uwr) or _meet(rd, uwr)):
                 issue = max(issue, end + 1)
         end = issue + busy
-        events.append(Event(pc, op, unit, issue, issue + 1, end, end))
+        append(_tuple_new(Event, (pc, op, unit, issue, issue + 1, end, end)))
         busy_sum[unit] += busy
         last[unit] = (end, rd, wr)
         t = issue
@@ -264,7 +281,11 @@ def schedule(prog, cfg=None):
     read-only (trace() and counters() return fresh values).
     """
     cfg = config.resolve(cfg)
-    words = isa.as_words(prog)
+    return _schedule(isa.as_words(prog), cfg)
+
+
+def _schedule(words, cfg):
+    """schedule() of a list of instruction words (isa.as_words) on a Config."""
     if len(words) > cfg.imem_depth:
         raise ValueError(f"program of {len(words)} instructions exceeds instruction memory "
                          f"({cfg.imem_depth})")

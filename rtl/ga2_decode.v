@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_decode: the GA-2 instruction decoder and fault checks, combinational.
 // instr (the 128-bit instruction word) -> the op one-hot, every op's fields, the unit an
 // issued instruction starts (unit_sel) and fault_code: 0 none, else the first of opcode
@@ -21,7 +22,7 @@ module ga2_decode #(
   input  wire [127:0]               instr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [5:0]                 op_oh,       // {HALT, SM, RQ, MM, ST, LD}; 0: illegal opcode
-  output wire [3:0]                 unit_sel,    // {softmax, vec_rq, mm_ctrl, dma}
+  output wire [3:0]                 unit_sel,    // {ga2_softmax, ga2_vec_rq, ga2_mm_ctrl, ga2_dma}
   output reg  [2:0]                 fault_code,
   // LD / ST (the DMA unit): dir 0 = LD, 1 = ST
   output wire                       dma_dir,
@@ -67,10 +68,7 @@ module ga2_decode #(
   localparam AW = `GA2_ADDR_W;
 
   initial begin
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
       $finish;

@@ -5,16 +5,16 @@
 `include "ga2_cfg.vh"
 // ga2_sp_xbar: the scratchpad ports of the units, fixed wiring (no arbitration): every
 // unit has its own ports, so units running at the same time (the overlap timing mode)
-// never compete for one. sram port order (docs/rtl.md):
-//   read  ports 0..ARRAY-1        mm_ctrl, row i of A
-//               ARRAY..2*ARRAY-1  mm_ctrl, column j of B
-//               2*ARRAY           dma
-//               2*ARRAY+1         vec (vec_rq or softmax: one vector unit, never both busy)
-//   write ports 0 vec (vec_rq or softmax), 1 mm_ctrl, 2 dma
+// never compete for one. ga2_sram port order (docs/rtl.md):
+//   read  ports 0..ARRAY-1        ga2_mm_ctrl, row i of A
+//               ARRAY..2*ARRAY-1  ga2_mm_ctrl, column j of B
+//               2*ARRAY           ga2_dma
+//               2*ARRAY+1         vec (ga2_vec_rq or ga2_softmax: one vector unit, never both busy)
+//   write ports 0 vec (ga2_vec_rq or ga2_softmax), 1 ga2_mm_ctrl, 2 ga2_dma
 // Unit addresses are ISA-width (16 bits); after DECODE's range checks the bits above
 // SP_AW are zero, so the scratchpad takes the low SP_AW bits. Read data: each mm port's
-// low byte to mm_ctrl (and port 0's full word, the old C word of MM acc = 1), the dma
-// port to dma, the vec port to vec_rq and (low byte) softmax.
+// low byte to ga2_mm_ctrl (and port 0's full word, the old C word of MM acc = 1), the ga2_dma
+// port to ga2_dma, the vec port to ga2_vec_rq and (low byte) ga2_softmax.
 // Outside synthesis a check stops the simulation when, in one cycle, two units' ports
 // touch the same scratchpad word and at least one of them writes it: the sequencer's
 // hazard check (ga2_hazard) must never let that happen (clk and rst serve only that check).
@@ -23,7 +23,7 @@ module ga2_sp_xbar #(
 ) (
   input  wire                                clk,
   input  wire                                rst,
-  // dma
+  // ga2_dma
   input  wire                                dma_rd_en,
   /* verilator lint_off UNUSEDSIGNAL */
   // ISA-width: only the low SP_AW bits reach the scratchpad.
@@ -36,7 +36,7 @@ module ga2_sp_xbar #(
   input  wire [`GA2_ADDR_W-1:0]              dma_wr_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [31:0]                         dma_wr_data,
-  // mm_ctrl: read port i is row i of A (i < ARRAY), ARRAY + j column j of B
+  // ga2_mm_ctrl: read port i is row i of A (i < ARRAY), ARRAY + j column j of B
   input  wire [2*`GA2_ARRAY-1:0]             mm_rd_en,
   /* verilator lint_off UNUSEDSIGNAL */
   // Unit addresses are ISA-width: only their low SP_AW bits reach the scratchpad.
@@ -50,21 +50,21 @@ module ga2_sp_xbar #(
   input  wire [`GA2_ADDR_W-1:0]              mm_wr_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [31:0]                         mm_wr_data,
-  // vec_rq
+  // ga2_vec_rq
   input  wire                                rq_rd_en,
   input  wire [`GA2_ADDR_W-1:0]              rq_rd_addr,
   output wire [31:0]                         rq_rd_data,
   input  wire                                rq_wr_en,
   input  wire [`GA2_ADDR_W-1:0]              rq_wr_addr,
   input  wire [31:0]                         rq_wr_data,
-  // softmax
+  // ga2_softmax
   input  wire                                sm_rd_en,
   input  wire [`GA2_ADDR_W-1:0]              sm_rd_addr,
   output wire [7:0]                          sm_rd_byte,
   input  wire                                sm_wr_en,
   input  wire [`GA2_ADDR_W-1:0]              sm_wr_addr,
   input  wire [31:0]                         sm_wr_data,
-  // the scratchpad (sram): NRD read ports, NWR write ports in the order above
+  // the scratchpad (ga2_sram): NRD read ports, NWR write ports in the order above
   output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
   output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
   /* verilator lint_off UNUSEDSIGNAL */

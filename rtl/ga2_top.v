@@ -3,13 +3,14 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // ga2_top: the GA-2 chip, wiring only (docs/rtl.md):
 //   ga2_decode  instruction word -> op, fields, unit select, fault code (combinational)
 //   ga2_seq     the sequencer FSM: pc, fetch, issue, retire, error registers
 //   ga2_hazard  the overlap mode's scratchpad hazard check (only with OVERLAP = 1)
 //   ga2_perf    the five performance counters, fed by the unit-busy vector
 //   ga2_sp_xbar the scratchpad ports of the units (fixed wiring, a port set per unit)
-//   dma, mm_ctrl, vec_rq, softmax: the units; sram u_sp: the scratchpad
+//   ga2_dma, ga2_mm_ctrl, ga2_vec_rq, ga2_softmax: the units; ga2_sram u_sp: the scratchpad
 // Units are started by a one-cycle start pulse and report busy/last (last: the final
 // busy cycle). OVERLAP = 0: EXEC waits for the running unit's last cycle; OVERLAP = 1:
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
@@ -60,10 +61,7 @@ module ga2_top #(
       $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (OVERLAP != 0 && OVERLAP != 1) begin
       $error("%m: OVERLAP=%0d must be 0 (in-order) or 1 (overlap)", OVERLAP);
       $finish;
@@ -221,7 +219,7 @@ module ga2_top #(
   wire [AW-1:0] dma_sp_ra, dma_sp_wa;
   wire [31:0]   dma_sp_wd, dma_sp_rd;
 
-  dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma (
+  ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[0]),
@@ -252,7 +250,7 @@ module ga2_top #(
   wire [AW-1:0]     mm_wa;
   wire [31:0]       mm_wd;
 
-  mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm (
+  ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[1]),
@@ -282,7 +280,7 @@ module ga2_top #(
   wire [AW-1:0] rq_ra, rq_wa;
   wire [31:0]   rq_wd, rq_rd;
 
-  vec_rq #(.SP_WORDS(SP_WORDS)) u_rq (
+  ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_rq (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[2]),
@@ -306,7 +304,7 @@ module ga2_top #(
   wire [31:0]   sm_wd;
   wire [7:0]    sm_rbyte;
 
-  softmax #(.FAST(OVERLAP), .SP_WORDS(SP_WORDS)) u_sm (
+  ga2_softmax #(.FAST(OVERLAP), .SP_WORDS(SP_WORDS)) u_sm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[3]),
@@ -368,7 +366,7 @@ module ga2_top #(
     .sp_wr_data(sp_wr_data)
   );
 
-  sram #(.WORDS(SP_WORDS), .AW(SP_AW), .DW(32), .NUM_RD(NRD + 2), .NUM_WR(3)) u_sp (
+  ga2_sram #(.WORDS(SP_WORDS), .AW(SP_AW), .DW(32), .NUM_RD(NRD + 2), .NUM_WR(3)) u_sp (
     .clk(clk),
     .rd_en(sp_rd_en),
     .rd_addr(sp_rd_addr),

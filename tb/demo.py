@@ -1,8 +1,8 @@
 """Build the GA-2 chip on both simulators and run a demo set of programs on each.
 
-The demo set: hw.demo_programs (every op), one bad program per error code each followed
-by a clean program, and 20 seeded random programs, all in one simulator call per
-simulator, every one compared with the reference. Prints per simulator
+The demo set (tb/stimulus/demo.py demo_set: the demo programs touching every op, one bad
+program per error code each followed by a clean program, and 20 seeded random programs),
+all in one simulator call per simulator, every one compared with the reference. Prints per simulator
 `PASS icarus: N programs, C cycles` (cycles from the chip's counters) or FAIL with the
 first mismatch.
 
@@ -12,17 +12,8 @@ import argparse
 import sys
 import time
 
-from tb.stimulus import progen
 from tb import hw
-
-
-def demo_set():
-    pairs = list(hw.demo_programs())
-    for code in (1, 2, 3, 4, 5):
-        bad = progen.bad_program(code, code)
-        pairs += [(bad.prog, bad.image), progen.follow_up(bad)]
-    pairs += progen.random_programs(2024, 20)
-    return pairs
+from tb.stimulus.demo import demo_set
 
 
 def main(argv=None):

@@ -1,10 +1,23 @@
-"""The chip's outcome next to the reference's: ProgResult, reference(), compare().
+"""What "equal to the reference" means, for every bench: ProgResult, reference(), expected(), compare().
 
-compare(ref, got) names the first divergence in time first: the retire trace, then
-done/error, the counters, the scratchpad read count and the external memory; then the
-host contract (what the host saw before the start, the outputs after a reset while busy,
-and the harness's per-cycle monitors of docs/isa.md's host rules, MONITORS). got is
-read_raw()'s dict (tb/sim/run.py) or a ProgResult.
+The one definition. reference() runs a program on the reference Machine and references()
+a sequence of them on one Machine (the scratchpad carries over; KEEP_EXT runs a program
+on the external memory the previous one left); expected(ref) is what the chip must then
+show: the external memory, the five counters, error / error_code / error_pc, the retire
+trace and the scratchpad read count; cut_trace() the retires of a program cut by reset.
+compare(ref, got) holds a chip's outcome to that and names the first divergence in time
+first: the retire trace, then done/error, the counters, the scratchpad read count and the
+external memory; then the host contract (what the host saw before the start, the outputs
+after a reset while busy, and the harness's per-cycle monitors of docs/isa.md's host
+rules, MONITORS).
+
+Every bench takes its verdict from here: the cocotb runs (tb/sim/run.py: got is
+read_raw()'s dict or a ProgResult), the plain bench (tb/plain_check.py, through
+tb/sim/plain.outcomes, which puts tb_plain's outputs in read_raw's form), and the RTL
+mutation bench, whose fast in-Verilog comparison reads expectation files that
+tb/mutation/rtl/suite.py writes from references() and expected() (and cut_trace() for a
+cut program; docs/mutation_rtl.md), so it checks the values defined here.
+tests/tb/test_one_judge.py shows each of them following this module.
 """
 from collections import namedtuple
 
@@ -46,6 +59,14 @@ MONITORS = {
 }
 
 
+KEEP_EXT = "keep"      # an image that keeps the external memory the previous program left
+
+
+def keeps_ext(image):
+    """Whether image is KEEP_EXT."""
+    return isinstance(image, str) and image == KEEP_EXT
+
+
 def reference(machine, words, image, sp=None):
     """The reference outcome of one program on machine (Result or GA2Error); sp, when
     given, is loaded into the machine's scratchpad first (as the chip's is)."""
@@ -57,16 +78,37 @@ def reference(machine, words, image, sp=None):
         return e
 
 
+def references(machine, programs):
+    """The reference outcome of each (words, image, sp) of programs, in order, on ONE
+    machine, as the chip runs a sequence: the scratchpad carries over from program to
+    program, an image of KEEP_EXT is the external memory the previous program left (all
+    zero before the first). A generator: each outcome is computed when asked for."""
+    ext_now = np.zeros(machine.cfg.ext_words, dtype=np.int64)
+    for words, image, sp in programs:
+        ref = reference(machine, words, ext_now if keeps_ext(image) else image, sp)
+        if ref.ext is not None:
+            ext_now = np.array(ref.ext, dtype=np.int64)
+        yield ref
+
+
 def expected(ref):
-    """What the chip must show for a reference outcome (Result or GA2Error); sp_reads: the
-    scratchpad words the reference's executed instructions read (model/func.py sp_reads
-    summed by the Machine), None when the reference did not count them."""
-    if isinstance(ref, GA2Error):
-        return {"ext": ref.ext, "counters": ref.counters, "error": True, "error_code": ref.code,
-                "error_pc": ref.pc, "trace": list(ref.trace),
-                "sp_reads": getattr(ref, "sp_reads", None)}
-    return {"ext": ref.ext, "counters": ref.counters, "error": False, "error_code": 0,
-            "error_pc": None, "trace": list(ref.trace), "sp_reads": getattr(ref, "sp_reads", None)}
+    """What the chip must show after a program whose reference outcome is ref (Result or
+    GA2Error): ext (the external memory), counters, error, error_code and error_pc (both 0
+    without an error, docs/isa.md), trace [(pc, cycle)] and sp_reads (the scratchpad words
+    the executed instructions read, model/func.py sp_reads summed by the Machine; None
+    when the reference did not count them)."""
+    err = isinstance(ref, GA2Error)
+    return {"ext": ref.ext, "counters": ref.counters, "error": err,
+            "error_code": ref.code if err else 0, "error_pc": ref.pc if err else 0,
+            "trace": [tuple(t) for t in ref.trace], "sp_reads": getattr(ref, "sp_reads", None)}
+
+
+def cut_trace(trace, cut):
+    """The retires of a program cut by reset after `cut` cycles: (must, may) -- the chip
+    must show every retire before the cut cycle, and may show those in it too (must is a
+    prefix of may); nothing after it."""
+    may = [tuple(t) for t in trace if t[1] <= cut]
+    return [t for t in may if t[1] < cut], may
 
 
 def _trace_issue(t_chip, t_ref, prefix=False):
@@ -135,17 +177,31 @@ def _reads_issues(exp, got):
     return []
 
 
+def _ext_issues(exp, got):
+    """The external memory, word by word (not judged when the bench did not read it)."""
+    if got["ext"] is None:
+        return []
+    gext, rext = np.asarray(got["ext"], dtype=np.int64), np.asarray(exp["ext"], dtype=np.int64)
+    if gext.shape != rext.shape:
+        return [f"ext size {gext.size} vs {rext.size}"]
+    diff = np.nonzero(gext != rext)[0]
+    if not diff.size:
+        return []
+    i = int(diff[0])
+    return [f"ext[{i}] = {gext[i]} vs {rext[i]}" + (f" ({diff.size} words differ)" if diff.size > 1 else "")]
+
+
 def _compare_aborted(exp, got):
     """A program cut by rst: its retires up to the cut, then every output 0."""
     host = got["host"]
     cut = host["cut_cycles"]
     issues = []
     t_chip = list(got["trace"])
-    t_ref = [t for t in exp["trace"] if t[1] <= cut]
+    must, t_ref = cut_trace(exp["trace"], cut)
     msg = _trace_issue(t_chip, t_ref, prefix=True)
     if msg:
         issues.append(msg)
-    elif len(t_chip) < len([t for t in t_ref if t[1] < cut]):
+    elif len(t_chip) < len(must):
         pc, cyc = t_ref[len(t_chip)]
         issues.append(f"the chip retired {len(t_chip)} instructions before the reset at cycle "
                       f"{cut} (missing: pc {pc} at cycle {cyc})")
@@ -158,7 +214,9 @@ def _compare_aborted(exp, got):
 
 def compare(ref, got):
     """'' when the chip's raw outcome `got` equals the reference `ref`, else the divergences
-    (at most three, the first in time first)."""
+    (at most three, the first in time first). got["ext"] None: the bench did not read the
+    external memory after this program (the plain bench reads it after its last run
+    only), which is then not judged; got["sp_reads"] None likewise."""
     if isinstance(got, ProgResult):
         got = got._asdict()
     exp = expected(ref)
@@ -188,21 +246,14 @@ def compare(ref, got):
             issues.append(f"error code {got['error_code']} vs {exp['error_code']}")
         if got["error_pc"] != exp["error_pc"]:
             issues.append(f"error pc {got['error_pc']} vs {exp['error_pc']}")
-    elif got["error_code"] != 0:
-        issues.append(f"error code {got['error_code']} without error")
+    elif got["error_code"] != 0 or got["error_pc"]:
+        issues.append(f"error code {got['error_code']} pc {got['error_pc']} without error "
+                      "(both must be 0 while error = 0)")
     for name, c, r in zip(isa.Counters._fields, got["counters"], exp["counters"]):
         if int(c) != int(r):
             issues.append(f"counter {name} {c} vs {r}")
     issues += _reads_issues(exp, got)
-    gext, rext = np.asarray(got["ext"], dtype=np.int64), np.asarray(exp["ext"], dtype=np.int64)
-    if gext.shape != rext.shape:
-        issues.append(f"ext size {gext.size} vs {rext.size}")
-    else:
-        diff = np.nonzero(gext != rext)[0]
-        if diff.size:
-            i = int(diff[0])
-            issues.append(f"ext[{i}] = {gext[i]} vs {rext[i]}"
-                          + (f" ({diff.size} words differ)" if diff.size > 1 else ""))
+    issues += _ext_issues(exp, got)
     oob = got.get("oob") or {}
     for key, what in (("imem", "instruction-memory reads"), ("ext_rd", "external-memory reads"),
                       ("ext_wr", "external-memory writes")):

@@ -1,11 +1,31 @@
-"""Hex files between the Python side and the GA-2 benches.
+"""The files between the Python side and the GA-2 benches: every name and every format.
 
-Writing: write_words (any width), write_imem (128-bit instructions, zero-padded to the
-instruction memory's depth so $readmemh never warns of a short file), write_mem32 (ext
-or scratchpad images, 32-bit two's complement). Reading: parse_mem32 ($writememh text ->
-signed words and the indices that hold x/z, vectorised), read_status (the cocotb
-wrapper's "key value" lines in hex, x/z reported) and read_trace ("pc cycle" lines).
+Why one module: each bench reads and writes a fixed set of files (the Verilog side names
+them with $sformat), so the names and layouts are stated once, here, and every Python
+caller (tb/sim/run.py, tb/sim/plain.py, tb/mutation/rtl/suite.py) goes through these
+functions; tests/tb/test_one_judge.py fails when another module builds a "pK_" name.
+
+Hex helpers: write_words (any width), write_imem (128-bit instructions, zero-padded to
+the instruction memory's depth so $readmemh never warns of a short file), write_mem32
+(ext or scratchpad images, 32-bit two's complement); parse_mem32 ($writememh text ->
+signed words and the indices that hold x/z, vectorised), read_status ("key value" lines
+in hex, x/z reported), read_trace ("pc cycle" lines).
+
+The cocotb wrapper (tb/hdl/ga2_tb.v), per program k of a run directory: inputs
+pK_imem.hex, pK_ext.hex (optional: without it the external memory is kept), pK_sp.hex
+(optional), pK_ctl.hex (gap abort_at) and jobs.txt; outputs pK_status.txt, pK_trace.txt,
+pK_ext_out.hex, pK_bus.txt. write_jobs, write_program; has_outcome, read_outcome, read_bus.
+
+The mutation bench (tb/hdl/mut_rtl_tb.v), per program p of the suite directory: pP_imem.hex,
+pP_ext.hex and pP_exp.hex (not for a light program), pP_meta.hex (META, then the trace);
+the unit vectors rq.hex, dv.hex, pf.hex. write_mut_program, read_mut_program,
+write_unit_vectors.
+
+The plain bench (tb/hdl/tb_plain.v), one directory per call: imem.hex, ext_in.hex,
+sp_in.hex (optional) in, ext_out.hex and trace.txt out, one "RESULT key=value ..." line
+per run on stdout. plain_inputs, read_plain.
 """
+import re
 from pathlib import Path
 
 import numpy as np
@@ -82,11 +102,193 @@ def read_trace(path, base=16):
     for line in Path(path).read_text().split("\n"):
         if line.strip():
             a, b = line.split()
-            if base == 16:
-                pa, pb = hexint(a), hexint(b)
-            else:
-                pa, pb = int(a, base), int(b, base)
+            pa, pb = (None if any(c in t.lower() for c in "xz") else int(t, base) for t in (a, b))
             if pa is None or pb is None:
                 bad += 1
             trace.append((pa or 0, pb or 0))
     return trace, bad
+
+
+# ------------------------------------------------------------------ per-program files
+# the pK_* files: "p<k>_" and these names (the wrapper's, then the mutation bench's own)
+GA2_TB_FILES = {"imem": "imem.hex", "ext": "ext.hex", "sp": "sp.hex", "ctl": "ctl.hex",
+                "status": "status.txt", "trace": "trace.txt", "ext_out": "ext_out.hex",
+                "bus": "bus.txt"}
+MUT_FILES = {"imem": "imem.hex", "ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
+PROGRAM_FILES = {**GA2_TB_FILES, **MUT_FILES}
+
+
+def program_file(d, k, what):
+    """The path of program k's file `what` (a key of PROGRAM_FILES) in d; k None: the
+    unprefixed name (a single program's outcome, as tests write it)."""
+    if what not in PROGRAM_FILES:
+        raise ValueError(f"unknown bench file {what!r} (known: {', '.join(sorted(PROGRAM_FILES))})")
+    return Path(d) / (PROGRAM_FILES[what] if k is None else f"p{int(k)}_{PROGRAM_FILES[what]}")
+
+
+# ------------------------------------------------------------------ the cocotb wrapper
+JOBS_FILE = "jobs.txt"     # a line "first count" per job (one request of the driver each)
+
+
+def write_jobs(d, sizes):
+    """jobs.txt for jobs of sizes[j] programs, numbered on from 0."""
+    k, lines = 0, []
+    for n in sizes:
+        lines.append(f"{k} {int(n)}\n")
+        k += int(n)
+    (Path(d) / JOBS_FILE).write_text("".join(lines))
+
+
+def write_program(d, k, words, imem_depth, ext=None, sp=None, gap=0, abort_at=0):
+    """Program k's inputs for the wrapper: its instructions, the external memory (None:
+    no pK_ext.hex, the memory the previous program left is kept), the scratchpad preload
+    (None: none) and the control words (idle cycles before the start, cut after abort_at
+    cycles; 0 = no cut)."""
+    write_imem(program_file(d, k, "imem"), words, imem_depth)
+    if ext is not None:
+        write_mem32(program_file(d, k, "ext"), ext)
+    if sp is not None:
+        write_mem32(program_file(d, k, "sp"), sp)
+    write_words(program_file(d, k, "ctl"), [gap, abort_at], 8)
+
+
+def has_outcome(d, k):
+    """Whether the wrapper wrote program k's status (it writes it last but the memory)."""
+    return program_file(d, k, "status").exists()
+
+
+def read_outcome(d, k, ext_words):
+    """Program k's output files, parsed: {"status": {key: int}, "status_xz": [keys with
+    x/z], "trace": [(pc, cycle)], "trace_xz": entries with x/z, "ext": signed words,
+    "ext_xz": [indices with x/z], "bus": read_bus's list or None}."""
+    status, status_xz = read_status(program_file(d, k, "status"))
+    trace, trace_xz = read_trace(program_file(d, k, "trace"))
+    path = program_file(d, k, "ext_out")
+    ext, ext_xz = parse_mem32(path.read_text(), ext_words, path.name)
+    return {"status": status, "status_xz": status_xz, "trace": trace, "trace_xz": trace_xz,
+            "ext": ext, "ext_xz": ext_xz, "bus": read_bus(program_file(d, k, "bus"))}
+
+
+def read_bus(path):
+    """The wrapper's external-bus log: [(kind 'r'|'w', first, last)], None without the file."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    out = []
+    for line in path.read_text().split("\n"):
+        f = line.split()
+        try:
+            if len(f) != 3 or f[0] not in ("r", "w"):
+                raise ValueError(line)
+            out.append((f[0], int(f[1], 16), int(f[2], 16)))
+        except ValueError:
+            if f:
+                out.append(("?", -1, -1))       # x/z or a torn line: never an allowed range
+    return out
+
+
+# ------------------------------------------------------------------ the mutation bench
+# pP_meta.hex: these words (tb/hdl/mut_rtl_tb.v reads them by index), then ntrace pairs
+# "pc cycle". limit: the cycle limit; abort_at: cut by rst after that many cycles (0: none);
+# error code pc: the expected error outputs; cycles mm dma vec instret: the counters;
+# ntrace: the retires listed; light: keep the external memory, compare no memory;
+# reads: the scratchpad words read up to done; nneed: of a cut program, the listed
+# retires the chip must show before the cut (the others are allowed, not required)
+META = ("limit", "abort_at", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret",
+        "ntrace", "light", "reads", "nneed")
+
+
+def _u32(v):
+    return int(v) & 0xFFFFFFFF
+
+
+def write_mut_program(d, p, words, meta, trace, image=None, exp=None):
+    """Program p's files for the mutation bench: its instruction words (a light program,
+    meta["light"] = 1: then a zero word, and no image or expected memory), meta (a dict
+    of every META key), the expected trace [(pc, cycle)], the external image and the
+    expected external memory after the run."""
+    if set(meta) != set(META):
+        raise ValueError(f"meta keys {sorted(meta)} are not META's {sorted(META)}")
+    if int(meta["ntrace"]) != len(trace):
+        raise ValueError(f"meta ntrace {meta['ntrace']} but {len(trace)} trace entries")
+    light = bool(meta["light"])
+    if light != (image is None) or light != (exp is None):
+        raise ValueError("a light program has no image and no expected memory; any other has both")
+    write_words(program_file(d, p, "imem"), list(words) + ([0] if light else []), 32)
+    if not light:
+        write_words(program_file(d, p, "ext"), [_u32(w) for w in image], 8)
+        write_words(program_file(d, p, "exp"), [_u32(w) for w in exp], 8)
+    head = [int(meta[key]) for key in META]
+    write_words(program_file(d, p, "meta"), head + [int(x) for pc_c in trace for x in pc_c], 8)
+
+
+def read_mut_program(d, p):
+    """What write_mut_program wrote for program p: (meta dict, trace [(pc, cycle)],
+    signed expected external memory or None for a light program)."""
+    words = [int(t, 16) for t in program_file(d, p, "meta").read_text().split()]
+    meta = dict(zip(META, words))
+    rest = words[len(META):]
+    trace = list(zip(rest[0::2], rest[1::2]))
+    path = program_file(d, p, "exp")
+    exp = None
+    if not meta["light"]:
+        lines = path.read_text().split()
+        exp, _ = parse_mem32("\n".join(lines), len(lines), path.name)
+    return meta, trace, exp
+
+
+UNIT_FILES = {"rq": "rq.hex", "dv": "dv.hex", "pf": "pf.hex"}
+
+
+def write_unit_vectors(d, rq, dv, pf):
+    """The mutation bench's unit vectors: rq.hex (a m 0 s y: 32+16+16+32+32 bits a line),
+    dv.hex (dividend divisor q r, 32 bits each), pf.hex (one byte per field, rst first)."""
+    d = Path(d)
+    (d / UNIT_FILES["rq"]).write_text("".join(f"{_u32(a):08x}{m:04x}{0:04x}{s:08x}{_u32(y):08x}\n"
+                                              for a, m, s, y in rq))
+    (d / UNIT_FILES["dv"]).write_text("".join(f"{a:08x}{b:08x}{q:08x}{r:08x}\n" for a, b, q, r in dv))
+    (d / UNIT_FILES["pf"]).write_text("".join("".join(f"{x:02x}" for x in v) + "\n" for v in pf))
+
+
+# ------------------------------------------------------------------ the plain bench
+PLAIN_FILES = {"imem": "imem.hex", "ext_in": "ext_in.hex", "sp_in": "sp_in.hex",
+               "ext_out": "ext_out.hex", "trace": "trace.txt"}
+_RESULT = re.compile(r"RESULT (.*)")
+
+
+def plain_inputs(d, words, imem_depth, ext, sp=None, trace=True, ext_out=True):
+    """Write the plain bench's inputs into d (ext and sp: full memory images; sp None: no
+    preload) and remove its old outputs; the plusargs naming them."""
+    d = Path(d)
+    f = {k: d / v for k, v in PLAIN_FILES.items()}
+    write_imem(f["imem"], words, imem_depth)
+    write_mem32(f["ext_in"], ext)
+    args = [f"+imem={f['imem']}", f"+ext_in={f['ext_in']}"]
+    if sp is not None:
+        write_mem32(f["sp_in"], sp)
+        args.append(f"+sp_in={f['sp_in']}")
+    for k in ("ext_out", "trace"):
+        f[k].unlink(missing_ok=True)
+    if ext_out:
+        args.append(f"+ext_out={f['ext_out']}")
+    if trace:
+        args.append(f"+trace={f['trace']}")
+    return args
+
+
+def plain_results(stdout):
+    """The RESULT lines of the plain bench's output: one {key: int} per run."""
+    return [{k: int(v) for k, v in (kv.split("=") for kv in line.split())}
+            for line in _RESULT.findall(stdout)]
+
+
+def read_plain(d, ext_words, trace=True, ext_out=True):
+    """The plain bench's output files: (trace [(pc, cycle)] of all runs, signed ext words
+    after the last run or None, [ext indices holding x/z])."""
+    d = Path(d)
+    tr = read_trace(d / PLAIN_FILES["trace"], base=10)[0] if trace else []
+    if not ext_out:
+        return tr, None, []
+    path = d / PLAIN_FILES["ext_out"]
+    ext, xz = parse_mem32(path.read_text(), ext_words, path.name)
+    return tr, ext, xz

@@ -10,9 +10,9 @@
 - vec_rq: random and edge values and overlapping src/dst against model.quant.requant
   applied element by element in order; busy = len + 1.
 - requant (combinational): random and edge a, m, s against model.quant.requant, and the
-  RTL mutation bench's vectors (tb/mutation/rtl/suite.py requant_vectors).
+  RTL mutation bench's vectors (tb/stimulus/vectors.py requant_vectors).
 - divu: random and edge operands against Python's divmod; last 32 cycles after start; and
-  the mutation bench's divu vectors (suite.divu_vectors) with its handshake checks, on a
+  the mutation bench's divu vectors (vectors.divu_vectors) with its handshake checks, on a
   divu driven cycle by cycle (u_div_hs): busy exactly WIDTH + 1 cycles with last in the
   final one, results (and busy, last low) holding after last until the next start,
   back-to-back starts in the last cycle, reset at last and mid-division leave it idle.
@@ -33,7 +33,7 @@ from cocotb.triggers import Edge, FallingEdge, Timer
 from model import config, isa, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
-from tb.mutation.rtl import suite
+from tb.stimulus import vectors
 
 MEM = 4096
 SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
@@ -261,7 +261,7 @@ async def test_requant(dut):
         assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
         n += 1
     # the RTL mutation bench's vectors (tb/hdl/mut_rtl_tb.v checks requant on these)
-    bench = suite.requant_vectors(suite.N_RQ_VEC, suite.RANDOM_SEED)
+    bench = vectors.requant_vectors()
     for a, m, s, y_exp in bench:
         assert y_exp == requant(a, m, s)
         dut.rq_a.value = a & 0xFFFFFFFF
@@ -292,16 +292,16 @@ async def test_divu(dut):
         assert (out["div_q"], out["div_r"]) == divmod(a, b), f"divu {a} / {b}: {out['div_q']}, {out['div_r']}"
         assert out["busy_cycles"] == 33 and out["last_cycle"] == 32, f"divu timing {out}"
     # the mutation bench's vectors and handshake checks, on the directly driven instance
-    bench = suite.divu_vectors(suite.N_DV_VEC, suite.RANDOM_SEED)
+    bench = vectors.divu_vectors()
     assert all((q, r) == divmod(a, b) for a, b, q, r in bench)
     await _divu_contract(dut, bench)
     dut._log.info("divu: %d vectors, then the bench's %d with the handshake checks", len(cases), len(bench))
 
 
-DV_LAT = 32     # divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
+DV_LAT = 32     # ga2_divu #(.WIDTH(32)): cycles from the start pulse to last (the bench's DV_LAT)
 
 
-async def _divu_contract(dut, vectors):
+async def _divu_contract(dut, vecs):
     """The mutation bench's divu section (tb/hdl/mut_rtl_tb.v), on u_div_hs: every
     signal sampled mid-cycle (falling edge of clk_o), inputs changed there too."""
     clk = dut.clk_o
@@ -321,7 +321,7 @@ async def _divu_contract(dut, vectors):
     await FallingEdge(clk)
     await FallingEdge(clk)
     dut.hs_rst.value = 0
-    for i, (a, b, q, r) in enumerate(vectors):
+    for i, (a, b, q, r) in enumerate(vecs):
         what = f"divu vector {i}: {a} / {b}"
         dut.hs_a.value = a
         dut.hs_b.value = b
@@ -374,7 +374,7 @@ async def _divu_contract(dut, vectors):
         await FallingEdge(clk)
     # a start while busy restarts the division with the new operands
     # (the second start in the middle, then in the final step cycle)
-    (a0, b0, _, _), (a1, b1, q1, r1) = vectors[0], vectors[1]
+    (a0, b0, _, _), (a1, b1, q1, r1) = vecs[0], vecs[1]
     for wait in (DV_LAT // 2, DV_LAT):
         dut.hs_a.value, dut.hs_b.value, dut.hs_start.value = a0, b0, 1
         await FallingEdge(clk)
@@ -396,12 +396,12 @@ async def _divu_contract(dut, vectors):
 
 @cocotb.test()
 async def test_perf(dut):
-    """ga2_perf #(.CW(5)) against plain counting (suite.perf_vectors, the mutation bench's
+    """ga2_perf #(.CW(5)) against plain counting (vectors.perf_vectors, the mutation bench's
     vectors): reset and clear zero the five counts, each counts its input, all wrap."""
     clk = dut.clk_o
-    vectors = suite.perf_vectors(suite.N_PF_VEC, suite.RANDOM_SEED)
+    cycles = vectors.perf_vectors()
     await FallingEdge(clk)
-    for i, (rst, clear, running, busy, retire, *exp) in enumerate(vectors):
+    for i, (rst, clear, running, busy, retire, *exp) in enumerate(cycles):
         dut.pf_rst.value, dut.pf_clear.value, dut.pf_running.value = rst, clear, running
         dut.pf_busy.value, dut.pf_retire.value = busy, retire
         await FallingEdge(clk)
@@ -410,7 +410,7 @@ async def test_perf(dut):
         got = [(int(v) >> (5 * (5 - k))) & 31 for k in range(6)]
         assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
                            f"retire {retire}): {got}, expected {exp}"
-    dut._log.info("ga2_perf: %d cycles", len(vectors))
+    dut._log.info("ga2_perf: %d cycles", len(cycles))
 
 
 RESTART_LIMIT = 20000   # cycles: the check runs about 6000 (the mutation bench's limit)

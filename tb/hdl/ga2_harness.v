@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 `ifndef GA2_MON_N
 `define GA2_MON_N 9   // the host-contract monitors (below)
 `endif
@@ -62,10 +63,7 @@ module ga2_harness #(
       $error("%m: IMEM_DEPTH=%0d outside 1..65535", IMEM_DEPTH);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   wire        imem_en, ext_en, ext_we;
@@ -229,7 +227,7 @@ module ga2_harness #(
   // ------------------------------------------------------------------ scratchpad reads
   // mon_sp_reads: the words read from the scratchpad since the last start, INCLUDING the
   // current cycle (as `mon`): in every cycle with rst low, the number of enabled read
-  // ports of the sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
+  // ports of the ga2_sram in ga2_top (dut.u_sp.rd_en, a bit per port: the matrix unit's
   // 2*ARRAY, the dma's, the vector unit's; an x/z enable counts as a read). Cleared in the
   // start cycle's edge, like the monitors. Not a host rule: the benches compare it, at
   // done, with the count the instruction set implies for the executed instructions

@@ -6,8 +6,9 @@
 //
 // One simulator process judges one mutant, fail-fast: it stops at the first check that
 // disagrees with the reference and prints one line "MUT FAIL <check> <what>"; a clean
-// run ends with "MUT PASS <n checks>". The expected values are the Python reference's
-// (model.machine.Machine, model.quant, plain integer division), never this bench's.
+// run ends with "MUT PASS <n checks>". The expected values are the Python side's, never
+// this bench's: the chip programs' are the judge's (tb/judge.py expected() of the
+// reference Machine's outcome, cut_trace() for a cut), the units' tb/stimulus/vectors.py's.
 //  1. unit checks: requant on +rq_n vectors (combinational), divu on +dv_n vectors,
 //     ga2_perf on +pf_n cycles, and always the units' start-while-busy contract
 //     (tb/hdl/restart_chk.v: dma, vec_rq, mm_ctrl, softmax FAST 0/1 and divu, each
@@ -22,11 +23,13 @@
 //     carries over between programs, as in the reference (the suite runs the reference
 //     Machine over the same sequence).
 //  3. reset while busy: a program with abort_at > 0 is cut by rst after abort_at cycles
-//     (its retires up to then are still compared); the next program, self-contained
+//     (its retires up to then are still compared: each one listed, at least the nneed
+//     before the cut cycle, those in it allowed); the next program, self-contained
 //     (it loads every scratchpad word it reads), must then run exactly as the reference.
 // Inputs in +dir=D: rq.hex (a m s y per line), dv.hex (dividend divisor q r per line),
-// pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (limit abort_at error code pc cycles
-// mm dma vec instret ntrace light reads, then ntrace lines "pc cycle"). The chip and its memories:
+// pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (META_N words: limit abort_at error code
+// pc cycles mm dma vec instret ntrace light reads nneed, then ntrace lines "pc cycle"; the
+// layout is tb/protocol.py's META). The chip and its memories:
 // tb/hdl/ga2_harness.v, as in the cocotb wrapper and the plain bench.
 module mut_rtl_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,      // the suite builds it with config.CH09's sizes
@@ -37,6 +40,7 @@ module mut_rtl_tb #(
   parameter MAX_VEC    = 4096,
   parameter DV_LAT     = 32       // divu: cycles from the start pulse to last (its WIDTH)
 );
+  localparam META_N = 14;         // pN_meta.hex's words before the trace (tb/protocol.py META)
   initial begin
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("mut_rtl_tb: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
@@ -52,14 +56,14 @@ module mut_rtl_tb #(
   reg  [15:0] rq_m;
   reg  [5:0]  rq_s;
   wire [31:0] rq_y;
-  requant u_rq (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+  ga2_requant u_rq (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
 
   // ------------------------------------------------------------------ unit: divu
   reg         dv_rst, dv_start;
   reg  [31:0] dv_a, dv_b;
   wire        dv_busy, dv_last;
   wire [31:0] dv_q, dv_r;
-  divu #(.WIDTH(32)) u_dv (
+  ga2_divu #(.WIDTH(32)) u_dv (
     .clk(clk), .rst(dv_rst), .start(dv_start), .dividend(dv_a), .divisor(dv_b),
     .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
@@ -98,7 +102,7 @@ module mut_rtl_tb #(
 `include "ga2_harness_inst.vh"
 
   reg [31:0]  expx [0:EXT_WORDS-1];
-  reg [31:0]  meta [0:13 + 2 * MAX_TRACE - 1];
+  reg [31:0]  meta [0:META_N + 2 * MAX_TRACE - 1];
   reg [127:0] vec  [0:MAX_VEC-1];
 
   // an access outside a memory while a program runs fails at once (the harness counts
@@ -171,11 +175,11 @@ module mut_rtl_tb #(
         if (retire[slot] !== 1'b0) begin
           if (retire[slot] !== 1'b1) fail("trace", "retire is x/z");
           if (tidx >= ntrace) fail("trace", "more retires than the reference");
-          if ({16'd0, retire_pc[16*slot +: 16]} !== meta[13 + 2 * tidx]
-              || retire_cycle !== meta[14 + 2 * tidx]) begin
+          if ({16'd0, retire_pc[16*slot +: 16]} !== meta[META_N + 2 * tidx]
+              || retire_cycle !== meta[META_N + 1 + 2 * tidx]) begin
             $display("MUT FAIL trace p%0d retire %0d: pc %0d cycle %0d, expected pc %0d cycle %0d",
-                     p, tidx, retire_pc[16*slot +: 16], retire_cycle, meta[13 + 2 * tidx],
-                     meta[14 + 2 * tidx]);
+                     p, tidx, retire_pc[16*slot +: 16], retire_cycle, meta[META_N + 2 * tidx],
+                     meta[META_N + 1 + 2 * tidx]);
             $finish;
           end
           tidx = tidx + 1;
@@ -232,20 +236,20 @@ module mut_rtl_tb #(
         dv_start = 1'b1;
         @(negedge clk);
         dv_start = 1'b0;
-        // divu's contract (rtl/divu.v): busy for exactly WIDTH + 1 cycles, last in the
+        // divu's contract (rtl/ga2_divu.v): busy for exactly WIDTH + 1 cycles, last in the
         // final one with the results, which hold until the next start
         ncyc = 0;
         while (dv_last !== 1'b1 && ncyc < 100) begin
-          if (dv_busy !== 1'b1) fail("unit", "divu: busy low before last");
+          if (dv_busy !== 1'b1) fail("unit", "ga2_divu: busy low before last");
           @(negedge clk);
           ncyc = ncyc + 1;
         end
-        if (dv_last !== 1'b1) fail("unit", "divu: no last within 100 cycles");
+        if (dv_last !== 1'b1) fail("unit", "ga2_divu: no last within 100 cycles");
         if (ncyc != DV_LAT) begin
           $display("MUT FAIL unit divu: last after %0d cycles, expected %0d", ncyc, DV_LAT);
           $finish;
         end
-        if (dv_busy !== 1'b1) fail("unit", "divu: busy low in its last cycle");
+        if (dv_busy !== 1'b1) fail("unit", "ga2_divu: busy low in its last cycle");
         if (dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0]) begin
           $display("MUT FAIL unit divu %0d / %0d: q=%0d r=%0d, expected q=%0d r=%0d",
                    dv_a, dv_b, dv_q, dv_r, vec[i][63:32], vec[i][31:0]);
@@ -255,7 +259,7 @@ module mut_rtl_tb #(
           repeat (2) begin
             @(negedge clk);
             if (dv_last !== 1'b0 || dv_busy !== 1'b0 || dv_q !== vec[i][63:32] || dv_r !== vec[i][31:0])
-              fail("unit", "divu: last, busy or the results do not hold after last");
+              fail("unit", "ga2_divu: last, busy or the results do not hold after last");
           end
         end
       end
@@ -263,7 +267,7 @@ module mut_rtl_tb #(
       dv_rst = 1'b1;
       @(negedge clk);
       dv_rst = 1'b0;
-      if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset at last");
+      if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after a reset at last");
       // reset in the middle of a division: idle (not busy, no last) until the next start
       dv_start = 1'b1;
       @(negedge clk);
@@ -273,7 +277,7 @@ module mut_rtl_tb #(
       @(negedge clk);
       dv_rst = 1'b0;
       repeat (DV_LAT + 2) begin
-        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after a reset");
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after a reset");
         @(negedge clk);
       end
       // start and reset in the same cycle: reset wins, the unit stays idle
@@ -283,7 +287,7 @@ module mut_rtl_tb #(
       dv_start = 1'b0;
       dv_rst = 1'b0;
       repeat (DV_LAT + 2) begin
-        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "divu: busy or last after start with reset");
+        if (dv_busy !== 1'b0 || dv_last !== 1'b0) fail("unit", "ga2_divu: busy or last after start with reset");
         @(negedge clk);
       end
       // a start while busy restarts: last DV_LAT cycles after the second start, its result
@@ -306,7 +310,7 @@ module mut_rtl_tb #(
         limit = limit + 1;
       end
       if (limit != DV_LAT || dv_q !== vec[1][63:32] || dv_r !== vec[1][31:0])
-        fail("unit", "divu: a start while busy does not restart the division");
+        fail("unit", "ga2_divu: a start while busy does not restart the division");
       @(negedge clk);
       end
       checks = checks + 1;
@@ -385,6 +389,11 @@ module mut_rtl_tb #(
       if (meta[1] != 0) begin
         // reset while busy: the chip must come back clean for the next program
         if (done === 1'b1) fail("abort", "done before the reset point");
+        if (tidx < meta[13]) begin
+          $display("MUT FAIL trace p%0d: %0d retires before the reset, expected at least %0d",
+                   p, tidx, meta[13]);
+          $finish;
+        end
         rst = 1'b1;                 // one cycle: a unit start in that cycle must lose
         @(negedge clk);
         rst = 1'b0;
@@ -406,7 +415,7 @@ module mut_rtl_tb #(
           $finish;
         end
         if ({31'd0, error} !== meta[2] || {29'd0, error_code} !== meta[3]
-            || (meta[2] != 0 && {16'd0, error_pc} !== meta[4])) begin
+            || {16'd0, error_pc} !== meta[4]) begin
           $display("MUT FAIL error p%0d: error=%b code=%0d pc=%0d, expected %0d %0d %0d",
                    p, error, error_code, error_pc, meta[2], meta[3], meta[4]);
           $finish;

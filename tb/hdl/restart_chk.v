@@ -10,7 +10,7 @@
 //
 // Per unit two instances, A and B, each with its own read-only memory model: per read
 // port a register that loads f(addr) at the clock edge of a cycle with that port's
-// enable high (one cycle of read latency, as rtl/sram.v) and holds otherwise; f (mix) is
+// enable high (one cycle of read latency, as rtl/ga2_sram.v) and holds otherwise; f (mix) is
 // addr * 32'h9E3779B1 with its high half folded into the low, XOR a salt, so every byte
 // varies; writes go nowhere. So the read data of an instance is a function of its own
 // read enables and addresses, and its outputs a function of its own state.
@@ -21,7 +21,7 @@
 // same cycle; from the next cycle compare A with B every cycle with !== until B's last
 // plus 2 cycles (in those 2 both must be idle): busy, last, every enable, each address
 // and write data where its enable is high. The units: dma (LD and ST, mixed), vec_rq,
-// mm_ctrl (systolic + pe inside), softmax FAST = 0 and FAST = 1, divu (quotient and
+// mm_ctrl (ga2_systolic + ga2_pe inside), softmax FAST = 0 and FAST = 1, divu (quotient and
 // remainder in its last cycle); the restart cycles: the first cycles, every phase (feed,
 // old-C pre-read, drain; max / exp pass, divider load, division, write / output) and the
 // job's last busy cycle.
@@ -269,7 +269,7 @@ module restart_chk #(
     if (db_sp_rd_en) db_sp_q  <= mix(db_sp_rd_addr, SALT_SP);
     if (db_ext_en)   db_ext_q <= mix(db_ext_addr, SALT_EXT);
   end
-  dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_a (
+  ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_dma), .dir(f_dir), .sp_base(f_a),
     .ext_base(f_b), .len(f_len), .busy(da_busy), .last(da_last),
     .sp_rd_en(da_sp_rd_en), .sp_rd_addr(da_sp_rd_addr), .sp_rd_data(da_sp_q),
@@ -277,7 +277,7 @@ module restart_chk #(
     .ext_en(da_ext_en), .ext_we(da_ext_we), .ext_addr(da_ext_addr), .ext_wdata(da_ext_wdata),
     .ext_rdata(da_ext_q)
   );
-  dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_b (
+  ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_dma), .dir(f_dir), .sp_base(f_a),
     .ext_base(f_b), .len(f_len), .busy(db_busy), .last(db_last),
     .sp_rd_en(db_sp_rd_en), .sp_rd_addr(db_sp_rd_addr), .sp_rd_data(db_sp_q),
@@ -295,13 +295,13 @@ module restart_chk #(
     if (ra_rd_en) ra_q <= mix(ra_rd_addr, SALT_SP);
     if (rb_rd_en) rb_q <= mix(rb_rd_addr, SALT_SP);
   end
-  vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_a (
+  ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_rq), .dst(f_dst), .src(f_a), .len(f_len),
     .m(f_rqm), .s(f_rqs), .busy(ra_busy), .last(ra_last), .rd_en(ra_rd_en),
     .rd_addr(ra_rd_addr), .rd_data(ra_q), .wr_en(ra_wr_en), .wr_addr(ra_wr_addr),
     .wr_data(ra_wr_data)
   );
-  vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_b (
+  ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_rq), .dst(f_dst), .src(f_a), .len(f_len),
     .m(f_rqm), .s(f_rqs), .busy(rb_busy), .last(rb_last), .rd_en(rb_rd_en),
     .rd_addr(rb_rd_addr), .rd_data(rb_q), .wr_en(rb_wr_en), .wr_addr(rb_wr_addr),
@@ -315,7 +315,7 @@ module restart_chk #(
   wire [AW-1:0]    ma_wr_addr, mb_wr_addr;
   wire [31:0]      ma_wr_data, mb_wr_data;
   reg  [NP*8-1:0]  ma_byte, mb_byte;         // the low byte of each port's read data
-  // the read registers power up 0, as rtl/sram.v's (mm_ctrl feeds A's port data ungated)
+  // the read registers power up 0, as rtl/ga2_sram.v's (mm_ctrl feeds A's port data ungated)
   initial begin
     ma_byte = {NP*8{1'b0}};
     mb_byte = {NP*8{1'b0}};
@@ -330,14 +330,14 @@ module restart_chk #(
     if (ma_rd_en[0]) ma_w0 <= mix(ma_rd_addr[AW-1:0], SALT_SP);
     if (mb_rd_en[0]) mb_w0 <= mix(mb_rd_addr[AW-1:0], SALT_SP);
   end
-  mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm_a (
+  ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_mm), .dst(f_dst), .a_base(f_a), .b_base(f_b),
     .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc),
     .busy(ma_busy), .last(ma_last), .rd_en(ma_rd_en), .rd_addr(ma_rd_addr),
     .rd_byte(ma_byte), .rd_word0(ma_w0), .wr_en(ma_wr_en), .wr_addr(ma_wr_addr),
     .wr_data(ma_wr_data)
   );
-  mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm_b (
+  ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) u_mm_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_mm), .dst(f_dst), .a_base(f_a), .b_base(f_b),
     .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc),
     .busy(mb_busy), .last(mb_last), .rd_en(mb_rd_en), .rd_addr(mb_rd_addr),
@@ -372,22 +372,22 @@ module restart_chk #(
     if (s1a_rd_en) s1a_q <= mix8(s1a_rd_addr);
     if (s1b_rd_en) s1b_q <= mix8(s1b_rd_addr);
   end
-  softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_a (
+  ga2_softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_sm0), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
     .busy(s0a_busy), .last(s0a_last), .rd_en(s0a_rd_en), .rd_addr(s0a_rd_addr),
     .rd_byte(s0a_q), .wr_en(s0a_wr_en), .wr_addr(s0a_wr_addr), .wr_data(s0a_wr_data)
   );
-  softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_b (
+  ga2_softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_sm0), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
     .busy(s0b_busy), .last(s0b_last), .rd_en(s0b_rd_en), .rd_addr(s0b_rd_addr),
     .rd_byte(s0b_q), .wr_en(s0b_wr_en), .wr_addr(s0b_wr_addr), .wr_data(s0b_wr_data)
   );
-  softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_a (
+  ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_sm1), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
     .busy(s1a_busy), .last(s1a_last), .rd_en(s1a_rd_en), .rd_addr(s1a_rd_addr),
     .rd_byte(s1a_q), .wr_en(s1a_wr_en), .wr_addr(s1a_wr_addr), .wr_data(s1a_wr_data)
   );
-  softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_b (
+  ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_sm1), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
     .busy(s1b_busy), .last(s1b_last), .rd_en(s1b_rd_en), .rd_addr(s1b_rd_addr),
     .rd_byte(s1b_q), .wr_en(s1b_wr_en), .wr_addr(s1b_wr_addr), .wr_data(s1b_wr_data)
@@ -396,11 +396,11 @@ module restart_chk #(
   // ------------------------------------------------------------------ divu
   wire        va_busy, va_last, vb_busy, vb_last;
   wire [31:0] va_q, va_r, vb_q, vb_r;
-  divu #(.WIDTH(32)) u_div_a (
+  ga2_divu #(.WIDTH(32)) u_div_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_div), .dividend(f_dvd), .divisor(f_dvs),
     .busy(va_busy), .last(va_last), .quotient(va_q), .remainder(va_r)
   );
-  divu #(.WIDTH(32)) u_div_b (
+  ga2_divu #(.WIDTH(32)) u_div_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_div), .dividend(f_dvd), .divisor(f_dvs),
     .busy(vb_busy), .last(vb_last), .quotient(vb_q), .remainder(vb_r)
   );

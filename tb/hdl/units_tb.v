@@ -7,7 +7,7 @@
 // units that have clean ports: mm_ctrl (systolic array), softmax (twice: FAST = 0 and
 // FAST = 1, chosen by f_fast), vec_rq, requant and divu, with a behavioural scratchpad (MEM_WORDS x 32, 8 synchronous read ports with an
 // enable that holds the output, one write port, WRITE-FIRST as docs/isa.md and
-// rtl/sram.v specify).
+// rtl/ga2_sram.v specify).
 //
 // Protocol (like ga2_tb): Python writes mem_in.hex, sets sel and the unit's fields and
 // bumps req; the wrapper loads the memory, pulses the selected unit's start, counts
@@ -33,7 +33,7 @@ module units_tb #(
   input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
   input  wire [15:0] f_b,
   input  wire [12:0] f_len,
-  input  wire        f_fast,      // SM: 1 runs softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
+  input  wire        f_fast,      // SM: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
   input  wire [2:0]  f_m,
   input  wire [7:0]  f_k,
   input  wire [2:0]  f_n,
@@ -121,7 +121,7 @@ module units_tb #(
     end
   endgenerate
 
-  mm_ctrl u_mm (
+  ga2_mm_ctrl u_mm (
     .clk(clk), .rst(rst), .start(st_mm), .dst(f_dst), .a_base(f_src), .b_base(f_b),
     .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc),
     .acc(f_acc), .busy(mm_busy), .last(mm_last), .rd_en(mm_rd_en), .rd_addr(mm_rd_addr),
@@ -132,7 +132,7 @@ module units_tb #(
   wire          s0_busy, s0_last, s0_rd_en, s0_wr_en;
   wire [AW-1:0] s0_rd_addr, s0_wr_addr;
   wire [31:0]   s0_wr_data;
-  softmax #(.FAST(0)) u_sm (
+  ga2_softmax #(.FAST(0)) u_sm (
     .clk(clk), .rst(rst), .start(st_sm && !f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
     .busy(s0_busy), .last(s0_last), .rd_en(s0_rd_en), .rd_addr(s0_rd_addr),
     .rd_byte(rd_q[7:0]), .wr_en(s0_wr_en), .wr_addr(s0_wr_addr), .wr_data(s0_wr_data)
@@ -140,7 +140,7 @@ module units_tb #(
   wire          s1_busy, s1_last, s1_rd_en, s1_wr_en;
   wire [AW-1:0] s1_rd_addr, s1_wr_addr;
   wire [31:0]   s1_wr_data;
-  softmax #(.FAST(1)) u_sm_fast (
+  ga2_softmax #(.FAST(1)) u_sm_fast (
     .clk(clk), .rst(rst), .start(st_sm && f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
     .busy(s1_busy), .last(s1_last), .rd_en(s1_rd_en), .rd_addr(s1_rd_addr),
     .rd_byte(rd_q[7:0]), .wr_en(s1_wr_en), .wr_addr(s1_wr_addr), .wr_data(s1_wr_data)
@@ -156,7 +156,7 @@ module units_tb #(
   wire          vr_busy, vr_last, vr_rd_en, vr_wr_en;
   wire [AW-1:0] vr_rd_addr, vr_wr_addr;
   wire [31:0]   vr_wr_data;
-  vec_rq u_rq (
+  ga2_vec_rq u_rq (
     .clk(clk), .rst(rst), .start(st_rq), .dst(f_dst), .src(f_src), .len(f_len),
     .m(f_rqm), .s(f_rqs), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
     .rd_addr(vr_rd_addr), .rd_data(rd_q[31:0]), .wr_en(vr_wr_en), .wr_addr(vr_wr_addr),
@@ -165,15 +165,15 @@ module units_tb #(
 
   wire        dv_busy, dv_last;
   wire [31:0] dv_q, dv_r;
-  divu #(.WIDTH(32)) u_div (
+  ga2_divu #(.WIDTH(32)) u_div (
     .clk(clk), .rst(rst), .start(st_div), .dividend(f_dividend), .divisor(f_divisor),
     .busy(dv_busy), .last(dv_last), .quotient(dv_q), .remainder(dv_r)
   );
 
-  requant u_requant (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
+  ga2_requant u_requant (.a(rq_a), .m(rq_m), .s(rq_s), .y(rq_y));
 
   assign clk_o = clk;
-  divu #(.WIDTH(32)) u_div_hs (
+  ga2_divu #(.WIDTH(32)) u_div_hs (
     .clk(clk), .rst(hs_rst), .start(hs_start), .dividend(hs_a), .divisor(hs_b),
     .busy(hs_busy), .last(hs_last), .quotient(hs_q), .remainder(hs_r)
   );

@@ -8,7 +8,8 @@ the same sequence (the scratchpad carries over between programs on both) to judg
 sp_image) or an Item, whose sp_image preloads the scratchpad of the chip and of the
 reference before that program, and whose gap/abort_at exercise the host contract. An
 image of KEEP_EXT keeps the external memory the previous program left (on the chip and
-on the reference; all zero before the run's first program). Each result's host dict holds
+on the reference; all zero before the run's first program: judge.references). The files
+are tb/protocol.py's; each result's host dict holds
 "bus": the run's external-memory accesses as [(kind 'r'|'w', first, last)] (the
 wrapper's bus monitor, pK_bus.txt).
 """
@@ -19,13 +20,12 @@ import uuid
 from collections import namedtuple
 from pathlib import Path
 
-import numpy as np
-
 from model import config, hostio, isa, timing
 from model.machine import Machine
-from tb import protocol as hexio
+from tb import protocol
+from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
 from tb.sim.build import DRIVERS, build, check_sim, cocotb_test, tail
-from tb.judge import HOST_OUTPUTS, MONITORS, ProgResult, make_result, reference
+from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
 DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
@@ -36,13 +36,6 @@ padded; KEEP_EXT: keep the external memory the previous program left), sp (None,
 chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
 (> 0: cut the program by rst after that many cycles; the next program should preload
 the scratchpad, since the reference cannot know what the cut program left there)."""
-
-
-KEEP_EXT = "keep"      # an Item's image: keep the external memory the previous program left
-
-
-def _keep(image):
-    return isinstance(image, str) and image == KEEP_EXT
 
 
 def prepare_jobs(jobs, cfg):
@@ -61,7 +54,7 @@ def prepare_jobs(jobs, cfg):
                 item = Item(*item)
             try:
                 words = hostio.program_words(item.prog, cfg)
-                img = (KEEP_EXT if _keep(item.image)
+                img = (KEEP_EXT if keeps_ext(item.image)
                        else hostio.memory_image(item.image, cfg.ext_words, "external memory"))
                 sp = None if item.sp is None else hostio.memory_image(item.sp, cfg.sp_words, "scratchpad")
             except ValueError as e:
@@ -74,36 +67,27 @@ def prepare_jobs(jobs, cfg):
 
 
 def write_run(run_dir, prepared, cfg):
-    """Every program's input files and jobs.txt (the wrapper's protocol, tb/hdl/ga2_tb.v)."""
-    run_dir = Path(run_dir)
-    k, lines = 0, []
+    """Every program's input files and the job list (the wrapper's protocol, tb/protocol.py)."""
+    k = 0
     for job in prepared:
-        lines.append(f"{k} {len(job)}\n")
         for it in job:
-            hexio.write_imem(run_dir / f"p{k}_imem.hex", it.prog, cfg.imem_depth)
-            if not _keep(it.image):
-                hexio.write_mem32(run_dir / f"p{k}_ext.hex", it.image)
-            if it.sp is not None:
-                hexio.write_mem32(run_dir / f"p{k}_sp.hex", it.sp)
-            hexio.write_words(run_dir / f"p{k}_ctl.hex", [it.gap, it.abort_at], 8)
+            protocol.write_program(run_dir, k, it.prog, cfg.imem_depth,
+                                   ext=None if keeps_ext(it.image) else it.image, sp=it.sp,
+                                   gap=it.gap, abort_at=it.abort_at)
             k += 1
-    (run_dir / "jobs.txt").write_text("".join(lines))
+    protocol.write_jobs(run_dir, [len(job) for job in prepared])
 
 
 def read_raw(run_dir, ext_words, k=None):
-    """Program k's status, trace and ext memory as written by the wrapper, in a dict
-    (k None: the files status.txt, trace.txt and ext_out.hex)."""
-    run_dir = Path(run_dir)
-    pre = "" if k is None else f"p{k}_"
-    val, xz = hexio.read_status(run_dir / f"{pre}status.txt")
-    trace, bad_trace = hexio.read_trace(run_dir / f"{pre}trace.txt")
-    if bad_trace:
-        xz.append(f"trace ({bad_trace} entries)")
-    ext, xz_ext = hexio.parse_mem32((run_dir / f"{pre}ext_out.hex").read_text(), ext_words,
-                                    f"{pre}ext_out.hex")
+    """Program k's status, trace and ext memory as written by the wrapper, in the dict
+    the judge takes (k None: the unprefixed files status.txt, trace.txt, ext_out.hex)."""
+    out = protocol.read_outcome(run_dir, k, ext_words)
+    val, xz, trace, ext, bus = out["status"], out["status_xz"], out["trace"], out["ext"], out["bus"]
+    if out["trace_xz"]:
+        xz.append(f"trace ({out['trace_xz']} entries)")
+    xz_ext = out["ext_xz"]
     if xz_ext:
         xz.append(f"ext[{xz_ext[0]}]" + (f" (+{len(xz_ext) - 1} more words)" if len(xz_ext) > 1 else ""))
-    bus = read_bus(run_dir / f"{pre}bus.txt")
     val = {**dict.fromkeys(["retire", "aborted", "cut_cycles", "idle_changes"]
                            + ["pre_" + k_ for k_ in HOST_OUTPUTS], 0), **val}
     outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
@@ -126,24 +110,6 @@ def read_raw(run_dir, ext_words, k=None):
                  "run_cycles": val.get("run_cycles"), "bus": bus},
         "outs": outs,
     }
-
-
-def read_bus(path):
-    """The wrapper's external-bus log: [(kind 'r'|'w', first, last)], None without the file."""
-    path = Path(path)
-    if not path.exists():
-        return None
-    out = []
-    for line in path.read_text().split("\n"):
-        f = line.split()
-        try:
-            if len(f) != 3 or f[0] not in ("r", "w"):
-                raise ValueError(line)
-            out.append((f[0], int(f[1], 16), int(f[2], 16)))
-        except ValueError:
-            if f:
-                out.append(("?", -1, -1))       # x/z or a torn line: never an allowed range
-    return out
 
 
 def _after(raw):
@@ -197,22 +163,18 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
                 raise RuntimeError(f"{sim} simulation wrote no waveform in {run_dir}")
             Path(waves_file).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(vcds[0], waves_file)
-    machine = Machine(cfg)
+    refs = references(Machine(cfg), ((it.prog, it.image, it.sp) for job in prepared for it in job))
     results, k, prev = [], 0, None
-    ext_now = np.zeros(cfg.ext_words, dtype=np.int64)   # the reference's external memory
     for job in prepared:
         out = []
         for it in job:
-            if not (run_dir / f"p{k}_status.txt").exists():
+            if not protocol.has_outcome(run_dir, k):
                 raise RuntimeError(f"{sim} simulation stopped before program {k} "
                                    f"({failed or 'no error reported'}); log {log}:\n{tail(log)}")
             raw = read_raw(run_dir, cfg.ext_words, k)
             raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
-            ref = reference(machine, it.prog, ext_now if _keep(it.image) else it.image, it.sp)
-            if ref.ext is not None:
-                ext_now = np.array(ref.ext, dtype=np.int64)
-            out.append(make_result(raw, ref))
+            out.append(make_result(raw, next(refs)))
             prev, k = raw, k + 1
         results.append(out)
     all_ok = all(p.ok for job in results for p in job)

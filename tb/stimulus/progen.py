@@ -11,7 +11,12 @@ bad_program(rng, code, cfg) builds a program that does some writes and then faul
 with the given code (1..5); it returns a BadProgram with the expected fault pc and the
 external and scratchpad ranges the faulting instruction would have written (which must
 be unchanged), plus follow_up(), a valid program that stores that scratchpad range.
+
+region_program(rng, ext_words, bad) draws a program crowded into a small scratchpad
+region, valid or with one bad instruction anywhere (the plain check's random programs;
+region_cases(seed, n) its list).
 """
+import random
 from collections import namedtuple
 
 import numpy as np
@@ -418,3 +423,88 @@ def wrap_bad_programs(seed, cfg=None):
     """One wrap_bad_program per kind of WRAP_KINDS, from one seed."""
     rng = _rng(seed)
     return [wrap_bad_program(rng, kind, cfg) for kind in WRAP_KINDS]
+
+
+# ------------------------------------------------------------------ region programs
+# The plain check's random programs (tb/plain_check.py --random): from a random.Random,
+# their accesses crowded into a small region so that instructions overlap often, a few
+# with one bad instruction anywhere (not only at the end, as bad_program's).
+def region_program(rng, ext_words, bad=None):
+    """(prog, image): a random valid program on config.DEFAULT with ext_words external
+    words whose scratchpad accesses stay in a region of R = 64, 256, 1024 or 4096 words
+    (rng: a random.Random); with bad = 0..5, one bad instruction of kind bad % 6 (0 an
+    illegal opcode, 1 an MM shape, 2 an LD/ST external range, 3 an RQ, 4 an SM, 5 an MM
+    with random fields) at a random place. It ends in an ST of the region to
+    ext[ext_words - R ..] (when R < ext_words) and HALT."""
+    cfg = config.DEFAULT.replace(ext_words=ext_words)
+    R_ = rng.choice([64, 256, 1024, 4096])
+    data = ext_words - R_ if ext_words > R_ else ext_words
+    img = [rng.choice([rng.randrange(-128, 128), rng.randrange(-2**31, 2**31)]) for _ in range(data)]
+    prog = []
+
+    def addr(n):
+        return rng.randrange(0, max(1, R_ - n + 1))
+
+    for _ in range(rng.randrange(1, 14)):
+        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM"])
+        try:
+            if op in ("LD", "ST"):
+                n = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, min(R_, data) + 1)])
+                spa, exa = addr(n), rng.randrange(0, data - n + 1)
+                f = dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)
+                prog.append(isa.build(op, cfg=cfg, len=n, **f))
+            elif op == "MM":
+                M, N = rng.randrange(1, 5), rng.randrange(1, 5)
+                K = rng.choice([1, 2, rng.randrange(1, 20), rng.randrange(1, 256)])
+                lda, ldb = rng.choice([0, 1, K, rng.randrange(0, 64)]), rng.choice([0, 1, N, K, rng.randrange(0, 64)])
+                ldc = rng.choice([0, 1, N, rng.randrange(0, 16)])
+                prog.append(isa.build("MM", cfg=cfg, dst=addr(64), A=addr(K + 3 * lda), B=addr(K * max(ldb, 1) + 4),
+                                      M=M, K=K, N=N, tb=rng.randrange(2), lda=lda, ldb=ldb, ldc=ldc))
+            elif op == "RQ":
+                n = rng.randrange(1, 80)
+                src = addr(n)
+                dst = rng.choice([addr(n), src + rng.randrange(-3, 4)])
+                prog.append(isa.build("RQ", cfg=cfg, dst=max(0, dst), src=src, len=n,
+                                      m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
+                                      s=rng.choice([0, rng.randrange(0, 64), rng.randrange(8, 24)])))
+            else:
+                n = rng.randrange(1, 65)
+                prog.append(isa.build("SM", cfg=cfg, dst=addr(n), src=addr(n), len=n))
+        except ValueError:
+            continue
+    if bad is not None:
+        kind = bad % 6
+        if kind == 0:
+            w = rng.choice([0, 7, 8, 15]) | (rng.getrandbits(100) << 4)
+        elif kind == 1:
+            w = isa.raw("MM", dst=0, A=0, B=0, M=rng.choice([0, 5, 7]), K=rng.randrange(0, 3), N=rng.randrange(0, 8),
+                  tb=0, lda=0, ldb=0, ldc=0)
+        elif kind == 2:
+            op, n = rng.choice(["LD", "ST"]), rng.randrange(1, 100)          # external range
+            spa, exa = rng.randrange(0, 4096 - n), rng.randrange(ext_words - n + 1, 65536 - n)
+            w = isa.raw(op, len=n, **(dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)))
+        elif kind == 3:
+            w = isa.raw("RQ", dst=rng.randrange(3900, 65536), src=rng.randrange(0, 4096), len=rng.randrange(0, 300), m=1, s=1)
+        elif kind == 4:
+            w = isa.raw("SM", dst=rng.randrange(0, 4096), src=rng.randrange(3900, 4096), len=rng.randrange(0, 100))
+        else:
+            w = isa.raw("MM", dst=rng.randrange(0, 4096), A=rng.randrange(0, 4096), B=rng.randrange(0, 4096), M=rng.randrange(1, 5),
+                  K=rng.randrange(1, 256), N=rng.randrange(1, 5), tb=rng.randrange(2), lda=rng.randrange(0, 4096),
+                  ldb=rng.randrange(0, 4096), ldc=rng.randrange(0, 4096))
+        prog.insert(rng.randrange(0, len(prog) + 1), w)
+    if ext_words > R_:
+        prog.append(isa.build("ST", cfg=cfg, src=0, dst=ext_words - R_, len=R_))
+    prog.append(isa.build("HALT"))
+    return prog, img
+
+
+def region_cases(seed, n, ext_words=8192):
+    """[(name, prog, image, bad)]: n region programs from one seed; every third (k % 3 ==
+    2) has a bad instruction of kind k // 3 (bad None for the others)."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(n):
+        bad = k // 3 if k % 3 == 2 else None
+        prog, img = region_program(rng, ext_words, bad=bad)
+        out.append((f"random{k}", prog, img, bad))
+    return out

@@ -1,4 +1,4 @@
-"""The fast softmax's arithmetic (rtl/softmax.v, FAST = 1), in Python integers.
+"""The fast softmax's arithmetic (rtl/ga2_softmax.v, FAST = 1), in Python integers.
 
 The unit computes R = floor(C / S) once (C = 2^32 - 1), then per element
 q0 = floor(e R / 2^16), r = (e 2^16 - q0 S) mod 2^23, p = q0 + (r >= S). Two claims:

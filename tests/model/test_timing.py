@@ -47,7 +47,7 @@ def test_busy_cycles_per_op():
 
 
 def test_sm_busy_overlap_mode():
-    # docs/isa.md: in the overlap mode SM is the fast softmax (rtl/softmax.v FAST = 1):
+    # docs/isa.md: in the overlap mode SM is the fast softmax (rtl/ga2_softmax.v FAST = 1):
     # 2(len+1) + 34 + len = 3 len + 36, within the 3 len + 40 budget; in-order unchanged
     ov = config.DEFAULT.replace(mode="overlap")
     for n in range(1, 65):

@@ -16,6 +16,7 @@ from model import config, isa, timing
 from model.machine import Result
 from tb import hw
 from tb.stimulus import progen
+from tb.stimulus.demo import demo_programs
 
 BATCHES = 1
 PER_BATCH = 80           # 80 random programs per simulator (make fuzz: thousands, both modes;
@@ -132,7 +133,7 @@ def test_mm_against_numpy(sim):
 # ------------------------------------------------------------------ the comparison can fail
 @pytest.fixture(scope="module")
 def one_result():
-    pairs = hw.demo_programs()
+    pairs = demo_programs()
     return pairs, hw.run_programs("icarus", pairs)
 
 

@@ -30,6 +30,7 @@ from tools import ROOT
 from tb import hw
 from tb import judge as compare
 from tb.judge import HOST_OUTPUTS, MONITORS
+from tb.stimulus.demo import demo_programs
 
 CFG = config.DEFAULT
 ZERO = dict.fromkeys(HOST_OUTPUTS, 0)
@@ -170,7 +171,7 @@ def test_back_to_back_check_catches_a_start_lost_after_done(tmp_path):
     bad = [p.mismatch for p in res if not p.ok]
     assert any(m.startswith("timeout") for m in bad), bad
     assert any("host outputs changed" in m for m in bad), bad
-    plain = hw.run_programs("icarus", hw.demo_programs(), rtl_dir=rtl, build_dir=tmp_path / "build")
+    plain = hw.run_programs("icarus", demo_programs(), rtl_dir=rtl, build_dir=tmp_path / "build")
     assert all(p.ok or "host outputs changed" in p.mismatch for p in plain)
 
 
@@ -234,7 +235,7 @@ BROKEN = {
                                "reg done_q2; always @(posedge clk) done_q2 <= !rst && !start && "
                                "done_q; assign done = done_q2;")],
                   {"rise"}, "done rose"),
-    "ext_idle": ("dma", [(r"assign ext_en     = dir_q \? writing : reading;",
+    "ext_idle": ("ga2_dma", [(r"assign ext_en     = dir_q \? writing : reading;",
                           "assign ext_en     = (dir_q ? writing : reading) || !busy_q;")],
                  {"ext"}, "external-memory access while not running"),
     "imem_idle": ("ga2_seq", [(r"assign imem_en    = \(state_q == S_FETCH\)",
@@ -291,7 +292,7 @@ def test_read_count_catches_an_extra_read(tmp_path):
     never drained, so memory, counters and retires are all right (nothing else in the
     suite sees it); only the scratchpad read count shows it, on the programs with M < 4,
     by K words per such MM."""
-    rtl = _broken_rtl(tmp_path, "mm_ctrl", r"\(IDX < m_q\)", "(IDX <= m_q)")
+    rtl = _broken_rtl(tmp_path, "ga2_mm_ctrl", r"\(IDX < m_q\)", "(IDX <= m_q)")
     res = hw.run("icarus", contract_jobs(), rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=20000)
     bad = [p for job in res for p in job if not p.ok]
     assert bad and not res[-1][0].ok

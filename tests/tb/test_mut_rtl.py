@@ -165,7 +165,7 @@ def test_equivalents_file_parses():
 
 def test_bad_equivalents_line_is_refused(tmp_path):
     p = tmp_path / "eq.txt"
-    p.write_text("pe.v:3 | nba | x <= y; | removed: x <= y;\n")
+    p.write_text("ga2_pe.v:3 | nba | x <= y; | removed: x <= y;\n")
     with pytest.raises(ValueError, match="5 fields"):
         equivalents.load_equivalents(str(p))
 
@@ -204,9 +204,9 @@ def test_known_bad_mutant_is_caught(harness):
 
 
 def test_uncompilable_mutant_is_incompetent(harness):
-    text = open(os.path.join(harness["rtl"], "pe.v")).read()
+    text = open(os.path.join(harness["rtl"], "ga2_pe.v")).read()
     pos = text.index("endmodule")
-    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos + len("endmodule"), "endmodul",
+    s = sites.Site("ga2_pe.v", "ga2_pe", _line_of(text, pos), "nba", pos, pos + len("endmodule"), "endmodul",
                 "endmodule", "syntax error on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
@@ -215,9 +215,9 @@ def test_uncompilable_mutant_is_incompetent(harness):
 
 def test_mutant_without_verdict_is_crashed(harness):
     """A mutant that ends the simulation before the bench prints a verdict is not caught."""
-    text = open(os.path.join(harness["rtl"], "pe.v")).read()
+    text = open(os.path.join(harness["rtl"], "ga2_pe.v")).read()
     pos = text.index("endmodule")
-    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos, "initial #1 $finish;\n", "",
+    s = sites.Site("ga2_pe.v", "ga2_pe", _line_of(text, pos), "nba", pos, pos, "initial #1 $finish;\n", "",
                    "a simulation stopped without a verdict on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wc"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
@@ -243,9 +243,9 @@ def test_seeded_sample_is_killed_or_equivalent(harness):
 def test_mutant_tripping_a_design_assertion_is_caught(harness):
     """A check inside the design ($error, like the scratchpad grant check) that fires is a
     detection: caught, by the check named "assertion"."""
-    text = open(os.path.join(harness["rtl"], "pe.v")).read()
+    text = open(os.path.join(harness["rtl"], "ga2_pe.v")).read()
     pos = text.index("endmodule")
-    s = sites.Site("pe.v", "pe", _line_of(text, pos), "nba", pos, pos,
+    s = sites.Site("ga2_pe.v", "ga2_pe", _line_of(text, pos), "nba", pos, pos,
                    "initial begin #1; $error(\"%m: grant check fired\"); $finish; end\n", "",
                    "a design assertion fired on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
@@ -368,11 +368,11 @@ def test_classes_option():
 def test_one_structural_mutant_per_class_is_caught(harness):
     """One real mutant of each structural class, compiled and judged through the suite
     (ones the full run of docs/mutation_rtl.md catches, and quickly)."""
-    pick = {"narrow": ("requant.v", "prod = $signed(a) * $signed({1'b0, m}): result one bit narrow"),
-            "carry": ("mm_ctrl.v", "di_q = di_q + 2'd1: top bit of the sum dropped"),
-            "delay": ("divu.v", "last = last_q: one cycle late"),
-            "bypass": ("sram.v", "bypass removed: (wr_en[0] && wr_addr[0 +: AW] == ra) ? ... -> mem[ra]"),
-            "prio": ("mm_ctrl.v", "if arms swapped: (rst) <-> (start)")}
+    pick = {"narrow": ("ga2_requant.v", "prod = $signed(a) * $signed({1'b0, m}): result one bit narrow"),
+            "carry": ("ga2_mm_ctrl.v", "di_q = di_q + 2'd1: top bit of the sum dropped"),
+            "delay": ("ga2_divu.v", "last = last_q: one cycle late"),
+            "bypass": ("ga2_sram.v", "bypass removed: (wr_en[0] && wr_addr[0 +: AW] == ra) ? ... -> mem[ra]"),
+            "prio": ("ga2_mm_ctrl.v", "if arms swapped: (rst) <-> (start)")}
     found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
     for cls, (fn, desc) in pick.items():
         s = [x for x in found if x.cls == cls and x.file == fn and x.desc == desc]

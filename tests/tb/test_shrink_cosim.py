@@ -24,10 +24,10 @@ def broken(tmp_path_factory):
     for p in (ROOT / "rtl").iterdir():
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "dma.v").read_text()
+    src = (rtl / "ga2_dma.v").read_text()
     bad = re.sub(r"assign ext_wdata\s*=\s*sp_rd_data;", "assign ext_wdata = sp_rd_data ^ {31'd0, sp_rd_data[3]};", src)
-    assert bad != src, "dma.v no longer says `assign ext_wdata = sp_rd_data;`: update this mutation"
-    (rtl / "dma.v").write_text(bad)
+    assert bad != src, "ga2_dma.v no longer says `assign ext_wdata = sp_rd_data;`: update this mutation"
+    (rtl / "ga2_dma.v").write_text(bad)
     return {"rtl_dir": rtl, "build_dir": d / "build"}
 
 

@@ -93,15 +93,15 @@ def _rtl_copy(tmp_path):
 def test_unit_tests_catch_a_broken_requant(tmp_path):
     """The requant unit test fails on a copy of the RTL whose rounding term is dropped."""
     rtl = _rtl_copy(tmp_path)
-    src = (rtl / "requant.v").read_text()
+    src = (rtl / "ga2_requant.v").read_text()
     broken = re.sub(r"\+\s*\$signed\(rnd\)", "", src)          # drop the rounding term
-    assert broken != src, "requant.v no longer adds $signed(rnd): update this mutation"
-    (rtl / "requant.v").write_text(broken)
+    assert broken != src, "ga2_requant.v no longer adds $signed(rnd): update this mutation"
+    (rtl / "ga2_requant.v").write_text(broken)
     with pytest.raises(AssertionError, match="test_requant failed"):
         _run_units("icarus", "test_requant", rtl_dir=rtl, build_dir=tmp_path / "build")
 
 
-# Broken fast softmax dividers (softmax.v, FAST = 1): the correction step removed (the
+# Broken fast softmax dividers (ga2_softmax.v, FAST = 1): the correction step removed (the
 # reciprocal estimate is one low for ~40% of elements), and the correction's comparison
 # off by one either way: r > S (wrong only when the remainder after the estimate is
 # exactly S: len 1, all-equal vectors of a power-of-two length) and r >= S - 1 (wrong
@@ -117,17 +117,17 @@ _SM_MUTANTS = {
 def test_unit_tests_catch_a_broken_fast_softmax(tmp_path, mutant):
     """test_softmax_fast fails on a copy of the RTL with a broken fast divider."""
     rtl = _rtl_copy(tmp_path)
-    src = (rtl / "softmax.v").read_text()
+    src = (rtl / "ga2_softmax.v").read_text()
     pat, new = _SM_MUTANTS[mutant]
     broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"softmax.v no longer matches {pat!r}: update this mutation"
-    (rtl / "softmax.v").write_text(broken)
+    assert broken != src, f"ga2_softmax.v no longer matches {pat!r}: update this mutation"
+    (rtl / "ga2_softmax.v").write_text(broken)
     # it must fail on a value (the log's tail names the scratchpad word), not on timing
     with pytest.raises(AssertionError, match=r"(?s)test_softmax_fast failed.*SM fast=1 len=\d+ .*: mem\["):
         _run_units("icarus", "test_softmax_fast", rtl_dir=rtl, build_dir=tmp_path / "build")
 
 
-# Broken accumulates (mm_ctrl.v, MM acc = 1): the old word not added, and the old word
+# Broken accumulates (ga2_mm_ctrl.v, MM acc = 1): the old word not added, and the old word
 # read one element late (the pre-read address of the next element without its + 1).
 _ACC_MUTANTS = {
     "no_add": (r"assign wr_data = acc_q \? result \+ rd_word0 : result;", "assign wr_data = result;"),
@@ -139,16 +139,16 @@ _ACC_MUTANTS = {
 def test_unit_tests_catch_a_broken_accumulate(tmp_path, mutant):
     """test_mm_tiles fails on a copy of the RTL with a broken MM accumulate."""
     rtl = _rtl_copy(tmp_path)
-    src = (rtl / "mm_ctrl.v").read_text()
+    src = (rtl / "ga2_mm_ctrl.v").read_text()
     pat, new = _ACC_MUTANTS[mutant]
     broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"mm_ctrl.v no longer matches {pat!r}: update this mutation"
-    (rtl / "mm_ctrl.v").write_text(broken)
+    assert broken != src, f"ga2_mm_ctrl.v no longer matches {pat!r}: update this mutation"
+    (rtl / "ga2_mm_ctrl.v").write_text(broken)
     with pytest.raises(AssertionError, match=r"(?s)test_mm_tiles failed.*acc=1 .*: mem\["):
         _run_units("icarus", "test_mm_tiles", rtl_dir=rtl, build_dir=tmp_path / "build")
 
 
-# Broken divus (divu.v), each breaking one clause of the handshake contract that the
+# Broken divus (ga2_divu.v), each breaking one clause of the handshake contract that the
 # mutation bench checks and test_divu checks too (_divu_contract in units_job.py): the
 # quotient not held after last, last not cleared by a reset, and a reset that does not
 # stop a division.
@@ -167,11 +167,11 @@ _DIVU_MUTANTS = {
 def test_unit_tests_catch_a_broken_divu_contract(tmp_path, mutant):
     """test_divu fails on a copy of the RTL whose divu breaks one clause of its handshake."""
     rtl = _rtl_copy(tmp_path)
-    src = (rtl / "divu.v").read_text()
+    src = (rtl / "ga2_divu.v").read_text()
     pat, new, msg = _DIVU_MUTANTS[mutant]
     broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"divu.v no longer matches {pat!r}: update this mutation"
-    (rtl / "divu.v").write_text(broken)
+    assert broken != src, f"ga2_divu.v no longer matches {pat!r}: update this mutation"
+    (rtl / "ga2_divu.v").write_text(broken)
     with pytest.raises(AssertionError, match=rf"(?s)test_divu failed.*{re.escape(msg)}"):
         _run_units("icarus", "test_divu", rtl_dir=rtl, build_dir=tmp_path / "build")
 
@@ -183,12 +183,12 @@ def test_unit_tests_catch_a_broken_divu_contract(tmp_path, mutant):
 # reads on rows 1..3 after a restart in the feed), and a softmax whose next state takes a
 # start only while idle (the FSM goes on with the old job's phase).
 _RESTART_MUTANTS = {
-    "dma_arms": ("dma.v", r"end else if \(start\) begin\n((?:      .*\n)*)    end else if \(busy_q\) begin\n"
+    "dma_arms": ("ga2_dma.v", r"end else if \(start\) begin\n((?:      .*\n)*)    end else if \(busy_q\) begin\n"
                           r"((?:      .*\n)*)    end\n",
                  lambda m: f"end else if (busy_q) begin\n{m[2]}    end else if (start) begin\n{m[1]}    end\n",
                  "dma"),
-    "mm_win": ("mm_ctrl.v", r"if \(rst \|\| start\) win_q <=", lambda m: "if (rst) win_q <=", "mm_ctrl"),
-    "sm_idle_start": ("softmax.v", r"if \(start\) state_d = S_MAX;",
+    "mm_win": ("ga2_mm_ctrl.v", r"if \(rst \|\| start\) win_q <=", lambda m: "if (rst) win_q <=", "mm_ctrl"),
+    "sm_idle_start": ("ga2_softmax.v", r"if \(start\) state_d = S_MAX;",
                       lambda m: "if (start && state_q == S_IDLE) state_d = S_MAX;", "softmax0"),
 }
 

@@ -11,20 +11,34 @@ away): an idle slot. Continuous: a slot freed at the end of a step is refilled a
 from the queue (the new request's first token is in the next step), and a step computes
 only the sequences present. A request completes at the end of the step that produces its
 last token. Writes out/ch09_example_b.json and figure 9.6.
+
+The workload is tools/serve/workloads/example_b.json (the one statement of it; make serve
+runs the same file on the chip) and both schedules come from the serving engine's
+Scheduler (tools/serve/engine.py; static with ride_along: a finished request's slot is
+still computed, as this example prices it). The chapter's exercises are options (the
+defaults are the chapter's; a bad value is exit 2 and one line naming it):
+
+    python -m tools.ch09_example_b --lens 16,1,1,1,16,1,1,1        # tokens wanted, all at step 0
+    python -m tools.ch09_example_b --workload tools/serve/workloads/short.csv --slots 3
 """
-import argparse
 import json
 import os
+import string
 import sys
 
 from tools import ROOT
 
-from tools.ch09 import batch
+from tools.ch09 import batch, cli
+from tools.serve import engine as serving
 from model import timing
 
-WANTS = (14, 3, 9, 5, 12, 2, 7, 10)
-SLOTS = batch.BMAX
-NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# the workload is stated once, in tools/serve/workloads/example_b.json (make serve reads it too)
+WORKLOAD_FILE = serving.EXAMPLE_B_FILE
+REQUESTS = tuple(serving.EXAMPLE_B)
+WANTS = tuple(q.tokens for q in REQUESTS)        # 14, 3, 9, 5, 12, 2, 7, 10 (from the file)
+SLOTS = batch.BMAX                               # room for 4: the batched builder's slots
+# one character per request in the occupancy rows ("x" and "." are taken)
+NAMES = string.ascii_uppercase + string.digits + string.ascii_lowercase.replace("x", "")
 _P = None
 
 
@@ -39,49 +53,59 @@ def step_cycles(seqs, ts):
     return s.cycles
 
 
-def _check(wants, slots):
-    if not 1 <= slots <= batch.BMAX:
-        raise ValueError(f"slots={slots} outside 1..{batch.BMAX}")
-    for i, w in enumerate(wants):
-        if not isinstance(w, int) or not 1 <= w <= batch.LMAX:
-            raise ValueError(f"request {i} wants {w!r} tokens, outside 1..{batch.LMAX}")
+def requests_of(wants):
+    """Requests (the chapter's names A, B, ...; all present at step 0) wanting wants[i] tokens."""
+    wants = list(wants)
+    if len(wants) > len(NAMES):
+        raise ValueError(f"{len(wants)} requests, at most {len(NAMES)} (one letter each in the occupancy rows)")
+    return [serving.Request(NAMES[i], w, 0) for i, w in enumerate(wants)]
+
+
+def plan(policy, requests=REQUESTS, slots=SLOTS):
+    """The run of requests in `slots` slots under policy ("static" or "continuous"), by the
+    serving engine's Scheduler (tools/serve/engine.py): FIFO admission; static takes a
+    group when every slot is empty and runs it until its longest request ends, a finished
+    request's slot riding along (ride_along: still computed, its tokens thrown away);
+    continuous refills a freed slot before the next step. Chapter 9's layout gives every
+    slot one cache region of LMAX rows: a pool of `slots` blocks of LMAX tokens, requests
+    of 1..LMAX tokens. ValueError naming a bad request or size."""
+    requests = list(requests)
+    if len(requests) > len(NAMES):
+        raise ValueError(f"{len(requests)} requests, at most {len(NAMES)} (one letter each in the occupancy rows)")
+    if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= batch.BMAX:
+        raise ValueError(f"slots={slots!r} outside 1..{batch.BMAX} (the batched builder's slots)")
+    return serving.plan(requests, policy, slots, batch.LMAX, slots, max_ctx=batch.LMAX,
+                        ride_along=policy == "static")
+
+
+def steps_of(plan_):
+    """A plan's steps as the chapter prices them: per step, [(slot, request, token, useful)]
+    in slot order; useful is False for a finished request riding along."""
+    out = []
+    for st in plan_.steps:
+        row = [(j, r, t, True) for j, (r, t, _) in zip(st.slots, st.entries)]
+        row += [(j, r, t, False) for j, r, t in st.riding]
+        out.append(sorted(row))
+    return out
 
 
 def schedule_static(wants=WANTS, slots=SLOTS):
-    """Steps of static batching: each a list of (slot, request, token, useful)."""
-    _check(wants, slots)
-    steps = []
-    for g in range(0, len(wants), slots):
-        group = list(range(g, min(g + slots, len(wants))))
-        for t in range(1, max(wants[r] for r in group) + 1):
-            steps.append([(j, r, t, t <= wants[r]) for j, r in enumerate(group)])
-    return steps
+    """Steps of static batching (every slot riding along): each a list of (slot, request, token, useful)."""
+    return steps_of(plan("static", requests_of(wants), slots))
 
 
 def schedule_continuous(wants=WANTS, slots=SLOTS):
     """Steps of continuous batching: each a list of (slot, request, token, True) for occupied slots."""
-    _check(wants, slots)
-    queue = list(range(len(wants)))
-    occ = [None] * slots                    # slot -> [request, next token]
-    steps = []
-    while True:
-        for j in range(slots):
-            if occ[j] is None and queue:
-                occ[j] = [queue.pop(0), 1]
-        if all(o is None for o in occ):
-            return steps
-        steps.append([(j, o[0], o[1], True) for j, o in enumerate(occ) if o is not None])
-        for j, o in enumerate(occ):
-            if o is not None:
-                if o[1] == wants[o[0]]:
-                    occ[j] = None
-                else:
-                    o[1] += 1
+    return steps_of(plan("continuous", requests_of(wants), slots))
 
 
-def price(steps, wants=WANTS, slots=SLOTS):
-    """Costs, totals and completion times of a schedule (every step = the real program's cycles)."""
-    costs, useful_costs, done, occupancy = [], [], {}, []
+def price(steps, wants=WANTS, slots=SLOTS, ticks=None, arrivals=None):
+    """Costs, totals and completion times of a schedule (every step = the real program's cycles).
+
+    ticks: each step's scheduler tick and arrivals: each request's arrival tick (a
+    workload whose requests arrive later); a request's completion time counts from the
+    clock at its arrival (the end of the last step before it). Default: all at tick 0."""
+    costs, useful_costs, done, occupancy, ends = [], [], {}, [], []
     clock = 0
     for st in steps:
         c = step_cycles([s for s, _, _, _ in st], [t for _, _, t, _ in st])
@@ -90,6 +114,7 @@ def price(steps, wants=WANTS, slots=SLOTS):
         clock += c
         costs.append(c)
         useful_costs.append(cu)
+        ends.append(clock)
         for s, r, t, u in st:
             if u and t == wants[r]:
                 done[r] = clock
@@ -97,10 +122,16 @@ def price(steps, wants=WANTS, slots=SLOTS):
         for s, r, t, u in st:
             row[s] = NAMES[r] if u else "x"
         occupancy.append("".join(row))
+
+    def start(r):
+        if not arrivals or ticks is None:
+            return 0
+        before = [e for e, tk in zip(ends, ticks) if tk < arrivals[r]]
+        return before[-1] if before else 0
     idle = sum(row.count("x") + row.count(".") for row in occupancy)
     riding = sum(row.count("x") for row in occupancy)
     tokens = sum(wants)
-    comp = [done[r] for r in range(len(wants))]
+    comp = [done[r] - start(r) for r in range(len(wants))]
     return {"steps": len(steps), "step_cycles": costs, "total_cycles": clock, "tokens": tokens,
             "cycles_per_token": clock / tokens, "completion": comp,
             "mean_completion": sum(comp) / len(comp), "worst_completion": max(comp),
@@ -108,7 +139,14 @@ def price(steps, wants=WANTS, slots=SLOTS):
             "cycles_on_riding_slots": clock - sum(useful_costs)}
 
 
-def figure(st, co, path):
+def run(policy, requests=REQUESTS, slots=SLOTS):
+    """plan, steps_of and price of one policy: the priced result."""
+    p = plan(policy, requests, slots)
+    return price(steps_of(p), [q.tokens for q in p.requests], slots, [st.tick for st in p.steps],
+                 [q.arrival for q in p.requests])
+
+
+def figure(st, co, path, wants=WANTS, slots=SLOTS):
     """Fig 9.6: slots over time (cycles), static above continuous; idle slots highlighted."""
     import matplotlib
     matplotlib.use("Agg")
@@ -134,11 +172,11 @@ def figure(st, co, path):
             for j, ch in enumerate(row):
                 if ch not in ".x" and ch not in seen:
                     seen.add(ch)
-                    ax.text(x + 200, j, f"{ch} ({WANTS[NAMES.index(ch)]})", va="center", fontsize=8,
+                    ax.text(x + 200, j, f"{ch} ({wants[NAMES.index(ch)]})", va="center", fontsize=8,
                             color="white", weight="bold")
             x += c
-        ax.set_yticks(range(SLOTS))
-        ax.set_yticklabels([f"slot {j}" for j in range(SLOTS)])
+        ax.set_yticks(range(slots))
+        ax.set_yticklabels([f"slot {j}" for j in range(slots)])
         ax.invert_yaxis()
         ax.set_title(f"{name}: {res['total_cycles']} cycles, {res['idle_slot_steps']} idle slot-steps, "
                      f"mean completion {res['mean_completion']:.0f} cycles", fontsize=9)
@@ -149,7 +187,7 @@ def figure(st, co, path):
                Patch(facecolor="lightgrey", alpha=0.6, hatch="..", edgecolor="grey",
                      label="idle: empty slot (queue empty, not computed)")]
     axes[1].legend(handles=handles, fontsize=8, loc="center right")
-    fig.suptitle("Fig 9.6  Example B: 8 requests (tokens wanted in brackets) in 4 slots, "
+    fig.suptitle(f"Fig 9.6  Example B: {len(wants)} requests (tokens wanted in brackets) in {slots} slots, "
                  "static above continuous", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -157,16 +195,47 @@ def figure(st, co, path):
     return path
 
 
+def workload(lens=None, path=None):
+    """The requests of --lens (a comma-separated list of tokens wanted, all at step 0,
+    named A, B, ...) or of --workload (a serving workload file, .json or .csv, whose
+    arrivals are kept), else the chapter's (tools/serve/workloads/example_b.json).
+    ValueError naming the problem."""
+    if lens is not None:
+        return requests_of(cli.int_list(lens, "--lens"))
+    if path is not None:
+        return serving.load_workload(path)[1]
+    return list(REQUESTS)
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="ch09_example_b", description=__doc__.splitlines()[0])
+    src = ap.add_mutually_exclusive_group()
+    src.add_argument("--lens", default=None,
+                     help="tokens wanted per request, comma-separated (default: the chapter's "
+                          f"{','.join(map(str, WANTS))}, from {WORKLOAD_FILE.name})")
+    src.add_argument("--workload", default=None, help="a serving workload file (.json or .csv; tools/serve/workloads/)")
+    ap.add_argument("--slots", "--capacity", dest="slots", type=int, default=SLOTS,
+                    help=f"batch slots, 1..{batch.BMAX} (default {SLOTS})")
     ap.add_argument("--out", default=os.path.join(ROOT, "out"))
     a = ap.parse_args(argv)
+    if not 1 <= a.slots <= batch.BMAX:
+        return cli.refuse(ap.prog, f"--slots {a.slots}: outside 1..{batch.BMAX} (the batched builder's slots)")
+    try:
+        reqs = workload(a.lens, a.workload)
+        st, co = run("static", reqs, a.slots), run("continuous", reqs, a.slots)
+    except ValueError as e:
+        return cli.refuse(ap.prog, e)
+    slots = a.slots
+    wants = [q.tokens for q in reqs]
     print("Example B: static vs continuous batching; every step priced with the schedule of the real "
           "batched program (the chip's timing contract; no simulation)")
-    at8 = {n: step_cycles(list(range(n)), [8] * n) for n in range(1, SLOTS + 1)}
+    at8 = {n: step_cycles(list(range(n)), [8] * n) for n in range(1, slots + 1)}
     print("  step cost at token 8: " + ", ".join(f"{n} seq: {c} cycles ({c / n:.0f}/token)" for n, c in at8.items()))
-    st, co = price(schedule_static()), price(schedule_continuous())
-    print(f"  requests (tokens wanted): " + ", ".join(f"{NAMES[i]}={w}" for i, w in enumerate(WANTS)))
+    print(f"  requests (tokens wanted): " + ", ".join(
+        f"{NAMES[i]}={q.tokens}" if q.id == NAMES[i] else f"{NAMES[i]} ({q.id})={q.tokens}"
+        for i, q in enumerate(reqs))
+        + ("" if not any(q.arrival for q in reqs) else
+           "; arrivals: " + ", ".join(f"{NAMES[i]}@{q.arrival}" for i, q in enumerate(reqs) if q.arrival)))
     for name, r in (("static", st), ("continuous", co)):
         print(f"  {name:<11} steps {r['steps']:>3}  total {r['total_cycles']:>6} cycles  "
               f"{r['cycles_per_token']:.0f} cycles/token  mean completion {r['mean_completion']:.0f}  "
@@ -183,11 +252,12 @@ def main(argv=None):
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "ch09_example_b.json")
     with open(path, "w") as f:
-        json.dump({"wants": WANTS, "slots": SLOTS, "step_cycles_at_token_8": at8, "static": st,
+        json.dump({"wants": wants, "slots": slots, "requests": [q._asdict() for q in reqs],
+                   "step_cycles_at_token_8": at8, "static": st,
                    "continuous": co, "speedup_total": sp_total, "speedup_mean_completion": sp_mean},
                   f, indent=1)
     print(f"wrote {path}")
-    print(f"wrote {figure(st, co, os.path.join(a.out, 'fig9_6_static_vs_continuous.png'))}")
+    print(f"wrote {figure(st, co, os.path.join(a.out, 'fig9_6_static_vs_continuous.png'), wants, slots)}")
     return 0
 
 

@@ -16,10 +16,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-PEAK = 16.0          # MAC/cycle
-BW = 1.0             # word/cycle
-SHARED_W, SEQ_W = 768, 544          # words at L = 16
-PROJ, ATTN = 768, 512               # MACs per sequence at L = 16
+from tools.ch09 import batch, roofline
+
+PEAK = float(roofline.peak())        # MAC/cycle (the Config's array)
+BW = float(roofline.bandwidth())     # word/cycle (the DMA)
+L = roofline.L_CHAPTER               # the figures' context
+_PARTS = roofline.parts(L)
+SHARED_W, SEQ_W = _PARTS["shared_words"], _PARTS["seq_words"]      # words (768, 544 at L = 16)
+PROJ, ATTN = _PARTS["proj_macs"], _PARTS["attn_macs"]               # MACs per sequence (768, 512)
 
 
 def _src(data):
@@ -39,9 +43,10 @@ def fig_roofline(data, path):
     import numpy as np
     fig, ax = plt.subplots(figsize=(7.5, 5))
     x = np.logspace(-1, 2, 300)
-    ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2, label="roofline min(16, 1 word/cycle x I) (derived)")
+    ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2,
+            label=f"roofline min({PEAK:g}, {BW:g} word/cycle x I) (derived)")
     ax.axvline(PEAK / BW, color="grey", ls=":", lw=1)
-    ax.text(PEAK / BW * 1.05, 0.12, "ridge 16 MAC/word", color="grey", fontsize=8)
+    ax.text(PEAK / BW * 1.05, 0.12, f"ridge {PEAK / BW:g} MAC/word", color="grey", fontsize=8)
     rows = data.get("table") or []
     colors = plt.cm.viridis([i / max(1, len(rows) - 1) for i in range(len(rows))])
     for r, c in zip(rows, colors):
@@ -79,7 +84,7 @@ def fig_stacking(data, path, B=3):
     ax.text(3, 15.4, f"new tokens: {B} x 16\n(one hidden row per request)", ha="center", fontsize=8)
     ax.text(6.8, 13.5, "x", fontsize=14, va="center")
     ax.add_patch(Rectangle((7.5, 9), 6, 6, fc="lightgrey", ec="k"))   # W: 16 x 16
-    ax.text(10.5, 12, "Wq | Wk | Wv\n16 x 16 each\n768 words,\nloaded ONCE\nper step", ha="center",
+    ax.text(10.5, 12, f"Wq | Wk | Wv\n{batch.DM} x {batch.D} each\n{SHARED_W} words,\nloaded ONCE\nper step", ha="center",
             va="center", fontsize=8)
     ax.text(14.2, 13.5, "=", fontsize=14, va="center")
     for j in range(B):                                  # Q/K/V rows
@@ -102,15 +107,15 @@ def fig_words(data, path):
     import numpy as np
     fig, ax = plt.subplots(figsize=(7, 4.6))
     Bs = np.arange(1, 17)
-    ax.bar(Bs, [SHARED_W] * len(Bs), color="lightgrey", ec="k", label="weights, 768 words (shared)")
+    ax.bar(Bs, [SHARED_W] * len(Bs), color="lightgrey", ec="k", label=f"weights, {SHARED_W} words (shared)")
     ax.bar(Bs, SEQ_W * Bs, bottom=SHARED_W, color="tab:orange", alpha=0.6, ec="k",
-           label="per request: 544 words at L = 16 (derived)")
+           label=f"per request: {SEQ_W} words at L = {L} (derived)")
     meas = [r for r in (data.get("table") or []) if r["step"].startswith("B=")]
     ax.plot([r["tokens"] for r in meas], [r["words"] for r in meas], "ko", ms=7,
             label=f"words of the programs run (LD/ST; {_src(data)})")
     ax.set_xlabel("batch size B (requests per step)")
     ax.set_ylabel("words moved per decode step")
-    ax.set_title("Fig 9.3  Words per step: 768 + 544 B (L = 16)")
+    ax.set_title(f"Fig 9.3  Words per step: {SHARED_W} + {SEQ_W} B (L = {L})")
     ax.set_xticks(Bs)
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, axis="y", alpha=0.3)
@@ -123,9 +128,9 @@ def fig_intensity(data, path):
     fig, ax = plt.subplots(figsize=(7, 4.6))
     Bs = np.logspace(0, 4, 200)
     ax.plot(Bs, Bs * (PROJ + ATTN) / (SHARED_W + SEQ_W * Bs), "b-",
-            label="B(768+512)/(768+544B), L = 16 (derived)")
-    lim = (PROJ + ATTN) / SEQ_W
-    ax.axhline(lim, color="b", ls="--", lw=1, label=f"limit 1280/544 = {lim:.2f} (derived)")
+            label=f"B({PROJ}+{ATTN})/({SHARED_W}+{SEQ_W}B), L = {L} (derived)")
+    lim = roofline.limit(L)
+    ax.axhline(lim, color="b", ls="--", lw=1, label=f"limit {PROJ + ATTN}/{SEQ_W} = {lim:.2f} (derived)")
     ax.axhline(1.0, color="grey", ls=":", lw=1, label="limit as the context L grows: 1 (derived)")
     meas = [r for r in (data.get("table") or []) if r["step"].startswith("B=")]
     ax.plot([r["tokens"] for r in meas], [r["mac_per_word"] for r in meas], "ko", ms=7,
@@ -137,7 +142,7 @@ def fig_intensity(data, path):
     ax.set_ylim(0, 3)
     ax.set_xlabel("batch size B (log scale)")
     ax.set_ylabel("arithmetic intensity (MAC per word)")
-    ax.set_title("Fig 9.4  Batching raises intensity only to a limit far below the ridge (16)")
+    ax.set_title(f"Fig 9.4  Batching raises intensity only to a limit far below the ridge ({PEAK / BW:g})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     return _save(fig, path)

@@ -15,17 +15,27 @@ scratchpad (see the comment above them in SPECS).
     python -m tools.mut_ch09                  # all mutants, both checks, out/mut_ch09.json
     python -m tools.mut_ch09 --fast           # CI subset (includes length-confusing mutants)
     python -m tools.mut_ch09 --fast --quick   # the same with check_batching's quick subset
+    python -m tools.mut_ch09 --extra-mutant my_mutant.json [--extra-only]   # the chapter's exercise
+
+An extra mutant (the exercise "add a mutant to the list") is a file: JSON {"label": ...,
+"old": ..., "new": ..., "tags": ["length"]} (tags optional; "length" marks a
+length-confusing mutant, expected to survive without the ragged batch), or a list of
+such objects; or a text file of exactly three lines: the label, the old line, the new
+line (indentation kept). It is refused (exit 2, one line) unless its old line occurs
+exactly once in tools/ch09/batch.py, as a whole line. --extra-only runs only the extra
+mutants (all three columns); without it they are added to the list.
 
 The mutation engine (copying the tree, applying a mutant, running the check, outcomes,
 timeouts, score, tables) is tb/mutation/engine.py.
 """
-import argparse
 import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from tools import ROOT
+from tools.ch09 import cli
 
 from tb.mutation import engine as mutation
 
@@ -123,30 +133,100 @@ FAST = ("every sequence attending with query row 0",
         "a cache loaded with the first sequence's length")
 
 
-def mutants(fast=False, ragged=True):
-    """The chapter's mutants as mutation.Mutant objects (the --fast subset if fast).
+def mutants(fast=False, ragged=True, extra=(), extra_only=False):
+    """The chapter's mutants as mutation.Mutant objects (the --fast subset if fast), then
+    the extra specs (load_extra); only the extra ones with extra_only.
 
     Against the full check every mutant must be caught; without the ragged batch the
     length-confusing ones are expected to survive (must_catch=False)."""
+    specs = [] if extra_only else [sp for sp in SPECS if not fast or sp[0] in FAST]
     return [mutation.Mutant(label, FILE, old, new, must_catch=ragged or "length" not in tags, tags=tags)
-            for label, old, new, tags in SPECS if not fast or label in FAST]
+            for label, old, new, tags in specs + list(extra)]
 
 
-def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False):
+def _one_line(v, what, where):
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"{where}: {what} must be a non-empty string")
+    if "\n" in v or "\r" in v:
+        raise ValueError(f"{where}: {what} must be one line")
+    return v
+
+
+def check_extra(label, old, new, tags=(), where="extra mutant", taken=()):
+    """(label, old, new, tags) of one extra mutant, or ValueError naming the problem: the
+    label new and non-empty, old and new one line each and different, old a whole line of
+    the builder occurring exactly once there."""
+    label = _one_line(label, "the label", where).strip()
+    where = f"{where}: mutant {label!r}"
+    if label in taken:
+        raise ValueError(f"{where}: the label is taken (labels must be unique)")
+    old, new = _one_line(old, "the old line", where), _one_line(new, "the new line", where)
+    if old == new:
+        raise ValueError(f"{where}: the new line equals the old line (the mutant changes nothing)")
+    if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+        raise ValueError(f"{where}: tags must be a list of strings")
+    text = (Path(ROOT) / FILE).read_text()
+    n = text.count(old)
+    if n != 1:
+        raise ValueError(f"{where}: the old line occurs {n} times in {FILE} (it must occur exactly once)")
+    if old not in text.splitlines():
+        raise ValueError(f"{where}: the old text is not a whole line of {FILE} (copy the whole line, "
+                         f"indentation included)")
+    return label, old, new, tuple(tags)
+
+
+def load_extra(path, taken=()):
+    """The extra mutants of a file (JSON object or list of objects with label, old, new
+    and optional tags; or a text file of three lines: label, old line, new line) as
+    [(label, old, new, tags)]; ValueError naming the first problem."""
+    where = f"--extra-mutant {path}"
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise ValueError(f"{where}: {e.strerror or e}") from None
+    taken = set(taken)
+    out = []
+    if str(path).lower().endswith(".json"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{where}: malformed JSON: {e}") from None
+        items = obj if isinstance(obj, list) else [obj]
+        if not items:
+            raise ValueError(f"{where}: no mutants")
+        for i, it in enumerate(items, 1):
+            if not isinstance(it, dict) or not {"label", "old", "new"} <= set(it) or \
+                    not set(it) <= {"label", "old", "new", "tags"}:
+                raise ValueError(f"{where}: mutant #{i} must be an object with label, old, new (and optional tags)")
+            sp = check_extra(it["label"], it["old"], it["new"], it.get("tags", ()), where, taken)
+            taken.add(sp[0])
+            out.append(sp)
+        return out
+    lines = text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if len(lines) != 3:
+        raise ValueError(f"{where}: a text mutant is exactly three lines (label, old line, new line), "
+                         f"this file has {len(lines)}")
+    return [check_extra(lines[0], lines[1], lines[2], (), where, taken)]
+
+
+def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False, extra=(),
+        extra_only=False):
     """The columns as rows {label, tags, full, no_ragged, overlap, ...}, the raw results
     (full, no ragged, overlap) and wall time.
 
     full / no_ragged / overlap: caught (the check reported a problem); status_*: the
     engine's outcome.
     quick: the checks use check_batching's quick subset (for a fast test of this tool).
-    scheduler: run the checks on Dask workers (tb/parallel.py); progress: tqdm bars."""
-    ms = mutants(fast)
-    extra = ["--quick"] if quick else []
+    scheduler: run the checks on Dask workers (tb/parallel.py); progress: tqdm bars.
+    extra, extra_only: as mutants()."""
+    ms = mutants(fast, extra=extra, extra_only=extra_only)
+    flags = ["--quick"] if quick else []
     t0 = time.time()
     kw = {"scheduler": scheduler, "progress": progress}
-    full = mutation.run_mutants(ms, FULL + extra, ROOT, timeout, jobs, **kw)
-    nor = mutation.run_mutants(mutants(fast, ragged=False), NO_RAGGED + extra, ROOT, timeout, jobs, **kw)
-    ovl = mutation.run_mutants(ms, OVERLAP + extra, ROOT, timeout, jobs, **kw)
+    full = mutation.run_mutants(ms, FULL + flags, ROOT, timeout, jobs, **kw)
+    nor = mutation.run_mutants(mutants(fast, False, extra, extra_only), NO_RAGGED + flags, ROOT, timeout, jobs, **kw)
+    ovl = mutation.run_mutants(ms, OVERLAP + flags, ROOT, timeout, jobs, **kw)
     rows = []
     for m, a, b, c in zip(ms, full, nor, ovl):
         rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
@@ -178,7 +258,7 @@ def verdict(rows):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="mut_ch09", description=__doc__.splitlines()[0])
     ap.add_argument("--fast", action="store_true", help="CI subset")
     ap.add_argument("--quick", action="store_true", help="checks use check_batching's quick subset")
     ap.add_argument("--jobs", type=int, default=2)
@@ -186,8 +266,25 @@ def main(argv=None):
     ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"))
     ap.add_argument("--scheduler", default=None,
                     help="run the checks on Dask: a scheduler address (tcp://...) or local:N")
+    ap.add_argument("--extra-mutant", action="append", default=[], metavar="FILE",
+                    help="add the mutant(s) of FILE (JSON label/old/new[/tags], or three text lines: "
+                         "label, old line, new line); repeatable")
+    ap.add_argument("--extra-only", action="store_true", help="run only the --extra-mutant mutants")
     a = ap.parse_args(argv)
-    rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True)
+    try:
+        extra, taken = [], {sp[0] for sp in SPECS}
+        for path in a.extra_mutant:
+            got = load_extra(path, taken)
+            taken |= {sp[0] for sp in got}
+            extra += got
+        if a.extra_only and not extra:
+            raise ValueError("--extra-only without an --extra-mutant")
+        if a.jobs < 1 or a.timeout <= 0:
+            raise ValueError(f"--jobs {a.jobs} and --timeout {a.timeout:g} must be positive")
+    except ValueError as e:
+        return cli.refuse(ap.prog, e)
+    rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True,
+                                     extra=extra, extra_only=a.extra_only)
     w = max(len(r["label"]) for r in rows)
     print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}  {'overlap':>11}")
     for r in rows:
@@ -208,7 +305,9 @@ def main(argv=None):
     print(f"{'PASS' if not bad else 'FAIL'}: {len(rows)} mutants, wall {wall:.1f} s")
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
-        json.dump({"fast": a.fast, "quick": a.quick, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
+        json.dump({"fast": a.fast, "quick": a.quick, "extra_mutants": [
+                       {"label": lab, "old": old, "new": new, "tags": list(tags)} for lab, old, new, tags in extra],
+                   "extra_only": a.extra_only, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
                    "caught_overlap": no, "score_overlap": mutation.score(ovl),
                    "score_full": mutation.score(full), "score_no_ragged": mutation.score(nor),
                    "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)

@@ -26,15 +26,14 @@ import time
 
 from tools import ROOT
 
-from tools.ch09 import batch
+from tools.ch09 import batch, roofline
+from tools.ch09.example_a import MODEL_7B, sci
 from model import config, isa, timing
 from model.machine import Machine
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
 MODES = {"inorder": CFG, "overlap": config.CH09_OVERLAP}   # the two timing modes, same sizes
 EXT = CFG.ext_words
-PEAK_MAC = CFG.array * CFG.array        # 16 MAC/cycle
-MEM_WORDS = 1                           # 1 word/cycle
 SEED = 1
 OUT = os.path.join(ROOT, "out")
 
@@ -104,26 +103,19 @@ def check_outputs(step, res):
 
 
 # ---------------------------------------------------------------- derived tables
-def sharing(L=16):
-    """Section 4: what batching shares at context L, and intensity against B (derived)."""
-    shared_words = 3 * batch.DM * batch.D
-    proj_macs = 3 * batch.DM * batch.D
-    tr = batch.traffic([L])
-    seq_words = tr["per_seq_words"][0]
-    attn_macs = 2 * batch.D * L
-    rows = []
-    for B in (1, 2, 4, 16, 64, 10 ** 6):
-        rows.append({"B": B, "intensity": B * (proj_macs + attn_macs) / (shared_words + seq_words * B)})
-    limit_L = []
-    for LL in (16, 64, 256, 4096, 65536):
-        w = 16 + 2 * (LL - 1) * 16 + 2 * 16 + 16        # per-sequence words at context LL
-        limit_L.append({"L": LL, "limit": (proj_macs + 2 * batch.D * LL) / w})
-    return {"L": L, "shared_words": shared_words, "shared_proj_macs_per_seq": proj_macs,
-            "per_seq_words": seq_words, "per_seq_attn_macs": attn_macs, "rows": rows,
-            "limit": (proj_macs + attn_macs) / seq_words, "limit_vs_L": limit_L}
+def sharing(L=roofline.L_CHAPTER):
+    """Section 4: what batching shares at context L, and intensity against B (derived:
+    tools/ch09/roofline.py)."""
+    p = roofline.parts(L)
+    rows = [{"B": B, "intensity": roofline.intensity(B, L)} for B in (1, 2, 4, 16, 64, 10 ** 6)]
+    limit_L = [{"L": LL, "limit": roofline.limit(LL)} for LL in (16, 64, 256, 4096, 65536)]
+    return {"L": L, "shared_words": p["shared_words"], "shared_proj_macs_per_seq": p["proj_macs"],
+            "per_seq_words": p["seq_words"], "per_seq_attn_macs": p["attn_macs"], "rows": rows,
+            "limit": roofline.limit(L), "limit_vs_L": limit_L}
 
 
-def llm(BW=1e12, params=7e9, layers=32, heads=32, head_dim=128, context=4096):
+def llm(BW=1e12, params=MODEL_7B["params"], layers=MODEL_7B["layers"], heads=MODEL_7B["heads"],
+        head_dim=MODEL_7B["head_dim"], context=4096):
     """Section 5: a 7B-class model on an assumed 1 TB/s chip (derived, nothing measured)."""
     cache_tok = 2 * layers * heads * head_dim            # int8 K and V bytes per token
     cache_req = cache_tok * context
@@ -149,7 +141,7 @@ def table_rows(step_list, results):
         tokens = len(seqs)
         inten = macs / words
         achieved = macs / c.cycles
-        ceiling = min(PEAK_MAC, inten * MEM_WORDS)
+        ceiling = roofline.ceiling(inten, CFG)
         rows.append({"step": label, "ts": ts, "tokens": tokens, "cycles": int(c.cycles), "mm": int(c.mm),
                      "dma": int(c.dma), "vec": int(c.vec), "instret": int(c.instret),
                      "cycles_per_token": c.cycles / tokens, "macs": macs, "words": words,
@@ -297,23 +289,28 @@ def main(argv=None):
         print("  the two modes side by side:")
         print_side_by_side(ino, ovl, src)
 
-    print("== 4. what batching shares (L = 16; derived from the instruction counts) ==")
-    sh = sharing(16)
+    sh = sharing()
+    print(f"== 4. what batching shares (L = {sh['L']}; derived from the instruction counts) ==")
     print(f"  shared per step: the weights, {sh['shared_words']} words, and the projection MACs "
           f"({sh['shared_proj_macs_per_seq']} per sequence) are done by one matrix product for all")
     print(f"  not shared: {sh['per_seq_words']} words and {sh['per_seq_attn_macs']} attention MACs "
           f"per sequence (its own K and V cache)")
-    print("  derived intensity B*(768+512)/(768+544B): "
+    W, S, PM, AM = sh["shared_words"], sh["per_seq_words"], sh["shared_proj_macs_per_seq"], sh["per_seq_attn_macs"]
+    print(f"  derived intensity B*({PM}+{AM})/({W}+{S}B): "
           + ", ".join(f"B={r['B']:g}: {r['intensity']:.3f}" for r in sh["rows"]))
-    print(f"  derived limit as B grows: 1280/544 = {sh['limit']:.3f} MAC/word (ridge point is 16)")
-    print("  derived limit against context L, (768+32L)/(32L+32): "
+    print(f"  derived limit as B grows: {PM + AM}/{S} = {sh['limit']:.3f} MAC/word "
+          f"(ridge point is {roofline.ridge(CFG):g})")
+    d2, c0 = 2 * batch.D, batch.DM + batch.D        # per-sequence words at L: d2 L + c0
+    print(f"  derived limit against context L, ({PM}+{d2}L)/({d2}L+{c0}): "
           + ", ".join(f"L={r['L']}: {r['limit']:.3f}" for r in sh["limit_vs_L"])
           + "  -> tends to 1 as L grows")
     data["sharing"] = sh
 
     print("== 5. derived: a 7B-class model on an assumed 1 TB/s chip ==")
     lm = llm()
-    print(f"  assumed: 7e9 weights, int8 KV cache of 2*32*32*128 = {lm['cache_bytes_per_token']} bytes "
+    m7 = MODEL_7B
+    print(f"  assumed: {sci(m7['params'])} weights, int8 KV cache of "
+          f"2*{m7['layers']}*{m7['heads']}*{m7['head_dim']} = {lm['cache_bytes_per_token']} bytes "
           f"per token, {lm['context']}-token context = {lm['cache_bytes_per_request'] / 1e9:.2f} GB per request")
     Bs = (1, 4, 16, 64, 256)
     print(f"  {'weights':<8}" + "".join(f"{'B=' + str(B):>10}" for B in Bs) + f"{'cache=weights at B':>21}")

@@ -15,34 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from model import config, isa
-from model.machine import Machine
 from tb.stimulus.programs import CH09_FILE
-from tools.ch09 import batch
+from tools.ch09 import run
 
 
 def programs(cfg):
-    """[(label, prog, image)]: B = 1..4 at token 16 and the ragged batch, built for cfg (its
-    timing mode picks their order); each image the external memory after the earlier tokens."""
-    out = []
-    for B in (1, 2, 3, 4):
-        ex = batch.make_batch(B, 16, 1)
-        P = batch.rq_params(ex)
-        seqs = list(range(B))
-        img = batch.ext_image(ex)
-        m = Machine(batch.CFG)
-        for t in range(1, 16):
-            img = m.run(batch.program(seqs, [t] * B, P), img).ext
-        out.append((f"ch09 B={B}", batch.program(seqs, [16] * B, P, cfg), img))
-    ts = list(batch.RAGGED)
-    ex = batch.make_batch(len(ts), max(ts), 1)
-    P = batch.rq_params(ex)
-    img = batch.ext_image(ex)
-    m = Machine(batch.CFG)
-    for b, T in enumerate(ts):
-        for t in range(1, T):
-            img = m.run(batch.program([b], [t], P), img).ext
-    out.append(("ch09 ragged " + ",".join(map(str, ts)), batch.program(list(range(len(ts))), ts, P, cfg), img))
-    return out
+    """[(label, prog, image)]: the run script's five steps (tools/ch09/run.py steps, seed 1),
+    built for cfg (its timing mode picks their order)."""
+    return [("ch09 " + label, prog, img) for label, _, _, prog, img, _ in run.steps(cfg=cfg)]
 
 
 def arrays():

@@ -12,14 +12,16 @@ import time
 from tools import ROOT
 from tb.hw import rtl_files
 RTL = ROOT / "rtl"
+# the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)
+FLAGS = ("--lint-only", "-Wall")
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
-TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "sram", "dma", "mm_ctrl", "systolic", "pe", "requant", "vec_rq",
-        "exp_lut", "divu", "softmax")
+TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma", "ga2_mm_ctrl", "ga2_systolic",
+        "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax")
 # non-default parameter sets that the chip's default build never elaborates
-# (softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
+# (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1)
-TOPS_PARAMS = (("softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}))
+TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}))
 
 
 def lint(top, params=None):
@@ -27,7 +29,7 @@ def lint(top, params=None):
     parameters overridden by params)."""
     srcs = [str(p) for p in rtl_files(RTL)]
     gflags = [f"-G{k}={v}" for k, v in (params or {}).items()]
-    p = subprocess.run(["verilator", "--lint-only", "-Wall", f"-I{RTL}", "--top-module", top] + gflags + srcs,
+    p = subprocess.run(["verilator", *FLAGS, f"-I{RTL}", "--top-module", top] + gflags + srcs,
                        capture_output=True, text=True)
     out = (p.stdout + p.stderr).strip()
     return p.returncode == 0 and "%Warning" not in out and "%Error" not in out, out

@@ -3,7 +3,7 @@
 #  - the simulators and yosys from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
-#    the `ga2` console script); rebuilt when requirements.txt or pyproject.toml changes;
+#    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
 #    process, each CLI call) compiles cocotb, pytest, numpy... from source again.
@@ -28,15 +28,20 @@ fi
 
 PY=${PYTHON:-python3}
 stamp=.venv/.requirements.stamp
-if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt "$stamp"; then
-  echo "setup: creating .venv from requirements.txt"
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
   rm -rf .venv
   "$PY" -m venv .venv || {
     echo "setup: '$PY -m venv' failed; on Debian install python3-venv (apt-get install python3-venv)" >&2
     exit 1
   }
+fi
+if ! cmp -s requirements.txt "$stamp"; then
+  # pins only ever move forward in one .venv: pip installs what the file names, in place
+  echo "setup: installing the pinned requirements.txt into .venv"
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
   cp requirements.txt "$stamp"
+  rm -f .venv/.pyproject.stamp
 fi
 if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
   echo "setup: installing GA-2 into .venv (pip install -e .)"

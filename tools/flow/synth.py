@@ -24,7 +24,7 @@ TOP = "ga2_top"
 
 
 def clean_name(raw):
-    """'$paramod$<hash>\\sram', '$paramod\\divu\\WIDTH=..', '\\pe' -> 'sram', 'divu', 'pe'."""
+    """'$paramod$<hash>\\ga2_sram', '$paramod\\ga2_divu\\WIDTH=..', '\\ga2_pe' -> 'ga2_sram', 'ga2_divu', 'ga2_pe'."""
     raw = raw.lstrip("\\")
     if raw.startswith("$paramod"):
         return raw.split("\\")[1]

@@ -44,19 +44,13 @@ SH_P = 576            # 64
 SH_O32 = 640          # 8 x 16
 SH_O8 = 768           # 16
 SH_S32 = 1408         # 8 x 64 int32 scores (per sequence)
-SC = 64               # the stride between per-sequence vectors (scores, weights)
+SC = paged.MAX_CTX     # the stride between per-sequence vectors (scores, weights): 64
 SH_KC = 1920          # 64 rows of K
 SH_VC = SH_KC + paged.MAX_CTX * D
 SH_END = SH_VC + paged.MAX_CTX * D
 
 assert SH_O8 + D <= SP_Q32 and SH_S32 >= SP_Q8 + paged.MAX_BATCH * D
 assert SH_S32 + paged.MAX_BATCH * SC <= SH_KC
-
-# Deliberately broken builders (the suite must catch each): wrong tokens.
-BUGS = {
-    "prefix_sum_overwrites": "the prefix part of the weighted sum overwrites the suffix part (acc = 0)",
-    "prefix_one_block_short": "the prefix part of the scores stops one 4-key tile short",
-}
 
 
 def share_groups(entries, block_tokens):
@@ -87,7 +81,7 @@ def share_groups(entries, block_tokens):
     return out
 
 
-def step_program(entries, lay, P, cfg=config.CH09, bug=None):
+def step_program(entries, lay, P, cfg=config.CH09):
     """One batched decode step with shared-prefix attention (the module docstring).
     Same entries, layout and rq_params as model/paged.step_program; the same outputs
     and K/V rows bit for bit."""
@@ -96,8 +90,6 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
     paged.check_config(cfg, lay)
     if cfg.sp_words < SH_END:
         raise ValueError(f"the shared-prefix step needs {SH_END} scratchpad words, the chip has {cfg.sp_words}")
-    if bug is not None and bug not in BUGS:
-        raise ValueError(f"unknown bug {bug!r}")
     A = cfg.array
     BT = lay.block_tokens
     n = len(entries)
@@ -129,10 +121,9 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
             for base, page in ((SH_KC, paged.k_page), (SH_VC, paged.v_page)):
                 for first, blk, nrows in paged.runs(entries[ks[0]][2], S, BT):
                     ins("LD", dst=base + D * first, src=page(lay, blk), len=D * nrows)
-            s_end = S - A if bug == "prefix_one_block_short" and S > A else S
             for a in range(0, len(ms), A):
                 sub = ms[a:a + A]
-                for c in range(0, s_end, A):
+                for c in range(0, S, A):                  # the prefix's 4-key tiles
                     ins("MM", dst=SH_S32 + SC * sub[0] + c, A=SP_Q8 + D * sub[0], B=SH_KC + D * c,
                         M=len(sub), K=D, N=min(A, S - c), tb=1, lda=D, ldb=D, ldc=SC)
         for m, k in zip(ms, ks):
@@ -157,7 +148,7 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
                 ins("MM", dst=SH_O32 + D * m + c, A=SH_A8 + SC * m + S, B=SH_VC + D * S + c, M=1,
                     K=t - S, N=A, tb=0, lda=SC, ldb=D, ldc=D)
         if S:
-            acc = 0 if bug == "prefix_sum_overwrites" else 1
+            acc = 1                                       # added onto each member's suffix part
             for a in range(0, len(ms), A):
                 sub = ms[a:a + A]
                 for c in range(0, D, A):
@@ -175,7 +166,6 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
 import random as _random                                     # noqa: E402
 from collections import namedtuple as _nt                    # noqa: E402
 
-import numpy as _np                                          # noqa: E402
 
 from tools.serve import engine as _serving  # noqa: E402
 from model.quant import quantize as _quantize                     # noqa: E402
@@ -218,17 +208,7 @@ class Oracle(_serving.Oracle):
         self._out = {}
 
 
-def base_image(lay, model, oracle, seed=0):
-    """Weights and every request's hidden rows; the rest seeded garbage (serving.ext_image)."""
-    rng = _np.random.default_rng(seed)
-    img = rng.integers(-128, 128, size=lay.ext_words, dtype=_np.int64)
-    w = _np.concatenate([_np.array(model["Wi"][n]).ravel() for n in ("wq", "wk", "wv")])
-    img[EXT_W:EXT_W + W_WORDS] = w
-    for r in range(len(oracle.ex)):
-        rows = _np.array(oracle.ex[r]["Xi"][0]).ravel()
-        a = paged.in_addr(lay, r)
-        img[a:a + rows.size] = rows
-    return img
+base_image = _serving.base_image        # weights and every request's hidden rows, the rest garbage
 
 
 def put_kv(img, lay, oracle, r, table, rows):
@@ -332,11 +312,11 @@ def decode_run(requests, block_tokens, capacity=paged.MAX_BATCH, seed=1, periods
     return DecodeRun(list(requests), lay, cfg, img, oracle, steps, tables)
 
 
-def run_programs(run, shared=True, bug=None):
+def run_programs(run, shared=True):
     """Every step's program of a DecodeRun (shared-prefix attention or tools/serve/paged.py's)."""
     P = run.oracle.model["P"]
     if shared:
-        return [step_program(e, run.layout, P, run.cfg, bug=bug) for e in run.steps]
+        return [step_program(e, run.layout, P, run.cfg) for e in run.steps]
     return [paged.step_program(e, run.layout, P, run.cfg) for e in run.steps]
 
 

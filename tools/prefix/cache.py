@@ -67,11 +67,6 @@ def prefill_program(r, first, last, table, lay, P, cfg=config.CH09):
 
 
 # ---------------------------------------------------------------- the prefix cache
-CBUGS = {
-    "no_copy_on_write": "a request whose whole prompt is cached writes its last prompt row into the shared block",
-    "hash_ignores_position": "a block's hash is its token rows only (no position, no parent)",
-}
-
 Prog = _nt("Prog", "kind prog r entries live cached")
 Prog.__doc__ = """One program of a cache run: kind 'prefill' | 'copy' | 'step', the program,
 r (the request of a prefill or copy), entries (a step's), live {request: table} of every
@@ -85,16 +80,14 @@ def plen_of(q):
     return q.prompt if q.prompt is not None else q.plen
 
 
-def block_hash(rows, i, parent, bug=None):
+def block_hash(rows, i, parent):
     """The cache key of full prompt block i: its token rows, its position and its
     parent's key (so a block matches only after the same whole prefix)."""
-    if bug == "hash_ignores_position":
-        return hash(tuple(tuple(r) for r in rows))
     return hash((parent, i, tuple(tuple(r) for r in rows)))
 
 
 def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_BATCH, shared=True,
-              seed=1, periods=None, bug=None):
+              seed=1, periods=None):
     """Serve requests (PReq; prompt = the first plen rows, decoded from token plen, i.e.
     the last prompt row is run as the first decode step, as vLLM recomputes it) with an
     on-chip prefill and, with cache=True, a prefix cache:
@@ -111,8 +104,6 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     cache=False: no lookups and no registration (every prompt fully prefilled).
     Each tick: admissions (their copy and prefill programs), then one decode step of
     every running request (shared-prefix attention with shared=True)."""
-    if bug is not None and bug not in CBUGS:
-        raise ValueError(f"unknown bug {bug!r}")
     model = _serving.model_data(seed)
     oracle = Oracle(model, requests, periods)
     BT = block_tokens
@@ -148,7 +139,7 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     def keys(r):
         q, out, parent = requests[r], [], None
         for i in range(plen_of(q) // BT):
-            parent = block_hash(rows[r][i * BT:(i + 1) * BT], i, parent, bug)
+            parent = block_hash(rows[r][i * BT:(i + 1) * BT], i, parent)
             out.append(parent)
         return out
 
@@ -176,7 +167,7 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
             first_t = max(plen_of(q), 1)
             need = -(-q.tokens // BT) - len(hit)
             cow = bool(hit) and len(hit) * BT >= first_t     # the last prompt row is in a hit
-            need += 1 if cow and bug != "no_copy_on_write" else 0
+            need += 1 if cow else 0
             if need > len(free) + len([b for b in lru if b not in hit]):
                 break                                         # wait for blocks (no overtaking)
             queue.pop(0)
@@ -194,7 +185,7 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
             running.append(r)
             S = len(hit) * BT
             stats["cached_rows"] += min(S, first_t - 1)
-            if cow and bug != "no_copy_on_write":
+            if cow:
                 i = (first_t - 1) // BT
                 old, new = table[i], alloc()
                 ref[new] += 1

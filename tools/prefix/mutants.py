@@ -26,7 +26,8 @@ PY = sys.executable
 CHECK = [PY, "-m", "tools.prefix.cache", "--check"]
 FILES = {"attention": "tools/prefix/attention.py", "cache": "tools/prefix/cache.py"}
 
-# (label, old line, new line, tags); each old line occurs exactly once in its file (FILES[tags[0]])
+# (label, old line, new line, tags); each old line occurs exactly once in its file (FILES[tags[0]]).
+# The broken engines are written here, as the new line, and nowhere in the product.
 SPECS = [
     ("copy-on-write dropped: a fully cached prompt writes its last row into the shared block",
      "            cow = bool(hit) and len(hit) * BT >= first_t     # the last prompt row is in a hit",
@@ -41,11 +42,11 @@ SPECS = [
      "                            (lru if b in key_of else free).append(b)",
      "                            free.append(b)", ("cache",)),
     ("the prefix part of the weighted sum written with acc = 0",
-     '            acc = 0 if bug == "prefix_sum_overwrites" else 1',
+     "            acc = 1                                       # added onto each member's suffix part",
      "            acc = 0", ("attention",)),
     ("the prefix scores one 4-key tile short",
-     '            s_end = S - A if bug == "prefix_one_block_short" and S > A else S',
-     "            s_end = S - A if S > A else S", ("attention",)),
+     "                for c in range(0, S, A):                  # the prefix's 4-key tiles",
+     "                for c in range(0, S - A if S > A else S, A):", ("attention",)),
     ("sharers grouped by their first block only (later blocks not compared)",
      "            while c < s and tk[c] == t0[c]:",
      "            while c < s:", ("attention",)),
@@ -56,8 +57,18 @@ FAST = ("copy-on-write dropped: a fully cached prompt writes its last row into t
 
 
 def mutants(fast=False):
+    """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
     return [mutation.Mutant(label, FILES[tags[0]], old, new, must_catch=True, tags=tags)
             for label, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def mutant(label):
+    """The one mutant called label (KeyError naming it otherwise): for tests that build a
+    broken engine from its text edit."""
+    for m in mutants():
+        if m.label == label:
+            return m
+    raise KeyError(f"no shared-prefix mutant {label!r}")
 
 
 def run(fast=False, jobs=2, timeout=120, quick=False):

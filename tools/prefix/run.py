@@ -30,7 +30,7 @@ import time
 from tb import hw
 from tools import ROOT
 
-from tools.ch09 import batch
+from tools.ch09 import batch, roofline
 from model import isa, reorder
 from tools.serve import paged
 from tools.prefix import attention as prefix, cache as prefix_cache
@@ -39,8 +39,8 @@ from model.machine import Machine
 OUT = os.path.join(ROOT, "out")
 BS = (1, 2, 4, 8)
 PS = (16, 32, 48)
-LIMIT = 1280 / 544            # chapter 9's intensity limit at L = 16 (derived there)
-PEAK, BW = 16.0, 1.0
+LIMIT = roofline.limit()      # chapter 9's intensity limit at L = 16 (derived there: 1280/544)
+PEAK, BW = float(roofline.peak()), float(roofline.bandwidth())     # MAC/cycle, word/cycle
 
 
 def sweep_items(Bs=BS, Ps=PS, modes=("inorder",)):
@@ -102,7 +102,7 @@ def sweep(sim, items):
         rows.append({"B": B, "P": P, "kind": kind, "mode": mode, "t": s["t"], "cycles": int(c.cycles),
                      "cycles_per_token": c.cycles / B, "words": words, "words_per_token": words / B,
                      "macs": macs, "mac_per_word": inten, "mac_per_cycle": macs / c.cycles,
-                     "ceiling": min(PEAK, BW * inten), "mm": int(c.mm), "dma": int(c.dma),
+                     "ceiling": roofline.ceiling(inten), "mm": int(c.mm), "dma": int(c.dma),
                      "vec": int(c.vec), "instret": int(c.instret)})
     return rows, probs
 
@@ -257,7 +257,7 @@ def cache_runs(quick=False):
 
 def report(rows, log=print):
     log(f"{'mode':<8}{'P':>3}{'B':>3} {'kind':<9}{'cycles':>8}{'cyc/tok':>9}{'words':>7}{'words/tok':>10}"
-        f"{'MACs':>7}{'MAC/word':>9}{'MAC/cyc':>8}{'vs 2.35':>8}")
+        f"{'MACs':>7}{'MAC/word':>9}{'MAC/cyc':>8}{f'vs {LIMIT:.2f}':>8}")
     for r in rows:
         log(f"{r['mode']:<8}{r['P']:>3}{r['B']:>3} {r['kind']:<9}{r['cycles']:>8}{r['cycles_per_token']:>9.1f}{r['words']:>7}"
             f"{r['words_per_token']:>10.1f}{r['macs']:>7}{r['mac_per_word']:>9.3f}{r['mac_per_cycle']:>8.3f}"
@@ -273,7 +273,7 @@ def figures(data, path_roof, path_words):
     rows = data["table"]
     fig, ax = plt.subplots(figsize=(8, 5.5))
     x = np.logspace(-1, 2, 300)
-    ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2, label="roofline min(16, 1 word/cycle x I) (derived)")
+    ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2, label=f"roofline min({PEAK:g}, {BW:g} word/cycle x I) (derived)")
     ax.axvline(LIMIT, color="tab:red", ls="--", lw=1.2, label=f"chapter 9's batching limit {LIMIT:.2f} MAC/word (derived)")
     marks = {16: "o", 32: "s", 48: "D"}
     cols = {1: "tab:blue", 2: "tab:orange", 4: "tab:green", 8: "tab:purple"}

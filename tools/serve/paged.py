@@ -37,16 +37,15 @@ batch-slot order, t the request's token count including the new one:
     SM, RQ, 4 MMs of weights x V, RQ); ST the output to its output row t-1;
  6. HALT.
 
-`bug` selects a deliberately broken builder for the mutation harness (tools/serve/mutants.py,
-BUGS below); the default None is the correct one.
+The deliberately broken variants of this builder are mutants (one-line edits of a copy of
+this file) in tools/serve/mutants.py, not part of it.
 """
 from collections import namedtuple
 
 from model import config, isa
+from tools.ch09.batch import D, DM      # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 
-DM = 16              # hidden size
-D = 16               # head size
-MAX_CTX = 64         # longest context (the softmax unit's sm_max_len)
+MAX_CTX = config.CH09.sm_max_len        # longest context: the softmax unit's longest vector (64)
 MAX_BATCH = 8        # most sequences in one step
 EXT_W = 0            # Wq, Wk, Wv
 W_WORDS = 3 * DM * D
@@ -58,19 +57,9 @@ SP_Q32, SP_K32, SP_V32 = 896, 1024, 1152
 SP_Q8 = 1280
 SP_S32, SP_S8, SP_P, SP_A8 = 1408, 1472, 1536, 1600
 SP_O32, SP_O8 = 1664, 1680
-SP_KC, SP_VC = 1792, 2816
+SP_KC = 1792
+SP_VC = SP_KC + MAX_CTX * D            # 2816
 SP_END = SP_VC + MAX_CTX * D
-
-# Deliberately broken builders (the mutation harness's engine variants): each must be
-# caught by the serving check (tools/serve/engine.py check_run): wrong tokens, or the
-# external-bus isolation monitor.
-BUGS = {
-    "read_next_block": "each gather reads one block past its last one (a freed block or "
-                       "another request's): the answers stay right, only the bus monitor can see it",
-    "read_neighbour_block": "a slot's first block is read from the next slot's table",
-    "stale_partial_block": "the last, partly filled block is not gathered",
-    "store_row_in_first_block": "the new K/V rows are stored into the first block of the table",
-}
 
 Layout = namedtuple("Layout", "block_tokens n_blocks rows in_base out_base ext_words")
 Layout.__doc__ = """External-memory map of a serving run: block_tokens (rows per block),
@@ -171,7 +160,7 @@ def _check_entries(entries, lay, cfg):
             raise ValueError(f"step: request {r}'s table {list(table)} names a block outside the pool")
 
 
-def step_program(entries, lay, P, cfg=config.CH09, bug=None):
+def step_program(entries, lay, P, cfg=config.CH09):
     """One batched decode step over a paged KV cache (the module docstring's order).
 
     entries: [(request index, t, block table)] in batch-slot order; P: rq_params (one set
@@ -179,8 +168,6 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
     entries = [(int(r), int(t), tuple(int(b) for b in tb)) for r, t, tb in entries]
     _check_entries(entries, lay, cfg)
     check_config(cfg, lay)
-    if bug is not None and bug not in BUGS:
-        raise ValueError(f"unknown bug {bug!r}")
     A = cfg.array
     BT = lay.block_tokens
     n = len(entries)
@@ -205,22 +192,12 @@ def step_program(entries, lay, P, cfg=config.CH09, bug=None):
     # 5. per slot: gather, append, attend
     for j, (r, t, table) in enumerate(entries):
         table = list(table)
-        if bug == "read_neighbour_block" and n > 1 and t > 1:
-            other = entries[(j + 1) % n][2]
-            table[0] = other[0]
         gather = runs(table, t - 1, BT)
-        if bug == "stale_partial_block" and (t - 1) % BT and gather:
-            first, blk0, nrows = gather[-1]
-            nrows -= (t - 1) % BT
-            gather = gather[:-1] + ([(first, blk0, nrows)] if nrows > 0 else [])
-        if bug == "read_next_block" and t > 1:
-            nxt = (table[-1] + 1) % lay.n_blocks
-            gather = gather + [(len(table) * BT, nxt, BT)] if len(table) * BT + BT <= MAX_CTX else gather
         for base, page in ((SP_KC, k_page), (SP_VC, v_page)):
             for first, blk, nrows in gather:
                 ins("LD", dst=base + D * first, src=page(lay, blk), len=D * nrows)
         row = t - 1
-        blk = table[row // BT] if bug != "store_row_in_first_block" else table[0]
+        blk = table[row // BT]                    # the block that holds the new row
         ins("RQ", dst=SP_KC + D * row, src=SP_K32 + D * j, len=D, m=P["k"][0], s=P["k"][1])
         ins("RQ", dst=SP_VC + D * row, src=SP_V32 + D * j, len=D, m=P["v"][0], s=P["v"][1])
         ins("ST", src=SP_KC + D * row, dst=k_page(lay, blk) + D * (row % BT), len=D)

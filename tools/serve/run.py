@@ -31,14 +31,15 @@ import time
 from tb import hw
 from tools import ROOT
 
+from tools.ch09 import example_b as exb
 from tools.serve import paged, engine as serving
 from model import timing
 
 OUT = os.path.join(ROOT, "out")
-WORKLOADS = os.path.join(ROOT, "tools", "serve", "workloads")
+WORKLOADS = str(serving.WORKLOADS)
 # the shipped runs: workload file, capacity (slots), block_tokens, pool blocks
 RUNS = {
-    "example_b": ("example_b.json", 4, 4, 12),
+    "example_b": (serving.EXAMPLE_B_FILE.name, exb.SLOTS, 4, 12),     # chapter 9's 4 slots
     "staggered": ("staggered.json", 8, 4, 40),
     "short": ("short.csv", 3, 4, 6),
 }
@@ -57,11 +58,11 @@ def merged(ranges):
     return out
 
 
-def prepare(requests, policy, capacity, block_tokens, n_blocks, model, cfg=None, tag=None, bug=None):
+def prepare(requests, policy, capacity, block_tokens, n_blocks, model, cfg=None, tag=None):
     """A scheduler's run on the reference: (plan, cfg, reference_run dict)."""
     p = serving.plan(requests, policy, capacity, block_tokens, n_blocks, cfg or serving.CFG)
     cfg = cfg or serving.config_for(p.layout)
-    ref = serving.reference_run(p, model, cfg, tag=tag or policy, bug=bug)
+    ref = serving.reference_run(p, model, cfg, tag=tag or policy)
     return p, cfg, ref
 
 
@@ -107,13 +108,13 @@ def run_chip(sim, runs, cfg):
 
 
 def serve(requests, capacity, block_tokens, n_blocks, sims=("icarus", "verilator"), model_only=False,
-          seed=1, name="workload", cfg=None, bug=None, log=print):
+          seed=1, name="workload", cfg=None, log=print):
     """Plan, build, run and check a workload under both schedulers; a result dict with the
     figures per scheduler, per simulator the problems, cycles and wall time, and `ok`."""
     model = serving.model_data(seed)
     runs = {}
     for pol in serving.POLICIES:
-        runs[pol] = prepare(requests, pol, capacity, block_tokens, n_blocks, model, cfg, f"{name} {pol}", bug)
+        runs[pol] = prepare(requests, pol, capacity, block_tokens, n_blocks, model, cfg, f"{name} {pol}")
     cfg = max((r[1] for r in runs.values()), key=lambda c: c.ext_words)
     out = {"workload": name, "capacity": capacity, "block_tokens": block_tokens, "pool_blocks": n_blocks,
            "ext_words": cfg.ext_words, "mode": cfg.mode, "requests": [q._asdict() for q in runs["static"][0].requests],
@@ -191,7 +192,6 @@ def report(out, log=print):
 
 def example_b_beside(out, log=print):
     """Example B's cycle-model figures (tools/ch09_example_b.py) beside the measured ones."""
-    from tools.ch09 import example_b as exb
     st, co = exb.price(exb.schedule_static()), exb.price(exb.schedule_continuous())
     sims = [s for s in out["sims"] if s != "model"] or ["model"]
     log("  example B beside chapter 9's cycle model (tools/ch09_example_b.py, contiguous caches, 4 slots):")

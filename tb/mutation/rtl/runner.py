@@ -35,12 +35,12 @@ def known_bad_site(sites):
     """A mutant that must break the chip: the scratchpad's write removed (else the first
     inverted reset of the sequencer)."""
     for s in sites:
-        if s.module == "sram" and s.cls == "nba" and s.desc.startswith("removed") and "[" in s.desc:
+        if s.module == "ga2_sram" and s.cls == "nba" and s.desc.startswith("removed") and "[" in s.desc:
             return s
     for s in sites:
         if s.module == "ga2_top" and s.cls == "if" and re.search(r"\brst\b", s.desc):
             return s
-    raise ValueError("no known-bad mutant found (sram write / ga2_top reset)")
+    raise ValueError("no known-bad mutant found (ga2_sram write / ga2_top reset)")
 
 
 def status_of(verdict, check):

@@ -17,7 +17,7 @@ Mutation classes:
   timing  a comparison's right operand off by one (+1 / -1): the terminal count of a
           controller's counter, one extra or one fewer wait cycle
 Skipped: declarations, parameters, widths/part-select bounds, initial blocks (parameter
-checks), generate and procedural for-loop headers, generate ifs, exp_lut's case table.
+checks), generate and procedural for-loop headers, generate ifs, ga2_exp_lut's case table.
 """
 import os
 import re
@@ -317,14 +317,16 @@ _NO_SITE_CTX = {"decl", "width", "initial", "genif", "loophdr", "syscall"}
 
 
 def _isa_defines(rtl_dir):
-    """`define NAME from the .vh headers, mapped to a placeholder identifier for parsing."""
+    """`define NAME from the .vh headers, each mapped to a placeholder for parsing: an
+    identifier, or for a macro with arguments a system task (`NAME(args); parses as a
+    `$`-task call, whose arguments hold no site)."""
     out = []
     for fn in sorted(os.listdir(rtl_dir)):
         if fn.endswith(".vh"):
             for line in open(os.path.join(rtl_dir, fn)):
-                m = re.match(r"\s*`define\s+(\w+)\b", line)
+                m = re.match(r"\s*`define\s+(\w+)(\()?", line)
                 if m and not m.group(1).endswith("_VH"):
-                    out.append(m.group(1))
+                    out.append(f"{m.group(1)}={'$' if m.group(2) else ''}MUTMACRO_{m.group(1)}")
     return out
 
 
@@ -347,8 +349,8 @@ def parse_file(path, rtl_dir):
     """pyverilog AST of one file, line numbers those of the original file.
 
     pyverilog preprocesses with iverilog -E. The `include line is blanked and the
-    header's macros are passed as -D placeholders (identifiers), so line numbers are not
-    shifted and a macro never looks like a literal.
+    header's macros are passed as -D placeholders (identifiers; `$`-task names for macros
+    with arguments), so line numbers are not shifted and a macro never looks like a literal.
     """
     from pyverilog.vparser.preprocessor import preprocess
     text = open(path).read()
@@ -359,8 +361,7 @@ def parse_file(path, rtl_dir):
         tmp = os.path.join(td, os.path.basename(path))
         with open(tmp, "w") as f:
             f.write(blank)
-        defines = [f"{d}=MUTMACRO_{d}" for d in _isa_defines(rtl_dir)]
-        pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir], define=defines)
+        pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir], define=_isa_defines(rtl_dir))
     parser = _parser()
     parser.lexer.reset_lineno()
     try:
@@ -465,7 +466,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
     for e, ti in located:
         if e.ctx & _NO_SITE_CTX:
             continue
-        if module == "exp_lut" and "case" in e.ctx:
+        if module == "ga2_exp_lut" and "case" in e.ctx:
             continue          # the generated table: checked against the formula by its own test
         t = toks[ti]
         node_t = type(e.node).__name__
@@ -514,7 +515,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
     if set(classes) & set(NEW_CLASSES):
         structural_sites(module, text, toks, located, rtl_dir, add, classes,
-                         _NO_SITE_CTX | ({"case"} if module == "exp_lut" else set()))
+                         _NO_SITE_CTX | ({"case"} if module == "ga2_exp_lut" else set()))
     # dedupe identical edits
     seen, out = set(), []
     for s in sites:

@@ -25,7 +25,7 @@ symbolic, so a mutant stays right under another instance's parameters.
           retire, issue), in a module with a clk: `assign x = e;` ->
           `reg [M:L] mut_dly_x = 0; always @(posedge clk) mut_dly_x <= (e); assign x = mut_dly_x;`
   bypass  a bypass removed: a conditional whose false arm reads a memory and whose
-          condition compares addresses (sram's write-first path) -> the memory read;
+          condition compares addresses (ga2_sram's write-first path) -> the memory read;
           or a register stage removed: `assign x = r;` where r is written by exactly one
           unconditional `r <= e;` -> `assign x = (e);`
   prio    two adjacent arms of a priority chain swapped: `c1 ? a : c2 ? b : d` ->

@@ -1,41 +1,40 @@
 """The suite an RTL mutant is judged by: inputs for tb/hdl/mut_rtl_tb.v, compile and run.
 
 What: build_suite(dir) writes, once per mutation run, every input of the mutation bench:
-unit vectors for requant (expected values from model.quant.requant) and divu (Python
-integer division), then chip programs in the order cheapest-most-killing first: a few
+unit vectors for requant, divu and ga2_perf (tb/stimulus/vectors.py, with their expected
+values), then chip programs in the order cheapest-most-killing first: a few
 seeded random programs (tb/stimulus/progen.py), one bad program per error code 1..5 with its
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
 a crafted SM/RQ program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
 at token 16 and the ragged 3,9,1,14; config.CH09) and resets while busy.
 Expected memory, the five counters, error/code/pc, the retire trace and the number of
-scratchpad words read (model/func.py sp_reads over the executed instructions) come from
-ONE reference model.machine.Machine run over the same sequence (the scratchpad carries
-over between programs on both sides).
+scratchpad words read are the judge's (tb/judge.py references() over the same sequence on
+ONE model.machine.Machine, the scratchpad carrying over on both sides; expected();
+cut_trace() for a cut program), written by tb/protocol.py, so the bench's in-Verilog
+comparison checks what the judge defines.
 compile_mutant(rtl_dir, build_dir) builds one mutant (iverilog, once); run_mutant(vvp,
 manifest, timeout) runs every check in ONE simulator process that stops at the first
 failure.
 
 Why a bench of its own rather than tb/hw.py: a mutant must be cheap (one cocotb run,
 0.86 s for one small program, costs about four median kills of this bench); the comparison is still
-against the reference model's values, which the Python side writes and the bench only
-compares (see docs/mutation_rtl.md for the measured costs).
+against the judge's values, which the Python side writes and the bench only compares
+(see docs/mutation_rtl.md for the measured costs).
 tests/tb/test_bench_suite.py runs the same program lists (suite_programs(),
 overlap_programs()) through cocotb (tb/sim/run.py) on Icarus and Verilator, and
-tests/tb/test_units_cosim.py checks requant and divu on requant_vectors() and
-divu_vectors() with the bench's divu contract, so the bench is not a stronger check.
+tests/tb/test_units_cosim.py checks requant, divu and ga2_perf on the same vectors with
+the bench's divu contract, so the bench is not a stronger check.
 """
 import os
-import random
 import re
 import subprocess
 import time
 
-
-from tb import ROOT  # noqa: E402
+from tb import ROOT, judge, protocol
 from tb.sim import build
-from tb import protocol as hexio  # noqa: E402
-from tb.sim.files import rtl_files  # noqa: E402
+from tb.sim.files import rtl_files
+from tb.stimulus import vectors
 TB = os.path.join(ROOT, "tb", "hdl", "mut_rtl_tb.v")
 RESTART_CHK = os.path.join(ROOT, "tb", "hdl", "restart_chk.v")   # the bench's restart check
 from tb.stimulus.programs import (  # noqa: E402,F401  (the program lists, re-exported)
@@ -44,171 +43,56 @@ from tb.stimulus.programs import (  # noqa: E402,F401  (the program lists, re-ex
     overlap_programs, reset_programs, self_contained_program, suite_programs, wrap_programs)
 
 
-N_RQ_VEC = 560
-META_TRACE = 13    # pN_meta.hex: 13 words (tb/hdl/mut_rtl_tb.v's list), then the trace
-N_DV_VEC = 120
-
-
-def _u32(v):
-    return int(v) & 0xFFFFFFFF
-
-
-def requant_vectors(n, seed):
-    """(a, m, s, y) for requant: edges, int32 results of MMs, full-range words."""
-    from model.quant import requant
-    rng = random.Random(seed)
-    out = []
-    edges_a = [0, 1, -1, 127, -128, 2**31 - 1, -2**31, 65535, -65536, 1 << 20, -(1 << 20)]
-    edges_m = [0, 1, 1 << 14, (1 << 15) - 1, 1 << 15, 65535]
-    for a in edges_a:
-        for m in edges_m:
-            out.append((a, m, rng.choice([0, 1, 14, 15, 30, 47, 62, 63])))
-    while len(out) < n:
-        kind = rng.random()
-        if kind < 0.4:
-            a = rng.randint(-2**20, 2**20)
-        elif kind < 0.7:
-            a = rng.randint(-2**31, 2**31 - 1)
-        else:
-            a = rng.randint(-3000, 3000)
-        m = rng.choice([rng.randint(1 << 14, (1 << 15) - 1), rng.randint(0, 65535)])
-        s = rng.randint(0, 63)
-        out.append((a, m, s))
-    out = out[:n - 290]
-    # targeted: results exactly at the saturation edges (127, 128, -128, -129), s = 1 with
-    # odd products (the rounding term), and the largest products at s = 45..50
-    for target in (126, 127, 128, 129, -127, -128, -129, -130):
-        for _ in range(8):
-            s = rng.randint(1, 20)
-            m = rng.randint(1 << 14, (1 << 15) - 1)
-            a = (target << s) // m + rng.randint(-1, 1)
-            if -2**31 <= a < 2**31:
-                out.append((a, m, s))
-    for _ in range(24):        # small odd products: (p + 1) >> 1 differs from p >> 1, no clamp
-        out.append((rng.randrange(-15, 16, 2), rng.randrange(1, 16, 2), 1))
-    for s in list(range(0, 3)) + list(range(44, 52)):  # the widest sums, unshifted and at s >= 48
-        for a in (2**31 - 1, -2**31, 2**31 - 12345, -2**31 + 777):
-            for m in (65535, 65534, 1 << 15):
-                out.append((a, m, s))
-    # the rounding term 2^(s-1) at s = 32..47 (its shift amount s-1 needs all 6 bits):
-    # products just above and below a half, a*m = 2^(s-1) +- 2^15, both signs
-    for s in range(32, 48):
-        for d in (1, -1):
-            for sign in (1, -1):
-                a = sign * ((1 << (s - 16)) + d)
-                if -2**31 <= a < 2**31:
-                    out.append((a, 1 << 15, s))
-    assert len(out) <= n, len(out)
-    return [(a, m, s, requant(a, m, s)) for a, m, s in out]
-
-
-PF_CW = 5          # the narrow ga2_perf the benches build: every counter bit wraps within the vectors
-N_PF_VEC = 400
-
-
-def perf_vectors(n, seed, cw=PF_CW):
-    """Per cycle (rst, clear, running, busy[2:0], retire[3:0], expected after the edge:
-    cycles, mm, dma, vec, instret, retire_cycle, all mod 2^cw) for ga2_perf #(.CW(cw)),
-    the expected counts by plain counting (docs/isa.md: clear and reset zero all five and
-    win; cycles counts running, mm/dma/vec their busy bit {vec, dma, mm}, instret the set
-    retire bits; retire_cycle = cycles + 1)."""
-    rng = random.Random(seed + 2)
-    mask = (1 << cw) - 1
-    c = [0] * 5
-    out = []
-    for k in range(n):
-        rst = int(k < 2 or rng.random() < 0.01)
-        clear = int(rng.random() < 0.02)
-        running = int(rng.random() < 0.85)
-        busy = rng.randrange(8)
-        retire = rng.randrange(16) if rng.random() < 0.5 else 0
-        if rst or clear:
-            c = [0] * 5
-        else:
-            c = [c[0] + running, c[1] + (busy & 1), c[2] + (busy >> 1 & 1), c[3] + (busy >> 2 & 1),
-                 c[4] + bin(retire).count("1")]
-            c = [v & mask for v in c]
-        out.append((rst, clear, running, busy, retire, *c, (c[0] + 1) & mask))
-    return out
-
-
-def divu_vectors(n, seed):
-    """(dividend, divisor, q, r): the softmax's divisions (e*65536 / S) and 32-bit edges."""
-    rng = random.Random(seed + 1)
-    top = 2**32 - 1
-    out = [(0, 1), (top, 1), (top, top), (1, top), (top, 2), (1 << 31, 3), (65535 << 16, 65535),
-           (65535 << 16, 64 * 65535), (12345, 12346), (12346, 12345), (top, 1 << 31), ((1 << 31) - 1, 1 << 31)]
-    while len(out) < n:
-        kind = rng.random()
-        if kind < 0.5:
-            e = rng.randint(0, 65535)
-            s = rng.randint(max(1, e), 64 * 65535)
-            out.append((e << 16, s))
-        elif kind < 0.8:
-            out.append((rng.randint(0, top), rng.randint(1, top)))
-        else:
-            b = rng.randint(1, 1 << rng.randint(1, 31))
-            out.append((rng.randint(0, top), b))
-    return [(a, b, a // b, a % b) for a, b in out[:n]]
+def _entries(programs):
+    """(label, words, image, abort_at, light) of each suite entry (programs.py's forms)."""
+    from model import isa
+    for entry in programs:
+        label, prog, img = entry[:3]
+        abort_at = int(entry[3]) if len(entry) > 3 else 0
+        light = int(entry[4]) if len(entry) > 4 else 0
+        yield label, isa.as_words(prog), img, abort_at, light
 
 
 def build_suite(suite_dir, programs=None, cfg=CFG):
     """Write every input of the bench into suite_dir for the chip cfg (programs default:
     suite_programs() in-order, overlap_programs() in the overlap mode); returns the
-    manifest (a dict; "cfg" holds the Config)."""
-    from model import config, isa
-    from model.machine import Machine, GA2Error
+    manifest (a dict; "cfg" holds the Config).
+
+    Every expected value is the judge's (tb/judge.py): judge.references runs ONE Machine
+    over the sequence (a light program on the external memory the previous one left, as
+    the bench keeps it), judge.expected gives what the chip must show, judge.cut_trace
+    the retires of a cut program; tb/protocol.py writes them in the bench's layout."""
+    from model.machine import Machine
     os.makedirs(suite_dir, exist_ok=True)
-    rq = requant_vectors(N_RQ_VEC, RANDOM_SEED)
-    with open(os.path.join(suite_dir, "rq.hex"), "w") as f:
-        for a, m, s, y in rq:
-            f.write(f"{_u32(a):08x}{m:04x}{0:04x}{s:08x}{_u32(y):08x}\n")
-    dv = divu_vectors(N_DV_VEC, RANDOM_SEED)
-    with open(os.path.join(suite_dir, "dv.hex"), "w") as f:
-        for a, b, q, r in dv:
-            f.write(f"{a:08x}{b:08x}{q:08x}{r:08x}\n")
-    pf = perf_vectors(N_PF_VEC, RANDOM_SEED)
-    with open(os.path.join(suite_dir, "pf.hex"), "w") as f:
-        for v in pf:
-            f.write("".join(f"{x:02x}" for x in v) + "\n")     # 11 bytes, rst first
+    rq, dv, pf = vectors.requant_vectors(), vectors.divu_vectors(), vectors.perf_vectors()
+    protocol.write_unit_vectors(suite_dir, rq, dv, pf)
     if programs is None:
         programs = overlap_programs() if cfg.mode == "overlap" else suite_programs()
     machine = Machine(cfg)
-    entries = []
-    for p, entry in enumerate(programs):
-        label, prog, img = entry[:3]
-        abort_at = entry[3] if len(entry) > 3 else 0
-        light = entry[4] if len(entry) > 4 else 0
-        words = isa.as_words(prog)
-        image = machine.image(img)
-        try:
-            res = machine.run(words, image.copy())
-            ext_out, cnt, trace, err, reads = res.ext, res.counters, res.trace, (0, 0, 0), res.sp_reads
-        except GA2Error as e:
-            ext_out, cnt, trace, err, reads = e.ext, e.counters, e.trace, (1, e.code, e.pc), e.sp_reads
-        limit = cnt.cycles + cnt.cycles // 4 + 200
-        hexio.write_words(os.path.join(suite_dir, f"p{p}_imem.hex"), words + ([0] if light else []), 32)
-        if not light:
-            hexio.write_words(os.path.join(suite_dir, f"p{p}_ext.hex"), [_u32(w) for w in image], 8)
-            hexio.write_words(os.path.join(suite_dir, f"p{p}_exp.hex"), [_u32(w) for w in ext_out], 8)
-        # meta[12]: the scratchpad words the executed instructions read (model/func.py
-        # sp_reads, summed by the Machine), which the bench compares at done (not for a cut
-        # program); the trace from meta[13] (META_TRACE)
-        meta = [limit, abort_at, err[0], err[1], err[2], cnt.cycles, cnt.mm, cnt.dma, cnt.vec, cnt.instret,
-                len(trace), light, reads]
-        assert len(meta) == META_TRACE
-        for pc, cyc in trace:
-            meta += [pc, cyc]
-        hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
-        if abort_at:
-            trace = [(pc, c) for pc, c in trace if c < abort_at]
-            meta[10] = len(trace)
-            meta[META_TRACE:] = [x for pc_c in trace for x in pc_c]
-            hexio.write_words(os.path.join(suite_dir, f"p{p}_meta.hex"), meta, 8)
-        entries.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
-                        "error": err[1], "light": light})
-    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(entries), "rq_n": len(rq), "dv_n": len(dv), "pf_n": len(pf),
-                "programs": entries, "total_cycles": sum(e["cycles"] for e in entries)}
+    entries = list(_entries(programs))
+    images = [judge.KEEP_EXT if light else machine.image(img) for _, _, img, _, light in entries]
+    refs = judge.references(machine, ((words, image, None) for (_, words, *_), image in zip(entries, images)))
+    out = []
+    for p, ((label, words, _, abort_at, light), image, ref) in enumerate(zip(entries, images, refs)):
+        exp = judge.expected(ref)
+        cnt = exp["counters"]
+        trace = exp["trace"]
+        need = len(trace)
+        if abort_at:       # the retires before the cut must show, those in its cycle may
+            must, trace = judge.cut_trace(trace, abort_at)
+            need = len(must)
+        meta = {"limit": cnt.cycles + cnt.cycles // 4 + 200, "abort_at": abort_at,
+                "error": int(exp["error"]), "code": exp["error_code"], "pc": exp["error_pc"],
+                "cycles": cnt.cycles, "mm": cnt.mm, "dma": cnt.dma, "vec": cnt.vec,
+                "instret": cnt.instret, "ntrace": len(trace), "light": light,
+                "reads": exp["sp_reads"], "nneed": need}
+        protocol.write_mut_program(suite_dir, p, words, meta, trace,
+                                   image=None if light else image, exp=None if light else exp["ext"])
+        out.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
+                    "error": exp["error_code"], "light": light})
+    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(out), "rq_n": len(rq),
+                "dv_n": len(dv), "pf_n": len(pf), "programs": out,
+                "total_cycles": sum(e["cycles"] for e in out)}
     return manifest
 
 

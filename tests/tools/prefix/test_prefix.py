@@ -15,7 +15,7 @@ from model import isa
 from tools.serve import paged
 from tools.prefix import attention as prefix, cache as prefix_cache
 from model.machine import Machine
-from tools.prefix import run as tprefix
+from tools.prefix import run as tprefix, mutants as mut_prefix
 
 
 def _ref(run, progs):
@@ -42,10 +42,14 @@ def test_random_runs_equal_alone_and_unshared(seed):
     assert groups > 0
 
 
-@pytest.mark.parametrize("bug", sorted(prefix.BUGS))
-def test_broken_builders_are_caught(bug):
+@pytest.mark.parametrize("label", ["the prefix part of the weighted sum written with acc = 0",
+                                   "the prefix scores one 4-key tile short"])
+def test_broken_builders_are_caught(label, mutated_module):
+    """Each broken shared-prefix builder (its mutant of tools/prefix/mutants.py, applied to
+    a copy of attention.py) gives wrong tokens on a random run."""
+    broken = mutated_module(mut_prefix.mutant(label))
     run = prefix.decode_run(prefix.random_requests(0, 4), 4)
-    assert prefix.run_issues(_ref(run, prefix.run_programs(run, True, bug)), run, bug) != []
+    assert prefix.run_issues(_ref(run, broken.run_programs(run, True)), run, label) != []
 
 
 def test_share_groups():
@@ -125,15 +129,27 @@ def test_cache_workloads_cover_the_cases():
     assert inside and all(v > 0 for v in st.values()), st
 
 
-@pytest.mark.parametrize("bug", sorted(prefix_cache.CBUGS))
-def test_broken_cache_is_caught(bug):
+@pytest.mark.parametrize("label", ["copy-on-write dropped: a fully cached prompt writes its last row into the "
+                                   "shared block",
+                                   "a block's key without position or parent"])
+def test_broken_cache_is_caught(label, mutated_module):
+    """Each broken prefix cache (its mutant of tools/prefix/mutants.py, applied to a copy
+    of cache.py: its cache_run) is caught by cache_issues."""
+    broken = mutated_module(mut_prefix.mutant(label))
     caught = 0
     for seed, bt in [(0, 4), (1, 5)]:
         reqs, per = prefix_cache.cache_requests(seed, bt)
-        run = prefix_cache.cache_run(reqs, bt, 40, periods=per, bug=bug)
+        run = broken.cache_run(reqs, bt, 40, periods=per)
         after, bus, _ = prefix_cache.cache_reference(run)
-        caught += len(prefix_cache.cache_issues(run, after, bus, bug))
+        caught += len(prefix_cache.cache_issues(run, after, bus, label))
     assert caught > 0
+
+
+def test_the_product_has_no_bug_switch():
+    import inspect
+    for f in (prefix.step_program, prefix.run_programs, prefix_cache.cache_run, prefix_cache.block_hash):
+        assert "bug" not in inspect.signature(f).parameters, f.__name__
+    assert not hasattr(prefix, "BUGS") and not hasattr(prefix_cache, "CBUGS")
 
 
 def test_lru_eviction_and_reuse_before_eviction():

@@ -8,7 +8,7 @@ import pytest
 
 from tools.serve import engine as serving
 from tools import ROOT
-from tools.serve import run as srv
+from tools.serve import run as srv, paged, mutants as mut_serve
 from tb import hw
 
 
@@ -34,9 +34,14 @@ def test_short_workload_on_the_circuit(sim, short):
                                                for p in serving.POLICIES)
 
 
-def test_chip_bus_monitor_catches_a_read_past_the_table(short):
+def test_chip_bus_monitor_catches_a_read_past_the_table(short, mutated_module, monkeypatch):
+    """The broken builder is tools/serve/mutants.py's mutant, applied to a copy of paged.py
+    whose step_program the run uses for this test only."""
     sim = "verilator" if "verilator" in hw.available_sims() else "icarus"
-    out = srv.serve(short[:3], 3, 4, 6, sims=(sim,), name="mutant", bug="read_next_block")
+    broken = mutated_module(mut_serve.mutant(
+        "each gather reads one block past its last one (a freed or another request's block)"))
+    monkeypatch.setattr(paged, "step_program", broken.step_program)
+    out = srv.serve(short[:3], 3, 4, 6, sims=(sim,), name="mutant")
     probs = out["sims"][sim]["problems"]
     assert not out["ok"]
     bus = [p for p in probs if "(chip bus)" in p]

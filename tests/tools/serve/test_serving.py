@@ -6,7 +6,7 @@ import json
 import pytest
 
 from model import config, timing
-from tools.serve import paged, engine as serving
+from tools.serve import paged, engine as serving, mutants as mut_serve
 from tools.ch09 import example_b as exb
 from tools import ROOT
 
@@ -29,6 +29,33 @@ def test_schedules_equal_chapter_9_example_b():
         p = _plan(serving.EXAMPLE_B, pol, nb=32)
         mine = [sorted((s, r, t) for s, (r, t, _) in zip(st.slots, st.entries)) for st in p.steps]
         assert mine == _useful(ch), pol
+
+
+def test_ride_along_lists_finished_slots_and_serves_the_same_steps():
+    """Static with ride_along (chapter 9's example B prices these steps): a finished
+    request's slot is listed in Step.riding at the tokens past its last until its group
+    ends; the served entries are those of plain static batching."""
+    plain = _plan(serving.EXAMPLE_B, "static", nb=32)
+    ride = _plan(serving.EXAMPLE_B, "static", nb=32, ride_along=True)
+    assert [st.entries for st in ride.steps] == [st.entries for st in plain.steps]
+    assert all(st.riding == () for st in plain.steps)
+    # group 1 is A, B, C, D (14, 3, 9, 5 tokens): B rides in slot 1 at tokens 4..14
+    assert [t for st in ride.steps[:14] for j, r, t in st.riding if r == 1] == list(range(4, 15))
+    assert all(j == 1 for st in ride.steps for j, r, t in st.riding if r == 1)
+    assert sum(len(st.riding) for st in ride.steps) == 42
+    assert ride.steps[14].riding == ()                    # group 2 starts with nobody riding
+    with pytest.raises(ValueError, match="ride_along is static batching's"):
+        serving.Scheduler("continuous", 4, 4, 12, ride_along=True)
+
+
+def test_example_b_is_stated_once_in_its_file():
+    """engine.EXAMPLE_B, the chapter's example (tools/ch09/example_b.py) and make serve's
+    example_b run all read tools/serve/workloads/example_b.json."""
+    from tools.serve import run as srv
+    assert [(q.id, q.tokens, q.arrival) for q in serving.EXAMPLE_B] == \
+        [(n, w, 0) for n, w in zip("ABCDEFGH", (14, 3, 9, 5, 12, 2, 7, 10))]
+    assert tuple(exb.REQUESTS) == tuple(serving.EXAMPLE_B) and exb.WORKLOAD_FILE == serving.EXAMPLE_B_FILE
+    assert srv.RUNS["example_b"][:2] == (serving.EXAMPLE_B_FILE.name, exb.SLOTS) == ("example_b.json", 4)
 
 
 @pytest.mark.parametrize("pol", serving.POLICIES)
@@ -105,13 +132,32 @@ def test_model_bus_record_inside_the_allowed_set_and_tight():
         assert sum(b - a + 1 for k, a, b in acc if k == "w") == 48 * len(st.entries)
 
 
-@pytest.mark.parametrize("bug", sorted(paged.BUGS))
-def test_broken_builders_are_caught(bug):
-    probs = serving.check_serving(quick=True, bug=bug)
-    assert probs, bug
-    if bug == "read_next_block":        # answers right: only the bus monitor sees it
+READ_PAST = "each gather reads one block past its last one (a freed or another request's block)"
+BROKEN_BUILDERS = (READ_PAST,
+                   "a slot's first block read from the next slot's table",
+                   "the last, partly filled block not gathered",
+                   "the new K/V rows stored into the first block of the table")
+
+
+@pytest.mark.parametrize("label", BROKEN_BUILDERS)
+def test_broken_builders_are_caught(label, mutated_module, monkeypatch):
+    """Each broken step builder (its mutant of tools/serve/mutants.py, applied to a copy of
+    paged.py; the engine uses the copy's step_program for this test only) is caught by the
+    serving check."""
+    broken = mutated_module(mut_serve.mutant(label))
+    monkeypatch.setattr(paged, "step_program", broken.step_program)
+    probs = serving.check_serving(quick=True)
+    assert probs, label
+    if label == READ_PAST:              # answers right: only the bus monitor sees it
         assert all("outside the step's allowed set" in q for q in probs)
         assert any("block" in q for q in probs)
+
+
+def test_the_product_builder_has_no_bug_switch():
+    import inspect
+    assert "bug" not in inspect.signature(paged.step_program).parameters
+    assert "bug" not in inspect.signature(serving.check_serving).parameters
+    assert not hasattr(paged, "BUGS")
 
 
 # ---------------------------------------------------------------- bad input

@@ -1,14 +1,14 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// divu: iterative unsigned restoring divider, one quotient bit per cycle.
+// ga2_divu: iterative unsigned restoring divider, one quotient bit per cycle.
 // Handshake (docs/rtl.md, as every unit): start (one cycle) loads dividend and divisor;
 // busy is then high for exactly WIDTH + 1 cycles: WIDTH steps (step_q) and the result
 // cycle; last is high in that final busy cycle, when quotient = floor(dividend / divisor)
 // and remainder are valid (they hold until the next start). A start while busy restarts
 // the division with the new operands; reset wins over start. A zero divisor gives an
 // all-ones quotient (never used by softmax, whose sum is at least LUT[0]).
-module divu #(
+module ga2_divu #(
   parameter WIDTH = 32
 ) (
   input  wire             clk,

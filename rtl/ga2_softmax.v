@@ -3,7 +3,8 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
+`include "ga2_checks.vh"
+// ga2_softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
 // S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64 (len 0 is refused by the sequencer;
 // the unit would never finish it). Passes 1 and 2 are the same for both FAST values:
 //  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum;
@@ -22,7 +23,7 @@
 //    p_i - 1, and 0 <= r < 2S < 2^23 (S <= 64*65535): r is computed modulo 2^23.
 // All reads (both passes) happen before the first write. FSM: state_q / state_d
 // (S_IDLE, S_LOAD, S_MAX, S_EXP, S_DIV, S_OUT: codes by phase); the datapath registers in one clocked block.
-module softmax #(
+module ga2_softmax #(
   parameter FAST     = 0,                  // 0: serial divide per element; 1: reciprocal
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
@@ -53,10 +54,7 @@ module softmax #(
       $error("%m: GA2_SM_MAX_LEN=%0d outside 1..64 (the FAST bounds assume S < 2^22)", `GA2_SM_MAX_LEN);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
@@ -95,12 +93,12 @@ module softmax #(
   wire        elem_end = state_q[2] && (fast ? state_q[0] : div_last);
   wire        is_last  = ({1'b0, idx_q} + 7'd1 == len_q);
 
-  exp_lut u_lut (
+  ga2_exp_lut u_lut (
     .d(d),
     .e(e)
   );
 
-  divu #(.WIDTH(32)) u_div (
+  ga2_divu #(.WIDTH(32)) u_div (
     .clk(clk),
     .rst(rst),
     .start(state_q == S_LOAD),

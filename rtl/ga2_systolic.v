@@ -1,12 +1,12 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// systolic: N x N output-stationary array of pe. Row i's A values enter at the left
+// ga2_systolic: N x N output-stationary array of ga2_pe. Row i's A values enter at the left
 // (a_left[8*i +: 8]) and move one PE right per cycle; column j's B values enter at the
 // top (b_top[8*j +: 8]) and move one PE down per cycle; PE (i, j) accumulates
 // a(i,k) * b(k,j) when the feeder skews row i and column j by i and j cycles.
 // result is the accumulator of PE (sel_row, sel_col) (the drain reads one per cycle).
-module systolic #(
+module ga2_systolic #(
   parameter N  = 4,
   parameter IW = 2          // index width: N = 2^IW
 ) (
@@ -20,7 +20,7 @@ module systolic #(
 );
   initial begin
     if (IW < 1 || (1 << IW) != N) begin
-      $error("systolic: N=%0d must be 2^IW (IW=%0d)", N, IW);
+      $error("ga2_systolic: N=%0d must be 2^IW (IW=%0d)", N, IW);
       $finish;
     end
   end
@@ -48,7 +48,7 @@ module systolic #(
     end
     for (i = 0; i < N; i = i + 1) begin : g_row
       for (j = 0; j < N; j = j + 1) begin : g_col
-        pe u_pe (
+        ga2_pe u_pe (
           .clk(clk),
           .clr(clr),
           .a_in(a_h[(N+1)*i + j]),

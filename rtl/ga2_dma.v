@@ -3,13 +3,14 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// dma: LD (dir = 0: ext[ext_base ..] -> sp[sp_base ..]) and ST (dir = 1: sp -> ext).
+`include "ga2_checks.vh"
+// ga2_dma: LD (dir = 0: ext[ext_base ..] -> sp[sp_base ..]) and ST (dir = 1: sp -> ext).
 // One word per cycle: word i is read at busy cycle i and written at cycle i+1 (both
 // memories have one cycle of read latency), so the unit is busy exactly len+1 cycles.
 // Two pointers, one per memory: sp_q (the scratchpad: read for ST, written for LD) and
 // ep_q (the external memory: read for LD, written for ST), each as wide as its memory's
 // addresses (docs/rtl.md "Register widths").
-module dma #(
+module ga2_dma #(
   parameter SP_WORDS  = `GA2_SP_WORDS,        // the scratchpad's words: sp_q's width
   parameter EXT_WORDS = `GA2_EXT_WORDS        // the external memory's words: ep_q's width
 ) (
@@ -40,10 +41,7 @@ module dma #(
   input  wire [31:0]              ext_rdata
 );
   initial begin
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
       $finish;

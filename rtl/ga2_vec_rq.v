@@ -3,11 +3,12 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// vec_rq: the requantization unit (RQ): sp[dst+i] = requant(sp[src+i], m, s).
+`include "ga2_checks.vh"
+// ga2_vec_rq: the requantization unit (RQ): sp[dst+i] = requant(sp[src+i], m, s).
 // Element i is read at busy cycle i and written at cycle i+1 (busy exactly len+1), so
 // with the write-first scratchpad an overlapping dst = src + d sees the elements it
 // already wrote, i.e. the elements behave as if processed one at a time in order.
-module vec_rq #(
+module ga2_vec_rq #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
   input  wire                     clk,
@@ -31,10 +32,7 @@ module vec_rq #(
   output wire [31:0]              wr_data
 );
   initial begin
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   localparam LW  = `GA2_RQ_LEN_W;
@@ -79,7 +77,7 @@ module vec_rq #(
     end
   end
 
-  requant u_requant (
+  ga2_requant u_requant (
     .a(rd_data),
     .m(m_q),
     .s(s_q),

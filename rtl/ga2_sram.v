@@ -1,7 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// sram: the GA-2 scratchpad, WORDS x DW bits, NUM_RD synchronous read ports (one cycle
+// ga2_sram: the GA-2 scratchpad, WORDS x DW bits, NUM_RD synchronous read ports (one cycle
 // of latency, each with an enable that holds its output) and NUM_WR write ports.
 // WRITE-FIRST: a read of an address written in the same cycle returns the new data,
 // which gives RQ its element-by-element semantics when dst overlaps src (docs/isa.md).
@@ -11,7 +11,7 @@
 // The array powers up zero (initial block); start does not clear it.
 // Written so that yosys keeps it as one $mem cell (a real chip would bank it: the
 // matrix unit alone needs 8 read ports, 4 rows of A and 4 columns of B).
-module sram #(
+module ga2_sram #(
   parameter WORDS  = 4096,
   parameter AW     = 12,
   parameter DW     = 32,
@@ -31,11 +31,11 @@ module sram #(
   integer w;
   initial begin
     if (WORDS < 2 || AW < 1 || AW > 16 || (1 << AW) < WORDS || (1 << (AW - 1)) >= WORDS) begin
-      $error("sram: WORDS=%0d needs AW=ceil(log2(WORDS)), got AW=%0d", WORDS, AW);
+      $error("ga2_sram: WORDS=%0d needs AW=ceil(log2(WORDS)), got AW=%0d", WORDS, AW);
       $finish;
     end
     if (DW < 1 || NUM_RD < 1 || NUM_WR < 1) begin
-      $error("sram: DW=%0d, NUM_RD=%0d and NUM_WR=%0d must be >= 1", DW, NUM_RD, NUM_WR);
+      $error("ga2_sram: DW=%0d, NUM_RD=%0d and NUM_WR=%0d must be >= 1", DW, NUM_RD, NUM_WR);
       $finish;
     end
 `ifndef GA2_NO_MEM_INIT

@@ -3,7 +3,8 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
+`include "ga2_checks.vh"
+// ga2_mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
 //
 // Timing (cycle c = 0 is the first busy cycle after start; busy exactly K + 7 + M*N):
 //  - row i of A reads a(i,k) = sp[A + i*lda + k] at cycle k + i on read port i;
@@ -21,7 +22,7 @@
 //    an earlier element wrote, row-major as in model/func.py. Busy cycles unchanged.
 // Address ports are ISA-width (16 bits); the sequencer has range-checked them in DECODE,
 // so the pointers keep SAW = log2(SP_WORDS) bits (docs/rtl.md "Register widths").
-module mm_ctrl #(
+module ga2_mm_ctrl #(
   parameter SP_WORDS = `GA2_SP_WORDS                    // the scratchpad's words
 ) (
   input  wire                             clk,
@@ -60,13 +61,10 @@ module mm_ctrl #(
 
   initial begin
     if (NA != 4) begin
-      $error("mm_ctrl: built for a 4 x 4 array (2-bit row/column indices), ARRAY=%0d", NA);
+      $error("ga2_mm_ctrl: built for a 4 x 4 array (2-bit row/column indices), ARRAY=%0d", NA);
       $finish;
     end
-    if (SP_WORDS < 2 || SP_WORDS > 65536) begin
-      $error("%m: SP_WORDS=%0d outside 2..65536", SP_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   reg          busy_q;
@@ -141,7 +139,7 @@ module mm_ctrl #(
       // window it is a held or foreign word that can only meet b = 0: before the window
       // it runs ahead of the first B operand of every column, after it one cycle behind
       // the last (the skew), and rows >= M are never drained. The ports power up 0
-      // (sram.v), so no x enters the array.
+      // (ga2_sram.v), so no x enters the array.
       always @(posedge clk) begin
         b_v_q <= b_act && !(rst || start);
       end
@@ -174,7 +172,7 @@ module mm_ctrl #(
     end
   endgenerate
 
-  systolic #(.N(NA), .IW(2)) u_array (
+  ga2_systolic #(.N(NA), .IW(2)) u_array (
     .clk(clk),
     .clr(start),
     .a_left(a_left),

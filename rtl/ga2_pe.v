@@ -1,7 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// pe: one processing element of the output-stationary systolic array.
+// ga2_pe: one processing element of the output-stationary systolic array.
 // Each cycle it multiplies the int8 a (from the left) by the int8 b (from the top),
 // adds the product to its int32 accumulator, and passes a right and b down through
 // registers. clr (the start of each MM) zeroes the accumulator and the b pass register.
@@ -11,7 +11,7 @@
 // ahead of every real b), and it powers up to 0 within ARRAY cycles of reset (the A
 // feed is 0 while idle); one side must be cleared (a start while busy, docs/rtl.md
 // "Start while busy": stale a and stale b would meet).
-module pe (
+module ga2_pe (
   input  wire        clk,
   input  wire        clr,
   input  wire [7:0]  a_in,

@@ -1,7 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// requant: y = clamp((a*m + 2^(s-1)) >> s, -128, 127), sign-extended to 32 bits.
+// ga2_requant: y = clamp((a*m + 2^(s-1)) >> s, -128, 127), sign-extended to 32 bits.
 // a is a signed 32-bit word, m an unsigned 16-bit mantissa, s a shift of 0..63, the
 // shift arithmetic (floor), no rounding term when s = 0. Combinational.
 // Widths: |a*m| < 2^47, so the product needs 48 bits (49 as signed with m's zero bit).
@@ -13,7 +13,7 @@
 // all equal (all zeros or all ones); otherwise it saturates to the sign's end. No condition here
 // is redundant: each one decides the result for some input (docs/rtl.md "Register
 // widths" and "Mutation testing": redundant logic only makes equivalent mutants).
-module requant (
+module ga2_requant (
   input  wire [31:0] a,
   input  wire [15:0] m,
   input  wire [5:0]  s,

@@ -1,0 +1,129 @@
+"""Hand-written GA-2 programs: every op, edge shapes and every error code, and a long one.
+
+hand_programs() lists (name, program, image) covering every op (LD/ST at both ends of
+both memories, MM for every M x N x tb with random K and strides, overlapping and
+aliasing MMs, RQ at every shift class and with overlapping src/dst, the requant edges,
+SM at every length class with all-equal and extreme inputs) and every error code with
+the instruction that raises it at its edge; the plain check (tb/plain_check.py) runs
+each twice on one chip and its X check dumps them. bench_program() is a valid program
+of about a million cycles (simulation speed). All for config.DEFAULT with EXT_HAND
+external words.
+"""
+import random
+
+from model import config, isa
+
+EXT_HAND = 4096
+CFG_HAND = config.DEFAULT.replace(ext_words=EXT_HAND)
+
+
+def B(op, **f):
+    """A checked instruction of the hand programs' chip."""
+    return isa.build(op, cfg=CFG_HAND, **f)
+
+
+def R(op, **f):
+    """An unchecked instruction (a fault on purpose)."""
+    return isa.raw(op, **f)
+
+
+def hand_programs():
+    """(name, program, image) covering every op, edge shapes and every error code."""
+    rng = random.Random(7)
+    img = [rng.randrange(-2**31, 2**31) if i % 3 == 0 else rng.randrange(-128, 128) for i in range(4096)]
+    H = B("HALT")
+    progs = []
+    progs.append(("ld_st", [B("LD", dst=0, src=0, len=100), B("ST", src=0, dst=2000, len=100),
+                            B("LD", dst=4000, src=4000, len=96), B("ST", src=4000, dst=1000, len=96),
+                            B("LD", dst=5, src=7, len=1), B("ST", src=5, dst=3000, len=1), H], img))
+    mm = [B("LD", dst=0, src=0, len=1200)]
+    out = 2000
+    for M in range(1, 5):
+        for N in range(1, 5):
+            for tb in (0, 1):
+                K = rng.choice([1, 2, 3, 5, 8, 17])
+                mm.append(B("MM", dst=out, A=rng.randrange(0, 200), B=rng.randrange(300, 600), M=M, K=K, N=N,
+                            tb=tb, lda=rng.randrange(0, 40), ldb=rng.randrange(0, 40), ldc=N + rng.randrange(0, 3)))
+                out += 4 * 7
+    mm += [B("MM", dst=3000, A=0, B=700, M=4, K=255, N=4, tb=0, lda=255, ldb=4, ldc=4),
+           B("MM", dst=3100, A=100, B=200, M=4, K=4, N=4, tb=1, lda=4, ldb=4, ldc=1),   # overlapping rows
+           B("MM", dst=3200, A=0, B=0, M=3, K=9, N=2, tb=0, lda=0, ldb=0, ldc=0),       # all alias
+           B("MM", dst=4095, A=4095, B=4095, M=1, K=1, N=1, tb=1, lda=0, ldb=0, ldc=0),
+           B("ST", src=2000, dst=0, len=2096), H]
+    progs.append(("mm", mm, img))
+    rq = [B("LD", dst=0, src=0, len=512)]
+    for s in (0, 1, 7, 15, 16, 31, 40, 47, 62, 63):
+        rq.append(B("RQ", dst=600 + 20 * s, src=rng.randrange(0, 400), len=rng.randrange(1, 20),
+                    m=rng.randrange(0, 65536), s=s))
+    rq += [B("RQ", dst=1, src=0, len=50, m=40000, s=14),       # dst overlaps ahead: streaming
+           B("RQ", dst=100, src=103, len=50, m=30000, s=10),   # dst behind src
+           B("RQ", dst=200, src=200, len=30, m=65535, s=3),    # in place
+           B("RQ", dst=0, src=4000, len=96, m=12345, s=20),
+           B("ST", src=0, dst=0, len=2000), H]
+    progs.append(("rq", rq, img))
+    edge = [-2**31, 2**31 - 1, -1, 0, 1, -128, 127, -129, 128, 2**30, -2**30, 12345678, -12345678]
+    rqe = [B("LD", dst=0, src=0, len=len(edge))]
+    out = 100
+    for m_ in (0, 1, 16384, 32767, 65535):
+        for s_ in (0, 1, 15, 16, 31, 32, 46, 47, 48, 62, 63):
+            rqe.append(B("RQ", dst=out, src=0, len=len(edge), m=m_, s=s_))
+            out += len(edge)
+    rqe += [B("ST", src=100, dst=0, len=out - 100), H]
+    progs.append(("rq_edges", rqe, edge))
+    sm = [B("LD", dst=0, src=0, len=512)]
+    for n, src in ((1, 0), (2, 3), (7, 10), (16, 40), (63, 100), (64, 200), (64, 300)):
+        sm.append(B("SM", dst=1000 + 70 * (n % 13) + src, src=src, len=n))
+    sm += [B("SM", dst=5, src=0, len=64),       # overlapping: reads all before writes
+           B("ST", src=0, dst=0, len=2048), H]
+    progs.append(("sm", sm, img))
+    small = [rng.randrange(-128, 128) for _ in range(64)]
+    sm_eq = [5] * 64                            # all equal
+    sm_ext = [127, -128] * 32                   # extremes
+    progs.append(("sm_edges", [B("LD", dst=0, src=0, len=64), B("SM", dst=100, src=0, len=64),
+                               B("LD", dst=200, src=64, len=64), B("SM", dst=300, src=200, len=64),
+                               B("LD", dst=400, src=128, len=64), B("SM", dst=500, src=400, len=64),
+                               B("ST", src=0, dst=0, len=600), H], small + sm_eq + sm_ext))
+    # errors
+    ld = B("LD", dst=0, src=0, len=10)
+    progs += [
+        ("err1_opcode0", [ld, 0, H], img),
+        ("err1_opcode15", [ld, B("ST", src=0, dst=100, len=10), 15, H], img),
+        ("err1_fallthrough", [ld], img),
+        ("err4_mm_M0", [ld, R("MM", dst=0, A=0, B=0, M=0, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0), H], img),
+        ("err4_mm_N5", [ld, R("MM", dst=0, A=0, B=0, M=1, K=1, N=5, tb=0, lda=0, ldb=0, ldc=0), H], img),
+        ("err4_mm_K0", [ld, R("MM", dst=0, A=0, B=0, M=1, K=0, N=1, tb=0, lda=0, ldb=0, ldc=0), H], img),
+        ("err4_len0", [R("LD", dst=0, src=0, len=0), H], img),
+        ("err4_st_len0", [R("ST", src=0, dst=0, len=0), H], img),
+        ("err4_rq_len0", [R("RQ", dst=0, src=0, len=0, m=1, s=0), H], img),
+        ("err4_sm65", [R("SM", dst=0, src=0, len=65), H], img),
+        ("err4_beats_range", [R("SM", dst=65535, src=65535, len=0), H], img),
+        ("err2_ld", [R("LD", dst=4000, src=0, len=97), H], img),
+        ("err2_beats_ext", [R("LD", dst=4000, src=4090, len=97), H], img),
+        ("err2_st", [ld, R("ST", src=65535, dst=0, len=1), H], img),
+        ("err2_rq_dst", [R("RQ", dst=4095, src=0, len=2, m=1, s=0), H], img),
+        ("err2_sm_src", [R("SM", dst=0, src=4064, len=33), H], img),
+        ("err2_mm_A", [R("MM", dst=0, A=4000, B=0, M=4, K=4, N=4, tb=0, lda=40, ldb=0, ldc=0), H], img),
+        ("err2_mm_B_tb0", [R("MM", dst=0, A=0, B=3000, M=1, K=255, N=4, tb=0, lda=0, ldb=5, ldc=0), H], img),
+        ("err2_mm_B_tb1", [R("MM", dst=0, A=0, B=4000, M=1, K=100, N=1, tb=1, lda=0, ldb=4095, ldc=0), H], img),
+        ("ok_mm_B_tb1_edge", [R("MM", dst=0, A=0, B=3996, M=1, K=100, N=1, tb=1, lda=0, ldb=4095, ldc=0),
+                              B("ST", src=0, dst=0, len=4), H], img),
+        ("err2_mm_dst", [R("MM", dst=4090, A=0, B=0, M=2, K=1, N=2, tb=0, lda=0, ldb=0, ldc=5), H], img),
+        ("err3_ld", [R("LD", dst=0, src=4095, len=2), H], img),
+        ("err3_st", [ld, R("ST", src=0, dst=4000, len=97), H], img),
+        ("err3_st_hi", [ld, R("ST", src=0, dst=65535, len=8191), H], img),
+        ("err5_pc", [B("LD", dst=i % 4000, src=i % 4000, len=1) for i in range(config.DEFAULT.imem_depth)], img),
+        ("halt_only", [H], img),
+    ]
+    return progs
+
+
+def bench_program():
+    """A long valid program (about 1M cycles): tiles of MM, RQ, SM and DMA in a loop."""
+    prog = [B("LD", dst=0, src=0, len=2048)]
+    while len(prog) < 1000:
+        prog += [B("MM", dst=2048, A=0, B=256, M=4, K=64, N=4, tb=1, lda=64, ldb=64, ldc=4),
+                 B("RQ", dst=2100, src=2048, len=16, m=20000, s=20),
+                 B("SM", dst=2200, src=2100, len=16),
+                 B("LD", dst=3000, src=1000, len=256),
+                 B("ST", src=2200, dst=3000, len=16)]
+    return prog[:1023] + [B("HALT")], list(range(-1000, 3096))

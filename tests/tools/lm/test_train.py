@@ -1,0 +1,61 @@
+"""Training is bit-deterministic and the committed files are what it and the export give.
+
+The first 20 steps of each task's training, from its seed, give exactly the committed
+losses (tools/lm/weights/<task>_trace.json), on the corpus the text model was trained on;
+the committed weights are the tasks' Configs. The replay runs in a child process with one
+BLAS thread, as make train does: a threaded BLAS on the two busy cores of pytest -n 2 is
+ten times slower, and one thread is the configuration the trace was made in.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tools import ROOT
+from tools.lm import data, train
+from tools.lm import model as M
+
+STEPS = 20
+
+
+def _trace(task):
+    with open(os.path.join(train.WEIGHTS, f"{task}_trace.json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("task", sorted(train.TASKS))
+def test_the_first_steps_reproduce_the_committed_trace(task):
+    tr = _trace(task)
+    if task == "text":
+        assert data.corpus_sha256() == tr["corpus_sha256"], (
+            f"pydoc_data.topics differs from the one trained on (Python {tr['python']})")
+    assert tr["cfg"] == train.TASKS[task]["cfg"].as_dict()
+    assert len(tr["losses"]) == tr["steps"] == train.TASKS[task]["steps"]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    code = ("import json, sys; from tools.lm import train; "
+            "print(json.dumps(train.train(sys.argv[1], int(sys.argv[2]))[1]))")
+    run = subprocess.run([sys.executable, "-c", code, task, str(STEPS)], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == tr["losses"][:STEPS]
+
+
+def test_the_committed_weights_have_the_tasks_config():
+    for task in train.TASKS:
+        p, cfg = M.load(os.path.join(train.WEIGHTS, f"{task}.npz"))
+        assert cfg == train.TASKS[task]["cfg"]
+        assert sorted(p) == sorted(M.names(cfg))
+
+
+@pytest.mark.parametrize("task", sorted(train.TASKS))
+def test_the_committed_int8_export_is_the_export_of_the_committed_weights(task):
+    from tools.lm import int8
+    p, cfg = M.load(os.path.join(train.WEIGHTS, f"{task}.npz"))
+    want = int8.export(p, cfg, train.calibration(task))
+    got = int8.Int8Model.load(os.path.join(train.WEIGHTS, f"{task}_int8.npz"))
+    assert got.cfg == want.cfg and got.rq == want.rq and got.logit_scale == want.logit_scale
+    assert sorted(got.w) == sorted(want.w)
+    assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)

@@ -1,0 +1,133 @@
+"""Train a task's model: `python -m tools.lm.train --task add|text` (make train: both).
+
+Seeded and bit-deterministic: the initial weights and the batch order come from numpy
+Generators seeded by the task's seed, the arithmetic is float64 in a fixed order, so the
+same steps give the same losses bit for bit on these machines (tests/tools/lm/test_train.py
+replays the first steps against the committed trace).
+
+Writes tools/lm/weights/<task>.npz (the float weights and the Config),
+<task>_int8.npz (the integer export, tools/lm/int8.py) and <task>_trace.json (the loss of
+every step, the held-out loss at the end, the wall time).
+
+AdamW (betas 0.9, 0.99; weight decay 0.01 on the matrices and tables, not the gains), a
+linear warm-up, cosine decay to a tenth of the peak rate, gradients clipped to norm 1.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import time
+
+import numpy as np
+
+from tools.lm import data, int8
+from tools.lm import model as M
+
+WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+
+TASKS = {
+    "add": dict(cfg=M.Config(vocab=data.ADD_VOCAB), seed=1, steps=3000, batch=128,
+                lr=3e-3, warmup=100),
+    "text": dict(cfg=M.Config(vocab=len(data.TEXT_CHARS)), seed=1, steps=4000, batch=32,
+                 lr=3e-3, warmup=100),
+}
+BETAS = (0.9, 0.99)
+WEIGHT_DECAY = 0.01     # decoupled (AdamW), on the matrices and tables, not on the gains
+FLOOR = 0.1             # the cosine decays the rate to FLOOR * lr
+CLIP = 1.0              # global gradient norm
+
+
+def batches(task, rng):
+    """The task's endless training batches (X, Y, mask), in rng's order."""
+    if task == "add":
+        return data.add_batches(rng, data.add_split()[0], TASKS[task]["batch"])
+    return data.text_batches(rng, data.text_split()[0], TASKS[task]["batch"],
+                             TASKS[task]["cfg"].ctx)
+
+
+def rate(step, hp):
+    """Learning rate of step (0-based): linear warm-up, then cosine to lr / 10."""
+    if step < hp["warmup"]:
+        return hp["lr"] * (step + 1) / hp["warmup"]
+    t = (step - hp["warmup"]) / max(1, hp["steps"] - hp["warmup"])
+    return hp["lr"] * (FLOOR + (1 - FLOOR) * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+def train(task, steps=None, log=None):
+    """(params, losses): train task for steps (default its full run) from its seed."""
+    hp = TASKS[task]
+    cfg, steps = hp["cfg"], hp["steps"] if steps is None else steps
+    p = M.init(cfg, hp["seed"])
+    m = {n: np.zeros_like(v) for n, v in p.items()}
+    v2 = {n: np.zeros_like(v) for n, v in p.items()}
+    gen = batches(task, np.random.default_rng(hp["seed"] + 1000))
+    losses = []
+    for step in range(steps):
+        X, Y, mask = next(gen)
+        loss, g = M.loss_and_grad(p, cfg, X, Y, mask)
+        losses.append(loss)
+        norm = math.sqrt(sum(float(np.sum(g[n] * g[n])) for n in M.names(cfg)))
+        k = min(1.0, CLIP / (norm + 1e-12))
+        lr = rate(step, hp)
+        b1, b2 = BETAS
+        for n in M.names(cfg):
+            gn = g[n] * k
+            m[n] = b1 * m[n] + (1 - b1) * gn
+            v2[n] = b2 * v2[n] + (1 - b2) * gn * gn
+            mh = m[n] / (1 - b1 ** (step + 1))
+            vh = v2[n] / (1 - b2 ** (step + 1))
+            if p[n].ndim == 2:
+                p[n] = p[n] * (1 - lr * WEIGHT_DECAY)
+            p[n] = p[n] - lr * mh / (np.sqrt(vh) + 1e-8)
+        if log and (step % 100 == 0 or step == steps - 1):
+            log(f"{task} step {step:5d}  loss {loss:.4f}  lr {lr:.2e}")
+    return p, losses
+
+
+def calibration(task):
+    """The token windows the int8 export calibrates its activation scales on (training data)."""
+    if task == "add":
+        return data.add_all()[data.add_split()[0], :-1]
+    return data.text_windows(data.text_split()[0], TASKS[task]["cfg"].ctx)[0][::10]
+
+
+def held_out(task):
+    """(X, Y, mask) of the task's held-out data: its 500 problems, or its last 10% of text."""
+    if task == "add":
+        return data.add_xy(data.add_split()[1])
+    X, Y = data.text_windows(data.text_split()[1], TASKS[task]["cfg"].ctx)
+    return X, Y, np.ones(Y.shape, dtype=bool)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--task", choices=sorted(TASKS), required=True)
+    ap.add_argument("--out", default=WEIGHTS)
+    a = ap.parse_args(argv)
+    hp, t0, c0 = TASKS[a.task], time.time(), time.process_time()
+    p, losses = train(a.task, log=lambda s: print(s, flush=True))
+    wall, cpu = time.time() - t0, time.process_time() - c0
+    cfg = hp["cfg"]
+    q = int8.export(p, cfg, calibration(a.task))
+    X, Y, mask = held_out(a.task)
+    ho = M.cross_entropy(M.forward(p, cfg, X), Y, mask)
+    os.makedirs(a.out, exist_ok=True)
+    M.save(os.path.join(a.out, f"{a.task}.npz"), p, cfg)
+    q.save(os.path.join(a.out, f"{a.task}_int8.npz"))
+    trace = {"task": a.task, "cfg": cfg.as_dict(),
+             **{k: v for k, v in hp.items() if k != "cfg"},
+             "train_seconds": round(wall, 1), "train_cpu_seconds": round(cpu, 1),
+             "load_average_after": os.getloadavg()[0], "python": platform.python_version(),
+             "numpy": np.__version__, "corpus_sha256": data.corpus_sha256() if a.task == "text"
+             else None, "final_loss_mean_last_100": float(np.mean(losses[-100:])),
+             "held_out_loss_float": ho, "losses": losses}
+    with open(os.path.join(a.out, f"{a.task}_trace.json"), "w") as f:
+        json.dump(trace, f, indent=0)
+    print(f"{a.task}: {len(losses)} steps in {wall:.0f} s ({cpu:.0f} s of CPU); mean loss of "
+          f"the last 100 {trace['final_loss_mean_last_100']:.4f}; held-out loss (float) {ho:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
