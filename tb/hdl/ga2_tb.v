@@ -75,8 +75,9 @@ module ga2_tb #(
 
   // the retire trace, sampled mid-cycle: a line per set retire slot, in slot order
   // (0 dma, 1 mm, 2 vec, 3 HALT: model/timing.py SLOT); a slot with x/z writes x's
+  // (the loop only in a cycle with a slot not 0: most cycles retire nothing)
   always @(negedge clk) begin
-    if (tracing) begin
+    if (tracing && retire !== 4'b0000) begin
       for (slot = 0; slot < 4; slot = slot + 1) begin
         if (retire[slot] !== 1'b0)
           $fdisplay(fd_trace, "%h %h", (retire[slot] === 1'b1) ? retire_pc[16*slot +: 16] : 16'hxxxx,

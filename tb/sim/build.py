@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from tb import ROOT
@@ -196,37 +195,39 @@ def _verilator_version():
 
 def verilator_make(make, bdir, env=None):
     """Run the cocotb build's make (make: its command) in bdir, its run-time library objects
-    taken from RUNTIME_DIR/<key> when another build made them with the same commands (key:
-    the Verilator version and make's dry run of those objects, i.e. their exact compile
-    commands), and left there otherwise. The copies are new files, newer than the
-    just-verilated Vtop.mk that verilated.mk makes them depend on; concurrent builds
-    each compile and the first to finish publishes."""
+    taken from RUNTIME_DIR/<key> (key: the Verilator version and make's dry run of those
+    objects, i.e. their exact compile commands). The first build with a new key compiles
+    them there under a lock (make -j, every core) while a concurrent build waits for them
+    instead of compiling its own. The copies are new files, newer than the just-verilated
+    Vtop.mk that verilated.mk makes them depend on."""
     bdir = Path(bdir)
     objs = _runtime_objects(bdir)
     dry = subprocess.run(make + ["-n", "-B", "--no-print-directory"] + objs, cwd=bdir, env=env,
                          capture_output=True, text=True)
-    key = hashlib.sha256((_verilator_version() + dry.stdout).encode()).hexdigest()[:16]
-    shared = RUNTIME_DIR / key
-    files = objs + [o[:-2] + ".d" for o in objs]
-    if dry.returncode == 0 and objs and (shared / "done").exists():
+    if dry.returncode == 0 and objs:
+        key = hashlib.sha256((_verilator_version() + dry.stdout).encode()).hexdigest()[:16]
+        shared = RUNTIME_DIR / key
+        files = objs + [o[:-2] + ".d" for o in objs]
+        if not (shared / "done").exists():
+            with locked(RUNTIME_DIR / f".{key}.lock"):
+                if not (shared / "done").exists():
+                    p = subprocess.run(make + objs, cwd=bdir, env=env)
+                    if p.returncode != 0:
+                        raise SystemExit(f"make of {' '.join(objs)} terminated with error {p.returncode}")
+                    tmp = RUNTIME_DIR / f".{key}-{os.getpid()}"
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    tmp.mkdir(parents=True)
+                    for f in files:
+                        shutil.copyfile(bdir / f, tmp / f)
+                    (tmp / "done").write_text(dry.stdout)
+                    shutil.rmtree(shared, ignore_errors=True)
+                    os.rename(tmp, shared)
         for f in files:
             shutil.copyfile(shared / f, bdir / f)
-        print(f"run-time objects {' '.join(objs)} from {shared}", flush=True)
+        os.write(1, f"run-time objects {' '.join(objs)} from {shared}\n".encode())   # fd 1: the log
     p = subprocess.run(make, cwd=bdir, env=env)
     if p.returncode != 0:
         raise SystemExit(f"make terminated with error {p.returncode}")
-    if dry.returncode == 0 and objs and not (shared / "done").exists():
-        tmp = RUNTIME_DIR / f".{key}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        tmp.mkdir(parents=True)
-        try:
-            for f in files:
-                shutil.copy2(bdir / f, tmp / f)
-            (tmp / "done").write_text(dry.stdout)
-            os.rename(tmp, shared)
-        except OSError:         # another build published first, or a file is missing
-            pass
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
