@@ -1,15 +1,21 @@
 """Simulation speed of the GA-2 chip: simulated cycles per wall second, per simulator.
 
 Two paths run the same long valid program: the cocotb path (tb.hw.run, the one every
-test uses, reference comparison included) and the plain Verilog bench tb/hdl/tb_plain.v
-(no Python in the loop). Cycles are the chip's own cycle counter; wall time is the
-whole simulator call (process start included), builds excluded. Prints both figures
-and the ratio plain/cocotb (target: cocotb within 2x of plain), and, derived, the
-cocotb rate without its fixed start-up (measured by a HALT-only call: Python, cocotb and
-numpy imports in the simulator process, about 2 s). Both paths run the program --runs
-times in one simulator process (default: 1 on Icarus, 8 on Verilator, whose fast
-simulation otherwise hides behind that start-up), so throughput is compared, as a test
-suite running many programs per call sees it.
+test uses) and the plain Verilog bench tb/hdl/tb_plain.v (no Python in the loop). Both
+paths' results are judged against the reference (tb/judge.py compare: memory, the five
+counters, the retire trace, errors; the cocotb path also the host-contract monitors and
+the bus log), and both must run the model's cycles. Cycles are the chip's own cycle
+counter. The figure compared is the simulator call of each path: its wall time, process
+start included (the cocotb path's is tb/sim/run.py's cocotb_test, timed inside hw.run;
+the plain path's the bench's process). Printed beside it: the cocotb path's whole hw.run
+call, whose host side (writing the inputs, reading the outcomes back, the reference
+Machine and the judge) is measured as the difference and said so; the CPU seconds of
+both simulator calls (steadier than wall time on a shared machine); and, derived, the
+cocotb rate without its fixed start-up (a HALT-only call, run first, which also does
+the host's one-time import of cocotb, so that is in neither figure; builds are in
+neither). Both paths run the program --runs times in one simulator process (default: 1
+on Icarus, 8 on Verilator, whose fast simulation otherwise hides behind that start-up),
+so throughput is compared, as a test suite running many programs per call sees it.
 
   python -m tools.bench.bench_sim [--sim icarus|verilator|both] [--mode inorder|overlap|both]
                                   [--groups N] [--runs R]
@@ -18,6 +24,7 @@ Both timing modes by default (the same program; the overlap mode runs it in fewe
 so its cycles per second say how fast the simulator runs the busier circuit).
 """
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -25,7 +32,9 @@ import time
 import numpy as np
 
 from model import config, isa, timing
-from tb import hw
+from model.machine import Machine
+from tb import hw, judge
+from tb.sim import run as sim_run
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
@@ -58,21 +67,48 @@ def build_plain(sim, cfg):
     return hw.plain.build(sim, cfg)
 
 
+def _child_cpu():
+    """CPU seconds (user + system) of this process's finished children."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_plain(sim, prog, image, cfg, runs=1):
-    """(cycles from the chip's counter summed over the runs, wall seconds) of one tb_plain call."""
+    """(cycles from the chip's counter summed over the runs, wall seconds, CPU seconds,
+    problems) of one tb_plain call; problems: each run judged against the reference."""
     cmd = build_plain(sim, cfg)
     with tempfile.TemporaryDirectory() as d:
-        r = hw.plain.run(cmd, prog, image, cfg, d, runs=runs, max_cycles=10_000_000, trace=False)
-    return sum(st["cycles"] for st in r.status), r.wall
+        c0 = _child_cpu()
+        r = hw.plain.run(cmd, prog, image, cfg, d, runs=runs, max_cycles=10_000_000, trace=True)
+        cpu = _child_cpu() - c0
+    refs = judge.references(Machine(cfg), [(isa.as_words(prog), image, None)] * runs)
+    bad = [f"plain run {k}: {m}" for k, (ref, got) in enumerate(zip(refs, hw.plain.outcomes(r)))
+           for m in [judge.compare(ref, got)] if m]
+    return sum(st["cycles"] for st in r.status), r.wall, cpu, bad
 
 
 def run_cocotb(sim, prog, image, cfg, runs=1):
-    """(cycles from the chip's counter summed over the runs, wall seconds, all ok) of one hw.run call."""
+    """(cycles from the chip's counter summed over the runs, wall seconds of the whole
+    hw.run call, wall and CPU seconds of its simulator call, problems) of one hw.run."""
     hw.build(sim, cfg=cfg)
-    t0 = time.perf_counter()
-    res = hw.run_programs(sim, [(prog, image)] * runs, cfg=cfg, max_cycles=10_000_000)
-    wall = time.perf_counter() - t0
-    return sum(int(r.counters.cycles) for r in res), wall, all(r.ok for r in res)
+    timed = {}
+    untimed = sim_run.cocotb_test
+
+    def timed_test(*a, **k):              # the simulator call inside hw.run, timed
+        c0, t0 = _child_cpu(), time.perf_counter()
+        try:
+            return untimed(*a, **k)
+        finally:
+            timed["wall"], timed["cpu"] = time.perf_counter() - t0, _child_cpu() - c0
+    sim_run.cocotb_test = timed_test
+    try:
+        t0 = time.perf_counter()
+        res = hw.run_programs(sim, [(prog, image)] * runs, cfg=cfg, max_cycles=10_000_000)
+        wall = time.perf_counter() - t0
+    finally:
+        sim_run.cocotb_test = untimed
+    bad = [f"cocotb run {k}: {r.mismatch}" for k, r in enumerate(res) if not r.ok]
+    return sum(int(r.counters.cycles) for r in res), wall, timed["wall"], timed["cpu"], bad
 
 
 def main(argv=None):
@@ -95,21 +131,27 @@ def main(argv=None):
         runs = a.runs or DEFAULT_RUNS[sim]
         expect = timing.schedule(prog, cfg).cycles * runs
         build_plain(sim, cfg)
-        c_cyc, c_wall, ok = run_cocotb(sim, prog, image, cfg, runs)
-        _, c_start, _ = run_cocotb(sim, [isa.build("HALT")], None, cfg)   # fixed start-up cost
-        p_cyc, p_wall = run_plain(sim, prog, image, cfg, runs)
-        if not ok or c_cyc != expect or p_cyc != expect:
-            print(f"FAIL {sim} [{mode}]: cycles cocotb {c_cyc}, plain {p_cyc}, model {expect}, match {ok}")
+        _, _, c_start, _, _ = run_cocotb(sim, [isa.build("HALT")], None, cfg)   # fixed start-up
+        c_cyc, c_all, c_wall, c_cpu, c_bad = run_cocotb(sim, prog, image, cfg, runs)
+        p_cyc, p_wall, p_cpu, p_bad = run_plain(sim, prog, image, cfg, runs)
+        if c_bad or p_bad or c_cyc != expect or p_cyc != expect:
+            print(f"FAIL {sim} [{mode}]: cycles cocotb {c_cyc}, plain {p_cyc}, model {expect}; "
+                  + "; ".join((c_bad + p_bad)[:4]))
             rc = 1
             continue
         c_rate, p_rate = c_cyc / c_wall, p_cyc / p_wall
-        print(f"{sim:9s} [{mode}]: {len(prog)} instructions x {runs} runs, {c_cyc} cycles (chip counter); "
-              f"cocotb {c_rate:,.0f} cycles/s ({c_wall:.2f} s), plain {p_rate:,.0f} cycles/s "
-              f"({p_wall:.2f} s); plain/cocotb = {p_rate / c_rate:.2f}x")
+        print(f"{sim:9s} [{mode}]: {len(prog)} instructions x {runs} runs, {c_cyc} cycles (chip counter), "
+              f"both paths equal to the reference")
+        print(f"{'':9s}  cocotb {c_rate:,.0f} cycles/s (simulator call {c_wall:.2f} s, CPU {c_cpu:.2f} s), "
+              f"plain {p_rate:,.0f} cycles/s ({p_wall:.2f} s, CPU {p_cpu:.2f} s); "
+              f"plain/cocotb = {p_rate / c_rate:.2f}x (CPU {c_cpu / p_cpu:.2f}x)")
+        print(f"{'':9s}  whole hw.run {c_all:.2f} s: {c_cyc / c_all:,.0f} cycles/s, plain/cocotb = "
+              f"{p_rate * c_all / c_cyc:.2f}x; its host side (inputs, reading back, reference "
+              f"Machine, judge) {c_all - c_wall:.2f} s")
         if c_wall > c_start:
             steady = c_cyc / (c_wall - c_start)
-            print(f"{'':9s}  derived: cocotb start-up {c_start:.2f} s (HALT-only call); without it "
-                  f"{steady:,.0f} cycles/s, plain/cocotb = {p_rate / steady:.2f}x")
+            print(f"{'':9s}  derived: cocotb start-up {c_start:.2f} s (HALT-only simulator call); "
+                  f"without it {steady:,.0f} cycles/s, plain/cocotb = {p_rate / steady:.2f}x")
     return rc
 
 
