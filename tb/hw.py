@@ -10,6 +10,8 @@ CLI: python -m tb.hw --sim icarus|verilator|both [--demo | --build] (the demo pr
 tb/stimulus/demo.py)
 """
 import argparse
+import contextlib
+import resource
 import sys
 import time
 
@@ -20,6 +22,31 @@ from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item, cycle_limit, prepare_jobs, r
 from tb.sim.files import rtl_files, top_file  # noqa: F401
 from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
 from tb.stimulus.demo import demo_programs
+
+
+@contextlib.contextmanager
+def simulator_calls():
+    """Time the simulator calls run() makes in the block (tools/bench/bench_sim.py): yields
+    a list that gets (wall seconds, CPU seconds of the simulator process) per call, the
+    cocotb process from its start to its end (tb/sim/run.py's cocotb_test)."""
+    from tb.sim import run as sim_run
+    calls, untimed = [], sim_run.cocotb_test
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    def timed(*a, **k):
+        c0, t0 = cpu(), time.perf_counter()
+        try:
+            return untimed(*a, **k)
+        finally:
+            calls.append((time.perf_counter() - t0, cpu() - c0))
+    sim_run.cocotb_test = timed
+    try:
+        yield calls
+    finally:
+        sim_run.cocotb_test = untimed
 
 
 def main(argv=None):

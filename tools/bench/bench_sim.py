@@ -34,7 +34,6 @@ import numpy as np
 from model import config, isa, timing
 from model.machine import Machine
 from tb import hw, judge
-from tb.sim import run as sim_run
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
@@ -91,24 +90,13 @@ def run_cocotb(sim, prog, image, cfg, runs=1):
     """(cycles from the chip's counter summed over the runs, wall seconds of the whole
     hw.run call, wall and CPU seconds of its simulator call, problems) of one hw.run."""
     hw.build(sim, cfg=cfg)
-    timed = {}
-    untimed = sim_run.cocotb_test
-
-    def timed_test(*a, **k):              # the simulator call inside hw.run, timed
-        c0, t0 = _child_cpu(), time.perf_counter()
-        try:
-            return untimed(*a, **k)
-        finally:
-            timed["wall"], timed["cpu"] = time.perf_counter() - t0, _child_cpu() - c0
-    sim_run.cocotb_test = timed_test
-    try:
+    with hw.simulator_calls() as calls:
         t0 = time.perf_counter()
         res = hw.run_programs(sim, [(prog, image)] * runs, cfg=cfg, max_cycles=10_000_000)
         wall = time.perf_counter() - t0
-    finally:
-        sim_run.cocotb_test = untimed
+    (s_wall, s_cpu), = calls
     bad = [f"cocotb run {k}: {r.mismatch}" for k, r in enumerate(res) if not r.ok]
-    return sum(int(r.counters.cycles) for r in res), wall, timed["wall"], timed["cpu"], bad
+    return sum(int(r.counters.cycles) for r in res), wall, s_wall, s_cpu, bad
 
 
 def main(argv=None):
