@@ -1,6 +1,6 @@
 """Checks of model/config.py: the chip's sizes and options.
 
-DEFAULT and CH09 are pinned from the spec (../shared/spec/ga2.md, docs/isa.md): a 4 x 4
+DEFAULT and CH09 are pinned from the spec (docs/contract.md, docs/isa.md): a 4 x 4
 array, 4096 scratchpad words, 1024 instructions, 64-element softmax, 2 issue cycles, and
 4096 (the chip as synthesised) or 8192 (chapter 9) external words. Every field refuses a
 bad value with a ValueError naming it.
