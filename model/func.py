@@ -31,7 +31,13 @@ Semantics beyond the spec (docs/isa.md), kept exactly:
     increasing order: with dst ahead of src by less than len, later elements read
     results already written.
   - SM reads all its inputs before it writes.
+  - LDX reads its index word, then copies row `index` of the table; an index not below
+    rows writes nothing (the chip's error 6, found in EXEC: execute returns True).
+  - ADD and NORM's second pass stream like RQ (element i read, then written, before
+    element i + 1 is read); NORM's first pass reads every element before any write;
+    ARGMAX reads all its inputs before it writes its one word.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -48,7 +54,7 @@ _LUT = np.array(LUT, dtype=np.int64)
 # Speed: the views below read an instruction's fields by position in Instr.args (isa.FIELDS
 # order; an attribute like ins.src is a lookup through Instr.__getattr__). The positions:
 _I = isa._INDEX
-_SRC = {"LD": 1, "ST": 0, "RQ": 1, "SM": 1}
+_SRC = {"LD": 1, "ST": 0, "RQ": 1, "SM": 1, "LDX": 1, "ADD": 1, "ARGMAX": 1, "NORM": 1}
 _LEN = 2
 assert all(_I[op]["src"] == i and _I[op]["dst"] == 1 - i and _I[op]["len"] == _LEN
            for op, i in _SRC.items())
@@ -79,8 +85,12 @@ def reads(ins):
     op, a = ins.op, ins.args
     if op == "LD":
         return _span(EXT, a[1], a[_LEN])
-    if op in ("ST", "RQ", "SM"):
+    if op in ("ST", "RQ", "SM", "ARGMAX", "NORM"):
         return _span(SP, a[_SRC[op]], a[_LEN])
+    if op == "ADD":
+        return _span(SP, a[1], a[_LEN]) + _span(SP, a[3], a[_LEN])
+    if op == "LDX":                     # the index word, and the whole table (its hull)
+        return _span(SP, a[3], 1) + _span(EXT, a[1], a[_LEN] * a[4])
     if op == "MM":
         if not (a[3] and a[4] and a[5]):                            # M, K, N
             return ()
@@ -96,8 +106,10 @@ def writes(ins):
     op, a = ins.op, ins.args
     if op == "ST":
         return _span(EXT, a[1], a[_LEN])
-    if op in ("LD", "RQ", "SM"):
+    if op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM"):
         return _span(SP, a[0], a[_LEN])
+    if op == "ARGMAX":
+        return _span(SP, a[0], 1)
     if op == "MM":
         if not (a[3] and a[4] and a[5]):
             return ()
@@ -109,10 +121,12 @@ def writes(ins):
 # ---------------------------------------------------------------- how many words it reads
 def _sp_reads(op, a):
     """sp_reads from an op and its args (the formulas of sp_reads' docstring)."""
-    if op == "ST" or op == "RQ":
+    if op == "ST" or op == "RQ" or op == "ARGMAX":
         return a[_LEN]
-    if op == "SM":
+    if op == "SM" or op == "ADD" or op == "NORM":
         return 2 * a[_LEN]
+    if op == "LDX":
+        return 1
     if op == "MM":
         M, K, N = a[3], a[4], a[5]
         return (M + N) * K + (M * N if a[10] else 0)
@@ -135,6 +149,9 @@ def sp_reads(ins):
       SM  2*len: ga2_softmax.v's two read passes (max, then exp-and-sum) read every element
           once each, in both timing modes (FAST changes only the divide phase, which
           reads nothing);
+      LDX 1: the index word (the row comes from the external memory);
+      ADD 2*len: both operands, element by element; ARGMAX len;
+      NORM 2*len: its two passes (the sum of squares, then the scaling);
       HALT 0.
     A faulting instruction executes nothing: sum this over the executed (retired)
     instructions only, as model/machine.py does (Result.sp_reads), which the benches
@@ -220,24 +237,41 @@ def execute(ins, ext, sp):
     """Apply one valid instruction (an Instr or its word) to ext and sp in place.
 
     HALT does nothing. The caller has checked the instruction (isa.check): out-of-range
-    addresses are not re-checked here.
+    addresses are not re-checked here. True when it is an LDX whose index faulted (it
+    wrote nothing), else None.
     """
     word = isa.as_words((ins,))[0] if isinstance(ins, isa.Instr) else ins
     plan = _PLANS.get(word)
-    _apply(plan if plan is not None else _plan(word), ext, sp)
+    return _apply(plan if plan is not None else _plan(word), ext, sp)
 
 
 def execute_words(words, ext, sp):
-    """execute() each valid instruction word of words in order; the sum of their sp_reads
-    (model/machine.py's loop over the retired instructions)."""
-    get, reads = _PLANS.get, 0
-    for word in words:
+    """execute() each valid instruction word of words in order: (the sum of their
+    sp_reads, the position of the first LDX whose index faulted or None) --
+    model/machine.py's loop over the retired instructions."""
+    get, reads, bad = _PLANS.get, 0, None
+    for pc, word in enumerate(words):
         plan = get(word)
         if plan is None:
             plan = _plan(word)
-        _apply(plan, ext, sp)
+        if _apply(plan, ext, sp) and bad is None:
+            bad = pc
         reads += plan[3]
-    return reads
+    return reads, bad
+
+
+def norm_recip(ss):
+    """NORM's reciprocal of a sum of squares ss >= 1: floor(2^29 / isqrt(ss * 2^10))."""
+    return (1 << 29) // math.isqrt(ss << 10)
+
+
+def norm_vec(x, m, s):
+    """NORM of int8 values x (int64 array): requant(x * norm_recip(sum x^2), m, s); zeros
+    when every x is 0 (docs/lm.md "Numerics")."""
+    ss = int(np.dot(x, x))
+    if ss == 0:
+        return np.zeros_like(x)
+    return requant_vec(x * norm_recip(ss), m, s)
 
 
 def _apply(plan, ext, sp):
@@ -272,12 +306,41 @@ def _apply(plan, ext, sp):
                 base = dst + r * ldc
                 sp[base:base + N] = cl[r]
     elif op == "RQ":
-        d, s, n, m, sh = args
+        d, s, n, m, sh, relu = args
+        lo = 0 if relu else -128
         if 0 < d - s < n:        # dst overlaps ahead of src: the chip streams element by element
             for x in range(n):
-                sp[d + x] = _requant_int(int(sp[s + x]), m, sh)
+                sp[d + x] = max(lo, _requant_int(int(sp[s + x]), m, sh))
         else:
-            sp[d:d + n] = requant_vec(sp[s:s + n], m, sh)
+            y = requant_vec(sp[s:s + n], m, sh)
+            sp[d:d + n] = np.maximum(y, 0) if relu else y
+    elif op == "LDX":
+        dst, src, n, idx, rows = args
+        tok = int(sp[idx]) & 0xFFFFFFFF                     # the index word, unsigned
+        if tok >= rows:
+            return True
+        sp[dst:dst + n] = ext[src + tok * n:src + tok * n + n]
+    elif op == "ADD":
+        d, a, n, b = args
+        if 0 < d - a < n or 0 < d - b < n:      # streamed: later elements see earlier results
+            for x in range(n):
+                sp[d + x] = max(-128, min(127, isa.s8(sp[a + x]) + isa.s8(sp[b + x])))
+        else:
+            sp[d:d + n] = np.clip(sp[a:a + n].astype(np.int8).astype(np.int64)
+                                  + sp[b:b + n].astype(np.int8), -128, 127)
+    elif op == "ARGMAX":
+        dst, src, n = args
+        sp[dst] = int(np.argmax(sp[src:src + n]))          # the first of equal maxima
+    elif op == "NORM":
+        d, s, n, m, sh = args
+        x = sp[s:s + n].astype(np.int8).astype(np.int64)
+        ss = int(np.dot(x, x))
+        if 0 < d - s < n:        # the second pass streams: it reads results already written
+            r = norm_recip(ss) if ss else 0
+            for i in range(n):
+                sp[d + i] = _requant_int(isa.s8(sp[s + i]) * r, m, sh) if ss else 0
+        else:
+            sp[d:d + n] = norm_vec(x, m, sh)
     elif op == "SM":
         dst, src, n = args
         x = sp[src:src + n].astype(np.int8).astype(np.int64)

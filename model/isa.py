@@ -26,7 +26,8 @@ INSTR_W = 128            # instruction word width (bits)
 OP_W = 4
 
 # ---------------------------------------------------------------- opcodes and fields
-OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
+OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
+           "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10}
 OPNAMES = {v: k for k, v in OPCODES.items()}
 
 # Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
@@ -35,9 +36,14 @@ FIELDS = {
     "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13)),
     "MM": (("dst", ADDR_W), ("A", ADDR_W), ("B", ADDR_W), ("M", 3), ("K", 8), ("N", 3),
            ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)),
-    "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
+    "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6), ("relu", 1)),
     "SM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
     "HALT": (),
+    # the language model's operations (docs/lm.md "Numerics"; docs/isa.md)
+    "LDX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("idx", ADDR_W), ("rows", ADDR_W)),
+    "ADD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("src2", ADDR_W)),
+    "ARGMAX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
+    "NORM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
 }
 
 
@@ -45,7 +51,8 @@ FIELDS = {
 # when left out; format_fields() leaves a field out when it has that value, so the text of
 # programs written before the field existed is unchanged. MM acc (bit 103): 0 writes
 # dst = A x B, 1 accumulates dst += A x B (32-bit wraparound), as VTA's GEMM reset flag.
-DEFAULTS = {"MM": {"acc": 0}}
+# RQ relu (bit 71): 1 clamps the result to 0..127 (the MLP's ReLU fused into its requant).
+DEFAULTS = {"MM": {"acc": 0}, "RQ": {"relu": 0}}
 
 
 def _layout():
@@ -75,9 +82,16 @@ ERR_SP_RANGE = 2         # scratchpad address out of range
 ERR_EXT_RANGE = 3        # external address out of range
 ERR_SHAPE = 4            # M or N outside 1..4, K = 0, len = 0 or too long
 ERR_PC = 5               # ran past the end of the instruction memory without HALT
+ERR_INDEX = 6            # LDX: the row index read from the scratchpad is not below rows
 ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address out of range",
                ERR_EXT_RANGE: "external address out of range", ERR_SHAPE: "bad shape",
-               ERR_PC: "ran past the end of instruction memory"}
+               ERR_PC: "ran past the end of instruction memory",
+               ERR_INDEX: "table index out of range"}
+# ERR_INDEX is the one fault found in EXEC, from data: the LDX writes nothing, the program
+# runs on to its end with unchanged timing (timing never depends on data) and the chip
+# reports the first such LDX at done (docs/isa.md "Errors"). Every other fault is DECODE's.
+
+NORM_MAX_LEN = 64        # NORM: ss * 2^10 <= 2^30 keeps the square root in 16 bits
 
 
 
@@ -176,19 +190,32 @@ def check(ins, cfg=None):
         return ERR_SHAPE, "len", "len=0"
     if op == "SM" and n > sm_max_len:
         return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {sm_max_len}"
+    if op == "NORM" and n > NORM_MAX_LEN:
+        return ERR_SHAPE, "len", f"len={n} longer than the norm unit's {NORM_MAX_LEN}"
+    if op == "LDX" and f["rows"] == 0:
+        return ERR_SHAPE, "rows", "rows=0"
     for name in _SP_FIELDS[op]:
-        if f[name] + n > sp_words:
-            return ERR_SP_RANGE, name, f"{name}={f[name]} + len={n} passes scratchpad size {sp_words}"
+        one = name in _SP_ONE.get(op, ())
+        if f[name] + (1 if one else n) > sp_words:
+            return ERR_SP_RANGE, name, (f"{name}={f[name]} is past" if one else
+                                        f"{name}={f[name]} + len={n} passes") + \
+                f" scratchpad size {sp_words}"
     ext_field = _EXT_FIELD.get(op)
-    if ext_field and f[ext_field] + n > ext:
-        return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + len={n} passes external size {ext}"
+    span = f["rows"] * n if op == "LDX" else n
+    if ext_field and f[ext_field] + span > ext:
+        what = f"rows*len={span}" if op == "LDX" else f"len={n}"
+        return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + {what} passes external size {ext}"
     return None
 
 
 # check()'s operands of each op with a len: those in the scratchpad (in the order the RTL
 # tests them) and the one in the external memory
-_SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst")}
-_EXT_FIELD = {"LD": "src", "ST": "dst"}
+_SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst"),
+              "LDX": ("idx", "dst"), "ADD": ("src", "src2", "dst"), "ARGMAX": ("src", "dst"),
+              "NORM": ("src", "dst")}
+_EXT_FIELD = {"LD": "src", "ST": "dst", "LDX": "src"}
+# the scratchpad operands that are one word, not len: LDX's index, ARGMAX's result
+_SP_ONE = {"LDX": ("idx",), "ARGMAX": ("dst",)}
 
 
 def build(op, cfg=None, **fields):
@@ -348,8 +375,8 @@ def macs(ins):
 
 
 def words(ins):
-    """Words moved between external memory and scratchpad (len for LD and ST, else 0)."""
-    return ins.len if ins.op in ("LD", "ST") else 0
+    """Words moved between external memory and scratchpad (len for LD, ST, LDX, else 0)."""
+    return ins.len if ins.op in ("LD", "ST", "LDX") else 0
 
 
 def _instrs(prog):

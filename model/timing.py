@@ -54,16 +54,19 @@ Fault = namedtuple("Fault", "code pc")
 Schedule = namedtuple("Schedule", "events cycles fault counters reason")
 
 # The unit that executes each op (its busy cycles add to that unit's counter).
-UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
+UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None,
+        "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"}
 
 
 def busy_cycles(ins, cfg=None):
     """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT.
 
-    docs/isa.md's table: LD, ST, RQ len + 1 (a word or element per cycle, one cycle of
-    read latency); MM K + mm_fill + M*N (K operand steps, the array's skew and read
-    latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the max
-    pass, the exp-and-sum pass, then a serial divide per element).
+    docs/isa.md's table: LD, ST, RQ, ARGMAX len + 1 (a word or element per cycle, one
+    cycle of read latency); MM K + mm_fill + M*N (K operand steps, the array's skew and
+    read latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the
+    max pass, the exp-and-sum pass, then a serial divide per element); LDX len + 3 (the
+    index, the address, an LD); ADD 2*len + 1 (two reads per element); NORM
+    2*(len + 1) + NORM_TAIL (two passes and the reciprocal square root between them).
     """
     return _busy(ins.op, ins.args, config.resolve(cfg))
 
@@ -71,18 +74,32 @@ def busy_cycles(ins, cfg=None):
 # field positions in Instr.args (isa.FIELDS order), read directly for speed
 _LEN = 2
 _M, _K, _N = 3, 4, 5
-assert all(isa._INDEX[op]["len"] == _LEN for op in ("LD", "ST", "RQ", "SM"))
+assert all(isa._INDEX[op]["len"] == _LEN for op in isa.FIELDS if op not in ("MM", "HALT"))
 assert (isa._INDEX["MM"]["M"], isa._INDEX["MM"]["K"], isa._INDEX["MM"]["N"]) == (_M, _K, _N)
 
 
 def _busy(op, args, cfg):
-    if op == "LD" or op == "ST" or op == "RQ":
+    if op == "LD" or op == "ST" or op == "RQ" or op == "ARGMAX":
         return args[_LEN] + 1
     if op == "MM":
         return args[_K] + cfg.mm_fill + args[_M] * args[_N]
     if op == "SM":
         return sm_busy(args[_LEN], cfg)
+    if op == "LDX":
+        return args[_LEN] + LDX_EXTRA + 1
+    if op == "ADD":
+        return 2 * args[_LEN] + 1
+    if op == "NORM":
+        return 2 * (args[_LEN] + 1) + NORM_TAIL
     return 0
+
+
+# LDX: read the index word (1), form the row's address (1), then an LD of len words
+LDX_EXTRA = 2
+# NORM's cycles between its two passes (each len + 1): the integer square root, one bit
+# a cycle (16), then the reciprocal 2^29 / q on a 30-bit serial divider (load, 30 steps,
+# result: 32)
+NORM_TAIL = 48
 
 
 def sm_busy(n, cfg):
