@@ -13,6 +13,9 @@ ga2_requant.v
 ga2_vec_rq.v
 ga2_divu.v
 ga2_softmax.v
+ga2_vec_add.v
+ga2_argmax.v
+ga2_norm.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

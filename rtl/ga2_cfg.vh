@@ -15,5 +15,7 @@
 `define GA2_ISSUE_CYCLES 2
 `define GA2_MM_FILL 7
 `define GA2_SM_DIV_CYCLES 34
+`define GA2_LDX_EXTRA 2
+`define GA2_NORM_TAIL 48
 
 `endif

@@ -10,7 +10,9 @@
 // (1), shape (4), scratchpad range (2), external range (3) in that priority
 // (docs/isa.md), exactly model/isa.py decode() + check() on a chip with these sizes.
 // Range arithmetic is exactly as wide as its largest sum (17 bits, 21 for MM B with
-// tb = 0): no wrap, so a field sum reaching past the memory faults, and no unused top bit.
+// tb = 0, 29 for LDX's table src + rows * len): no wrap, so a field sum reaching past the
+// memory faults, and no unused top bit. (Error 6, an LDX row index not below rows, comes
+// from data: ga2_dma finds it in EXEC.)
 module ga2_decode #(
   parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
@@ -21,14 +23,20 @@ module ga2_decode #(
   // ignores them, like model/isa.decode.
   input  wire [127:0]               instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire [5:0]                 op_oh,       // {HALT, SM, RQ, MM, ST, LD}; 0: illegal opcode
-  output wire [3:0]                 unit_sel,    // {ga2_softmax, ga2_vec_rq, ga2_mm_ctrl, ga2_dma}
+  // bit k is opcode k + 1: {NORM, ARGMAX, ADD, LDX, HALT, SM, RQ, MM, ST, LD}; 0: illegal
+  output wire [9:0]                 op_oh,
+  // {ga2_norm, ga2_argmax, ga2_vec_add, ga2_softmax, ga2_vec_rq, ga2_mm_ctrl, ga2_dma}
+  output wire [6:0]                 unit_sel,
   output reg  [2:0]                 fault_code,
-  // LD / ST (the DMA unit): dir 0 = LD, 1 = ST
+  // LD / ST / LDX (the DMA unit): dir 0 = LD or LDX, 1 = ST; ldx 1 = LDX (sp_base its dst,
+  // ext_base its table src, len its row length, idx the index word, rows the table's rows)
   output wire                       dma_dir,
   output wire [`GA2_ADDR_W-1:0]     dma_sp_base,
   output wire [`GA2_ADDR_W-1:0]     dma_ext_base,
   output wire [`GA2_LD_LEN_W-1:0]   dma_len,
+  output wire                       dma_ldx,
+  output wire [`GA2_ADDR_W-1:0]     dma_idx,
+  output wire [`GA2_LDX_ROWS_W-1:0] dma_rows,
   // MM
   output wire [`GA2_ADDR_W-1:0]     mm_dst,
   output wire [`GA2_ADDR_W-1:0]     mm_a,
@@ -47,14 +55,31 @@ module ga2_decode #(
   output wire [`GA2_RQ_LEN_W-1:0]   rq_len,
   output wire [`GA2_RQ_M_W-1:0]     rq_m,
   output wire [`GA2_RQ_S_W-1:0]     rq_s,
+  output wire                       rq_relu,
   // SM
   output wire [`GA2_ADDR_W-1:0]     sm_dst,
   output wire [`GA2_ADDR_W-1:0]     sm_src,
   output wire [`GA2_SM_LEN_W-1:0]   sm_len,
+  // ADD
+  output wire [`GA2_ADDR_W-1:0]     add_dst,
+  output wire [`GA2_ADDR_W-1:0]     add_src,
+  output wire [`GA2_ADD_LEN_W-1:0]  add_len,
+  output wire [`GA2_ADDR_W-1:0]     add_src2,
+  // ARGMAX
+  output wire [`GA2_ADDR_W-1:0]     amax_dst,
+  output wire [`GA2_ADDR_W-1:0]     amax_src,
+  output wire [`GA2_ARGMAX_LEN_W-1:0] amax_len,
+  // NORM
+  output wire [`GA2_ADDR_W-1:0]     norm_dst,
+  output wire [`GA2_ADDR_W-1:0]     norm_src,
+  output wire [`GA2_NORM_LEN_W-1:0] norm_len,
+  output wire [`GA2_NORM_M_W-1:0]   norm_m,
+  output wire [`GA2_NORM_S_W-1:0]   norm_s,
   // the scratchpad ranges of the instruction (model/func.py reads() / writes(); the
   // overlap mode's hazard check, ga2_hazard): first..last inclusive, each with a valid
-  // bit. rd0: ST, RQ, SM src, MM A's hull; rd1: MM B's hull; wr: LD, RQ, SM dst, MM
-  // dst's hull. Exact (16 bits) only for an instruction without fault, the only kind issued.
+  // bit. rd0: ST, RQ, SM, ADD, ARGMAX, NORM src, MM A's hull, LDX's index word; rd1: MM
+  // B's hull, ADD src2; wr: LD, LDX, RQ, SM, ADD, NORM dst, ARGMAX's one word, MM dst's
+  // hull. Exact (16 bits) only for an instruction without fault, the only kind issued.
   output wire                       rd0_v,
   output wire [`GA2_ADDR_W-1:0]     rd0_first,
   output wire [`GA2_ADDR_W-1:0]     rd0_last,
@@ -68,6 +93,12 @@ module ga2_decode #(
   localparam AW = `GA2_ADDR_W;
 
   initial begin
+    // LDX's dst, src and len sit where LD's do (the DMA takes them through LD's wires)
+    if (`GA2_LDX_DST_LSB != `GA2_LD_DST_LSB || `GA2_LDX_SRC_LSB != `GA2_LD_SRC_LSB ||
+        `GA2_LDX_LEN_LSB != `GA2_LD_LEN_LSB || `GA2_LDX_LEN_W != `GA2_LD_LEN_W) begin
+      $error("%m: LDX's dst, src, len are not LD's bits");
+      $finish;
+    end
     `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
       $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
@@ -87,7 +118,12 @@ module ga2_decode #(
   wire is_rq   = (op == `GA2_OP_RQ);
   wire is_sm   = (op == `GA2_OP_SM);
   wire is_halt = (op == `GA2_OP_HALT);
-  wire op_ok   = is_ld | is_st | is_mm | is_rq | is_sm | is_halt;
+  wire is_ldx  = (op == `GA2_OP_LDX);
+  wire is_add  = (op == `GA2_OP_ADD);
+  wire is_amax = (op == `GA2_OP_ARGMAX);
+  wire is_norm = (op == `GA2_OP_NORM);
+  wire op_ok   = is_ld | is_st | is_mm | is_rq | is_sm | is_halt | is_ldx | is_add | is_amax |
+                 is_norm;
 
   wire [AW-1:0]                ld_dst = instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W];
   wire [AW-1:0]                ld_src = instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W];
@@ -114,10 +150,27 @@ module ga2_decode #(
   assign sm_dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W];
   assign sm_src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W];
   assign sm_len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+  assign rq_relu  = instr[`GA2_RQ_RELU_LSB];
+  assign dma_idx  = instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W];
+  assign dma_rows = instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W];
+  assign add_dst  = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W];
+  assign add_src  = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W];
+  assign add_len  = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W];
+  assign add_src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W];
+  assign amax_dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W];
+  assign amax_src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W];
+  assign amax_len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W];
+  assign norm_dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W];
+  assign norm_src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W];
+  assign norm_len = instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W];
+  assign norm_m   = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W];
+  assign norm_s   = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
 
-  assign op_oh        = {is_halt, is_sm, is_rq, is_mm, is_st, is_ld};
-  assign unit_sel     = {is_sm, is_rq, is_mm, is_ld || is_st};
+  assign op_oh        = {is_norm, is_amax, is_add, is_ldx, is_halt, is_sm, is_rq, is_mm, is_st, is_ld};
+  assign unit_sel     = {is_norm, is_amax, is_add, is_sm, is_rq, is_mm, is_ld || is_st || is_ldx};
+  // LDX's dst, src and len are LD's bits (checked above): the LD arms carry them
   assign dma_dir      = is_st;
+  assign dma_ldx      = is_ldx;
   assign dma_sp_base  = is_st ? st_src : ld_dst;
   assign dma_ext_base = is_st ? st_dst : ld_src;
   assign dma_len      = is_st ? st_len : ld_len;
@@ -133,6 +186,10 @@ module ga2_decode #(
   localparam [RW-1:0] EXT_END  = EXT_WORDS;
   localparam [RWB-1:0] SP_ENDB = SP_WORDS;
   localparam [`GA2_SM_LEN_W-1:0] SM_LIMIT = SM_MAX_LEN;   // compared with len - 1
+  localparam [`GA2_NORM_LEN_W-1:0] NORM_LIMIT = `GA2_NORM_MAX_LEN;   // compared with len - 1
+  // LDX's table: src + rows * len <= (2^16 - 1) + (2^16 - 1) * (2^13 - 1) < 2^29
+  localparam XW = 29;
+  localparam [XW-1:0] EXT_ENDX = EXT_WORDS;
 
   // n * x for n = 0..3 (M-1 or N-1 once the shape check has passed): < 3 * 2^12 < 2^14
   function [13:0] mul03;
@@ -160,7 +217,11 @@ module ga2_decode #(
   wire [RW-1:0] st_lenr = {4'd0, st_len};
   wire [RW-1:0] rq_lenr = {4'd0, rq_len};
   wire [RW-1:0] sm_lenr = {4'd0, sm_len};
+  wire [RW-1:0] add_lenr  = {4'd0, add_len};
+  wire [RW-1:0] amax_lenr = {4'd0, amax_len};
+  wire [RW-1:0] norm_lenr = {4'd0, norm_len};
   wire [`GA2_SM_LEN_W-1:0] sm_len1 = sm_len - {{(`GA2_SM_LEN_W-1){1'b0}}, 1'b1};   // SM: 1 <= len <= max
+  wire [`GA2_NORM_LEN_W-1:0] norm_len1 = norm_len - {{(`GA2_NORM_LEN_W-1){1'b0}}, 1'b1};
   wire [1:0]  mm_m1    = mm_m[1:0] - 2'd1;                // M-1 once 1 <= M <= 4
   wire [1:0]  mm_n1    = mm_n[1:0] - 2'd1;
   wire [RW-1:0] mm_kr  = {9'd0, mm_k};
@@ -185,22 +246,39 @@ module ga2_decode #(
   wire [RW-1:0] rq_wlast = zr(rq_dst) + rq_lenr - 17'd1;
   wire [RW-1:0] sm_rlast = zr(sm_src) + sm_lenr - 17'd1;
   wire [RW-1:0] sm_wlast = zr(sm_dst) + sm_lenr - 17'd1;
+  wire [RW-1:0] add_rlast  = zr(add_src) + add_lenr - 17'd1;
+  wire [RW-1:0] add_r2last = zr(add_src2) + add_lenr - 17'd1;
+  wire [RW-1:0] add_wlast  = zr(add_dst) + add_lenr - 17'd1;
+  wire [RW-1:0] amax_rlast = zr(amax_src) + amax_lenr - 17'd1;
+  wire [RW-1:0] norm_rlast = zr(norm_src) + norm_lenr - 17'd1;
+  wire [RW-1:0] norm_wlast = zr(norm_dst) + norm_lenr - 17'd1;
   /* verilator lint_on UNUSEDSIGNAL */
+  // LDX: its index word and its table's last word (dst..dst+len-1 is ld_last's: LD's bits)
+  wire [XW-1:0] ldx_tab   = {13'd0, dma_rows} * {16'd0, ld_len};     // rows * len < 2^29
+  wire [XW-1:0] ldx_xlast = {13'd0, ld_src} + ldx_tab - 29'd1;
 
   // the opcode is one-hot (op_oh), so the hull multiplexers are AND-OR, not priority chains
-  assign rd0_v     = is_st || is_mm || is_rq || is_sm;
+  // (LDX writes LD's range: is_ld | is_ldx selects ld_dst / ld_last; ARGMAX writes one word)
+  assign rd0_v     = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_amax || is_norm;
   assign rd0_first = ({AW{is_st}} & st_src) | ({AW{is_mm}} & mm_a) | ({AW{is_rq}} & rq_src) |
-                     ({AW{is_sm}} & sm_src);
+                     ({AW{is_sm}} & sm_src) | ({AW{is_ldx}} & dma_idx) | ({AW{is_add}} & add_src) |
+                     ({AW{is_amax}} & amax_src) | ({AW{is_norm}} & norm_src);
   assign rd0_last  = ({AW{is_st}} & st_last[AW-1:0]) | ({AW{is_mm}} & mm_a_last[AW-1:0]) |
-                     ({AW{is_rq}} & rq_rlast[AW-1:0]) | ({AW{is_sm}} & sm_rlast[AW-1:0]);
-  assign rd1_v     = is_mm;
-  assign rd1_first = mm_b;
-  assign rd1_last  = mm_tb ? mm_bt_last[AW-1:0] : mm_bn_last[AW-1:0];
-  assign wr_v      = is_ld || is_mm || is_rq || is_sm;
-  assign wr_first  = ({AW{is_ld}} & ld_dst) | ({AW{is_mm}} & mm_dst) | ({AW{is_rq}} & rq_dst) |
-                     ({AW{is_sm}} & sm_dst);
-  assign wr_last   = ({AW{is_ld}} & ld_last[AW-1:0]) | ({AW{is_mm}} & mm_d_last[AW-1:0]) |
-                     ({AW{is_rq}} & rq_wlast[AW-1:0]) | ({AW{is_sm}} & sm_wlast[AW-1:0]);
+                     ({AW{is_rq}} & rq_rlast[AW-1:0]) | ({AW{is_sm}} & sm_rlast[AW-1:0]) |
+                     ({AW{is_ldx}} & dma_idx) | ({AW{is_add}} & add_rlast[AW-1:0]) |
+                     ({AW{is_amax}} & amax_rlast[AW-1:0]) | ({AW{is_norm}} & norm_rlast[AW-1:0]);
+  assign rd1_v     = is_mm || is_add;
+  assign rd1_first = ({AW{is_mm}} & mm_b) | ({AW{is_add}} & add_src2);
+  assign rd1_last  = ({AW{is_mm}} & (mm_tb ? mm_bt_last[AW-1:0] : mm_bn_last[AW-1:0])) |
+                     ({AW{is_add}} & add_r2last[AW-1:0]);
+  assign wr_v      = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_amax || is_norm;
+  assign wr_first  = ({AW{is_ld | is_ldx}} & ld_dst) | ({AW{is_mm}} & mm_dst) | ({AW{is_rq}} & rq_dst) |
+                     ({AW{is_sm}} & sm_dst) | ({AW{is_add}} & add_dst) | ({AW{is_amax}} & amax_dst) |
+                     ({AW{is_norm}} & norm_dst);
+  assign wr_last   = ({AW{is_ld | is_ldx}} & ld_last[AW-1:0]) | ({AW{is_mm}} & mm_d_last[AW-1:0]) |
+                     ({AW{is_rq}} & rq_wlast[AW-1:0]) | ({AW{is_sm}} & sm_wlast[AW-1:0]) |
+                     ({AW{is_add}} & add_wlast[AW-1:0]) | ({AW{is_amax}} & amax_dst) |
+                     ({AW{is_norm}} & norm_wlast[AW-1:0]);
 
   reg shape_bad, sp_bad, ext_bad;
   always @* begin
@@ -229,6 +307,23 @@ module ga2_decode #(
       `GA2_OP_SM: begin
         shape_bad = (sm_len1 >= SM_LIMIT);          // len = 0 wraps to the largest value
         sp_bad    = (sm_rlast >= SP_END) || (sm_wlast >= SP_END);
+      end
+      `GA2_OP_LDX: begin
+        shape_bad = (ld_len == {`GA2_LD_LEN_W{1'b0}}) || (dma_rows == {`GA2_LDX_ROWS_W{1'b0}});
+        sp_bad    = (zr(dma_idx) >= SP_END) || (ld_last >= SP_END);
+        ext_bad   = (ldx_xlast >= EXT_ENDX);
+      end
+      `GA2_OP_ADD: begin
+        shape_bad = (add_len == {`GA2_ADD_LEN_W{1'b0}});
+        sp_bad    = (add_rlast >= SP_END) || (add_r2last >= SP_END) || (add_wlast >= SP_END);
+      end
+      `GA2_OP_ARGMAX: begin
+        shape_bad = (amax_len == {`GA2_ARGMAX_LEN_W{1'b0}});
+        sp_bad    = (amax_rlast >= SP_END) || (zr(amax_dst) >= SP_END);
+      end
+      `GA2_OP_NORM: begin
+        shape_bad = (norm_len1 >= NORM_LIMIT);      // len = 0 wraps to the largest value
+        sp_bad    = (norm_rlast >= SP_END) || (norm_wlast >= SP_END);
       end
       default: begin
         shape_bad = 1'b0;

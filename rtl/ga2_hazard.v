@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 // ga2_hazard: the overlap timing mode's scratchpad hazard check (docs/isa.md "Timing
 // modes"), used by ga2_top only when OVERLAP = 1.
@@ -12,8 +13,9 @@
 //   WAR  the range it writes meets a range that unit reads,
 //   WAW  the range it writes meets the range that unit writes.
 // Ranges are inclusive first..last pairs; two meet when a.first <= b.last and
-// b.first <= a.last. Per unit: dma one read (ST) or one write (LD) range, mm two reads (A,
-// B) and one write (dst), vec one read and one write. The decoding instruction's own
+// b.first <= a.last. Per unit: dma one read (ST src, LDX's index word) and one write (LD,
+// LDX dst) range, mm two reads (A, B) and one write (dst), vec two reads (src; ADD's src2)
+// and one write. The decoding instruction's own
 // unit is included (it stalls on that unit's busy anyway). External-memory ranges need
 // no check: only the dma touches that memory, one transfer at a time in program order.
 module ga2_hazard (
@@ -36,10 +38,10 @@ module ga2_hazard (
   localparam AW = `GA2_ADDR_W;
   localparam RW = 2 * AW + 1;                 // a range register: {valid, first, last}
 
-  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd, wr}
+  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd0, rd1 (ADD src2), wr}
   reg [RW-1:0] dma_rd_q, dma_rd_d, dma_wr_q, dma_wr_d;
   reg [RW-1:0] mm_rd0_q, mm_rd0_d, mm_rd1_q, mm_rd1_d, mm_wr_q, mm_wr_d;
-  reg [RW-1:0] vec_rd_q, vec_rd_d, vec_wr_q, vec_wr_d;
+  reg [RW-1:0] vec_rd_q, vec_rd_d, vec_rd1_q, vec_rd1_d, vec_wr_q, vec_wr_d;
 
   wire [RW-1:0] new_rd0 = {rd0_v, rd0_first, rd0_last};
   wire [RW-1:0] new_rd1 = {rd1_v, rd1_first, rd1_last};
@@ -51,8 +53,9 @@ module ga2_hazard (
     mm_rd0_d = mm_rd0_q;
     mm_rd1_d = mm_rd1_q;
     mm_wr_d  = mm_wr_q;
-    vec_rd_d = vec_rd_q;
-    vec_wr_d = vec_wr_q;
+    vec_rd_d  = vec_rd_q;
+    vec_rd1_d = vec_rd1_q;
+    vec_wr_d  = vec_wr_q;
     if (issue && unit_sel[0]) begin
       dma_rd_d = new_rd0;
       dma_wr_d = new_wr;
@@ -63,8 +66,9 @@ module ga2_hazard (
       mm_wr_d  = new_wr;
     end
     if (issue && unit_sel[2]) begin
-      vec_rd_d = new_rd0;
-      vec_wr_d = new_wr;
+      vec_rd_d  = new_rd0;
+      vec_rd1_d = new_rd1;
+      vec_wr_d  = new_wr;
     end
   end
 
@@ -77,8 +81,9 @@ module ga2_hazard (
     mm_rd0_q <= mm_rd0_d;
     mm_rd1_q <= mm_rd1_d;
     mm_wr_q  <= mm_wr_d;
-    vec_rd_q <= vec_rd_d;
-    vec_wr_q <= vec_wr_d;
+    vec_rd_q  <= vec_rd_d;
+    vec_rd1_q <= vec_rd1_d;
+    vec_wr_q  <= vec_wr_d;
   end
 
   // two valid ranges {valid, first, last} that share a word
@@ -103,7 +108,7 @@ module ga2_hazard (
                          || meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)
                          || meet(new_wr, mm_wr_q));
   wire hz_vec = busy[2] && (meet(new_rd0, vec_wr_q) || meet(new_rd1, vec_wr_q)
-                         || meet(new_wr, vec_rd_q)
+                         || meet(new_wr, vec_rd_q) || meet(new_wr, vec_rd1_q)
                          || meet(new_wr, vec_wr_q));
 
   assign hazard = hz_dma || hz_mm || hz_vec;

@@ -15,6 +15,10 @@
 `define GA2_OP_RQ 4'd4
 `define GA2_OP_SM 4'd5
 `define GA2_OP_HALT 4'd6
+`define GA2_OP_LDX 4'd7
+`define GA2_OP_ADD 4'd8
+`define GA2_OP_ARGMAX 4'd9
+`define GA2_OP_NORM 4'd10
 
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
@@ -61,18 +65,58 @@
 `define GA2_RQ_M_W 16
 `define GA2_RQ_S_LSB 65
 `define GA2_RQ_S_W 6
+`define GA2_RQ_RELU_LSB 71
+`define GA2_RQ_RELU_W 1
 `define GA2_SM_DST_LSB 4
 `define GA2_SM_DST_W 16
 `define GA2_SM_SRC_LSB 20
 `define GA2_SM_SRC_W 16
 `define GA2_SM_LEN_LSB 36
 `define GA2_SM_LEN_W 13
+`define GA2_LDX_DST_LSB 4
+`define GA2_LDX_DST_W 16
+`define GA2_LDX_SRC_LSB 20
+`define GA2_LDX_SRC_W 16
+`define GA2_LDX_LEN_LSB 36
+`define GA2_LDX_LEN_W 13
+`define GA2_LDX_IDX_LSB 49
+`define GA2_LDX_IDX_W 16
+`define GA2_LDX_ROWS_LSB 65
+`define GA2_LDX_ROWS_W 16
+`define GA2_ADD_DST_LSB 4
+`define GA2_ADD_DST_W 16
+`define GA2_ADD_SRC_LSB 20
+`define GA2_ADD_SRC_W 16
+`define GA2_ADD_LEN_LSB 36
+`define GA2_ADD_LEN_W 13
+`define GA2_ADD_SRC2_LSB 49
+`define GA2_ADD_SRC2_W 16
+`define GA2_ARGMAX_DST_LSB 4
+`define GA2_ARGMAX_DST_W 16
+`define GA2_ARGMAX_SRC_LSB 20
+`define GA2_ARGMAX_SRC_W 16
+`define GA2_ARGMAX_LEN_LSB 36
+`define GA2_ARGMAX_LEN_W 13
+`define GA2_NORM_DST_LSB 4
+`define GA2_NORM_DST_W 16
+`define GA2_NORM_SRC_LSB 20
+`define GA2_NORM_SRC_W 16
+`define GA2_NORM_LEN_LSB 36
+`define GA2_NORM_LEN_W 13
+`define GA2_NORM_M_LSB 49
+`define GA2_NORM_M_W 16
+`define GA2_NORM_S_LSB 65
+`define GA2_NORM_S_W 6
 
-// error codes
+// error codes (INDEX, an LDX row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2
 `define GA2_ERR_EXT_RANGE 3'd3
 `define GA2_ERR_SHAPE 3'd4
 `define GA2_ERR_PC 3'd5
+`define GA2_ERR_INDEX 3'd6
+
+// shape limits
+`define GA2_NORM_MAX_LEN 64
 
 `endif

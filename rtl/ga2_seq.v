@@ -12,6 +12,11 @@
 // pc == IMEM_DEPTH) wait in their state until no unit is busy (at once in the in-order
 // mode, where none is), then halt: HALT retires in that cycle; a fault writes nothing, is
 // not retired and sets error / code / pc.
+// Error 6 (an LDX row index not below rows) is found in EXEC, from data: ga2_dma raises
+// idx_err in that LDX's last busy cycle; the sequencer keeps the first one of the run
+// (idx_q, and its pc, the dma slot's, in ipc_q) and the program runs on with unchanged
+// timing; at the halt (HALT, a DECODE fault or code 5) error / code / pc report it,
+// ahead of a later fault's code and pc (model/machine.py; docs/isa.md "Faults").
 // retire[3:0] per slot: 0 dma, 1 mm, 2 vec (each unit's last busy cycle: unit_last),
 // 3 HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's in-flight instruction
 // (in-order: pc, which holds while EXEC runs), slot 3 pc.
@@ -30,6 +35,7 @@ module ga2_seq #(
   input  wire [2:0]  unit_busy,      // {vec, mm, dma}
   input  wire [2:0]  unit_last,      // each unit's last busy cycle {vec, mm, dma}
   input  wire        hazard,         // ga2_hazard (overlap mode; 0 in the in-order mode)
+  input  wire        idx_err,        // ga2_dma: an LDX's row index was not below rows
   output wire        done,
   output wire        error,
   output wire [2:0]  error_code,
@@ -69,6 +75,8 @@ module ga2_seq #(
   reg           err_q, err_d;
   reg [2:0]     code_q, code_d;
   reg [15:0]    epc_q, epc_d;
+  reg           idx_q, idx_d;      // an LDX of this run raised error 6
+  reg [15:0]    ipc_q, ipc_d;      // the dma slot's pc, held from the first error 6 on
 
   /* verilator lint_off WIDTH */
   // zero extension of pc_q to the 16-bit outputs
@@ -84,6 +92,7 @@ module ga2_seq #(
   // DECODE's three outcomes, exclusive by their conditions (the decoder never faults a
   // HALT, and go excludes both): a fault, a HALT, an issue
   wire go        = in_decode && !fault && !is_halt && !stall;
+  wire [15:0] dma_pc;              // the pc of the dma's instruction (retire slot 0)
 
   always @* begin
     state_d = state_q;
@@ -92,6 +101,8 @@ module ga2_seq #(
     err_d   = err_q;
     code_d  = code_q;
     epc_d   = epc_q;
+    idx_d   = idx_q || idx_err;
+    ipc_d   = idx_q ? ipc_q : dma_pc;
     clear   = 1'b0;
     case (state_q)
       S_WAIT: begin
@@ -103,6 +114,7 @@ module ga2_seq #(
           err_d   = 1'b0;
           code_d  = 3'd0;
           epc_d   = 16'd0;
+          idx_d   = 1'b0;
         end
       end
       S_FETCH: begin
@@ -112,8 +124,8 @@ module ga2_seq #(
           state_d = S_WAIT;
           done_d  = 1'b1;
           err_d   = 1'b1;
-          code_d  = `GA2_ERR_PC;
-          epc_d   = pc16;
+          code_d  = idx_q ? `GA2_ERR_INDEX : `GA2_ERR_PC;
+          epc_d   = idx_q ? ipc_q : pc16;
         end
       end
       S_DECODE: begin
@@ -121,12 +133,17 @@ module ga2_seq #(
           state_d = S_WAIT;
           done_d  = 1'b1;
           err_d   = 1'b1;
-          code_d  = fault_code;
-          epc_d   = pc16;
+          code_d  = idx_q ? `GA2_ERR_INDEX : fault_code;
+          epc_d   = idx_q ? ipc_q : pc16;
         end
         if (is_halt && !any_busy) begin
           state_d = S_WAIT;
           done_d  = 1'b1;
+          if (idx_q) begin
+            err_d  = 1'b1;
+            code_d = `GA2_ERR_INDEX;
+            epc_d  = ipc_q;
+          end
         end
         if (go) begin
           pc_d    = (OVERLAP != 0) ? pc_q + 1'b1 : pc_q;
@@ -150,6 +167,7 @@ module ga2_seq #(
       err_q   <= 1'b0;
       code_q  <= 3'd0;
       epc_q   <= 16'd0;
+      idx_q   <= 1'b0;
     end else begin
       state_q <= state_d;
       done_q  <= done_d;
@@ -157,7 +175,14 @@ module ga2_seq #(
       err_q   <= err_d;
       code_q  <= code_d;
       epc_q   <= epc_d;
+      idx_q   <= idx_d;
     end
+  end
+
+  // no reset: ipc_q follows the dma slot's pc (0 from reset) until the first error 6, so
+  // it is never read before it is loaded
+  always @(posedge clk) begin
+    ipc_q <= ipc_d;
   end
 
   // ------------------------------------------------------------------ retire pcs
@@ -176,9 +201,11 @@ module ga2_seq #(
         else upc_q <= upc_d;
       end
       assign retire_pc = {pc16, upc_q};
+      assign dma_pc    = upc_q[15:0];
     end else begin : g_pc
       // one instruction at a time: pc holds during its EXEC
       assign retire_pc = {4{pc16}};
+      assign dma_pc    = pc16;
     end
   endgenerate
 

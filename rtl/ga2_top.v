@@ -10,7 +10,9 @@
 //   ga2_hazard  the overlap mode's scratchpad hazard check (only with OVERLAP = 1)
 //   ga2_perf    the five performance counters, fed by the unit-busy vector
 //   ga2_sp_xbar the scratchpad ports of the units (fixed wiring, a port set per unit)
-//   ga2_dma, ga2_mm_ctrl, ga2_vec_rq, ga2_softmax: the units; ga2_sram u_sp: the scratchpad
+//   ga2_dma, ga2_mm_ctrl, ga2_vec_rq, ga2_softmax, ga2_vec_add, ga2_argmax, ga2_norm: the
+//   units (the last five: the vector unit, one of them busy at a time); ga2_sram u_sp: the
+//   scratchpad
 // Units are started by a one-cycle start pulse and report busy/last (last: the final
 // busy cycle). OVERLAP = 0: EXEC waits for the running unit's last cycle; OVERLAP = 1:
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
@@ -75,13 +77,14 @@ module ga2_top #(
   // ------------------------------------------------------------------ decode
   /* verilator lint_off UNUSEDSIGNAL */
   // The sequencer needs only HALT of the op one-hot; the units' selects come in unit_sel.
-  wire [5:0]                op_oh;
+  wire [9:0]                op_oh;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [3:0]                unit_sel;
+  wire [6:0]                unit_sel;
   wire [2:0]                fault_code;
-  wire                      dma_dir;
-  wire [AW-1:0]             dma_sp_base, dma_ext_base;
+  wire                      dma_dir, dma_ldx;
+  wire [AW-1:0]             dma_sp_base, dma_ext_base, dma_idx;
   wire [`GA2_LD_LEN_W-1:0]  dma_len;
+  wire [`GA2_LDX_ROWS_W-1:0] dma_rows;
   wire [AW-1:0]             mm_dst, mm_a, mm_b;
   wire [`GA2_MM_M_W-1:0]    mm_m;
   wire [`GA2_MM_K_W-1:0]    mm_k;
@@ -95,11 +98,21 @@ module ga2_top #(
   wire [`GA2_RQ_LEN_W-1:0]  rq_len;
   wire [`GA2_RQ_M_W-1:0]    rq_m;
   wire [`GA2_RQ_S_W-1:0]    rq_s;
+  wire                      rq_relu;
   wire [AW-1:0]             sm_dst, sm_src;
   /* verilator lint_off UNUSEDSIGNAL */
   // SM len is 13 bits in the encoding; after the shape check (len <= 64) 7 bits carry it.
   wire [`GA2_SM_LEN_W-1:0]  sm_len;
+  // NORM len likewise (<= 64 after the shape check)
+  wire [`GA2_NORM_LEN_W-1:0] norm_len;
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [AW-1:0]             add_dst, add_src, add_src2;
+  wire [`GA2_ADD_LEN_W-1:0] add_len;
+  wire [AW-1:0]             amax_dst, amax_src;
+  wire [`GA2_ARGMAX_LEN_W-1:0] amax_len;
+  wire [AW-1:0]             norm_dst, norm_src;
+  wire [`GA2_NORM_M_W-1:0]  norm_m;
+  wire [`GA2_NORM_S_W-1:0]  norm_s;
   /* verilator lint_off UNUSEDSIGNAL */
   // The scratchpad ranges feed only ga2_hazard, which exists only with OVERLAP = 1.
   wire                      rd0_v, rd1_v, wr_v;
@@ -115,6 +128,9 @@ module ga2_top #(
     .dma_sp_base(dma_sp_base),
     .dma_ext_base(dma_ext_base),
     .dma_len(dma_len),
+    .dma_ldx(dma_ldx),
+    .dma_idx(dma_idx),
+    .dma_rows(dma_rows),
     .mm_dst(mm_dst),
     .mm_a(mm_a),
     .mm_b(mm_b),
@@ -131,9 +147,22 @@ module ga2_top #(
     .rq_len(rq_len),
     .rq_m(rq_m),
     .rq_s(rq_s),
+    .rq_relu(rq_relu),
     .sm_dst(sm_dst),
     .sm_src(sm_src),
     .sm_len(sm_len),
+    .add_dst(add_dst),
+    .add_src(add_src),
+    .add_len(add_len),
+    .add_src2(add_src2),
+    .amax_dst(amax_dst),
+    .amax_src(amax_src),
+    .amax_len(amax_len),
+    .norm_dst(norm_dst),
+    .norm_src(norm_src),
+    .norm_len(norm_len),
+    .norm_m(norm_m),
+    .norm_s(norm_s),
     .rd0_v(rd0_v),
     .rd0_first(rd0_first),
     .rd0_last(rd0_last),
@@ -147,11 +176,15 @@ module ga2_top #(
 
   // ------------------------------------------------------------------ sequencer, counters
   wire dma_busy, dma_last, mm_busy, mm_last, rq_busy, rq_last, sm_busy, sm_last;
+  wire add_busy, add_last, amax_busy, amax_last, norm_busy, norm_last, idx_err;
   wire issue, running, clear, hazard;
-  // the three units of the timing contract: {vec (vec_rq or softmax), mm, dma}
-  wire [2:0] u_sel  = {unit_sel[3] | unit_sel[2], unit_sel[1], unit_sel[0]};
-  wire [2:0] u_busy = {rq_busy | sm_busy, mm_busy, dma_busy};
-  wire [2:0] u_last = {rq_last | sm_last, mm_last, dma_last};
+  // the three units of the timing contract: {vec (vec_rq, softmax, vec_add, argmax or
+  // norm), mm, dma}
+  wire       vec_busy = rq_busy | sm_busy | add_busy | amax_busy | norm_busy;
+  wire       vec_last = rq_last | sm_last | add_last | amax_last | norm_last;
+  wire [2:0] u_sel  = {|unit_sel[6:2], unit_sel[1], unit_sel[0]};
+  wire [2:0] u_busy = {vec_busy, mm_busy, dma_busy};
+  wire [2:0] u_last = {vec_last, mm_last, dma_last};
 
   ga2_seq #(.IMEM_DEPTH(IMEM_DEPTH), .OVERLAP(OVERLAP)) u_seq (
     .clk(clk),
@@ -163,6 +196,7 @@ module ga2_top #(
     .unit_busy(u_busy),
     .unit_last(u_last),
     .hazard(hazard),
+    .idx_err(idx_err),
     .done(done),
     .error(error),
     .error_code(error_code),
@@ -204,7 +238,7 @@ module ga2_top #(
     .rst(rst),
     .clear(clear),
     .running(running),
-    .busy({rq_busy | sm_busy, dma_busy, mm_busy}),
+    .busy({vec_busy, dma_busy, mm_busy}),
     .retire(retire),
     .cnt_cycles(cnt_cycles),
     .cnt_mm(cnt_mm),
@@ -224,11 +258,15 @@ module ga2_top #(
     .rst(rst),
     .start(issue && unit_sel[0]),
     .dir(dma_dir),
+    .ldx(dma_ldx),
     .sp_base(dma_sp_base),
     .ext_base(dma_ext_base),
+    .idx(dma_idx),
+    .rows(dma_rows),
     .len(dma_len),
     .busy(dma_busy),
     .last(dma_last),
+    .idx_err(idx_err),
     .sp_rd_en(dma_sp_re),
     .sp_rd_addr(dma_sp_ra),
     .sp_rd_data(dma_sp_rd),
@@ -289,6 +327,7 @@ module ga2_top #(
     .len(rq_len),
     .m(rq_m),
     .s(rq_s),
+    .relu(rq_relu),
     .busy(rq_busy),
     .last(rq_last),
     .rd_en(rq_re),
@@ -319,6 +358,74 @@ module ga2_top #(
     .wr_en(sm_we),
     .wr_addr(sm_wa),
     .wr_data(sm_wd)
+  );
+
+  wire          add_re, add_we;
+  wire [AW-1:0] add_ra, add_wa;
+  wire [31:0]   add_wd;
+  wire [7:0]    add_rbyte;
+
+  ga2_vec_add #(.SP_WORDS(SP_WORDS)) u_add (
+    .clk(clk),
+    .rst(rst),
+    .start(issue && unit_sel[4]),
+    .dst(add_dst),
+    .src(add_src),
+    .src2(add_src2),
+    .len(add_len),
+    .busy(add_busy),
+    .last(add_last),
+    .rd_en(add_re),
+    .rd_addr(add_ra),
+    .rd_byte(add_rbyte),
+    .wr_en(add_we),
+    .wr_addr(add_wa),
+    .wr_data(add_wd)
+  );
+
+  wire          amax_re, amax_we;
+  wire [AW-1:0] amax_ra, amax_wa;
+  wire [31:0]   amax_wd, amax_rd;
+
+  ga2_argmax #(.SP_WORDS(SP_WORDS)) u_amax (
+    .clk(clk),
+    .rst(rst),
+    .start(issue && unit_sel[5]),
+    .dst(amax_dst),
+    .src(amax_src),
+    .len(amax_len),
+    .busy(amax_busy),
+    .last(amax_last),
+    .rd_en(amax_re),
+    .rd_addr(amax_ra),
+    .rd_data(amax_rd),
+    .wr_en(amax_we),
+    .wr_addr(amax_wa),
+    .wr_data(amax_wd)
+  );
+
+  wire          norm_re, norm_we;
+  wire [AW-1:0] norm_ra, norm_wa;
+  wire [31:0]   norm_wd;
+  wire [7:0]    norm_rbyte;
+
+  ga2_norm #(.SP_WORDS(SP_WORDS)) u_norm (
+    .clk(clk),
+    .rst(rst),
+    .start(issue && unit_sel[6]),
+    .dst(norm_dst),
+    .src(norm_src),
+    .len(norm_len[6:0]),
+    .m(norm_m),
+    .s(norm_s),
+    .busy(norm_busy),
+    .last(norm_last),
+    .rd_en(norm_re),
+    .rd_addr(norm_ra),
+    .rd_byte(norm_rbyte),
+    .wr_en(norm_we),
+    .wr_addr(norm_wa),
+    .wr_data(norm_wd)
   );
 
   // ------------------------------------------------------------------ scratchpad
@@ -358,6 +465,24 @@ module ga2_top #(
     .sm_wr_en(sm_we),
     .sm_wr_addr(sm_wa),
     .sm_wr_data(sm_wd),
+    .add_rd_en(add_re),
+    .add_rd_addr(add_ra),
+    .add_rd_byte(add_rbyte),
+    .add_wr_en(add_we),
+    .add_wr_addr(add_wa),
+    .add_wr_data(add_wd),
+    .amax_rd_en(amax_re),
+    .amax_rd_addr(amax_ra),
+    .amax_rd_data(amax_rd),
+    .amax_wr_en(amax_we),
+    .amax_wr_addr(amax_wa),
+    .amax_wr_data(amax_wd),
+    .norm_rd_en(norm_re),
+    .norm_rd_addr(norm_ra),
+    .norm_rd_byte(norm_rbyte),
+    .norm_wr_en(norm_we),
+    .norm_wr_addr(norm_wa),
+    .norm_wr_data(norm_wd),
     .sp_rd_en(sp_rd_en),
     .sp_rd_addr(sp_rd_addr),
     .sp_rd_data(sp_rd_data),

@@ -4,7 +4,8 @@
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 `include "ga2_checks.vh"
-// ga2_vec_rq: the requantization unit (RQ): sp[dst+i] = requant(sp[src+i], m, s).
+// ga2_vec_rq: the requantization unit (RQ): sp[dst+i] = requant(sp[src+i], m, s), with
+// relu = 1 max(requant(..), 0) (the clamp to 0..127: ReLU fused into the requant).
 // Element i is read at busy cycle i and written at cycle i+1 (busy exactly len+1), so
 // with the write-first scratchpad an overlapping dst = src + d sees the elements it
 // already wrote, i.e. the elements behave as if processed one at a time in order.
@@ -22,6 +23,7 @@ module ga2_vec_rq #(
   input  wire [`GA2_RQ_LEN_W-1:0] len,
   input  wire [`GA2_RQ_M_W-1:0]   m,
   input  wire [`GA2_RQ_S_W-1:0]   s,
+  input  wire                     relu,
   output wire                     busy,
   output wire                     last,
   output wire                     rd_en,
@@ -43,6 +45,8 @@ module ga2_vec_rq #(
   reg [SAW-1:0] rp_q, wp_q;
   reg [15:0]   m_q;
   reg [5:0]    s_q;
+  reg          relu_q;
+  wire [31:0]  y;
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
@@ -70,6 +74,7 @@ module ga2_vec_rq #(
       wp_q  <= dst[SAW-1:0];
       m_q   <= m;
       s_q   <= s;
+      relu_q <= relu;
     end else if (busy_q) begin
       cnt_q <= cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
@@ -81,8 +86,11 @@ module ga2_vec_rq #(
     .a(rd_data),
     .m(m_q),
     .s(s_q),
-    .y(wr_data)
+    .y(y)
   );
+
+  // ReLU: a negative result (its sign bit) becomes 0
+  assign wr_data = y & {32{!(relu_q && y[31])}};
 
   assign busy    = busy_q;
   assign last    = busy_q && at_end;

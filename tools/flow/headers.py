@@ -1,9 +1,10 @@
 """Generate the RTL's two headers from the Python side, the single source of truth.
 
-    rtl/ga2_isa.vh   the encoding: opcodes, field positions and widths, error codes
-                     (from model/isa.py)
+    rtl/ga2_isa.vh   the encoding: opcodes, field positions and widths, error codes,
+                     NORM's length limit (from model/isa.py)
     rtl/ga2_cfg.vh   the chip's sizes and timing constants: RTL parameter defaults and
-                     test-bench sizes (from model/config.py DEFAULT)
+                     test-bench sizes (from model/config.py DEFAULT; LDX_EXTRA and
+                     NORM_TAIL from model/timing.py)
 
 Never edited by hand. `python -m tools.flow.headers` rewrites both; `--check` exits 1 when
 a committed header is stale (tests/flow/test_isa_header.py runs it). --header/--cfg-header
@@ -13,7 +14,7 @@ import argparse
 import pathlib
 import sys
 
-from model import config, isa
+from model import config, isa, timing
 from tools import ROOT
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
@@ -38,10 +39,12 @@ def render():
             key = f"GA2_{op}_{name.upper()}"
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
-    out += ["", "// error codes"]
+    out += ["", "// error codes (INDEX, an LDX row index not below rows, is found in EXEC)"]
     for code, name in ((isa.ERR_OPCODE, "OPCODE"), (isa.ERR_SP_RANGE, "SP_RANGE"),
-                       (isa.ERR_EXT_RANGE, "EXT_RANGE"), (isa.ERR_SHAPE, "SHAPE"), (isa.ERR_PC, "PC")):
+                       (isa.ERR_EXT_RANGE, "EXT_RANGE"), (isa.ERR_SHAPE, "SHAPE"), (isa.ERR_PC, "PC"),
+                       (isa.ERR_INDEX, "INDEX")):
         out.append(f"`define GA2_ERR_{name} 3'd{code}")
+    out += ["", "// shape limits", f"`define GA2_NORM_MAX_LEN {isa.NORM_MAX_LEN}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
 
@@ -62,6 +65,8 @@ def render_cfg(cfg=config.DEFAULT):
            f"`define GA2_ISSUE_CYCLES {cfg.issue_cycles}",
            f"`define GA2_MM_FILL {cfg.mm_fill}",
            f"`define GA2_SM_DIV_CYCLES {cfg.sm_div_cycles}",
+           f"`define GA2_LDX_EXTRA {timing.LDX_EXTRA}",
+           f"`define GA2_NORM_TAIL {timing.NORM_TAIL}",
            "", "`endif", ""]
     return "\n".join(out)
 

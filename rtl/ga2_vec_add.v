@@ -1,0 +1,102 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
+`include "ga2_checks.vh"
+// ga2_vec_add: the residual add (ADD): sp[dst+i] = clamp8(s8(sp[src+i]) + s8(sp[src2+i])),
+// sign-extended (clamp8: saturate to -128..127; s8: the low byte as two's complement).
+// One read port, two operands: element i reads src_i at busy cycle 2i and src2_i at 2i+1
+// and is written at 2i+2 (the cycle src_{i+1} is read), so the unit is busy exactly
+// 2*len + 1 cycles, and with the write-first scratchpad an element reads every result
+// written before it: with dst overlapping either operand the elements behave as if
+// processed one at a time in increasing order (model/func.py).
+// cnt_q counts elements, ph_q the operand of the cycle (0: src, 1: src2); the element
+// counter steps after the src2 read, so the job ends at cnt_q == len in phase 0.
+module ga2_vec_add #(
+  parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
+) (
+  input  wire                      clk,
+  input  wire                      rst,
+  input  wire                      start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
+  input  wire [`GA2_ADDR_W-1:0]    dst,
+  input  wire [`GA2_ADDR_W-1:0]    src,
+  input  wire [`GA2_ADDR_W-1:0]    src2,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire [`GA2_ADD_LEN_W-1:0] len,
+  output wire                      busy,
+  output wire                      last,
+  output wire                      rd_en,
+  output wire [`GA2_ADDR_W-1:0]    rd_addr,
+  input  wire [7:0]                rd_byte,   // s8(): only the low byte of a word counts
+  output wire                      wr_en,
+  output wire [`GA2_ADDR_W-1:0]    wr_addr,
+  output wire [31:0]               wr_data
+);
+  initial begin
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
+  end
+
+  localparam LW  = `GA2_ADD_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
+
+  reg           busy_q;
+  reg           ph_q;                       // 0: the src read (and a write), 1: the src2 read
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [SAW-1:0] ap_q, bp_q, wp_q;
+  reg [7:0]     a_q;                        // src_i, held for its sum
+
+  // one compare ends the job: the read enable and last are its two sides
+  wire at_end  = (cnt_q == len_q);
+  wire reading = busy_q && !at_end;
+  wire writing = busy_q && !ph_q && (cnt_q != {LW{1'b0}});
+
+  // the 9-bit sum of two int8, saturated: it fits int8 when its two top bits agree
+  wire [8:0] sum  = {a_q[7], a_q} + {rd_byte[7], rd_byte};
+  wire [7:0] sat  = (sum[8] == sum[7]) ? sum[7:0] : {sum[8], {7{~sum[8]}}};
+
+  // control: reset
+  always @(posedge clk) begin
+    if (rst) begin
+      busy_q <= 1'b0;
+    end else if (start) begin
+      busy_q <= 1'b1;
+    end else if (busy_q) begin
+      if (last) busy_q <= 1'b0;
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
+  // is gated by busy_q (rd_en, wr_en, last)
+  always @(posedge clk) begin
+    if (start) begin
+      ph_q  <= 1'b0;
+      cnt_q <= {LW{1'b0}};
+      len_q <= len;
+      ap_q  <= src[SAW-1:0];
+      bp_q  <= src2[SAW-1:0];
+      wp_q  <= dst[SAW-1:0];
+    end else if (busy_q) begin
+      ph_q <= !ph_q;
+      if (ph_q) cnt_q <= cnt_q + 1'b1;
+      if (ph_q) a_q <= rd_byte;             // src_i, read in the cycle before
+      if (reading && !ph_q) ap_q <= ap_q + 1'b1;
+      if (reading && ph_q) bp_q <= bp_q + 1'b1;
+      if (writing) wp_q <= wp_q + 1'b1;
+    end
+  end
+
+  assign busy    = busy_q;
+  assign last    = busy_q && at_end;
+  assign rd_en   = reading;
+  assign wr_en   = writing;
+  assign wr_data = {{24{sat[7]}}, sat};
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = ph_q ? bp_q : ap_q;
+  assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
+endmodule
+`resetall
