@@ -17,21 +17,28 @@ hazard_kinds(prog, cfg) says which (new unit, busy unit, kind) conflicts the pro
 really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
-SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise).
+SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise), the language
+model's operations (LDX on the dma; ADD, ARGMAX, NORM on the vector unit) only with
+with_lm=True: an ARGMAX writes the row index IDX_WORD first (below LDX_ROWS), which most
+LDXs read, so their rows are really copied; an LDX aimed at a colliding word reads
+whatever is there (error 6 when it is not a row index: same cycles, nothing written).
+lm_edge_programs(cfg) are edge_programs' one-word edges for every pair with a new op.
 """
 import numpy as np
 
 from model import config, func, isa, timing
-from tb.stimulus.progen import random_image, rand_ms
+from tb.stimulus.progen import ILLEGAL_OPCODES, random_image, rand_ms
 
 NEAR = (0, 96)           # the colliding window: sp[0:96]
 FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]
 DUMP = 256               # ext words the dump uses at the top of ext (both windows)
 UNITS = ("dma", "mm", "vec")
 KINDS = ("RAW", "WAR", "WAW")
+IDX_WORD = 1024          # with_lm: the row index the LDXs read (outside both windows)
+LDX_ROWS = 88            # with_lm: the LDX tables' rows (> every ARGMAX index: len <= 88)
 # which ops read / write the scratchpad
-_READS = {"ST", "MM", "RQ", "SM"}
-_WRITES = {"LD", "MM", "RQ", "SM"}
+_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"}
+_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"}
 
 
 def _rng(seed_or_rng):
@@ -116,12 +123,31 @@ def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
         elif side == "r":
             aim = (("A", "B")[int(rng.integers(0, 2))], target)
         return _mm(rng, cfg, long_, aim, window)
-    if op == "SM":
+    if op in ("SM", "NORM"):
         n = int(rng.integers(1, 65))
     else:
         n = _len(rng, long_)
     src = _near(rng, n, target if side == "r" else None, window)
     dst = _near(rng, n, target if side == "w" else None, window)
+    if op == "LDX":
+        n = min(n, 40)
+        idx = _near(rng, 1, target, window) if side == "r" else IDX_WORD
+        dst = _near(rng, n, target if side == "w" else None, window)
+        return b("LDX", dst=dst, src=_ext(rng, cfg, LDX_ROWS * n), len=n, idx=idx, rows=LDX_ROWS)
+    if op == "ADD":
+        src2 = _near(rng, n, None, window)
+        if side == "r" and rng.random() < 0.5:           # aim src2 instead of src
+            src, src2 = src2, src
+        if side is None and rng.random() < 0.2:          # dst overlapping src
+            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
+        return b("ADD", dst=dst, src=src, len=n, src2=src2)
+    if op == "ARGMAX":
+        return b("ARGMAX", dst=_near(rng, 1, target if side == "w" else None, window), src=src, len=n)
+    if op == "NORM":
+        if side is None and rng.random() < 0.2:
+            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
+        m, s = rand_ms(rng)
+        return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
     if op == "LD":
         return b("LD", dst=dst, src=_ext(rng, cfg, n), len=n)
     if op == "ST":
@@ -140,7 +166,7 @@ def _ops(op_unit, unit, side):
     return [op for op, u in op_unit.items() if u == unit and op in have]
 
 
-def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=False):
+def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=False, with_lm=False):
     """(prog, image): a valid program of about n_instr instructions built to collide,
     ending with HALT (or, fault True or an error code 1..4, with a faulting instruction
     after long ones)."""
@@ -150,11 +176,15 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
     op_unit = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec"}
     if with_sm:
         op_unit["SM"] = "vec"
+    if with_lm:
+        op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"})
     ops = list(op_unit)
     n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
     # data first: the near window from ext (itself a long LD the next ones collide with)
     prog = [isa.build("LD", cfg=cfg, dst=NEAR[0], src=_ext(rng, cfg, NEAR[1] - NEAR[0]),
                       len=NEAR[1] - NEAR[0])]
+    if with_lm:                        # the row index of the LDXs, from the near window
+        prog.append(isa.build("ARGMAX", cfg=cfg, dst=IDX_WORD, src=NEAR[0], len=LDX_ROWS))
     while len(prog) < n_instr:
         long_ = rng.random() < 0.3
         r = rng.random()
@@ -201,7 +231,7 @@ def _fault_tail(rng, cfg, code=None):
     k = int(rng.integers(0, 4)) if code is None else {1: 0, 4: 1, 2: 2, 3: 3}[code]
     SP = cfg.sp_words
     if k == 0:
-        tail.append(int(rng.choice([0, 7, 8, 15])) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
+        tail.append(int(rng.choice(ILLEGAL_OPCODES)) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
     elif k == 1:
         tail.append(isa.raw("RQ", dst=NEAR[0], src=FAR[0], len=0, m=1, s=1))            # shape
     elif k == 2:
@@ -352,3 +382,94 @@ def _edge_consumer(b, op, word, side, at, cfg):
         return b("SM", dst=word, src=other, len=1)
     assert word < hi
     return None
+
+
+# ------------------------------------------------------------------ one-word edges, new ops
+_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM")
+
+
+def _lm_edge_producers(cfg, at):
+    """The language model's long instructions, their ranges at `at` (as _edge_producers):
+    [(label, ins)]. The LDX reads its index at at + 60, which an ARGMAX of the eight
+    words at at + 64 writes first (lm_edge_programs), so its row is really copied."""
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    return [("LDX", b("LDX", dst=at, src=0, len=40, idx=at + 60, rows=8)),
+            ("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24)),
+            ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
+            ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19))]
+
+
+def _lm_edge_consumers(b, op, word, side, at):
+    """[short instructions of op] reading (side "r") or writing ("w") the word `word`, their
+    other words at the end of the pair's region (at + 120 ..): ADD reads it as src and as
+    src2."""
+    o1, o2 = at + 121, at + 122
+    if op == "LDX":                      # rows 128: the index, region data, may be out of range
+        if side == "r":
+            return [b("LDX", dst=o1, src=0, len=1, idx=word, rows=128)]
+        return [b("LDX", dst=word, src=0, len=1, idx=o1, rows=128)]
+    if op == "ADD":
+        if side == "r":
+            return [b("ADD", dst=o1, src=word, len=1, src2=o2), b("ADD", dst=o1, src=o2, len=1, src2=word)]
+        return [b("ADD", dst=word, src=o1, len=1, src2=o2)]
+    if op == "ARGMAX":
+        if side == "r":
+            return [b("ARGMAX", dst=o1, src=word, len=1)]
+        return [b("ARGMAX", dst=word, src=o1, len=2)]
+    if op == "NORM":
+        if side == "r":
+            return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
+        return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
+    cons = _edge_consumer(b, op, word, side, at, cfg=None)
+    return [] if cons is None else [cons]
+
+
+def lm_edge_programs(cfg=None):
+    """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
+    another unit sharing exactly the long one's first or last scratchpad word, or touching
+    the word just past either end) for every pair in which one of the two is an LDX, ADD,
+    ARGMAX or NORM: the new ops' hulls (LDX's index word and row, ADD's src, src2 and
+    dst, ARGMAX's one word, NORM's) against every unit's. One program per long op."""
+    cfg = config.resolve(cfg)
+    rng = np.random.default_rng(4343)
+    img = rng.integers(-128, 128, size=cfg.ext_words)
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+
+    def producers(at):
+        return _edge_producers(cfg, at) + _lm_edge_producers(cfg, at)
+
+    progs = []
+    for k, (label, prod0) in enumerate(producers(0)):
+        nr = len([r for r in func.reads(prod0) if r.space == func.SP])
+        nw = len([r for r in func.writes(prod0) if r.space == func.SP])
+        sel = {"r": list(range(nr)), "w": list(range(nw))}
+        if label.startswith("MM"):          # the range the label names (MM C: its dst only)
+            sel["r"] = [0] if label == "MM A" else [1] if label.startswith("MM B") else []
+        cases = [(edge, side_p, j, cons_op, side_c)
+                 for edge in ("last", "first", "after", "before") for side_p in ("r", "w")
+                 for j in sel[side_p] for cons_op in ("LD", "ST", "MM", "RQ", "SM") + _LM_OPS
+                 if timing.UNIT[cons_op] != timing.UNIT[prod0.op]
+                 and (label in _LM_OPS or cons_op in _LM_OPS)       # else edge_programs has it
+                 for side_c in (("w",) if side_p == "r" else ("r", "w"))]
+        prog, n = [], 0
+        for edge, side_p, j, cons_op, side_c in cases:
+            for v in range(2):
+                at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                prod = producers(at + 2)[k][1]
+                rr = [r for r in (func.reads(prod) if side_p == "r" else func.writes(prod)) if r.space == func.SP]
+                word = {"last": rr[j].last, "first": rr[j].first, "after": rr[j].last + 1,
+                        "before": rr[j].first - 1}[edge]
+                cons = _lm_edge_consumers(b, cons_op, word, side_c, at)
+                if v >= len(cons):
+                    break
+                # load the region first so every word has a known value, then the pair
+                prog.append(b("LD", dst=at, src=int(rng.integers(0, cfg.ext_words - _EDGE_STRIDE)),
+                              len=_EDGE_STRIDE))
+                if label == "LDX":               # its row index (< 8), from the region's words
+                    prog.append(b("ARGMAX", dst=at + 62, src=at + 66, len=8))
+                prog += [prod, cons[v],
+                         b("ST", src=at, dst=cfg.ext_words - 2 * DUMP - _EDGE_STRIDE * (n % _EDGE_REGIONS + 1),
+                           len=_EDGE_STRIDE)]
+                n += 1
+        progs.append((f"lm edges {label}", prog + [b("HALT")], img))
+    return progs

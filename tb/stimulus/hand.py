@@ -3,8 +3,9 @@
 hand_programs() lists (name, program, image) covering every op (LD/ST at both ends of
 both memories, MM for every M x N x tb with random K and strides, overlapping and
 aliasing MMs, RQ at every shift class and with overlapping src/dst, the requant edges,
-SM at every length class with all-equal and extreme inputs) and every error code with
-the instruction that raises it at its edge; the plain check (tb/plain_check.py) runs
+SM at every length class with all-equal and extreme inputs; the language model's ops:
+lm_programs()) and every error code with the instruction that raises it at its edge
+(error 6, LDX's row index, included); the plain check (tb/plain_check.py) runs
 each twice on one chip and its X check dumps them. bench_program() is a valid program
 of about a million cycles (simulation speed). All for config.DEFAULT with EXT_HAND
 external words.
@@ -113,6 +114,131 @@ def hand_programs():
         ("err3_st_hi", [ld, R("ST", src=0, dst=65535, len=8191), H], img),
         ("err5_pc", [B("LD", dst=i % 4000, src=i % 4000, len=1) for i in range(config.DEFAULT.imem_depth)], img),
         ("halt_only", [H], img),
+    ]
+    return progs + lm_programs()
+
+
+def lm_programs():
+    """(name, program, image) for the language model's ops at their edges (docs/lm.md
+    "Numerics"): ADD saturating both ways (low bytes of wide words), with dst overlapping
+    src or src2 ahead, behind and in place, src = src2; ARGMAX with ties (the first
+    wins), all negative, len 1, the int32 extremes, the maximum first and last; NORM with
+    ss = 0 (zero low bytes under nonzero words), len 1 and 64, all -128 (ss = 2^20), ss =
+    1 (r = 2^24), dst overlapping src, m and s at their ends; RQ with relu; LDX with good
+    and bad row indices (error 6, in EXEC: the last row, rows itself, -1, 2^31, a second
+    bad one, a later DECODE fault); every DECODE fault of the new ops at its edge."""
+    rng = random.Random(11)
+    H = B("HALT")
+    progs = []
+    # ADD: saturation both ways, low bytes of wide words, overlapping operands
+    a = [127, 127, 100, -128, -128, -100, 1, -1, 0, 0x1FF, -0x100, 0x7F80, 64, -64, 127, -128]
+    c = [1, 127, 100, -1, -128, -100, -1, 1, 0, 0x101, 0x180, 0x7F80, 64, -65, -128, 127]
+    img = a + c + [rng.randrange(-128, 128) for _ in range(200)]
+    add = [B("LD", dst=0, src=0, len=len(img)), B("ADD", dst=300, src=0, len=16, src2=16)]
+    for k, (dst, src, src2) in enumerate(((33, 32, 100), (100, 32, 98), (50, 50, 130), (140, 140, 140),
+                                          (159, 160, 60), (70, 170, 170), (201, 200, 205))):
+        add += [B("LD", dst=32, src=32, len=len(img) - 32),
+                B("ADD", dst=dst, src=src, len=30, src2=src2),
+                B("ST", src=0, dst=400 + 256 * k, len=240)]
+    add += [B("ADD", dst=4095, src=4095, len=1, src2=0), B("ST", src=300, dst=3000, len=16),
+            B("ST", src=4095, dst=3100, len=1), H]
+    progs.append(("lm_add", add, img))
+    # ARGMAX: ties, negatives, len 1, extremes
+    vecs = [[5], [-7], [3, 3], [1, 9, 9, 2], [-5, -3, -3, -9], [-(1 << 31)] * 4,
+            [-(1 << 31), -(1 << 31) + 1], [(1 << 31) - 1, (1 << 31) - 1, 0], [0, -1, (1 << 31) - 1],
+            [rng.randrange(-2 ** 31, 2 ** 31) for _ in range(100)], [rng.randrange(-3, 3) for _ in range(64)],
+            [-1] * 30 + [0], [2] + [1] * 40]
+    img, am, pos = [], [], 0
+    for v in vecs:
+        img += v
+    am.append(B("LD", dst=0, src=0, len=len(img)))
+    for k, v in enumerate(vecs):
+        am.append(B("ARGMAX", dst=1000 + k, src=pos, len=len(v)))
+        pos += len(v)
+    am += [B("ARGMAX", dst=4095, src=0, len=4096), B("ARGMAX", dst=0, src=1, len=4),   # dst in src's past
+           B("ST", src=1000, dst=0, len=len(vecs)), B("ST", src=4095, dst=100, len=1), B("ST", src=0, dst=101, len=1), H]
+    progs.append(("lm_argmax", am, img))
+    # NORM: ss = 0, len 1 and 64, all -128, ss = 1, overlap, m and s at their ends
+    vecs = [[0] * 8, [256, -256, 0, 512], [1], [-1], [-128], [127], [-128] * 64, [127] * 64,
+            [1] + [0] * 31, [rng.randrange(-128, 128) for _ in range(32)],
+            [rng.randrange(-128, 128) for _ in range(64)], [rng.randrange(-4, 5) for _ in range(17)],
+            [0x1234_5680 + rng.randrange(0, 256) for _ in range(20)]]
+    img, nm, pos = [], [], 0
+    for v in vecs:
+        img += v
+    nm.append(B("LD", dst=0, src=0, len=len(img)))
+    out = 1000
+    for k, v in enumerate(vecs):
+        for m, s in ((20000, 19), (32767, 23), (65535, 63), (0, 10), (1, 0))[: 5 if k in (6, 9) else 2]:
+            nm.append(B("NORM", dst=out, src=pos, len=len(v), m=m, s=s))
+            out += len(v)
+        pos += len(v)
+    nm.append(B("ST", src=1000, dst=0, len=out - 1000))
+    for dst in (501, 520, 500, 499):                  # dst ahead by 1 and 20, in place, behind
+        nm += [B("LD", dst=500, src=pos - 64 - 20 - 17, len=64),
+               B("NORM", dst=dst, src=500, len=64, m=20000, s=18), B("ST", src=499, dst=out, len=90)]
+        out += 90
+    nm += [B("NORM", dst=4032, src=4032, len=64, m=40000, s=20), B("ST", src=4032, dst=out, len=64), H]
+    progs.append(("lm_norm", nm, img))
+    # RQ with relu (and without, the same inputs)
+    edge = [-2**31, 2**31 - 1, -1, 0, 1, -128, 127, -129, 128, 2**30, -2**30, 12345678, -12345678]
+    rqr = [B("LD", dst=0, src=0, len=len(edge))]
+    out = 100
+    for m_ in (1, 16384, 65535):
+        for s_ in (0, 1, 16, 31, 47, 63):
+            for relu in (0, 1):
+                rqr.append(B("RQ", dst=out, src=0, len=len(edge), m=m_, s=s_, relu=relu))
+                out += len(edge)
+    rqr += [B("RQ", dst=1, src=0, len=12, m=40000, s=14, relu=1), B("ST", src=0, dst=0, len=out), H]
+    progs.append(("lm_rq_relu", rqr, edge))
+    # LDX: a table of 50 rows of 10 at ext[1000..], row indices good and bad
+    img = [rng.randrange(-128, 128) for _ in range(4096)]
+    img[0:13] = [0, 49, 7, 50, 51, -1, -(1 << 31), 1 << 16, 3, 0, 49, 65535, 0]
+    ld = B("LD", dst=0, src=0, len=13)
+
+    def ldx(dst, idx, rows=50, n=10, src=1000):
+        return B("LDX", dst=dst, src=src, len=n, idx=idx, rows=rows)
+    good = [ld, ldx(100, 0), ldx(110, 1), ldx(120, 2), ldx(130, 8), ldx(0, 10),     # dst over the index
+            B("LDX", dst=4095, src=4095, len=1, idx=12, rows=1),
+            B("ARGMAX", dst=300, src=100, len=30), B("LDX", dst=301, src=1000, len=10, idx=300, rows=30),
+            B("LDX", dst=400, src=4094, len=2, idx=12, rows=1), B("ST", src=0, dst=2000, len=512),
+            B("ST", src=4095, dst=2600, len=1),
+            B("LDX", dst=0, src=0, len=4096, idx=12, rows=1),     # the longest row (tok 0)
+            B("ST", src=0, dst=0, len=2000), H]
+    progs.append(("lm_ldx", good, img))
+    progs += [
+        ("err6_rows", [ld, ldx(100, 3), B("ST", src=90, dst=3000, len=40), H], img),
+        ("err6_rows1", [ld, ldx(100, 4), ldx(120, 1), B("ST", src=90, dst=3000, len=40), H], img),
+        ("err6_neg", [ld, ldx(100, 1), ldx(120, 5), ldx(140, 6), B("ST", src=90, dst=3000, len=60), H], img),
+        ("err6_top", [ld, ldx(100, 7, rows=4096, n=1, src=0), ldx(120, 11, rows=4096, n=1, src=0),
+                      B("ST", src=90, dst=3000, len=40), H], img),
+        ("err6_then_decode", [ld, ldx(100, 3), B("ST", src=90, dst=3000, len=20),
+                              R("ADD", dst=4090, src=0, len=7, src2=0), H], img),
+        ("err6_then_opcode", [ld, ldx(100, 3), ldx(100, 4), 13, H], img),
+        ("err6_then_pc", [ld, ldx(100, 3)] + [B("LD", dst=i % 4000, src=i % 4000, len=1)
+                                              for i in range(config.DEFAULT.imem_depth - 2)], img),
+        ("err4_ldx_len0", [ld, R("LDX", dst=0, src=0, len=0, idx=0, rows=1), H], img),
+        ("err4_ldx_rows0", [ld, R("LDX", dst=0, src=0, len=1, idx=0, rows=0), H], img),
+        ("err4_ldx_beats_sp", [R("LDX", dst=4095, src=4095, len=2, idx=4096, rows=0), H], img),
+        ("err2_ldx_idx", [R("LDX", dst=0, src=0, len=1, idx=4096, rows=1), H], img),
+        ("err2_ldx_dst", [R("LDX", dst=4090, src=0, len=7, idx=0, rows=1), H], img),
+        ("err2_ldx_beats_ext", [R("LDX", dst=4090, src=4000, len=7, idx=0, rows=100), H], img),
+        ("err3_ldx_table", [R("LDX", dst=0, src=4000, len=10, idx=0, rows=10), H], img),
+        ("err3_ldx_rows", [R("LDX", dst=0, src=0, len=2, idx=0, rows=2049), H], img),
+        ("ok_ldx_table_edge", [R("LDX", dst=0, src=96, len=2, idx=0, rows=2000),
+                               B("ST", src=0, dst=0, len=2), H], img),
+        ("err4_add_len0", [R("ADD", dst=0, src=0, len=0, src2=0), H], img),
+        ("err2_add_src", [R("ADD", dst=0, src=4090, len=7, src2=0), H], img),
+        ("err2_add_src2", [R("ADD", dst=0, src=0, len=7, src2=4090), H], img),
+        ("err2_add_dst", [R("ADD", dst=4090, src=0, len=7, src2=0), H], img),
+        ("err4_argmax_len0", [R("ARGMAX", dst=0, src=0, len=0), H], img),
+        ("err2_argmax_src", [R("ARGMAX", dst=0, src=4000, len=97), H], img),
+        ("err2_argmax_dst", [R("ARGMAX", dst=4096, src=0, len=5), H], img),
+        ("err4_norm_len0", [R("NORM", dst=0, src=0, len=0, m=1, s=1), H], img),
+        ("err4_norm65", [R("NORM", dst=0, src=0, len=65, m=1, s=1), H], img),
+        ("err4_norm_beats_range", [R("NORM", dst=65535, src=65535, len=4160, m=1, s=1), H], img),
+        ("err2_norm_src", [R("NORM", dst=0, src=4033, len=64, m=1, s=1), H], img),
+        ("err2_norm_dst", [R("NORM", dst=4095, src=0, len=2, m=1, s=1), H], img),
     ]
     return progs
 

@@ -1,16 +1,21 @@
 """Seeded random GA-2 programs for co-simulation: valid ones, and bad ones per error code.
 
 random_program(rng, cfg) draws a VALID program (model.isa.build checks every
-instruction) that uses every op with random fields: strides (including 0 and
-overlapping outputs), tb, RQ mantissa/shift from realistic to extreme, SM lengths
-1..64, overlapping RQ src/dst, addresses at both ends of both memories; results are
-stored back to the external memory so the comparison sees them. Images mix int8-range
-and full 32-bit words.
+instruction, and every LDX reads a row index below its rows) that uses every op with
+random fields: strides (including 0 and overlapping outputs), tb, RQ mantissa/shift from
+realistic to extreme (relu 0 / 1), SM and NORM lengths 1..64, overlapping RQ, ADD and
+NORM src/dst, an ARGMAX before each LDX whose index it writes (the language model's
+decode: the token, then its embedding row), addresses at both ends of both memories;
+results are stored back to the external memory so the comparison sees them. Images mix
+int8-range and full 32-bit words.
 
 bad_program(rng, code, cfg) builds a program that does some writes and then faults
 with the given code (1..5); it returns a BadProgram with the expected fault pc and the
 external and scratchpad ranges the faulting instruction would have written (which must
 be unchanged), plus follow_up(), a valid program that stores that scratchpad range.
+Code 6 (ERR_INDEX, found in EXEC) is an LDX whose index word is not below its rows: the
+program runs on to its HALT (or to a later DECODE fault), pc the first such LDX's.
+ILLEGAL_OPCODES: the opcodes model/isa.py does not define (error 1).
 
 region_program(rng, ext_words, bad) draws a program crowded into a small scratchpad
 region, valid or with one bad instruction anywhere (the plain check's random programs;
@@ -24,6 +29,8 @@ import numpy as np
 from model import config, isa
 
 BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
+# the opcodes that fault with error 1: every code of the opcode field isa.py leaves out
+ILLEGAL_OPCODES = tuple(c for c in range(1 << isa.OP_W) if c not in isa.OPNAMES)
 
 
 def _rng(seed_or_rng):
@@ -146,7 +153,60 @@ def rand_rq(rng, cfg, b):
     else:
         dst = _addr(rng, n, SP)
     m, s = rand_ms(rng)
-    return b("RQ", dst=dst, src=src, len=n, m=m, s=s)
+    return b("RQ", dst=dst, src=src, len=n, m=m, s=s, relu=int(rng.random() < 0.3))
+
+
+def _overlapping(rng, src, n, SP):
+    """A dst near src: ahead by 1..n-1 (streamed), in place, or behind."""
+    d = int(rng.integers(-n, n + 1))
+    return min(max(src + d, 0), SP - n)
+
+
+def rand_add(rng, cfg, b):
+    SP = cfg.sp_words
+    n = _len(rng, 256)
+    src, src2 = _addr(rng, n, SP), _addr(rng, n, SP)
+    r = rng.random()
+    if r < 0.2:
+        dst = _overlapping(rng, src, n, SP)
+    elif r < 0.3:
+        dst = _overlapping(rng, src2, n, SP)
+    elif r < 0.35:
+        src2 = src                              # x + x
+        dst = _addr(rng, n, SP)
+    else:
+        dst = _addr(rng, n, SP)
+    return b("ADD", dst=dst, src=src, len=n, src2=src2)
+
+
+def rand_norm(rng, cfg, b):
+    SP = cfg.sp_words
+    r = rng.random()
+    n = int(rng.integers(1, isa.NORM_MAX_LEN + 1)) if r < 0.7 else int(rng.choice([1, 2, 32, 63, 64]))
+    src = _addr(rng, n, SP)
+    dst = _overlapping(rng, src, n, SP) if rng.random() < 0.25 else _addr(rng, n, SP)
+    m, s = rand_ms(rng)
+    return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
+
+
+def rand_argmax(rng, cfg, b, dst=None):
+    SP = cfg.sp_words
+    n = _len(rng, 512)
+    src = _addr(rng, n, SP)
+    dst = _addr(rng, 1, SP) if dst is None else dst
+    return b("ARGMAX", dst=dst, src=src, len=n)
+
+
+def rand_ldx(rng, cfg, b, idx, rows_min):
+    """An LDX reading its index at idx from a table of at least rows_min rows (an index
+    below rows_min is valid)."""
+    ext, SP = cfg.ext_words, cfg.sp_words
+    r = rng.random()
+    n = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.95 else 1
+    rows = rows_min + int(rng.integers(0, 4)) if rng.random() < 0.7 else max(rows_min, ext // n // 2)
+    n = max(1, min(n, ext // rows, SP))
+    src = _addr(rng, rows * n, ext)
+    return b("LDX", dst=_addr(rng, n, SP), src=src, len=n, idx=idx, rows=rows)
 
 
 def rand_sm(rng, cfg, b):
@@ -160,8 +220,10 @@ def rand_sm(rng, cfg, b):
 
 def _span(ins):
     """(first, words) of the scratchpad region an instruction writes (None for ST/HALT)."""
-    if ins.op == "LD" or ins.op in ("RQ", "SM"):
+    if ins.op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM"):
         return ins.dst, ins.len
+    if ins.op == "ARGMAX":
+        return ins.dst, 1
     if ins.op == "MM":
         return ins.dst, (ins.M - 1) * ins.ldc + ins.N
     return None
@@ -182,7 +244,7 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     if rng.random() < 0.8:
         n = min(int(rng.integers(16, 300)), ext, SP)
         prog.append(b("LD", dst=_addr(rng, n, SP, small=256), src=_addr(rng, n, ext), len=n))
-    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2}
+    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2, "ADD": 1, "NORM": 1, "ARGMAX": 1}
     ops, p = list(weights), np.array(list(weights.values()))
     p = p / p.sum()
     while len(prog) < n_instr:
@@ -195,6 +257,15 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
             ins = rand_mm(rng, cfg, b)
         elif op == "RQ":
             ins = rand_rq(rng, cfg, b)
+        elif op == "ADD":
+            ins = rand_add(rng, cfg, b)
+        elif op == "NORM":
+            ins = rand_norm(rng, cfg, b)
+        elif op == "ARGMAX":
+            ins = rand_argmax(rng, cfg, b)
+            if rng.random() < 0.7:            # the token's embedding row: an LDX of its index
+                prog.append(ins)
+                ins = rand_ldx(rng, cfg, b, ins.dst, ins.len)
         else:
             ins = rand_sm(rng, cfg, b)
         prog.append(ins)
@@ -236,7 +307,10 @@ def _prefix(rng, ext, b):
 
 
 def bad_program(seed_or_rng, code, cfg=None):
-    """A BadProgram faulting with `code` (1..5) after some writes."""
+    """A BadProgram faulting with `code` (1..6) after some writes. Code 6: the LDX at pc
+    reads an index word not below its rows (rows + k, rows itself, a negative word: above
+    every rows as unsigned); after it the program goes on (sometimes a good LDX, a second
+    bad one, then HALT or a DECODE fault, which keeps code 6 and the first bad pc)."""
     rng = _rng(seed_or_rng)
     cfg = config.resolve(cfg)
     ext, SP = cfg.ext_words, cfg.sp_words
@@ -247,8 +321,30 @@ def bad_program(seed_or_rng, code, cfg=None):
     image = random_image(rng, ext)
     prog = _prefix(rng, ext, b)
     ext_range, sp_range = None, None
+    if code == isa.ERR_INDEX:
+        kind = int(rng.integers(0, 4))
+        rows = int(rng.choice([1, 2, 10, 96, min(ext, 65535)]))
+        n = int(rng.integers(1, 17))
+        n = max(1, min(n, ext // rows))
+        src = int(rng.integers(0, ext - rows * n + 1))
+        tok = int(rng.choice([rows, rows + 1, rows + int(rng.integers(0, 1000)), -1, -(1 << 31),
+                              (1 << 16) + rows % 7]))
+        image[20] = tok                              # the index word: _prefix loads it to sp[84]
+        image[21] = int(rng.integers(0, rows))       # a good one, to sp[85]
+        prog.append(b("LDX", dst=200, src=src, len=n, idx=84, rows=rows))
+        sp_range = (200, n)
+        pc = len(prog) - 1
+        if kind >= 1:                                # a good LDX after it: the chip runs on
+            prog.append(b("LDX", dst=300, src=src, len=n, idx=85, rows=rows))
+            prog.append(b("ST", src=300, dst=min(500, ext - n), len=n))
+        if kind >= 2:                                # a second bad one: the first one's pc stays
+            prog.append(b("LDX", dst=400, src=src, len=n, idx=84, rows=rows))
+        if kind == 3:                                # a later DECODE fault keeps code 6 and pc
+            prog.append(isa.raw("RQ", dst=SP - 2, src=64, len=8, m=1, s=1))
+        prog += [b("LD", dst=600, src=0, len=1), b("HALT")]
+        return BadProgram(prog, image, code, pc, ext_range, sp_range)
     if code == isa.ERR_OPCODE:
-        bad = int(rng.choice([0, 7, 8, 11, 15]))
+        bad = int(rng.choice(ILLEGAL_OPCODES))
         word = bad | (int(rng.integers(1, 1 << 60)) << 4)      # stray field bits too
         # what an LD at this slot would have written
         sp_range = (200, 16)
@@ -298,7 +394,7 @@ def bad_program(seed_or_rng, code, cfg=None):
             prog.append(filler[len(prog) % 2])
         return BadProgram(prog, image, code, cfg.imem_depth, None, None)
     else:
-        raise ValueError(f"bad_program: code must be 1..5, got {code!r}")
+        raise ValueError(f"bad_program: code must be 1..6, got {code!r}")
     pc = len(prog) - 1
     prog += [b("LD", dst=600, src=0, len=1), b("HALT")]         # never reached
     return BadProgram(prog, image, code, pc, ext_range, sp_range)
@@ -446,7 +542,7 @@ def region_program(rng, ext_words, bad=None):
         return rng.randrange(0, max(1, R_ - n + 1))
 
     for _ in range(rng.randrange(1, 14)):
-        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM"])
+        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM", "ADD", "NORM", "ARGMAX", "LDX"])
         try:
             if op in ("LD", "ST"):
                 n = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, min(R_, data) + 1)])
@@ -467,6 +563,28 @@ def region_program(rng, ext_words, bad=None):
                 prog.append(isa.build("RQ", cfg=cfg, dst=max(0, dst), src=src, len=n,
                                       m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
                                       s=rng.choice([0, rng.randrange(0, 64), rng.randrange(8, 24)])))
+            elif op == "ADD":
+                n = rng.randrange(1, 80)
+                src = addr(n)
+                dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
+                prog.append(isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=rng.choice([addr(n), src])))
+            elif op == "NORM":
+                n = rng.randrange(1, isa.NORM_MAX_LEN + 1)
+                src = addr(n)
+                dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
+                prog.append(isa.build("NORM", cfg=cfg, dst=dst, src=src, len=n,
+                                      m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
+                                      s=rng.choice([rng.randrange(0, 64), rng.randrange(14, 30)])))
+            elif op == "ARGMAX":
+                n = rng.randrange(1, 100)
+                prog.append(isa.build("ARGMAX", cfg=cfg, dst=addr(1), src=addr(n), len=n))
+            elif op == "LDX":                       # its index word: an ARGMAX's, or any (error 6 likely)
+                n, rows = rng.randrange(1, 33), rng.choice([1, 7, 100, 128, 256])
+                idx = addr(1)
+                if rng.random() < 0.7:
+                    prog.append(isa.build("ARGMAX", cfg=cfg, dst=idx, src=addr(rows), len=min(rows, R_)))
+                prog.append(isa.build("LDX", cfg=cfg, dst=addr(n), src=rng.randrange(0, data - rows * n + 1),
+                                      len=n, idx=idx, rows=rows))
             else:
                 n = rng.randrange(1, 65)
                 prog.append(isa.build("SM", cfg=cfg, dst=addr(n), src=addr(n), len=n))
@@ -475,7 +593,7 @@ def region_program(rng, ext_words, bad=None):
     if bad is not None:
         kind = bad % 6
         if kind == 0:
-            w = rng.choice([0, 7, 8, 15]) | (rng.getrandbits(100) << 4)
+            w = rng.choice(ILLEGAL_OPCODES) | (rng.getrandbits(100) << 4)
         elif kind == 1:
             w = isa.raw("MM", dst=0, A=0, B=0, M=rng.choice([0, 5, 7]), K=rng.randrange(0, 3), N=rng.randrange(0, 8),
                   tb=0, lda=0, ldb=0, ldc=0)
