@@ -254,8 +254,7 @@ module ga2_decode #(
   wire [RW-1:0] norm_wlast = zr(norm_dst) + norm_lenr - 17'd1;
   /* verilator lint_on UNUSEDSIGNAL */
   // LDX: its index word and its table's last word (dst..dst+len-1 is ld_last's: LD's bits)
-  wire [XW-1:0] ldx_tab   = {13'd0, dma_rows} * {16'd0, ld_len};     // rows * len < 2^29
-  wire [XW-1:0] ldx_xlast = {13'd0, ld_src} + ldx_tab - 29'd1;
+  wire [XW-1:0] ldx_xlast = {13'd0, ld_src} + {13'd0, dma_rows} * {16'd0, ld_len} - 29'd1;
 
   // the opcode is one-hot (op_oh), so the hull multiplexers are AND-OR, not priority chains
   // (LDX writes LD's range: is_ld | is_ldx selects ld_dst / ld_last; ARGMAX writes one word)

@@ -46,7 +46,7 @@ module ga2_vec_add #(
   reg           ph_q;                       // 0: the src read (and a write), 1: the src2 read
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] ap_q, bp_q, wp_q;
-  reg [7:0]     a_q;                        // src_i, held for its sum
+  reg [7:0]     a_q;                        // the read data of the cycle before
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
@@ -81,11 +81,18 @@ module ga2_vec_add #(
     end else if (busy_q) begin
       ph_q <= !ph_q;
       if (ph_q) cnt_q <= cnt_q + 1'b1;
-      if (ph_q) a_q <= rd_byte;             // src_i, read in the cycle before
       if (reading && !ph_q) ap_q <= ap_q + 1'b1;
       if (reading && ph_q) bp_q <= bp_q + 1'b1;
       if (writing) wp_q <= wp_q + 1'b1;
     end
+  end
+
+  // the read data one cycle later: in a write cycle (phase 0) it is src_i, read two cycles
+  // before, while rd_byte is src2_i. A plain pipeline register (no enable, no reset): it
+  // follows the scratchpad's read register, which powers up 0, so it is never x after
+  // the first clock edge, and a start needs nothing from it.
+  always @(posedge clk) begin
+    a_q <= rd_byte;
   end
 
   assign busy    = busy_q;

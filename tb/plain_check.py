@@ -105,17 +105,19 @@ _XZ = re.compile("[xXzZ]")
 XCHECK_DUT = "tb_plain.u_h.dut."
 # unit -> its start pulse (dut-relative)
 XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_rq.start",
-                 "sm": "u_sm.start", "div": "u_sm.u_div.start"}
+                 "sm": "u_sm.start", "div": "u_sm.u_div.start", "add": "u_add.start",
+                 "amax": "u_amax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start"}
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
-    (r"u_dma\.(cnt_q|len_q|dir_q|at_end|sp_q|sp_rd_addr|sp_wr_addr)|dma_sp_ra|dma_sp_wa"
+    (r"u_dma\.(cnt_q|len_q|dir_q|bad_q|ia_q|rows_q|at_end|sp_q|sp_rd_addr|sp_wr_addr|tok_bad|len_w|row_off)"
+     r"|dma_sp_ra|dma_sp_wa"
      r"|u_xbar\.(dma_rd_addr|dma_wr_addr)|u_sp\.g_rd\[8\]\.ra", ("dma",)),
     (r"u_mm\.(acc_q|cyc_q|m_q|n_q|k_q|k_ext|ldc_q|b_step_q|row_base_q|row_end|tile_end|c_addr|wr_ptr"
      r"|rd_addr|wr_addr|di_q|dj_q|dj_off|result|wr_data)|mm_wd"
      r"|u_xbar\.mm_wr_data|u_mm\.u_array\.(a_h|b_v|acc_w|result|sel_row|sel_col|g_row\[\d\]\.g_col\[\d\]\.u_pe\.(a_in|b_in|a_out|b_out|acc|prod))|u_mm\.g_feed\[\d\]\.(a_ptr_q|b_ptr_q)|mm_ra|mm_wa"
      r"|u_xbar\.(mm_rd_addr|mm_wr_addr)|u_sp\.g_rd\[[0-7]\]\.ra", ("mm",)),
-    (r"u_rq\.(cnt_q|len_q|at_end|rp_q|wp_q|m_q|s_q|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
+    (r"u_rq\.(cnt_q|len_q|at_end|rp_q|wp_q|m_q|s_q|relu_q|y|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
      r"|rq_ra|rq_wa|rq_wd|u_xbar\.(rq_rd_addr|rq_wr_addr|rq_wr_data)", ("rq",)),
     (r"u_sm\.(cnt_q|len_q|at_end|ew_q|idx_q|src_q|rp_q|wp_q|mx_q|sum_q|rd_addr|wr_addr|d|e|e_rd"
      r"|is_last|x_gt)|u_sm\.u_lut\.\w+|u_sm\.u_div\.(dividend|divisor)|sm_ra|sm_wa"
@@ -124,6 +126,17 @@ XCHECK_DATAPATH = [
     (r"u_sm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
      r"|u_sm\.(quot|div_rem|rcp|prod|q0|q0s|rem|fix|qfast|wr_data)|sm_wd|u_xbar\.sm_wr_data",
      ("div",)),
+    (r"u_add\.(cnt_q|len_q|ph_q|at_end|ap_q|bp_q|wp_q|rd_addr|wr_addr)|add_ra|add_wa"
+     r"|u_xbar\.(add_rd_addr|add_wr_addr)", ("add",)),
+    (r"u_amax\.(cnt_q|len_q|at_end|rp_q|wp_q|best_q|bi_q|vi_w|gt|bi_d|rd_addr|wr_addr|wr_data)"
+     r"|amax_ra|amax_wa|amax_wd|u_xbar\.(amax_rd_addr|amax_wr_addr|amax_wr_data)", ("amax",)),
+    (r"u_norm\.(cnt_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
+     r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa"
+     r"|u_xbar\.(norm_rd_addr|norm_wr_addr)", ("norm",)),
+    # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
+    (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
+     r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd|u_xbar\.norm_wr_data",
+     ("norm", "ndiv")),
     # shared scratchpad buses, and the terms of the simulation-only missed-hazard check
     # (each term is x only with its port disabled, and the check's miss stays 0/1)
     (r"(u_xbar\.|u_sp\.)?sp_rd_addr|u_sp\.rd_addr", ("dma", "mm", "sm")),

@@ -1,9 +1,10 @@
 """cocotb test of rtl/ga2_decode.v alone (toplevel tb/hdl/decode_tb.v) against model/isa.py.
 
-Many instruction words: every opcode (the six legal ones and all ten illegal codes),
-random fields, fields placed at each memory end (the last word inside, the first word
-outside, for both chips' sizes), shape limits (M, N 0..7, K 0, len 0, the softmax
-length limit and one past it) and random bits above each op's last field. For each word
+Many instruction words: every opcode (the legal ones of model/isa.py and every other
+code of the opcode field), random fields, fields placed at each memory end (the last
+word inside, the first word outside, for both chips' sizes; LDX's table
+src + rows*len too), shape limits (M, N 0..7, K 0, len 0, rows 0, the softmax and norm
+length limits and one past them) and random bits above each op's last field. For each word
 the fault code of both decoders must equal isa.decode() + isa.check() (1 for an illegal
 opcode) on their Config, and the op one-hot, unit select and fields of chip A must
 equal the decoded instruction's; for a word chip A accepts, its scratchpad range outputs
@@ -21,8 +22,15 @@ from cocotb.triggers import Timer
 from model import config, func, isa
 
 SEED = 2027
-UNIT = {"LD": 0, "ST": 0, "MM": 1, "RQ": 2, "SM": 3}
-OH = ("LD", "ST", "MM", "RQ", "SM", "HALT")
+UNIT = {"LD": 0, "ST": 0, "LDX": 0, "MM": 1, "RQ": 2, "SM": 3, "ADD": 4, "ARGMAX": 5, "NORM": 6}
+OH = tuple(isa.OPNAMES[c] for c in sorted(isa.OPNAMES))     # op_oh bit k: opcode k + 1
+assert OH[:6] == ("LD", "ST", "MM", "RQ", "SM", "HALT") and len(OH) == 10
+LEN_OPS = ("LD", "ST", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM")
+# the scratchpad operands of each op with a len (as isa.check tests them) and its one-word ones
+SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst"),
+             "LDX": ("idx", "dst"), "ADD": ("src", "src2", "dst"), "ARGMAX": ("src", "dst"),
+             "NORM": ("src", "dst")}
+ONE_WORD = {("LDX", "idx"), ("ARGMAX", "dst")}
 
 
 def _cfgs():
@@ -58,32 +66,43 @@ def _rand_fields(op, rng):
 
 def _words(cfgs, rng):
     ws = []
-    # illegal opcodes (0, 7..15) with random upper bits; HALT with random upper bits
-    for code in [0] + list(range(7, 16)):
+    # illegal opcodes (every code isa.OPNAMES leaves out) with random upper bits; HALT with
+    # random upper bits
+    for code in [c for c in range(1 << isa.OP_W) if c not in isa.OPNAMES]:
         for _ in range(_n(8)):
             ws.append((rng.getrandbits(isa.INSTR_W - isa.OP_W) << isa.OP_W) | code)
     for _ in range(_n(8)):
         ws.append(_word("HALT", {}, rng))
-    for _ in range(_n(1500)):
-        op = rng.choice(("LD", "ST", "MM", "RQ", "SM"))
+    for _ in range(_n(2400)):
+        op = rng.choice(("LD", "ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"))
         f = _rand_fields(op, rng)
         ws.append(_word(op, f, rng))
         c = rng.choice(cfgs)
         sp, ext, sml = c.sp_words, c.ext_words, c.sm_max_len
         d = rng.choice((-1, 0, 0, 1))        # the last word inside (0), outside (+1), one short (-1)
-        if op in ("LD", "ST", "RQ", "SM"):
+        if op in LEN_OPS:
             n = rng.choice((0, 1, 2, sml, sml + 1, 64, 65, rng.randrange(1, 300), 8191))
             if op == "SM" and rng.random() < 0.7:
                 n = rng.choice((1, sml - 1, sml, sml + 1, rng.randrange(1, sml + 1)))
+            if op == "NORM" and rng.random() < 0.7:
+                n = rng.choice((0, 1, 63, 64, 65, 128 + 64, 4096 + 64, rng.randrange(1, 65)))
             f["len"] = n
-            sp_f = {"LD": "dst", "ST": "src", "RQ": rng.choice(("src", "dst")), "SM": rng.choice(("src", "dst"))}[op]
-            f[sp_f] = sp - n + d if rng.random() < 0.7 else rng.randrange(0, sp)
+            sp_fs = SP_FIELDS[op]
+            sp_f = rng.choice(sp_fs)
+            span = 1 if (op, sp_f) in ONE_WORD else n
+            f[sp_f] = sp - span + d if rng.random() < 0.7 else rng.randrange(0, sp)
+            for other in sp_fs:                   # the other operands in range (mostly)
+                if other != sp_f:
+                    ospan = 1 if (op, other) in ONE_WORD else n
+                    f[other] = rng.randrange(0, max(1, sp - ospan + 1))
             if op in ("LD", "ST"):
                 ext_f = "src" if op == "LD" else "dst"
                 f[ext_f] = ext - n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 else rng.randrange(0, ext)
-            if op in ("RQ", "SM"):
-                other = "dst" if sp_f == "src" else "src"
-                f[other] = rng.randrange(0, max(1, sp - n + 1))
+            if op == "LDX":                        # the table's end at the memory's, or rows 0
+                rows = rng.choice((0, 1, 2, 3, 7, rng.randrange(1, 70), rng.randrange(1, 1 << 16)))
+                f["rows"] = rows
+                f["src"] = ext - rows * n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 \
+                    else rng.randrange(0, 1 << 16)
         else:
             M, N = rng.choice((0, 1, 2, 3, 4, 4, 5, 7)), rng.choice((0, 1, 2, 3, 4, 4, 5, 7))
             K = rng.choice((0, 1, 2, 16, 255, rng.randrange(1, 256)))
@@ -119,7 +138,7 @@ async def test_decode(dut):
     rng = random.Random(SEED)
     words = _words((cfg_a, cfg_b), rng)
     seen = {0: [0] * 6, 1: [0] * 6}
-    seen_rng = dict.fromkeys(("LD", "ST", "MM", "RQ", "SM"), 0)
+    seen_rng = dict.fromkeys(("LD", "ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"), 0)
     for w in words:
         dut.instr.value = w
         await Timer(1, units="ns")
@@ -137,18 +156,27 @@ async def test_decode(dut):
         if ins is None or ins.op == "HALT":
             continue
         f = ins.fields()
-        if ins.op in ("LD", "ST"):
+        if ins.op in ("LD", "ST", "LDX"):
             st = ins.op == "ST"
             got = (int(dut.dma_dir.value), int(dut.dma_sp_base.value), int(dut.dma_ext_base.value),
-                   int(dut.dma_len.value))
-            exp = (int(st), f["src"] if st else f["dst"], f["dst"] if st else f["src"], f["len"])
+                   int(dut.dma_len.value), int(dut.dma_ldx.value))
+            exp = (int(st), f["src"] if st else f["dst"], f["dst"] if st else f["src"], f["len"],
+                   int(ins.op == "LDX"))
+            if ins.op == "LDX":
+                got += (int(dut.dma_idx.value), int(dut.dma_rows.value))
+                exp += (f["idx"], f["rows"])
+        elif ins.op in ("ADD", "ARGMAX", "NORM"):
+            pre = {"ADD": "add_", "ARGMAX": "amax_", "NORM": "norm_"}[ins.op]
+            names = [n for n, _ in isa.FIELDS[ins.op]]
+            got = tuple(int(getattr(dut, pre + s).value) for s in names)
+            exp = tuple(f[s] for s in names)
         elif ins.op == "MM":
             got = tuple(int(getattr(dut, "mm_" + s).value) for s in
                         ("dst", "a", "b", "m", "k", "n", "tb", "lda", "ldb", "ldc", "acc"))
             exp = tuple(f[s] for s in ("dst", "A", "B", "M", "K", "N", "tb", "lda", "ldb", "ldc", "acc"))
         elif ins.op == "RQ":
-            got = tuple(int(getattr(dut, "rq_" + s).value) for s in ("dst", "src", "len", "m", "s"))
-            exp = tuple(f[s] for s in ("dst", "src", "len", "m", "s"))
+            got = tuple(int(getattr(dut, "rq_" + s).value) for s in ("dst", "src", "len", "m", "s", "relu"))
+            exp = tuple(f[s] for s in ("dst", "src", "len", "m", "s", "relu"))
         else:
             got = tuple(int(getattr(dut, "sm_" + s).value) for s in ("dst", "src", "len"))
             exp = tuple(f[s] for s in ("dst", "src", "len"))

@@ -59,6 +59,7 @@ class Runner:
     def __init__(self, dut):
         self.dut, self.tag = dut, 0
         dut.f_fast.value = 0
+        dut.f_relu.value = 0
 
     async def run(self, sel, mem=None, **fields):
         d = self.dut
@@ -203,7 +204,8 @@ async def _softmax(dut, fast):
 
 @cocotb.test()
 async def test_vec_rq(dut):
-    """vec_rq: element-by-element requant in order (overlapping src/dst included)."""
+    """vec_rq: element-by-element requant in order (overlapping src/dst included), with
+    relu 0 and 1 (max(requant, 0))."""
     rng = np.random.default_rng(SEED + 2)
     r = Runner(dut)
     await Timer(1, units="ns")
@@ -216,13 +218,15 @@ async def test_vec_rq(dut):
             dst = int(rng.integers(0, MEM - n + 1))
         m = int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0 else int(rng.integers(0, 1 << 16))
         s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
+        relu = t % 2
         mem = _fill(rng, MEM)
         expect = [int(v) for v in mem]
         for e in range(n):
-            expect[dst + e] = requant(int(_w32(expect[src + e])), m, s)
-        out = await r.run(2, mem, f_dst=dst, f_src=src, f_len=n, f_rqm=m, f_rqs=s)
+            y = requant(int(_w32(expect[src + e])), m, s)
+            expect[dst + e] = max(y, 0) if relu else y
+        out = await r.run(2, mem, f_dst=dst, f_src=src, f_len=n, f_rqm=m, f_rqs=s, f_relu=relu)
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
-        assert diff.size == 0, f"RQ n={n} src={src} dst={dst} m={m} s={s}: mem[{diff[0]}]"
+        assert diff.size == 0, f"RQ n={n} src={src} dst={dst} m={m} s={s} relu={relu}: mem[{diff[0]}]"
         assert out["busy_cycles"] == n + 1, f"RQ n={n}: busy {out['busy_cycles']}"
 
 

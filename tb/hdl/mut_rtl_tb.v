@@ -88,7 +88,7 @@ module mut_rtl_tb #(
   reg             rc_go;
   wire            rc_done, rc_fail;
   wire [15:0]     rc_id;
-  wire [2:0]      rc_unit;
+  wire [3:0]      rc_unit;
   wire [8*8-1:0]  rc_unit_name;
   wire [8*12-1:0] rc_sig_name;
   restart_chk #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_rc (

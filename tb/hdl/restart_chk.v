@@ -20,11 +20,14 @@
 // c = t - 1 for a second start t cycles after the first) start A and B with P2 in the
 // same cycle; from the next cycle compare A with B every cycle with !== until B's last
 // plus 2 cycles (in those 2 both must be idle): busy, last, every enable, each address
-// and write data where its enable is high. The units: dma (LD and ST, mixed), vec_rq,
-// mm_ctrl (ga2_systolic + ga2_pe inside), softmax FAST = 0 and FAST = 1, divu (quotient and
-// remainder in its last cycle); the restart cycles: the first cycles, every phase (feed,
-// old-C pre-read, drain; max / exp pass, divider load, division, write / output) and the
-// job's last busy cycle.
+// and write data where its enable is high. The units: dma (LD, ST and LDX, mixed, LDX
+// with a good and a bad row index), vec_rq (relu 0 and 1), mm_ctrl (ga2_systolic + ga2_pe
+// inside), softmax FAST = 0 and FAST = 1, divu (quotient and remainder in its last
+// cycle), vec_add, argmax, norm; the restart cycles: the first cycles, every phase (LDX's
+// index read and address; feed, old-C pre-read, drain; max / exp pass, divider load,
+// division, write / output; ADD's two reads; NORM's sum, square root, divider load,
+// division, scaling) and the job's last busy cycle. The dma's scratchpad words at
+// 0xF00..0xFFF read as one byte (mix8), so an LDX there has a row index below 256.
 //
 // Protocol: a rising go (sampled on the falling edge of clk) runs the scenarios in order;
 // done rises after the last one, or at the first mismatch with fail = 1, fail_id =
@@ -32,8 +35,8 @@
 // units run on clk gated by the run flag (set at go, cleared at done), so an idle
 // checker costs a simulation nothing. Signals (fail_id[3:0]):
 //   dma:            0 busy, 1 last, 2 sp_rd_en, 3 sp_rd_addr, 4 sp_wr_en, 5 sp_wr_addr,
-//                   6 sp_wr_data, 7 ext_en, 8 ext_we, 9 ext_addr, 10 ext_wdata
-//   vec_rq, mm_ctrl, softmax:
+//                   6 sp_wr_data, 7 ext_en, 8 ext_we, 9 ext_addr, 10 ext_wdata, 11 idx_err
+//   vec_rq, mm_ctrl, softmax, vec_add, argmax, norm:
 //                   0 busy, 1 last, 2 rd_en (mm_ctrl: the 8 ports), 3 rd_addr (each
 //                   enabled port), 4 wr_en, 5 wr_addr, 6 wr_data
 //   divu:           0 busy, 1 last, 2 quotient, 3 remainder (in the last cycle)
@@ -53,7 +56,7 @@ module restart_chk #(
   output reg             done,
   output reg             fail,
   output reg  [15:0]     fail_id,
-  output reg  [2:0]      fail_unit,
+  output reg  [3:0]      fail_unit,
   output reg  [8*8-1:0]  fail_unit_name,
   output reg  [8*12-1:0] fail_sig_name
 );
@@ -61,9 +64,9 @@ module restart_chk #(
   localparam NA = `GA2_ARRAY;
   localparam NP = 2 * NA;                                   // mm_ctrl's read ports
 
-  localparam [2:0] U_DMA = 3'd0, U_RQ = 3'd1, U_MM = 3'd2, U_SM0 = 3'd3, U_SM1 = 3'd4,
-                   U_DIV = 3'd5;
-  localparam [7:0] N_SCN = 8'd87;
+  localparam [3:0] U_DMA = 4'd0, U_RQ = 4'd1, U_MM = 4'd2, U_SM0 = 4'd3, U_SM1 = 4'd4,
+                   U_DIV = 4'd5, U_ADD = 4'd6, U_AMX = 4'd7, U_NRM = 4'd8;
+  localparam [7:0] N_SCN = 8'd128;
   localparam [11:0] LIM = LIMIT;
 
   // ------------------------------------------------------------------ the read data
@@ -93,8 +96,12 @@ module restart_chk #(
                    J_RQ6 = 5'd4, J_RQ5 = 5'd5, J_RQ6B = 5'd6,
                    J_MMA = 5'd7, J_MMB = 5'd8, J_MMC = 5'd9, J_MMD = 5'd10,
                    J_SM7 = 5'd11, J_SM5 = 5'd12, J_SM8 = 5'd13, J_SM6 = 5'd14,
-                   J_DV1 = 5'd15, J_DV2 = 5'd16;
-  reg          f_dir, f_tb, f_acc;
+                   J_DV1 = 5'd15, J_DV2 = 5'd16,
+                   J_LX1 = 5'd17, J_LX2 = 5'd18, J_AD4 = 5'd19, J_AD3 = 5'd20,
+                   J_AM6 = 5'd21, J_AM4 = 5'd22, J_NM5 = 5'd23, J_NM3 = 5'd24;
+  reg          f_dir, f_tb, f_acc, f_ldx, f_relu;
+  reg [AW-1:0] f_idx;
+  reg [15:0]   f_rows;
   reg [AW-1:0] f_dst, f_a, f_b;          // f_a: dma sp_base, src, MM A; f_b: ext_base, MM B
   reg [12:0]   f_len;
   reg [2:0]    f_m, f_n;
@@ -109,15 +116,21 @@ module restart_chk #(
     f_len = 13'd0; f_m = 3'd0; f_n = 3'd0; f_k = 8'd0;
     f_lda = 12'd0; f_ldb = 12'd0; f_ldc = 12'd0;
     f_rqm = 16'd0; f_rqs = 6'd0; f_dvd = 32'd0; f_dvs = 32'd1;
+    f_ldx = 1'b0; f_relu = 1'b0; f_idx = {AW{1'b0}}; f_rows = 16'd0;
     case (job)
       // dma: dir, sp_base (f_a), ext_base (f_b), len; busy len + 1
       J_LD6: begin f_dir = 1'b0; f_a = 16'd100; f_b = 16'd200;  f_len = 13'd6; end
       J_ST6: begin f_dir = 1'b1; f_a = 16'd300; f_b = 16'd40;   f_len = 13'd6; end
       J_LD5: begin f_dir = 1'b0; f_a = 16'd520; f_b = 16'd900;  f_len = 13'd5; end
       J_ST7: begin f_dir = 1'b1; f_a = 16'd7;   f_b = 16'd1000; f_len = 13'd7; end
+      // LDX: busy len + 3 (index 0, address 1, then an LD); LX1's index is a byte
+      // (< rows 256), LX2's a full word (>= rows: error 6, no ext access, no write)
+      J_LX1: begin f_ldx = 1'b1; f_a = 16'd100; f_b = 16'd300; f_len = 13'd5; f_idx = 16'hF05; f_rows = 16'd256; end
+      J_LX2: begin f_ldx = 1'b1; f_a = 16'd40;  f_b = 16'd20;  f_len = 13'd4; f_idx = 16'd77;  f_rows = 16'd256; end
       // vec_rq: dst, src (f_a), len, m, s (results mostly inside -128..127); busy len + 1
       J_RQ6:  begin f_dst = 16'd600; f_a = 16'd610; f_len = 13'd6; f_rqm = 16'd20000; f_rqs = 6'd40; end
-      J_RQ5:  begin f_dst = 16'd30;  f_a = 16'd10;  f_len = 13'd5; f_rqm = 16'd777;   f_rqs = 6'd36; end
+      J_RQ5:  begin f_dst = 16'd30;  f_a = 16'd10;  f_len = 13'd5; f_rqm = 16'd777;   f_rqs = 6'd36;
+                    f_relu = 1'b1; end
       J_RQ6B: begin f_dst = 16'd0;   f_a = 16'd1;   f_len = 13'd6; f_rqm = 16'd65535; f_rqs = 6'd42; end
       // mm_ctrl: busy K + 7 + M*N (A, C: 32; B: 18; D: 26)
       J_MMA: begin f_dst = 16'd800; f_a = 16'd100; f_b = 16'd300; f_m = 3'd4; f_k = 8'd9; f_n = 3'd4;
@@ -136,13 +149,23 @@ module restart_chk #(
       // divu: busy 33
       J_DV1: begin f_dvd = 32'hDEADBEEF; f_dvs = 32'd12345; end
       J_DV2: begin f_dvd = 32'h12345678; f_dvs = 32'd7; end
+      // vec_add: dst, src (f_a), src2 (f_b), len; busy 2 len + 1
+      J_AD4: begin f_dst = 16'd600; f_a = 16'd610; f_b = 16'd700; f_len = 13'd4; end
+      J_AD3: begin f_dst = 16'd31;  f_a = 16'd30;  f_b = 16'd40;  f_len = 13'd3; end
+      // argmax: dst, src (f_a), len; busy len + 1
+      J_AM6: begin f_dst = 16'd50;  f_a = 16'd100; f_len = 13'd6; end
+      J_AM4: begin f_dst = 16'd7;   f_a = 16'd300; f_len = 13'd4; end
+      // norm: dst, src (f_a), len, m, s; busy 2 (len + 1) + 48: NM5 sum 0..5, square root
+      // 6..21, divider load 22, division 23..53, scaling 54..59
+      J_NM5: begin f_dst = 16'd500; f_a = 16'd120; f_len = 13'd5; f_rqm = 16'd20000; f_rqs = 6'd21; end
+      J_NM3: begin f_dst = 16'd12;  f_a = 16'd13;  f_len = 13'd3; f_rqm = 16'd30000; f_rqs = 6'd22; end
       default: ;
     endcase
   end
 
   // ------------------------------------------------------------------ the scenarios
   // (unit, P1, P2, c): the second start in P1's busy cycle c
-  reg [2:0] sc_unit;
+  reg [3:0] sc_unit;
   reg [4:0] sc_j1, sc_j2;
   reg [8:0] sc_c;
   always @* begin
@@ -245,6 +268,52 @@ module restart_chk #(
       8'd84: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV1, J_DV2, 9'd31};
       8'd85: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV1, J_DV2, 9'd32};
       8'd86: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV2, J_DV1, 9'd20};
+      // dma LDX, busy 8 (LX1), 7 (LX2): the index read 0, the address 1, the LD, last
+      8'd87: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd0};
+      8'd88: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd1};
+      8'd89: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd2};
+      8'd90: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LX2, 9'd5};
+      8'd91: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LX2, 9'd7};
+      8'd92: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX2, J_LX1, 9'd0};
+      8'd93: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX2, J_LX1, 9'd1};
+      8'd94: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX2, J_LX1, 9'd3};
+      8'd95: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX2, J_LX1, 9'd6};
+      8'd96: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LD6, J_LX2, 9'd2};
+      8'd97: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_ST6, J_LX1, 9'd4};
+      // vec_add AD4 (busy 9: reads 0..7, writes 2, 4, 6, 8), AD3 (busy 7)
+      8'd98:  {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd0};
+      8'd99:  {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd1};
+      8'd100: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd2};
+      8'd101: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd3};
+      8'd102: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd5};
+      8'd103: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD4, J_AD3, 9'd8};
+      8'd104: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD3, J_AD4, 9'd1};
+      8'd105: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD3, J_AD4, 9'd4};
+      8'd106: {sc_unit, sc_j1, sc_j2, sc_c} = {U_ADD, J_AD3, J_AD4, 9'd6};
+      // argmax AM6 (busy 7), AM4 (busy 5)
+      8'd107: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM6, J_AM4, 9'd0};
+      8'd108: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM6, J_AM4, 9'd1};
+      8'd109: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM6, J_AM4, 9'd3};
+      8'd110: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM6, J_AM4, 9'd6};
+      8'd111: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM4, J_AM6, 9'd2};
+      8'd112: {sc_unit, sc_j1, sc_j2, sc_c} = {U_AMX, J_AM4, J_AM6, 9'd4};
+      // norm NM5 (busy 60), NM3 (busy 56: sum 0..3, root 4..19, load 20, divide 21..51,
+      // scaling 52..55)
+      8'd113: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd0};
+      8'd114: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd3};
+      8'd115: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd5};
+      8'd116: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd6};
+      8'd117: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd12};
+      8'd118: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd21};
+      8'd119: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd22};
+      8'd120: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd23};
+      8'd121: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd40};
+      8'd122: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd53};
+      8'd123: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd54};
+      8'd124: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd56};
+      8'd125: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd59};
+      8'd126: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM3, J_NM5, 9'd2};
+      8'd127: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM3, J_NM5, 9'd30};
       default: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LD6, J_LD6, 9'd0};
     endcase
   end
@@ -255,31 +324,36 @@ module restart_chk #(
   wire on_sm0 = (sc_unit == U_SM0);
   wire on_sm1 = (sc_unit == U_SM1);
   wire on_div = (sc_unit == U_DIV);
+  wire on_add = (sc_unit == U_ADD);
+  wire on_amx = (sc_unit == U_AMX);
+  wire on_nrm = (sc_unit == U_NRM);
 
   // ------------------------------------------------------------------ dma
-  wire          da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we;
-  wire          db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we;
+  wire          da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, da_idx_err;
+  wire          db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err;
   wire [AW-1:0] da_sp_rd_addr, da_sp_wr_addr, da_ext_addr;
   wire [AW-1:0] db_sp_rd_addr, db_sp_wr_addr, db_ext_addr;
   wire [31:0]   da_sp_wr_data, da_ext_wdata, db_sp_wr_data, db_ext_wdata;
   reg  [31:0]   da_sp_q, da_ext_q, db_sp_q, db_ext_q;
   always @(posedge uclk) begin
-    if (da_sp_rd_en) da_sp_q  <= mix(da_sp_rd_addr, SALT_SP);
+    if (da_sp_rd_en) da_sp_q  <= dma_word(da_sp_rd_addr);
     if (da_ext_en)   da_ext_q <= mix(da_ext_addr, SALT_EXT);
-    if (db_sp_rd_en) db_sp_q  <= mix(db_sp_rd_addr, SALT_SP);
+    if (db_sp_rd_en) db_sp_q  <= dma_word(db_sp_rd_addr);
     if (db_ext_en)   db_ext_q <= mix(db_ext_addr, SALT_EXT);
   end
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_a (
-    .clk(uclk), .rst(rst_u), .start(st_a && on_dma), .dir(f_dir), .sp_base(f_a),
-    .ext_base(f_b), .len(f_len), .busy(da_busy), .last(da_last),
+    .clk(uclk), .rst(rst_u), .start(st_a && on_dma), .dir(f_dir), .ldx(f_ldx), .sp_base(f_a),
+    .ext_base(f_b), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(da_busy), .last(da_last),
+    .idx_err(da_idx_err),
     .sp_rd_en(da_sp_rd_en), .sp_rd_addr(da_sp_rd_addr), .sp_rd_data(da_sp_q),
     .sp_wr_en(da_sp_wr_en), .sp_wr_addr(da_sp_wr_addr), .sp_wr_data(da_sp_wr_data),
     .ext_en(da_ext_en), .ext_we(da_ext_we), .ext_addr(da_ext_addr), .ext_wdata(da_ext_wdata),
     .ext_rdata(da_ext_q)
   );
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_b (
-    .clk(uclk), .rst(rst_u), .start(st_b && on_dma), .dir(f_dir), .sp_base(f_a),
-    .ext_base(f_b), .len(f_len), .busy(db_busy), .last(db_last),
+    .clk(uclk), .rst(rst_u), .start(st_b && on_dma), .dir(f_dir), .ldx(f_ldx), .sp_base(f_a),
+    .ext_base(f_b), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(db_busy), .last(db_last),
+    .idx_err(db_idx_err),
     .sp_rd_en(db_sp_rd_en), .sp_rd_addr(db_sp_rd_addr), .sp_rd_data(db_sp_q),
     .sp_wr_en(db_sp_wr_en), .sp_wr_addr(db_sp_wr_addr), .sp_wr_data(db_sp_wr_data),
     .ext_en(db_ext_en), .ext_we(db_ext_we), .ext_addr(db_ext_addr), .ext_wdata(db_ext_wdata),
@@ -297,16 +371,24 @@ module restart_chk #(
   end
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_rq), .dst(f_dst), .src(f_a), .len(f_len),
-    .m(f_rqm), .s(f_rqs), .busy(ra_busy), .last(ra_last), .rd_en(ra_rd_en),
+    .m(f_rqm), .s(f_rqs), .relu(f_relu), .busy(ra_busy), .last(ra_last), .rd_en(ra_rd_en),
     .rd_addr(ra_rd_addr), .rd_data(ra_q), .wr_en(ra_wr_en), .wr_addr(ra_wr_addr),
     .wr_data(ra_wr_data)
   );
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_rq_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_rq), .dst(f_dst), .src(f_a), .len(f_len),
-    .m(f_rqm), .s(f_rqs), .busy(rb_busy), .last(rb_last), .rd_en(rb_rd_en),
+    .m(f_rqm), .s(f_rqs), .relu(f_relu), .busy(rb_busy), .last(rb_last), .rd_en(rb_rd_en),
     .rd_addr(rb_rd_addr), .rd_data(rb_q), .wr_en(rb_wr_en), .wr_addr(rb_wr_addr),
     .wr_data(rb_wr_data)
   );
+
+  // the dma's scratchpad word: at 0xF00..0xFFF one byte (a row index below 256), else mix
+  function [31:0] dma_word;
+    input [AW-1:0] a;
+    begin
+      dma_word = (a[11:8] == 4'hF) ? {24'd0, mix8(a)} : mix(a, SALT_SP);
+    end
+  endfunction
 
   // ------------------------------------------------------------------ mm_ctrl
   wire             ma_busy, ma_last, ma_wr_en, mb_busy, mb_last, mb_wr_en;
@@ -405,6 +487,59 @@ module restart_chk #(
     .busy(vb_busy), .last(vb_last), .quotient(vb_q), .remainder(vb_r)
   );
 
+  // ------------------------------------------------------------------ vec_add, argmax, norm
+  wire          aa_busy, aa_last, aa_rd_en, aa_wr_en, ab_busy, ab_last, ab_rd_en, ab_wr_en;
+  wire [AW-1:0] aa_rd_addr, aa_wr_addr, ab_rd_addr, ab_wr_addr;
+  wire [31:0]   aa_wr_data, ab_wr_data;
+  wire          xa_busy, xa_last, xa_rd_en, xa_wr_en, xb_busy, xb_last, xb_rd_en, xb_wr_en;
+  wire [AW-1:0] xa_rd_addr, xa_wr_addr, xb_rd_addr, xb_wr_addr;
+  wire [31:0]   xa_wr_data, xb_wr_data;
+  wire          na_busy, na_last, na_rd_en, na_wr_en, nb_busy, nb_last, nb_rd_en, nb_wr_en;
+  wire [AW-1:0] na_rd_addr, na_wr_addr, nb_rd_addr, nb_wr_addr;
+  wire [31:0]   na_wr_data, nb_wr_data;
+  reg  [7:0]    aa_q, ab_q, na_q, nb_q;
+  reg  [31:0]   xa_q, xb_q;
+  always @(posedge uclk) begin
+    if (aa_rd_en) aa_q <= mix8(aa_rd_addr);
+    if (ab_rd_en) ab_q <= mix8(ab_rd_addr);
+    if (xa_rd_en) xa_q <= mix(xa_rd_addr, SALT_SP);
+    if (xb_rd_en) xb_q <= mix(xb_rd_addr, SALT_SP);
+    if (na_rd_en) na_q <= mix8(na_rd_addr);
+    if (nb_rd_en) nb_q <= mix8(nb_rd_addr);
+  end
+  ga2_vec_add #(.SP_WORDS(SP_WORDS)) u_add_a (
+    .clk(uclk), .rst(rst_u), .start(st_a && on_add), .dst(f_dst), .src(f_a), .src2(f_b),
+    .len(f_len), .busy(aa_busy), .last(aa_last), .rd_en(aa_rd_en), .rd_addr(aa_rd_addr),
+    .rd_byte(aa_q), .wr_en(aa_wr_en), .wr_addr(aa_wr_addr), .wr_data(aa_wr_data)
+  );
+  ga2_vec_add #(.SP_WORDS(SP_WORDS)) u_add_b (
+    .clk(uclk), .rst(rst_u), .start(st_b && on_add), .dst(f_dst), .src(f_a), .src2(f_b),
+    .len(f_len), .busy(ab_busy), .last(ab_last), .rd_en(ab_rd_en), .rd_addr(ab_rd_addr),
+    .rd_byte(ab_q), .wr_en(ab_wr_en), .wr_addr(ab_wr_addr), .wr_data(ab_wr_data)
+  );
+  ga2_argmax #(.SP_WORDS(SP_WORDS)) u_amx_a (
+    .clk(uclk), .rst(rst_u), .start(st_a && on_amx), .dst(f_dst), .src(f_a), .len(f_len),
+    .busy(xa_busy), .last(xa_last), .rd_en(xa_rd_en), .rd_addr(xa_rd_addr),
+    .rd_data(xa_q), .wr_en(xa_wr_en), .wr_addr(xa_wr_addr), .wr_data(xa_wr_data)
+  );
+  ga2_argmax #(.SP_WORDS(SP_WORDS)) u_amx_b (
+    .clk(uclk), .rst(rst_u), .start(st_b && on_amx), .dst(f_dst), .src(f_a), .len(f_len),
+    .busy(xb_busy), .last(xb_last), .rd_en(xb_rd_en), .rd_addr(xb_rd_addr),
+    .rd_data(xb_q), .wr_en(xb_wr_en), .wr_addr(xb_wr_addr), .wr_data(xb_wr_data)
+  );
+  ga2_norm #(.SP_WORDS(SP_WORDS)) u_nrm_a (
+    .clk(uclk), .rst(rst_u), .start(st_a && on_nrm), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .m(f_rqm), .s(f_rqs), .busy(na_busy), .last(na_last), .rd_en(na_rd_en),
+    .rd_addr(na_rd_addr), .rd_byte(na_q), .wr_en(na_wr_en), .wr_addr(na_wr_addr),
+    .wr_data(na_wr_data)
+  );
+  ga2_norm #(.SP_WORDS(SP_WORDS)) u_nrm_b (
+    .clk(uclk), .rst(rst_u), .start(st_b && on_nrm), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .m(f_rqm), .s(f_rqs), .busy(nb_busy), .last(nb_last), .rd_en(nb_rd_en),
+    .rd_addr(nb_rd_addr), .rd_byte(nb_q), .wr_en(nb_wr_en), .wr_addr(nb_wr_addr),
+    .wr_data(nb_wr_data)
+  );
+
   // ------------------------------------------------------------------ comparison
   // mis[s]: signal s of A differs from B's this cycle; busy/last of the unit under test
   reg [15:0]  mis;
@@ -434,8 +569,9 @@ module restart_chk #(
         mis[8]  = (da_ext_we !== db_ext_we);
         mis[9]  = (db_ext_en === 1'b1) && (da_ext_addr !== db_ext_addr);
         mis[10] = (db_ext_we === 1'b1) && (da_ext_wdata !== db_ext_wdata);
-        mis[13] = (^{da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we,
-                     db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we,
+        mis[11] = (da_idx_err !== db_idx_err);
+        mis[13] = (^{da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, da_idx_err,
+                     db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err,
                      {AW{db_sp_rd_en}} & db_sp_rd_addr, {AW{db_sp_wr_en}} & db_sp_wr_addr,
                      {32{db_sp_wr_en}} & db_sp_wr_data, {AW{db_ext_en}} & db_ext_addr,
                      {32{db_ext_we}} & db_ext_wdata} === 1'bx);
@@ -460,6 +596,57 @@ module restart_chk #(
                      {32{rb_wr_en}} & rb_wr_data} === 1'bx);
         obs_a  = {ra_busy, ra_last, ra_rd_en, ra_wr_en, 4'd0, ra_rd_addr, ra_wr_addr, ra_wr_data, 56'd0};
         obs_b  = {rb_busy, rb_last, rb_rd_en, rb_wr_en, 4'd0, rb_rd_addr, rb_wr_addr, rb_wr_data, 56'd0};
+      end
+      U_ADD: begin
+        busy_a = aa_busy;
+        busy_b = ab_busy;
+        last_b = ab_last;
+        mis[0] = (aa_busy !== ab_busy);
+        mis[1] = (aa_last !== ab_last);
+        mis[2] = (aa_rd_en !== ab_rd_en);
+        mis[3] = (ab_rd_en === 1'b1) && (aa_rd_addr !== ab_rd_addr);
+        mis[4] = (aa_wr_en !== ab_wr_en);
+        mis[5] = (ab_wr_en === 1'b1) && (aa_wr_addr !== ab_wr_addr);
+        mis[6] = (ab_wr_en === 1'b1) && (aa_wr_data !== ab_wr_data);
+        mis[13] = (^{aa_busy, aa_last, aa_rd_en, aa_wr_en, ab_busy, ab_last, ab_rd_en, ab_wr_en,
+                     {AW{ab_rd_en}} & ab_rd_addr, {AW{ab_wr_en}} & ab_wr_addr,
+                     {32{ab_wr_en}} & ab_wr_data} === 1'bx);
+        obs_a  = {aa_busy, aa_last, aa_rd_en, aa_wr_en, 4'd0, aa_rd_addr, aa_wr_addr, aa_wr_data, 56'd0};
+        obs_b  = {ab_busy, ab_last, ab_rd_en, ab_wr_en, 4'd0, ab_rd_addr, ab_wr_addr, ab_wr_data, 56'd0};
+      end
+      U_AMX: begin
+        busy_a = xa_busy;
+        busy_b = xb_busy;
+        last_b = xb_last;
+        mis[0] = (xa_busy !== xb_busy);
+        mis[1] = (xa_last !== xb_last);
+        mis[2] = (xa_rd_en !== xb_rd_en);
+        mis[3] = (xb_rd_en === 1'b1) && (xa_rd_addr !== xb_rd_addr);
+        mis[4] = (xa_wr_en !== xb_wr_en);
+        mis[5] = (xb_wr_en === 1'b1) && (xa_wr_addr !== xb_wr_addr);
+        mis[6] = (xb_wr_en === 1'b1) && (xa_wr_data !== xb_wr_data);
+        mis[13] = (^{xa_busy, xa_last, xa_rd_en, xa_wr_en, xb_busy, xb_last, xb_rd_en, xb_wr_en,
+                     {AW{xb_rd_en}} & xb_rd_addr, {AW{xb_wr_en}} & xb_wr_addr,
+                     {32{xb_wr_en}} & xb_wr_data} === 1'bx);
+        obs_a  = {xa_busy, xa_last, xa_rd_en, xa_wr_en, 4'd0, xa_rd_addr, xa_wr_addr, xa_wr_data, 56'd0};
+        obs_b  = {xb_busy, xb_last, xb_rd_en, xb_wr_en, 4'd0, xb_rd_addr, xb_wr_addr, xb_wr_data, 56'd0};
+      end
+      U_NRM: begin
+        busy_a = na_busy;
+        busy_b = nb_busy;
+        last_b = nb_last;
+        mis[0] = (na_busy !== nb_busy);
+        mis[1] = (na_last !== nb_last);
+        mis[2] = (na_rd_en !== nb_rd_en);
+        mis[3] = (nb_rd_en === 1'b1) && (na_rd_addr !== nb_rd_addr);
+        mis[4] = (na_wr_en !== nb_wr_en);
+        mis[5] = (nb_wr_en === 1'b1) && (na_wr_addr !== nb_wr_addr);
+        mis[6] = (nb_wr_en === 1'b1) && (na_wr_data !== nb_wr_data);
+        mis[13] = (^{na_busy, na_last, na_rd_en, na_wr_en, nb_busy, nb_last, nb_rd_en, nb_wr_en,
+                     {AW{nb_rd_en}} & nb_rd_addr, {AW{nb_wr_en}} & nb_wr_addr,
+                     {32{nb_wr_en}} & nb_wr_data} === 1'bx);
+        obs_a  = {na_busy, na_last, na_rd_en, na_wr_en, 4'd0, na_rd_addr, na_wr_addr, na_wr_data, 56'd0};
+        obs_b  = {nb_busy, nb_last, nb_rd_en, nb_wr_en, 4'd0, nb_rd_addr, nb_wr_addr, nb_wr_data, 56'd0};
       end
       U_MM: begin
         busy_a = ma_busy;
@@ -546,10 +733,13 @@ module restart_chk #(
   end
 
   function [8*8-1:0] unit_name;
-    input [2:0] u;
+    input [3:0] u;
     begin
       case (u)
         U_DMA:   unit_name = "dma";
+        U_ADD:   unit_name = "vec_add";
+        U_AMX:   unit_name = "argmax";
+        U_NRM:   unit_name = "norm";
         U_RQ:    unit_name = "vec_rq";
         U_MM:    unit_name = "mm_ctrl";
         U_SM0:   unit_name = "softmax0";
@@ -561,7 +751,7 @@ module restart_chk #(
   endfunction
 
   function [8*12-1:0] sig_name;
-    input [2:0] u;
+    input [3:0] u;
     input [3:0] s;
     begin
       case (s)
@@ -583,6 +773,7 @@ module restart_chk #(
               4'd8:    sig_name = "ext_we";
               4'd9:    sig_name = "ext_addr";
               4'd10:   sig_name = "ext_wdata";
+              4'd11:   sig_name = "idx_err";
               default: sig_name = "?";
             endcase
           end else if (u == U_DIV) begin
@@ -628,6 +819,7 @@ module restart_chk #(
     ra_q = 32'd0; rb_q = 32'd0;
     ma_byte = {NP*8{1'b0}}; mb_byte = {NP*8{1'b0}}; ma_w0 = 32'd0; mb_w0 = 32'd0;
     s0a_q = 8'd0; s0b_q = 8'd0; s1a_q = 8'd0; s1b_q = 8'd0;
+    aa_q = 8'd0; ab_q = 8'd0; xa_q = 32'd0; xb_q = 32'd0; na_q = 8'd0; nb_q = 8'd0;
   end
 
   // the end of the run: at the first mismatch (sig) or after the last scenario

@@ -44,6 +44,7 @@ module units_tb #(
   input  wire [11:0] f_ldc,
   input  wire [15:0] f_rqm,
   input  wire [5:0]  f_rqs,
+  input  wire        f_relu,
   input  wire [31:0] f_dividend,
   input  wire [31:0] f_divisor,
   output reg  [31:0] busy_cycles,   // cycles with the unit's busy high
@@ -78,7 +79,7 @@ module units_tb #(
   output wire            rc_done,
   output wire            rc_fail,
   output wire [15:0]     rc_fail_id,
-  output wire [2:0]      rc_fail_unit,
+  output wire [3:0]      rc_fail_unit,
   output wire [8*8-1:0]  rc_unit_name,
   output wire [8*12-1:0] rc_sig_name
 );
@@ -158,7 +159,7 @@ module units_tb #(
   wire [31:0]   vr_wr_data;
   ga2_vec_rq u_rq (
     .clk(clk), .rst(rst), .start(st_rq), .dst(f_dst), .src(f_src), .len(f_len),
-    .m(f_rqm), .s(f_rqs), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
+    .m(f_rqm), .s(f_rqs), .relu(f_relu), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
     .rd_addr(vr_rd_addr), .rd_data(rd_q[31:0]), .wr_en(vr_wr_en), .wr_addr(vr_wr_addr),
     .wr_data(vr_wr_data)
   );

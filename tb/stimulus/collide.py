@@ -386,6 +386,7 @@ def _edge_consumer(b, op, word, side, at, cfg):
 
 # ------------------------------------------------------------------ one-word edges, new ops
 _LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM")
+_LM_EDGE_WORDS = 76         # the words of a region lm_edge_programs loads and stores
 
 
 def _lm_edge_producers(cfg, at):
@@ -427,9 +428,13 @@ def _lm_edge_consumers(b, op, word, side, at):
 def lm_edge_programs(cfg=None):
     """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
     another unit sharing exactly the long one's first or last scratchpad word, or touching
-    the word just past either end) for every pair in which one of the two is an LDX, ADD,
-    ARGMAX or NORM: the new ops' hulls (LDX's index word and row, ADD's src, src2 and
-    dst, ARGMAX's one word, NORM's) against every unit's. One program per long op."""
+    the word just past either end) with the new ops: each of LDX, ADD, ARGMAX, NORM as the
+    long one against LD, ST, MM and RQ (a reader and a writer of every other unit), and as
+    the short one against a long LD, MM (its dst) and RQ (one of every unit): the new ops'
+    hulls (LDX's index word and row, ADD's src, src2 and dst, ARGMAX's one word, NORM's),
+    both in DECODE and in flight. One program per long op. The region is loaded and
+    stored in its first 76 words (every long instruction's hull; the short ones' other
+    words lie past them)."""
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4343)
     img = rng.integers(-128, 128, size=cfg.ext_words)
@@ -440,6 +445,8 @@ def lm_edge_programs(cfg=None):
 
     progs = []
     for k, (label, prod0) in enumerate(producers(0)):
+        if label not in _LM_OPS + ("LD", "MM C", "RQ"):
+            continue
         nr = len([r for r in func.reads(prod0) if r.space == func.SP])
         nw = len([r for r in func.writes(prod0) if r.space == func.SP])
         sel = {"r": list(range(nr)), "w": list(range(nw))}
@@ -447,9 +454,8 @@ def lm_edge_programs(cfg=None):
             sel["r"] = [0] if label == "MM A" else [1] if label.startswith("MM B") else []
         cases = [(edge, side_p, j, cons_op, side_c)
                  for edge in ("last", "first", "after", "before") for side_p in ("r", "w")
-                 for j in sel[side_p] for cons_op in ("LD", "ST", "MM", "RQ", "SM") + _LM_OPS
+                 for j in sel[side_p] for cons_op in (("LD", "ST", "MM", "RQ") if label in _LM_OPS else _LM_OPS)
                  if timing.UNIT[cons_op] != timing.UNIT[prod0.op]
-                 and (label in _LM_OPS or cons_op in _LM_OPS)       # else edge_programs has it
                  for side_c in (("w",) if side_p == "r" else ("r", "w"))]
         prog, n = [], 0
         for edge, side_p, j, cons_op, side_c in cases:
@@ -464,12 +470,12 @@ def lm_edge_programs(cfg=None):
                     break
                 # load the region first so every word has a known value, then the pair
                 prog.append(b("LD", dst=at, src=int(rng.integers(0, cfg.ext_words - _EDGE_STRIDE)),
-                              len=_EDGE_STRIDE))
+                              len=_LM_EDGE_WORDS))
                 if label == "LDX":               # its row index (< 8), from the region's words
                     prog.append(b("ARGMAX", dst=at + 62, src=at + 66, len=8))
                 prog += [prod, cons[v],
                          b("ST", src=at, dst=cfg.ext_words - 2 * DUMP - _EDGE_STRIDE * (n % _EDGE_REGIONS + 1),
-                           len=_EDGE_STRIDE)]
+                           len=_LM_EDGE_WORDS)]
                 n += 1
         progs.append((f"lm edges {label}", prog + [b("HALT")], img))
     return progs

@@ -189,9 +189,9 @@ def rand_norm(rng, cfg, b):
     return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
 
 
-def rand_argmax(rng, cfg, b, dst=None):
+def rand_argmax(rng, cfg, b, dst=None, cap=512):
     SP = cfg.sp_words
-    n = _len(rng, 512)
+    n = _len(rng, cap)
     src = _addr(rng, n, SP)
     dst = _addr(rng, 1, SP) if dst is None else dst
     return b("ARGMAX", dst=dst, src=src, len=n)
@@ -204,6 +204,7 @@ def rand_ldx(rng, cfg, b, idx, rows_min):
     r = rng.random()
     n = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.95 else 1
     rows = rows_min + int(rng.integers(0, 4)) if rng.random() < 0.7 else max(rows_min, ext // n // 2)
+    rows = min(rows, ext)
     n = max(1, min(n, ext // rows, SP))
     src = _addr(rng, rows * n, ext)
     return b("LDX", dst=_addr(rng, n, SP), src=src, len=n, idx=idx, rows=rows)
@@ -262,7 +263,7 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
         elif op == "NORM":
             ins = rand_norm(rng, cfg, b)
         elif op == "ARGMAX":
-            ins = rand_argmax(rng, cfg, b)
+            ins = rand_argmax(rng, cfg, b, cap=min(512, ext))
             if rng.random() < 0.7:            # the token's embedding row: an LDX of its index
                 prog.append(ins)
                 ins = rand_ldx(rng, cfg, b, ins.dst, ins.len)

@@ -88,11 +88,27 @@ def overlap_programs(quick=False):
         progs.append((f"after overlap error {code}", busy + [b("ST", src=0, dst=1000, len=600), b("HALT")], img))
     bad = progen.bad_program(RANDOM_SEED + 45, isa.ERR_PC, cfg=cfg)   # past the end, units busy
     progs.append(("overlap error 5", bad.prog, bad.image))
+    # error 6 found while other units run: alone (HALT waits for them), before a DECODE
+    # fault that waits for them too, twice (the first pc stays)
+    img6 = img.copy()
+    img6[250:253] = [300, 1 << 20, 5]
+    ld6 = b("LD", dst=700, src=250, len=3)
+    bad6 = b("LDX", dst=800, src=1000, len=16, idx=700, rows=300)
+    good6 = b("LDX", dst=820, src=1000, len=16, idx=702, rows=300)
+    for k, tail in enumerate(([bad6, b("HALT")], [bad6] + busy + [b("HALT")],
+                              [bad6] + busy + [isa.raw("SM", dst=0, src=0, len=65), b("HALT")],
+                              [good6, bad6, good6, isa.raw("LDX", dst=0, src=0, len=1, idx=702, rows=0)],
+                              [bad6, b("LDX", dst=840, src=1000, len=16, idx=701, rows=300), b("HALT")])):
+        progs.append((f"overlap error 6 ({k})", [ld6] + busy + tail, img6))
+        progs.append((f"after overlap error 6 ({k})", busy + [b("ST", src=700, dst=1000, len=200), b("HALT")], img6))
+    for k in range(4):
+        progs.append((f"colliding lm {k}", *collide.collide_program(rng, cfg, with_sm=k % 2 == 1, with_lm=True)))
     for k in range(3):
         prog, im = progen.random_program(rng, cfg=cfg)
         progs.append((f"random overlap {k}", prog, im))
     if not quick:
         progs.extend(collide.edge_programs(cfg))     # one-word overlaps at every hull's ends
+        progs.extend(collide.lm_edge_programs(cfg))  # the same with the new ops
     progs.extend((f"{label} overlap", progen.with_acc(prog, rng), im)
                  for label, prog, im in (("colliding acc", *collide.collide_program(rng, cfg, with_sm=True)),))
     progs.extend(acc_programs(rng, cfg, n=1))
@@ -128,12 +144,14 @@ def suite_programs(quick=False):
     for k in range(N_RANDOM_FIRST):
         prog, img = progen.random_program(rng, cfg=CFG)
         progs.append((f"random {k}", prog, img))
-    for code in (1, 4, 2, 3, 5):
+    for code in (1, 4, 2, 3, 5, 6):
         bad = progen.bad_program(RANDOM_SEED + code, code, cfg=CFG)
         progs.append((f"error {code}", bad.prog, bad.image))
         fprog, fimg = progen.follow_up(bad, cfg=CFG)
         progs.append((f"after error {code}", fprog, fimg))
+    progs.extend(index_error_programs())
     progs.extend(crafted_programs())
+    progs.extend(lm_programs())
     progs.extend(boundary_programs())
     if not quick:
         progs.extend(wrap_programs())
@@ -148,6 +166,33 @@ def suite_programs(quick=False):
     return progs
 
 
+def lm_programs():
+    """[(label, prog, image)]: tb/stimulus/hand.py's programs of the language model's ops
+    that run to HALT (ADD, ARGMAX, NORM, RQ relu and LDX at their edges), on this chip."""
+    from tb.stimulus import hand
+    return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs() if name.startswith("lm_")]
+
+
+def index_error_programs(seed=RANDOM_SEED):
+    """[(label, prog, image)]: error 6 (an LDX row index not below rows, found in EXEC):
+    each kind of progen.bad_program's (a lone bad LDX, a good one after it, a second bad
+    one, a later DECODE fault) and hand.py's (rows itself, -1, 2^31, 2^16, a later illegal
+    opcode, running past the instruction memory), each followed by its follow-up (the
+    error clears at the next start)."""
+    from tb.stimulus import hand, progen
+    out = []
+    rng = np.random.default_rng(seed + 61)
+    for k in range(4):
+        bad = progen.bad_program(rng, 6, cfg=CFG)
+        out.append((f"error 6 ({k})", bad.prog, bad.image))
+        fprog, fimg = progen.follow_up(bad, cfg=CFG)
+        out.append((f"after error 6 ({k})", fprog, fimg))
+    for name, prog, img in hand.lm_programs():
+        if name.startswith("err6_") and name != "err6_then_pc":
+            out.append((name, prog, img))
+    return out
+
+
 def boundary_programs(seed=RANDOM_SEED):
     """The decode checks at their edges: per check, instructions exactly at the limit
     (valid; chained in full programs that store what they wrote) and one past it (a
@@ -155,7 +200,10 @@ def boundary_programs(seed=RANDOM_SEED):
     Shapes: len 0 / 1, SM len 64 / 65, M and N 0 / 4 / 5..7, K 0 / 1; ranges: the last
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
-    illegal opcodes 0, 7, 8, 15."""
+    illegal opcodes (progen.ILLEGAL_OPCODES: 0, 11..15); the new ops' fields (LDX dst, idx,
+    its table src + rows*len, rows 0; ADD src, src2, dst; ARGMAX src and its one-word dst;
+    NORM src, dst, len 64 / 65 / 4096 + 64) the same way, with their sums just past 2^16
+    and LDX's table sum past 2^28."""
     from model import config, isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
@@ -244,8 +292,60 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
     x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
     x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
-    for code in (0, *range(7, 16)):           # every illegal opcode: 9..14 alias the legal
-        bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # ones if bit 3 is dropped
+    from tb.stimulus import progen
+    for code in progen.ILLEGAL_OPCODES:       # every illegal opcode: 11..15 alias legal ones
+        bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # if a bit is dropped
+    # the language model's ops: at their limits (valid) and one past (faults)
+    for n in (1, 7, 64):
+        v("LDX", dst=SP - n, src=EXT - 3 * n, len=n, idx=SP - 1, rows=3)
+        v("ADD", dst=SP - n, src=SP - 2 * n, len=n, src2=SP - 3 * n)
+        v("ADD", dst=SP - 3 * n, src=SP - n, len=n, src2=SP - 2 * n)
+        v("ADD", dst=SP - 2 * n, src=SP - 3 * n, len=n, src2=SP - n)
+        v("ARGMAX", dst=SP - 1, src=SP - n, len=n)
+        v("ARGMAX", dst=SP - n - 1, src=SP - n, len=n)
+        v("NORM", dst=SP - n, src=SP - 2 * n, len=n, m=20000, s=14)
+        v("NORM", dst=SP - 2 * n, src=SP - n, len=n, m=20000, s=14)
+        x(f"LDX dst {n}", "LDX", dst=SP - n + 1, src=0, len=n, idx=0, rows=1)
+        x(f"LDX table {n}", "LDX", dst=0, src=EXT - 3 * n + 1, len=n, idx=0, rows=3)
+        x(f"ADD src {n}", "ADD", dst=0, src=SP - n + 1, len=n, src2=0)
+        x(f"ADD src2 {n}", "ADD", dst=0, src=0, len=n, src2=SP - n + 1)
+        x(f"ADD dst {n}", "ADD", dst=SP - n + 1, src=0, len=n, src2=0)
+        x(f"ARGMAX src {n}", "ARGMAX", dst=0, src=SP - n + 1, len=n)
+        x(f"NORM src {n}", "NORM", dst=0, src=SP - n + 1, len=n, m=1, s=0)
+        x(f"NORM dst {n}", "NORM", dst=SP - n + 1, src=0, len=n, m=1, s=0)
+    x("LDX idx", "LDX", dst=0, src=0, len=1, idx=SP, rows=1)
+    x("LDX idx top", "LDX", dst=0, src=0, len=1, idx=0xFFFF, rows=1)
+    x("ARGMAX dst", "ARGMAX", dst=SP, src=0, len=1)
+    x("ARGMAX dst top", "ARGMAX", dst=0xFFFF, src=0, len=1)
+    v("LDX", dst=0, src=0, len=2, idx=0, rows=EXT // 2)             # the table is the whole memory
+    x("LDX rows past", "LDX", dst=0, src=0, len=2, idx=0, rows=EXT // 2 + 1)
+    for op in ("LDX", "ADD", "ARGMAX", "NORM"):
+        f = {"LDX": dict(dst=5, src=5, idx=5, rows=1), "ADD": dict(dst=5, src=5, src2=5),
+             "ARGMAX": dict(dst=5, src=5), "NORM": dict(dst=5, src=5, m=1, s=1)}[op]
+        x(f"{op} len 0", op, len=0, **f)
+    x("LDX rows 0", "LDX", dst=5, src=5, len=3, idx=5, rows=0)
+    v("NORM", dst=0, src=100, len=64, m=1, s=1)
+    x("NORM len 65", "NORM", dst=0, src=100, len=65, m=1, s=1)
+    x("NORM len 8191", "NORM", dst=0, src=100, len=8191, m=1, s=1)
+    for n in (4096 + 10, 4096 + 64, 128 + 5):     # a shape check on a truncated length passes them
+        x(f"NORM len {n}", "NORM", dst=0, src=100, len=n, m=1, s=1)
+    for n in (1, 20):                             # range sums just past 2^16
+        x(f"LDX dst wrap {n}", "LDX", dst=T - n // 2 - 1, src=0, len=n, idx=0, rows=1)
+        x(f"ADD src wrap {n}", "ADD", dst=0, src=T - n // 2 - 1, len=n, src2=0)
+        x(f"ADD src2 wrap {n}", "ADD", dst=0, src=0, len=n, src2=T - n // 2 - 1)
+        x(f"ADD dst wrap {n}", "ADD", dst=T - n // 2 - 1, src=0, len=n, src2=0)
+        x(f"ARGMAX src wrap {n}", "ARGMAX", dst=0, src=T - n // 2 - 1, len=n)
+        x(f"NORM src wrap {n}", "NORM", dst=0, src=T - n // 2 - 1, len=n, m=1, s=0)
+        x(f"NORM dst wrap {n}", "NORM", dst=T - n // 2 - 1, src=0, len=n, m=1, s=0)
+    # LDX's table sum past 2^16, 2^20, 2^24 and 2^28 (its top bit), wrapping inside ext
+    for rows, n, src in ((T // 16 + 1, 16, 0), ((1 << 20) // 256 + 1, 256, 0), ((1 << 24) // 4096, 4096, 5),
+                         (65535, 4096, 4097), (65535, 4096, 4100 + EXT // 2)):
+        x(f"LDX table wrap {rows}x{n}", "LDX", dst=0, src=src, len=n, idx=0, rows=rows)
+    # priorities: shape over scratchpad over external
+    x("LDX rows 0 + sp + ext", "LDX", dst=SP - 1, src=EXT - 1, len=4, idx=SP, rows=0)
+    x("LDX sp + ext", "LDX", dst=SP - 3, src=EXT - 3, len=5, idx=0, rows=7)
+    x("LDX idx + ext", "LDX", dst=0, src=EXT - 3, len=5, idx=SP + 3, rows=7)
+    x("NORM len + sp", "NORM", dst=SP - 1, src=SP - 1, len=100, m=1, s=1)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
@@ -304,7 +404,26 @@ def long_programs(seed=RANDOM_SEED):
             b("RQ", dst=1, src=0, len=SP - 1, m=1 << 15, s=16),
             b("ST", src=0, dst=SP, len=SP),
             b("HALT")]
-    return [("long transfers", prog, img)]
+    # the new ops at their longest: ADD of the whole scratchpad in place (2 * 4096 + 1
+    # cycles) and onto itself shifted, ARGMAX of the whole scratchpad (an index with bit 11
+    # set), LDX of a 4096-word row at the top of ext, NORM of 64 at the end
+    lm = [b("LD", dst=0, src=EXT - SP, len=SP),
+          b("ARGMAX", dst=100, src=0, len=SP),             # 3000
+          b("ARGMAX", dst=101, src=2999, len=2),           # 1
+          b("LDX", dst=102, src=0, len=2, idx=100, rows=EXT // 2),
+          b("ST", src=100, dst=0, len=4),
+          b("LDX", dst=0, src=0, len=SP, idx=101, rows=EXT // SP),   # the top half of ext
+          b("ADD", dst=0, src=0, len=SP, src2=0),
+          b("ST", src=0, dst=4, len=SP - 4),
+          b("ADD", dst=1, src=0, len=SP - 1, src2=1),      # dst over src2: each sum sees the last
+          b("NORM", dst=SP - 64, src=SP - 64, len=64, m=30000, s=20),
+          b("ST", src=0, dst=SP, len=SP),
+          b("HALT")]
+    img_lm = img.copy()
+    img_lm[EXT - SP:EXT - SP + 3000] = np.minimum(img_lm[EXT - SP:EXT - SP + 3000], 126)
+    img_lm[EXT - SP + 3000] = 127                        # the first maximum, at an index past 2048
+    img_lm[EXT - SP + 3001] = 127
+    return [("long transfers", prog, img), ("long lm", lm, img_lm)]
 
 
 def _softmax_q16(x):
@@ -386,10 +505,32 @@ def self_contained_program():
     return prog, img
 
 
+def self_contained_lm_program():
+    """(prog, image): the language model's ops reading only scratchpad words the program
+    wrote itself: LD, NORM, ADD, ARGMAX, LDX of the row it names, RQ relu, ST."""
+    from model import isa
+    rng = np.random.default_rng(RANDOM_SEED + 98)
+    img = rng.integers(-128, 128, size=400)
+
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
+
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("NORM", dst=100, src=0, len=40, m=25000, s=19),
+            b("ADD", dst=200, src=100, len=40, src2=10),
+            b("ARGMAX", dst=300, src=200, len=40),
+            b("LDX", dst=310, src=0, len=8, idx=300, rows=40),
+            b("RQ", dst=330, src=0, len=20, m=20000, s=9, relu=1),
+            b("ST", src=100, dst=1000, len=260),
+            b("HALT")]
+    return prog, img
+
+
 def reset_programs():
-    """Reset while busy: the self-contained program cut by rst in the middle of each unit
-    (LD, MM, RQ, SM's divide phase), each followed by the same program run in full.
-    Entries are (label, prog, image, abort_at)."""
+    """Reset while busy: the self-contained programs cut by rst in the middle of each
+    unit (LD, MM, RQ, SM's divide phase; LDX, ADD, ARGMAX, NORM's divide), and around
+    each unit's start, each followed by the same program run in full. Entries are
+    (label, prog, image, abort_at)."""
     from model import timing
     prog, img = self_contained_program()
     out = []
@@ -406,4 +547,10 @@ def reset_programs():
         for at in (ev.issue - 1, ev.issue):         # the cut's reset edge ends cycle at + 1
             out.append((f"reset at the start of {ev.op} ({at})", prog, img, at))
             out.append((f"after reset at the start of {ev.op} ({at})", prog, img))
+    prog, img = self_contained_lm_program()
+    for ev in timing.schedule(prog, CFG).events[1:5]:     # NORM, ADD, ARGMAX, LDX
+        busy = ev.end - ev.start + 1
+        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
+            out.append((f"reset in {ev.op} ({at})", prog, img, at))
+            out.append((f"after reset in {ev.op} ({at})", prog, img))
     return out

@@ -50,7 +50,7 @@ def test_random_programs(sim, batch):
 def test_random_programs_with_acc(sim):
     """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
     pairs = [(progen.with_acc(prog, 7000 + i), img)
-             for i, (prog, img) in enumerate(progen.random_programs(3000, 40))]
+             for i, (prog, img) in enumerate(progen.random_programs(3000, 50))]
     n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
     assert n_acc >= 20, n_acc
     res = hw.run_programs(sim, pairs)

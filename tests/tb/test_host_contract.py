@@ -235,8 +235,8 @@ BROKEN = {
                                "reg done_q2; always @(posedge clk) done_q2 <= !rst && !start && "
                                "done_q; assign done = done_q2;")],
                   {"rise"}, "done rose"),
-    "ext_idle": ("ga2_dma", [(r"assign ext_en     = dir_q \? writing : reading;",
-                          "assign ext_en     = (dir_q ? writing : reading) || !busy_q;")],
+    "ext_idle": ("ga2_dma", [(r"assign ext_en     = dir_q \? writing : \(reading && !bad_q\);",
+                          "assign ext_en     = (dir_q ? writing : (reading && !bad_q)) || !busy_q;")],
                  {"ext"}, "external-memory access while not running"),
     "imem_idle": ("ga2_seq", [(r"assign imem_en    = \(state_q == S_FETCH\)",
                                "assign imem_en    = (state_q == S_FETCH || done_q)")],

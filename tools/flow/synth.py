@@ -24,11 +24,32 @@ TOP = "ga2_top"
 
 
 def clean_name(raw):
-    """'$paramod$<hash>\\ga2_sram', '$paramod\\ga2_divu\\WIDTH=..', '\\ga2_pe' -> 'ga2_sram', 'ga2_divu', 'ga2_pe'."""
+    """'$paramod$<hash>\\ga2_sram', '$paramod\\ga2_divu\\WIDTH=..', '\\ga2_pe' -> 'ga2_sram', 'ga2_divu', 'ga2_pe';
+    a parameter that yosys names and that differs from the module's integer default in
+    rtl/ stays in the name, so two builds of one module are two rows: ga2_norm's divider
+    is 'ga2_divu(WIDTH=30)' next to softmax's 'ga2_divu'."""
     raw = raw.lstrip("\\")
-    if raw.startswith("$paramod"):
-        return raw.split("\\")[1]
-    return raw
+    if not raw.startswith("$paramod"):
+        return raw
+    parts = raw.split("\\")
+    name, extra = parts[1], []
+    for p in parts[2:]:
+        m = re.match(r"^(\w+)=s?\d+'([01]+)$", p)
+        if m and _defaults(name).get(m.group(1), int(m.group(2), 2)) != int(m.group(2), 2):
+            extra.append(f"{m.group(1)}={int(m.group(2), 2)}")
+    return name + (f"({','.join(extra)})" if extra else "")
+
+
+_DEFAULTS = {}
+
+
+def _defaults(module):
+    """{parameter: integer default} of rtl/<module>.v (parameters with a literal default)."""
+    if module not in _DEFAULTS:
+        f = ROOT / "rtl" / f"{module}.v"
+        text = f.read_text() if f.exists() else ""
+        _DEFAULTS[module] = {k: int(v) for k, v in re.findall(r"parameter\s+(\w+)\s*=\s*(\d+)\b", text)}
+    return _DEFAULTS[module]
 
 
 def is_ff(cell_type):
