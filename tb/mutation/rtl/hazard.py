@@ -7,8 +7,9 @@ the named bugs a hazard unit ships with, written as one textual change each:
                       DECODE belongs to unit X and the busy unit is Y (18: every ordered
                       pair of the three units, every kind);
   hull one word short the last word of one scratchpad range ga2_decode gives the hazard
-                      unit is one less (10: every op's read and write ranges, MM B for
-                      tb = 0 and 1; the range
+                      unit is one less (18: every op's read and write ranges, MM B for
+                      tb = 0 and 1, ADD's src and src2, LDX's index word and ARGMAX's
+                      result word, whose one-word ranges then are empty; the range
                       checks that fault keep the true hull);
   no external check   not a mutant here: only the DMA unit touches the external memory
                       and it runs one transfer at a time in program order, so there is no
@@ -55,7 +56,7 @@ def hazard_sites(rtl_dir=RTL_DIR):
     fn = "ga2_hazard.v"
     text = open(os.path.join(rtl_dir, fn)).read()
     regs = {"dma": ("dma_rd_q", None, "dma_wr_q"), "mm": ("mm_rd0_q", "mm_rd1_q", "mm_wr_q"),
-            "vec": ("vec_rd_q", None, "vec_wr_q")}
+            "vec": ("vec_rd_q", "vec_rd1_q", "vec_wr_q")}
     for y, busy_unit in enumerate(UNITS):
         m = re.search(rf"wire hz_{busy_unit}\s*=\s*(busy\[{y}\] && \([^;]*\));", text)
         if not m:
@@ -79,14 +80,20 @@ def hazard_sites(rtl_dir=RTL_DIR):
              ("rd1_last", "mm_bt_last", "MM B read (tb = 1)"),
              ("rd1_last", "mm_bn_last", "MM B read (tb = 0)"), ("wr_last", "ld_last", "LD write"),
              ("wr_last", "mm_d_last", "MM write"), ("wr_last", "rq_wlast", "RQ write"),
-             ("wr_last", "sm_wlast", "SM write")]
+             ("wr_last", "sm_wlast", "SM write"),
+             ("rd0_last", "add_rlast", "ADD src read"), ("rd1_last", "add_r2last", "ADD src2 read"),
+             ("rd0_last", "amax_rlast", "ARGMAX read"), ("rd0_last", "norm_rlast", "NORM read"),
+             ("wr_last", "add_wlast", "ADD write"), ("wr_last", "norm_wlast", "NORM write"),
+             ("rd0_last", "dma_idx", "LDX index read"), ("wr_last", "amax_dst", "ARGMAX write")]
     for out_name, sig, what in hulls:
-        m = re.search(rf"assign {out_name}\s*=[^;]*?({sig}\[AW-1:0\])", text, re.S)
+        one = not sig.endswith("last")            # a one-word range: the field itself
+        word = sig if one else f"{sig}[AW-1:0]"
+        m = re.search(rf"assign {out_name}\s*=[^;]*?({re.escape(word)})", text, re.S)
         if not m:
-            raise ValueError(f"ga2_decode.v: no {sig}[AW-1:0] in 'assign {out_name}'")
+            raise ValueError(f"ga2_decode.v: no {word} in 'assign {out_name}'")
         line = text[:m.start(1)].count("\n") + 1
         out.append(Site(fn, "ga2_decode", line, "hazard", m.start(1), m.end(1),
-                        f"({sig}[AW-1:0] - 16'd1)", m.group(1), f"{what} hull one word short"))
+                        f"({word} - 16'd1)", m.group(1), f"{what} hull one word short"))
     return out
 
 
