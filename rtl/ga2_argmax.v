@@ -49,12 +49,12 @@ module ga2_argmax #(
   wire at_end  = (cnt_q == len_q);
   wire reading = busy_q && !at_end;
   wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
-  /* verilator lint_off UNUSEDSIGNAL */
-  // cnt_q - 1 < len <= SP_WORDS: its low SAW bits are the word's index
-  wire [LW-1:0]  vi_w  = cnt_q - {{(LW-1){1'b0}}, 1'b1};
-  /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_off WIDTH */
+  // the word's index: cnt_q - 1 < len <= SP_WORDS, so its low SAW bits carry it
+  wire [SAW-1:0] vi_w  = cnt_q - 1'b1;
+  /* verilator lint_on WIDTH */
   wire           gt    = $signed(rd_data) > $signed(best_q);
-  wire [SAW-1:0] bi_d  = gt ? vi_w[SAW-1:0] : bi_q;
+  wire [SAW-1:0] bi_d  = gt ? vi_w : bi_q;
 
   // control: reset
   always @(posedge clk) begin

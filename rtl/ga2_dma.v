@@ -69,7 +69,7 @@ module ga2_dma #(
   localparam SAW = $clog2(SP_WORDS);                          // scratchpad address width
   localparam EAW = (EXT_WORDS > 1) ? $clog2(EXT_WORDS) : 1;   // external address width
 
-  reg           busy_q, ix_q, ad_q;
+  reg           busy_q, ix_q, ad_q;   // ad_q: datapath (used only while busy)
   reg           dir_q, bad_q;
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] sp_q;          // the scratchpad pointer
@@ -88,12 +88,10 @@ module ga2_dma #(
   // LDX's row index, the word read in ix_q's cycle, and its row's offset tok*len (only its
   // low EAW bits: the address is exact modulo the memory, above)
   wire          tok_bad = (sp_rd_data >= {{(32-`GA2_LDX_ROWS_W){1'b0}}, rows_q});
-  /* verilator lint_off UNUSEDSIGNAL */
-  // len zero-extended so that its low EAW bits exist for any EXT_WORDS; bits EAW and up
-  // drop out of a product taken modulo 2^EAW
-  wire [EAW+LW-1:0] len_w = {{EAW{1'b0}}, len_q};
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [EAW-1:0] row_off  = sp_rd_data[EAW-1:0] * len_w[EAW-1:0];
+  /* verilator lint_off WIDTH */
+  // the product modulo 2^EAW: the low EAW bits of tok times len
+  wire [EAW-1:0] row_off  = sp_rd_data[EAW-1:0] * len_q;
+  /* verilator lint_on WIDTH */
   wire           sp_read  = reading && dir_q;            // ST's word reads
 
   // control: reset. ep_q keeps its reset: ext_addr (a chip output) is ep_q, and it is 0
@@ -102,16 +100,13 @@ module ga2_dma #(
     if (rst) begin
       busy_q <= 1'b0;
       ix_q   <= 1'b0;
-      ad_q   <= 1'b0;
       ep_q   <= {EAW{1'b0}};
     end else if (start) begin
       busy_q <= 1'b1;
       ix_q   <= ldx;
-      ad_q   <= 1'b0;
       ep_q   <= ext_base[EAW-1:0];
     end else if (busy_q) begin
       ix_q   <= 1'b0;
-      ad_q   <= ix_q;
       if (ad_q) ep_q <= ep_q + row_off;
       if (ext_en) ep_q <= ep_q + 1'b1;
       if (last) busy_q <= 1'b0;
@@ -120,10 +115,11 @@ module ga2_dma #(
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
   // is gated by busy_q (reading, writing, last; dir_q and bad_q only select between
-  // enables that are low while idle), sp_q reaches the scratchpad only with sp_rd_en /
-  // sp_wr_en, ia_q only with ix_q
+  // enables that are low while idle; ad_q acts only in the busy branches), sp_q reaches
+  // the scratchpad only with sp_rd_en / sp_wr_en, ia_q only with ix_q
   always @(posedge clk) begin
     if (start) begin
+      ad_q   <= 1'b0;
       dir_q  <= dir;
       bad_q  <= 1'b0;
       cnt_q  <= {LW{1'b0}};
@@ -132,6 +128,7 @@ module ga2_dma #(
       ia_q   <= idx[SAW-1:0];
       rows_q <= rows;
     end else if (busy_q) begin
+      ad_q <= ix_q;
       if (ad_q) bad_q <= tok_bad;
       if (!pre) cnt_q <= cnt_q + 1'b1;
       if (sp_read || sp_wr_en) sp_q <= sp_q + 1'b1;

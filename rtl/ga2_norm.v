@@ -11,12 +11,14 @@
 // 2*(len + 1) + GA2_NORM_TAIL = 2*len + 50, a function of len alone:
 //  - pass 1 (S_SUM, len+1 cycles): read x_i at cycle i, add x_i^2 to ss the cycle after
 //    (ss <= 64 * 128^2 = 2^20: 21 bits);
-//  - isqrt (S_SQRT, 16 cycles): the digit-by-digit square root of ss * 2^10 (31 bits,
-//    <= 2^30), one result bit a cycle from the top bit pair down: rem = 4*rem + pair,
-//    subtract 4*root + 1 when it fits, root = 2*root + fits. The pairs are {0, ss[20]}
-//    (step 0: the radicand's width is odd), ss[19:18] .. ss[1:0], then five of zeros (the
-//    factor 2^10): ss_q shifts out its bits, one then two a step, zeros coming in.
-//    q <= 2^15 (16 bits), rem <= 2*q, at most 65534 (16 bits; 2^30 itself has rem 0);
+//  - isqrt (S_SQRT, 16 cycles, counted by st_q): the digit-by-digit square root of
+//    ss * 2^10 (31 bits, <= 2^30), one result bit a cycle from the top bit pair down:
+//    rem = 4*rem + pair, subtract 4*root + 1 when it fits, root = 2*root + fits. The
+//    pairs are {0, ss[20]} (step 0: the radicand's width is odd), ss[19:18] .. ss[1:0],
+//    then five of zeros (the factor 2^10): ss_q shifts out its bits, one then two a step,
+//    zeros coming in. q <= 2^15 (16 bits), rem <= 2*q, at most 65532 for every ss
+//    (16 bits; 2^30 itself has rem 0), and the trial difference lies in (-2^17, 2^17):
+//    18 bits, its sign the fit;
 //  - reciprocal (S_LOAD + S_DIV, 32 cycles): ga2_divu #(.WIDTH(30)) divides 2^29 by q;
 //    r <= 2^24 for q >= 32 (ss >= 1), so its low 25 bits carry it;
 //  - pass 2 (S_SCALE, len+1 cycles): read x_i at cycle i, write requant(x_i * r) at
@@ -74,10 +76,14 @@ module ga2_norm #(
   // the second, S_SCALE)
   localparam [2:0] S_IDLE = 3'd0, S_SQRT = 3'd1, S_SUM = 3'd2, S_SCALE = 3'd3, S_LOAD = 3'd4,
                    S_DIV = 3'd5;
-  localparam [6:0] SQRT_LAST = SQRT_STEPS - 1;
+  /* verilator lint_off WIDTH */
+  // SQRT_STEPS - 1 = 15: the integer keeps its value in st_q's 4 bits
+  localparam [3:0] SQRT_LAST = SQRT_STEPS - 1;
+  /* verilator lint_on WIDTH */
 
   reg [2:0]     state_q, state_d;
   reg [6:0]     cnt_q, len_q;
+  reg [3:0]     st_q;      // isqrt: the step (0..15)
   reg [SAW-1:0] src_q, rp_q, wp_q;
   reg [20:0]    ss_q;      // <= 64 * 128^2 = 2^20: exactly as wide as the largest sum
   reg [15:0]    root_q;    // isqrt: the root so far (q <= 2^15)
@@ -86,27 +92,31 @@ module ga2_norm #(
   reg [5:0]     s_q;
 
   wire        pass    = (state_q[2:1] == 2'b01);          // S_SUM or S_SCALE
+  wire        scale   = pass && state_q[0];                 // S_SCALE
   // one compare ends each pass: the read enable, the state step and the counters' step
   // are its sides, so a pass reads exactly len words
   wire        at_end  = (cnt_q == len_q);
   wire        reading = pass && !at_end;
   wire        have_x  = pass && (cnt_q != 7'd0);
   wire [7:0]  x       = rd_byte;
-  // x^2 <= 2^14: its low 15 bits are the square of the sign-extended operands
-  wire [14:0] sq      = {{7{x[7]}}, x} * {{7{x[7]}}, x};
+  /* verilator lint_off WIDTH */
+  // x^2 <= 2^14: the signed product in 15 bits (the operands sign-extended to the
+  // context's width)
+  wire [14:0] sq      = $signed(x) * $signed(x);
+  /* verilator lint_on WIDTH */
 
   // one isqrt step: the next bit pair (step 0: {0, ss[20]}), the trial remainder, the
   // subtrahend 4*root + 1 (root < 2^15 before the last step), whether it fits
-  wire        first   = (cnt_q == 7'd0);
-  wire        sq_end  = (cnt_q == SQRT_LAST);
+  wire        first   = (st_q == 4'd0);
+  wire        sq_end  = (st_q == SQRT_LAST);
   wire [1:0]  pair    = first ? {1'b0, ss_q[20]} : ss_q[20:19];
   /* verilator lint_off UNUSEDSIGNAL */
-  // the new remainder (trial, or trial - (4*root + 1) when that fits) is <= 65534: bits
+  // the new remainder (trial, or trial - (4*root + 1) when that fits) is <= 65532: bits
   // 17..16 of both are 0 whenever they are taken
   wire [17:0] trial   = {rem_q, pair};
-  wire [18:0] diff    = {1'b0, trial} - {2'b00, root_q[14:0], 2'b01};
+  wire [17:0] diff    = trial - {1'b0, root_q[14:0], 2'b01};
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        fits    = !diff[18];
+  wire        fits    = !diff[17];
 
   wire        div_last;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -129,9 +139,11 @@ module ga2_norm #(
     .remainder(div_rem)
   );
 
-  // pass 2: x_i * r as an int32 (the low 32 bits of the product of the sign-extended
-  // operands), then RQ's requant; r holds in the divider until its next start
-  wire [31:0] xr = {{24{x[7]}}, x} * {7'd0, quot[24:0]};
+  // pass 2: x_i * r as an int32 (the signed product in 32 bits: it fits), then RQ's
+  // requant; r holds in the divider until its next start
+  /* verilator lint_off WIDTH */
+  wire [31:0] xr = $signed(x) * $signed({1'b0, quot[24:0]});
+  /* verilator lint_on WIDTH */
 
   ga2_requant u_requant (
     .a(xr),
@@ -165,6 +177,7 @@ module ga2_norm #(
   always @(posedge clk) begin
     if (start) begin
       cnt_q  <= 7'd0;
+      st_q   <= 4'd0;
       len_q  <= len;
       src_q  <= src[SAW-1:0];
       rp_q   <= src[SAW-1:0];
@@ -190,7 +203,7 @@ module ga2_norm #(
           root_q <= {root_q[14:0], fits};
           rem_q  <= fits ? diff[15:0] : trial[15:0];
           ss_q   <= first ? {ss_q[19:0], 1'b0} : {ss_q[18:0], 2'b00};
-          cnt_q  <= sq_end ? 7'd0 : cnt_q + 7'd1;
+          st_q   <= st_q + 4'd1;
         end
         S_SCALE: begin
           if (!at_end) begin
@@ -205,9 +218,9 @@ module ga2_norm #(
   end
 
   assign busy    = (state_q != S_IDLE);
-  assign last    = (state_q == S_SCALE) && at_end;
+  assign last    = scale && at_end;
   assign rd_en   = reading;
-  assign wr_en   = have_x && state_q[0];
+  assign wr_en   = have_x && scale;
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers to the ISA-width ports
   assign rd_addr = rp_q;

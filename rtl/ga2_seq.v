@@ -167,7 +167,6 @@ module ga2_seq #(
       err_q   <= 1'b0;
       code_q  <= 3'd0;
       epc_q   <= 16'd0;
-      idx_q   <= 1'b0;
     end else begin
       state_q <= state_d;
       done_q  <= done_d;
@@ -175,13 +174,15 @@ module ga2_seq #(
       err_q   <= err_d;
       code_q  <= code_d;
       epc_q   <= epc_d;
-      idx_q   <= idx_d;
     end
   end
 
-  // no reset: ipc_q follows the dma slot's pc (0 from reset) until the first error 6, so
-  // it is never read before it is loaded
+  // no reset (docs/rtl.md "Reset and X policy"): a start clears idx_q, and ipc_q follows
+  // the dma slot's pc while idx_q is 0; both are read only at a halt, which only a run
+  // reaches, so what they hold before the first start (or after a reset in a run) never
+  // shows
   always @(posedge clk) begin
+    idx_q <= idx_d;
     ipc_q <= ipc_d;
   end
 

@@ -80,9 +80,13 @@ module ga2_vec_add #(
       wp_q  <= dst[SAW-1:0];
     end else if (busy_q) begin
       ph_q <= !ph_q;
-      if (ph_q) cnt_q <= cnt_q + 1'b1;
-      if (reading && !ph_q) ap_q <= ap_q + 1'b1;
-      if (reading && ph_q) bp_q <= bp_q + 1'b1;
+      // both operand pointers step after the src2 read (src is read again only two
+      // cycles later), with the element counter
+      if (ph_q) begin
+        cnt_q <= cnt_q + 1'b1;
+        ap_q  <= ap_q + 1'b1;
+        bp_q  <= bp_q + 1'b1;
+      end
       if (writing) wp_q <= wp_q + 1'b1;
     end
   end

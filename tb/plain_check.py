@@ -106,11 +106,12 @@ XCHECK_DUT = "tb_plain.u_h.dut."
 # unit -> its start pulse (dut-relative)
 XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_rq.start",
                  "sm": "u_sm.start", "div": "u_sm.u_div.start", "add": "u_add.start",
-                 "amax": "u_amax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start"}
+                 "amax": "u_amax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start",
+                 "seq": "u_seq.clear"}
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
-    (r"u_dma\.(cnt_q|len_q|dir_q|bad_q|ia_q|rows_q|at_end|sp_q|sp_rd_addr|sp_wr_addr|tok_bad|len_w|row_off)"
+    (r"u_dma\.(cnt_q|len_q|dir_q|bad_q|ad_q|pre|ia_q|rows_q|at_end|sp_q|sp_rd_addr|sp_wr_addr|tok_bad|row_off)"
      r"|dma_sp_ra|dma_sp_wa"
      r"|u_xbar\.(dma_rd_addr|dma_wr_addr)|u_sp\.g_rd\[8\]\.ra", ("dma",)),
     (r"u_mm\.(acc_q|cyc_q|m_q|n_q|k_q|k_ext|ldc_q|b_step_q|row_base_q|row_end|tile_end|c_addr|wr_ptr"
@@ -130,9 +131,11 @@ XCHECK_DATAPATH = [
      r"|u_xbar\.(add_rd_addr|add_wr_addr)", ("add",)),
     (r"u_amax\.(cnt_q|len_q|at_end|rp_q|wp_q|best_q|bi_q|vi_w|gt|bi_d|rd_addr|wr_addr|wr_data)"
      r"|amax_ra|amax_wa|amax_wd|u_xbar\.(amax_rd_addr|amax_wr_addr|amax_wr_data)", ("amax",)),
-    (r"u_norm\.(cnt_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
+    (r"u_norm\.(cnt_q|st_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
      r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa"
      r"|u_xbar\.(norm_rd_addr|norm_wr_addr)", ("norm",)),
+    # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
+    (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
     # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
     (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
      r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd|u_xbar\.norm_wr_data",

@@ -118,6 +118,12 @@ def hand_programs():
     return progs + lm_programs()
 
 
+def _norm_ms(x, ss, top):
+    """NORM's (m, s) putting the largest |result| of the int8 values x near top."""
+    from model import func, quant
+    return quant.mantissa_shift(top / (max(abs(e) for e in x) * func.norm_recip(ss)))
+
+
 def lm_programs():
     """(name, program, image) for the language model's ops at their edges (docs/lm.md
     "Numerics"): ADD saturating both ways (low bytes of wide words), with dst overlapping
@@ -158,27 +164,40 @@ def lm_programs():
     am += [B("ARGMAX", dst=4095, src=0, len=4096), B("ARGMAX", dst=0, src=1, len=4),   # dst in src's past
            B("ST", src=1000, dst=0, len=len(vecs)), B("ST", src=4095, dst=100, len=1), B("ST", src=0, dst=101, len=1), H]
     progs.append(("lm_argmax", am, img))
-    # NORM: ss = 0, len 1 and 64, all -128, ss = 1, overlap, m and s at their ends
+    # NORM: ss = 0, len 1 and 64, all -128, ss = 1 (r = 2^24) and 4, overlap, m and s at
+    # their ends. Each vector with an (m, s) that puts its largest result near 100 (where
+    # a wrong r shows), one that puts 2^24 * m exactly on a rounding boundary for ss = 1
+    # and 4 (r = 2^29 / q with q a power of two: r one less moves the result), and some
+    # that saturate, zero or pass through.
     vecs = [[0] * 8, [256, -256, 0, 512], [1], [-1], [-128], [127], [-128] * 64, [127] * 64,
-            [1] + [0] * 31, [rng.randrange(-128, 128) for _ in range(32)],
+            [1] + [0] * 31, [2] + [0] * 7, [-1, 1, 1, 1], [rng.randrange(-128, 128) for _ in range(32)],
             [rng.randrange(-128, 128) for _ in range(64)], [rng.randrange(-4, 5) for _ in range(17)],
-            [0x1234_5680 + rng.randrange(0, 256) for _ in range(20)]]
+            [3, -2, 1], [0x1234_5680 + rng.randrange(0, 256) for _ in range(20)], [-128] * 32 + [127] * 32,
+            [rng.choice([-128, 127]) for _ in range(48)], [rng.randrange(-128, 128) for _ in range(7)]]
     img, nm, pos = [], [], 0
     for v in vecs:
         img += v
     nm.append(B("LD", dst=0, src=0, len=len(img)))
     out = 1000
     for k, v in enumerate(vecs):
-        for m, s in ((20000, 19), (32767, 23), (65535, 63), (0, 10), (1, 0))[: 5 if k in (6, 9) else 2]:
+        x = [isa.s8(w) for w in v]
+        ss = sum(e * e for e in x)
+        fitted = [_norm_ms(x, ss, 100), _norm_ms(x, ss, 60)] if ss else [(30000, 31)]
+        edges = [(101, 25), (77, 24)] if ss in (1, 4) else []
+        rest = [(20000, 19), (0, 10), (65535, 63), (1, 0)] if k in (4, 6, 12) else []
+        for m, s in fitted + edges + rest:
             nm.append(B("NORM", dst=out, src=pos, len=len(v), m=m, s=s))
             out += len(v)
         pos += len(v)
     nm.append(B("ST", src=1000, dst=0, len=out - 1000))
+    base = pos - sum(len(v) for v in vecs[-7:-4])      # 64 random words, then more
+    ms = _norm_ms([isa.s8(w) for w in img[base:base + 64]],
+                  sum(isa.s8(w) ** 2 for w in img[base:base + 64]), 100)
     for dst in (501, 520, 500, 499):                  # dst ahead by 1 and 20, in place, behind
-        nm += [B("LD", dst=500, src=pos - 64 - 20 - 17, len=64),
-               B("NORM", dst=dst, src=500, len=64, m=20000, s=18), B("ST", src=499, dst=out, len=90)]
+        nm += [B("LD", dst=500, src=base, len=64),
+               B("NORM", dst=dst, src=500, len=64, m=ms[0], s=ms[1]), B("ST", src=499, dst=out, len=90)]
         out += 90
-    nm += [B("NORM", dst=4032, src=4032, len=64, m=40000, s=20), B("ST", src=4032, dst=out, len=64), H]
+    nm += [B("NORM", dst=4032, src=4032, len=64, m=ms[0], s=ms[1] + 1), B("ST", src=4032, dst=out, len=64), H]
     progs.append(("lm_norm", nm, img))
     # RQ with relu (and without, the same inputs)
     edge = [-2**31, 2**31 - 1, -1, 0, 1, -128, 127, -129, 128, 2**30, -2**30, 12345678, -12345678]

@@ -414,7 +414,7 @@ def long_programs(seed=RANDOM_SEED):
           b("ST", src=100, dst=0, len=4),
           b("LDX", dst=0, src=0, len=SP, idx=101, rows=EXT // SP),   # the top half of ext
           b("ADD", dst=0, src=0, len=SP, src2=0),
-          b("ST", src=0, dst=4, len=SP - 4),
+          b("ST", src=4, dst=4, len=SP - 4),             # up to the last element's word
           b("ADD", dst=1, src=0, len=SP - 1, src2=1),      # dst over src2: each sum sees the last
           b("NORM", dst=SP - 64, src=SP - 64, len=64, m=30000, s=20),
           b("ST", src=0, dst=SP, len=SP),
