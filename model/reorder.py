@@ -11,8 +11,15 @@ word (read after write, write after read, write after write, on the scratchpad o
 external memory, by the hulls of model/func.py) in their original order -- so the
 result is the same program up to the order of instructions that commute, and its
 outputs are identical bit for bit -- and among the instructions whose predecessors are
-all placed it picks the one that issues earliest on the overlap timing model (ties: the
-DMA first, as memory is the bottleneck of a decode step; then the original order).
+all placed it picks the one that issues earliest on the overlap timing model. Ties: the
+DMA first, as memory is the bottleneck of a decode step; then the longest chain of work
+that must follow the instruction before HALT (its tail: the critical path of the
+dependence graph from its dependants, each link an instruction's busy cycles + 1, as a
+dependant issues at the earliest in the cycle after the last busy cycle); then the
+original order. A unit's total work is the same in every order, so what decides when it
+ends is what is left to do after it: the DMA's last transfers should be the ones with
+the least behind them. (A decode step's output store, which frees the buffers the next
+sequence's attention writes, goes before a cache load whose dependants are shorter.)
 
 The order depends on the program alone, never on data, and HALT stays last.
 """
@@ -84,6 +91,12 @@ def _order(body, cfg):
     succs = [np.flatnonzero(c[j]).tolist() for j in range(n)]
     unit = [timing.UNIT[ins.op] for ins in body]
     busy = [timing.busy_cycles(ins, cfg) for ins in body]
+    # tail[i]: the longest chain after i to HALT (every edge goes from a lower index to a
+    # higher one, so one pass from the end sees every dependant first)
+    cp, tail = [0] * n, [0] * n
+    for i in range(n - 1, -1, -1):
+        tail[i] = max([cp[k] for k in succs[i]], default=0)
+        cp[i] = busy[i] + 1 + tail[i]
     sp = [(tuple((r.first, r.last) for r in rd if r.space == func.SP),
            tuple((r.first, r.last) for r in wr if r.space == func.SP)) for rd, wr in rw]
     # the overlap model's state: per unit (end, sp reads, sp writes) of its last instruction
@@ -104,7 +117,7 @@ def _order(body, cfg):
         return at
 
     while ready:
-        i = min(ready, key=lambda k: (issue_at(k), unit[k] != "dma", k))
+        i = min(ready, key=lambda k: (issue_at(k), unit[k] != "dma", -tail[k], k))
         at = issue_at(i)
         last[unit[i]] = (at + busy[i], sp[i][0], sp[i][1])
         t = at
