@@ -48,6 +48,9 @@ next token (t + 1 is past the prompt), stored to the token area at t + 1."""
 
 
 WEIGHT_BUFFERS = 4      # weight tiles on chip at once: one in use, three loading ahead
+RESULT_BUFFERS = 3      # int32 product buffers (a matrix's products, then its RQ, rotate)
+KV_BUFFERS = 4          # sequences whose cached rows are on chip at once (at most)
+GROUP = 4               # rows per group: the array's M; RQ and ADD go a group at a time
 TILE_COLS = 32          # the output head streams in tiles of 32 columns (d x 32 words)
 
 
@@ -111,15 +114,22 @@ class Layout:
             sp[name] = at
             at += -(-n // 4) * 4
 
-        R, wide = batch, max(d, mcfg.mlp, mcfg.vocab)
+        R, wide = batch, max(d, mcfg.mlp)
         for name, n in (("tok", R), ("nxt", R), ("x", R * d), ("t0", R * d), ("t1", R * d),
                         ("h", R * d), ("q", R * d), ("k", R * d), ("v", R * d), ("o", R * d),
-                        ("u", R * mcfg.mlp), ("a0", R * wide), ("a1", R * wide)):
+                        ("u", R * mcfg.mlp), ("logits", R * mcfg.vocab)):
             take(name, n)
+        for k in range(RESULT_BUFFERS):
+            take(f"a{k}", R * wide)
         biggest = max(r * c for name, r, c in _matrices(mcfg) if name not in ("wte", "wpe"))
         for k in range(WEIGHT_BUFFERS):
             take(f"wb{k}", biggest)
-        for s in (0, 1):
+        # the attention buffers: the cached rows of one sequence (K and V), its scores,
+        # probabilities, weights and weighted sums per head; as many sets as fit, up to
+        # KV_BUFFERS (at least 2), so the next rows' cache loads run ahead
+        per_set = 2 * -(-(ctx * d) // 4) * 4 + mcfg.heads * (4 * -(-ctx // 4) * 4 + 16)
+        self.kv_sets = min(KV_BUFFERS, max(0, (chip.sp_words - at) // per_set))
+        for s in range(max(2, self.kv_sets)):
             take(f"kb{s}", ctx * d)
             take(f"vb{s}", ctx * d)
             for c in range(mcfg.heads):
@@ -186,80 +196,90 @@ def step_program(model, lay, rows):
                 I("MM", dst=dst + r0 * ldc + n0, A=a + r0 * K, B=w + n0, M=M, K=K, N=4,
                   tb=0, lda=K, ldb=N, ldc=ldc)
 
+    groups = [(g0, min(GROUP, R - g0)) for g0 in range(0, R, GROUP)]
+    acc = [0]
+
+    def a32():
+        """The next of the int32 result buffers."""
+        acc[0] += 1
+        return sp[f"a{acc[0] % RESULT_BUFFERS}"]
+
+    def project(name, src, K, N, dst, rqname, relu=0):
+        """dst = RQ(src x W) for every row, a group at a time (the MMs of a group, then its RQ)."""
+        w = load_matrix(name, K, N)
+        a = a32()
+        for g0, gn in groups:
+            for n0 in range(0, N, 4):
+                I("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
+                  tb=0, lda=K, ldb=N, ldc=N)
+            rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
+
+    def residual(j, branch):
+        """x = ADD(RQ(x) [res j], branch) a group at a time (branch: already requantized)."""
+        for g0, gn in groups:
+            rqv(sp["x"] + g0 * d, sp["x"] + g0 * d, gn * d, f"res{j}")
+            I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=branch + g0 * d)
+
+    def norm(name):
+        nm, ns = rq[name]
+        for r in range(R):
+            I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
+
     # -- the embedding: the token id (from the external token area), its row, the position's
     for r, row in enumerate(rows):
         I("LD", dst=sp["tok"] + r, src=lay.tokens + row.b * lay.ctx + row.t, len=1)
         I("LDX", dst=sp["x"] + r * d, src=lay.w["wte"], len=d, idx=sp["tok"] + r, rows=V)
         I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)
-    I("ADD", dst=sp["x"], src=sp["x"], len=R * d, src2=sp["t0"])
-    acc = [0]
-
-    def a32():
-        """The next of the two int32 result buffers."""
-        acc[0] += 1
-        return sp[f"a{acc[0] % 2}"]
-
+    for g0, gn in groups:
+        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
+    sets = max(2, lay.kv_sets)
     for i in range(m.layers):
-        for r in range(R):
-            nm, ns = rq[f"h{i}.n1"]
-            I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
+        norm(f"h{i}.n1")
         for n in "qkv":
-            w = load_matrix(f"h{i}.w{n}", d, d)
-            a = a32()
-            matmul(a, sp["h"], d, w, d)
-            rqv(sp[n], a, R * d, f"h{i}.{n}")
+            project(f"h{i}.w{n}", sp["h"], d, d, sp[n], f"h{i}.{n}")
         for r, row in enumerate(rows):
-            I("ST", src=sp["k"] + r * d, dst=lay.kv(i, 0, row.b) + row.t * d, len=d)
-            I("ST", src=sp["v"] + r * d, dst=lay.kv(i, 1, row.b) + row.t * d, len=d)
-        for r, row in enumerate(rows):
-            s, n = r % 2, row.t + 1
+            s, t = r % sets, row.t
             kb, vb = sp[f"kb{s}"], sp[f"vb{s}"]
-            I("LD", dst=kb, src=lay.kv(i, 0, row.b), len=n * d)
-            I("LD", dst=vb, src=lay.kv(i, 1, row.b), len=n * d)
+            kr, vr = sp["k"] + r * d, sp["v"] + r * d
+            I("ST", src=kr, dst=lay.kv(i, 0, row.b) + t * d, len=d)
+            I("ST", src=vr, dst=lay.kv(i, 1, row.b) + t * d, len=d)
+            if t:       # the cached rows 0 .. t-1 (row t is this step's, on chip)
+                I("LD", dst=kb, src=lay.kv(i, 0, row.b), len=t * d)
+                I("LD", dst=vb, src=lay.kv(i, 1, row.b), len=t * d)
             for c in range(m.heads):
                 s32, s8, p, w8, o32 = (sp[f"{x}{s}{c}"] for x in ("s32", "s8", "p", "w8", "o32"))
                 q = sp["q"] + r * d + 16 * c
-                for u0 in range(0, n, 4):          # scores: q . k_u, four keys at a time
-                    N = min(4, n - u0)
+                for u0 in range(0, t, 4):          # scores: q . k_u, four cached keys at a time
+                    N = min(4, t - u0)
                     I("MM", dst=s32 + u0, A=q, B=kb + u0 * d + 16 * c, M=1, K=16, N=N,
                       tb=1, lda=16, ldb=d, ldc=N)
-                rqv(s8, s32, n, f"h{i}.scores")
-                I("SM", dst=p, src=s8, len=n)
-                rqv(w8, p, n, "weights")
+                I("MM", dst=s32 + t, A=q, B=kr + 16 * c, M=1, K=16, N=1, tb=1, lda=16,
+                  ldb=d, ldc=1)                    # and this step's key
+                rqv(s8, s32, t + 1, f"h{i}.scores")
+                I("SM", dst=p, src=s8, len=t + 1)
+                rqv(w8, p, t + 1, "weights")
                 for j0 in range(0, 16, 4):         # the weighted sum of the values
-                    I("MM", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,
-                      tb=0, lda=n, ldb=d, ldc=4)
+                    if t:
+                        I("MM", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=t, N=4,
+                          tb=0, lda=t, ldb=d, ldc=4)
+                    I("MM", dst=o32 + j0, A=w8 + t, B=vr + 16 * c + j0, M=1, K=1, N=4,
+                      tb=0, lda=1, ldb=d, ldc=4, acc=1 if t else 0)
                 rqv(sp["o"] + r * d + 16 * c, o32, 16, f"h{i}.o")
-        w = load_matrix(f"h{i}.wo", d, d)
-        a = a32()
-        matmul(a, sp["o"], d, w, d)
-        rqv(sp["t1"], a, R * d, f"h{i}.attn")
-        rqv(sp["x"], sp["x"], R * d, f"res{2 * i}")
-        I("ADD", dst=sp["x"], src=sp["x"], len=R * d, src2=sp["t1"])
-        for r in range(R):
-            nm, ns = rq[f"h{i}.n2"]
-            I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
-        w = load_matrix(f"h{i}.w1", d, m.mlp)
-        a = a32()
-        matmul(a, sp["h"], d, w, m.mlp)
-        rqv(sp["u"], a, R * m.mlp, f"h{i}.u", relu=1)
-        w = load_matrix(f"h{i}.w2", m.mlp, d)
-        a = a32()
-        matmul(a, sp["u"], m.mlp, w, d)
-        rqv(sp["t1"], a, R * d, f"h{i}.mlp")
-        rqv(sp["x"], sp["x"], R * d, f"res{2 * i + 1}")
-        I("ADD", dst=sp["x"], src=sp["x"], len=R * d, src2=sp["t1"])
-    for r in range(R):
-        nm, ns = rq["nf"]
-        I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
-    a = a32()
+        project(f"h{i}.wo", sp["o"], d, d, sp["t1"], f"h{i}.attn")
+        residual(2 * i, sp["t1"])
+        norm(f"h{i}.n2")
+        project(f"h{i}.w1", sp["h"], d, m.mlp, sp["u"], f"h{i}.u", relu=1)
+        project(f"h{i}.w2", sp["u"], m.mlp, d, sp["t1"], f"h{i}.mlp")
+        residual(2 * i + 1, sp["t1"])
+    norm("nf")
+    lg = sp["logits"]
     for j, c0 in enumerate(range(0, V, TILE_COLS)):
         n = min(TILE_COLS, V - c0)
         w = load_matrix(f"wout.{j}", d, n)
-        matmul(a + c0, sp["h"], d, w, n, ldc=V)
+        matmul(lg + c0, sp["h"], d, w, n, ldc=V)
     for r, row in enumerate(rows):
         if row.write:
-            I("ARGMAX", dst=sp["nxt"] + r, src=a + r * V, len=V)
+            I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
             I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)
     P.append(isa.build("HALT", cfg=chip))
     if chip.mode == "overlap":
