@@ -204,25 +204,26 @@ def step_program(model, lay, rows):
         acc[0] += 1
         return sp[f"a{acc[0] % RESULT_BUFFERS}"]
 
-    def project(name, src, K, N, dst, rqname, relu=0):
-        """dst = RQ(src x W) for every row, a group at a time (the MMs of a group, then its RQ)."""
-        w = load_matrix(name, K, N)
-        a = a32()
-        for g0, gn in groups:
-            for n0 in range(0, N, 4):
-                I("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
-                  tb=0, lda=K, ldb=N, ldc=N)
-            rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
+    def weights(name, K, N):
+        """A matrix on chip: (its buffer, its int32 product buffer, K, N)."""
+        return load_matrix(name, K, N), a32(), K, N
 
-    def residual(j, branch):
-        """x = ADD(RQ(x) [res j], branch) a group at a time (branch: already requantized)."""
-        for g0, gn in groups:
-            rqv(sp["x"] + g0 * d, sp["x"] + g0 * d, gn * d, f"res{j}")
-            I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=branch + g0 * d)
+    def project(g0, gn, mat, src, dst, rqname, relu=0):
+        """dst = RQ(src x W) for the group of rows g0 .. g0+gn-1: its MMs, then its RQ."""
+        w, a, K, N = mat
+        for n0 in range(0, N, 4):
+            I("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
+              tb=0, lda=K, ldb=N, ldc=N)
+        rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
 
-    def norm(name):
+    def residual(g0, gn, j, branch):
+        """x = ADD(RQ(x) [res j], branch) for a group of rows (branch: already requantized)."""
+        rqv(sp["x"] + g0 * d, sp["x"] + g0 * d, gn * d, f"res{j}")
+        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=branch + g0 * d)
+
+    def norm(g0, gn, name):
         nm, ns = rq[name]
-        for r in range(R):
+        for r in range(g0, g0 + gn):
             I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
 
     # -- the embedding: the token id (from the external token area), its row, the position's
@@ -234,9 +235,11 @@ def step_program(model, lay, rows):
         I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
     sets = max(2, lay.kv_sets)
     for i in range(m.layers):
-        norm(f"h{i}.n1")
-        for n in "qkv":
-            project(f"h{i}.w{n}", sp["h"], d, d, sp[n], f"h{i}.{n}")
+        mats = {n: weights(f"h{i}.w{n}", d, d) for n in "qkv"}
+        for g0, gn in groups:              # a group's norm and projections, then the next's
+            norm(g0, gn, f"h{i}.n1")
+            for n in "qkv":
+                project(g0, gn, mats[n], sp["h"], sp[n], f"h{i}.{n}")
         for r, row in enumerate(rows):
             s, t = r % sets, row.t
             kb, vb = sp[f"kb{s}"], sp[f"vb{s}"]
@@ -246,32 +249,34 @@ def step_program(model, lay, rows):
             if t:       # the cached rows 0 .. t-1 (row t is this step's, on chip)
                 I("LD", dst=kb, src=lay.kv(i, 0, row.b), len=t * d)
                 I("LD", dst=vb, src=lay.kv(i, 1, row.b), len=t * d)
+            I("RQ", dst=kb + t * d, src=kr, len=d, m=1, s=0)      # this step's rows join
+            I("RQ", dst=vb + t * d, src=vr, len=d, m=1, s=0)      # the cached ones (a copy)
+            n = t + 1
             for c in range(m.heads):
                 s32, s8, p, w8, o32 = (sp[f"{x}{s}{c}"] for x in ("s32", "s8", "p", "w8", "o32"))
                 q = sp["q"] + r * d + 16 * c
-                for u0 in range(0, t, 4):          # scores: q . k_u, four cached keys at a time
-                    N = min(4, t - u0)
+                for u0 in range(0, n, 4):
+                    N = min(4, n - u0)
                     I("MM", dst=s32 + u0, A=q, B=kb + u0 * d + 16 * c, M=1, K=16, N=N,
                       tb=1, lda=16, ldb=d, ldc=N)
-                I("MM", dst=s32 + t, A=q, B=kr + 16 * c, M=1, K=16, N=1, tb=1, lda=16,
-                  ldb=d, ldc=1)                    # and this step's key
-                rqv(s8, s32, t + 1, f"h{i}.scores")
-                I("SM", dst=p, src=s8, len=t + 1)
-                rqv(w8, p, t + 1, "weights")
-                for j0 in range(0, 16, 4):         # the weighted sum of the values
-                    if t:
-                        I("MM", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=t, N=4,
-                          tb=0, lda=t, ldb=d, ldc=4)
-                    I("MM", dst=o32 + j0, A=w8 + t, B=vr + 16 * c + j0, M=1, K=1, N=4,
-                      tb=0, lda=1, ldb=d, ldc=4, acc=1 if t else 0)
+                rqv(s8, s32, n, f"h{i}.scores")
+                I("SM", dst=p, src=s8, len=n)
+                rqv(w8, p, n, "weights")
+                for j0 in range(0, 16, 4):
+                    I("MM", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,
+                      tb=0, lda=n, ldb=d, ldc=4)
                 rqv(sp["o"] + r * d + 16 * c, o32, 16, f"h{i}.o")
-        project(f"h{i}.wo", sp["o"], d, d, sp["t1"], f"h{i}.attn")
-        residual(2 * i, sp["t1"])
-        norm(f"h{i}.n2")
-        project(f"h{i}.w1", sp["h"], d, m.mlp, sp["u"], f"h{i}.u", relu=1)
-        project(f"h{i}.w2", sp["u"], m.mlp, d, sp["t1"], f"h{i}.mlp")
-        residual(2 * i + 1, sp["t1"])
-    norm("nf")
+        wo, w1, w2 = (weights(f"h{i}.wo", d, d), weights(f"h{i}.w1", d, m.mlp),
+                      weights(f"h{i}.w2", m.mlp, d))
+        for g0, gn in groups:              # the rest of the layer, a group at a time
+            project(g0, gn, wo, sp["o"], sp["t1"], f"h{i}.attn")
+            residual(g0, gn, 2 * i, sp["t1"])
+            norm(g0, gn, f"h{i}.n2")
+            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)
+            project(g0, gn, w2, sp["u"], sp["t1"], f"h{i}.mlp")
+            residual(g0, gn, 2 * i + 1, sp["t1"])
+    for g0, gn in groups:
+        norm(g0, gn, "nf")
     lg = sp["logits"]
     for j, c0 in enumerate(range(0, V, TILE_COLS)):
         n = min(TILE_COLS, V - c0)

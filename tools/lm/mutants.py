@@ -25,21 +25,21 @@ FILE = "tools/lm/chip.py"
 
 # (label, old line, new line); each old line occurs exactly once in FILE.
 SPECS = [
-    ("the last score (this step's key) left out of the softmax",
-     '                rqv(s8, s32, t + 1, f"h{i}.scores")',
-     '                rqv(s8, s32, t, f"h{i}.scores") if t else rqv(s8, s32, 1, f"h{i}.scores")'),
-    ("this step's key read from the attention buffer (stale) instead of the fresh row",
-     "                I(\"MM\", dst=s32 + t, A=q, B=kr + 16 * c, M=1, K=16, N=1, tb=1, lda=16,",
-     "                I(\"MM\", dst=s32 + t, A=q, B=kb + t * d + 16 * c, M=1, K=16, N=1, tb=1, lda=16,"),
-    ("this step's value overwrites the cached rows' weighted sum (acc = 0)",
-     "                      tb=0, lda=1, ldb=d, ldc=4, acc=1 if t else 0)",
-     "                      tb=0, lda=1, ldb=d, ldc=4, acc=0)"),
+    ("the softmax one score short (this step's key left out)",
+     "                I(\"SM\", dst=p, src=s8, len=n)",
+     "                I(\"SM\", dst=p, src=s8, len=max(1, n - 1))"),
+    ("this step's key copied from its value",
+     '            I("RQ", dst=kb + t * d, src=kr, len=d, m=1, s=0)      # this step\'s rows join',
+     '            I("RQ", dst=kb + t * d, src=vr, len=d, m=1, s=0)      # this step\'s rows join'),
+    ("the weighted sum one value short",
+     "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,",
+     "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=max(1, t), N=4,"),
     ("the attention residual rescaled with the MLP's requant",
-     '        residual(2 * i, sp["t1"])',
-     '        residual(2 * i + 1, sp["t1"])'),
+     '            residual(g0, gn, 2 * i, sp["t1"])',
+     '            residual(g0, gn, 2 * i + 1, sp["t1"])'),
     ("the MLP without its ReLU",
-     '        project(f"h{i}.w1", sp["h"], d, m.mlp, sp["u"], f"h{i}.u", relu=1)',
-     '        project(f"h{i}.w1", sp["h"], d, m.mlp, sp["u"], f"h{i}.u", relu=0)'),
+     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
+     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
     ("every row given position 0's embedding",
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)',
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"], len=d)'),
@@ -60,7 +60,7 @@ SPECS = [
      '        buf = sp["wb0"]'),
 ]
 
-FAST = ("this step's value overwrites the cached rows' weighted sum (acc = 0)",
+FAST = ("the weighted sum one value short",
         "one weight buffer for every tile (right values, no streaming under the products)")
 
 

@@ -1,5 +1,5 @@
-"""Testing the model's check (tools/lm/mutants.py --fast): a last value that overwrites the
-weighted sum of the cached ones (wrong tokens and caches) and one weight buffer for every
+"""Testing the model's check (tools/lm/mutants.py --fast): a weighted sum one value short
+(wrong tokens and caches) and one weight buffer for every
 tile (every value right: only the overlap timing check sees it) are caught by
 `python -m tools.lm.check`; every anchor is one line of tools/lm/chip.py."""
 from tools import ROOT
