@@ -99,17 +99,26 @@ def _kv_ok(model, gen, ext, ref):
                for b in range(len(gen.prompts)) for i in range(model.cfg.layers) for kind in (0, 1))
 
 
-def run(gen, sim="model", on_step=None):
+def garbage_sp(seed, k, cfg):
+    """Step k's scratchpad garbage of a run seeded seed: random 32-bit words."""
+    return np.random.default_rng([seed, k]).integers(-2 ** 31, 2 ** 31, size=cfg.sp_words)
+
+
+def run(gen, sim="model", on_step=None, garbage=None):
     """Run gen on sim ("model", "icarus" or "verilator"); an Outcome. on_step(k, ext) is
     called after each step with the external memory the chip left (on a simulator, after
-    the whole job, step by step)."""
+    the whole job, step by step). garbage=SEED fills the scratchpad with random words
+    before every step (the chip's and the reference's alike: tb.hw's Item.sp)."""
     cfg = gen.layout.chip
     progs = gen.programs()
     ref = reference(gen.model, gen)
     ext, counters, ok, error = gen.image(), [], True, ""
+    junk = (lambda k: None) if garbage is None else (lambda k: garbage_sp(garbage, k, cfg))
     if sim == "model":
         m = Machine(cfg)
         for k, prog in enumerate(progs):
+            if garbage is not None:
+                m.sp[:] = junk(k)
             try:
                 r = m.run(prog, ext)
             except GA2Error as e:
@@ -123,7 +132,7 @@ def run(gen, sim="model", on_step=None):
         from tb import hw
         if sim not in hw.available_sims():
             raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
-        items = [hw.Item(progs[0], ext)] + [hw.Item(p, hw.KEEP_EXT) for p in progs[1:]]
+        items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT, junk(k)) for k, p in enumerate(progs)]
         res = hw.run_programs(sim, items, cfg=cfg)
         for k, r in enumerate(res):
             counters.append(r.counters)
