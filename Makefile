@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header core clean
+.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -39,6 +39,11 @@ train: setup   ## retrain the two language models (tools/lm: addition, text; one
 	wait $$a || { cat out/lm_train_add.log; exit 1; }; wait $$t || { cat out/lm_train_text.log; exit 1; }; \
 	tail -n 1 out/lm_train_add.log out/lm_train_text.log
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval --record
+
+lm: setup      ## the model on the chip: addition score (200 problems on Verilator, 16 on Icarus), throughput sweep on both simulators, figures in out/
+	$(PY) -m tools.lm.score --sim verilator --n 200
+	$(PY) -m tools.lm.score --sim icarus --n 16
+	$(PY) -m tools.lm.sweep --sim both
 
 lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval
@@ -74,6 +79,9 @@ mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench a
 
 mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.mutants): broken attention and prefix cache
 	$(PY) -m tools.prefix.mutants
+
+mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): broken step builders against tools.lm.check
+	$(PY) -m tools.lm.mutants
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model

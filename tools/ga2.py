@@ -5,6 +5,9 @@
   ga2 cycles PROG                       the timing model's prediction, per instruction and total
   ga2 run PROG --sim model|icarus|verilator|both [--ext IMAGE] [--ext-words N]
           [--waves FILE] [--max-cycles N] [--ext-out FILE]
+  ga2 generate "PROMPT" --tokens N [--batch-file F] [--sim model|icarus|verilator]
+          [--task text|add] [--mode inorder|overlap] [--weights FILE]
+                                        the trained model decoding on the chip (docs/lm.md)
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
 128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a
@@ -193,6 +196,63 @@ def cmd_run(args):
     return rc
 
 
+def cmd_generate(args):
+    from tools.lm import chip, generate as G
+    try:
+        model = G.load_model(args.task, args.weights)
+        texts = [args.prompt] if args.prompt is not None else []
+        if args.batch_file:
+            p = Path(args.batch_file)
+            if not p.is_file():
+                raise ValueError(f"{args.batch_file}: no such file")
+            texts += [ln for ln in p.read_text().split("\n") if ln.strip()]
+        if not texts:
+            raise ValueError("no prompt: give PROMPT or --batch-file")
+        if args.tokens < 1:
+            raise ValueError(f"--tokens must be >= 1, got {args.tokens}")
+        prompts = [G.encode_prompt(args.task, t) for t in texts]
+        cfg = chip.LM_CHIP if args.mode == "inorder" else chip.LM_CHIP_OVERLAP
+        gen = chip.Generation(model, prompts, args.tokens, chip=cfg)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    single = len(prompts) == 1
+    shown = [0]
+
+    def on_step(k, ext):                       # one sequence: print each id as it lands
+        if single:
+            ids = gen.tokens(ext)[0]
+            got = [t for t in ids[:sum(r.write for rows in gen.steps[:k + 1] for r in rows)]]
+            if args.task == "text":
+                print(G.data.decode(got[shown[0]:]), end="", flush=True)
+            shown[0] = len(got)
+
+    if single and args.task == "text":
+        print(texts[0], end="", flush=True)
+    try:
+        out = G.run(gen, args.sim, on_step=on_step)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if single and args.task == "text":
+        print()
+    else:
+        for p, t in zip(prompts, out.tokens):
+            print(G.show(args.task, p, t))
+    cycles = sum(int(c.cycles) for c in out.counters)
+    made = sum(gen.new)
+    print(f"{args.sim} ({args.mode}): {len(gen.steps)} steps, {cycles} cycles, {made} tokens, "
+          f"{1000 * made / cycles:.3f} tokens per 1,000 cycles (batch {len(prompts)})")
+    if out.error:
+        print(f"FAIL: {out.error}")
+        return EXIT_MISMATCH
+    same = out.tokens == out.ref_tokens
+    verdict = "PASS" if same and out.kv_ok and out.steps_ok else "FAIL"
+    print(f"{verdict}: tokens {'equal' if same else 'differ from'} the integer reference's, "
+          f"KV cache {'equal' if out.kv_ok else 'differs'}"
+          + ("" if args.sim == "model" else
+             f", every step {'equal to' if out.steps_ok else 'differs from'} the reference chip"))
+    return EXIT_OK if verdict == "PASS" else EXIT_MISMATCH
+
+
 def parser():
     ap = argparse.ArgumentParser(prog="ga2", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("Exit codes:", 1)[1].join(["Exit codes:", ""]),
@@ -225,6 +285,15 @@ def parser():
     p.add_argument("--max-cycles", type=int, default=None,
                    help="cycle limit of a simulation (default: derived from the prediction)")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("generate", help="generate text (or sums) with the trained model on the chip")
+    p.add_argument("prompt", nargs="?", help="the prompt (for --task add: A+B)")
+    p.add_argument("--tokens", type=int, required=True, help="tokens to generate per prompt")
+    p.add_argument("--batch-file", help="more prompts, one a line (one batch)")
+    p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
+    p.add_argument("--task", default="text", choices=("text", "add"))
+    p.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
+    p.add_argument("--weights", help="an int8 export (default: the task's committed one)")
+    p.set_defaults(func=cmd_generate)
     return ap
 
 

@@ -58,8 +58,8 @@ def _rand_fields(op, rng):
 
 def _words(cfgs, rng):
     ws = []
-    # illegal opcodes (0, 7..15) with random upper bits; HALT with random upper bits
-    for code in [0] + list(range(7, 16)):
+    # illegal opcodes (isa.ILLEGAL_OPCODES) with random upper bits; HALT with random upper bits
+    for code in isa.ILLEGAL_OPCODES:
         for _ in range(_n(8)):
             ws.append((rng.getrandbits(isa.INSTR_W - isa.OP_W) << isa.OP_W) | code)
     for _ in range(_n(8)):

@@ -201,7 +201,7 @@ def _fault_tail(rng, cfg, code=None):
     k = int(rng.integers(0, 4)) if code is None else {1: 0, 4: 1, 2: 2, 3: 3}[code]
     SP = cfg.sp_words
     if k == 0:
-        tail.append(int(rng.choice([0, 7, 8, 15])) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
+        tail.append(int(rng.choice(list(isa.ILLEGAL_OPCODES))) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
     elif k == 1:
         tail.append(isa.raw("RQ", dst=NEAR[0], src=FAR[0], len=0, m=1, s=1))            # shape
     elif k == 2:

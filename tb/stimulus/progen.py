@@ -248,7 +248,7 @@ def bad_program(seed_or_rng, code, cfg=None):
     prog = _prefix(rng, ext, b)
     ext_range, sp_range = None, None
     if code == isa.ERR_OPCODE:
-        bad = int(rng.choice([0, 7, 8, 11, 15]))
+        bad = int(rng.choice(list(isa.ILLEGAL_OPCODES)))
         word = bad | (int(rng.integers(1, 1 << 60)) << 4)      # stray field bits too
         # what an LD at this slot would have written
         sp_range = (200, 16)
@@ -475,7 +475,7 @@ def region_program(rng, ext_words, bad=None):
     if bad is not None:
         kind = bad % 6
         if kind == 0:
-            w = rng.choice([0, 7, 8, 15]) | (rng.getrandbits(100) << 4)
+            w = rng.choice(isa.ILLEGAL_OPCODES) | (rng.getrandbits(100) << 4)
         elif kind == 1:
             w = isa.raw("MM", dst=0, A=0, B=0, M=rng.choice([0, 5, 7]), K=rng.randrange(0, 3), N=rng.randrange(0, 8),
                   tb=0, lda=0, ldb=0, ldc=0)

@@ -155,7 +155,7 @@ def boundary_programs(seed=RANDOM_SEED):
     Shapes: len 0 / 1, SM len 64 / 65, M and N 0 / 4 / 5..7, K 0 / 1; ranges: the last
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
-    illegal opcodes 0, 7, 8, 15."""
+    illegal opcodes (isa.ILLEGAL_OPCODES)."""
     from model import config, isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
@@ -244,7 +244,7 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
     x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
     x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
-    for code in (0, *range(7, 16)):           # every illegal opcode: 9..14 alias the legal
+    for code in isa.ILLEGAL_OPCODES:          # every illegal opcode: 11..14 alias the legal
         bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # ones if bit 3 is dropped
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
