@@ -18,8 +18,9 @@ by token, so a row is a prompt token or the previous step's output):
     scores (MM of q with the cached keys), RQ, SM, RQ, the weighted sum of the cached
     values (MM), RQ; o Wo, RQ, the residual RQ, ADD; NORM, W1, RQ with ReLU, W2, RQ,
     the residual, ADD;
-  - NORM, the logits (x Wout, int32), ARGMAX of each row whose next token is generated,
-    ST of that id to the token area, where the next step's LD finds it.
+  - for the rows whose next token is generated (a prefill row's logits are never read,
+    so they are not computed): NORM, the logits (x Wout, int32), ARGMAX, ST of the id to
+    the token area, where the next step's LD finds it.
 The numerics are docs/lm.md's "One decode step"; the program's instructions and their
 cycles are docs/isa.md's. In the overlap mode the program is reordered
 (model/reorder.py) for the overlapping units.
@@ -167,7 +168,11 @@ def step_program(model, lay, rows):
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
+    # the rows whose next token is generated first: only they need the output head (a
+    # prefill row's logits are never read), and as a prefix of the batch they tile it
+    rows = sorted(rows, key=lambda row: not row.write)
     d, V, R = m.d, m.vocab, len(rows)
+    heads = sum(row.write for row in rows)
     P = []
 
     def I(op, **f):
@@ -186,12 +191,11 @@ def step_program(model, lay, rows):
         I("LD", dst=buf, src=lay.w[name], len=r * c)
         return buf
 
-    def matmul(dst, a, K, w, N, ldc=None):
-        """dst (R x N int32, rows ldc apart) = a (R x K int8, row-major) x w (K x N), in
-        4 x 4 tiles."""
-        ldc = N if ldc is None else ldc
-        for r0 in range(0, R, 4):
-            M = min(4, R - r0)
+    def matmul(dst, a, K, w, N, ldc, rows):
+        """dst (rows x N int32, rows ldc apart) = a (rows x K int8, row-major) x w (K x N),
+        in 4 x 4 tiles."""
+        for r0 in range(0, rows, 4):
+            M = min(4, rows - r0)
             for n0 in range(0, N, 4):
                 I("MM", dst=dst + r0 * ldc + n0, A=a + r0 * K, B=w + n0, M=M, K=K, N=4,
                   tb=0, lda=K, ldb=N, ldc=ldc)
@@ -275,17 +279,16 @@ def step_program(model, lay, rows):
             project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)
             project(g0, gn, w2, sp["u"], sp["t1"], f"h{i}.mlp")
             residual(g0, gn, 2 * i + 1, sp["t1"])
-    for g0, gn in groups:
-        norm(g0, gn, "nf")
     lg = sp["logits"]
-    for j, c0 in enumerate(range(0, V, TILE_COLS)):
-        n = min(TILE_COLS, V - c0)
-        w = load_matrix(f"wout.{j}", d, n)
-        matmul(lg + c0, sp["h"], d, w, n, ldc=V)
-    for r, row in enumerate(rows):
-        if row.write:
-            I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
-            I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)
+    if heads:                              # the output head, for the generating rows only
+        norm(0, heads, "nf")
+        for j, c0 in enumerate(range(0, V, TILE_COLS)):
+            n = min(TILE_COLS, V - c0)
+            w = load_matrix(f"wout.{j}", d, n)
+            matmul(lg + c0, sp["h"], d, w, n, V, heads)
+    for r, row in enumerate(rows[:heads]):
+        I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
+        I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)
     P.append(isa.build("HALT", cfg=chip))
     if chip.mode == "overlap":
         P = reorder(P, chip)
