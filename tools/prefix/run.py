@@ -21,13 +21,12 @@ Writes out/prefix.json, out/fig_prefix_roofline.png, out/fig_prefix_words.png.
     python -m tools.prefix --sim icarus --quick
     python -m tools.prefix --model-only     # reference only, labelled MODEL ONLY
 """
-import argparse
 import json
 import os
 import sys
 import time
 
-from tb import hw
+from tb import cli, hw
 from tools import ROOT
 
 from tools.ch09 import batch, roofline
@@ -328,7 +327,7 @@ def figures(data, path_roof, path_words):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="shared-prefix attention on the chip (make prefix)")
+    ap = cli.Parser(prog="tools.prefix", description="shared-prefix attention on the chip (make prefix)")
     ap.add_argument("--sim", default="both", choices=("icarus", "verilator", "both"))
     ap.add_argument("--quick", action="store_true", help="B = 1, 4; P = 16, 48; 2 random runs")
     ap.add_argument("--model-only", action="store_true", help="the reference only (MODEL ONLY)")
