@@ -18,12 +18,12 @@ draws figures 9.1 to 9.4 and 9.7.
 Exit status non-zero on any FAIL. --model-only runs the reference Machine in place of the
 circuit and says so on every line that would otherwise be measured.
 """
-import argparse
 import json
 import os
 import sys
 import time
 
+from tb import cli
 from tools import ROOT
 
 from tools.ch09 import batch, roofline
@@ -192,12 +192,12 @@ def timeline(step, res, cfg):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="chapter 9: batching and bandwidth, on the chip")
+    ap = cli.Parser(prog="ch09_run", description="chapter 9: batching and bandwidth, on the chip")
     ap.add_argument("--sim", default="both", choices=("icarus", "verilator", "both"))
     ap.add_argument("--model-only", action="store_true",
                     help="run the reference Machine instead of the circuit (nothing measured on the chip)")
     ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=OUT, type=cli.out_dir)
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     sims = ("icarus", "verilator") if a.sim == "both" else (a.sim,)
