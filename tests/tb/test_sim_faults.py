@@ -307,3 +307,30 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
     assert len(judged) == 2 + 2                         # the two self-checks and the two not journaled
     data = json.loads((tmp_path / "mut_rtl.json").read_text())
     assert data["counts"]["total"] == 3 and data["counts"]["caught"] == 2
+
+
+# ------------------------------------------------------------------ the applications
+def _fault(*a, **k):
+    raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_build.Process("Vtop", 139, None, False, 3.0))
+
+
+@pytest.mark.parametrize("app", ["serve", "score", "sweep"])
+def test_applications_report_a_simulator_fault_as_a_fault(app, monkeypatch, tmp_path, capsys):
+    """serve, tools.lm.score and tools.lm.sweep: a FAULT line and exit 4, not a FAIL or a traceback."""
+    from tb import hw
+    monkeypatch.setattr(hw, "available_sims", lambda: ["icarus", "verilator"])
+    if app == "serve":
+        from tools.serve import run as serve_run
+        monkeypatch.setattr(serve_run, "serve", _fault)
+        rc = serve_run.main(["--sim", "verilator", "--workload", "short", "--out", str(tmp_path)])
+    elif app == "score":
+        from tools.lm import score
+        monkeypatch.setattr(score, "score", _fault)
+        rc = score.main(["--sim", "verilator", "--n", "2"])
+    else:
+        from tools.lm import sweep
+        monkeypatch.setattr(sweep, "measure", _fault)
+        rc = sweep.main(["--sim", "verilator", "--ctx", "8", "--batch", "1"])
+    out = capsys.readouterr().out
+    assert rc == 4 and "FAULT" in out and "simulator crashed: job 2, program 5" in out and "exit code 139" in out
+    assert "PASS" not in out and "FAIL" not in out

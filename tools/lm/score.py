@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from tb import cli
+from tb.sim.run import SimulatorFault
 from tools.lm import chip, data
 from tools.lm.generate import load_model, run
 
@@ -66,7 +67,11 @@ def main(argv=None):
         return cli.refuse(ap.prog, e)
     cfg = chip.LM_CHIP if a.mode == "inorder" else chip.LM_CHIP_OVERLAP
     t0 = time.perf_counter()
-    right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)
+    try:
+        right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)
+    except SimulatorFault as e:              # nothing is known of the chip: not a FAIL of it
+        print(f"FAULT {a.sim}: {e}")
+        return 4
     n = len(probs)
     print(f"addition on {a.sim} ({a.mode}), {n} problems (seed {a.seed}), batches of {a.batch}: "
           f"{right}/{n} right ({100 * right / n:.2f}%), {same}/{n} equal to the integer "

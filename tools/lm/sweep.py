@@ -24,6 +24,7 @@ import numpy as np
 from model import isa, timing
 from model.machine import Machine
 from tb import cli
+from tb.sim.run import SimulatorFault
 from tools import ROOT
 from tools.lm import chip
 from tools.lm.generate import load_model
@@ -158,6 +159,9 @@ def main(argv=None):
                 except ValueError as e:
                     skipped.append(f"B = {B}, T = {T}: {e}")
                     break
+                except SimulatorFault as e:  # nothing is known of the chip: not a FAIL of it
+                    print(f"FAULT B = {B}, T = {T}, {cfg.mode}: {e}")
+                    return 4
     print(table(rows))
     for s in skipped:
         print(f"skipped {s}")

@@ -345,6 +345,9 @@ def main(argv=None):
             out = serve(reqs, cap, bt, nb, sims=sims, model_only=a.model_only, name=name)
         except ValueError as e:
             return cli.refuse(ap.prog, e)
+        except hw.SimulatorFault as e:       # nothing is known of the chip: not a FAIL of it
+            print(f"FAULT {name}: {e}")
+            return 4
         report(out)
         if name == "example_b":
             out["example_b_beside_ch09"] = example_b_beside(out)
