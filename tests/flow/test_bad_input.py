@@ -19,7 +19,10 @@ are shimmed (tests/flow/forkrun.py's callers put fake iverilog, vvp, verilator a
 first on PATH, each failing at once), so a command that let bad input through to a
 simulation fails here quickly instead of simulating.
 
-    python tests/flow/test_bad_input.py       # print the table of docs/measurements.md "Bad input"
+    python tests/flow/test_bad_input.py              # every command and what each input got
+    python tests/flow/test_bad_input.py --summary    # only the inputs not handled right
+    python tests/flow/test_bad_input.py --doc OLD.md # docs/measurements.md "Bad input", OLD.md the
+                                                     # first form printed on an older checkout
 """
 import json
 import os
@@ -619,6 +622,62 @@ def markdown(table):
     return "\n".join(lines)
 
 
+KINDS = (("a traceback", "traceback"), ("still running", "did the work"), ("exit ", "wrong exit code"),
+         ("lines on stderr", "usage + message on several lines"), ("does not name", "message not naming it"),
+         ("printed on stdout", "printed before refusing"))
+
+
+def kind(v):
+    """The class of a verdict ('' for a row handled right)."""
+    return next((k for pre, k in KINDS if v.startswith(pre) or pre in v[:20]), "other") if v else ""
+
+
+def read_markdown(path):
+    """{command: [cell]} of a table markdown() printed (e.g. on an older checkout)."""
+    out = {}
+    for line in open(path).read().splitlines()[2:]:
+        parts = line.split(" | ")
+        out[parts[0].strip("| `")] = parts[3].rstrip(" |").split("<br>")
+    return out
+
+
+def cell_verdict(cell):
+    """The verdict of one cell of markdown() ('' when handled right), and its message."""
+    got = cell.split("` -> ", 1)[1]
+    return (got.strip("*"), "") if got.startswith("**") else ("", got.strip("`"))
+
+
+def doc(table, before):
+    """docs/measurements.md "Bad input": the summary per command, then every input, with
+    what it got at the earlier checkout (before: read_markdown's) and now."""
+    lines = ["| command | inputs | right before | right now | what the others got before |", "|---|---|---|---|---|"]
+    total = [0, 0, 0]
+    for name, rows in table.items():
+        old = [cell_verdict(c)[0] for c in before.get(name, [])]
+        old += ["(not run)"] * (len(rows) - len(old))
+        ok_now = sum(not verdict(e, r) for _, e, r in rows)
+        ok_old = sum(not v for v in old)
+        kinds = {}
+        for v in old:
+            if v:
+                kinds[kind(v)] = kinds.get(kind(v), 0) + 1
+        total = [total[0] + len(rows), total[1] + ok_old, total[2] + ok_now]
+        lines.append(f"| `{name}` | {len(rows)} | {ok_old} | {ok_now} | "
+                     + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1])) + " |")
+    lines.append(f"| all | {total[0]} | {total[1]} | {total[2]} | |")
+    lines += ["", "| command | input | before | now (exit 2 and this one line) |", "|---|---|---|---|"]
+    for name, rows in table.items():
+        old = [cell_verdict(c)[0] for c in before.get(name, [])]
+        for i, (argv, expect, res) in enumerate(rows):
+            v = verdict(expect, res)
+            msg = (res["stderr"].strip().splitlines() or [""])[-1]
+            arg = " ".join(a if a else "''" for a in argv) or "(no arguments)"
+            was = old[i] if i < len(old) else "(not run)"
+            now = f"**{v}**" if v else f"`{msg[:120]}`"
+            lines.append(f"| `{name}` | `{arg}` | {was or 'right'} | {now} |".replace("<", "&lt;"))
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -631,5 +690,7 @@ if __name__ == "__main__":
                     print(f"{name}: {' '.join(argv)!r}: {v}")
         print(sum(len(r) for r in tab.values()), "rows,",
               sum(1 for r in tab.values() for _, e, x in r if verdict(e, x)), "mishandled")
+    elif "--doc" in sys.argv:
+        print(doc(tab, read_markdown(sys.argv[sys.argv.index("--doc") + 1])))
     else:
         print(markdown(tab))
