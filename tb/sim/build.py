@@ -185,7 +185,7 @@ def _kill_group(p):
 def describe(proc):
     """How a Process ended, in words: 'exit code 3', 'killed by signal 9 (SIGKILL)', ..."""
     if proc.hung:
-        return f"no end after {proc.seconds:.0f} s of wall clock (the limit): killed"
+        return f"no end after {proc.seconds:.1f} s of wall clock (the limit): killed"
     if proc.signal:
         try:
             name = signal.Signals(proc.signal).name

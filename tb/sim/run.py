@@ -43,8 +43,11 @@ WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock
 
 
 class SimulatorFault(RuntimeError):
-    """The simulator itself failed -- crashed, was killed, hung, or left a result file torn
-    -- so nothing can be said of the chip: never a pass, never a mismatch.
+    """The simulator itself failed -- crashed, was killed, hung, or stopped early (exit 0
+    with a program's result missing or torn) -- so nothing can be said of the chip: never a
+    pass, never a mismatch. The message: "simulator crashed|killed|hung|stopped early: job J,
+    program P (program K of N in the run; SIM: EXECUTABLE): exit code C | killed by signal S
+    | no end after T s ...; what is missing; log PATH".
 
     sim, program (the simulator's executable), job and item (the program within the job
     that was running: the first without a complete outcome; item None: after the job's
@@ -59,11 +62,14 @@ class SimulatorFault(RuntimeError):
             kind = "hung"
         elif process is not None and process.signal in (9, 15, 2, 1):   # KILL, TERM, INT, HUP
             kind = "killed"
+        elif process is not None and process.returncode == 0:
+            kind = "stopped early"          # exit 0, yet a program's outcome missing or torn
         else:
             kind = "crashed"
-        where = (f"job {job}, program {item}" if item is not None else f"job {job}, after its last program")
+        where = (f"job {job}, program {item} (program {k} of {n} in the run" if item is not None
+                 else f"job {job}, after its last program ({n} programs in the run")
         how = describe(process) if process is not None else "no process outcome"
-        super().__init__(f"simulator {kind}: {where} (program {k} of {n} in the run; {sim}: {program}): "
+        super().__init__(f"simulator {kind}: {where}; {sim}: {program}): "
                          f"{how}" + (f"; {why}" if why else "") + (f"; log {log}" if log else ""))
 
     @property

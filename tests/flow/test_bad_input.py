@@ -15,9 +15,9 @@ forks a child per row that runs `python -m MODULE ARGS` as __main__ (about 12 ms
 instead of a Python start-up and its imports, 250 ms); the first row of one command of
 each kind of entry point (REAL), and the rows of the ./ga2 script, run as genuine
 `sys.executable -m` (or ./ga2) subprocesses. The simulators
-are shimmed (tests/flow/forkrun.py's callers put fake iverilog, vvp, verilator and yosys
-first on PATH, each failing at once), so a command that let bad input through to a
-simulation fails here quickly instead of simulating.
+are shimmed (fake iverilog, vvp, verilator, yosys and fusesoc first on PATH, each failing
+at once), so a command that let bad input through to a simulation fails here quickly
+instead of simulating.
 
     python tests/flow/test_bad_input.py              # every command and what each input got
     python tests/flow/test_bad_input.py --summary    # only the inputs not handled right
@@ -26,6 +26,7 @@ simulation fails here quickly instead of simulating.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -568,8 +569,8 @@ def run_table(tmp):
     assert p.returncode == 0, p.stderr[-3000:]
     out = {}
     for (name, argv, expect), res in zip(where, json.loads(p.stdout)):
-        res["stderr"] = res["stderr"].replace(str(d), "{d}")
-        res["stdout"] = res["stdout"].replace(str(d), "{d}")
+        for key in ("stderr", "stdout"):
+            res[key] = res[key].replace(str(d), "{d}").replace(str(ROOT), "{root}")
         out.setdefault(name, []).append((argv, expect, res))
     return out
 
@@ -622,14 +623,14 @@ def markdown(table):
     return "\n".join(lines)
 
 
-KINDS = (("a traceback", "traceback"), ("still running", "did the work"), ("exit ", "wrong exit code"),
-         ("lines on stderr", "usage + message on several lines"), ("does not name", "message not naming it"),
-         ("printed on stdout", "printed before refusing"))
+KINDS = (("a traceback", "traceback"), ("still running", "did the work"), ("exit 0", "accepted (exit 0)"),
+         ("exit ", "another exit code"), ("lines on stderr", "usage + message on several lines"),
+         ("does not name", "message not naming it"), ("printed on stdout", "printed before refusing"))
 
 
 def kind(v):
     """The class of a verdict ('' for a row handled right)."""
-    return next((k for pre, k in KINDS if v.startswith(pre) or pre in v[:20]), "other") if v else ""
+    return next((k for pre, k in KINDS if pre in v), "other") if v else ""
 
 
 def read_markdown(path):
@@ -672,7 +673,8 @@ def doc(table, before):
             v = verdict(expect, res)
             msg = (res["stderr"].strip().splitlines() or [""])[-1]
             arg = " ".join(a if a else "''" for a in argv) or "(no arguments)"
-            was = old[i] if i < len(old) else "(not run)"
+            was = re.sub(r"/tmp/tmp\w+/", "{tmp}/", old[i]) if i < len(old) else "(not run)"
+            was = re.sub(r"/\S*/wt-input[\w-]*/", "{root}/", was)
             now = f"**{v}**" if v else f"`{msg[:120]}`"
             lines.append(f"| `{name}` | `{arg}` | {was or 'right'} | {now} |".replace("<", "&lt;"))
     return "\n".join(lines)

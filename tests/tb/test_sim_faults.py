@@ -100,9 +100,9 @@ JOBS = [[(HALT, None), (HALT, None)], [(HALT, None), (HALT, None), (HALT, None)]
     ("segv", 3, "crashed", "job 1, program 1 (program 3 of 5", "killed by signal 11 (SIGSEGV)"),
     ("kill", 0, "killed", "job 0, program 0 (program 0 of 5", "killed by signal 9 (SIGKILL)"),
     ("exit", 2, "crashed", "job 1, program 0 (program 2 of 5", "exit code 1"),
-    ("quiet", 4, "crashed", "job 1, program 2 (program 4 of 5", "exit code 0; no {status}"),
-    ("torn", 1, "crashed", "job 0, program 1 (program 1 of 5", "{status} torn"),
-    ("after", -1, "crashed", "job 1, after its last program", "killed by signal 11 (SIGSEGV)"),
+    ("quiet", 4, "stopped early", "job 1, program 2 (program 4 of 5", "exit code 0; no {status}"),
+    ("torn", 1, "stopped early", "job 0, program 1 (program 1 of 5", "{status} torn"),
+    ("after", -1, "crashed", "job 1, after its last program (5 programs", "killed by signal 11 (SIGSEGV)"),
 ])
 def test_a_simulator_fault_names_the_job_and_the_program(fake_sim, mode, k, kind, where, how):
     fake_sim(mode, k)
