@@ -24,7 +24,7 @@ import sys
 import time
 
 from tb import cli
-from tb.sim.run import SimulatorFault
+from tb.hw import SimulatorFault
 from tools import ROOT
 
 from tools.ch09 import batch, roofline

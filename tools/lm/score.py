@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from tb import cli
-from tb.sim.run import SimulatorFault
+from tb.hw import SimulatorFault
 from tools.lm import chip, data
 from tools.lm.generate import load_model, run
 

@@ -24,7 +24,7 @@ import numpy as np
 from model import isa, timing
 from model.machine import Machine
 from tb import cli
-from tb.sim.run import SimulatorFault
+from tb.hw import SimulatorFault
 from tools import ROOT
 from tools.lm import chip
 from tools.lm.generate import load_model
