@@ -47,6 +47,7 @@ MAX_N = 10 ** 8                    # programs per simulator: beyond this a typin
 JOURNAL = ROOT / "out" / "soak_journal.jsonl"
 JOURNAL_HEAD = {"soak_journal": 1}
 EXIT_FAULT = 4                     # a simulator crashed, was killed or hung (no mismatch)
+DESIGN_CHECK = "a check of the design stopped the simulation: "
 
 
 def chunk_seed(seed, c):
@@ -76,6 +77,8 @@ def run_chunk(sim, seed, c, k, cfg):
         res = hw.run_programs(sim, pairs, cfg=cfg)
     except hw.SimulatorFault as e:
         return (c, k, 0, 0, -1, "", f"chunk {c} (programs {c * k}..): {e}")
+    except hw.DesignAssertion as e:          # the chip's own check fired: a FAIL of the chip
+        return (c, k, 0, 0, e.item, f"{DESIGN_CHECK}{e.assertion}", "")
     bad = next((i for i, r in enumerate(res) if not r.ok), -1)
     return (c, len(res), sum(r.ok for r in res), sum(int(r.counters.cycles) for r in res),
             bad, res[bad].mismatch if bad >= 0 else "", "")
@@ -250,6 +253,9 @@ def main(argv=None):
         failing = [r for r in res if r[4] >= 0]
         if failing:
             rc = 1
+            if failing[0][5].startswith(DESIGN_CHECK):   # no judge's verdict to shrink against
+                print(f"  first failure: chunk {failing[0][0]} program {failing[0][4]}: {failing[0][5]}")
+                continue
             path, cmd, small = reproduce(sim, a.seed, failing[0], cfg)
             print(f"  first mismatch: chunk {failing[0][0]} program {failing[0][4]}: {failing[0][5]}")
             print(f"  shrunk to {len(small)} instructions: {path}\n  replay: {cmd}")

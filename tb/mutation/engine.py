@@ -496,10 +496,9 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
                     tmp_root=tmp_root, keep=keep, classify=classify)
     items = [None] + [mutants[i] for i in todo] if baseline else [mutants[i] for i in todo]
 
-    def journaled(_, r, __, items=items):
-        m = items[_]
-        if journal is not None and m is not None:
-            journal.add(mutant_key(m, check), r)
+    def journaled(i, result, _done):
+        if journal is not None and items[i] is not None:      # the baseline is not journaled
+            journal.add(mutant_key(items[i], check), result)
     # the baseline is the pool's first item (None), judged beside the mutants
     done = run_pool(items, judge, jobs, on_result=journaled, scheduler=scheduler, progress=progress)
     if baseline:

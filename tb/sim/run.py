@@ -14,6 +14,7 @@ are tb/protocol.py's; each result's host dict holds
 wrapper's bus monitor, pK_bus.txt).
 """
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -78,6 +79,30 @@ class SimulatorFault(RuntimeError):
         return tail(self.log) if self.log else ""
 
 
+class DesignAssertion(RuntimeError):
+    """A check inside the design ($error, e.g. the scratchpad's missed-hazard check) fired
+    and stopped the simulation before program k: a result of the chip (its own check
+    caught it), not a fault of the simulator. job, item, k; assertion: the message."""
+
+    def __init__(self, sim, job, item, k, assertion, log=None):
+        self.sim, self.job, self.item, self.k, self.assertion, self.log = sim, job, item, k, assertion, log
+        super().__init__(f"{sim} simulation stopped before program {k} (job {job}, program {item}) by a check "
+                         f"of the design: {assertion}" + (f"; log {log}" if log else ""))
+
+
+# how a design's $error reaches the simulator's log: Icarus "ERROR: ...", Verilator "%Error: ..."
+_ASSERT_RE = re.compile(r"(?:^|[\s:])(?:ERROR|%Error): (.*)$", re.M)
+
+
+def design_assertion(log):
+    """The first message of a design check ($error) in a simulator log, or ''."""
+    try:
+        m = _ASSERT_RE.search(Path(log).read_text(errors="replace"))
+    except (OSError, TypeError):
+        return ""
+    return m.group(1).strip()[:300] if m else ""
+
+
 def wall_limit_for(prepared, max_cycles, gap_total=0):
     """The default wall-clock limit of a simulator process: WALL_BASE seconds, plus every
     program's cycle limit at MIN_RATE cycles per second (GA2_SIM_WALL=seconds overrides
@@ -95,13 +120,17 @@ def wall_limit_for(prepared, max_cycles, gap_total=0):
 
 def check_outcomes(sim, run_dir, prepared, process, failed=None, log=None):
     """Raise SimulatorFault unless the simulator ended normally (exit code 0, in time) and
-    every program of the run has a complete outcome (tb/protocol.py outcome_problem)."""
+    every program of the run has a complete outcome (tb/protocol.py outcome_problem); but
+    DesignAssertion when a check of the design stopped it (its $error in the log)."""
     n = sum(len(job) for job in prepared)
     k = 0
     for j, job in enumerate(prepared):
         for p in range(len(job)):
             why = protocol.outcome_problem(run_dir, k)
             if why:
+                fired = design_assertion(log)
+                if fired:
+                    raise DesignAssertion(sim, j, p, k, fired, log)
                 if failed and process is None:
                     why += f" ({failed})"
                 raise SimulatorFault(sim, process.program if process else sim, j, p, k, n, process, why, log)
@@ -282,4 +311,4 @@ def summary(results):
 
 
 __all__ = ["Item", "KEEP_EXT", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
-           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "check_outcomes", "wall_limit_for"]
+           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]

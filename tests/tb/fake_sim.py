@@ -14,6 +14,7 @@ K, where MODE decides:
   torn     K's status cut in the middle of its last line, exit 0
   quiet    exit 0 before K (ended early without a word)
   after    every program written, then SIGSEGV (a crash at the end)
+  assert   a design check's $error (as Icarus prints it) before K, then $finish (exit 0)
 """
 import os
 import signal
@@ -40,6 +41,9 @@ def main():
             if mode == "hang":
                 time.sleep(600)
             if mode == "quiet":
+                sys.exit(0)
+            if mode == "assert":
+                print("ERROR: ga2_tb.u_h.u_chip.u_xbar: missed hazard: a write of unit(s) 010 meets ...", flush=True)
                 sys.exit(0)
         program_file(".", k, "trace").write_text("")
         program_file(".", k, "bus").write_text("")

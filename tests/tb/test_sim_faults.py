@@ -114,6 +114,16 @@ def test_a_simulator_fault_names_the_job_and_the_program(fake_sim, mode, k, kind
     assert "icarus: python" in msg and e.value.sim == "icarus"
 
 
+def test_a_design_check_that_stops_the_simulation_is_the_chips_failure(fake_sim):
+    """A $error of the design (the missed-hazard check) ends the run early: DesignAssertion,
+    a result of the chip, not a SimulatorFault (tests/tb/test_overlap_cosim.py relies on it)."""
+    fake_sim("assert", 3)
+    with pytest.raises(sim_run.DesignAssertion) as e:
+        sim_run.run("icarus", JOBS, wall_limit=60)
+    assert not isinstance(e.value, sim_run.SimulatorFault)
+    assert "stopped before program 3 (job 1, program 1)" in str(e.value) and "missed hazard" in str(e.value)
+
+
 def test_a_hung_simulator_is_killed_and_named(fake_sim):
     fake_sim("hang", 2)
     t0 = time.monotonic()
