@@ -4,9 +4,10 @@
 
 jobs.json: {"preload": [modules], "jobs": [{"module", "argv", "cwd", "timeout", "real"}]}.
 This process imports the preload modules (what the commands import: numpy, the model,
-argparse...), then runs each job in a forked child that executes the module as __main__
-exactly as `python -m` does (runpy, sys.argv[0] the module's file, SystemExit's code
-the exit status, an uncaught exception a traceback on stderr and exit 1), with stdout
+argparse...) and compiles each command's module once, then runs each job in a forked
+child that executes the module as __main__ as `python -m` does (a fresh __main__ module
+with the module's spec, sys.argv[0] its file, SystemExit's code the exit status, an
+uncaught exception a traceback on stderr and exit 1), with stdout
 and stderr in files of its own and its own process group, killed whole after `timeout`
 seconds; up to "parallel" (default 3) children at once. A job with "real": true execs
 instead the genuine `sys.executable -m MODULE ARGS` (or, with "exe", that program), to
@@ -16,6 +17,7 @@ Results: [{"rc", "signal", "timed_out", "stdout", "stderr", "seconds"}] in job o
 Used by tests/flow/test_bad_input.py: a table of bad inputs costs a fork each (a few
 milliseconds) instead of a Python start-up and its imports (a fifth of a second).
 """
+import builtins
 import importlib
 import json
 import os
@@ -26,6 +28,34 @@ import tempfile
 import threading
 import time
 import traceback
+import types
+import warnings
+
+
+_CODE = {}
+
+
+def module_code(name):
+    """(spec, code object) of `python -m name`'s __main__ (a package's __main__ submodule),
+    compiled once here in the parent so that no child compiles it again."""
+    if name not in _CODE:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)        # it is imported already
+            _, spec, code = runpy._get_module_details(name)
+        _CODE[name] = spec, code
+    return _CODE[name]
+
+
+def _run_as_main(name):
+    """What `python -m name` does after start-up (runpy._run_module_as_main): the module's
+    code run in a fresh __main__ module, sys.argv[0] its file."""
+    spec, code = module_code(name)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=spec.origin, __loader__=spec.loader, __package__=spec.parent,
+                         __spec__=spec, __cached__=spec.cached, __builtins__=builtins)
+    sys.modules["__main__"] = main
+    sys.argv[0] = spec.origin
+    exec(code, main.__dict__)
 
 
 def _child(job, out_path, err_path):
@@ -41,9 +71,8 @@ def _child(job, out_path, err_path):
         os.dup2(devnull, 0)
         os.chdir(job.get("cwd") or os.getcwd())
         sys.argv = [job["module"]] + list(job["argv"])
-        sys.modules.pop(job["module"], None)     # preloaded: run afresh as __main__, as -m does
         try:
-            runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
+            _run_as_main(job["module"])
             code = 0
         except SystemExit as e:
             if e.code is None:
@@ -87,6 +116,8 @@ def run_jobs(jobs, tmp, parallel=3):
     todo = list(enumerate(jobs))
 
     def start(i, job):
+        if not job.get("real"):
+            module_code(job["module"])
         out_path, err_path = os.path.join(tmp, f"{i}.out"), os.path.join(tmp, f"{i}.err")
         sys.stdout.flush()
         sys.stderr.flush()
