@@ -11,13 +11,13 @@ loaded exactly once (the output head's only when a row generates); and each over
 busiest unit's cycles (the weights stream under the products). Prints one PROBLEM line
 per failure; exit 1 if any.
 """
-import argparse
 import sys
 
 import numpy as np
 
 from model import timing
 from model.machine import Machine
+from tb import cli
 from tools.lm import chip, data
 from tools.lm.generate import load_model, reference
 
@@ -75,7 +75,7 @@ def problems(quick=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tools.lm.check", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer prompts")
     a = ap.parse_args(argv)
     bad = problems(a.quick)

@@ -46,6 +46,10 @@ def load_model(task=None, path=None):
     except Exception as e:                      # a corrupt or foreign file: say which
         raise ValueError(f"{path}: not a GA-2 int8 model export ({type(e).__name__}: {e})") from None
     cfg = model.cfg
+    vocab = {"text": len(data.TEXT_CHARS), "add": data.ADD_VOCAB}.get(task)
+    if vocab is not None and cfg.vocab != vocab:
+        raise ValueError(f"{path}: a model of {cfg.vocab} tokens, the {task} task's has {vocab} "
+                         "(another task's weights?)")
     for name, r, c in chip._matrices(cfg):
         w = chip._weights(model, name) if name.startswith("wout.") or name in model.w else None
         if w is None or w.shape != (r, c):

@@ -10,12 +10,13 @@ generation of 3 tokens, prefilled on chip), and judged twice: against the intege
 reference's answer (tools/lm/int8.py, the bar: equal on every problem) and against
 Python's own a + b (the score). Exit 0 when every chip answer equals the reference's.
 """
-import argparse
 import sys
 import time
 
 import numpy as np
 
+from tb import cli
+from tb.hw import SimulatorFault
 from tools.lm import chip, data
 from tools.lm.generate import load_model, run
 
@@ -51,11 +52,11 @@ def score(probs, sim, batch=16, cfg=chip.LM_CHIP_OVERLAP):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tools.lm.score", description=__doc__.split("\n")[0])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
-    ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--n", type=cli.integer(1, 10 ** (2 * data.NDIGIT)), default=200)
+    ap.add_argument("--batch", type=cli.integer(1, 16), default=16)
+    ap.add_argument("--seed", type=cli.seed, default=1)
     ap.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
     a = ap.parse_args(argv)
     try:
@@ -63,11 +64,14 @@ def main(argv=None):
         if not 1 <= a.batch <= 16:
             raise ValueError(f"--batch {a.batch}: outside 1..16")
     except ValueError as e:
-        print(f"score: {e}", file=sys.stderr)
-        return 2
+        return cli.refuse(ap.prog, e)
     cfg = chip.LM_CHIP if a.mode == "inorder" else chip.LM_CHIP_OVERLAP
     t0 = time.perf_counter()
-    right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)
+    try:
+        right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)
+    except SimulatorFault as e:              # nothing is known of the chip: not a FAIL of it
+        print(f"FAULT {a.sim}: {e}")
+        return 4
     n = len(probs)
     print(f"addition on {a.sim} ({a.mode}), {n} problems (seed {a.seed}), batches of {a.batch}: "
           f"{right}/{n} right ({100 * right / n:.2f}%), {same}/{n} equal to the integer "

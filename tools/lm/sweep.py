@@ -15,7 +15,6 @@ chip (its external memory holds the weights and B x T KV rows) is skipped and sa
 Writes out/lm_sweep.json and the figures out/lm_throughput.png (tokens per 1,000 cycles
 against B) and out/lm_roofline.png (MACs per cycle against intensity, on the roofline).
 """
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -24,6 +23,8 @@ import numpy as np
 
 from model import isa, timing
 from model.machine import Machine
+from tb import cli
+from tb.hw import SimulatorFault
 from tools import ROOT
 from tools.lm import chip
 from tools.lm.generate import load_model
@@ -130,11 +131,11 @@ def figures(rows, path_tp, path_rf):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tools.lm.sweep", description=__doc__.split("\n")[0])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator", "both"))
-    ap.add_argument("--ctx", type=int, nargs="+", default=list(CTX))
-    ap.add_argument("--batch", type=int, nargs="+", default=list(BATCH))
-    ap.add_argument("--task", default="text")
+    ap.add_argument("--ctx", type=cli.integer(), nargs="+", default=list(CTX))
+    ap.add_argument("--batch", type=cli.integer(), nargs="+", default=list(BATCH))
+    ap.add_argument("--task", default="text", choices=("text", "add"))
     a = ap.parse_args(argv)
     sims = {"model": (), "both": ("icarus", "verilator")}.get(a.sim, (a.sim,))
     try:
@@ -145,9 +146,17 @@ def main(argv=None):
         for B in a.batch:
             if B < 1:
                 raise ValueError(f"--batch {B}: must be >= 1")
+            fits = []
+            for T in a.ctx:
+                for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+                    try:
+                        fits.append(chip.Layout(model.cfg, B, T, cfg))
+                    except ValueError as e:
+                        why = e
+            if not fits:
+                raise ValueError(f"--batch {B}: fits the chip at no --ctx ({why})")
     except ValueError as e:
-        print(f"sweep: {e}", file=sys.stderr)
-        return 2
+        return cli.refuse(ap.prog, e)
     rows, skipped = [], []
     for T in a.ctx:
         for B in a.batch:
@@ -157,6 +166,9 @@ def main(argv=None):
                 except ValueError as e:
                     skipped.append(f"B = {B}, T = {T}: {e}")
                     break
+                except SimulatorFault as e:  # nothing is known of the chip: not a FAIL of it
+                    print(f"FAULT B = {B}, T = {T}, {cfg.mode}: {e}")
+                    return 4
     print(table(rows))
     for s in skipped:
         print(f"skipped {s}")
