@@ -17,10 +17,12 @@ help:          ## list the targets
 setup:         ## install simulators (apt, as root) and .venv from requirements.txt
 	@bash tools/flow/setup.sh
 
-sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it (SIM=icarus|verilator)
+sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)
 	$(PY) -m tools.ch09_run --sim $(SIM)
 	$(PY) -m tools.ch09_example_a
 	$(PY) -m tools.ch09_example_b
+	@set -e; for s in $(if $(filter both,$(SIM)),icarus verilator,$(SIM)); do \
+	  $(PY) -m tools.ga2 generate "12+34" --tokens 3 --task add --sim $$s; done
 
 test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q tests
