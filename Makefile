@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-agree bench header core clean
+.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -17,10 +17,12 @@ help:          ## list the targets
 setup:         ## install simulators (apt, as root) and .venv from requirements.txt
 	@bash tools/flow/setup.sh
 
-sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it (SIM=icarus|verilator)
+sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)
 	$(PY) -m tools.ch09_run --sim $(SIM)
 	$(PY) -m tools.ch09_example_a
 	$(PY) -m tools.ch09_example_b
+	@set -e; for s in $(if $(filter both,$(SIM)),icarus verilator,$(SIM)); do \
+	  $(PY) -m tools.ga2 generate "12+34" --tokens 3 --task add --sim $$s; done
 
 test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q tests
@@ -39,6 +41,11 @@ train: setup   ## retrain the two language models (tools/lm: addition, text; one
 	wait $$a || { cat out/lm_train_add.log; exit 1; }; wait $$t || { cat out/lm_train_text.log; exit 1; }; \
 	tail -n 1 out/lm_train_add.log out/lm_train_text.log
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval --record
+
+lm: setup      ## the model on the chip: addition score (200 problems on Verilator, 16 on Icarus), throughput sweep on both simulators, figures in out/
+	$(PY) -m tools.lm.score --sim verilator --n 200
+	$(PY) -m tools.lm.score --sim icarus --n 16
+	$(PY) -m tools.lm.sweep --sim both
 
 lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval
@@ -74,6 +81,9 @@ mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench a
 
 mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.mutants): broken attention and prefix cache
 	$(PY) -m tools.prefix.mutants
+
+mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): broken step builders against tools.lm.check
+	$(PY) -m tools.lm.mutants
 
 bench: setup   ## benchmarks: reference model speed and simulation speed
 	$(PY) -m tools.bench.bench_model

@@ -29,6 +29,7 @@ OP_W = 4
 OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
            "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10}
 OPNAMES = {v: k for k, v in OPCODES.items()}
+ILLEGAL_OPCODES = tuple(c for c in range(16) if c not in OPNAMES)   # error 1: 0, 11..15
 
 # Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
 FIELDS = {

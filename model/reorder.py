@@ -11,11 +11,24 @@ word (read after write, write after read, write after write, on the scratchpad o
 external memory, by the hulls of model/func.py) in their original order -- so the
 result is the same program up to the order of instructions that commute, and its
 outputs are identical bit for bit -- and among the instructions whose predecessors are
-all placed it picks the one that issues earliest on the overlap timing model (ties: the
-DMA first, as memory is the bottleneck of a decode step; then the original order).
+all placed it picks the one that issues earliest on the overlap timing model. Ties: the
+DMA first, as memory is the bottleneck of a decode step; between two transfers, the one
+with the longest chain of work that must follow it before HALT (its tail: the critical
+path of the dependence graph from its dependants, each link an instruction's busy
+cycles + 1, as a dependant issues at the earliest in the cycle after the last busy
+cycle); then the original order. The DMA's total work is the same in every order, so
+what decides when the step ends is what is left to do after each transfer: its last
+transfers should be the ones with the least behind them (a decode step's output store,
+which frees the buffer the next sequence's attention writes, goes before a cache load
+whose dependants are shorter). Ties between compute instructions keep the builder's
+order: the same rule on them (docs/measurements.md, the priorities tried) takes 66 cycles
+off chapter 9's B = 1 step but makes the language model's B = 8 and 16 steps, whose
+matrix and vector units are nearly as busy as the DMA, 4..8% slower than the old order.
 
 The order depends on the program alone, never on data, and HALT stays last.
 """
+import bisect
+
 import numpy as np
 
 from . import config, func, isa, timing
@@ -84,12 +97,27 @@ def _order(body, cfg):
     succs = [np.flatnonzero(c[j]).tolist() for j in range(n)]
     unit = [timing.UNIT[ins.op] for ins in body]
     busy = [timing.busy_cycles(ins, cfg) for ins in body]
+    # the longest chain after i to HALT, for a transfer (0 for the others: their ties keep
+    # the program order); every edge goes from a lower index to a higher one, so one pass
+    # from the end sees every dependant first
+    cp, dma_tail = [0] * n, [0] * n
+    for i in range(n - 1, -1, -1):
+        tail = max([cp[k] for k in succs[i]], default=0)
+        cp[i] = busy[i] + 1 + tail
+        if unit[i] == "dma":
+            dma_tail[i] = tail
     sp = [(tuple((r.first, r.last) for r in rd if r.space == func.SP),
            tuple((r.first, r.last) for r in wr if r.space == func.SP)) for rd, wr in rw]
     # the overlap model's state: per unit (end, sp reads, sp writes) of its last instruction
     last = {u: (0, (), ()) for u in _UNITS}
     t = 0
-    ready = [i for i in range(n) if preds[i] == 0]
+    # the ready instructions per unit, sorted in their tie order: (-dma_tail, index)
+    ready = {u: [] for u in _UNITS}
+    for i in range(n):
+        if preds[i] == 0:
+            ready[unit[i]].append((-dma_tail[i], i))
+    for u in _UNITS:
+        ready[u].sort()
     out = []
 
     def issue_at(i):
@@ -103,16 +131,35 @@ def _order(body, cfg):
                 at = max(at, end + 1)
         return at
 
-    while ready:
-        i = min(ready, key=lambda k: (issue_at(k), unit[k] != "dma", k))
-        at = issue_at(i)
+    # Each step picks min over the ready i of (issue_at(i), unit != "dma", -dma_tail[i], i).
+    # Speed: no instruction issues before its unit is free (bound), so a unit whose bound
+    # is past the best found is skipped, and a unit's scan stops at the first of its
+    # instructions (in tie order) that issues at the bound.
+    for _ in range(n):
+        decode = t + 2
+        bounds = sorted((max(decode, last[u][0] + 1), u != "dma", u) for u in _UNITS if ready[u])
+        best = None
+        for bound, not_dma, u in bounds:
+            if best is not None and (bound, not_dma) > best[:2]:
+                break
+            for key in ready[u]:
+                at = issue_at(key[1])
+                cand = (at, not_dma, key)
+                if best is None or cand < best:
+                    best = cand
+                if at == bound:
+                    break
+        if best is None:
+            break
+        at, _, key = best
+        i = key[1]
+        ready[unit[i]].remove(key)
         last[unit[i]] = (at + busy[i], sp[i][0], sp[i][1])
         t = at
-        ready.remove(i)
         out.append(i)
         for k in succs[i]:
             preds[k] -= 1
             if preds[k] == 0:
-                ready.append(k)
+                bisect.insort(ready[unit[k]], (-dma_tail[k], k))
     assert len(out) == n, "reorder: dependence graph is not acyclic"
     return out

@@ -9,16 +9,16 @@ max_cycles=...), hw.compare(ref, got) and hw.summary(results).
 CLI: python -m tb.hw --sim icarus|verilator|both [--demo | --build] (the demo programs:
 tb/stimulus/demo.py)
 """
-import argparse
 import contextlib
 import resource
 import sys
 import time
 
+from tb import cli
 from tb.sim.build import SIMS, available_sims, build, default_build_dir  # noqa: F401
 from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401
+from tb.sim.run import DEFAULT_GAP, KEEP_EXT, DesignAssertion, Item, SimulatorFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
 from tb.sim.files import rtl_files, top_file  # noqa: F401
 from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
 from tb.stimulus.demo import demo_programs
@@ -50,7 +50,7 @@ def simulator_calls():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tb.hw", description=__doc__.split("\n")[0])
     ap.add_argument("--sim", default="icarus", choices=SIMS + ("both",))
     ap.add_argument("--demo", action="store_true", help="run the demo programs against the reference")
     ap.add_argument("--build", action="store_true", help="only build")

@@ -16,12 +16,11 @@ this bench's own.
   python -m tb.plain_check --sim both --bench      # simulated cycles per second
   python -m tb.plain_check --sim icarus --xcheck
 """
-import argparse
 import re
 import sys
 import time
 
-from tb import ROOT, judge
+from tb import ROOT, cli, judge
 from tb.sim import plain
 from tb.stimulus import hand, progen
 from model import config, isa
@@ -219,18 +218,18 @@ def xcheck(cases):
 
 # ---------------------------------------------------------------- main
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tb.plain_check", description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default="both", choices=SIMS + ("both",))
-    ap.add_argument("--random", type=int, default=20, help="random programs per simulator")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--random", type=cli.integer(0, 100000), default=20, help="random programs per simulator")
+    ap.add_argument("--seed", type=cli.seed, default=1)
     ap.add_argument("--bench", action="store_true", help="only measure simulated cycles per second")
     ap.add_argument("--only", default="", help="run only hand programs whose name contains this")
     ap.add_argument("--xcheck", action="store_true",
                     help="only dump VCDs of the hand programs on Icarus and list signals that break the X policy "
                          "(docs/rtl.md: outputs and control 0/1 from reset, datapath from its unit's first start)")
     args = ap.parse_args()
-    if args.seed < 0 or args.random < 0:
-        ap.error("--seed and --random must be >= 0")
+    if args.only and not any(args.only in c[0] for c in hand.hand_programs()):
+        return cli.refuse(ap.prog, f"--only {args.only!r}: no hand program's name contains it")
     if args.xcheck:
         cases = [c for c in hand.hand_programs() if args.only in c[0]]
         found = xcheck(cases)

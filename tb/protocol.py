@@ -152,9 +152,45 @@ def write_program(d, k, words, imem_depth, ext=None, sp=None, gap=0, abort_at=0)
     write_words(program_file(d, k, "ctl"), [gap, abort_at], 8)
 
 
+# every key of pK_status.txt, in the wrapper's order (tb/hdl/ga2_tb.v write_results): a
+# status without all of them, or not ending in a newline, was torn (the simulator died
+# while writing it)
+STATUS_KEYS = tuple("done error code pc cycles mm dma vec instret retire timeout wall imem_oob ext_rd_oob "
+                    "ext_wr_oob xz sp_reads aborted cut_cycles idle_changes pre_done pre_error pre_code "
+                    "pre_pc pre_cycles pre_mm pre_dma pre_vec pre_instret pre_retire mon_count mon_rise "
+                    "mon_hold mon_imem mon_ext mon_reset mon_epc mon_retire mon_clear run_cycles "
+                    "pre_mon_count pre_mon_rise pre_mon_hold pre_mon_imem pre_mon_ext pre_mon_reset "
+                    "pre_mon_epc pre_mon_retire pre_mon_clear".split())
+
+
 def has_outcome(d, k):
-    """Whether the wrapper wrote program k's status (it writes it last but the memory)."""
+    """Whether the wrapper wrote program k's status (it writes it last: after the trace, the
+    bus log and the external memory)."""
     return program_file(d, k, "status").exists()
+
+
+def outcome_problem(d, k):
+    """Why program k has no complete outcome in d ('' when it has one): the status file
+    is missing, or torn (a key of STATUS_KEYS missing, a value that is not hex, no final
+    newline). The wrapper writes the status last, so a complete status means the
+    program's other files were complete when it was written."""
+    path = program_file(d, k, "status")
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return f"no {path.name}"
+    except (OSError, UnicodeDecodeError) as e:
+        return f"{path.name} unreadable ({e})"
+    toks = text.split()
+    st = dict(zip(toks[0::2], toks[1::2]))
+    missing = [key for key in STATUS_KEYS if key not in st]
+    if not text.endswith("\n") or len(toks) % 2 or missing:
+        return (f"{path.name} torn ({len(toks) // 2} of {len(STATUS_KEYS)} keys"
+                + (f", {missing[0]} missing" if missing else "") + ")")
+    bad = [key for key, v in st.items() if not re.fullmatch(r"[0-9a-fA-FxXzZ]+", v)]
+    if bad:
+        return f"{path.name} torn ({bad[0]} = {st[bad[0]]!r} is not hex)"
+    return ""
 
 
 def read_outcome(d, k, ext_words):

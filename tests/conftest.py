@@ -45,7 +45,8 @@ SLOW_FIRST = (
 )
 
 # modules whose module-scoped fixture is worth setting up once: one xdist group each
-GROUPS = ("tests/tb/test_mut_rtl.py", "tests/tools/ch09/test_mut_ch09.py")
+GROUPS = ("tests/tb/test_mut_rtl.py", "tests/tools/ch09/test_mut_ch09.py",
+          "tests/flow/test_bad_input.py")        # its fixture runs the whole table of bad inputs
 
 
 def _prebuilds(items):

@@ -5,6 +5,9 @@
   ga2 cycles PROG                       the timing model's prediction, per instruction and total
   ga2 run PROG --sim model|icarus|verilator|both [--ext IMAGE] [--ext-words N]
           [--waves FILE] [--max-cycles N] [--ext-out FILE]
+  ga2 generate "PROMPT" --tokens N [--batch-file F] [--sim model|icarus|verilator]
+          [--task text|add] [--mode inorder|overlap] [--weights FILE]
+                                        the trained model decoding on the chip (docs/lm.md)
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
 128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a
@@ -14,7 +17,8 @@ Exit codes: 0 success (for run: every simulator equal to the reference, no fault
 1 a simulator differs from the reference (a chip bug: the first divergence is printed);
 2 bad input (usage, assembly error, bad image; the message names the line or word);
 3 the program faulted (the chip's error code and pc, equal on every simulator and the
-reference).
+reference); 4 the simulator itself failed (crashed, killed or hung: nothing is known of
+the chip; the message names the simulator and the program).
 
 Example (the worked example of docs/programming.md):
   ./ga2 cycles docs/examples/tiled_matmul.s
@@ -30,8 +34,9 @@ from model import config, isa, timing
 from model.asm import AsmError, assemble_file
 from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
+from tb import cli
 
-EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT = 0, 1, 2, 3
+EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT, EXIT_SIM = 0, 1, 2, 3, 4
 
 
 class InputError(Exception):
@@ -45,14 +50,21 @@ def _cfg(args):
         raise InputError(str(e)) from None
 
 
+def _text(path):
+    """A file's text (InputError naming it: missing, a directory, binary)."""
+    try:
+        return cli.text_file(path)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
 def read_program(path, cfg, check=True):
     """A program from assembly text or a .hex file of 128-bit words."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: no such file")
+    text = _text(path)
     if p.suffix == ".hex":
         words = []
-        for n, line in enumerate(p.read_text().splitlines(), 1):
+        for n, line in enumerate(text.splitlines(), 1):
             tok = line.split("//", 1)[0].strip()
             if not tok:
                 continue
@@ -60,14 +72,19 @@ def read_program(path, cfg, check=True):
                 words.append(int(tok, 16))
             except ValueError:
                 raise InputError(f"{path}:{n}: {tok!r} is not a hex word") from None
+        if not words:
+            raise InputError(f"{path}: no instructions")
         try:
             return program_words(words, cfg)
         except ValueError as e:
             raise InputError(f"{path}: {e}") from None
     try:
-        return assemble_file(p, cfg, check=check)
+        prog = assemble_file(p, cfg, check=check)
     except AsmError as e:
         raise InputError(str(e)) from None
+    if not prog:
+        raise InputError(f"{path}: no instructions")
+    return prog
 
 
 def read_image(path, cfg):
@@ -79,10 +96,15 @@ def read_image(path, cfg):
         raise InputError(f"{path}: no such file")
     try:
         if p.suffix == ".npy":
-            data = np.load(p, allow_pickle=False)
+            try:
+                data = np.load(p, allow_pickle=False)
+            except (OSError, EOFError) as e:
+                raise ValueError(f"not a .npy array ({e})") from None
+            if data.ndim != 1:
+                raise InputError(f"{path}: an array of shape {data.shape}, expected one dimension of words")
         elif p.suffix == ".hex":
             data = []
-            for n, line in enumerate(p.read_text().splitlines(), 1):
+            for n, line in enumerate(_text(path).splitlines(), 1):
                 tok = line.split("//", 1)[0].strip()
                 if tok:
                     try:
@@ -91,12 +113,14 @@ def read_image(path, cfg):
                         raise InputError(f"{path}:{n}: {tok!r} is not a hex word") from None
         else:
             data = []
-            for n, line in enumerate(p.read_text().splitlines(), 1):
+            for n, line in enumerate(_text(path).splitlines(), 1):
                 for tok in line.split("#", 1)[0].replace(",", " ").split():
                     try:
                         data.append(int(tok, 0))
                     except ValueError:
                         raise InputError(f"{path}:{n}: {tok!r} is not an integer") from None
+        if len(data) == 0:
+            raise InputError(f"{path}: no words")
         return memory_image(data, cfg.ext_words)
     except ValueError as e:
         raise InputError(f"{path}: {e}") from None
@@ -158,8 +182,6 @@ def cmd_run(args):
     prog = read_program(args.prog, cfg, check=not args.raw)
     words = program_words(prog, cfg)
     image = read_image(args.ext, cfg)
-    if args.max_cycles is not None and args.max_cycles < 1:
-        raise InputError(f"--max-cycles must be >= 1, got {args.max_cycles}")
     try:
         ref = Machine(cfg).run(words, image)
     except GA2Error as e:
@@ -180,7 +202,11 @@ def cmd_run(args):
         for sim in sims:
             if args.waves:
                 kw["waves_file"] = args.waves if len(sims) == 1 else _per_sim(args.waves, sim)
-            (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, **kw)
+            try:
+                (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, **kw)
+            except hw.SimulatorFault as e:
+                print(f"{sim}: FAULT OF THE SIMULATOR, not a result of the chip: {e}")
+                return EXIT_SIM
             _show(sim, res.counters, res.error, res.error_code, res.error_pc)
             if not res.ok:
                 print(f"{sim}: MISMATCH against the reference: {res.mismatch}")
@@ -193,22 +219,90 @@ def cmd_run(args):
     return rc
 
 
+def cmd_generate(args):
+    from tools.lm import chip, generate as G
+    try:
+        model = G.load_model(args.task, args.weights)
+        texts = [args.prompt] if args.prompt is not None else []
+        if args.batch_file:
+            lines = [ln for ln in cli.text_file(args.batch_file).split("\n") if ln.strip()]
+            if not lines:
+                raise ValueError(f"--batch-file {args.batch_file}: no prompts")
+            texts += lines
+        if not texts:
+            raise ValueError("no prompt: give PROMPT or --batch-file")
+        prompts = []
+        for t in texts:
+            try:
+                prompts.append(G.encode_prompt(args.task, t))
+            except ValueError as e:
+                raise ValueError(f"prompt {t[:40]!r}: {e}") from None
+        cfg = chip.LM_CHIP if args.mode == "inorder" else chip.LM_CHIP_OVERLAP
+        try:
+            gen = chip.Generation(model, prompts, args.tokens, chip=cfg)
+        except ValueError as e:
+            raise ValueError(f"the prompt(s) and --tokens {args.tokens}: {e}") from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    single = len(prompts) == 1
+    shown = [0]
+
+    def on_step(k, ext):                       # one sequence: print each id as it lands
+        if single:
+            ids = gen.tokens(ext)[0]
+            got = [t for t in ids[:sum(r.write for rows in gen.steps[:k + 1] for r in rows)]]
+            if args.task == "text":
+                print(G.data.decode(got[shown[0]:]), end="", flush=True)
+            shown[0] = len(got)
+
+    if single and args.task == "text":
+        print(texts[0], end="", flush=True)
+    from tb import hw
+    try:
+        out = G.run(gen, args.sim, on_step=on_step)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    except hw.SimulatorFault as e:
+        print(f"\n{args.sim}: FAULT OF THE SIMULATOR, not a result of the chip: {e}")
+        return EXIT_SIM
+    if single and args.task == "text":
+        print()
+    else:
+        for p, t in zip(prompts, out.tokens):
+            print(G.show(args.task, p, t))
+    cycles = sum(int(c.cycles) for c in out.counters)
+    made = sum(gen.new)
+    print(f"{args.sim} ({args.mode}): {len(gen.steps)} steps, {cycles} cycles, {made} tokens, "
+          f"{1000 * made / cycles:.3f} tokens per 1,000 cycles (batch {len(prompts)})")
+    if out.error:
+        print(f"FAIL: {out.error}")
+        return EXIT_MISMATCH
+    same = out.tokens == out.ref_tokens
+    verdict = "PASS" if same and out.kv_ok and out.steps_ok else "FAIL"
+    print(f"{verdict}: tokens {'equal' if same else 'differ from'} the integer reference's, "
+          f"KV cache {'equal' if out.kv_ok else 'differs'}"
+          + ("" if args.sim == "model" else
+             f", every step {'equal to' if out.steps_ok else 'differs from'} the reference chip"))
+    return EXIT_OK if verdict == "PASS" else EXIT_MISMATCH
+
+
 def parser():
-    ap = argparse.ArgumentParser(prog="ga2", description=__doc__.split("\n")[0],
+    ap = cli.Parser(prog="ga2", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("Exit codes:", 1)[1].join(["Exit codes:", ""]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     def common(p, raw=False):
-        p.add_argument("prog", help="assembly text, or .hex of 128-bit words")
-        p.add_argument("--ext-words", default=None, help="external memory words (default 4096)")
+        p.add_argument("prog", type=cli.in_file, help="assembly text, or .hex of 128-bit words")
+        p.add_argument("--ext-words", default=None, type=cli.integer(1, 1 << config.ADDR_W),
+                       help="external memory words (default 4096)")
         if raw:
             p.add_argument("--raw", action="store_true",
                            help="only check that fields fit (deliberately bad programs)")
 
     p = sub.add_parser("asm", help="assemble text into instruction words")
     common(p, raw=True)
-    p.add_argument("-o", "--output", help="write the words here (default stdout)")
+    p.add_argument("-o", "--output", type=cli.out_file(parents=False), help="write the words here (default stdout)")
     p.set_defaults(func=cmd_asm)
     p = sub.add_parser("disasm", help="print a program as text")
     common(p)
@@ -219,17 +313,29 @@ def parser():
     p = sub.add_parser("run", help="run on the reference and on simulators")
     common(p, raw=True)
     p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator", "both"))
-    p.add_argument("--ext", help="external memory image (.hex, .npy or integer text)")
-    p.add_argument("--ext-out", help="write the final external memory here (8 hex digits a line)")
-    p.add_argument("--waves", help="write the simulation's waveform (VCD) here")
-    p.add_argument("--max-cycles", type=int, default=None,
+    p.add_argument("--ext", type=cli.in_file, help="external memory image (.hex, .npy or integer text)")
+    p.add_argument("--ext-out", type=cli.out_file(parents=False), help="write the final external memory here (8 hex digits a line)")
+    p.add_argument("--waves", type=cli.out_file(), help="write the simulation's waveform (VCD) here")
+    p.add_argument("--max-cycles", type=cli.integer(1, 2 ** 31 - 1), default=None,
                    help="cycle limit of a simulation (default: derived from the prediction)")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("generate", help="generate text (or sums) with the trained model on the chip")
+    p.add_argument("prompt", nargs="?", help="the prompt (for --task add: A+B)")
+    p.add_argument("--tokens", type=cli.integer(1), required=True, help="tokens to generate per prompt")
+    p.add_argument("--batch-file", type=cli.in_file, help="more prompts, one a line (one batch)")
+    p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
+    p.add_argument("--task", default="text", choices=("text", "add"))
+    p.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
+    p.add_argument("--weights", type=cli.in_file, help="an int8 export (default: the task's committed one)")
+    p.set_defaults(func=cmd_generate)
     return ap
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as e:                 # bad usage: the one line is printed, exit 2
+        return e.code
     try:
         return args.func(args)
     except InputError as e:

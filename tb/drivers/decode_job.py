@@ -66,9 +66,8 @@ def _rand_fields(op, rng):
 
 def _words(cfgs, rng):
     ws = []
-    # illegal opcodes (every code isa.OPNAMES leaves out) with random upper bits; HALT with
-    # random upper bits
-    for code in [c for c in range(1 << isa.OP_W) if c not in isa.OPNAMES]:
+    # illegal opcodes (isa.ILLEGAL_OPCODES) with random upper bits; HALT with random upper bits
+    for code in isa.ILLEGAL_OPCODES:
         for _ in range(_n(8)):
             ws.append((rng.getrandbits(isa.INSTR_W - isa.OP_W) << isa.OP_W) | code)
     for _ in range(_n(8)):

@@ -43,8 +43,16 @@ copy (so `python -m model.x` imports the mutated code, never the original), or a
 check(copy_dir, mutant) returning such a command. Before any mutant counts, the check runs
 once on an unmutated copy (the baseline): if that does not pass, run_mutants raises
 BaselineError. Exit code rule (exit_code): non-zero when a must_catch mutant is not
-caught (survived, crashed, refused or timed out), or any anchor is bad.
+caught (survived, crashed, refused or timed out), or any anchor is bad. A check that
+died by a signal (killed, or crashed in the interpreter) is "crashed" with the signal
+named in its detail; one past its wall-clock limit is "timed out": neither is a catch.
+
+Resuming (Journal): run_mutants(journal=Journal(path, run, resume)) appends every result
+to a JSON-lines file as it arrives; a run that was killed resumes from it (resume=True:
+the mutants already judged in the same run -- the same project tree, mutant and check --
+are taken from the journal, the others judged). The command lines' --journal/--resume.
 """
+import hashlib
 import json
 import os
 import pathlib
@@ -130,6 +138,124 @@ class Result(namedtuple("Result", "label file status must_catch tags returncode 
 
 class BaselineError(RuntimeError):
     """The check fails (or times out) on the unmutated project: mutation results would lie."""
+
+
+# ------------------------------------------------------------------ the journal (resuming)
+JOURNAL_HEAD = "mutation_journal"
+
+
+def result_of(d):
+    """The Result of Result._asdict()'s JSON form (tags back to a tuple)."""
+    d = dict(d)
+    d["tags"] = tuple(d.get("tags", ()))
+    return Result(**d)
+
+
+def digest(*parts):
+    """A short stable digest of JSON-able parts."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def tree_digest(root, copy_ignore=COPY_IGNORE):
+    """sha256 of every file a mutant's copy of root holds (names and contents): a journal
+    of a run on another tree is never resumed."""
+    root = os.path.abspath(root)
+    ignore = shutil.ignore_patterns(*copy_ignore)
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        skip = ignore(dirpath, dirnames + filenames)
+        dirnames[:] = sorted(d for d in dirnames if d not in skip and not os.path.islink(os.path.join(dirpath, d)))
+        for fn in sorted(f for f in filenames if f not in skip):
+            p = os.path.join(dirpath, fn)
+            h.update(os.path.relpath(p, root).encode() + b"\0")
+            if not os.path.islink(p):
+                with open(p, "rb") as f:
+                    h.update(f.read())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+class Journal:
+    """An append-only JSON-lines file of results, one line as each arrives, so a run that
+    was killed can resume without judging again what it judged.
+
+    The first line names the run ({"mutation_journal": run}, run any JSON value: the
+    project tree's digest and what else fixes the results). resume=False starts the file
+    afresh; resume=True reads it (ValueError naming the file when it is missing, not a
+    journal, or a journal of another run -- another tree) and get(key) gives the Result
+    already judged for key. A torn last line (the run was killed while writing it) is
+    dropped. add(key, result) is thread-safe.
+    """
+
+    def __init__(self, path, run, resume=False):
+        self.path, self.run, self.done = pathlib.Path(path), run, {}
+        self._lock = threading.Lock()
+        if resume:
+            from tb import cli
+            self.done = self.read(self.path, run)
+            cli.drop_torn_tail(self.path)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({JOURNAL_HEAD: run}) + "\n")
+
+    @staticmethod
+    def read(path, run=None):
+        """{key: Result} of a journal (run: the run it must be of; None: any)."""
+        from tb import cli
+        path = pathlib.Path(path)
+        if not path.exists():
+            raise ValueError(f"--journal {path}: no journal to resume from")
+        text = cli.text_file(path, f"--journal {path}")
+        lines = text.split("\n")
+        out, head = {}, None
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                e = json.loads(line)
+            except json.JSONDecodeError:
+                if head is not None and n == len(lines) and not text.endswith("\n"):
+                    break                                # torn: the run died writing it
+                raise ValueError(f"--journal {path}:{n}: not a mutation journal line (not JSON)") from None
+            if head is None:
+                if not isinstance(e, dict) or set(e) != {JOURNAL_HEAD}:
+                    raise ValueError(f"--journal {path}: not a mutation journal (first line {line[:60]!r})")
+                head = e[JOURNAL_HEAD]
+                if run is not None and head != run:
+                    raise ValueError(f"--journal {path}: the journal of another run (the project, the "
+                                     "mutants or the check changed since): run without --resume")
+                continue
+            try:
+                out[e["key"]] = result_of(e["result"])
+            except (KeyError, TypeError, ValueError) as why:
+                raise ValueError(f"--journal {path}:{n}: not a mutation journal line ({why})") from None
+        if head is None:
+            raise ValueError(f"--journal {path}: empty, not a mutation journal")
+        return out
+
+    def get(self, key):
+        return self.done.get(key)
+
+    def reset(self):
+        """Forget every result (the run's results are void: e.g. its baseline failed)."""
+        with self._lock:
+            self.path.write_text(json.dumps({JOURNAL_HEAD: self.run}) + "\n")
+            self.done = {}
+
+    def add(self, key, result):
+        line = json.dumps({"key": key, "result": {**result._asdict(), "tags": list(result.tags)}}) + "\n"
+        with self._lock, open(self.path, "a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self.done[key] = result
+
+
+def mutant_key(mutant, check):
+    """The journal key of a text mutant judged by check (a command, or a callable's name)."""
+    cmd = [str(c) for c in check] if isinstance(check, (list, tuple)) else getattr(check, "__qualname__", str(check))
+    return digest(mutant.label, mutant.file, mutant.old, mutant.new, mutant.must_catch, list(mutant.tags),
+                  cmd[1:] if isinstance(cmd, list) else cmd)          # not the interpreter's path
 
 
 # ------------------------------------------------------------------ the job pool
@@ -264,8 +390,28 @@ def run_check(cmd, cwd, timeout, env_extra=None):
             pass
         out, _ = proc.communicate()
         rc = None
+    except BaseException:             # interrupted: nothing of the check outlives the run
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
     text = out.decode("utf-8", "replace") if out else ""
     return rc, text, time.monotonic() - t0
+
+
+def ended(rc):
+    """How a check ended, in words ('exit code 1', 'killed by signal 9 (SIGKILL)', 'timed out')."""
+    if rc is None:
+        return "timed out (its process group killed)"
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = "?"
+        return f"killed by signal {-rc} ({name})"
+    return f"exit code {rc}"
 
 
 def classify_output(rc, output):
@@ -302,13 +448,16 @@ def judge_text(mutant, slot, check, root, timeout, copy_ignore=COPY_IGNORE, tmp_
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)
     m = mutant or Mutant(label, "", "", "", False)
-    return Result(m.label, m.file, classify(rc, out), m.must_catch, m.tags, rc, round(secs, 3),
-                  out[-OUTPUT_TAIL:])
+    status = classify(rc, out)
+    tail = out[-OUTPUT_TAIL:]
+    if status in (CRASHED, TIMED_OUT):      # say how the check ended, not only what it printed
+        tail = (f"the check ({' '.join(str(c) for c in cmd[1:])}) {ended(rc)}\n" + tail)[-OUTPUT_TAIL:]
+    return Result(m.label, m.file, status, m.must_catch, m.tags, rc, round(secs, 3), tail)
 
 
 def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_IGNORE,
                 baseline=True, tmp_root=None, keep=False, classify=classify_output,
-                scheduler=None, progress=False):
+                scheduler=None, progress=False, journal=None):
     """Run every text mutant through judge_text on the pool; a list of Result in order.
 
     check: a command (list of args) or a callable check(copy_dir, mutant) -> command
@@ -316,7 +465,9 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
     per check. jobs: parallel checks (default os.cpu_count()). baseline: first make sure
     the check passes on an unmutated copy (BaselineError otherwise). keep: leave the
     temporary copies in tmp_root for debugging. classify(rc, output) -> status.
-    scheduler / progress: as run_pool's (Dask workers; a tqdm bar).
+    scheduler / progress: as run_pool's (Dask workers; a tqdm bar). journal: a Journal
+    every result is appended to as it arrives; the mutants it already holds (resumed) are
+    taken from it, not judged again (the baseline always runs).
     """
     mutants = list(mutants)
     root = os.path.abspath(root)
@@ -324,8 +475,8 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
         raise ValueError(f"run_mutants: root {root!r} is not a directory")
     if not (callable(check) or (isinstance(check, (list, tuple)) and check)):
         raise ValueError("run_mutants: check must be a non-empty command list or a callable")
-    if timeout is None or timeout <= 0:
-        raise ValueError(f"run_mutants: timeout must be positive, got {timeout!r}")
+    if timeout is None or not 0 < timeout < float("inf"):
+        raise ValueError(f"run_mutants: timeout must be positive and finite, got {timeout!r}")
     labels = [m.label for m in mutants]
     dup = sorted({lab for lab in labels if labels.count(lab) > 1})
     if dup:
@@ -337,16 +488,24 @@ def run_mutants(mutants, check, root, timeout=120, jobs=None, copy_ignore=COPY_I
         why = anchor_problem(root, m)
         if why:
             results[i] = Result(m.label, m.file, BAD_ANCHOR, m.must_catch, m.tags, None, 0.0, why)
+        elif journal is not None and journal.get(mutant_key(m, check)) is not None:
+            results[i] = journal.get(mutant_key(m, check))
         else:
             todo.append(i)
     judge = partial(judge_text, check=check, root=root, timeout=timeout, copy_ignore=copy_ignore,
                     tmp_root=tmp_root, keep=keep, classify=classify)
+    items = [None] + [mutants[i] for i in todo] if baseline else [mutants[i] for i in todo]
+
+    def journaled(i, result, _done):
+        if journal is not None and items[i] is not None:      # the baseline is not journaled
+            journal.add(mutant_key(items[i], check), result)
     # the baseline is the pool's first item (None), judged beside the mutants
-    done = run_pool([None] + [mutants[i] for i in todo] if baseline else [mutants[i] for i in todo],
-                    judge, jobs, scheduler=scheduler, progress=progress)
+    done = run_pool(items, judge, jobs, on_result=journaled, scheduler=scheduler, progress=progress)
     if baseline:
         b, done = done[0], done[1:]
         if b.status != SURVIVED:
+            if journal is not None:
+                journal.reset()
             raise BaselineError(f"the check fails on the unmutated project ({b.status}, exit "
                                 f"{b.returncode}); output tail:\n{b.detail[-800:]}")
     for i, r in zip(todo, done):
@@ -475,21 +634,45 @@ def run_and_report(mutants, check, root, json_path=None, extra=None, title="muta
     return exit_code(results)
 
 
+def journal_path(json_path):
+    """out/mut_x.json -> out/mut_x.journal.jsonl"""
+    p = pathlib.Path(json_path)
+    return p.with_name(p.stem + ".journal.jsonl")
+
+
+def open_journal(path, root, resume, **run):
+    """The Journal of a text-mutant run on root (its tree's digest and run's fields name
+    the run); ValueError naming the file when --resume cannot resume from it."""
+    if resume:
+        Journal.read(path)                  # a bad file is refused before the tree is read
+    return Journal(path, {"tree": tree_digest(root), **run}, resume)
+
+
 def cli(argv, description, mutants, check, json_path, title="mutant", quick_help="the check's quick subset"):
     """The command line of a mutation script over one check: --fast (the CI subset:
     mutants(fast=True)), --quick (the check's own quick subset), --jobs, --timeout, --json.
     Prints the table and the score, writes the JSON; returns the exit code."""
-    import argparse
-    ap = argparse.ArgumentParser(description=description)
+    from tb import cli as tbcli
+    main = sys.modules.get("__main__")
+    prog = getattr(getattr(main, "__spec__", None), "name", None)     # python -m tools.serve.mutants
+    ap = tbcli.Parser(prog=prog, description=description)
     ap.add_argument("--fast", action="store_true", help="CI subset")
     ap.add_argument("--quick", action="store_true", help=quick_help)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--json", default=json_path)
+    ap.add_argument("--jobs", type=tbcli.jobs, default=2)
+    ap.add_argument("--timeout", type=tbcli.seconds, default=120)
+    ap.add_argument("--json", default=json_path, type=tbcli.out_file())
+    ap.add_argument("--journal", default=None, type=tbcli.out_file(),
+                    help="append each result here as it arrives (default: the --json path, .journal.jsonl)")
+    ap.add_argument("--resume", action="store_true",
+                    help="take the mutants the journal already judged (same tree, mutant and check)")
     a = ap.parse_args(argv)
     cmd = list(check) + (["--quick"] if a.quick else [])
     from tb import ROOT
-    results = run_mutants(mutants(a.fast), cmd, ROOT, a.timeout, a.jobs)
+    try:
+        journal = open_journal(a.journal or journal_path(a.json), ROOT, a.resume)
+    except ValueError as e:
+        return tbcli.refuse(ap.prog, e)
+    results = run_mutants(mutants(a.fast), cmd, ROOT, a.timeout, a.jobs, journal=journal)
     print_table(results, title)
     write_json(a.json, results, {"check": " ".join(cmd[1:])})
     bad = failures(results)

@@ -12,10 +12,13 @@ import fcntl
 import functools
 import hashlib
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections import namedtuple
 from pathlib import Path
 
 from tb import ROOT
@@ -141,6 +144,57 @@ def _digest(key, files):
     return h.hexdigest()
 
 
+Process = namedtuple("Process", "program returncode signal hung seconds")
+Process.__doc__ = """How a simulator (or build) process ended: program (the executable's
+name), returncode (None when killed by a signal or hung), signal (its number, or None),
+hung (killed at the wall-clock limit), seconds (wall)."""
+
+
+def run_process(cmd, cwd=None, env=None, wall_limit=None):
+    """Run cmd (its output on this process's stdout/stderr) to its end: a Process.
+
+    The process gets its own process group, killed whole when wall_limit seconds pass
+    (hung=True) or when this process is interrupted, so no simulator outlives its run.
+    """
+    t0 = time.monotonic()
+    p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, start_new_session=True)
+    hung = False
+    try:
+        p.wait(timeout=wall_limit if wall_limit else None)
+    except subprocess.TimeoutExpired:
+        hung = True
+    except BaseException:
+        _kill_group(p)
+        raise
+    if hung:
+        _kill_group(p)
+    rc = p.returncode
+    return Process(os.path.basename(str(cmd[0])), None if hung or rc < 0 else rc,
+                   -rc if rc is not None and rc < 0 and not hung else None, hung,
+                   round(time.monotonic() - t0, 3))
+
+
+def _kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    p.wait()
+
+
+def describe(proc):
+    """How a Process ended, in words: 'exit code 3', 'killed by signal 9 (SIGKILL)', ..."""
+    if proc.hung:
+        return f"no end after {proc.seconds:.1f} s of wall clock (the limit): killed"
+    if proc.signal:
+        try:
+            name = signal.Signals(proc.signal).name
+        except ValueError:
+            name = "?"
+        return f"killed by signal {proc.signal} ({name})"
+    return f"exit code {proc.returncode}"
+
+
 def cocotb_runner(sim, public=False, pytest=True):
     """cocotb's runner for sim; for Verilator without the global --public-flat-rw, with
     verilator_main.cpp, and verilating only (build() runs make: verilator_make).
@@ -158,6 +212,18 @@ def cocotb_runner(sim, public=False, pytest=True):
     base = cr.Verilator if sim == "verilator" else type(cr.get_runner(sim))
 
     class _Runner(base):
+        wall_limit = None           # seconds a simulator process may run (None: no limit)
+        process = None              # how the last command ended (a Process)
+
+        def _execute(self, cmds, cwd):
+            """cocotb's, through run_process: the outcome kept, a wall-clock limit, the
+            process group killed at the limit."""
+            for cmd in cmds:
+                print(f"INFO: Running command {shlex.join(cmd)} in directory {cwd}")
+                self.process = run_process(cmd, cwd, self.env, self.wall_limit)
+                if self.process.hung or self.process.returncode != 0:
+                    raise SystemExit(f"Process {cmd[0]!r} ended: {describe(self.process)}")
+
         def _set_env(self):
             super()._set_env()
             if not pytest:
@@ -289,18 +355,20 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
 
 
 def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), testcase=None,
-                plusargs=(), extra_env=None, pytest=True):
+                plusargs=(), extra_env=None, pytest=True, wall_limit=None, process=None):
     """Run the cocotb module on the build in bdir, cwd run_dir, output into run_dir/sim.log.
 
     pytest=False: the simulator process runs without pytest (cocotb_runner), for a driver
     without bare asserts. Returns (results.xml path or None, the SystemExit text of a
-    failing test or None, log).
+    failing test or None, log). wall_limit: seconds the simulator may run before it is
+    killed as hung; process: a dict that gets the simulator process's end (Process fields).
     """
     for p in [str(d) for d in module_dirs] + [str(ROOT)]:
         if p not in sys.path:
             sys.path.insert(0, p)
     env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(extra_env or {})}
     r = cocotb_runner(sim, pytest=pytest)   # test() does not depend on the build flags
+    r.wall_limit = wall_limit
     log = Path(run_dir) / "sim.log"
     err = xml = None
     with fds_to(log):
@@ -310,6 +378,8 @@ def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), t
                          plusargs=list(plusargs), extra_env=env)
         except SystemExit as e:   # a failing cocotb test under pytest; its files are still on disk
             err = str(e)
+    if process is not None and r.process is not None:
+        process.update(r.process._asdict())
     xml = Path(xml) if xml else next(Path(run_dir).glob("*results.xml"), None)
     return xml, err, log
 

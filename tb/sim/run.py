@@ -14,6 +14,7 @@ are tb/protocol.py's; each result's host dict holds
 wrapper's bus monitor, pK_bus.txt).
 """
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -24,7 +25,7 @@ from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import protocol
 from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
-from tb.sim.build import DRIVERS, build, check_sim, cocotb_test, tail
+from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, tail
 from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
@@ -36,6 +37,108 @@ padded; KEEP_EXT: keep the external memory the previous program left), sp (None,
 chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
 (> 0: cut the program by rst after that many cycles; the next program should preload
 the scratchpad, since the reference cannot know what the cut program left there)."""
+
+
+MIN_RATE = 1000        # simulated cycles per second a simulator surely beats (Icarus: ~19k)
+WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock limit
+
+
+class SimulatorFault(RuntimeError):
+    """The simulator itself failed -- crashed, was killed, hung, or stopped early (exit 0
+    with a program's result missing or torn) -- so nothing can be said of the chip: never a
+    pass, never a mismatch. The message: "simulator crashed|killed|hung|stopped early: job J,
+    program P (program K of N in the run; SIM: EXECUTABLE): exit code C | killed by signal S
+    | no end after T s ...; what is missing; log PATH".
+
+    sim, program (the simulator's executable), job and item (the program within the job
+    that was running: the first without a complete outcome; item None: after the job's
+    last program), k (its index in the run) of n, process (a tb.sim.build.Process or
+    None), why (what is missing), log (the simulator's log).
+    """
+
+    def __init__(self, sim, program, job, item, k, n, process=None, why="", log=None):
+        self.sim, self.program, self.job, self.item, self.k, self.n = sim, program, job, item, k, n
+        self.process, self.why, self.log = process, why, log
+        if process is not None and process.hung:
+            kind = "hung"
+        elif process is not None and process.signal in (9, 15, 2, 1):   # KILL, TERM, INT, HUP
+            kind = "killed"
+        elif process is not None and process.returncode == 0:
+            kind = "stopped early"          # exit 0, yet a program's outcome missing or torn
+        else:
+            kind = "crashed"
+        where = (f"job {job}, program {item} (program {k} of {n} in the run" if item is not None
+                 else f"job {job}, after its last program ({n} programs in the run")
+        how = describe(process) if process is not None else "no process outcome"
+        super().__init__(f"simulator {kind}: {where}; {sim}: {program}): "
+                         f"{how}" + (f"; {why}" if why else "") + (f"; log {log}" if log else ""))
+
+    @property
+    def log_tail(self):
+        """The last lines of the simulator's log ('' without one)."""
+        return tail(self.log) if self.log else ""
+
+
+class DesignAssertion(RuntimeError):
+    """A check inside the design ($error, e.g. the scratchpad's missed-hazard check) fired
+    and stopped the simulation before program k: a result of the chip (its own check
+    caught it), not a fault of the simulator. job, item, k; assertion: the message."""
+
+    def __init__(self, sim, job, item, k, assertion, log=None):
+        self.sim, self.job, self.item, self.k, self.assertion, self.log = sim, job, item, k, assertion, log
+        super().__init__(f"{sim} simulation stopped before program {k} (job {job}, program {item}) by a check "
+                         f"of the design: {assertion}" + (f"; log {log}" if log else ""))
+
+
+# how a design's $error reaches the simulator's log: Icarus "ERROR: ...", Verilator "%Error: ..."
+_ASSERT_RE = re.compile(r"(?:^|[\s:])(?:ERROR|%Error): (.*)$", re.M)
+
+
+def design_assertion(log):
+    """The first message of a design check ($error) in a simulator log, or ''."""
+    try:
+        m = _ASSERT_RE.search(Path(log).read_text(errors="replace"))
+    except (OSError, TypeError):
+        return ""
+    return m.group(1).strip()[:300] if m else ""
+
+
+def wall_limit_for(prepared, max_cycles, gap_total=0):
+    """The default wall-clock limit of a simulator process: WALL_BASE seconds, plus every
+    program's cycle limit at MIN_RATE cycles per second (GA2_SIM_WALL=seconds overrides
+    it; 0: no limit)."""
+    env = os.environ.get("GA2_SIM_WALL", "")
+    if env:
+        try:
+            v = float(env)
+        except ValueError:
+            raise ValueError(f"GA2_SIM_WALL={env!r} is not a number of seconds") from None
+        return v if v > 0 else None
+    n = sum(len(job) for job in prepared)
+    return WALL_BASE + (n * int(max_cycles) + gap_total) / MIN_RATE
+
+
+def check_outcomes(sim, run_dir, prepared, process, failed=None, log=None):
+    """Raise SimulatorFault unless the simulator ended normally (exit code 0, in time) and
+    every program of the run has a complete outcome (tb/protocol.py outcome_problem); but
+    DesignAssertion when a check of the design stopped it (its $error in the log)."""
+    n = sum(len(job) for job in prepared)
+    k = 0
+    for j, job in enumerate(prepared):
+        for p in range(len(job)):
+            why = protocol.outcome_problem(run_dir, k)
+            if why:
+                fired = design_assertion(log)
+                if fired:
+                    raise DesignAssertion(sim, j, p, k, fired, log)
+                if failed and process is None:
+                    why += f" ({failed})"
+                raise SimulatorFault(sim, process.program if process else sim, j, p, k, n, process, why, log)
+            k += 1
+    if process is None or process.hung or process.returncode != 0:
+        j = len(prepared) - 1
+        raise SimulatorFault(sim, process.program if process else sim, j, None, n, n, process,
+                             "" if process else (failed or "the simulator did not run"), log)
 
 
 def prepare_jobs(jobs, cfg):
@@ -130,13 +233,17 @@ def cycle_limit(prepared, cfg, margin=2):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None):
+        keep=None, waves_file=None, wall_limit=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
     its own run directory under the build dir (kept when something failed, when waves are
     on, or with keep=True / GA2_KEEP_RUNS=1; removed otherwise). waves_file=PATH turns
     waves on and copies the simulation's VCD there.
+
+    A simulator that crashes, is killed, hangs (runs past wall_limit seconds; default
+    wall_limit_for()) or leaves a program's result files torn raises SimulatorFault naming
+    the job and the program: a fault of the run, not a result of the chip.
     """
     waves = waves or waves_file is not None
     check_sim(sim)
@@ -152,8 +259,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     run_dir.mkdir(parents=True)
     write_run(run_dir, prepared, cfg)
     plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+    if wall_limit is None:
+        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
+    proc = {}
     _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
-                                 plusargs=plusargs, pytest=False)   # ga2_job has no asserts
+                                 plusargs=plusargs, pytest=False,   # ga2_job has no asserts
+                                 wall_limit=wall_limit, process=proc)
+    check_outcomes(sim, run_dir, prepared, Process(**proc) if proc else None, failed, log)
     if waves:
         vcds = sorted(run_dir.glob("*.vcd"))
         for vcd in vcds:
@@ -168,10 +280,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     for job in prepared:
         out = []
         for it in job:
-            if not protocol.has_outcome(run_dir, k):
-                raise RuntimeError(f"{sim} simulation stopped before program {k} "
-                                   f"({failed or 'no error reported'}); log {log}:\n{tail(log)}")
-            raw = read_raw(run_dir, cfg.ext_words, k)
+            try:
+                raw = read_raw(run_dir, cfg.ext_words, k)
+            except (OSError, ValueError, RuntimeError, KeyError) as e:
+                raise SimulatorFault(sim, proc.get("program", sim), len(results), len(out), k,
+                                     sum(len(jb) for jb in prepared), Process(**proc) if proc else None,
+                                     f"program {k}'s result files unreadable ({type(e).__name__}: {e})",
+                                     log) from None
             raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
             out.append(make_result(raw, next(refs)))
@@ -196,4 +311,4 @@ def summary(results):
 
 
 __all__ = ["Item", "KEEP_EXT", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
-           "prepare_jobs", "DEFAULT_GAP"]
+           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]

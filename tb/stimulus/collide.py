@@ -27,7 +27,7 @@ lm_edge_programs(cfg) are edge_programs' one-word edges for every pair with a ne
 import numpy as np
 
 from model import config, func, isa, timing
-from tb.stimulus.progen import ILLEGAL_OPCODES, random_image, rand_ms
+from tb.stimulus.progen import random_image, rand_ms
 
 NEAR = (0, 96)           # the colliding window: sp[0:96]
 FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]
@@ -231,7 +231,7 @@ def _fault_tail(rng, cfg, code=None):
     k = int(rng.integers(0, 4)) if code is None else {1: 0, 4: 1, 2: 2, 3: 3}[code]
     SP = cfg.sp_words
     if k == 0:
-        tail.append(int(rng.choice(ILLEGAL_OPCODES)) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
+        tail.append(int(rng.choice(isa.ILLEGAL_OPCODES)) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
     elif k == 1:
         tail.append(isa.raw("RQ", dst=NEAR[0], src=FAR[0], len=0, m=1, s=1))            # shape
     elif k == 2:

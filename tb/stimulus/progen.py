@@ -15,7 +15,7 @@ external and scratchpad ranges the faulting instruction would have written (whic
 be unchanged), plus follow_up(), a valid program that stores that scratchpad range.
 Code 6 (ERR_INDEX, found in EXEC) is an LDX whose index word is not below its rows: the
 program runs on to its HALT (or to a later DECODE fault), pc the first such LDX's.
-ILLEGAL_OPCODES: the opcodes model/isa.py does not define (error 1).
+Illegal opcodes (error 1) are model/isa.py's ILLEGAL_OPCODES.
 
 region_program(rng, ext_words, bad) draws a program crowded into a small scratchpad
 region, valid or with one bad instruction anywhere (the plain check's random programs;
@@ -29,8 +29,6 @@ import numpy as np
 from model import config, isa
 
 BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
-# the opcodes that fault with error 1: every code of the opcode field isa.py leaves out
-ILLEGAL_OPCODES = tuple(c for c in range(1 << isa.OP_W) if c not in isa.OPNAMES)
 
 
 def _rng(seed_or_rng):
@@ -353,7 +351,7 @@ def bad_program(seed_or_rng, code, cfg=None):
         prog += [b("LD", dst=600, src=0, len=1), b("HALT")]
         return BadProgram(prog, image, code, pc, ext_range, sp_range)
     if code == isa.ERR_OPCODE:
-        bad = int(rng.choice(ILLEGAL_OPCODES))
+        bad = int(rng.choice(isa.ILLEGAL_OPCODES))
         word = bad | (int(rng.integers(1, 1 << 60)) << 4)      # stray field bits too
         # what an LD at this slot would have written
         sp_range = (200, 16)
@@ -602,7 +600,7 @@ def region_program(rng, ext_words, bad=None):
     if bad is not None:
         kind = bad % 6
         if kind == 0:
-            w = rng.choice(ILLEGAL_OPCODES) | (rng.getrandbits(100) << 4)
+            w = rng.choice(isa.ILLEGAL_OPCODES) | (rng.getrandbits(100) << 4)
         elif kind == 1:
             w = isa.raw("MM", dst=0, A=0, B=0, M=rng.choice([0, 5, 7]), K=rng.randrange(0, 3), N=rng.randrange(0, 8),
                   tb=0, lda=0, ldb=0, ldc=0)

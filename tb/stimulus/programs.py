@@ -200,7 +200,7 @@ def boundary_programs(seed=RANDOM_SEED):
     Shapes: len 0 / 1, SM len 64 / 65, M and N 0 / 4 / 5..7, K 0 / 1; ranges: the last
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
-    illegal opcodes (progen.ILLEGAL_OPCODES: 0, 11..15); the new ops' fields (LDX dst, idx,
+    illegal opcodes (isa.ILLEGAL_OPCODES: 0, 11..15); the new ops' fields (LDX dst, idx,
     its table src + rows*len, rows 0; ADD src, src2, dst; ARGMAX src and its one-word dst;
     NORM src, dst, len 64 / 65 / 4096 + 64) the same way, with their sums just past 2^16
     and LDX's table sum past 2^28."""
@@ -292,8 +292,7 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
     x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
     x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
-    from tb.stimulus import progen
-    for code in progen.ILLEGAL_OPCODES:       # every illegal opcode: 11..15 alias legal ones
+    for code in isa.ILLEGAL_OPCODES:       # every illegal opcode: 11..15 alias legal ones
         bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # if a bit is dropped
     # the language model's ops: at their limits (valid) and one past (faults)
     for n in (1, 7, 64):

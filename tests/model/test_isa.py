@@ -12,15 +12,20 @@ import pytest
 from model import config, isa
 
 # docs/isa.md "Encoding" table, typed in independently
-DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6}
+DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
+             "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10}
 DOC_FIELDS = {
     "LD": [("dst", 16), ("src", 16), ("len", 13)],
     "ST": [("src", 16), ("dst", 16), ("len", 13)],
     "MM": [("dst", 16), ("A", 16), ("B", 16), ("M", 3), ("K", 8), ("N", 3), ("tb", 1),
            ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)],
-    "RQ": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6)],
+    "RQ": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6), ("relu", 1)],
     "SM": [("dst", 16), ("src", 16), ("len", 13)],
     "HALT": [],
+    "LDX": [("dst", 16), ("src", 16), ("len", 13), ("idx", 16), ("rows", 16)],
+    "ADD": [("dst", 16), ("src", 16), ("len", 13), ("src2", 16)],
+    "ARGMAX": [("dst", 16), ("src", 16), ("len", 13)],
+    "NORM": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6)],
 }
 
 
@@ -98,7 +103,7 @@ def test_instr_attributes():
     ("LD", dict(dst=0, src=0, len=1, K=3), r"LD: unknown field\(s\) K"),
     ("HALT", dict(x=1), r"HALT: unknown field\(s\) x"),
     ("LD", dict(dst=0, src=0), r"LD: missing field 'len'"),
-    ("ADD", dict(), r"unknown instruction 'ADD'"),
+    ("MUL", dict(), r"unknown instruction 'MUL'"),
     ("LD", dict(dst=0, src=0, len=1.0), r"LD: field len must be an integer"),
     ("LD", dict(dst=0, src=0, len=True), r"LD: field len must be an integer"),
     ("LD", dict(dst=0, src=0, len="3"), r"LD: field len must be an integer"),
@@ -207,7 +212,7 @@ def test_build_external_size():
 
 
 # ---------------------------------------------------------------- decode errors, disasm
-@pytest.mark.parametrize("word", [0, 7, 8, 15, 0xF0 | 9, (1 << 127) | 12])
+@pytest.mark.parametrize("word", [0, 11, 14, 15, 0xF0 | 13, (1 << 127) | 12])
 def test_decode_illegal_opcode(word):
     with pytest.raises(ValueError, match=f"illegal opcode {word & 15}"):
         isa.decode(word)
@@ -221,14 +226,14 @@ def test_decode_too_wide():
 
 
 def test_disasm():
-    prog = [isa.build("LD", dst=1, src=2, len=3), isa.encode(isa.build("HALT")), 0, 7,
+    prog = [isa.build("LD", dst=1, src=2, len=3), isa.encode(isa.build("HALT")), 0, 11,
             isa.build("MM", **mm(M=2, K=3, N=4, tb=1, lda=5, ldb=6, ldc=7))]
     lines = isa.disasm(prog).split("\n")
     assert len(lines) == 5
     assert lines[0] == "   0  LD   dst=1 src=2 len=3"
     assert lines[1] == "   1  HALT"
     assert re.match(r"^   2  \.word 0x0+\s+; illegal opcode 0$", lines[2])
-    assert re.match(r"^   3  \.word 0x0+7\s+; illegal opcode 7$", lines[3])
+    assert re.match(r"^   3  \.word 0x0+b\s+; illegal opcode 11$", lines[3])
     assert lines[4] == "   4  MM   dst=0 A=0 B=0 M=2 K=3 N=4 tb=1 lda=5 ldb=6 ldc=7"
     assert isa.disasm([]) == ""
 
@@ -244,7 +249,7 @@ def test_decoded_is_decode_memoised():
     ld = isa.build("LD", dst=1, src=2, len=3)
     w = isa.encode(ld)
     assert isa.decoded(w) == (ld, None) and isa.decoded(w) == (ld, None)
-    for bad in (0, 7, 15, 1 << 128):
+    for bad in (0, 11, 15, 1 << 128):
         ins, why = isa.decoded(bad)
         with pytest.raises(ValueError) as ei:
             isa.decode(bad)

@@ -39,11 +39,20 @@ def test_busy_cycles_per_op():
         (isa.build("SM", dst=0, src=0, len=1), 38),
         (isa.build("SM", dst=0, src=0, len=64), 130 + 2176),
         (HALT, 0),
+        # the language model's ops: RQ relu len+1; LDX len+3; ADD 2 len+1; ARGMAX len+1;
+        # NORM 2(len+1) + 48
+        (isa.build("RQ", dst=0, src=0, len=7, m=1, s=0, relu=1), 8),
+        (isa.build("LDX", dst=0, src=0, len=32, idx=100, rows=96), 35),
+        (isa.build("ADD", dst=0, src=0, len=32, src2=64), 65),
+        (isa.build("ARGMAX", dst=0, src=0, len=96), 97),
+        (isa.build("NORM", dst=0, src=0, len=32, m=1, s=0), 114),
+        (isa.build("NORM", dst=0, src=0, len=1, m=1, s=0), 52),
     ]
     for ins, busy in cases:
         assert timing.busy_cycles(ins) == busy, ins
         assert timing.busy_cycles(ins, CFG) == busy, ins
-    assert timing.UNIT == {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None}
+    assert timing.UNIT == {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None,
+                           "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"}
 
 
 def test_sm_busy_overlap_mode():
@@ -114,7 +123,7 @@ def test_every_mode_of_config_has_a_schedule():
 LD8 = isa.build("LD", dst=0, src=0, len=8)          # busy 9: 11 cycles
 
 
-@pytest.mark.parametrize("word", [0, 7, 8, 15, (1 << 120) | 9])
+@pytest.mark.parametrize("word", [0, 11, 12, 15, (1 << 120) | 13])
 def test_fault_1_illegal_opcode(word):
     s = timing.schedule([LD8, word, HALT])
     assert s.fault == (isa.ERR_OPCODE, 1) and s.fault.code == 1 and s.fault.pc == 1

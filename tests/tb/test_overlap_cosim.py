@@ -119,7 +119,7 @@ def _long_tail(cfg):
 
 
 FAULTS = {
-    "opcode": (isa.ERR_OPCODE, progen.ILLEGAL_OPCODES[1] | (12345 << 4)),
+    "opcode": (isa.ERR_OPCODE, isa.ILLEGAL_OPCODES[1] | (12345 << 4)),
     "shape": (isa.ERR_SHAPE, isa.raw("RQ", dst=700, src=0, len=0, m=1, s=1)),
     "sp_range": (isa.ERR_SP_RANGE, isa.raw("LD", dst=4090, src=0, len=16)),
     "ext_range": (isa.ERR_EXT_RANGE, isa.raw("ST", src=3000, dst=8190, len=16)),

@@ -24,7 +24,8 @@ def test_soak_refuses_bad_arguments(capsys):
             soak.main(argv)
         assert e.value.code == 2
     err = capsys.readouterr().err
-    assert "--seed must be >= 0" in err and "ext_words=70000 outside" in err and "'8k' is not an integer" in err
+    assert "--seed: -2 must be >= 0" in err and "--ext-words: 70000 outside 1..65536" in err
+    assert "'8k' is not an integer" in err and len(err.strip().splitlines()) == 4
     with pytest.raises(ValueError, match="seed must be >= 0"):
         soak.soak("icarus", 1, seed=-1, progress=False)
     with pytest.raises(ValueError, match="n must be >= 1"):

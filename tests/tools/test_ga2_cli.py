@@ -34,13 +34,13 @@ def test_asm_disasm_round_trip_and_cycles(prog, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, args, msg", [
-    (None, ["--ext-words", "70000"], "ext_words=70000 outside 1..65536"),
-    (None, ["--ext-words", "8k"], "--ext '8k' is not an integer"),
+    (None, ["--ext-words", "70000"], "--ext-words: 70000 outside 1..65536"),
+    (None, ["--ext-words", "8k"], "--ext-words: '8k' is not an integer"),
     ("ext", ["--ext", "{ext}"], "img.txt:1: '2.5' is not an integer"),
     ("ext_big", ["--ext", "{ext}"], "word 0 = 4294967296 does not fit 32 bits"),
     ("wide", [], "word 0x1" + "0" * 32 + " outside 0..2^128-1"),
     ("badhex", [], "'zz' is not a hex word"),
-    (None, ["--max-cycles", "0"], "--max-cycles must be >= 1"),
+    (None, ["--max-cycles", "0"], "--max-cycles: 0 outside 1..2147483647"),
     ("missing", [], "no such file"),
 ])
 def test_bad_input_exits_2_with_a_message(content, args, msg, prog, tmp_path, capsys):

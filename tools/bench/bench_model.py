@@ -17,7 +17,6 @@ its schedule (model/timing.py, the timing contract), labelled as such.
 
     python tools/bench/bench_model.py [--seconds 3] [--seed 1] [--json out/bench_model.json]
 """
-import argparse
 import json
 import os
 import pathlib
@@ -28,6 +27,7 @@ import time
 
 from model import config, func, isa, timing
 from model.machine import Machine
+from tb import cli
 
 CFG = config.DEFAULT
 EXT = CFG.ext_words
@@ -123,10 +123,10 @@ def tile_program():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=3.0, help="rough length of the mix run")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", type=pathlib.Path, help="also write the figures here")
+    ap = cli.Parser(prog="tools.bench.bench_model", description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=cli.number(hi=3600, above=0), default=3.0, help="rough length of the mix run")
+    ap.add_argument("--seed", type=cli.seed, default=1)
+    ap.add_argument("--json", type=lambda t: pathlib.Path(cli.out_file()(t)), help="also write the figures here")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     image = [rng.randint(-128, 127) for _ in range(EXT)]

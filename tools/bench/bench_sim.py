@@ -23,7 +23,6 @@ so throughput is compared, as a test suite running many programs per call sees i
 Both timing modes by default (the same program; the overlap mode runs it in fewer cycles,
 so its cycles per second say how fast the simulator runs the busier circuit).
 """
-import argparse
 import resource
 import sys
 import tempfile
@@ -33,7 +32,7 @@ import numpy as np
 
 from model import config, isa, timing
 from model.machine import Machine
-from tb import hw, judge
+from tb import cli, hw, judge
 
 DEFAULT_GROUPS = {"icarus": 12, "verilator": 120}
 DEFAULT_RUNS = {"icarus": 1, "verilator": 8}
@@ -100,11 +99,11 @@ def run_cocotb(sim, prog, image, cfg, runs=1):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tools.bench.bench_sim", description=__doc__.split("\n")[0])
     ap.add_argument("--sim", default="both", choices=hw.SIMS + ("both",))
-    ap.add_argument("--groups", type=int, default=None,
+    ap.add_argument("--groups", type=cli.integer(1, (config.DEFAULT.imem_depth - 1) // 8), default=None,
                     help="LD/MM/RQ/SM/ST groups in the program (default: 12 Icarus, 120 Verilator)")
-    ap.add_argument("--runs", type=int, default=None,
+    ap.add_argument("--runs", type=cli.integer(1, 1000), default=None,
                     help="runs of the program per simulator call (default: 1 Icarus, 8 Verilator)")
     ap.add_argument("--mode", default="both", choices=config.MODES + ("both",),
                     help="timing mode(s) of the chip (default: both)")

@@ -106,10 +106,7 @@ def load_chips(path):
     `#` comment lines allowed)."""
     path = Path(path)
     where = f"--chips {path}"
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise ValueError(f"{where}: {e.strerror or e}") from None
+    text = cli.text_file(path, where)
     if path.suffix.lower() == ".json":
         try:
             obj = json.loads(text)
@@ -220,7 +217,7 @@ def main(argv=None):
     ap.add_argument("--kv-per-token", default=None, help=f"KV-cache bytes per token (default {KV_PER_TOKEN})")
     ap.add_argument("--contexts", default=None,
                     help=f"context lengths in tokens, comma-separated (default {','.join(map(str, CONTEXTS))})")
-    ap.add_argument("--out", default=os.path.join(ROOT, "out"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "out"), type=cli.out_dir)
     a = ap.parse_args(argv)
     try:
         chips = chips_of(a.chips, a.chip)

@@ -216,15 +216,20 @@ def main(argv=None):
     src.add_argument("--workload", default=None, help="a serving workload file (.json or .csv; tools/serve/workloads/)")
     ap.add_argument("--slots", "--capacity", dest="slots", type=int, default=SLOTS,
                     help=f"batch slots, 1..{batch.BMAX} (default {SLOTS})")
-    ap.add_argument("--out", default=os.path.join(ROOT, "out"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "out"), type=cli.out_dir)
     a = ap.parse_args(argv)
     if not 1 <= a.slots <= batch.BMAX:
         return cli.refuse(ap.prog, f"--slots {a.slots}: outside 1..{batch.BMAX} (the batched builder's slots)")
+    if a.workload == "":
+        return cli.refuse(ap.prog, "--workload: an empty path")
     try:
         reqs = workload(a.lens, a.workload)
         st, co = run("static", reqs, a.slots), run("continuous", reqs, a.slots)
     except ValueError as e:
-        return cli.refuse(ap.prog, e)
+        msg = str(e)
+        src = (f"--lens {a.lens!r}" if a.lens is not None else
+               f"--workload {a.workload}" if a.workload is not None else "")
+        return cli.refuse(ap.prog, msg if not src or msg.startswith(("--lens", "workload ")) else f"{src}: {msg}")
     slots = a.slots
     wants = [q.tokens for q in reqs]
     print("Example B: static vs continuous batching; every step priced with the schedule of the real "

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from tools import ROOT
+from tb.cli import MAX_JOBS, MAX_SECONDS, scheduler
 from tools.ch09 import cli
 
 from tb.mutation import engine as mutation
@@ -180,10 +181,7 @@ def load_extra(path, taken=()):
     and optional tags; or a text file of three lines: label, old line, new line) as
     [(label, old, new, tags)]; ValueError naming the first problem."""
     where = f"--extra-mutant {path}"
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise ValueError(f"{where}: {e.strerror or e}") from None
+    text = cli.text_file(path, where)
     taken = set(taken)
     out = []
     if str(path).lower().endswith(".json"):
@@ -211,7 +209,7 @@ def load_extra(path, taken=()):
 
 
 def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=False, extra=(),
-        extra_only=False):
+        extra_only=False, journal=None):
     """The columns as rows {label, tags, full, no_ragged, overlap, ...}, the raw results
     (full, no ragged, overlap) and wall time.
 
@@ -219,11 +217,12 @@ def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=F
     engine's outcome.
     quick: the checks use check_batching's quick subset (for a fast test of this tool).
     scheduler: run the checks on Dask workers (tb/parallel.py); progress: tqdm bars.
-    extra, extra_only: as mutants()."""
+    extra, extra_only: as mutants(). journal: an engine Journal the three runs append to
+    (and resume from)."""
     ms = mutants(fast, extra=extra, extra_only=extra_only)
     flags = ["--quick"] if quick else []
     t0 = time.time()
-    kw = {"scheduler": scheduler, "progress": progress}
+    kw = {"scheduler": scheduler, "progress": progress, "journal": journal}
     full = mutation.run_mutants(ms, FULL + flags, ROOT, timeout, jobs, **kw)
     nor = mutation.run_mutants(mutants(fast, False, extra, extra_only), NO_RAGGED + flags, ROOT, timeout, jobs, **kw)
     ovl = mutation.run_mutants(ms, OVERLAP + flags, ROOT, timeout, jobs, **kw)
@@ -263,13 +262,17 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="checks use check_batching's quick subset")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"))
-    ap.add_argument("--scheduler", default=None,
+    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_ch09.json"), type=cli.out_file())
+    ap.add_argument("--scheduler", default=None, type=scheduler,
                     help="run the checks on Dask: a scheduler address (tcp://...) or local:N")
     ap.add_argument("--extra-mutant", action="append", default=[], metavar="FILE",
                     help="add the mutant(s) of FILE (JSON label/old/new[/tags], or three text lines: "
                          "label, old line, new line); repeatable")
     ap.add_argument("--extra-only", action="store_true", help="run only the --extra-mutant mutants")
+    ap.add_argument("--journal", default=None, type=cli.out_file(),
+                    help="append each result here as it arrives (default: the --json path, .journal.jsonl)")
+    ap.add_argument("--resume", action="store_true",
+                    help="take the mutants the journal already judged (same tree, mutant and check)")
     a = ap.parse_args(argv)
     try:
         extra, taken = [], {sp[0] for sp in SPECS}
@@ -279,12 +282,17 @@ def main(argv=None):
             extra += got
         if a.extra_only and not extra:
             raise ValueError("--extra-only without an --extra-mutant")
-        if a.jobs < 1 or a.timeout <= 0:
+        if a.jobs < 1 or not a.timeout > 0:
             raise ValueError(f"--jobs {a.jobs} and --timeout {a.timeout:g} must be positive")
+        if not a.timeout <= MAX_SECONDS or a.jobs > MAX_JOBS:
+            raise ValueError(f"--jobs {a.jobs} and --timeout {a.timeout:g}: at most {MAX_JOBS} jobs "
+                             f"and {MAX_SECONDS:g} s")
+        journal = mutation.open_journal(a.journal or mutation.journal_path(a.json), ROOT, a.resume,
+                                        quick=a.quick)
     except ValueError as e:
         return cli.refuse(ap.prog, e)
     rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True,
-                                     extra=extra, extra_only=a.extra_only)
+                                     extra=extra, extra_only=a.extra_only, journal=journal)
     w = max(len(r["label"]) for r in rows)
     print(f"{'mutant of model/batch.py':<{w}}  {'full check':>11}  {'no ragged':>11}  {'overlap':>11}")
     for r in rows:

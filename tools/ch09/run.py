@@ -18,12 +18,13 @@ draws figures 9.1 to 9.4 and 9.7.
 Exit status non-zero on any FAIL. --model-only runs the reference Machine in place of the
 circuit and says so on every line that would otherwise be measured.
 """
-import argparse
 import json
 import os
 import sys
 import time
 
+from tb import cli
+from tb.hw import SimulatorFault
 from tools import ROOT
 
 from tools.ch09 import batch, roofline
@@ -192,18 +193,18 @@ def timeline(step, res, cfg):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="chapter 9: batching and bandwidth, on the chip")
+    ap = cli.Parser(prog="ch09_run", description="chapter 9: batching and bandwidth, on the chip")
     ap.add_argument("--sim", default="both", choices=("icarus", "verilator", "both"))
     ap.add_argument("--model-only", action="store_true",
                     help="run the reference Machine instead of the circuit (nothing measured on the chip)")
     ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=OUT, type=cli.out_dir)
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     sims = ("icarus", "verilator") if a.sim == "both" else (a.sim,)
     if a.model_only:
         sims = ("reference-model",)
-    fails = []
+    fails, faults = [], []
     data = {"ext": EXT, "seed": SEED, "model_only": a.model_only}
 
     print("== 1. batch invariance in Python (check_batching), both timing modes ==")
@@ -237,6 +238,11 @@ def main(argv=None):
             key = f"{sim} [{mode}]"
             try:
                 res = [job[0] for job in run_on(sim, jobs, a.model_only, cfg)]
+            except SimulatorFault as e:  # nothing is known of the chip: a FAULT, not a FAIL of it
+                print(f"  FAULT {key}: {e}")
+                faults.append(key)
+                data["sims"][key] = {"pass": False, "fault": str(e)}
+                continue
             except Exception as e:  # noqa: BLE001 - a broken simulator is a FAIL line, not a traceback
                 print(f"  FAIL {key}: could not run: {type(e).__name__}: {str(e)[:400]}")
                 fails.append(key)
@@ -322,6 +328,7 @@ def main(argv=None):
                                      for f in lm["formats"]]}
 
     data["fails"] = fails
+    data["faults"] = faults
     path = os.path.join(a.out, "ch09_run.json")
     with open(path, "w") as f:
         json.dump(data, f, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
@@ -330,9 +337,10 @@ def main(argv=None):
         from tools.ch09 import figures as ch09_figures
         for p in ch09_figures.draw_all(path, a.out):
             print(f"wrote {p}")
-    print(f"{'PASS' if not fails else 'FAIL: ' + ', '.join(fails)}"
-          + (" (MODEL ONLY: the circuit was not run)" if a.model_only else ""))
-    return 1 if fails else 0
+    verdict = ("FAIL: " + ", ".join(fails) if fails else
+               "FAULT (the simulator failed, nothing known of the chip): " + ", ".join(faults) if faults else "PASS")
+    print(verdict + (" (MODEL ONLY: the circuit was not run)" if a.model_only else ""))
+    return 1 if fails else 4 if faults else 0
 
 
 if __name__ == "__main__":

@@ -8,13 +8,13 @@ their external-memory images here, as data, and tb/stimulus/programs.py reads th
     python -m tools.ch09.stimulus --write    # regenerate after changing the builder
     python -m tools.ch09.stimulus --check    # exit 1 when the file is stale (a test runs it)
 """
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from model import config, isa
+from tb import cli
 from tb.stimulus.programs import CH09_FILE
 from tools.ch09 import run
 
@@ -54,7 +54,7 @@ def stale(path=CH09_FILE):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.ch09.stimulus", description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--write", action="store_true", help="write the file")
     g.add_argument("--check", action="store_true", help="exit 1 when the file is stale")

@@ -10,11 +10,11 @@ Never edited by hand. `python -m tools.flow.headers` rewrites both; `--check` ex
 a committed header is stale (tests/flow/test_isa_header.py runs it). --header/--cfg-header
 write or check other paths (the tests use that on copies).
 """
-import argparse
 import pathlib
 import sys
 
 from model import config, isa, timing
+from tb import cli
 from tools import ROOT
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
@@ -83,12 +83,17 @@ def _write_or_check(path, text, check):
     return 0
 
 
+def _header_path(text):
+    """--header / --cfg-header: a file to write or check, in an existing directory."""
+    return pathlib.Path(cli.out_file(parents=False)(text))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.flow.headers", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a committed header is stale")
-    ap.add_argument("--header", type=pathlib.Path, default=HEADER,
+    ap.add_argument("--header", type=_header_path, default=HEADER,
                     help=f"ISA header to write or check (default {HEADER.relative_to(ROOT)})")
-    ap.add_argument("--cfg-header", type=pathlib.Path, default=CFG_HEADER,
+    ap.add_argument("--cfg-header", type=_header_path, default=CFG_HEADER,
                     help=f"config header to write or check (default {CFG_HEADER.relative_to(ROOT)})")
     args = ap.parse_args(argv)
     rc = _write_or_check(args.header, render(), args.check)

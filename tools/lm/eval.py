@@ -10,13 +10,13 @@ Prints a table and writes out/lm_eval.json; with --record (make train does) also
 tools/lm/weights/measured.json, the committed figures docs/lm.md quotes and the tests
 hold the int8 model's answers to.
 """
-import argparse
 import json
 import os
 import time
 
 import numpy as np
 
+from tb import cli
 from tools import ROOT
 from tools.lm import data, int8
 from tools.lm import model as M
@@ -82,15 +82,29 @@ def text(weights=WEIGHTS, chunk=64):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.lm.eval", description=__doc__.splitlines()[0])
     ap.add_argument("--task", choices=("add", "text", "both"), default="both")
-    ap.add_argument("--weights", default=WEIGHTS)
-    ap.add_argument("--out", default=os.path.join(ROOT, "out", "lm_eval.json"))
+    ap.add_argument("--weights", default=WEIGHTS, type=cli.in_dir)
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "lm_eval.json"), type=cli.out_file())
     ap.add_argument("--record", action="store_true",
                     help="also write the committed figures, <weights>/measured.json")
     a = ap.parse_args(argv)
     if a.record and a.task != "both":
         ap.error("--record writes the figures of both tasks: leave --task at both")
+    for task in ("add", "text") if a.task == "both" else (a.task,):
+        for name in (f"{task}.npz", f"{task}_int8.npz"):
+            if not os.path.isfile(os.path.join(a.weights, name)):
+                return cli.refuse(ap.prog, f"--weights {a.weights}: no {name} in it")
+        try:
+            load(task, a.weights)
+        except Exception as e:  # noqa: BLE001 - a corrupt or foreign file: say which
+            return cli.refuse(ap.prog, f"--weights {a.weights}: the {task} model does not load "
+                                       f"({type(e).__name__}: {e})")
+    if a.record:
+        try:
+            cli.out_file()(os.path.join(a.weights, "measured.json"))
+        except Exception as e:  # noqa: BLE001 - argparse.ArgumentTypeError
+            return cli.refuse(ap.prog, f"--record: {e}")
     out, t0 = {}, time.time()
     if a.task in ("add", "both"):
         r = out["add"] = addition(a.weights)

@@ -134,14 +134,26 @@ class Int8Model:
 
     def logits(self, X):
         """int32 logits (B, T, vocab) of token ids X (B, T): the integer forward pass."""
+        return self._forward(X, None)
+
+    def cache(self, X):
+        """The KV cache a decode of token ids X (B, T) writes: per layer (k, v), each
+        (B, T, d) int8 (the heads side by side, as the rows the chip stores)."""
+        kv = []
+        self._forward(X, kv)
+        return kv
+
+    def _forward(self, X, kv):
         cfg, w, rq = self.cfg, self.w, self.rq
         X = M.check_tokens(X, cfg)
         B, T = X.shape
         x = add8(w["wte"][X], w["wpe"][:T])                       # EMB, ADD
         for i in range(cfg.layers):
             h = rmsnorm(x, *rq[f"h{i}.n1"])
-            q, k, v = (M.split_heads(requant(h @ w[f"h{i}.w{n}"], *rq[f"h{i}.{n}"]), cfg)
-                       for n in "qkv")
+            qkv = [requant(h @ w[f"h{i}.w{n}"], *rq[f"h{i}.{n}"]) for n in "qkv"]
+            if kv is not None:
+                kv.append((qkv[1], qkv[2]))
+            q, k, v = (M.split_heads(t, cfg) for t in qkv)
             sc = requant(q @ k.transpose(0, 1, 3, 2), *rq[f"h{i}.scores"])
             a = requant(softmax_causal(sc), *rq["weights"])
             o = M.merge_heads(requant(a @ v, *rq[f"h{i}.o"]))

@@ -12,7 +12,6 @@ every step, the held-out loss at the end, the wall time).
 AdamW (betas 0.9, 0.99; weight decay 0.01 on the matrices and tables, not the gains), a
 linear warm-up, cosine decay to a tenth of the peak rate, gradients clipped to norm 1.
 """
-import argparse
 import json
 import math
 import os
@@ -21,6 +20,7 @@ import time
 
 import numpy as np
 
+from tb import cli
 from tools.lm import data, int8
 from tools.lm import model as M
 
@@ -101,9 +101,9 @@ def held_out(task):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.lm.train", description=__doc__.splitlines()[0])
     ap.add_argument("--task", choices=sorted(TASKS), required=True)
-    ap.add_argument("--out", default=WEIGHTS)
+    ap.add_argument("--out", default=WEIGHTS, type=cli.out_dir)
     a = ap.parse_args(argv)
     hp, t0, c0 = TASKS[a.task], time.time(), time.process_time()
     p, losses = train(a.task, log=lambda s: print(s, flush=True))

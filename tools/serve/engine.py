@@ -36,6 +36,7 @@ from model import config, timing
 from tools.serve import paged
 from model.machine import Machine
 from model.quant import quantize
+from tb import cli
 
 POLICIES = ("static", "continuous")
 CFG = config.CH09
@@ -162,11 +163,12 @@ def load_workload(path):
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("json", "csv"):
         raise ValueError(f"workload {path}: the file must end in .json or .csv")
+    text = cli.text_file(path, f"workload {path}")
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise ValueError(f"workload {path}: {e}") from None
-    name, reqs = parse_workload(text, fmt)
+        name, reqs = parse_workload(text, fmt)
+    except ValueError as e:
+        msg = str(e)
+        raise ValueError(f"workload {path}: {msg[len('workload: '):] if msg.startswith('workload: ') else msg}") from None
     return (path.stem if name == "workload" else name), reqs
 
 

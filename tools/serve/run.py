@@ -22,18 +22,17 @@ out/serve_<workload>_timeline.png (measured timelines).
     python -m tools.serve --workload tools/serve/workloads/short.csv --sim icarus
     python -m tools.serve --model-only             # reference only, labelled MODEL ONLY
 """
-import argparse
 import json
 import os
 import sys
 import time
 
-from tb import hw
+from tb import cli, hw
 from tools import ROOT
 
 from tools.ch09 import example_b as exb
 from tools.serve import paged, engine as serving
-from model import timing
+from model import config, timing
 
 OUT = os.path.join(ROOT, "out")
 WORKLOADS = str(serving.WORKLOADS)
@@ -297,40 +296,58 @@ def figures(out, path_pool, path_timeline):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.serve", description=__doc__.splitlines()[0])
     ap.add_argument("--workload", action="append", default=None,
                     help=f"a shipped run ({', '.join(RUNS)}) or a .json/.csv file (repeatable; "
                          "default example_b and staggered)")
-    ap.add_argument("--capacity", type=int, default=None, help="batch slots (1..8) for a workload file")
-    ap.add_argument("--block-tokens", type=int, default=None, help="token rows per block")
-    ap.add_argument("--pool-blocks", type=int, default=None, help="blocks in the pool")
+    ap.add_argument("--capacity", type=cli.integer(1, paged.MAX_BATCH), default=None,
+                    help=f"batch slots (1..{paged.MAX_BATCH}) for a workload file")
+    ap.add_argument("--block-tokens", type=cli.integer(1, paged.MAX_CTX), default=None,
+                    help="token rows per block")
+    ap.add_argument("--pool-blocks", type=cli.integer(1, 1 << config.ADDR_W), default=None,
+                    help="blocks in the pool")
     ap.add_argument("--sim", default="both", choices=("icarus", "verilator", "both"))
     ap.add_argument("--model-only", action="store_true", help="the reference only (nothing measured)")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=OUT, type=cli.out_dir)
     a = ap.parse_args(argv)
-    sims = ("icarus", "verilator") if a.sim == "both" else (a.sim,)
-    if not a.model_only:
-        missing = [s for s in sims if s not in hw.available_sims()]
-        if missing:
-            print(f"serve: simulator(s) not installed: {', '.join(missing)}", file=sys.stderr)
-            return 2
-    os.makedirs(a.out, exist_ok=True)
-    ok = True
+    runs = []                     # every workload read and checked before any is served
     for w in a.workload or ["example_b", "staggered"]:
         if w in RUNS:
             fname, cap, bt, nb = RUNS[w]
             path = os.path.join(WORKLOADS, fname)
+        elif not w:
+            return cli.refuse(ap.prog, "--workload '': an empty name")
         else:
             path, cap, bt, nb = w, 4, 4, 16
-        cap = a.capacity or cap
-        bt = a.block_tokens or bt
-        nb = a.pool_blocks or nb
         try:
             name, reqs = serving.load_workload(path)
+        except ValueError as e:
+            return cli.refuse(ap.prog, e)
+        runs.append((name, reqs, a.capacity if a.capacity is not None else cap,
+                     a.block_tokens if a.block_tokens is not None else bt,
+                     a.pool_blocks if a.pool_blocks is not None else nb))
+    sims = ("icarus", "verilator") if a.sim == "both" else (a.sim,)
+    if not a.model_only:
+        missing = [s for s in sims if s not in hw.available_sims()]
+        if missing:
+            return cli.refuse(ap.prog, f"simulator(s) not installed: {', '.join(missing)}")
+    for name, reqs, cap, bt, nb in runs:          # the pool and the slots fit every request
+        try:
+            for pol in serving.POLICIES:
+                serving.plan(reqs, pol, cap, bt, nb, serving.CFG)
+        except ValueError as e:
+            return cli.refuse(ap.prog, f"workload {name} with --capacity {cap} --block-tokens {bt} "
+                                       f"--pool-blocks {nb}: {e}")
+    os.makedirs(a.out, exist_ok=True)
+    ok = True
+    for name, reqs, cap, bt, nb in runs:
+        try:
             out = serve(reqs, cap, bt, nb, sims=sims, model_only=a.model_only, name=name)
         except ValueError as e:
-            print(f"serve: {e}", file=sys.stderr)
-            return 2
+            return cli.refuse(ap.prog, e)
+        except hw.SimulatorFault as e:       # nothing is known of the chip: not a FAIL of it
+            print(f"FAULT {name}: {e}")
+            return 4
         report(out)
         if name == "example_b":
             out["example_b_beside_ch09"] = example_b_beside(out)

@@ -21,43 +21,79 @@ columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); e
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench
 is tb/hdl/mut_rtl_tb.v; docs/mutation_rtl.md describes the whole method and the results.
 """
-import argparse
 import json
 import os
 import sys
 from collections import Counter
 
-from tb import ROOT  # noqa: E402
+from tb import ROOT, cli  # noqa: E402
 from tb.mutation.rtl import equivalents, prove, runner  # noqa: E402
 from tb.mutation.rtl import sites as sites_mod  # noqa: E402
 from tb.mutation.rtl.sites import one_line  # noqa: E402
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--scheduler", default=None,
+    ap = cli.Parser(prog="tb.mutation.rtl.run", description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=cli.jobs, default=2)
+    ap.add_argument("--scheduler", default=None, type=cli.scheduler,
                     help="judge mutants on Dask: a scheduler address (tcp://...) or local:N "
                          "(workers must share this file system)")
-    ap.add_argument("--sample", type=int, default=0, help="a seeded random sample of N mutants")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sample", type=cli.integer(0), default=0, help="a seeded random sample of N mutants")
+    ap.add_argument("--seed", type=cli.seed, default=1)
     ap.add_argument("--list", action="store_true", help="print the sites and exit")
     ap.add_argument("--module", action="append", help="only this module (repeatable)")
     ap.add_argument("--classes", default="all",
                     help="comma list of mutation classes (default 'all': the token classes "
                          f"{','.join(sites_mod.DEFAULT_CLASSES)} and the structural "
                          f"{','.join(sites_mod.NEW_CLASSES)}; 'token' for the first only)")
-    ap.add_argument("--rtl", default=sites_mod.RTL_DIR)
-    ap.add_argument("--out", default=runner.OUT_JSON)
-    ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, help="the checked-in list of equivalent mutants")
-    ap.add_argument("--work", default=os.path.join(ROOT, "build", "mut_rtl"), help="scratch directory")
+    ap.add_argument("--rtl", default=sites_mod.RTL_DIR, type=cli.in_dir)
+    ap.add_argument("--out", default=runner.OUT_JSON, type=cli.out_file())
+    ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, type=cli.in_file,
+                    help="the checked-in list of equivalent mutants")
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "mut_rtl"), type=cli.out_dir,
+                    help="scratch directory")
     ap.add_argument("--prove", action="store_true",
                     help="try yosys equivalence proofs on the survivors of the last run (--out)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's verdict")
+    ap.add_argument("--journal", default=None, type=cli.out_file(),
+                    help="append each verdict here as it arrives (default: the --out path, .journal.jsonl)")
+    ap.add_argument("--resume", action="store_true",
+                    help="take the mutants the journal already judged (same design, bench and classes)")
     args = ap.parse_args(argv)
     args.work, args.out = os.path.abspath(args.work), os.path.abspath(args.out)   # judges run elsewhere
     stats = {}
-    args.classes = sites_mod.parse_classes(args.classes)
+    try:                          # everything checked before the snapshot and the self-checks
+        if not args.classes.strip():
+            raise ValueError("--classes '': an empty list (all, token, or a comma list of classes)")
+        args.classes = sites_mod.parse_classes(args.classes)
+        try:
+            known = [p.stem for p in sites_mod.rtl_files(args.rtl)]
+        except (OSError, ValueError) as e:
+            raise ValueError(f"--rtl {args.rtl}: {e}") from None
+        bad = [m for m in args.module or () if m not in known]
+        if bad:
+            raise ValueError(f"--module {', '.join(bad)}: no such module in {args.rtl} "
+                             f"(modules: {', '.join(known)})")
+        if not args.list and not args.prove:
+            cli.text_file(args.equiv, f"--equiv {args.equiv}")
+            equivalents.load_equivalents(args.equiv)
+        if args.prove:                # the survivors of the last run
+            try:
+                last = json.loads(cli.text_file(args.out, f"--out {args.out}"))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"--out {args.out}: not JSON ({e})") from None
+            if not isinstance(last, dict) or not isinstance(last.get("survivors"), list):
+                raise ValueError(f"--out {args.out}: not a mutation run's results (no survivors list)")
+        if not args.list and not args.prove:
+            from tb.mutation import engine
+            args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
+            if args.resume:
+                engine.Journal.read(args.journal)   # a bad file is refused before the trees are read
+            args.journal_log = engine.Journal(args.journal, {"design": engine.tree_digest(args.rtl),
+                                                             "bench": engine.tree_digest(os.path.join(ROOT, "tb")),
+                                                             "classes": list(args.classes)}, args.resume)
+    except ValueError as e:
+        return cli.refuse(ap.prog, f"--classes {e}" if str(e).startswith("unknown mutation class") else e)
     if args.prove:
         return prove.prove_survivors(args)
     if not args.list:
@@ -75,8 +111,6 @@ def main(argv=None):
         print("per class: " + ", ".join(f"{c} {per_cls[c]}" for c in args.classes))
         print("unmapped AST events (no site made): " + json.dumps(stats.get("unmapped", {})))
         return 0
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
     return runner.run(args, sites, stats)
 
 

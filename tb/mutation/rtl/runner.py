@@ -95,6 +95,11 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
                          round(time.time() - t0, 3), detail[:300], hang, info)
 
 
+def site_key(site):
+    """A site's journal key: where it is and what it changes."""
+    return f"{site.file}:{site.line}:{site.start} {site.cls} {one_line(site.desc)}"
+
+
 def run(args, sites, stats):
     """Self-checks, then every site (or a seeded sample) on args.jobs workers; the report."""
     from tb.mutation.rtl import suite
@@ -139,15 +144,25 @@ def run(args, sites, stats):
                 r = r._replace(status=engine.EQUIVALENT)
         return r
 
+    journal = getattr(args, "journal_log", None)     # an engine.Journal: resume, and record as we go
+    resumed = {i: journal.get(site_key(s)) for i, s in enumerate(sites)} if journal else {}
+    resumed = {i: r for i, r in resumed.items() if r is not None}
+    todo = [s for i, s in enumerate(sites) if i not in resumed]
+    if resumed:
+        print(f"resumed {len(resumed)} of {len(sites)} mutants from {journal.path}")
+
     def progress(i, r, done):
+        s = todo[i]
+        if journal is not None:
+            journal.add(site_key(s), r)
         if args.verbose or r.status == engine.SURVIVED:
-            s = sites[i]
-            print(f"  [{done}/{len(sites)}] {s.file}:{s.line} {s.cls} {r.info['change'][:70]}: "
+            print(f"  [{done + len(resumed)}/{len(sites)}] {s.file}:{s.line} {s.cls} {r.info['change'][:70]}: "
                   f"{r.status} {r.info.get('check', '')}", flush=True)
 
     t_run = time.time()
-    results = engine.run_pool(sites, judge_listed, args.jobs, progress,
-                              scheduler=getattr(args, "scheduler", None), progress=True, desc="RTL mutants")
+    judged = iter(engine.run_pool(todo, judge_listed, args.jobs, progress,
+                                  scheduler=getattr(args, "scheduler", None), progress=True, desc="RTL mutants"))
+    results = [resumed[i] if i in resumed else next(judged) for i in range(len(sites))]
     wall = time.time() - t_run
     return report(args, results, wall, time.time() - t_start, base, kb, manifest, stats)
 

@@ -30,16 +30,31 @@ def test_overlap_order_is_a_permutation_and_in_order_is_unchanged():
         assert a == batch.program(seqs, ts, P, batch.CFG)
 
 
-# the memory ceiling of a step: words / (1 word per cycle); issue 10's targets
+# the memory ceiling of a step: words / (1 word per cycle); issue 10's targets, and the
+# critical-path order's: B = 4 at 95% or more (2944 words in at most 3098 cycles)
 @pytest.mark.parametrize("B", [1, 2, 3, 4])
 def test_overlap_mode_reaches_the_memory_roofline(B):
     ex = batch.make_batch(B, 16, 1)
     prog = batch.program(list(range(B)), [16] * B, batch.rq_params(ex), config.CH09_OVERLAP)
     words = 768 + B * (16 + 2 * 15 * 16 + 2 * 16 + 16)
     cycles = timing.schedule(prog, config.CH09_OVERLAP).cycles
-    assert words / cycles >= 0.80
+    assert words / cycles >= 0.85
     if B == 4:
-        assert words == 2944 and cycles <= 3464          # 85% of the ceiling
+        assert words == 2944 and cycles <= 3098 and words / cycles >= 0.95
+
+
+# The chapter's published overlap cycles (measured on Icarus and Verilator by make sim;
+# docs/ch09.md "The overlap mode"), typed in: model/reorder.py's order on the overlap model.
+PUBLISHED_OVERLAP = {(16,): 1511, (16, 16): 1926, (16, 16, 16): 2446, (16, 16, 16, 16): 2996,
+                     (3, 9, 1, 14): 2026}
+
+
+@pytest.mark.parametrize("ts", list(PUBLISHED_OVERLAP))
+def test_overlap_cycles_of_the_chapter_steps(ts):
+    seqs = list(range(len(ts)))
+    ex = batch.make_batch(len(ts), max(ts), 1)
+    prog = batch.program(seqs, list(ts), batch.rq_params(ex), config.CH09_OVERLAP)
+    assert timing.schedule(prog, config.CH09_OVERLAP).cycles == PUBLISHED_OVERLAP[ts]
 
 
 def _expected_words(ts):

@@ -187,7 +187,7 @@ def test_load_workload_files(tmp_path):
     bad.write_text("x")
     with pytest.raises(ValueError, match=r"\.json or \.csv"):
         serving.load_workload(bad)
-    with pytest.raises(ValueError, match="No such file"):
+    with pytest.raises(ValueError, match="none.json: No such file"):
         serving.load_workload(tmp_path / "none.json")
 
 

@@ -1,0 +1,21 @@
+"""Testing the model's check (tools/lm/mutants.py --fast): a weighted sum one value short
+(wrong tokens and caches) and one weight buffer for every
+tile (every value right: only the overlap timing check sees it) are caught by
+`python -m tools.lm.check`; every anchor is one line of tools/lm/chip.py."""
+from tools import ROOT
+from tools.lm import mutants as mut_lm
+from tb.mutation import engine as mutation
+
+
+def test_every_anchor_is_one_line():
+    ms = mut_lm.mutants()
+    assert len(ms) >= 10
+    for m in ms:
+        assert mutation.anchor_problem(ROOT, m) is None, m.label
+    assert set(mut_lm.FAST) <= {m.label for m in ms}
+
+
+def test_fast_subset_all_caught():
+    res = mutation.run_mutants(mut_lm.mutants(fast=True), mut_lm.CHECK + ["--quick"], ROOT, 120, 2)
+    assert len(res) == len(mut_lm.FAST)
+    assert all(r.caught for r in res), [(r.label, r.status) for r in res]

@@ -1,0 +1,89 @@
+"""The model's step programs checked on the reference chip: the oracle of tools/lm/mutants.py.
+
+python -m tools.lm.check [--quick]
+
+Runs generations on the reference Machine (model/machine.py), the scratchpad filled with
+garbage before every step, in both timing modes: a ragged text batch (different prompt
+lengths and start steps, so one step holds rows at different positions) and a batch of
+sixteen addition problems. Every generated id and every cached K and V row is held to the
+integer reference (tools/lm/int8.py, written from the spec); each step's weight tiles are
+loaded exactly once (the output head's only when a row generates); and each overlap-mode step of four rows takes at most 1/0.9 of its
+busiest unit's cycles (the weights stream under the products). Prints one PROBLEM line
+per failure; exit 1 if any.
+"""
+import sys
+
+import numpy as np
+
+from model import timing
+from model.machine import Machine
+from tb import cli
+from tools.lm import chip, data
+from tools.lm.generate import load_model, reference
+
+
+def _run(g, cfg, seed):
+    rng = np.random.default_rng(seed)
+    m = Machine(cfg)
+    ext = g.image()
+    for prog in g.programs():
+        m.sp[:] = rng.integers(-2 ** 31, 2 ** 31, size=m.sp.size)
+        ext = m.run(prog, ext).ext
+    return ext
+
+
+def problems(quick=False):
+    """The PROBLEM lines (an empty list when everything holds)."""
+    out = []
+    text, add = load_model("text"), load_model("add")
+    words = ["The ", "def ", "A list is ", "x"] if quick else \
+        ["The ", "def ", "A list is ", "x", "class ", "for ", "Exceptions "]
+    probs = [(3, 4), (99, 99), (50, 50), (12, 88)] + ([] if quick else
+                                                       [(7, 93), (0, 0), (45, 67), (81, 19)])
+    cases = [("text", text, [[int(t) for t in data.encode(w)] for w in words], 4,
+              [k % 3 for k in range(len(words))]),
+             ("add", add, [data.add_problem(a, b)[:4] for a, b in probs], 3, None)]
+    for mode_cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+        for name, model, prompts, n, start in cases:
+            g = chip.Generation(model, prompts, n, start=start, chip=mode_cfg)
+            ext = _run(g, mode_cfg, seed=len(prompts))
+            ref = reference(model, g)
+            toks = g.tokens(ext)
+            for b, (want, kv) in enumerate(ref):
+                tag = f"{name} {mode_cfg.mode} sequence {b}"
+                if toks[b] != want:
+                    out.append(f"{tag}: tokens {toks[b]}, the reference's {want}")
+                for i in range(model.cfg.layers):
+                    for kind in (0, 1):
+                        if not np.array_equal(g.cache(ext, i, kind, b), kv[i][kind][0]):
+                            out.append(f"{tag}: layer {i} {'KV'[kind]} cache differs")
+            for k, prog in enumerate(g.programs()):
+                tiles = sorted(i.src for i in prog if i.op == "LD" and i.src < g.layout.weight_words
+                               and i.len > model.cfg.d)
+                head = any(r.write for r in g.steps[k])      # the output head: if a row writes
+                want = sorted(g.layout.w[nm] for nm, _, _ in chip._matrices(model.cfg)
+                              if nm not in ("wte", "wpe") and (head or not nm.startswith("wout")))
+                if tiles != want:
+                    out.append(f"{name} {mode_cfg.mode} step {k}: weight tiles loaded "
+                               f"{len(tiles)} times, not each once ({len(want)})")
+    g = chip.Generation(text, [[1] * 7] * 4, 1, chip=chip.LM_CHIP_OVERLAP)
+    c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
+        out.append(f"overlap B = 4 step at position 7: {c.cycles} cycles, under 90% of its "
+                   f"busiest unit ({max(c.dma, c.mm, c.vec)})")
+    return out
+
+
+def main(argv=None):
+    ap = cli.Parser(prog="tools.lm.check", description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer prompts")
+    a = ap.parse_args(argv)
+    bad = problems(a.quick)
+    for p in bad:
+        print(f"PROBLEM: {p}")
+    print(f"{'FAIL' if bad else 'OK'}: {len(bad)} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

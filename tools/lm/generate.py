@@ -1,0 +1,153 @@
+"""Generating with the model on the chip: the runner behind `ga2 generate` and `make lm`.
+
+run(gen, sim) runs a Generation's step programs (tools/lm/chip.py) one after another on
+one chip -- the reference Machine ("model") or a simulated RTL ("icarus", "verilator",
+where every step is also judged against the reference Machine by tb.hw, cycle for cycle)
+-- and returns an Outcome: the generated ids, the per-step counters, and whether the ids
+and the KV cache equal the integer reference's (tools/lm/int8.py: greedy decoding of the
+whole model written from the spec, not from the builder).
+
+The host writes the external memory once (weights, prompts), loads and starts each
+step's program, and reads the token ids at the end; on a simulator the whole generation
+is one job (tb.sim.run's KEEP_EXT: each step starts from the memory the last one left).
+"""
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+from model.machine import GA2Error, Machine
+from tools.lm import chip, data
+from tools.lm.int8 import Int8Model, greedy
+
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+TASKS = ("text", "add")
+
+Outcome = namedtuple("Outcome", "tokens counters steps_ok ref_tokens kv_ok error")
+Outcome.__doc__ = """tokens: the generated ids per sequence (read from the chip's final
+external memory); counters: isa.Counters per step (the chip's, or the reference's on
+"model"); steps_ok: every step equal to the reference Machine (True on "model"); ref_tokens:
+the integer reference's ids; kv_ok: every cached K and V row equal to the reference's;
+error: "" or the chip's error (a step that faulted)."""
+
+
+def load_model(task=None, path=None):
+    """The int8 model of a task (the committed export), or of a weights file; ValueError
+    naming the file when it is not an export of a model the chip can run."""
+    if path is None:
+        if task not in TASKS:
+            raise ValueError(f"unknown task {task!r} (tasks: {', '.join(TASKS)})")
+        path = WEIGHTS / f"{task}_int8.npz"
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{path}: no such weights file")
+    try:
+        model = Int8Model.load(p)
+    except Exception as e:                      # a corrupt or foreign file: say which
+        raise ValueError(f"{path}: not a GA-2 int8 model export ({type(e).__name__}: {e})") from None
+    cfg = model.cfg
+    vocab = {"text": len(data.TEXT_CHARS), "add": data.ADD_VOCAB}.get(task)
+    if vocab is not None and cfg.vocab != vocab:
+        raise ValueError(f"{path}: a model of {cfg.vocab} tokens, the {task} task's has {vocab} "
+                         "(another task's weights?)")
+    for name, r, c in chip._matrices(cfg):
+        w = chip._weights(model, name) if name.startswith("wout.") or name in model.w else None
+        if w is None or w.shape != (r, c):
+            raise ValueError(f"{path}: matrix {name.split('.')[0]} is "
+                             f"{'missing' if w is None else w.shape}, the model needs {(r, c)}")
+        if w.min() < -128 or w.max() > 127:
+            raise ValueError(f"{path}: matrix {name.split('.')[0]} has values outside int8")
+    needed = {"weights", "nf"} | {f"h{i}.{n}" for i in range(cfg.layers)
+                                  for n in ("n1", "n2", "q", "k", "v", "scores", "o", "attn",
+                                            "u", "mlp")} | {f"res{j}" for j in range(2 * cfg.layers)}
+    missing = sorted(needed - set(model.rq))
+    if missing:
+        raise ValueError(f"{path}: requantization(s) {', '.join(missing)} missing")
+    return model
+
+
+def encode_prompt(task, text):
+    """A prompt's token ids: characters for "text"; for "add", "A+B" (two numbers of at
+    most two digits) as the model reads it (the digits of A and of B)."""
+    if task == "add":
+        parts = text.replace(" ", "").split("+")
+        if len(parts) != 2 or not all(p.isdigit() and len(p) <= data.NDIGIT for p in parts):
+            raise ValueError(f"addition prompt {text!r}: expected A+B with A, B in 0..99")
+        return [int(t) for t in data.add_problem(int(parts[0]), int(parts[1]))[:2 * data.NDIGIT]]
+    if not text:
+        raise ValueError("an empty prompt")
+    return [int(t) for t in data.encode(text)]
+
+
+def show(task, prompt_ids, ids):
+    """The text of a prompt and what the model wrote."""
+    if task == "add":
+        a = int("".join(map(str, prompt_ids[:data.NDIGIT])))
+        b = int("".join(map(str, prompt_ids[data.NDIGIT:])))
+        digits = "".join(str(t) if t < 10 else "?" for t in ids)[::-1]
+        return f"{a}+{b}={int(digits) if digits.isdigit() else digits}"
+    return data.decode(prompt_ids) + data.decode(ids)
+
+
+def reference(model, gen):
+    """The integer reference's ids and KV cache of every sequence of gen."""
+    out = []
+    for p, n in zip(gen.prompts, gen.new):
+        ids = greedy(model.logits, np.array([p]), n, model.cfg.ctx)[0]
+        out.append((ids[len(p):].tolist(), model.cache(ids[None, :-1])))
+    return out
+
+
+def _kv_ok(model, gen, ext, ref):
+    return all(np.array_equal(gen.cache(ext, i, kind, b), ref[b][1][i][kind][0])
+               for b in range(len(gen.prompts)) for i in range(model.cfg.layers) for kind in (0, 1))
+
+
+def garbage_sp(seed, k, cfg):
+    """Step k's scratchpad garbage of a run seeded seed: random 32-bit words."""
+    return np.random.default_rng([seed, k]).integers(-2 ** 31, 2 ** 31, size=cfg.sp_words)
+
+
+def run(gen, sim="model", on_step=None, garbage=None):
+    """Run gen on sim ("model", "icarus" or "verilator"); an Outcome. on_step(k, ext) is
+    called after each step with the external memory the chip left (on a simulator, after
+    the whole job, step by step). garbage=SEED fills the scratchpad with random words
+    before every step (the chip's and the reference's alike: tb.hw's Item.sp)."""
+    cfg = gen.layout.chip
+    progs = gen.programs()
+    ref = reference(gen.model, gen)
+    ext, counters, ok, error = gen.image(), [], True, ""
+    junk = (lambda k: None) if garbage is None else (lambda k: garbage_sp(garbage, k, cfg))
+    if sim == "model":
+        m = Machine(cfg)
+        for k, prog in enumerate(progs):
+            if garbage is not None:
+                m.sp[:] = junk(k)
+            try:
+                r = m.run(prog, ext)
+            except GA2Error as e:
+                error = str(e)
+                break
+            ext = r.ext
+            counters.append(r.counters)
+            if on_step:
+                on_step(k, ext)
+    else:
+        from tb import hw
+        if sim not in hw.available_sims():
+            raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
+        items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT, junk(k)) for k, p in enumerate(progs)]
+        res = hw.run_programs(sim, items, cfg=cfg)
+        for k, r in enumerate(res):
+            counters.append(r.counters)
+            ok = ok and r.ok
+            if r.error and not error:
+                error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
+            if not r.ok and not error:
+                error = f"step {k}: {r.mismatch}"
+            ext = r.ext
+            if on_step:
+                on_step(k, ext)
+    tokens = gen.tokens(ext)
+    return Outcome(tokens, counters, ok and not error, [r[0] for r in ref],
+                   not error and _kv_ok(gen.model, gen, ext, ref), error)

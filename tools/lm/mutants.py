@@ -1,0 +1,90 @@
+"""The language model on the chip: testing the test. Broken step builders against the check.
+
+Each mutant changes ONE line of tools/lm/chip.py (the step program and the generation)
+into a mistake a builder could make; "caught" = `python -m tools.lm.check` prints a
+PROBLEM line and exits non-zero (tb/mutation/engine.py, as tools/prefix/mutants.py). The
+check holds every token and every cached K and V row to the integer reference on the
+reference chip, from a garbage scratchpad each step, in both timing modes; it also counts
+each step's weight loads and times the overlap mode's B = 4 step, which is how the one
+mutant that leaves every value right (one weight buffer for every tile: correct, but the
+next tile's load can no longer run under the current tile's products) is caught.
+
+    python -m tools.lm.mutants            # all mutants, out/mut_lm.json
+    python -m tools.lm.mutants --fast     # the CI subset
+"""
+import os
+import sys
+
+from tools import ROOT
+
+from tb.mutation import engine as mutation
+
+PY = sys.executable
+CHECK = [PY, "-m", "tools.lm.check"]
+FILE = "tools/lm/chip.py"
+
+# (label, old line, new line); each old line occurs exactly once in FILE.
+SPECS = [
+    ("the softmax one score short (this step's key left out)",
+     "                I(\"SM\", dst=p, src=s8, len=n)",
+     "                I(\"SM\", dst=p, src=s8, len=max(1, n - 1))"),
+    ("this step's key copied from its value",
+     '            I("RQ", dst=kb + t * d, src=kr, len=d, m=1, s=0)      # this step\'s rows join',
+     '            I("RQ", dst=kb + t * d, src=vr, len=d, m=1, s=0)      # this step\'s rows join'),
+    ("the weighted sum one value short",
+     "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,",
+     "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=max(1, t), N=4,"),
+    ("the attention residual rescaled with the MLP's requant",
+     '            residual(g0, gn, 2 * i, sp["t1"])',
+     '            residual(g0, gn, 2 * i + 1, sp["t1"])'),
+    ("the MLP without its ReLU",
+     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
+     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
+    ("every row given position 0's embedding",
+     '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)',
+     '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"], len=d)'),
+    ("the next token stored over the current one",
+     '        I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)',
+     '        I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t, len=1)'),
+    ("the output head for the first rows of the step, not the generating ones",
+     '    rows = sorted(rows, key=lambda row: not row.write)',
+     '    rows = list(rows)'),
+    ("keys written into the value cache",
+     '            I("ST", src=kr, dst=lay.kv(i, 0, row.b) + t * d, len=d)',
+     '            I("ST", src=kr, dst=lay.kv(i, 1, row.b) + t * d, len=d)'),
+    ("the cached rows not loaded at position 1 (the buffer's garbage used)",
+     "            if t:       # the cached rows 0 .. t-1 (row t is this step's, on chip)",
+     "            if t > 1:   # the cached rows 0 .. t-1 (row t is this step's, on chip)"),
+    ("the first generated token not written (the last prompt row's output dropped)",
+     "                    rows.append(Row(b, t, t + 1 >= len(p)))",
+     "                    rows.append(Row(b, t, t + 1 > len(p)))"),
+    ("one weight buffer for every tile (right values, no streaming under the products)",
+     '        buf = sp[f"wb{wbuf[0] % WEIGHT_BUFFERS}"]',
+     '        buf = sp["wb0"]'),
+]
+
+FAST = ("the weighted sum one value short",
+        "one weight buffer for every tile (right values, no streaming under the products)")
+
+
+def mutants(fast=False):
+    """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
+    return [mutation.Mutant(label, FILE, old, new, must_catch=True, tags=("lm",))
+            for label, old, new in SPECS if not fast or label in FAST]
+
+
+def mutant(label):
+    """The one mutant called label (KeyError naming it otherwise)."""
+    for m in mutants():
+        if m.label == label:
+            return m
+    raise KeyError(f"no language-model mutant {label!r}")
+
+
+def main(argv=None):
+    return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_lm.json"),
+                        title="mutant of the model's step builder", quick_help="the check's quick subset")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
