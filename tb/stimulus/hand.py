@@ -168,7 +168,8 @@ def lm_programs():
     # their ends. Each vector with an (m, s) that puts its largest result near 100 (where
     # a wrong r shows), one that puts 2^24 * m exactly on a rounding boundary for ss = 1
     # and 4 (r = 2^29 / q with q a power of two: r one less moves the result), and some
-    # that saturate, zero or pass through.
+    # that saturate, zero or pass through; for ss = 2^20 (q = 2^15, the square root's last
+    # step with trial 0 against 4 * 2^14 + 1) one where q one more moves the result.
     vecs = [[0] * 8, [256, -256, 0, 512], [1], [-1], [-128], [127], [-128] * 64, [127] * 64,
             [1] + [0] * 31, [2] + [0] * 7, [-1, 1, 1, 1], [rng.randrange(-128, 128) for _ in range(32)],
             [rng.randrange(-128, 128) for _ in range(64)], [rng.randrange(-4, 5) for _ in range(17)],
@@ -183,7 +184,7 @@ def lm_programs():
         x = [isa.s8(w) for w in v]
         ss = sum(e * e for e in x)
         fitted = [_norm_ms(x, ss, 100), _norm_ms(x, ss, 60)] if ss else [(30000, 31)]
-        edges = [(101, 25), (77, 24)] if ss in (1, 4) else []
+        edges = [(101, 25), (77, 24)] if ss in (1, 4) else [(16513, 29)] if ss == 1 << 20 else []
         rest = [(20000, 19), (0, 10), (65535, 63), (1, 0)] if k in (4, 6, 12) else []
         for m, s in fitted + edges + rest:
             nm.append(B("NORM", dst=out, src=pos, len=len(v), m=m, s=s))

@@ -108,3 +108,15 @@ def test_collide_programs_with_the_new_ops(sim):
         ref_io = reference(inorder, prog, img)
         assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), k
     assert sum(not r.error for r in res) >= len(res) // 2      # most LDXs copy their rows
+
+
+def test_norm_dividend_one_more():
+    """The proof behind tb/mutation/rtl/equivalents.txt's ga2_norm dividend entry: for
+    every q NORM's square root can give (isqrt(ss * 2^10), ss = 1..2^20), floor((2^29 +
+    1) / q) = floor(2^29 / q); with 2^29 - 1 the powers of two differ (hand.py tests q =
+    32 and 64 at a rounding edge)."""
+    import math
+    qs = {math.isqrt(ss << 10) for ss in range(1, (1 << 20) + 1)}
+    assert min(qs) == 32 and max(qs) == 1 << 15
+    assert all(((1 << 29) + 1) // q == (1 << 29) // q for q in qs)
+    assert [q for q in sorted(qs) if ((1 << 29) - 1) // q != (1 << 29) // q] == [1 << k for k in range(5, 16)]
