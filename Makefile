@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -24,8 +24,11 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 	@set -e; for s in $(if $(filter both,$(SIM)),icarus verilator,$(SIM)); do \
 	  $(PY) -m tools.ga2 generate "12+34" --tokens 3 --task add --sim $$s; done
 
-test: setup    ## all tests (pytest; co-simulation on both simulators, CI-sized)
-	$(PY) -m pytest -n 2 -q tests
+test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized)
+	$(PY) -m pytest -n 2 -q -m "not long" tests
+
+test-long: setup ## the long tests make test leaves out (a mutation sample, the Dask cluster, shrinking, the in-order bench suite on Icarus)
+	$(PY) -m pytest -n 2 -q -m long tests
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)

@@ -225,6 +225,7 @@ def test_mutant_without_verdict_is_crashed(harness):
     assert engine.score([r])["stopped"] == 1 and engine.score([r])["score"] == 0.0
 
 
+@pytest.mark.long
 def test_seeded_sample_is_killed_or_equivalent(harness):
     """6 mutants (seed 1): each caught, incompetent or listed equivalent (make mutants-rtl: all)."""
     rng = random.Random(1)
@@ -365,6 +366,7 @@ def test_classes_option():
         sites.parse_classes("narrow,wider")
 
 
+@pytest.mark.long
 def test_one_structural_mutant_per_class_is_caught(harness):
     """One real mutant of each structural class, compiled and judged through the suite
     (ones the full run of docs/mutation_rtl.md catches, and quickly)."""

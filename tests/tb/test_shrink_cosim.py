@@ -31,6 +31,7 @@ def broken(tmp_path_factory):
     return {"rtl_dir": rtl, "build_dir": d / "build"}
 
 
+@pytest.mark.long
 def test_shrink_finds_a_minimal_reproducer_on_a_broken_chip(broken, tmp_path):
     cfg = config.DEFAULT
     fails = shrink.chip_oracle("icarus", cfg, **broken)

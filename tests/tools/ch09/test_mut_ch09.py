@@ -35,6 +35,7 @@ def test_fast_subset_ragged_batch_is_what_catches_length_confusion(fast_run):
     assert mut_ch09.verdict(rows) == []
 
 
+@pytest.mark.long
 def test_the_sample_through_a_local_two_worker_dask_cluster_equals_the_local_run(fast_run):
     """Past one machine: the same mutants judged by Dask workers get the same outcomes."""
     rows, _, _, _, _ = fast_run
