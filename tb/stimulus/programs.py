@@ -323,6 +323,7 @@ def boundary_programs(seed=RANDOM_SEED):
              "ARGMAX": dict(dst=5, src=5), "NORM": dict(dst=5, src=5, m=1, s=1)}[op]
         x(f"{op} len 0", op, len=0, **f)
     x("LDX rows 0", "LDX", dst=5, src=5, len=3, idx=5, rows=0)
+    x("LDX rows 2^15", "LDX", dst=0, src=0, len=1, idx=0, rows=1 << 15)   # ext, not shape
     v("NORM", dst=0, src=100, len=64, m=1, s=1)
     x("NORM len 65", "NORM", dst=0, src=100, len=65, m=1, s=1)
     x("NORM len 8191", "NORM", dst=0, src=100, len=8191, m=1, s=1)
