@@ -164,7 +164,11 @@ class Layout:
 
 def step_program(model, lay, rows):
     """The instructions of one decode step for rows (a list of Row), ending in HALT; in
-    chip order for lay.chip's timing mode."""
+    chip order for lay.chip's timing mode. A remedies.Layout (a Generation with
+    remedies) gets tools/lm/remedies.py's step."""
+    if getattr(lay, "remedies", None) is not None:
+        from tools.lm import remedies
+        return remedies.step_program(model, lay, rows)
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
@@ -302,9 +306,12 @@ class Generation:
 
     steps: per step its Row list (sequence b at step k is at position k - start[b], from
     0 through len(prompt) + new - 2: the last generated token is not fed back).
+
+    remedies: a remedies.Remedies (tools/lm/remedies.py: a 4-bit cache, a sliding window,
+    tiles; contexts past the model's positions), with a chip of remedies.chip_config.
     """
 
-    def __init__(self, model, prompts, new, start=None, chip=LM_CHIP):
+    def __init__(self, model, prompts, new, start=None, chip=LM_CHIP, remedies=None):
         m = model.cfg
         B = len(prompts)
         if B < 1:
@@ -321,7 +328,7 @@ class Generation:
                 raise ValueError(f"sequence {b}: a token id outside 0..{m.vocab - 1}")
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ValueError(f"sequence {b}: tokens to generate must be >= 1, got {n!r}")
-            if len(p) + n > m.ctx:
+            if len(p) + n > m.ctx and remedies is None:
                 raise ValueError(f"sequence {b}: {len(p)} prompt tokens + {n} new ones exceed "
                                  f"the context {m.ctx}")
             if isinstance(s0, bool) or not isinstance(s0, int) or s0 < 0:
@@ -329,7 +336,16 @@ class Generation:
         self.model, self.prompts = model, [list(map(int, p)) for p in prompts]
         self.new, self.start = new, start
         ctx = max(len(p) + n for p, n in zip(prompts, new))
-        self.layout = Layout(m, B, ctx, chip)
+        kv_bits = getattr(model, "kv_bits", 8)
+        if remedies is None and (m.kv_heads or kv_bits != 8):   # only the remedied step reads them
+            from tools.lm import remedies as rm
+            remedies = rm.Remedies(kv_bits=kv_bits)
+        self.remedies = remedies
+        if remedies is None:
+            self.layout = Layout(m, B, ctx, chip)
+        else:
+            from tools.lm import remedies as rm
+            self.layout = rm.Layout(m, B, ctx, chip, remedies, kv_bits)
         self.steps = []
         for k in range(max(s0 + len(p) + n - 1 for p, n, s0 in zip(prompts, new, start))):
             rows = []
@@ -359,4 +375,7 @@ class Generation:
         memory: (positions it fed, d)."""
         lay, n = self.layout, len(self.prompts[b]) + self.new[b] - 1
         a = lay.kv(layer, kind, b)
+        if self.remedies is not None:
+            raise ValueError("a remedied generation's cache is slots: read it with "
+                             "remedies.cache_rows")
         return np.asarray(ext[a:a + n * lay.m.d]).reshape(n, lay.m.d)

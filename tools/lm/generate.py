@@ -90,7 +90,12 @@ def show(task, prompt_ids, ids):
 
 
 def reference(model, gen):
-    """The integer reference's ids and KV cache of every sequence of gen."""
+    """The integer reference's ids and KV cache of every sequence of gen (a remedied one's
+    from tools/lm/remedies_ref.py: its cache per layer (k, v) of the positions fed)."""
+    if gen.remedies is not None:
+        from tools.lm import remedies_ref
+        w, s = gen.remedies.window, gen.remedies.sinks
+        return [remedies_ref.decode(model, p, n, w, s) for p, n in zip(gen.prompts, gen.new)]
     out = []
     for p, n in zip(gen.prompts, gen.new):
         ids = greedy(model.logits, np.array([p]), n, model.cfg.ctx)[0]
@@ -99,8 +104,27 @@ def reference(model, gen):
 
 
 def _kv_ok(model, gen, ext, ref):
+    if gen.remedies is not None:
+        return remedied_kv_ok(model, gen, ext, ref)
     return all(np.array_equal(gen.cache(ext, i, kind, b), ref[b][1][i][kind][0])
                for b in range(len(gen.prompts)) for i in range(model.cfg.layers) for kind in (0, 1))
+
+
+def remedied_kv_ok(model, gen, ext, ref):
+    """Every row a remedied cache holds at the end (its positions' values, and for a
+    4-bit cache its packed words) equal to the reference's rows at those positions."""
+    from tools.lm import remedies, remedies_ref
+    for b in range(len(gen.prompts)):
+        for i in range(model.cfg.layers):
+            for kind in (0, 1):
+                pos, words, vals = remedies.cache_rows(gen, ext, i, kind, b)
+                want = ref[b][1][i][kind][pos]
+                if not np.array_equal(vals, want):
+                    return False
+                if gen.remedies.kv_bits == 4 and not np.array_equal(words,
+                                                                    remedies_ref.pack4(want)):
+                    return False
+    return True
 
 
 def garbage_sp(seed, k, cfg):

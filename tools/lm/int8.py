@@ -129,8 +129,9 @@ class Int8Model:
     measuring the loss only; decoding takes ARGMAX of the integers).
     """
 
-    def __init__(self, cfg, w, rq, logit_scale):
+    def __init__(self, cfg, w, rq, logit_scale, kv_bits=8):
         self.cfg, self.w, self.rq, self.logit_scale = cfg, w, rq, float(logit_scale)
+        self.kv_bits = kv_bits      # 4: a 4-bit KV cache (tools/lm/remedies_ref.py)
 
     def logits(self, X):
         """int32 logits (B, T, vocab) of token ids X (B, T): the integer forward pass."""
@@ -167,6 +168,8 @@ class Int8Model:
     def save(self, path):
         arrays = {f"w.{n}": v.astype(np.int8) for n, v in self.w.items()}
         arrays.update({f"rq.{n}": np.array(ms, dtype=np.int64) for n, ms in self.rq.items()})
+        if self.kv_bits != 8:
+            arrays["kv_bits"] = np.array(self.kv_bits, dtype=np.int64)
         np.savez(path, **arrays, logit_scale=self.logit_scale,
                  cfg=np.array(list(self.cfg.as_dict().values()), dtype=np.int64))
 
@@ -176,7 +179,8 @@ class Int8Model:
             cfg = M.Config(*(int(v) for v in f["cfg"]))
             w = {k[2:]: f[k].astype(np.int64) for k in f.files if k.startswith("w.")}
             rq = {k[3:]: tuple(int(v) for v in f[k]) for k in f.files if k.startswith("rq.")}
-            return cls(cfg, w, rq, float(f["logit_scale"]))
+            kv_bits = int(f["kv_bits"]) if "kv_bits" in f.files else 8
+            return cls(cfg, w, rq, float(f["logit_scale"]), kv_bits)
 
 
 def fold(p, cfg):
@@ -214,9 +218,12 @@ def calibrate(p, cfg, X):
     return s
 
 
-def export(p, cfg, X):
-    """The Int8Model of float weights p, activation scales calibrated on token ids X."""
+def export(p, cfg, X, fixed=None):
+    """The Int8Model of float weights p, activation scales calibrated on token ids X;
+    fixed: site -> scale, sites whose scale is set rather than calibrated (the 4-bit KV
+    cache's k and v, tools/lm/remedies_ref.py)."""
     a = calibrate(p, cfg, X)
+    a.update(fixed or {})
     f = fold(p, cfg)
     ws = {n: _scale(v) for n, v in f.items()}
     ws["wte"] = ws["wpe"] = a["res0"]             # the tables are the residual's int8

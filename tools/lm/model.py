@@ -27,6 +27,7 @@ class Config:
     heads: int = 2
     layers: int = 2
     mlp: int = 32
+    kv_heads: int = 0       # key-value heads (grouped-query attention); 0: one per query head
 
     def __post_init__(self):
         for name in ("vocab", "ctx", "d", "mlp"):
@@ -35,9 +36,26 @@ class Config:
                                  f"of 4 (dimensions tile the 4 x 4 array)")
         if self.d != self.heads * HEAD:
             raise ValueError(f"Config: d = {self.d} must be heads * {HEAD} = {self.heads * HEAD}")
+        if self.kv_heads and (self.kv_heads < 0 or self.heads % self.kv_heads):
+            raise ValueError(f"Config: kv_heads = {self.kv_heads} does not divide heads = "
+                             f"{self.heads}")
+
+    @property
+    def kvh(self):
+        """The number of key-value heads: query head c reads KV head c // (heads // kvh)."""
+        return self.kv_heads or self.heads
+
+    @property
+    def dk(self):
+        """Columns of k and v (and words of a cached K or V row): kvh heads of HEAD."""
+        return self.kvh * HEAD
 
     def as_dict(self):
-        return asdict(self)
+        """The fields (kv_heads only when set: a multi-head model's files are unchanged)."""
+        a = asdict(self)
+        if not self.kv_heads:
+            del a["kv_heads"]
+        return a
 
 
 def names(cfg):
@@ -55,8 +73,8 @@ def init(cfg, seed):
               "wout": (cfg.d, cfg.vocab)}
     for i in range(cfg.layers):
         shapes.update({f"h{i}.g1": (cfg.d,), f"h{i}.g2": (cfg.d,),
-                       f"h{i}.wq": (cfg.d, cfg.d), f"h{i}.wk": (cfg.d, cfg.d),
-                       f"h{i}.wv": (cfg.d, cfg.d), f"h{i}.wo": (cfg.d, cfg.d),
+                       f"h{i}.wq": (cfg.d, cfg.d), f"h{i}.wk": (cfg.d, cfg.dk),
+                       f"h{i}.wv": (cfg.d, cfg.dk), f"h{i}.wo": (cfg.d, cfg.d),
                        f"h{i}.w1": (cfg.d, cfg.mlp), f"h{i}.w2": (cfg.mlp, cfg.d)})
     p = {}
     for n in names(cfg):
@@ -83,9 +101,18 @@ def _rmsnorm_back(dy, c):
 
 
 def split_heads(t, cfg):
-    """(B, T, d) -> (B, heads, T, 16): each head's columns."""
-    B, T, _ = t.shape
-    return t.reshape(B, T, cfg.heads, HEAD).transpose(0, 2, 1, 3)
+    """(B, T, d) -> (B, heads, T, 16): each head's columns. A k or v of fewer columns
+    (grouped-query attention: cfg.dk) gives each query head its KV head's columns."""
+    B, T, n = t.shape
+    t = t.reshape(B, T, n // HEAD, HEAD).transpose(0, 2, 1, 3)
+    return np.repeat(t, cfg.heads // (n // HEAD), axis=1) if n != cfg.d else t
+
+
+def group_heads(t, cfg):
+    """(B, heads, T, 16) gradients of the query heads -> (B, T, dk): summed per KV head
+    (the adjoint of split_heads of a k or v)."""
+    B, H, T, D = t.shape
+    return merge_heads(t.reshape(B, cfg.kvh, H // cfg.kvh, T, D).sum(axis=2))
 
 
 def merge_heads(t):
@@ -181,8 +208,8 @@ def loss_and_grad(p, cfg, X, Y, mask):
         dk = ds.transpose(0, 1, 3, 2) @ q
         dh = 0.0
         for nm, dt in (("q", dq), ("k", dk), ("v", dv)):
-            dt = merge_heads(dt)
-            g[f"h{i}.w{nm}"] = h.reshape(-1, cfg.d).T @ dt.reshape(-1, cfg.d)
+            dt = merge_heads(dt) if nm == "q" else group_heads(dt, cfg)
+            g[f"h{i}.w{nm}"] = h.reshape(-1, cfg.d).T @ dt.reshape(-1, dt.shape[-1])
             dh = dh + dt @ p[f"h{i}.w{nm}"].T
         d1, g[f"h{i}.g1"] = _rmsnorm_back(dh, c[i, "n1"])
         dx = dx + d1

@@ -32,15 +32,33 @@ TASKS = {
     "text": dict(cfg=M.Config(vocab=len(data.TEXT_CHARS)), seed=1, steps=4000, batch=32,
                  lr=3e-3, warmup=100),
 }
+# The remedies' variants (docs/lm.md "Remedies"), trained the same way from the same seeds:
+# <task>_kv1 shares one key-value head between both query heads (multi-query attention);
+# text_ctx256 learns 256 positions, on windows of 256 characters (8 a batch: the same
+# characters a step as the base model's 32 of 64), in half the steps (its attention costs
+# four times as much a character).
+VARIANTS = {
+    "add_kv1": dict(TASKS["add"], cfg=M.Config(vocab=data.ADD_VOCAB, kv_heads=1), data="add"),
+    "text_kv1": dict(TASKS["text"], cfg=M.Config(vocab=len(data.TEXT_CHARS), kv_heads=1),
+                     data="text"),
+    "text_ctx256": dict(TASKS["text"], cfg=M.Config(vocab=len(data.TEXT_CHARS), ctx=256),
+                        batch=8, steps=2000, data="text"),
+}
+TASKS.update(VARIANTS)
 BETAS = (0.9, 0.99)
 WEIGHT_DECAY = 0.01     # decoupled (AdamW), on the matrices and tables, not on the gains
 FLOOR = 0.1             # the cosine decays the rate to FLOOR * lr
 CLIP = 1.0              # global gradient norm
 
 
+def source(task):
+    """The data a task or variant trains on: "add" or "text"."""
+    return TASKS[task].get("data", task)
+
+
 def batches(task, rng):
     """The task's endless training batches (X, Y, mask), in rng's order."""
-    if task == "add":
+    if source(task) == "add":
         return data.add_batches(rng, data.add_split()[0], TASKS[task]["batch"])
     return data.text_batches(rng, data.text_split()[0], TASKS[task]["batch"],
                              TASKS[task]["cfg"].ctx)
@@ -87,14 +105,14 @@ def train(task, steps=None, log=None):
 
 def calibration(task):
     """The token windows the int8 export calibrates its activation scales on (training data)."""
-    if task == "add":
+    if source(task) == "add":
         return data.add_all()[data.add_split()[0], :-1]
     return data.text_windows(data.text_split()[0], TASKS[task]["cfg"].ctx)[0][::10]
 
 
 def held_out(task):
     """(X, Y, mask) of the task's held-out data: its 500 problems, or its last 10% of text."""
-    if task == "add":
+    if source(task) == "add":
         return data.add_xy(data.add_split()[1])
     X, Y = data.text_windows(data.text_split()[1], TASKS[task]["cfg"].ctx)
     return X, Y, np.ones(Y.shape, dtype=bool)
@@ -119,7 +137,7 @@ def main(argv=None):
              **{k: v for k, v in hp.items() if k != "cfg"},
              "train_seconds": round(wall, 1), "train_cpu_seconds": round(cpu, 1),
              "load_average_after": os.getloadavg()[0], "python": platform.python_version(),
-             "numpy": np.__version__, "corpus_sha256": data.corpus_sha256() if a.task == "text"
+             "numpy": np.__version__, "corpus_sha256": data.corpus_sha256() if source(a.task) == "text"
              else None, "final_loss_mean_last_100": float(np.mean(losses[-100:])),
              "held_out_loss_float": ho, "losses": losses}
     with open(os.path.join(a.out, f"{a.task}_trace.json"), "w") as f:

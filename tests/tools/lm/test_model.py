@@ -1,12 +1,15 @@
 """The float model's backward pass is the derivative of its loss (central differences),
-with the attention-score clamp both inside and beyond its range."""
+with the attention-score clamp both inside and beyond its range, multi-head and with one
+KV head shared by both query heads (grouped-query attention)."""
 import numpy as np
+import pytest
 
 from tools.lm import model as M
 
 
-def test_backward_is_the_derivative_of_the_loss():
-    cfg = M.Config(vocab=12, ctx=8, mlp=16)
+@pytest.mark.parametrize("kv_heads", [0, 1], ids=["multi-head", "multi-query"])
+def test_backward_is_the_derivative_of_the_loss(kv_heads):
+    cfg = M.Config(vocab=12, ctx=8, mlp=16, kv_heads=kv_heads)
     rng = np.random.default_rng(0)
     p = {n: v + rng.normal(0, 0.3, v.shape) for n, v in M.init(cfg, 0).items()}
     for n in ("h0.wq", "h0.wk", "h1.wq", "h1.wk"):
