@@ -222,7 +222,7 @@ def cmd_run(args):
 def cmd_generate(args):
     from tools.lm import chip, generate as G
     try:
-        model = G.load_model(args.task, args.weights)
+        model = G.load_model(args.task, args.weights, args.kv_heads, args.kv_bits, args.ctx)
         texts = [args.prompt] if args.prompt is not None else []
         if args.batch_file:
             lines = [ln for ln in cli.text_file(args.batch_file).split("\n") if ln.strip()]
@@ -238,8 +238,18 @@ def cmd_generate(args):
             except ValueError as e:
                 raise ValueError(f"prompt {t[:40]!r}: {e}") from None
         cfg = chip.LM_CHIP if args.mode == "inorder" else chip.LM_CHIP_OVERLAP
+        rem = None
+        if args.kv_bits == 4 or args.window or args.tile or args.ctx > 64 or model.cfg.kv_heads:
+            from tools.lm import remedies
+            rem = remedies.Remedies(kv_bits=args.kv_bits, window=args.window, sinks=args.sinks,
+                                    tile=args.tile)
+        if args.ctx and any(len(p) + args.tokens > max(args.ctx, 1) for p in prompts):
+            raise ValueError(f"a prompt and --tokens {args.tokens} exceed --ctx {args.ctx}")
         try:
-            gen = chip.Generation(model, prompts, args.tokens, chip=cfg)
+            if rem is None:
+                gen = chip.Generation(model, prompts, args.tokens, chip=cfg)
+            else:
+                gen = remedies.generation(model, prompts, args.tokens, rem, args.mode)
         except ValueError as e:
             raise ValueError(f"the prompt(s) and --tokens {args.tokens}: {e}") from None
     except ValueError as e:
@@ -327,6 +337,17 @@ def parser():
     p.add_argument("--task", default="text", choices=("text", "add"))
     p.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
     p.add_argument("--weights", type=cli.in_file, help="an int8 export (default: the task's committed one)")
+    p.add_argument("--kv-heads", type=cli.integer(1, 2), default=0,
+                   help="remedy: 1 = the multi-query model (one KV head for both query heads)")
+    p.add_argument("--kv-bits", type=int, choices=(4, 8), default=8,
+                   help="remedy: 4 = the 4-bit KV cache (PACK4 / UNPACK4 on chip)")
+    p.add_argument("--window", type=cli.integer(2, 1024), default=0,
+                   help="remedy: attend the last W tokens (with --sinks S, the first S and the last W - S)")
+    p.add_argument("--sinks", type=cli.integer(0, 1023), default=0, help="attention sinks of --window")
+    p.add_argument("--ctx", type=cli.integer(1, 1024), default=0,
+                   help="remedy: contexts past 64 tokens (the text model of 256 positions; tiled attention)")
+    p.add_argument("--tile", type=cli.integer(1, 255), default=0,
+                   help="remedy: stream the cached K and V in tiles of this many rows")
     p.set_defaults(func=cmd_generate)
     return ap
 

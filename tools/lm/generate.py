@@ -31,13 +31,30 @@ the integer reference's ids; kv_ok: every cached K and V row equal to the refere
 error: "" or the chip's error (a step that faulted)."""
 
 
-def load_model(task=None, path=None):
-    """The int8 model of a task (the committed export), or of a weights file; ValueError
-    naming the file when it is not an export of a model the chip can run."""
+def variant(task, kv_heads=0, kv_bits=8, ctx=0):
+    """The name of a task's committed model with the remedies' options (tools/lm/train.py's
+    VARIANTS; docs/lm.md "Remedies"): kv_heads 1 the multi-query model (<task>_kv1), ctx
+    past 64 the text model of 256 learned positions (text_ctx256), kv_bits 4 its export
+    with a 4-bit KV cache (<name>_kv4). ValueError for a combination not trained."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r} (tasks: {', '.join(TASKS)})")
+    if kv_heads not in (0, 1, 2):
+        raise ValueError(f"--kv-heads {kv_heads}: the models have 2 query heads and 2 or 1 KV heads")
+    name = task + ("_kv1" if kv_heads == 1 else "")
+    if ctx > 64 and task == "text":
+        if kv_heads == 1:
+            raise ValueError("no multi-query model of 256 positions is trained: --kv-heads 1 "
+                             "runs at --ctx 64 or less (or with --weights)")
+        name += "_ctx256"
+    return name + ("_kv4" if kv_bits == 4 else "")
+
+
+def load_model(task=None, path=None, kv_heads=0, kv_bits=8, ctx=0):
+    """The int8 model of a task (the committed export; with remedies' options, the variant
+    of variant()), or of a weights file; ValueError naming the file when it is not an
+    export of a model the chip can run."""
     if path is None:
-        if task not in TASKS:
-            raise ValueError(f"unknown task {task!r} (tasks: {', '.join(TASKS)})")
-        path = WEIGHTS / f"{task}_int8.npz"
+        path = WEIGHTS / f"{variant(task, kv_heads, kv_bits, ctx)}_int8.npz"
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"{path}: no such weights file")
@@ -50,7 +67,8 @@ def load_model(task=None, path=None):
     if vocab is not None and cfg.vocab != vocab:
         raise ValueError(f"{path}: a model of {cfg.vocab} tokens, the {task} task's has {vocab} "
                          "(another task's weights?)")
-    for name, r, c in chip._matrices(cfg):
+    from tools.lm import remedies
+    for name, r, c in remedies._matrices(cfg):
         w = chip._weights(model, name) if name.startswith("wout.") or name in model.w else None
         if w is None or w.shape != (r, c):
             raise ValueError(f"{path}: matrix {name.split('.')[0]} is "
@@ -63,6 +81,8 @@ def load_model(task=None, path=None):
     missing = sorted(needed - set(model.rq))
     if missing:
         raise ValueError(f"{path}: requantization(s) {', '.join(missing)} missing")
+    if kv_bits != model.kv_bits:
+        raise ValueError(f"{path}: a model with a {model.kv_bits}-bit KV cache, not {kv_bits}-bit")
     return model
 
 

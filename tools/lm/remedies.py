@@ -51,6 +51,21 @@ def chip_config(mode="inorder", ext_words=1 << 20, imem_depth=16384):
                          imem_depth=imem_depth, sm_max_len=SM_MAX, mode=mode)
 
 
+CHIPS = ((1 << 20, 16384), (1 << 24, 65535))   # (ext_words, imem_depth): the smallest that fits
+
+
+def generation(model, prompts, new, remedies, mode="overlap", start=None):
+    """chip.Generation of prompts with remedies on the smallest chip_config of CHIPS whose
+    external memory holds its layout (ValueError from the last when none does)."""
+    for k, (ext, imem) in enumerate(CHIPS):
+        try:
+            return C.Generation(model, prompts, new, start=start, remedies=remedies,
+                                chip=chip_config(mode, ext, imem))
+        except ValueError as e:
+            if k == len(CHIPS) - 1 or "external memory" not in str(e):
+                raise
+
+
 @dataclass(frozen=True)
 class Remedies:
     """The options of a remedied step. kv_bits: 8, or 4 (the model must be exported for it);

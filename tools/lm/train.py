@@ -118,11 +118,29 @@ def held_out(task):
     return X, Y, np.ones(Y.shape, dtype=bool)
 
 
+def export_kv4(task, out=WEIGHTS):
+    """Write <out>/<task>_kv4_int8.npz: the 4-bit-cache export of the trained <task>.npz."""
+    from tools.lm import remedies_ref
+    path = os.path.join(out, f"{task}.npz")
+    if not os.path.isfile(path):
+        return cli.refuse("tools.lm.train", f"--kv4: no {path} (train --task {task} first)")
+    p, cfg = M.load(path)
+    remedies_ref.export_kv4(p, cfg, calibration(task)).save(
+        os.path.join(out, f"{task}_kv4_int8.npz"))
+    print(f"{task}: wrote {task}_kv4_int8.npz")
+    return 0
+
+
 def main(argv=None):
     ap = cli.Parser(prog="tools.lm.train", description=__doc__.splitlines()[0])
     ap.add_argument("--task", choices=sorted(TASKS), required=True)
     ap.add_argument("--out", default=WEIGHTS, type=cli.out_dir)
+    ap.add_argument("--kv4", action="store_true",
+                    help="no training: export <out>/<task>.npz with a 4-bit KV cache "
+                         "(remedies_ref.export_kv4) to <task>_kv4_int8.npz")
     a = ap.parse_args(argv)
+    if a.kv4:
+        return export_kv4(a.task, a.out)
     hp, t0, c0 = TASKS[a.task], time.time(), time.process_time()
     p, losses = train(a.task, log=lambda s: print(s, flush=True))
     wall, cpu = time.time() - t0, time.process_time() - c0

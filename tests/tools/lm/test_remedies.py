@@ -1,0 +1,173 @@
+"""The chapter's remedies on the reference chip (model.machine), against their integer
+reference written from docs/lm.md's numerics (tools/lm/remedies_ref.py), never against the
+builder's arithmetic: every generated id and every row the cache holds at the end (its
+values, and a 4-bit cache's packed words), the scratchpad garbage before every step;
+batch invariance; bad options refused."""
+from functools import cache
+
+import numpy as np
+import pytest
+
+from model import timing
+from model.machine import Machine
+from tools.lm import chip, data
+from tools.lm import remedies as RM
+from tools.lm import remedies_ref as REF
+from tools.lm.generate import load_model
+
+TEXT = load_model("text")
+TEXT4 = load_model("text", kv_bits=4)
+
+
+@cache
+def model(task, kv_heads=0, kv_bits=8):
+    return load_model(task, kv_heads=kv_heads, kv_bits=kv_bits)
+
+
+def text(s):
+    return [int(t) for t in data.encode(s)]
+
+
+def run_on_machine(g, seed=0):
+    rng = np.random.default_rng(seed)
+    m = Machine(g.layout.chip)
+    ext = g.image()
+    for prog in g.programs():
+        m.sp[:] = rng.integers(-2 ** 31, 2 ** 31, size=m.sp.size)
+        ext = m.run(prog, ext).ext
+    return ext
+
+
+def check(m, g, ext):
+    """Tokens and cache rows equal to the reference's; the generated ids."""
+    rem = g.remedies
+    toks = g.tokens(ext)
+    for b, p in enumerate(g.prompts):
+        want, kv = REF.decode(m, p, g.new[b], rem.window, rem.sinks)
+        assert toks[b] == want, (b, toks[b], want)
+        T = len(p) + g.new[b] - 1
+        held = list(np.nonzero(REF.attended(T, rem.window, rem.sinks)[T - 1])[0])
+        for i in range(m.cfg.layers):
+            for kind in (0, 1):
+                pos, words, vals = RM.cache_rows(g, ext, i, kind, b)
+                assert pos == held, (b, pos, held)
+                assert np.array_equal(vals, kv[i][kind][pos]), (b, i, kind)
+                if rem.kv_bits == 4:
+                    assert np.array_equal(words, REF.pack4(kv[i][kind][pos]))
+                    assert words.shape[1] == m.cfg.dk // 2        # half the words
+    return toks
+
+
+CASES = {
+    "gqa-add": (("add", 1), RM.Remedies(), [data.add_problem(a, b)[:4] for a, b in
+                                        ((12, 34), (99, 99), (7, 80))], 3),
+    "gqa-text": (("text", 1), RM.Remedies(), [text("The "), text("def ")], 6),
+    "kv4": (("text", 0, 4), RM.Remedies(kv_bits=4), [text("The "), text("A list is ")], 6),
+    "window": (("text",), RM.Remedies(window=8, sinks=2), [text("The "), text("x")], 12),
+    "window-no-sinks": (("text",), RM.Remedies(window=6), [text("def ")], 9),
+    "tiles": (("text",), RM.Remedies(tile=4), [text("The "), text("class ")], 7),
+    "all": (("text", 1, 4),
+            RM.Remedies(kv_bits=4, window=8, sinks=2, tile=4), [text("The "), text("x")], 10),
+}
+
+
+@pytest.mark.parametrize("mode", ["inorder", "overlap"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_remedy_equals_the_reference(case, mode):
+    name, rem, prompts, n = CASES[case]
+    m = model(*name)
+    g = RM.generation(m, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
+    check(m, g, run_on_machine(g, seed=len(prompts)))
+
+
+def test_addition_with_one_kv_head_adds():
+    probs = [(47, 85), (3, 4), (50, 50), (99, 1)]
+    m = model("add", 1)
+    g = RM.generation(m, [data.add_problem(a, b)[:4] for a, b in probs], 3, RM.Remedies())
+    toks = check(m, g, run_on_machine(g))
+    assert toks == [[int(c) for c in f"{a + b:03d}"[::-1]] for a, b in probs]
+
+
+def test_long_context_past_the_learned_positions():
+    # a context of 70 > 64 positions: tiles of 64 (auto), position 64 on takes row 63
+    g = RM.generation(TEXT, [text("ab" * 33)], 4, RM.Remedies())
+    assert g.layout.tile == 64 and g.layout.n_max == 70
+    check(TEXT, g, run_on_machine(g))
+
+
+def test_batch_invariance():
+    # a sequence's tokens are the same alone and in a ragged batch, with every remedy on
+    m, rem = model("text", 1, 4), RM.Remedies(kv_bits=4, window=6, sinks=1, tile=4)
+    prompts = [text(w) for w in ("The ", "def ", "x", "A list is ", "for ")]
+    alone = []
+    for p in prompts[:2]:
+        g = RM.generation(m, [p], 8, rem)
+        alone.append(g.tokens(run_on_machine(g))[0])
+    g = RM.generation(m, prompts, [8, 8, 3, 5, 2], rem, start=[0, 3, 1, 0, 2])
+    toks = check(m, g, run_on_machine(g, seed=5))
+    assert toks[:2] == alone
+
+
+def test_default_remedies_time_as_the_unmodified_step():
+    # Remedies() is the unmodified model on the remedies' builder: the same cycles as
+    # chip.py's step where both fit (its program is unchanged: chip.py's own tests)
+    for B, T in ((1, 8), (4, 16), (16, 12)):
+        g = chip.Generation(TEXT, [[1] * (T - 1)] * B, 1, chip=chip.LM_CHIP_OVERLAP)
+        base = timing.schedule(chip.step_program(TEXT, g.layout, g.steps[-1]), g.layout.chip)
+        r = RM.generation(TEXT, [[1] * (T - 1)] * B, 1, RM.Remedies())
+        rem = timing.schedule(chip.step_program(TEXT, r.layout, r.steps[-1]), r.layout.chip)
+        assert rem.counters.cycles == base.counters.cycles, (B, T)
+
+
+def test_live_positions_are_what_the_next_step_attends():
+    for W, S in ((8, 2), (6, 0), (5, 4)):
+        g = RM.generation(TEXT, [text("The ")], 20, RM.Remedies(window=W, sinks=S))
+        ok = REF.attended(30, W, S)
+        for t in range(25):
+            assert g.layout.live(t) == [u for u in range(t + 1) if ok[t + 1, u]], (W, S, t)
+            assert len(g.layout.live(t)) <= W
+        # the ring: the slots of the positions live together are distinct, and < W
+        for t in range(25):
+            slots = [g.remedies.slot(u) for u in g.layout.attended(t)]
+            assert len(set(slots)) == len(slots) and max(slots) < W
+
+
+def test_a_4bit_step_moves_half_the_cache_words():
+    words = {}
+    for name, m, rem in (("8", TEXT, RM.Remedies()), ("4", TEXT4, RM.Remedies(kv_bits=4))):
+        g = RM.generation(m, [[1] * 31] * 2, 1, rem)
+        prog = chip.step_program(m, g.layout, g.steps[-1])
+        words[name] = sum(i.len for i in prog if i.op in ("LD", "ST") and
+                          (i.src if i.op == "LD" else i.dst) >= g.layout.kv0)
+    assert 2 * words["4"] == words["8"]
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(kv_bits=3), "kv_bits must be 4 or 8"),
+    (dict(window=1), "window must be"),
+    (dict(window=-4), "window must be"),
+    (dict(window=8, sinks=8), "sinks must be"),
+    (dict(sinks=2), "sinks must be"),
+    (dict(tile=256), "tile must be"),
+    (dict(tile=True), "must be an integer"),
+])
+def test_bad_remedies(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        RM.Remedies(**kw)
+
+
+@pytest.mark.parametrize("m, rem, prompts, new, msg", [
+    (TEXT, RM.Remedies(kv_bits=4), [[1]], 2, "needs a model exported for it"),
+    (TEXT4, RM.Remedies(), [[1]], 2, "needs a model exported for it"),
+    (TEXT, RM.Remedies(), [[1] * 1100], 2, "softmax takes at most"),
+    (TEXT, RM.Remedies(), [[1] * 1000] * 17, 2, "external memory"),
+    (TEXT, RM.Remedies(), [[1]], 0, ">= 1"),
+])
+def test_bad_generations(m, rem, prompts, new, msg):
+    with pytest.raises(ValueError, match=msg):
+        RM.generation(m, prompts, new, rem)
+
+
+def test_the_integer_reference_without_remedies_is_int8_model():
+    X = np.array([text("The quick brown fox jumps over ")] * 2)
+    assert np.array_equal(REF.forward(TEXT, X)[0], TEXT.logits(X))
