@@ -32,9 +32,50 @@ def _run(g, cfg, seed):
     return ext
 
 
+def remedy_problems(quick=False):
+    """The PROBLEM lines of the remedies' builder (tools/lm/remedies.py): generations with
+    each remedy on the reference chip, garbage scratchpad, every id and every row the
+    cache holds at the end against tools/lm/remedies_ref.py."""
+    from tools.lm import remedies as RM, remedies_ref as REF
+    out = []
+    enc = lambda w: [int(t) for t in data.encode(w)]
+    cases = [("GQA addition", load_model("add", kv_heads=1), RM.Remedies(),
+              [data.add_problem(a, b)[:4] for a, b in ((12, 34), (99, 99))], 3),
+             ("4-bit cache", load_model("text", kv_bits=4), RM.Remedies(kv_bits=4),
+              [enc("The "), enc("x")], 5),
+             ("window 8, 2 sinks", load_model("text"), RM.Remedies(window=8, sinks=2),
+              [enc("The "), enc("def ")], 10),
+             ("tiles of 4", load_model("text"), RM.Remedies(tile=4), [enc("A list is ")], 4),
+             ("all, GQA", load_model("text", kv_heads=1, kv_bits=4),
+              RM.Remedies(kv_bits=4, window=6, sinks=1, tile=4), [enc("for "), enc("x")], 8),
+             ("context 70 (positions past 64, tiles of 64)", load_model("text"), RM.Remedies(),
+              [enc("ab" * 33)], 4)]
+    if not quick:          # past 64K words of external memory: xhi
+        cases.append(("16 x 40 (xhi)", load_model("text"), RM.Remedies(),
+                      [enc("The ")] + [[1] * 36] * 15, 4))
+    for name, model, rem, prompts, n in cases:
+        for mode in ("overlap",) if quick else ("inorder", "overlap"):
+            g = RM.generation(model, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
+            ext = _run(g, g.layout.chip, seed=len(prompts))
+            toks = g.tokens(ext)
+            for b, p in enumerate(g.prompts):
+                want, kv = REF.decode(model, p, g.new[b], rem.window, rem.sinks)
+                tag = f"remedy {name} {mode} sequence {b}"
+                if toks[b] != want:
+                    out.append(f"{tag}: tokens {toks[b]}, the reference's {want}")
+                for i in range(model.cfg.layers):
+                    for kind in (0, 1):
+                        pos, words, vals = RM.cache_rows(g, ext, i, kind, b)
+                        if not np.array_equal(vals, kv[i][kind][pos]) or (
+                                rem.kv_bits == 4 and not np.array_equal(
+                                    words, REF.pack4(kv[i][kind][pos]))):
+                            out.append(f"{tag}: layer {i} {'KV'[kind]} cache differs")
+    return out
+
+
 def problems(quick=False):
     """The PROBLEM lines (an empty list when everything holds)."""
-    out = []
+    out = remedy_problems(quick)
     text, add = load_model("text"), load_model("add")
     words = ["The ", "def ", "A list is ", "x"] if quick else \
         ["The ", "def ", "A list is ", "x", "class ", "for ", "Exceptions "]

@@ -63,14 +63,48 @@ SPECS = [
      '        buf = sp["wb0"]'),
 ]
 
+# the remedies' builder (tools/lm/remedies.py), caught by the check's remedies part
+FILE_REMEDIES = "tools/lm/remedies.py"
+SPECS_REMEDIES = [
+    ("tiles: the weighted sum overwritten by each value tile, not accumulated",
+     "                      N=4, tb=0, lda=u1 - u0, ldb=dk, ldc=4, acc=0 if first else 1)",
+     "                      N=4, tb=0, lda=u1 - u0, ldb=dk, ldc=4, acc=0)"),
+    ("tiles: the softmax over the first tile's scores only",
+     '                I("SM", dst=p, src=s32, len=n)',
+     '                I("SM", dst=p, src=s32, len=min(n, TR))'),
+    ("GQA: query head c reads KV head c, not c // group",
+     "                    I(\"MM\", dst=sc[c][0] + k0, A=q, B=buf + (k0 - u0) * dk + 16 * (c // g),",
+     "                    I(\"MM\", dst=sc[c][0] + k0, A=q, B=buf + (k0 - u0) * dk + 16 * c,"),
+    ("window: the ring's slots overwrite the sinks",
+     "        return t if not W or t < S else S + (t - S) % (W - S)",
+     "        return t if not W or t < S else (t - S) % (W - S)"),
+    ("window: a full ring's last slot not loaded",
+     "            hi = n if t >= lay.slots else t    # the cached slots 0..hi-1 to load (a full",
+     "            hi = n - 1 if t >= lay.slots else t    # the cached slots 0..hi-1 to load (a full"),
+    ("4-bit: this step's row copied packed (no UNPACK4)",
+     '                I("UNPACK4", dst=buf + (slot - u0) * dk, src=cur, len=rw)',
+     '                I("RQ", dst=buf + (slot - u0) * dk, src=cur, len=dk, m=1, s=0)'),
+    ("4-bit: a group's last packed word left unpacked",
+     '                    I("PACK4", dst=sp[f"{n}p"] + g0 * rw, src=sp[n] + g0 * dk, len=gn * rw)',
+     '                    I("PACK4", dst=sp[f"{n}p"] + g0 * rw, src=sp[n] + g0 * dk, len=max(1, gn * rw - 1))'),
+    ("long contexts: positions past the learned ones read past the table",
+     '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + min(row.t, m.ctx - 1) * d, len=d)',
+     '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)'),
+    ("past 64K words: xhi dropped (every transfer in the first page)",
+     '            hi = {"xhi": exa // PAGE} if exa >= PAGE else {}',
+     '            hi = {}'),
+]
+
 FAST = ("the weighted sum one value short",
+        "tiles: the weighted sum overwritten by each value tile, not accumulated",
         "one weight buffer for every tile (right values, no streaming under the products)")
 
 
 def mutants(fast=False):
     """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
-    return [mutation.Mutant(label, FILE, old, new, must_catch=True, tags=("lm",))
-            for label, old, new in SPECS if not fast or label in FAST]
+    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=("lm",))
+            for f, specs in ((FILE, SPECS), (FILE_REMEDIES, SPECS_REMEDIES))
+            for label, old, new in specs if not fast or label in FAST]
 
 
 def mutant(label):

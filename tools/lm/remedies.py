@@ -323,7 +323,8 @@ def step_program(model, lay, rows):
             s, t = r % sets, row.t
             slot = rem.slot(t)
             n = min(t + 1, lay.slots)                  # the live slots 0..n-1
-            lo, hi = 0, (n if n == lay.slots and t >= lay.slots else t)   # slots to load
+            hi = n if t >= lay.slots else t    # the cached slots 0..hi-1 to load (a full
+            lo = 0                             # ring: all, this step's then overwritten)
             cur = {kind: (sp[f"{'kv'[kind]}p"] + r * rw) if kv4 else (sp["kv"[kind]] + r * dk)
                    for kind in (0, 1)}
             for kind in (0, 1):
