@@ -18,6 +18,8 @@ import dataclasses
 from dataclasses import dataclass
 
 ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
+EXT_ADDR_W = 24        # an external address: LD/ST/LDX xhi (8 bits) above a 16-bit field
+SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
 PC_W = 16              # the program counter and error_pc
 
 MODES = ("inorder", "overlap")   # timing modes (docs/isa.md "Timing modes")
@@ -29,9 +31,9 @@ class Config:
 
     array: int = 4            # the systolic array is array x array
     sp_words: int = 4096      # scratchpad words
-    ext_words: int = 4096     # external memory words
+    ext_words: int = 4096     # external memory words, 1..2^24
     imem_depth: int = 1024    # instruction memory depth (instructions)
-    sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer)
+    sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer), 1..1024
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
     mode: str = "inorder"     # timing mode (MODES): "inorder" one instruction at a time,
                               # "overlap" the units run concurrently (hazards by range hulls)
@@ -46,15 +48,15 @@ class Config:
         if not 2 <= self.sp_words <= 1 << ADDR_W:
             raise ValueError(f"Config: sp_words={self.sp_words} outside 2..{1 << ADDR_W} "
                              f"(addresses are {ADDR_W} bits)")
-        if not 1 <= self.ext_words <= 1 << ADDR_W:
-            raise ValueError(f"Config: ext_words={self.ext_words} outside 1..{1 << ADDR_W} "
-                             f"(addresses are {ADDR_W} bits)")
+        if not 1 <= self.ext_words <= 1 << EXT_ADDR_W:
+            raise ValueError(f"Config: ext_words={self.ext_words} outside 1..{1 << EXT_ADDR_W} "
+                             f"(external addresses are {EXT_ADDR_W} bits)")
         if not 1 <= self.imem_depth <= (1 << PC_W) - 1:
             raise ValueError(f"Config: imem_depth={self.imem_depth} outside 1..{(1 << PC_W) - 1} "
                              f"(pc is {PC_W} bits)")
-        if not 1 <= self.sm_max_len <= 64:
-            raise ValueError(f"Config: sm_max_len={self.sm_max_len} outside 1..64 "
-                             "(the softmax unit's buffer and 7-bit length)")
+        if not 1 <= self.sm_max_len <= SM_LEN_LIMIT:
+            raise ValueError(f"Config: sm_max_len={self.sm_max_len} outside 1..{SM_LEN_LIMIT} "
+                             "(the softmax unit's exp buffer; sums stay below 2^27)")
         if self.issue_cycles != 2:
             raise ValueError(f"Config: issue_cycles={self.issue_cycles}: the sequencer fetches "
                              "and decodes in exactly 2 cycles")
@@ -86,8 +88,9 @@ class Config:
 
     @property
     def ext_max(self):
-        """The largest external memory the 16-bit address fields can reach."""
-        return 1 << ADDR_W
+        """The largest external memory the addresses can reach: xhi * 65536 + a 16-bit
+        field (model/isa.py), 2^24 words."""
+        return 1 << EXT_ADDR_W
 
     def replace(self, **changes):
         """A checked copy with some fields changed."""

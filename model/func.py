@@ -36,6 +36,10 @@ Semantics beyond the spec (docs/isa.md), kept exactly:
   - ADD and NORM's second pass stream like RQ (element i read, then written, before
     element i + 1 is read); NORM's first pass reads every element before any write;
     ARGMAX reads all its inputs before it writes its one word.
+  - PACK4 reads x[2i], x[2i+1], then writes word i, pair by pair; UNPACK4 reads x[i],
+    then writes words 2i and 2i+1, element by element: with dst overlapping src a later
+    read sees a word already written (the scratchpad is write-first).
+  - LD, ST and LDX address the external memory at xhi * 65536 + src (LD, LDX) or + dst (ST).
 """
 import math
 from collections import namedtuple
@@ -54,10 +58,13 @@ _LUT = np.array(LUT, dtype=np.int64)
 # Speed: the views below read an instruction's fields by position in Instr.args (isa.FIELDS
 # order; an attribute like ins.src is a lookup through Instr.__getattr__). The positions:
 _I = isa._INDEX
-_SRC = {"LD": 1, "ST": 0, "RQ": 1, "SM": 1, "LDX": 1, "ADD": 1, "ARGMAX": 1, "NORM": 1}
+_SRC = {"LD": 1, "ST": 0, "RQ": 1, "SM": 1, "LDX": 1, "ADD": 1, "ARGMAX": 1, "NORM": 1,
+        "PACK4": 1, "UNPACK4": 1}
+_XHI = {"LD": 3, "ST": 3, "LDX": 5}                 # xhi, the external address's high bits
 _LEN = 2
 assert all(_I[op]["src"] == i and _I[op]["dst"] == 1 - i and _I[op]["len"] == _LEN
            for op, i in _SRC.items())
+assert all(_I[op]["xhi"] == i for op, i in _XHI.items())
 assert tuple(_I["MM"][f] for f in ("dst", "A", "B", "M", "K", "N", "tb", "lda", "ldb", "ldc", "acc")) \
     == tuple(range(11))
 
@@ -84,13 +91,15 @@ def reads(ins):
     """The address ranges ins reads: a tuple of Range (see the module docstring)."""
     op, a = ins.op, ins.args
     if op == "LD":
-        return _span(EXT, a[1], a[_LEN])
-    if op in ("ST", "RQ", "SM", "ARGMAX", "NORM"):
+        return _span(EXT, (a[3] << 16) + a[1], a[_LEN])
+    if op in ("ST", "RQ", "SM", "ARGMAX", "NORM", "UNPACK4"):
         return _span(SP, a[_SRC[op]], a[_LEN])
+    if op == "PACK4":
+        return _span(SP, a[1], 2 * a[_LEN])
     if op == "ADD":
         return _span(SP, a[1], a[_LEN]) + _span(SP, a[3], a[_LEN])
     if op == "LDX":                     # the index word, and the whole table (its hull)
-        return _span(SP, a[3], 1) + _span(EXT, a[1], a[_LEN] * a[4])
+        return _span(SP, a[3], 1) + _span(EXT, (a[5] << 16) + a[1], a[_LEN] * a[4])
     if op == "MM":
         if not (a[3] and a[4] and a[5]):                            # M, K, N
             return ()
@@ -105,9 +114,11 @@ def writes(ins):
     """The address ranges ins writes: a tuple of Range (see the module docstring)."""
     op, a = ins.op, ins.args
     if op == "ST":
-        return _span(EXT, a[1], a[_LEN])
-    if op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM"):
+        return _span(EXT, (a[3] << 16) + a[1], a[_LEN])
+    if op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM", "PACK4"):
         return _span(SP, a[0], a[_LEN])
+    if op == "UNPACK4":
+        return _span(SP, a[0], 2 * a[_LEN])
     if op == "ARGMAX":
         return _span(SP, a[0], 1)
     if op == "MM":
@@ -121,9 +132,9 @@ def writes(ins):
 # ---------------------------------------------------------------- how many words it reads
 def _sp_reads(op, a):
     """sp_reads from an op and its args (the formulas of sp_reads' docstring)."""
-    if op == "ST" or op == "RQ" or op == "ARGMAX":
+    if op == "ST" or op == "RQ" or op == "ARGMAX" or op == "UNPACK4":
         return a[_LEN]
-    if op == "SM" or op == "ADD" or op == "NORM":
+    if op == "SM" or op == "ADD" or op == "NORM" or op == "PACK4":
         return 2 * a[_LEN]
     if op == "LDX":
         return 1
@@ -152,6 +163,7 @@ def sp_reads(ins):
       LDX 1: the index word (the row comes from the external memory);
       ADD 2*len: both operands, element by element; ARGMAX len;
       NORM 2*len: its two passes (the sum of squares, then the scaling);
+      PACK4 2*len (two input words per output word); UNPACK4 len;
       HALT 0.
     A faulting instruction executes nothing: sum this over the executed (retired)
     instructions only, as model/machine.py does (Result.sp_reads), which the benches
@@ -274,14 +286,37 @@ def norm_vec(x, m, s):
     return requant_vec(x * norm_recip(ss), m, s)
 
 
+def sat4(x):
+    """Saturate int64 values to the signed 4-bit range -8..7."""
+    return np.clip(x, -8, 7)
+
+
+def pack4_vec(x):
+    """PACK4 of int8 values x (int64 array of even length 2n): n words, word i =
+    (sat4(x[2i]) & 0xF) | (sat4(x[2i+1]) & 0xF) << 4 (0..255)."""
+    q = sat4(x) & 0xF
+    return q[0::2] | (q[1::2] << 4)
+
+
+def unpack4_vec(w):
+    """UNPACK4 of words w (int64 array of n): 2n sign-extended 4-bit values, word 2i from
+    bits 3..0 of w[i], word 2i+1 from bits 7..4."""
+    out = np.empty(2 * len(w), dtype=np.int64)
+    out[0::2] = ((w & 0xF) ^ 8) - 8
+    out[1::2] = (((w >> 4) & 0xF) ^ 8) - 8
+    return out
+
+
 def _apply(plan, ext, sp):
     """An instruction's effect, from its plan (execute's body)."""
     op, args, extra, _ = plan
     if op == "LD":
-        dst, src, n = args
+        dst, src, n, xhi = args
+        src += xhi << 16
         sp[dst:dst + n] = ext[src:src + n]
     elif op == "ST":
-        src, dst, n = args
+        src, dst, n, xhi = args
+        dst += xhi << 16
         ext[dst:dst + n] = sp[src:src + n]
     elif op == "MM":
         dst, A, B, M, K, N, tb, lda, ldb, ldc, acc = args
@@ -315,10 +350,11 @@ def _apply(plan, ext, sp):
             y = requant_vec(sp[s:s + n], m, sh)
             sp[d:d + n] = np.maximum(y, 0) if relu else y
     elif op == "LDX":
-        dst, src, n, idx, rows = args
+        dst, src, n, idx, rows, xhi = args
         tok = int(sp[idx]) & 0xFFFFFFFF                     # the index word, unsigned
         if tok >= rows:
             return True
+        src += xhi << 16
         sp[dst:dst + n] = ext[src + tok * n:src + tok * n + n]
     elif op == "ADD":
         d, a, n, b = args
@@ -341,6 +377,20 @@ def _apply(plan, ext, sp):
                 sp[d + i] = _requant_int(isa.s8(sp[s + i]) * r, m, sh) if ss else 0
         else:
             sp[d:d + n] = norm_vec(x, m, sh)
+    elif op == "PACK4":
+        d, s, n = args
+        if d < s + 2 * n and s < d + n:     # overlapping: pair by pair, write-first
+            for i in range(n):
+                sp[d + i] = int(pack4_vec(sp[s + 2 * i:s + 2 * i + 2].astype(np.int8).astype(np.int64))[0])
+        else:
+            sp[d:d + n] = pack4_vec(sp[s:s + 2 * n].astype(np.int8).astype(np.int64))
+    elif op == "UNPACK4":
+        d, s, n = args
+        if d < s + n and s < d + 2 * n:     # overlapping: element by element, write-first
+            for i in range(n):
+                sp[d + 2 * i:d + 2 * i + 2] = unpack4_vec(sp[s + i:s + i + 1])
+        else:
+            sp[d:d + 2 * n] = unpack4_vec(sp[s:s + n])
     elif op == "SM":
         dst, src, n = args
         x = sp[src:src + n].astype(np.int8).astype(np.int64)

@@ -20,31 +20,37 @@ _np_integer, _np_bool = _np.integer, _np.bool_
 # ---------------------------------------------------------------- encoding sizes
 # (the chip's memory sizes and options are model/config.py's: a Config)
 WORD_BITS = 32
-ADDR_W = config.ADDR_W   # every address field; so EXT may be at most 2^16 words
-EXT_MAX = 1 << ADDR_W
+ADDR_W = config.ADDR_W   # every address field (scratchpad and external) is 16 bits
+XHI_W = config.EXT_ADDR_W - ADDR_W   # LD/ST/LDX xhi: the external address's high 8 bits
+EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^24 words
 INSTR_W = 128            # instruction word width (bits)
 OP_W = 4
 
 # ---------------------------------------------------------------- opcodes and fields
 OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
-           "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10}
+           "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10, "PACK4": 11, "UNPACK4": 12}
 OPNAMES = {v: k for k, v in OPCODES.items()}
-ILLEGAL_OPCODES = tuple(c for c in range(16) if c not in OPNAMES)   # error 1: 0, 11..15
+ILLEGAL_OPCODES = tuple(c for c in range(16) if c not in OPNAMES)   # error 1: 0, 13..15
 
 # Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
 FIELDS = {
-    "LD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
-    "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13)),
+    "LD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("xhi", XHI_W)),
+    "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13), ("xhi", XHI_W)),
     "MM": (("dst", ADDR_W), ("A", ADDR_W), ("B", ADDR_W), ("M", 3), ("K", 8), ("N", 3),
            ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)),
     "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6), ("relu", 1)),
     "SM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
     "HALT": (),
     # the language model's operations (docs/lm.md "Numerics"; docs/isa.md)
-    "LDX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("idx", ADDR_W), ("rows", ADDR_W)),
+    "LDX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("idx", ADDR_W), ("rows", ADDR_W),
+            ("xhi", XHI_W)),
     "ADD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("src2", ADDR_W)),
     "ARGMAX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
     "NORM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
+    # the 4-bit KV cache (docs/isa.md): PACK4 reads 2*len words and writes len,
+    # UNPACK4 reads len words and writes 2*len
+    "PACK4": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
+    "UNPACK4": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
 }
 
 
@@ -53,7 +59,10 @@ FIELDS = {
 # programs written before the field existed is unchanged. MM acc (bit 103): 0 writes
 # dst = A x B, 1 accumulates dst += A x B (32-bit wraparound), as VTA's GEMM reset flag.
 # RQ relu (bit 71): 1 clamps the result to 0..127 (the MLP's ReLU fused into its requant).
-DEFAULTS = {"MM": {"acc": 0}, "RQ": {"relu": 0}}
+# LD, ST, LDX xhi (bits 49..56 of LD and ST, 81..88 of LDX): the external address is
+# xhi * 65536 + src (LD, LDX) or + dst (ST), so the external memory may reach 2^24 words.
+DEFAULTS = {"MM": {"acc": 0}, "RQ": {"relu": 0}, "LD": {"xhi": 0}, "ST": {"xhi": 0},
+            "LDX": {"xhi": 0}}
 
 
 def _layout():
@@ -197,15 +206,21 @@ def check(ins, cfg=None):
         return ERR_SHAPE, "rows", "rows=0"
     for name in _SP_FIELDS[op]:
         one = name in _SP_ONE.get(op, ())
-        if f[name] + (1 if one else n) > sp_words:
+        k = _SP_TWICE.get(op)
+        span = 1 if one else (2 * n if k == name else n)
+        if f[name] + span > sp_words:
+            what = "len" if span == n else "2*len"
             return ERR_SP_RANGE, name, (f"{name}={f[name]} is past" if one else
-                                        f"{name}={f[name]} + len={n} passes") + \
+                                        f"{name}={f[name]} + {what}={span} passes") + \
                 f" scratchpad size {sp_words}"
     ext_field = _EXT_FIELD.get(op)
-    span = f["rows"] * n if op == "LDX" else n
-    if ext_field and f[ext_field] + span > ext:
-        what = f"rows*len={span}" if op == "LDX" else f"len={n}"
-        return ERR_EXT_RANGE, ext_field, f"{ext_field}={f[ext_field]} + {what} passes external size {ext}"
+    if ext_field:
+        span = f["rows"] * n if op == "LDX" else n
+        first = (f["xhi"] << ADDR_W) + f[ext_field]
+        if first + span > ext:
+            what = f"rows*len={span}" if op == "LDX" else f"len={n}"
+            at = f"{ext_field}={f[ext_field]}" + (f" (xhi={f['xhi']}: address {first})" if f["xhi"] else "")
+            return ERR_EXT_RANGE, ext_field, f"{at} + {what} passes external size {ext}"
     return None
 
 
@@ -213,10 +228,33 @@ def check(ins, cfg=None):
 # tests them) and the one in the external memory
 _SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst"),
               "LDX": ("idx", "dst"), "ADD": ("src", "src2", "dst"), "ARGMAX": ("src", "dst"),
-              "NORM": ("src", "dst")}
+              "NORM": ("src", "dst"), "PACK4": ("src", "dst"), "UNPACK4": ("src", "dst")}
 _EXT_FIELD = {"LD": "src", "ST": "dst", "LDX": "src"}
 # the scratchpad operands that are one word, not len: LDX's index, ARGMAX's result
 _SP_ONE = {"LDX": ("idx",), "ARGMAX": ("dst",)}
+# the scratchpad operand that spans 2*len words: PACK4's input, UNPACK4's output
+_SP_TWICE = {"PACK4": "src", "UNPACK4": "dst"}
+
+
+def ext_fields(op, addr):
+    """The fields of a full external address (0 .. 2^24 - 1) for op (LD, LDX: src; ST: dst)
+    and xhi: {field: addr % 65536, "xhi": addr // 65536}, to pass to raw() or build().
+
+    build() also takes the full address directly in that field (it splits it with this).
+    """
+    field = _EXT_FIELD.get(op)
+    if field is None:
+        raise ValueError(f"{op} has no external address (only {', '.join(_EXT_FIELD)})")
+    if isinstance(addr, bool) or not isinstance(addr, (int, _np_integer)) or not 0 <= addr < EXT_MAX:
+        raise ValueError(f"{op}: external address {addr!r} outside 0..{EXT_MAX - 1}")
+    addr = int(addr)
+    return {field: addr & ((1 << ADDR_W) - 1), "xhi": addr >> ADDR_W}
+
+
+def ext_addr(ins):
+    """The full external address of an LD, ST or LDX: xhi * 65536 + src (LD, LDX) or dst (ST)."""
+    f = ins.fields()
+    return (f["xhi"] << ADDR_W) + f[_EXT_FIELD[ins.op]]
 
 
 def build(op, cfg=None, **fields):
@@ -224,8 +262,14 @@ def build(op, cfg=None, **fields):
     the instruction and the field at fault.
 
     Checks encodability and everything the chip would fault on (shape, scratchpad and
-    external ranges against cfg's sizes).
+    external ranges against cfg's sizes). LD, LDX src and ST dst may be given as a full
+    external address (0 .. 2^24 - 1) without xhi: build splits it (ext_fields).
     """
+    field = _EXT_FIELD.get(op)
+    v = fields.get(field)
+    if field and "xhi" not in fields and isinstance(v, (int, _np_integer)) and \
+            not isinstance(v, bool) and v >= 1 << ADDR_W:
+        fields = {**fields, **ext_fields(op, v)}
     ins = raw(op, **fields)
     bad = check(ins, cfg)
     if bad:

@@ -55,7 +55,8 @@ Schedule = namedtuple("Schedule", "events cycles fault counters reason")
 
 # The unit that executes each op (its busy cycles add to that unit's counter).
 UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None,
-        "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"}
+        "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
+        "UNPACK4": "vec"}
 
 
 def busy_cycles(ins, cfg=None):
@@ -65,7 +66,8 @@ def busy_cycles(ins, cfg=None):
     cycle of read latency); MM K + mm_fill + M*N (K operand steps, the array's skew and
     read latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the
     max pass, the exp-and-sum pass, then a serial divide per element); LDX len + 3 (the
-    index, the address, an LD); ADD 2*len + 1 (two reads per element); NORM
+    index, the address, an LD); ADD 2*len + 1 (two reads per element); PACK4 and UNPACK4
+    2*len + 1 (two reads per output word; two writes per input word); NORM
     2*(len + 1) + NORM_TAIL (two passes and the reciprocal square root between them).
     """
     return _busy(ins.op, ins.args, config.resolve(cfg))
@@ -87,7 +89,7 @@ def _busy(op, args, cfg):
         return sm_busy(args[_LEN], cfg)
     if op == "LDX":
         return args[_LEN] + LDX_EXTRA + 1
-    if op == "ADD":
+    if op == "ADD" or op == "PACK4" or op == "UNPACK4":
         return 2 * args[_LEN] + 1
     if op == "NORM":
         return 2 * (args[_LEN] + 1) + NORM_TAIL
@@ -108,8 +110,9 @@ def sm_busy(n, cfg):
     In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
     divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/ga2_softmax.v
     FAST = 1; docs/isa.md): the two passes, one reciprocal divide of SM_FAST_TAIL
-    cycles, then one element per cycle: 3 n + 36 (at most 3 n + 40). Exact for n =
-    1..64; the unit never receives n = 0 (fault 4 in DECODE).
+    cycles, then one element per cycle: 3 n + 36. Exact for n = 1..sm_max_len (up to
+    config.SM_LEN_LIMIT = 1024: the divides are 32-bit whatever the length); the unit
+    never receives n = 0 (fault 4 in DECODE).
     """
     if cfg.mode == "overlap":
         return 2 * (n + 1) + SM_FAST_TAIL + n

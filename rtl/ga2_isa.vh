@@ -7,6 +7,8 @@
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
+// an external address: xhi (LD/ST/LDX) above a 16-bit field
+`define GA2_EXT_ADDR_W 24
 
 // opcodes
 `define GA2_OP_LD 4'd1
@@ -19,6 +21,8 @@
 `define GA2_OP_ADD 4'd8
 `define GA2_OP_ARGMAX 4'd9
 `define GA2_OP_NORM 4'd10
+`define GA2_OP_PACK4 4'd11
+`define GA2_OP_UNPACK4 4'd12
 
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
@@ -27,12 +31,16 @@
 `define GA2_LD_SRC_W 16
 `define GA2_LD_LEN_LSB 36
 `define GA2_LD_LEN_W 13
+`define GA2_LD_XHI_LSB 49
+`define GA2_LD_XHI_W 8
 `define GA2_ST_SRC_LSB 4
 `define GA2_ST_SRC_W 16
 `define GA2_ST_DST_LSB 20
 `define GA2_ST_DST_W 16
 `define GA2_ST_LEN_LSB 36
 `define GA2_ST_LEN_W 13
+`define GA2_ST_XHI_LSB 49
+`define GA2_ST_XHI_W 8
 `define GA2_MM_DST_LSB 4
 `define GA2_MM_DST_W 16
 `define GA2_MM_A_LSB 20
@@ -83,6 +91,8 @@
 `define GA2_LDX_IDX_W 16
 `define GA2_LDX_ROWS_LSB 65
 `define GA2_LDX_ROWS_W 16
+`define GA2_LDX_XHI_LSB 81
+`define GA2_LDX_XHI_W 8
 `define GA2_ADD_DST_LSB 4
 `define GA2_ADD_DST_W 16
 `define GA2_ADD_SRC_LSB 20
@@ -107,6 +117,18 @@
 `define GA2_NORM_M_W 16
 `define GA2_NORM_S_LSB 65
 `define GA2_NORM_S_W 6
+`define GA2_PACK4_DST_LSB 4
+`define GA2_PACK4_DST_W 16
+`define GA2_PACK4_SRC_LSB 20
+`define GA2_PACK4_SRC_W 16
+`define GA2_PACK4_LEN_LSB 36
+`define GA2_PACK4_LEN_W 13
+`define GA2_UNPACK4_DST_LSB 4
+`define GA2_UNPACK4_DST_W 16
+`define GA2_UNPACK4_SRC_LSB 20
+`define GA2_UNPACK4_SRC_W 16
+`define GA2_UNPACK4_LEN_LSB 36
+`define GA2_UNPACK4_LEN_W 13
 
 // error codes (INDEX, an LDX row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
@@ -118,5 +140,7 @@
 
 // shape limits
 `define GA2_NORM_MAX_LEN 64
+// the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)
+`define GA2_SM_LEN_LIMIT 1024
 
 `endif

@@ -161,7 +161,7 @@ def test_execute_halt_does_nothing():
 def test_execute_refuses_an_illegal_word():
     ext, sp = mems(np.random.default_rng(0))
     with pytest.raises(ValueError, match="illegal opcode"):
-        func.execute(11, ext, sp)
+        func.execute(13, ext, sp)
 
 
 def test_mm_overlapping_outputs_later_row_wins():

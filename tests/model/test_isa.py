@@ -13,19 +13,21 @@ from model import config, isa
 
 # docs/isa.md "Encoding" table, typed in independently
 DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
-             "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10}
+             "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10, "PACK4": 11, "UNPACK4": 12}
 DOC_FIELDS = {
-    "LD": [("dst", 16), ("src", 16), ("len", 13)],
-    "ST": [("src", 16), ("dst", 16), ("len", 13)],
+    "LD": [("dst", 16), ("src", 16), ("len", 13), ("xhi", 8)],
+    "ST": [("src", 16), ("dst", 16), ("len", 13), ("xhi", 8)],
     "MM": [("dst", 16), ("A", 16), ("B", 16), ("M", 3), ("K", 8), ("N", 3), ("tb", 1),
            ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)],
     "RQ": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6), ("relu", 1)],
     "SM": [("dst", 16), ("src", 16), ("len", 13)],
     "HALT": [],
-    "LDX": [("dst", 16), ("src", 16), ("len", 13), ("idx", 16), ("rows", 16)],
+    "LDX": [("dst", 16), ("src", 16), ("len", 13), ("idx", 16), ("rows", 16), ("xhi", 8)],
     "ADD": [("dst", 16), ("src", 16), ("len", 13), ("src2", 16)],
     "ARGMAX": [("dst", 16), ("src", 16), ("len", 13)],
     "NORM": [("dst", 16), ("src", 16), ("len", 13), ("m", 16), ("s", 6)],
+    "PACK4": [("dst", 16), ("src", 16), ("len", 13)],
+    "UNPACK4": [("dst", 16), ("src", 16), ("len", 13)],
 }
 
 
@@ -115,7 +117,7 @@ def test_raw_rejects(op, fields, msg):
 
 def test_raw_accepts_numpy_ints_and_bad_semantics():
     ins = isa.raw("LD", dst=np.int64(3), src=np.uint16(4), len=np.int32(5))
-    assert ins.fields() == {"dst": 3, "src": 4, "len": 5}
+    assert ins.fields() == {"dst": 3, "src": 4, "len": 5, "xhi": 0}
     assert all(type(v) is int for v in ins.args)
     # raw() only checks encodability: a zero-length LD is allowed here
     assert isa.raw("LD", dst=4095, src=0, len=0).len == 0
@@ -212,7 +214,7 @@ def test_build_external_size():
 
 
 # ---------------------------------------------------------------- decode errors, disasm
-@pytest.mark.parametrize("word", [0, 11, 14, 15, 0xF0 | 13, (1 << 127) | 12])
+@pytest.mark.parametrize("word", [0, 13, 14, 15, 0xF0 | 13, (1 << 127) | 14])
 def test_decode_illegal_opcode(word):
     with pytest.raises(ValueError, match=f"illegal opcode {word & 15}"):
         isa.decode(word)
@@ -226,21 +228,21 @@ def test_decode_too_wide():
 
 
 def test_disasm():
-    prog = [isa.build("LD", dst=1, src=2, len=3), isa.encode(isa.build("HALT")), 0, 11,
+    prog = [isa.build("LD", dst=1, src=2, len=3), isa.encode(isa.build("HALT")), 0, 13,
             isa.build("MM", **mm(M=2, K=3, N=4, tb=1, lda=5, ldb=6, ldc=7))]
     lines = isa.disasm(prog).split("\n")
     assert len(lines) == 5
     assert lines[0] == "   0  LD   dst=1 src=2 len=3"
     assert lines[1] == "   1  HALT"
     assert re.match(r"^   2  \.word 0x0+\s+; illegal opcode 0$", lines[2])
-    assert re.match(r"^   3  \.word 0x0+b\s+; illegal opcode 11$", lines[3])
+    assert re.match(r"^   3  \.word 0x0+d\s+; illegal opcode 13$", lines[3])
     assert lines[4] == "   4  MM   dst=0 A=0 B=0 M=2 K=3 N=4 tb=1 lda=5 ldb=6 ldc=7"
     assert isa.disasm([]) == ""
 
 
 def test_as_words():
     ld = isa.build("LD", dst=1, src=2, len=3)
-    assert isa.as_words([ld, 6, 0]) == [doc_encode("LD", dict(dst=1, src=2, len=3)), 6, 0]
+    assert isa.as_words([ld, 6, 0]) == [doc_encode("LD", dict(dst=1, src=2, len=3, xhi=0)), 6, 0]
     assert isa.as_words([ld, ld]) == isa.as_words([ld]) * 2          # memoised encode
     assert isa.as_words([np.int64(6)]) == [6] and type(isa.as_words([np.int64(6)])[0]) is int
 
@@ -249,7 +251,7 @@ def test_decoded_is_decode_memoised():
     ld = isa.build("LD", dst=1, src=2, len=3)
     w = isa.encode(ld)
     assert isa.decoded(w) == (ld, None) and isa.decoded(w) == (ld, None)
-    for bad in (0, 11, 15, 1 << 128):
+    for bad in (0, 13, 15, 1 << 128):
         ins, why = isa.decoded(bad)
         with pytest.raises(ValueError) as ei:
             isa.decode(bad)

@@ -148,7 +148,7 @@ def test_ld_st_last_words_of_both_memories(ext_words):
 
 
 def test_machine_rejects_bad_setup():
-    for bad in (0, 65537):
+    for bad in (0, (1 << 24) + 1):             # external memory: 1..2^24 words
         with pytest.raises(ValueError, match="ext"):
             Machine(config.DEFAULT.replace(ext_words=bad))
     m = Machine(config.DEFAULT.replace(ext_words=10))
@@ -357,7 +357,7 @@ LD8 = isa.build("LD", cfg=config.DEFAULT.replace(ext_words=EXT), dst=0, src=0, l
 SEED_IMG = list(range(1, 65))
 
 
-@pytest.mark.parametrize("word", [0, 11, 12, 14, 15, (1 << 120) | 13])
+@pytest.mark.parametrize("word", [0, 13, 14, 15, (1 << 120) | 13])
 def test_error_1_illegal_opcode(word):
     prog = [LD8, B("RQ", dst=100, src=0, len=8, m=1, s=0), word, B("ST", src=0, dst=0, len=1), HALT]
     e, _, _ = fault_case(prog, SEED_IMG)

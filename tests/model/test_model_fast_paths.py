@@ -48,10 +48,10 @@ def test_decoded_is_decodes_view_of_the_word():
     w = isa.as_words([ld])[0]
     assert isa.decoded(w) == (isa.decode(w), None) == (ld, None)
     # an Instr that is not what decode gives back: its word decodes to decode's values
-    wide = isa.Instr("LD", ((1 << 16) + 5, 2, 3))          # dst past its 16 bits: masked
+    wide = isa.Instr("LD", ((1 << 16) + 5, 2, 3, 0))       # dst past its 16 bits: masked
     w = isa.as_words([wide])[0]
-    assert w == isa.encode(wide) and isa.decoded(w)[0].args == (5, 2, 3)
-    npy = isa.Instr("ST", (np.int64(4), 5, 6))
+    assert w == isa.encode(wide) and isa.decoded(w)[0].args == (5, 2, 3, 0)
+    npy = isa.Instr("ST", (np.int64(4), 5, 6, 0))
     w = isa.as_words([npy])[0]
     ins = isa.decoded(w)[0]
     assert ins == isa.decode(w) and all(type(v) is int for v in ins.args)

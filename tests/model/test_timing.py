@@ -47,12 +47,17 @@ def test_busy_cycles_per_op():
         (isa.build("ARGMAX", dst=0, src=0, len=96), 97),
         (isa.build("NORM", dst=0, src=0, len=32, m=1, s=0), 114),
         (isa.build("NORM", dst=0, src=0, len=1, m=1, s=0), 52),
+        # the 4-bit KV cache's ops: PACK4 and UNPACK4 2 len + 1; xhi changes nothing
+        (isa.build("PACK4", dst=0, src=0, len=32), 65),
+        (isa.build("UNPACK4", dst=0, src=0, len=1), 3),
+        (isa.raw("LD", dst=0, src=0, len=10, xhi=1), 11),
     ]
     for ins, busy in cases:
         assert timing.busy_cycles(ins) == busy, ins
         assert timing.busy_cycles(ins, CFG) == busy, ins
     assert timing.UNIT == {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None,
-                           "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"}
+                           "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec",
+                           "PACK4": "vec", "UNPACK4": "vec"}
 
 
 def test_sm_busy_overlap_mode():
@@ -123,7 +128,7 @@ def test_every_mode_of_config_has_a_schedule():
 LD8 = isa.build("LD", dst=0, src=0, len=8)          # busy 9: 11 cycles
 
 
-@pytest.mark.parametrize("word", [0, 11, 12, 15, (1 << 120) | 13])
+@pytest.mark.parametrize("word", [0, 13, 14, 15, (1 << 120) | 13])
 def test_fault_1_illegal_opcode(word):
     s = timing.schedule([LD8, word, HALT])
     assert s.fault == (isa.ERR_OPCODE, 1) and s.fault.code == 1 and s.fault.pc == 1

@@ -1,7 +1,8 @@
 """Generate the RTL's two headers from the Python side, the single source of truth.
 
-    rtl/ga2_isa.vh   the encoding: opcodes, field positions and widths, error codes,
-                     NORM's length limit (from model/isa.py)
+    rtl/ga2_isa.vh   the encoding: opcodes, field positions and widths, the external
+                     address width, error codes, NORM's length limit and the softmax's
+                     largest build (from model/isa.py and model/config.py)
     rtl/ga2_cfg.vh   the chip's sizes and timing constants: RTL parameter defaults and
                      test-bench sizes (from model/config.py DEFAULT; LDX_EXTRA and
                      NORM_TAIL from model/timing.py)
@@ -30,6 +31,8 @@ def render():
            f"`define GA2_OP_W {isa.OP_W}",
            f"`define GA2_WORD_W {isa.WORD_BITS}",
            f"`define GA2_ADDR_W {isa.ADDR_W}",
+           "// an external address: xhi (LD/ST/LDX) above a 16-bit field",
+           f"`define GA2_EXT_ADDR_W {config.EXT_ADDR_W}",
            "", "// opcodes"]
     for op, code in isa.OPCODES.items():
         out.append(f"`define GA2_OP_{op} {isa.OP_W}'d{code}")
@@ -44,7 +47,9 @@ def render():
                        (isa.ERR_EXT_RANGE, "EXT_RANGE"), (isa.ERR_SHAPE, "SHAPE"), (isa.ERR_PC, "PC"),
                        (isa.ERR_INDEX, "INDEX")):
         out.append(f"`define GA2_ERR_{name} 3'd{code}")
-    out += ["", "// shape limits", f"`define GA2_NORM_MAX_LEN {isa.NORM_MAX_LEN}"]
+    out += ["", "// shape limits", f"`define GA2_NORM_MAX_LEN {isa.NORM_MAX_LEN}",
+            "// the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)",
+            f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
 
