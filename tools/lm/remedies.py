@@ -17,7 +17,8 @@ changes. The remedies:
   slot S + (t - S) % (W - S)), a step attends its live slots in slot order (softmax and
   the weighted sum do not depend on the order), and the slot of the oldest recent token
   is reused; Layout.live names the positions a paged engine must keep;
-- long contexts by tiles (tile=TR, or automatic beyond 64 rows): the cached rows stream in
+- long contexts by tiles (tile=TR, or automatic beyond 64 rows: 64, or 32 or 16 when the
+  scratchpad holds no two sets of 64-row tiles beside a batch's buffers): the cached rows stream in
   tiles of TR rows, multi-pass and exact: pass 1 the keys' tiles, every score into one
   score vector per head; ONE softmax over the whole context (SM up to sm_max_len); pass 2
   the values' tiles, the weighted sum accumulated over the tiles by MM's acc flag. The
@@ -36,7 +37,7 @@ from model import config, isa
 from model.reorder import reorder
 from tools.lm import chip as C
 
-AUTO_TILE = 64          # untiled up to 64 attended rows (the unmodified model's limit); beyond, tiles of 64
+AUTO_TILE = 64          # untiled up to 64 attended rows (the unmodified model's limit); beyond, tiles
 MAX_TILE = 255          # MM's K field is 8 bits: the weighted sum of a tile takes at most 255 rows
 LD_MAX = 8188           # LD/ST len is 13 bits: longer transfers are split (a multiple of 4)
 PAGE = 1 << 16          # an LD/ST's src/dst reach 64K words; xhi picks the 64K page
@@ -46,12 +47,12 @@ SM_MAX = 1024           # the softmax unit's longest vector on the remedies' chi
 def chip_config(mode="inorder", ext_words=1 << 20, imem_depth=16384):
     """The remedies' chip: LM_CHIP's scratchpad, external memory past 64K words (xhi),
     SM over up to SM_MAX scores, a deeper instruction memory (a step of 16 rows at
-    context 256 is about 7,000 instructions)."""
+    context 256 is up to 17,500 instructions)."""
     return config.Config(sp_words=C.LM_CHIP.sp_words, ext_words=ext_words,
                          imem_depth=imem_depth, sm_max_len=SM_MAX, mode=mode)
 
 
-CHIPS = ((1 << 20, 16384), (1 << 24, 65535))   # (ext_words, imem_depth): the smallest that fits
+CHIPS = ((1 << 20, 32768), (1 << 24, 65535))   # (ext_words, imem_depth): the smallest that fits
 
 
 def generation(model, prompts, new, remedies, mode="overlap", start=None):
@@ -131,13 +132,12 @@ class Layout:
         R, d, dk = batch, mcfg.d, mcfg.dk
         self.dk = dk
         self.row_words = dk // 2 if remedies.kv_bits == 4 else dk
-        self.slots = min(ctx, remedies.window) if remedies.window else ctx
+        fed = max(1, ctx - 1)                        # positions fed: the last token never is
+        self.slots = min(fed, remedies.window) if remedies.window else fed
         self.n_max = self.slots                      # attended rows at most
         if self.n_max > chip.sm_max_len:
             raise ValueError(f"a step would attend {self.n_max} rows; the chip's softmax takes "
                              f"at most {chip.sm_max_len}")
-        self.tile = remedies.tile or (self.n_max if self.n_max <= AUTO_TILE else AUTO_TILE)
-        self.tile = min(self.tile, self.n_max)
         at = 0
         self.w = {}
         for name, r, c in _matrices(mcfg):
@@ -176,15 +176,25 @@ class Layout:
         biggest = max(r * c for name, r, c in _matrices(mcfg) if name not in ("wte", "wpe"))
         for k in range(C.WEIGHT_BUFFERS):
             take(f"wb{k}", biggest)
-        TR = self.tile
-        per_set = 2 * _ceil4(TR * dk) + (_ceil4(TR * self.row_words) if remedies.kv_bits == 4
-                                         else 0) + mcfg.heads * (2 * _ceil4(self.n_max) + 16)
-        self.sets = min(C.KV_BUFFERS, max(0, (chip.sp_words - at) // per_set))
+        # tile: the option, or untiled up to AUTO_TILE rows, else the largest of AUTO_TILE,
+        # 32, 16 rows with which two attention sets fit (8 if none does); the same when an
+        # untiled step's two sets do not fit
+        per_set = lambda TR: (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * self.row_words) if
+                              remedies.kv_bits == 4 else 0) +
+                              mcfg.heads * (2 * _ceil4(self.n_max) + 16))
+        if remedies.tile:
+            TR = min(remedies.tile, self.n_max)
+        else:
+            tries = [T for T in (self.n_max, AUTO_TILE, 32, 16) if T <= min(self.n_max, AUTO_TILE)]
+            TR = next((T for T in tries if 2 * per_set(T) <= chip.sp_words - at), 8)
+        self.tile = TR
+        self.sets = min(C.KV_BUFFERS, max(0, (chip.sp_words - at) // per_set(TR)))
         for s in range(max(1, self.sets)):
             take(f"tb{s}0", TR * dk)
             take(f"tb{s}1", TR * dk)
-            if remedies.kv_bits == 4:
-                take(f"pk{s}", TR * self.row_words)
+            if remedies.kv_bits == 4:       # packed staging, one per tile buffer
+                take(f"pk{s}0", TR * self.row_words)
+                take(f"pk{s}1", TR * self.row_words)
             for c in range(mcfg.heads):
                 take(f"s{s}{c}", self.n_max)        # int32 scores, then (RQ in place) int8
                 take(f"p{s}{c}", self.n_max)        # Q16 probabilities, then int8 weights
@@ -331,7 +341,7 @@ def step_program(model, lay, rows):
                 xfer("ST", cur[kind], lay.kv(i, kind, row.b) + slot * rw, rw)
             tiles = [(u0, min(n, u0 + TR)) for u0 in range(0, n, TR)]
             bufs = [sp[f"tb{s}0"], sp[f"tb{s}1"]]
-            pk = sp.get(f"pk{s}")
+            pks = [sp.get(f"pk{s}0"), sp.get(f"pk{s}1")]
             sc = [(sp[f"s{s}{c}"], sp[f"p{s}{c}"], sp[f"o32{s}{c}"]) for c in range(m.heads)]
 
             def scores(c, buf, u0, u1):
@@ -354,8 +364,8 @@ def step_program(model, lay, rows):
                       N=4, tb=0, lda=u1 - u0, ldb=dk, ldc=4, acc=0 if first else 1)
 
             if len(tiles) == 1:            # untiled: K and V on chip, then head by head
-                fill(bufs[0], pk, 0, i, row.b, 0, n, lo, hi, slot, cur[0])
-                fill(bufs[1], pk, 1, i, row.b, 0, n, lo, hi, slot, cur[1])
+                fill(bufs[0], pks[0], 0, i, row.b, 0, n, lo, hi, slot, cur[0])
+                fill(bufs[1], pks[1], 1, i, row.b, 0, n, lo, hi, slot, cur[1])
                 for c in range(m.heads):
                     scores(c, bufs[0], 0, n)
                     softmax(c)
@@ -364,7 +374,7 @@ def step_program(model, lay, rows):
             else:                          # tiles: keys (pass 1), one softmax, values (pass 2)
                 k = 0
                 for u0, u1 in tiles:
-                    buf = bufs[k % 2]
+                    buf, pk = bufs[k % 2], pks[k % 2]
                     k += 1
                     fill(buf, pk, 0, i, row.b, u0, u1, lo, hi, slot, cur[0])
                     for c in range(m.heads):
@@ -372,7 +382,7 @@ def step_program(model, lay, rows):
                 for c in range(m.heads):
                     softmax(c)
                 for j, (u0, u1) in enumerate(tiles):
-                    buf = bufs[k % 2]
+                    buf, pk = bufs[k % 2], pks[k % 2]
                     k += 1
                     fill(buf, pk, 1, i, row.b, u0, u1, lo, hi, slot, cur[1])
                     for c in range(m.heads):

@@ -48,10 +48,11 @@ REMEDIES = {
 
 
 def step(model, rem, B, T, mode="overlap", tile=None):
-    """(Generation, program) of one step of B rows at position T - 1 with remedies rem."""
+    """(Generation, program) of one step of B rows at position T - 1 (attending T rows, or
+    the window's) with remedies rem."""
     if tile is not None:
         rem = RM.Remedies(rem.kv_bits, rem.window, rem.sinks, tile)
-    g = RM.generation(model, [[0] * (T - 1)] * B, 1, rem, mode)
+    g = RM.generation(model, [[0] * T] * B, 1, rem, mode)
     return g, chip.step_program(model, g.layout, g.steps[-1])
 
 
@@ -179,7 +180,12 @@ def main(argv=None):
     ap.add_argument("--sim-max-cycles", type=cli.integer(1), default=200000,
                     help="steps the cycle-exact model puts above this run on the model only")
     ap.add_argument("--no-quality", action="store_true", help="skip the quality table")
+    ap.add_argument("--remedy", nargs="+", choices=sorted(REMEDIES), default=None,
+                    help="only these (default: all; the planner needs unmodified)")
     a = ap.parse_args(argv)
+    if a.remedy:
+        for k in [k for k in REMEDIES if k not in a.remedy]:
+            del REMEDIES[k]
     sim = None if a.sim == "model" else a.sim
     models = {name: load_model("text", kv_heads=kvh, kv_bits=bits)
               for name, (kvh, bits, _) in REMEDIES.items()}
@@ -223,7 +229,7 @@ def main(argv=None):
         for tile in (0, 32, 16):
             r = measure("unmodified", base, RM.Remedies(), B, 64, tile=tile or None)
             out["tiles"].append(dict(B=B, tile=r["tile"], cycles=r["model_cycles"]))
-        g = chip.Generation(base, [[0] * 15] * B, 1, chip=chip.LM_CHIP_OVERLAP)
+        g = chip.Generation(base, [[0] * 16] * B, 1, chip=chip.LM_CHIP_OVERLAP)
         c0 = timing.schedule(chip.step_program(base, g.layout, g.steps[-1]),
                              chip.LM_CHIP_OVERLAP).counters.cycles
         c1 = measure("unmodified", base, RM.Remedies(), B, 16)["model_cycles"]
