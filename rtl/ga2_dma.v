@@ -15,6 +15,8 @@
 // busy cycles unchanged; idx_err is high in that LDX's last busy cycle (the sequencer
 // keeps the first such LDX for done). The address is formed modulo the external memory:
 // for tok < rows it is exact, as the decoder checked ext_base + rows*len <= EXT_WORDS.
+// ext_base is the full external address (xhi * 2^16 + src or dst, GA2_EXT_ADDR_W = 24
+// bits); a transfer may cross a 2^16 boundary: ep_q is as wide as the memory's addresses.
 // Two pointers, one per memory: sp_q (the scratchpad: read for ST, written for LD/LDX)
 // and ep_q (the external memory: read for LD/LDX, written for ST), each as wide as its
 // memory's addresses (docs/rtl.md "Register widths").
@@ -30,7 +32,7 @@ module ga2_dma #(
   /* verilator lint_off UNUSEDSIGNAL */
   // ISA-width: the decoder has range-checked them, only the low SAW / EAW bits are kept
   input  wire [`GA2_ADDR_W-1:0]    sp_base,
-  input  wire [`GA2_ADDR_W-1:0]    ext_base,
+  input  wire [`GA2_EXT_ADDR_W-1:0] ext_base,    // the full external address
   input  wire [`GA2_ADDR_W-1:0]    idx,          // LDX: the index word's address
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [`GA2_LDX_ROWS_W-1:0] rows,        // LDX: the table's rows
@@ -48,16 +50,13 @@ module ga2_dma #(
   // external memory
   output wire                      ext_en,
   output wire                      ext_we,
-  output wire [`GA2_ADDR_W-1:0]    ext_addr,
+  output wire [`GA2_EXT_ADDR_W-1:0] ext_addr,
   output wire [31:0]               ext_wdata,
   input  wire [31:0]               ext_rdata
 );
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
-    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
-      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_EXT_WORDS(EXT_WORDS);
     if (`GA2_LDX_EXTRA != 2) begin
       $error("%m: LDX's two cycles before its LD (index, address) are not GA2_LDX_EXTRA=%0d",
              `GA2_LDX_EXTRA);
@@ -145,7 +144,7 @@ module ga2_dma #(
   assign ext_we     = writing && dir_q;
   assign ext_wdata  = sp_rd_data;
   /* verilator lint_off WIDTH */
-  // zero extension of the pointers to the ISA-width ports
+  // zero extension of the pointers to the ISA-width (external: GA2_EXT_ADDR_W) ports
   assign sp_rd_addr = ix_q ? ia_q : sp_q;
   assign sp_wr_addr = sp_q;
   assign ext_addr   = ep_q;

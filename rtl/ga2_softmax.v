@@ -5,11 +5,13 @@
 `include "ga2_cfg.vh"
 `include "ga2_checks.vh"
 // ga2_softmax: the SM unit: sp[dst+i] = floor(e_i * 65536 / S), e_i = LUT[max - x_i],
-// S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= 64 (len 0 is refused by the sequencer;
-// the unit would never finish it). Passes 1 and 2 are the same for both FAST values:
+// S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= SM_MAX_LEN (1..GA2_SM_LEN_LIMIT = 1024;
+// len 0 and len > SM_MAX_LEN are refused by the decoder; the unit would never finish
+// len 0). Passes 1 and 2 are the same for both FAST values:
 //  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum;
-//  - pass 2 (len+1 cycles): read x_i again, e_i = LUT[max - x_i] into a 64-entry
-//    buffer, S += e_i.
+//  - pass 2 (len+1 cycles): read x_i again, e_i = LUT[max - x_i] into an SM_MAX_LEN-entry
+//    buffer, S += e_i (SUMW bits: S <= SM_MAX_LEN * 65535 < 2^SUMW; 22 for 64, 26 for
+//    1024).
 // FAST = 0 (in-order timing mode), busy exactly 2*(len+1) + 34*len:
 //  - pass 3 (34 cycles per element): load the divider with e_i*65536 and S, 32 divide
 //    steps, write the quotient in the divider's last busy cycle.
@@ -20,12 +22,15 @@
 //    q0 = floor(e_i*R / 2^16), r = e_i*2^16 - q0*S, p_i = q0 + (r >= S).
 //    Exact: R > (2^32-1)/S - 1 and e_i <= min(65535, S) give
 //    0 <= e_i*2^16/S - e_i*R/2^16 < e_i/2^16 + e_i/(S*2^16) <= 1, so q0 is p_i or
-//    p_i - 1, and 0 <= r < 2S < 2^23 (S <= 64*65535): r is computed modulo 2^23.
+//    p_i - 1, and 0 <= r < 2S < 2^(SUMW+1): r is computed modulo 2^(SUMW+1). Neither
+//    divide depends on len (32-bit operands: e_i*65536 < 2^32, S < 2^26), so the busy
+//    formulas hold for every len up to 1024.
 // All reads (both passes) happen before the first write. FSM: state_q / state_d
 // (S_IDLE, S_LOAD, S_MAX, S_EXP, S_DIV, S_OUT: codes by phase); the datapath registers in one clocked block.
 module ga2_softmax #(
-  parameter FAST     = 0,                  // 0: serial divide per element; 1: reciprocal
-  parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
+  parameter FAST       = 0,                  // 0: serial divide per element; 1: reciprocal
+  parameter SP_WORDS   = `GA2_SP_WORDS,      // the scratchpad's words: the pointers' width
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN     // the longest vector: the buffer and the sum
 ) (
   input  wire                   clk,
   input  wire                   rst,
@@ -35,7 +40,10 @@ module ga2_softmax #(
   input  wire [`GA2_ADDR_W-1:0] dst,
   input  wire [`GA2_ADDR_W-1:0] src,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [6:0]             len,       // 1..64, checked by the sequencer
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: 1..SM_MAX_LEN after the decoder's check, only the low LENW bits are kept
+  input  wire [`GA2_SM_LEN_W-1:0] len,
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                   busy,
   output wire                   last,
   output wire                   rd_en,
@@ -50,33 +58,39 @@ module ga2_softmax #(
       $error("%m: FAST=%0d is not 0 or 1", FAST);
       $finish;
     end
-    if (`GA2_SM_MAX_LEN < 1 || `GA2_SM_MAX_LEN > 64) begin
-      $error("%m: GA2_SM_MAX_LEN=%0d outside 1..64 (the FAST bounds assume S < 2^22)", `GA2_SM_MAX_LEN);
+    if (SM_MAX_LEN < 1 || SM_MAX_LEN > `GA2_SM_LEN_LIMIT) begin
+      $error("%m: SM_MAX_LEN=%0d outside 1..%0d (the FAST bounds assume S < 2^26)", SM_MAX_LEN,
+             `GA2_SM_LEN_LIMIT);
       $finish;
     end
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
-  localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
+  localparam SAW  = $clog2(SP_WORDS);      // scratchpad address width (docs/rtl.md "Register widths")
+  // exactly as wide as their largest values: the counters 0..len (LENW), the buffer
+  // indices 0..len-1 (IDXW), the sum (SUMW, above)
+  localparam LENW = $clog2(SM_MAX_LEN + 1);
+  localparam IDXW = (SM_MAX_LEN > 1) ? $clog2(SM_MAX_LEN) : 1;
+  localparam SUMW = $clog2(SM_MAX_LEN * 65535 + 1);
   // State codes by phase, so the phase tests are bit tests: 01x the two read passes
   // (bit 0: the second, S_EXP), 10x the divide phase (bit 0: FAST's output cycles).
   localparam [2:0] S_IDLE = 3'd0, S_LOAD = 3'd1, S_MAX = 3'd2, S_EXP = 3'd3, S_DIV = 3'd4,
                    S_OUT = 3'd5;
 
   reg [2:0]     state_q, state_d;
-  reg [6:0]     cnt_q, len_q;
-  reg [5:0]     ew_q, idx_q;
-  reg [SAW-1:0] src_q, rp_q, wp_q;
-  reg [7:0]     mx_q;
-  reg [21:0]    sum_q;     // <= 64 * 65535 < 2^22: exactly as wide as the largest sum
-  reg [15:0]    ebuf [0:`GA2_SM_MAX_LEN-1];
+  reg [LENW-1:0] cnt_q, len_q;
+  reg [IDXW-1:0] ew_q, idx_q;
+  reg [SAW-1:0]  src_q, rp_q, wp_q;
+  reg [7:0]      mx_q;
+  reg [SUMW-1:0] sum_q;    // <= SM_MAX_LEN * 65535: exactly as wide as the largest sum
+  reg [15:0]     ebuf [0:SM_MAX_LEN-1];
 
   wire        pass    = (state_q[2:1] == 2'b01);          // S_MAX or S_EXP
   // one compare ends each pass: the read enable, the state step and the counters' step
   // are its sides, so a pass reads exactly len words
   wire        at_end  = (cnt_q == len_q);
   wire        reading = pass && !at_end;
-  wire        have_x  = pass && (cnt_q != 7'd0);
+  wire        have_x  = pass && (cnt_q != {LENW{1'b0}});
   wire [7:0]  x       = rd_byte;
   wire        x_gt    = $signed(x) > $signed(mx_q);
   wire [7:0]  d       = mx_q - x;                     // 0..255 since mx >= x
@@ -91,7 +105,12 @@ module ga2_softmax #(
   wire        fast     = (FAST != 0);
   // an element's write: FAST in every S_OUT cycle, else S_DIV's last (S_OUT unreachable)
   wire        elem_end = state_q[2] && (fast ? state_q[0] : div_last);
-  wire        is_last  = ({1'b0, idx_q} + 7'd1 == len_q);
+  /* verilator lint_off WIDTH */
+  // zero extension of the index (IDXW <= LENW bits) and of e to the sum's width
+  wire [LENW-1:0] idx_w  = idx_q;
+  wire [SUMW-1:0] e_w    = e;
+  /* verilator lint_on WIDTH */
+  wire        is_last  = (idx_w + 1'b1 == len_q);
 
   ga2_exp_lut u_lut (
     .d(d),
@@ -103,7 +122,7 @@ module ga2_softmax #(
     .rst(rst),
     .start(state_q == S_LOAD),
     .dividend(fast ? 32'hFFFF_FFFF : {ebuf[idx_q], 16'd0}),
-    .divisor({10'd0, sum_q}),
+    .divisor({{(32-SUMW){1'b0}}, sum_q}),
     .busy(div_busy),
     .last(div_last),
     .quotient(quot),
@@ -112,24 +131,26 @@ module ga2_softmax #(
 
   // FAST pass 3: e_rd = e_i, rcp = R (the divider holds its quotient until its next
   // start); e*R <= 65535*65537 = 2^32 - 1 fits 32 bits, so q0 = floor(e*R/2^16) <= 65535;
-  // the remainder and the product q0*S are only needed modulo 2^23 (0 <= r < 2S < 2^23),
-  // so they keep 23 bits.
+  // the remainder and the product q0*S are only needed modulo 2^(SUMW+1) (0 <= r < 2S),
+  // so they keep SUMW + 1 bits (23 for SM_MAX_LEN = 64, 27 for 1024).
   wire [15:0] e_rd  = ebuf[idx_q];
   wire [16:0] rcp   = quot[16:0];
   /* verilator lint_off UNUSEDSIGNAL */
-  // prod[15:0]: the fraction of e*R/2^16, dropped by the floor
+  // prod[15:0]: the fraction of e*R/2^16, dropped by the floor; e_sh's bits above SUMW:
+  // dropped by the modulo
   wire [31:0] prod  = {16'd0, e_rd} * {15'd0, rcp};
+  wire [31:0] e_sh  = {e_rd, 16'd0};
   /* verilator lint_on UNUSEDSIGNAL */
   wire [15:0] q0    = prod[31:16];
-  wire [22:0] q0s   = {7'd0, q0} * {1'b0, sum_q};
-  wire [22:0] rem   = {e_rd[6:0], 16'd0} - q0s;
+  wire [SUMW:0] q0s = {{(SUMW-15){1'b0}}, q0} * {1'b0, sum_q};
+  wire [SUMW:0] rem = e_sh[SUMW:0] - q0s;
   wire        fix   = (rem >= {1'b0, sum_q});
   wire [16:0] qfast = {1'b0, q0} + {16'd0, fix};
 
   // the buffer powers up zero (data only: every entry is written before it is read)
   integer b;
   initial begin
-    for (b = 0; b < `GA2_SM_MAX_LEN; b = b + 1) ebuf[b] = 16'd0;
+    for (b = 0; b < SM_MAX_LEN; b = b + 1) ebuf[b] = 16'd0;
   end
 
   always @(posedge clk) begin
@@ -162,41 +183,41 @@ module ga2_softmax #(
   // have_x, elem_end)
   always @(posedge clk) begin
     if (start) begin
-      cnt_q <= 7'd0;
-      len_q <= len;
-      ew_q  <= 6'd0;
-      idx_q <= 6'd0;
+      cnt_q <= {LENW{1'b0}};
+      len_q <= len[LENW-1:0];
+      ew_q  <= {IDXW{1'b0}};
+      idx_q <= {IDXW{1'b0}};
       src_q <= src[SAW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
       mx_q  <= 8'h80;                                  // -128, the smallest int8
-      sum_q <= 22'd0;
+      sum_q <= {SUMW{1'b0}};
     end else begin
       case (state_q)
         S_MAX: begin
           if (have_x && x_gt) mx_q <= x;
           if (at_end) begin
-            cnt_q <= 7'd0;
+            cnt_q <= {LENW{1'b0}};
             rp_q  <= src_q;
           end else begin
-            cnt_q <= cnt_q + 7'd1;
+            cnt_q <= cnt_q + 1'b1;
             rp_q  <= rp_q + 1'b1;
           end
         end
         S_EXP: begin
           if (have_x) begin
-            sum_q <= sum_q + {6'd0, e};
-            ew_q  <= ew_q + 6'd1;
+            sum_q <= sum_q + e_w;
+            ew_q  <= ew_q + 1'b1;
           end
           if (!at_end) begin
-            cnt_q <= cnt_q + 7'd1;
+            cnt_q <= cnt_q + 1'b1;
             rp_q  <= rp_q + 1'b1;
           end
         end
         S_DIV, S_OUT: begin
           if (elem_end) begin
             wp_q <= wp_q + 1'b1;
-            if (!is_last) idx_q <= idx_q + 6'd1;
+            if (!is_last) idx_q <= idx_q + 1'b1;
           end
         end
         default: ;                                     // S_IDLE, S_LOAD: hold

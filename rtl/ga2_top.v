@@ -10,19 +10,21 @@
 //   ga2_hazard  the overlap mode's scratchpad hazard check (only with OVERLAP = 1)
 //   ga2_perf    the five performance counters, fed by the unit-busy vector
 //   ga2_sp_xbar the scratchpad ports of the units (fixed wiring, a port set per unit)
-//   ga2_dma, ga2_mm_ctrl, ga2_vec_rq, ga2_softmax, ga2_vec_add, ga2_argmax, ga2_norm: the
-//   units (the last five: the vector unit, one of them busy at a time); ga2_sram u_sp: the
-//   scratchpad
+//   ga2_dma, ga2_mm_ctrl, ga2_vec_rq, ga2_softmax, ga2_vec_add, ga2_argmax, ga2_norm,
+//   ga2_pack4: the units (the last six: the vector unit, one of them busy at a time);
+//   ga2_sram u_sp: the scratchpad
 // Units are started by a one-cycle start pulse and report busy/last (last: the final
 // busy cycle). OVERLAP = 0: EXEC waits for the running unit's last cycle; OVERLAP = 1:
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
 // retire[3:0] has a slot per unit (0 dma, 1 mm, 2 vec) and slot 3 for HALT; retire_pc
-// holds slot i's pc at [16*i +: 16]; retire_cycle is shared.
+// holds slot i's pc at [16*i +: 16]; retire_cycle is shared. ext_addr is the full
+// external address, GA2_EXT_ADDR_W = 24 bits (LD/ST/LDX xhi above a 16-bit field).
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP     // 0: in-order timing mode, 1: overlap mode
+  parameter OVERLAP    = `GA2_OVERLAP,    // 0: in-order timing mode, 1: overlap mode
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN  // the longest softmax, 1..GA2_SM_LEN_LIMIT
 ) (
   input  wire         clk,
   input  wire         rst,
@@ -39,7 +41,7 @@ module ga2_top #(
   output wire [15:0]  imem_addr,
   output wire         imem_en,
   input  wire [127:0] imem_rdata,
-  output wire [15:0]  ext_addr,
+  output wire [`GA2_EXT_ADDR_W-1:0] ext_addr,
   output wire         ext_en,
   output wire         ext_we,
   output wire [31:0]  ext_wdata,
@@ -55,10 +57,7 @@ module ga2_top #(
   localparam NRD   = 2 * NA;                  // the matrix unit's read ports (A rows, B columns)
 
   initial begin
-    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
-      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_EXT_WORDS(EXT_WORDS);
     if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
       $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
       $finish;
@@ -77,12 +76,13 @@ module ga2_top #(
   // ------------------------------------------------------------------ decode
   /* verilator lint_off UNUSEDSIGNAL */
   // The sequencer needs only HALT of the op one-hot; the units' selects come in unit_sel.
-  wire [9:0]                op_oh;
+  wire [11:0]               op_oh;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [6:0]                unit_sel;
+  wire [7:0]                unit_sel;
   wire [2:0]                fault_code;
   wire                      dma_dir, dma_ldx;
-  wire [AW-1:0]             dma_sp_base, dma_ext_base, dma_idx;
+  wire [AW-1:0]             dma_sp_base, dma_idx;
+  wire [`GA2_EXT_ADDR_W-1:0] dma_ext_base;
   wire [`GA2_LD_LEN_W-1:0]  dma_len;
   wire [`GA2_LDX_ROWS_W-1:0] dma_rows;
   wire [AW-1:0]             mm_dst, mm_a, mm_b;
@@ -100,12 +100,15 @@ module ga2_top #(
   wire [`GA2_RQ_S_W-1:0]    rq_s;
   wire                      rq_relu;
   wire [AW-1:0]             sm_dst, sm_src;
-  /* verilator lint_off UNUSEDSIGNAL */
-  // SM len is 13 bits in the encoding; after the shape check (len <= 64) 7 bits carry it.
+  // SM len is 13 bits in the encoding; ga2_softmax keeps the bits SM_MAX_LEN needs
   wire [`GA2_SM_LEN_W-1:0]  sm_len;
-  // NORM len likewise (<= 64 after the shape check)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // NORM len: after the shape check (len <= 64) 7 bits carry it
   wire [`GA2_NORM_LEN_W-1:0] norm_len;
   /* verilator lint_on UNUSEDSIGNAL */
+  wire                      pk_unpack;
+  wire [AW-1:0]             pk_dst, pk_src;
+  wire [`GA2_PACK4_LEN_W-1:0] pk_len;
   wire [AW-1:0]             add_dst, add_src, add_src2;
   wire [`GA2_ADD_LEN_W-1:0] add_len;
   wire [AW-1:0]             amax_dst, amax_src;
@@ -119,7 +122,7 @@ module ga2_top #(
   wire [AW-1:0]             rd0_first, rd0_last, rd1_first, rd1_last, wr_first, wr_last;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  ga2_decode #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS), .SM_MAX_LEN(`GA2_SM_MAX_LEN)) u_decode (
+  ga2_decode #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) u_decode (
     .instr(imem_rdata),
     .op_oh(op_oh),
     .unit_sel(unit_sel),
@@ -163,6 +166,10 @@ module ga2_top #(
     .norm_len(norm_len),
     .norm_m(norm_m),
     .norm_s(norm_s),
+    .pk_unpack(pk_unpack),
+    .pk_dst(pk_dst),
+    .pk_src(pk_src),
+    .pk_len(pk_len),
     .rd0_v(rd0_v),
     .rd0_first(rd0_first),
     .rd0_last(rd0_last),
@@ -177,12 +184,13 @@ module ga2_top #(
   // ------------------------------------------------------------------ sequencer, counters
   wire dma_busy, dma_last, mm_busy, mm_last, rq_busy, rq_last, sm_busy, sm_last;
   wire add_busy, add_last, amax_busy, amax_last, norm_busy, norm_last, idx_err;
+  wire pk_busy, pk_last;
   wire issue, running, clear, hazard;
-  // the three units of the timing contract: {vec (vec_rq, softmax, vec_add, argmax or
-  // norm), mm, dma}
-  wire       vec_busy = rq_busy | sm_busy | add_busy | amax_busy | norm_busy;
-  wire       vec_last = rq_last | sm_last | add_last | amax_last | norm_last;
-  wire [2:0] u_sel  = {|unit_sel[6:2], unit_sel[1], unit_sel[0]};
+  // the three units of the timing contract: {vec (vec_rq, softmax, vec_add, argmax, norm
+  // or pack4), mm, dma}
+  wire       vec_busy = rq_busy | sm_busy | add_busy | amax_busy | norm_busy | pk_busy;
+  wire       vec_last = rq_last | sm_last | add_last | amax_last | norm_last | pk_last;
+  wire [2:0] u_sel  = {|unit_sel[7:2], unit_sel[1], unit_sel[0]};
   wire [2:0] u_busy = {vec_busy, mm_busy, dma_busy};
   wire [2:0] u_last = {vec_last, mm_last, dma_last};
 
@@ -343,13 +351,13 @@ module ga2_top #(
   wire [31:0]   sm_wd;
   wire [7:0]    sm_rbyte;
 
-  ga2_softmax #(.FAST(OVERLAP), .SP_WORDS(SP_WORDS)) u_sm (
+  ga2_softmax #(.FAST(OVERLAP), .SP_WORDS(SP_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) u_sm (
     .clk(clk),
     .rst(rst),
     .start(issue && unit_sel[3]),
     .dst(sm_dst),
     .src(sm_src),
-    .len(sm_len[6:0]),
+    .len(sm_len),
     .busy(sm_busy),
     .last(sm_last),
     .rd_en(sm_re),
@@ -428,6 +436,29 @@ module ga2_top #(
     .wr_data(norm_wd)
   );
 
+  wire          pk_re, pk_we;
+  wire [AW-1:0] pk_ra, pk_wa;
+  wire [31:0]   pk_wd;
+  wire [7:0]    pk_rbyte;
+
+  ga2_pack4 #(.SP_WORDS(SP_WORDS)) u_pk (
+    .clk(clk),
+    .rst(rst),
+    .start(issue && unit_sel[7]),
+    .unpack(pk_unpack),
+    .dst(pk_dst),
+    .src(pk_src),
+    .len(pk_len),
+    .busy(pk_busy),
+    .last(pk_last),
+    .rd_en(pk_re),
+    .rd_addr(pk_ra),
+    .rd_byte(pk_rbyte),
+    .wr_en(pk_we),
+    .wr_addr(pk_wa),
+    .wr_data(pk_wd)
+  );
+
   // ------------------------------------------------------------------ scratchpad
   // read ports: mm's NRD, then dma, then vec; write ports: vec, mm, dma (ga2_sp_xbar)
   wire [NRD+1:0]           sp_rd_en;
@@ -483,6 +514,12 @@ module ga2_top #(
     .norm_wr_en(norm_we),
     .norm_wr_addr(norm_wa),
     .norm_wr_data(norm_wd),
+    .pk_rd_en(pk_re),
+    .pk_rd_addr(pk_ra),
+    .pk_rd_byte(pk_rbyte),
+    .pk_wr_en(pk_we),
+    .pk_wr_addr(pk_wa),
+    .pk_wr_data(pk_wd),
     .sp_rd_en(sp_rd_en),
     .sp_rd_addr(sp_rd_addr),
     .sp_rd_data(sp_rd_data),

@@ -22,15 +22,18 @@ from cocotb.triggers import Timer
 from model import config, func, isa
 
 SEED = 2027
-UNIT = {"LD": 0, "ST": 0, "LDX": 0, "MM": 1, "RQ": 2, "SM": 3, "ADD": 4, "ARGMAX": 5, "NORM": 6}
+UNIT = {"LD": 0, "ST": 0, "LDX": 0, "MM": 1, "RQ": 2, "SM": 3, "ADD": 4, "ARGMAX": 5, "NORM": 6,
+        "PACK4": 7, "UNPACK4": 7}
 OH = tuple(isa.OPNAMES[c] for c in sorted(isa.OPNAMES))     # op_oh bit k: opcode k + 1
-assert OH[:6] == ("LD", "ST", "MM", "RQ", "SM", "HALT") and len(OH) == 10
-LEN_OPS = ("LD", "ST", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM")
+assert OH[:6] == ("LD", "ST", "MM", "RQ", "SM", "HALT") and len(OH) == 12
+LEN_OPS = ("LD", "ST", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4")
+OPS = tuple(op for op in isa.FIELDS if op != "HALT")
 # the scratchpad operands of each op with a len (as isa.check tests them) and its one-word ones
 SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst"),
              "LDX": ("idx", "dst"), "ADD": ("src", "src2", "dst"), "ARGMAX": ("src", "dst"),
-             "NORM": ("src", "dst")}
+             "NORM": ("src", "dst"), "PACK4": ("src", "dst"), "UNPACK4": ("src", "dst")}
 ONE_WORD = {("LDX", "idx"), ("ARGMAX", "dst")}
+TWICE = {("PACK4", "src"), ("UNPACK4", "dst")}     # the operands of 2*len words
 
 
 def _cfgs():
@@ -73,7 +76,7 @@ def _words(cfgs, rng):
     for _ in range(_n(8)):
         ws.append(_word("HALT", {}, rng))
     for _ in range(_n(2400)):
-        op = rng.choice(("LD", "ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"))
+        op = rng.choice(OPS)
         f = _rand_fields(op, rng)
         ws.append(_word(op, f, rng))
         c = rng.choice(cfgs)
@@ -88,20 +91,26 @@ def _words(cfgs, rng):
             f["len"] = n
             sp_fs = SP_FIELDS[op]
             sp_f = rng.choice(sp_fs)
-            span = 1 if (op, sp_f) in ONE_WORD else n
+            span = 1 if (op, sp_f) in ONE_WORD else (2 * n if (op, sp_f) in TWICE else n)
             f[sp_f] = sp - span + d if rng.random() < 0.7 else rng.randrange(0, sp)
             for other in sp_fs:                   # the other operands in range (mostly)
                 if other != sp_f:
-                    ospan = 1 if (op, other) in ONE_WORD else n
+                    ospan = 1 if (op, other) in ONE_WORD else (2 * n if (op, other) in TWICE else n)
                     f[other] = rng.randrange(0, max(1, sp - ospan + 1))
+            # the full external address (xhi * 2^16 + the field) at the memory's end
+            xa = None
             if op in ("LD", "ST"):
-                ext_f = "src" if op == "LD" else "dst"
-                f[ext_f] = ext - n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 else rng.randrange(0, ext)
+                xa = ext - n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 else rng.randrange(0, ext)
             if op == "LDX":                        # the table's end at the memory's, or rows 0
                 rows = rng.choice((0, 1, 2, 3, 7, rng.randrange(1, 70), rng.randrange(1, 1 << 16)))
                 f["rows"] = rows
-                f["src"] = ext - rows * n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 \
+                xa = ext - rows * n + rng.choice((-1, 0, 0, 1)) if rng.random() < 0.7 \
                     else rng.randrange(0, 1 << 16)
+            if xa is not None:
+                xa = _clip(xa, 24)
+                if rng.random() < 0.2:             # xhi past the memory, any low field
+                    xa = (rng.randrange(0, 256) << 16) | (xa & 0xFFFF)
+                f.update(isa.ext_fields(op, xa))
         else:
             M, N = rng.choice((0, 1, 2, 3, 4, 4, 5, 7)), rng.choice((0, 1, 2, 3, 4, 4, 5, 7))
             K = rng.choice((0, 1, 2, 16, 255, rng.randrange(1, 256)))
@@ -137,7 +146,7 @@ async def test_decode(dut):
     rng = random.Random(SEED)
     words = _words((cfg_a, cfg_b), rng)
     seen = {0: [0] * 6, 1: [0] * 6}
-    seen_rng = dict.fromkeys(("LD", "ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"), 0)
+    seen_rng = dict.fromkeys(OPS, 0)
     for w in words:
         dut.instr.value = w
         await Timer(1, units="ns")
@@ -159,11 +168,14 @@ async def test_decode(dut):
             st = ins.op == "ST"
             got = (int(dut.dma_dir.value), int(dut.dma_sp_base.value), int(dut.dma_ext_base.value),
                    int(dut.dma_len.value), int(dut.dma_ldx.value))
-            exp = (int(st), f["src"] if st else f["dst"], f["dst"] if st else f["src"], f["len"],
+            exp = (int(st), f["src"] if st else f["dst"], isa.ext_addr(ins), f["len"],
                    int(ins.op == "LDX"))
             if ins.op == "LDX":
                 got += (int(dut.dma_idx.value), int(dut.dma_rows.value))
                 exp += (f["idx"], f["rows"])
+        elif ins.op in ("PACK4", "UNPACK4"):
+            got = tuple(int(getattr(dut, "pk_" + s).value) for s in ("unpack", "dst", "src", "len"))
+            exp = (int(ins.op == "UNPACK4"), f["dst"], f["src"], f["len"])
         elif ins.op in ("ADD", "ARGMAX", "NORM"):
             pre = {"ADD": "add_", "ARGMAX": "amax_", "NORM": "norm_"}[ins.op]
             names = [n for n, _ in isa.FIELDS[ins.op]]

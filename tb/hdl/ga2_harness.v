@@ -26,7 +26,8 @@ module ga2_harness #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP
+  parameter OVERLAP    = `GA2_OVERLAP,
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
 ) (
   input  wire        clk,
   input  wire        rst,
@@ -55,10 +56,7 @@ module ga2_harness #(
   output wire [31:0] mon_sp_reads
 );
   initial begin
-    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
-      $error("%m: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_EXT_WORDS(EXT_WORDS);
     if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
       $error("%m: IMEM_DEPTH=%0d outside 1..65535", IMEM_DEPTH);
       $finish;
@@ -67,13 +65,14 @@ module ga2_harness #(
   end
 
   wire        imem_en, ext_en, ext_we;
-  wire [15:0] imem_addr, ext_addr;
+  wire [15:0] imem_addr;
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (24 bits)
   wire [31:0] ext_wdata;
   reg  [127:0] imem_rdata;
   reg  [31:0]  ext_rdata;
 
   ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
-            .OVERLAP(OVERLAP)) dut (
+            .OVERLAP(OVERLAP), .SM_MAX_LEN(SM_MAX_LEN)) dut (
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
@@ -89,7 +88,7 @@ module ga2_harness #(
   reg [31:0]  ext  [0:EXT_WORDS-1];
 
   wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
-  wire ext_in  = {16'd0, ext_addr} < EXT_WORDS;
+  wire ext_in  = {8'd0, ext_addr} < EXT_WORDS;
 
   integer i;
   initial begin

@@ -1,6 +1,6 @@
 // The harness instance u_h and the wires of the chip's host outputs, as every bench
 // uses them: `include this inside a bench module that declares clk, rst and start and
-// the parameters EXT_WORDS, IMEM_DEPTH, SP_WORDS and OVERLAP.
+// the parameters EXT_WORDS, IMEM_DEPTH, SP_WORDS, OVERLAP and SM_MAX_LEN.
   wire        done, error;
   wire [3:0]  retire;          // slots: 0 dma, 1 mm, 2 vec, 3 HALT (model/timing.py SLOT)
   wire [2:0]  error_code;
@@ -14,7 +14,7 @@
   wire [`GA2_MON_N*32-1:0] mon;
 
   ga2_harness #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
-                .OVERLAP(OVERLAP)) u_h (
+                .OVERLAP(OVERLAP), .SM_MAX_LEN(SM_MAX_LEN)) u_h (
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),

@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 // ga2_tb: co-simulation wrapper of the chip (the cocotb toplevel, also usable alone):
 // tb/hdl/ga2_harness.v (ga2_top and its memories) plus the clock (always #5), reset,
@@ -40,7 +41,8 @@ module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP
+  parameter OVERLAP    = `GA2_OVERLAP,
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
 ) (
   input  wire [15:0] req /*verilator public_flat_rw*/,      // bumped by the host: run first..first+count-1
   input  wire [15:0] first /*verilator public_flat_rw*/,
@@ -132,10 +134,10 @@ module ga2_tb #(
   // like the trace, merged into runs of consecutive addresses of one kind
   integer fd_bus;
   reg        bus_open, bus_we;
-  reg [15:0] bus_first, bus_last;
+  reg [`GA2_EXT_ADDR_W-1:0] bus_first, bus_last;
   always @(negedge clk) begin
     if (tracing && u_h.ext_en === 1'b1) begin
-      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 16'd1) begin
+      if (bus_open && u_h.ext_we === bus_we && u_h.ext_addr == bus_last + 1'b1) begin
         bus_last = u_h.ext_addr;
       end else begin
         if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);

@@ -2,6 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_cfg.vh"
+`include "ga2_checks.vh"
 // mut_rtl_tb: the RTL mutation suite's bench (tb/mutation/rtl/suite.py writes its inputs).
 //
 // One simulator process judges one mutant, fail-fast: it stops at the first check that
@@ -36,16 +37,14 @@ module mut_rtl_tb #(
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
   parameter OVERLAP    = `GA2_OVERLAP,
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN,
   parameter MAX_TRACE  = 2048,
   parameter MAX_VEC    = 4096,
   parameter DV_LAT     = 32       // divu: cycles from the start pulse to last (its WIDTH)
 );
   localparam META_N = 14;         // pN_meta.hex's words before the trace (tb/protocol.py META)
   initial begin
-    if (EXT_WORDS < 1 || EXT_WORDS > 65536) begin
-      $error("mut_rtl_tb: EXT_WORDS=%0d outside 1..65536", EXT_WORDS);
-      $finish;
-    end
+    `GA2_CHECK_EXT_WORDS(EXT_WORDS);
   end
 
   reg clk = 1'b0;

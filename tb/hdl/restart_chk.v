@@ -331,19 +331,22 @@ module restart_chk #(
   // ------------------------------------------------------------------ dma
   wire          da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, da_idx_err;
   wire          db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err;
-  wire [AW-1:0] da_sp_rd_addr, da_sp_wr_addr, da_ext_addr;
-  wire [AW-1:0] db_sp_rd_addr, db_sp_wr_addr, db_ext_addr;
+  wire [AW-1:0] da_sp_rd_addr, da_sp_wr_addr;
+  wire [AW-1:0] db_sp_rd_addr, db_sp_wr_addr;
+  // the dma's external address is 24 bits (xhi above a 16-bit field); these jobs stay
+  // below 2^16, so the observed vector keeps the low AW bits (mis[9] compares all)
+  wire [`GA2_EXT_ADDR_W-1:0] da_ext_addr, db_ext_addr;
   wire [31:0]   da_sp_wr_data, da_ext_wdata, db_sp_wr_data, db_ext_wdata;
   reg  [31:0]   da_sp_q, da_ext_q, db_sp_q, db_ext_q;
   always @(posedge uclk) begin
     if (da_sp_rd_en) da_sp_q  <= dma_word(da_sp_rd_addr);
-    if (da_ext_en)   da_ext_q <= mix(da_ext_addr, SALT_EXT);
+    if (da_ext_en)   da_ext_q <= mix(da_ext_addr[AW-1:0], SALT_EXT);
     if (db_sp_rd_en) db_sp_q  <= dma_word(db_sp_rd_addr);
-    if (db_ext_en)   db_ext_q <= mix(db_ext_addr, SALT_EXT);
+    if (db_ext_en)   db_ext_q <= mix(db_ext_addr[AW-1:0], SALT_EXT);
   end
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_a (
     .clk(uclk), .rst(rst_u), .start(st_a && on_dma), .dir(f_dir), .ldx(f_ldx), .sp_base(f_a),
-    .ext_base(f_b), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(da_busy), .last(da_last),
+    .ext_base({{(`GA2_EXT_ADDR_W-AW){1'b0}}, f_b}), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(da_busy), .last(da_last),
     .idx_err(da_idx_err),
     .sp_rd_en(da_sp_rd_en), .sp_rd_addr(da_sp_rd_addr), .sp_rd_data(da_sp_q),
     .sp_wr_en(da_sp_wr_en), .sp_wr_addr(da_sp_wr_addr), .sp_wr_data(da_sp_wr_data),
@@ -352,7 +355,7 @@ module restart_chk #(
   );
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma_b (
     .clk(uclk), .rst(rst_u), .start(st_b && on_dma), .dir(f_dir), .ldx(f_ldx), .sp_base(f_a),
-    .ext_base(f_b), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(db_busy), .last(db_last),
+    .ext_base({{(`GA2_EXT_ADDR_W-AW){1'b0}}, f_b}), .idx(f_idx), .rows(f_rows), .len(f_len), .busy(db_busy), .last(db_last),
     .idx_err(db_idx_err),
     .sp_rd_en(db_sp_rd_en), .sp_rd_addr(db_sp_rd_addr), .sp_rd_data(db_sp_q),
     .sp_wr_en(db_sp_wr_en), .sp_wr_addr(db_sp_wr_addr), .sp_wr_data(db_sp_wr_data),
@@ -455,22 +458,22 @@ module restart_chk #(
     if (s1b_rd_en) s1b_q <= mix8(s1b_rd_addr);
   end
   ga2_softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_a (
-    .clk(uclk), .rst(rst_u), .start(st_a && on_sm0), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_a && on_sm0), .dst(f_dst), .src(f_a), .len(f_len),
     .busy(s0a_busy), .last(s0a_last), .rd_en(s0a_rd_en), .rd_addr(s0a_rd_addr),
     .rd_byte(s0a_q), .wr_en(s0a_wr_en), .wr_addr(s0a_wr_addr), .wr_data(s0a_wr_data)
   );
   ga2_softmax #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0_b (
-    .clk(uclk), .rst(rst_u), .start(st_b && on_sm0), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_b && on_sm0), .dst(f_dst), .src(f_a), .len(f_len),
     .busy(s0b_busy), .last(s0b_last), .rd_en(s0b_rd_en), .rd_addr(s0b_rd_addr),
     .rd_byte(s0b_q), .wr_en(s0b_wr_en), .wr_addr(s0b_wr_addr), .wr_data(s0b_wr_data)
   );
   ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_a (
-    .clk(uclk), .rst(rst_u), .start(st_a && on_sm1), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_a && on_sm1), .dst(f_dst), .src(f_a), .len(f_len),
     .busy(s1a_busy), .last(s1a_last), .rd_en(s1a_rd_en), .rd_addr(s1a_rd_addr),
     .rd_byte(s1a_q), .wr_en(s1a_wr_en), .wr_addr(s1a_wr_addr), .wr_data(s1a_wr_data)
   );
   ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1_b (
-    .clk(uclk), .rst(rst_u), .start(st_b && on_sm1), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_b && on_sm1), .dst(f_dst), .src(f_a), .len(f_len),
     .busy(s1b_busy), .last(s1b_last), .rd_en(s1b_rd_en), .rd_addr(s1b_rd_addr),
     .rd_byte(s1b_q), .wr_en(s1b_wr_en), .wr_addr(s1b_wr_addr), .wr_data(s1b_wr_data)
   );
@@ -528,13 +531,13 @@ module restart_chk #(
     .rd_data(xb_q), .wr_en(xb_wr_en), .wr_addr(xb_wr_addr), .wr_data(xb_wr_data)
   );
   ga2_norm #(.SP_WORDS(SP_WORDS)) u_nrm_a (
-    .clk(uclk), .rst(rst_u), .start(st_a && on_nrm), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_a && on_nrm), .dst(f_dst), .src(f_a), .len(f_len),
     .m(f_rqm), .s(f_rqs), .busy(na_busy), .last(na_last), .rd_en(na_rd_en),
     .rd_addr(na_rd_addr), .rd_byte(na_q), .wr_en(na_wr_en), .wr_addr(na_wr_addr),
     .wr_data(na_wr_data)
   );
   ga2_norm #(.SP_WORDS(SP_WORDS)) u_nrm_b (
-    .clk(uclk), .rst(rst_u), .start(st_b && on_nrm), .dst(f_dst), .src(f_a), .len(f_len[6:0]),
+    .clk(uclk), .rst(rst_u), .start(st_b && on_nrm), .dst(f_dst), .src(f_a), .len(f_len),
     .m(f_rqm), .s(f_rqs), .busy(nb_busy), .last(nb_last), .rd_en(nb_rd_en),
     .rd_addr(nb_rd_addr), .rd_byte(nb_q), .wr_en(nb_wr_en), .wr_addr(nb_wr_addr),
     .wr_data(nb_wr_data)
@@ -573,12 +576,12 @@ module restart_chk #(
         mis[13] = (^{da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, da_idx_err,
                      db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err,
                      {AW{db_sp_rd_en}} & db_sp_rd_addr, {AW{db_sp_wr_en}} & db_sp_wr_addr,
-                     {32{db_sp_wr_en}} & db_sp_wr_data, {AW{db_ext_en}} & db_ext_addr,
+                     {32{db_sp_wr_en}} & db_sp_wr_data, {AW{db_ext_en}} & db_ext_addr[AW-1:0],
                      {32{db_ext_we}} & db_ext_wdata} === 1'bx);
         obs_a   = {da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, 2'b00,
-                   da_sp_rd_addr, da_sp_wr_addr, da_ext_addr, da_sp_wr_data, da_ext_wdata, 8'd0};
+                   da_sp_rd_addr, da_sp_wr_addr, da_ext_addr[AW-1:0], da_sp_wr_data, da_ext_wdata, 8'd0};
         obs_b   = {db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, 2'b00,
-                   db_sp_rd_addr, db_sp_wr_addr, db_ext_addr, db_sp_wr_data, db_ext_wdata, 8'd0};
+                   db_sp_rd_addr, db_sp_wr_addr, db_ext_addr[AW-1:0], db_sp_wr_data, db_ext_wdata, 8'd0};
       end
       U_RQ: begin
         busy_a = ra_busy;

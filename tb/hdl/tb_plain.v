@@ -22,7 +22,8 @@ module tb_plain #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
   parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP
+  parameter OVERLAP    = `GA2_OVERLAP,
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
 );
   reg clk = 1'b0;
   always #5 clk = ~clk;

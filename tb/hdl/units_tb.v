@@ -134,7 +134,7 @@ module units_tb #(
   wire [AW-1:0] s0_rd_addr, s0_wr_addr;
   wire [31:0]   s0_wr_data;
   ga2_softmax #(.FAST(0)) u_sm (
-    .clk(clk), .rst(rst), .start(st_sm && !f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
+    .clk(clk), .rst(rst), .start(st_sm && !f_fast), .dst(f_dst), .src(f_src), .len(f_len),
     .busy(s0_busy), .last(s0_last), .rd_en(s0_rd_en), .rd_addr(s0_rd_addr),
     .rd_byte(rd_q[7:0]), .wr_en(s0_wr_en), .wr_addr(s0_wr_addr), .wr_data(s0_wr_data)
   );
@@ -142,7 +142,7 @@ module units_tb #(
   wire [AW-1:0] s1_rd_addr, s1_wr_addr;
   wire [31:0]   s1_wr_data;
   ga2_softmax #(.FAST(1)) u_sm_fast (
-    .clk(clk), .rst(rst), .start(st_sm && f_fast), .dst(f_dst), .src(f_src), .len(f_len[6:0]),
+    .clk(clk), .rst(rst), .start(st_sm && f_fast), .dst(f_dst), .src(f_src), .len(f_len),
     .busy(s1_busy), .last(s1_last), .rd_en(s1_rd_en), .rd_addr(s1_rd_addr),
     .rd_byte(rd_q[7:0]), .wr_en(s1_wr_en), .wr_addr(s1_wr_addr), .wr_data(s1_wr_data)
   );

@@ -78,7 +78,7 @@ def default_build_dir(sim, cfg, waves=False):
 def cfg_parameters(cfg):
     """The benches' (and ga2_top's) parameters for cfg."""
     return {"EXT_WORDS": cfg.ext_words, "SP_WORDS": cfg.sp_words, "IMEM_DEPTH": cfg.imem_depth,
-            "OVERLAP": int(cfg.mode == "overlap")}
+            "OVERLAP": int(cfg.mode == "overlap"), "SM_MAX_LEN": cfg.sm_max_len}
 
 
 def sources(rtl_dir=None, bench=HDL_DIR / "ga2_tb.v"):

@@ -4,7 +4,7 @@ hand_programs() lists (name, program, image) covering every op (LD/ST at both en
 both memories, MM for every M x N x tb with random K and strides, overlapping and
 aliasing MMs, RQ at every shift class and with overlapping src/dst, the requant edges,
 SM at every length class with all-equal and extreme inputs; the language model's ops:
-lm_programs()) and every error code with the instruction that raises it at its edge
+lm_programs(), with PACK4 / UNPACK4: pack4_programs()) and every error code with the instruction that raises it at its edge
 (error 6, LDX's row index, included); the plain check (tb/plain_check.py) runs
 each twice on one chip and its X check dumps them. bench_program() is a valid program
 of about a million cycles (simulation speed). All for config.DEFAULT with EXT_HAND
@@ -260,7 +260,99 @@ def lm_programs():
         ("err2_norm_src", [R("NORM", dst=0, src=4033, len=64, m=1, s=1), H], img),
         ("err2_norm_dst", [R("NORM", dst=4095, src=0, len=2, m=1, s=1), H], img),
     ]
-    return progs
+    return progs + pack4_programs()
+
+
+# the 4-bit packing ops' edge inputs: every saturation boundary of PACK4 (int8 low bytes,
+# upper bits that must be ignored) and every byte value for UNPACK4
+PACK4_EDGES = [-128, -127, -9, -8, -7, -1, 0, 1, 6, 7, 8, 9, 127, 0x1FF, 0x108, 0xF7, -0x100 + 7,
+               0x7FFFFFF8, -(1 << 31), 0x12345607]
+
+
+def pack4_programs():
+    """(name, program, image) for PACK4 / UNPACK4 on the hand programs' chip: both at
+    their saturation and sign boundaries, every byte value unpacked, a round trip, dst
+    over src ahead, behind and in place, the scratchpad's last words, and every DECODE
+    fault of the two (len 0, src / dst past the scratchpad with the 2*len spans)."""
+    rng = random.Random(11)
+    H = B("HALT")
+    img = list(PACK4_EDGES) + [rng.randrange(-2 ** 31, 2 ** 31) for _ in range(44)]       # 64 words
+    img += list(range(256)) + [0xFFFFFF00 - (1 << 32), 0x12345678, -1]                  # 259 words
+    img += [rng.randrange(-128, 128) for _ in range(4096 - len(img))]
+    edges = [B("LD", dst=0, src=0, len=64), B("PACK4", dst=200, src=0, len=32),
+             B("UNPACK4", dst=300, src=200, len=32),                 # = sat4 of the inputs
+             B("LD", dst=1000, src=64, len=259), B("UNPACK4", dst=1500, src=1000, len=259),
+             B("PACK4", dst=2100, src=1500, len=259),                # packs them back
+             B("PACK4", dst=4094, src=4090, len=2), B("UNPACK4", dst=4092, src=4094, len=2),
+             B("ST", src=0, dst=0, len=2400), B("ST", src=4000, dst=2400, len=96), H]
+    over = [B("LD", dst=0, src=400, len=600)]
+    for k, shift in enumerate((-9, -4, -1, 0, 1, 2, 3, 7, 8, 9)):
+        base = 20 + 40 * k
+        over += [B("PACK4", dst=base + shift, src=base, len=8)]
+    for k, shift in enumerate((-9, -4, -1, 0, 1, 2, 3, 7, 8, 9)):
+        base = 500 + 40 * k
+        over += [B("UNPACK4", dst=base + shift, src=base, len=8)]
+    over += [B("ST", src=0, dst=0, len=1000), H]
+    return [("pack4_edges", edges, img), ("pack4_overlap", over, img),
+            ("err4_pack4_len0", [R("PACK4", dst=0, src=0, len=0), H], img),
+            ("err4_unpack4_len0", [R("UNPACK4", dst=0, src=0, len=0), H], img),
+            ("err4_pack4_beats_range", [R("PACK4", dst=65535, src=65535, len=0), H], img),
+            ("err2_pack4_src", [R("PACK4", dst=0, src=4096 - 8, len=5), H], img),     # 2*len past
+            ("err2_pack4_dst", [R("PACK4", dst=4096 - 4, src=0, len=5), H], img),
+            ("err2_unpack4_src", [R("UNPACK4", dst=0, src=4096 - 4, len=5), H], img),
+            ("err2_unpack4_dst", [R("UNPACK4", dst=4096 - 8, src=0, len=5), H], img),  # 2*len past
+            ("err2_unpack4_src_first", [R("UNPACK4", dst=5000, src=5000, len=1), H], img),
+            ("ok_pack4_top", [R("PACK4", dst=4092, src=4088, len=4), R("UNPACK4", dst=4088, src=4092, len=4),
+                              B("ST", src=4080, dst=0, len=16), H], img)]
+
+
+def isaext_programs(cfg):
+    """(name, program, image) for the wider external addresses and the long softmax, on a
+    chip cfg with ext_words > 2^16 + 2^12 and sm_max_len 1024 (tests/tb/test_isaext_cosim.py):
+    LD / ST / LDX with xhi > 0, transfers crossing the 65,536-word boundary both ways, an
+    LDX table across it, the top word of the memory, the external-range faults of the full
+    address (xhi past the memory, a transfer one word past its end), and SM of 65, 256
+    and 1024 elements (all equal, extremes, random) stored back."""
+    assert cfg.ext_words > (1 << 16) + 4096 and cfg.sm_max_len == 1024, cfg
+    rng = random.Random(12)
+    ext = cfg.ext_words
+
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
+
+    def x(op, addr, **f):            # unchecked, at the full external address addr
+        return isa.raw(op, **f, **isa.ext_fields(op, addr))
+    H = b("HALT")
+    img = [rng.randrange(-2 ** 31, 2 ** 31) for _ in range(ext)]
+    img[70000] = 3                                              # an LDX row index
+    xhi = [b("LD", dst=0, src=65531, len=12),                   # 65531 .. 65542: crosses 2^16
+           b("LD", dst=20, src=70000, len=1),                   # xhi 1 (build splits it)
+           isa.raw("LD", dst=30, src=100, len=30, xhi=1),
+           x("ST", ext - 12, src=0, len=12),                    # the memory's last 12 words
+           isa.raw("ST", src=30, dst=65520, len=30, xhi=0),     # 65520 .. 65549: crosses
+           b("LDX", dst=100, src=65536 - 10, len=5, idx=20, rows=4),   # row 3: 65541 .., after the ST
+           isa.raw("LDX", dst=110, src=5, len=7, idx=20, rows=4, xhi=1),
+           b("ST", src=100, dst=(1 << 16) + 2000, len=17),
+           b("LD", dst=200, src=ext - 1, len=1), b("ST", src=200, dst=65535, len=1), H]
+    faults = [("err3_ld_xhi_top", [x("LD", ext - 1, dst=0, len=2), H]),
+              ("err3_ld_xhi_past", [isa.raw("LD", dst=0, src=0, len=1, xhi=255), H]),
+              ("err3_st_xhi", [x("ST", ext, src=0, len=1), H]),
+              ("err3_ldx_xhi_table", [x("LDX", ext - 8, dst=0, len=4, idx=0, rows=3), H]),
+              ("ok_ld_xhi_top", [x("LD", ext - 2, dst=0, len=2), b("ST", src=0, dst=0, len=2), H])]
+    sm = [b("LD", dst=0, src=0, len=1024)]
+    vals = [rng.randrange(-128, 128) for _ in range(1024)]
+    sm_img = list(img)
+    sm_img[0:1024] = vals
+    sm_img[2000:2256] = [5] * 256                                # all equal
+    sm_img[3000:3065] = [127, -128] * 32 + [127]                  # extremes
+    sm += [b("SM", dst=1024, src=0, len=1024), b("ST", src=1024, dst=10000, len=1024),
+           b("LD", dst=0, src=2000, len=256), b("SM", dst=300, src=0, len=256),
+           b("ST", src=300, dst=12000, len=256),
+           b("LD", dst=0, src=3000, len=65), b("SM", dst=100, src=0, len=65),
+           b("ST", src=100, dst=13000, len=65),
+           b("LD", dst=0, src=4000, len=65), b("SM", dst=200, src=0, len=65),
+           b("ST", src=200, dst=14000, len=65), H]
+    return [("xhi", xhi, img)] + [(n, p, img) for n, p in faults] + [("sm_long", sm, sm_img)]
 
 
 def bench_program():

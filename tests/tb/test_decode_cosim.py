@@ -15,8 +15,9 @@ from model import config
 from tools import ROOT
 from tb.sim import build
 
-# another chip: small memories (odd sizes, so no power-of-two coincidences) and a shorter softmax
-SMALL = config.DEFAULT.replace(sp_words=1000, ext_words=300, sm_max_len=40)
+# another chip: a small scratchpad, an external memory just past 2^16 (xhi = 1 reaches its
+# end) and a long softmax (odd sizes, so no power-of-two coincidences)
+SMALL = config.DEFAULT.replace(sp_words=1000, ext_words=(1 << 16) + 300, sm_max_len=1000)
 CFGS = (config.DEFAULT, SMALL)
 
 

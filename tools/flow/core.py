@@ -51,10 +51,11 @@ TOP = "ga2_top"
 
 # what each parameter of ga2_top and the benches means (the names come from tb.hw.cfg_parameters)
 PARAM_DOC = {
-    "EXT_WORDS": "words of the external memory the chip addresses, 1..65536",
+    "EXT_WORDS": "words of the external memory the chip addresses, 1..16777216 (24-bit addresses)",
     "IMEM_DEPTH": "instruction memory words (128 bits), 1..65535",
     "SP_WORDS": "scratchpad words (32 bits), 2..65536",
     "OVERLAP": "timing mode: 0 in-order, 1 overlap (docs/isa.md, Timing modes)",
+    "SM_MAX_LEN": "the longest softmax vector (the exp buffer), 1..1024",
 }
 # what each plusarg of tb_plain.v means (the names and types come from the bench)
 PLUSARG_DOC = {

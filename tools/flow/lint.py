@@ -18,11 +18,14 @@ FLAGS = ("--lint-only", "-Wall")
 # unit's own parameters/ports are checked outside the chip's constant context.
 TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma", "ga2_mm_ctrl", "ga2_systolic",
         "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax", "ga2_vec_add",
-        "ga2_argmax", "ga2_norm")
+        "ga2_argmax", "ga2_norm", "ga2_pack4")
 # non-default parameter sets that the chip's default build never elaborates
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
-# per-unit retire pcs exist only with OVERLAP = 1)
-TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}))
+# per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long
+# softmax (SM_MAX_LEN = 1024) and the largest external memory (2^24 words)
+TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}),
+               ("ga2_softmax", {"FAST": 1, "SM_MAX_LEN": 1024}),
+               ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << 24}))
 
 
 def lint(top, params=None):

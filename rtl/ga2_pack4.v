@@ -1,0 +1,133 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
+`include "ga2_checks.vh"
+// ga2_pack4: the 4-bit KV cache's two ops on one streaming block (docs/isa.md):
+//   PACK4   (unpack = 0): sp[dst+i] = (sat4(x_2i) & 15) | (sat4(x_2i+1) & 15) << 4, the
+//           upper 24 bits zero, x_j = s8(sp[src+j]), sat4: saturate to -8..7;
+//   UNPACK4 (unpack = 1): sp[dst+2i] = sx4(sp[src+i][3:0]), sp[dst+2i+1] = sx4(sp[src+i][7:4]),
+//           sign-extended to 32 bits (as ga2_vec_rq / ga2_vec_add write int8 results).
+// Both are busy exactly 2*len + 1 cycles on the one vector read port, in two phases a
+// cycle (ph_q 0, 1), as ga2_vec_add:
+//   PACK4   reads x_2i in busy cycle 2i (phase 0) and x_2i+1 in 2i + 1 (phase 1), writes
+//           word i in 2i + 2 (phase 0, the cycle x_2i+2 is read): one read per cycle;
+//   UNPACK4 reads x_i in busy cycle 2i (phase 0), writes word 2i in 2i + 1 (phase 1, from
+//           the read data) and word 2i + 1 in 2i + 2 (phase 0, from the data held a cycle):
+//           one write per cycle.
+// With the write-first scratchpad, overlapping dst and src behave as if processed pair by
+// pair (PACK4) or element by element (UNPACK4) in increasing order (model/func.py).
+// cnt_q counts output words of PACK4 / input words of UNPACK4 and steps after phase 1, so
+// the job ends at cnt_q == len in phase 0 (the same compare ends reading and the job).
+module ga2_pack4 #(
+  parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
+) (
+  input  wire                        clk,
+  input  wire                        rst,
+  input  wire                        start,
+  input  wire                        unpack,    // 0 = PACK4, 1 = UNPACK4
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
+  input  wire [`GA2_ADDR_W-1:0]      dst,
+  input  wire [`GA2_ADDR_W-1:0]      src,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire [`GA2_PACK4_LEN_W-1:0] len,
+  output wire                        busy,
+  output wire                        last,
+  output wire                        rd_en,
+  output wire [`GA2_ADDR_W-1:0]      rd_addr,
+  input  wire [7:0]                  rd_byte,   // only the low byte of a word counts
+  output wire                        wr_en,
+  output wire [`GA2_ADDR_W-1:0]      wr_addr,
+  output wire [31:0]                 wr_data
+);
+  initial begin
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
+    if (`GA2_PACK4_LEN_W != `GA2_UNPACK4_LEN_W) begin
+      $error("%m: PACK4 and UNPACK4 len widths differ");
+      $finish;
+    end
+  end
+
+  localparam LW  = `GA2_PACK4_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
+
+  reg           busy_q;
+  reg           ph_q;                       // the phase of the cycle (see above)
+  reg           un_q;                       // 1: UNPACK4
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [SAW-1:0] rp_q, wp_q;
+  reg [7:0]     a_q;                        // the read data of the cycle before
+
+  // one compare ends the job: the read enable and last are its two sides
+  wire at_end  = (cnt_q == len_q);
+  wire first   = (cnt_q == {LW{1'b0}});
+  // PACK4 reads in both phases, UNPACK4 in phase 0 only
+  wire reading = busy_q && !at_end && !(un_q && ph_q);
+  // PACK4 writes in phase 0 after the first pair; UNPACK4 in phase 1, and in phase 0 after
+  // the first input word
+  wire writing = busy_q && (un_q ? (ph_q || !first) : (!ph_q && !first));
+
+  // sat4 of an int8: its value when bits 7..3 agree, else -8 (negative) or 7
+  function [3:0] sat4;
+    input [7:0] x;
+    begin
+      if (x[7:3] == {5{x[7]}}) sat4 = x[3:0];
+      else                     sat4 = x[7] ? 4'h8 : 4'h7;
+    end
+  endfunction
+
+  // PACK4's word: x_2i (held a cycle) low, x_2i+1 (the read data) high; UNPACK4's: the
+  // read data's low nibble in phase 1, the held word's high nibble in phase 0
+  wire [3:0]  nib    = ph_q ? rd_byte[3:0] : a_q[7:4];
+  wire [31:0] pk_word = {24'd0, sat4(rd_byte), sat4(a_q)};
+  wire [31:0] upk_word = {{28{nib[3]}}, nib};
+
+  // control: reset
+  always @(posedge clk) begin
+    if (rst) begin
+      busy_q <= 1'b0;
+    end else if (start) begin
+      busy_q <= 1'b1;
+    end else if (busy_q) begin
+      if (last) busy_q <= 1'b0;
+    end
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
+  // is gated by busy_q (rd_en, wr_en, last)
+  always @(posedge clk) begin
+    if (start) begin
+      ph_q  <= 1'b0;
+      un_q  <= unpack;
+      cnt_q <= {LW{1'b0}};
+      len_q <= len;
+      rp_q  <= src[SAW-1:0];
+      wp_q  <= dst[SAW-1:0];
+    end else if (busy_q) begin
+      ph_q <= !ph_q;
+      if (ph_q) cnt_q <= cnt_q + 1'b1;
+      if (reading) rp_q <= rp_q + 1'b1;
+      if (writing) wp_q <= wp_q + 1'b1;
+    end
+  end
+
+  // the read data one cycle later (a plain pipeline register, as ga2_vec_add's a_q: it
+  // follows the scratchpad's read register, which powers up 0)
+  always @(posedge clk) begin
+    a_q <= rd_byte;
+  end
+
+  assign busy    = busy_q;
+  assign last    = busy_q && at_end;
+  assign rd_en   = reading;
+  assign wr_en   = writing;
+  assign wr_data = un_q ? upk_word : pk_word;
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = rp_q;
+  assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
+endmodule
+`resetall

@@ -1,0 +1,110 @@
+"""The chip's extensions for the cache remedies on the chip, on Icarus and Verilator, in
+both timing modes (docs/isa.md): LD / ST / LDX with xhi (24-bit external addresses, a
+transfer across the 65,536-word boundary), the long softmax (sm_max_len 1024: SM of 65,
+256 and 1024 elements against model/softmax_gold.softmax_fixed) and PACK4 / UNPACK4.
+
+The build is the language model's kind of chip kept small: config.DEFAULT with 2^17
+external words (two 65,536-word pages) and sm_max_len 1024 (LM_CFGS). The hand programs
+(tb/stimulus/hand.py isaext_programs(), pack4_programs()) must equal the reference
+Machine bit for bit and cycle for cycle (tb/judge.py), with the counters and trace equal
+to the schedule computed from the program alone and the expected fault code; the results
+stored to the external memory are also checked against the spec written here (the gold
+softmax, PACK4 / UNPACK4 transcribed), and each new op's busy cycles, read from the chip's
+unit counters, must be the formulas of docs/isa.md typed in below.
+"""
+import numpy as np
+import pytest
+
+from model import config, isa, timing
+from model.softmax_gold import softmax_fixed
+from tb import hw
+from tb.stimulus import hand
+
+LM = config.DEFAULT.replace(ext_words=1 << 17, sm_max_len=1024)
+LM_CFGS = {"inorder": LM, "overlap": LM.replace(mode="overlap")}
+# the busy cycles of docs/isa.md (not from model/timing.py)
+BUSY = {"PACK4": lambda n, m: 2 * n + 1, "UNPACK4": lambda n, m: 2 * n + 1,
+        "LD": lambda n, m: n + 1, "ST": lambda n, m: n + 1, "LDX": lambda n, m: n + 3,
+        "SM": lambda n, m: 2 * (n + 1) + 34 * n if m == "inorder" else 3 * n + 36}
+UNIT = {"PACK4": "vec", "UNPACK4": "vec", "SM": "vec", "LD": "dma", "ST": "dma", "LDX": "dma"}
+LENS = {"PACK4": (1, 2, 17, 1000), "UNPACK4": (1, 2, 17, 1000), "SM": (65, 256, 1024),
+        "LD": (1, 300), "ST": (1, 300), "LDX": (1, 40)}
+
+
+def _one(op, n, cfg):
+    """op of length n alone, with xhi = 1 for the DMA ops (a transfer across 2^16 for LD/ST)."""
+    b = lambda o, **f: isa.build(o, cfg=cfg, **f)  # noqa: E731
+    f = {"PACK4": dict(dst=2100, src=0, len=n), "UNPACK4": dict(dst=2000, src=0, len=n),
+         "SM": dict(dst=2048, src=0, len=n), "LD": dict(dst=0, src=65536 - n // 2, len=n),
+         "ST": dict(src=0, dst=65536 - n // 2, len=n), "LDX": dict(dst=100, src=70000, len=n, idx=0, rows=2)}[op]
+    return [b(op, **f), b("HALT")]
+
+
+def _sat4(v):
+    return max(-8, min(7, ((v & 0xFF) ^ 0x80) - 0x80))
+
+
+def _nib(v):
+    return ((v & 0xF) ^ 8) - 8
+
+
+def _spec_checks(name, prog, img, ext):
+    """The stored results of the hand programs against the spec written here."""
+    ext = [int(v) for v in ext]
+    if name == "sm_long":
+        for src, out, n in ((0, 10000, 1024), (2000, 12000, 256), (3000, 13000, 65), (4000, 14000, 65)):
+            x = [((v & 0xFF) ^ 0x80) - 0x80 for v in img[src:src + n]]
+            assert ext[out:out + n] == softmax_fixed(x), (name, n)
+    if name == "pack4_edges":
+        xs = img[0:64]
+        packed = [(_sat4(xs[2 * i]) & 0xF) | ((_sat4(xs[2 * i + 1]) & 0xF) << 4) for i in range(32)]
+        assert ext[200:232] == packed
+        assert ext[300:364] == [_sat4(v) for v in xs]
+        ws = img[64:64 + 259]
+        assert ext[1500:1500 + 518] == [f(w) for w in ws for f in (_nib, lambda w: _nib(w >> 4))]
+        assert ext[2100:2100 + 259] == [w & 0xFF for w in ws]        # packs back the low bytes
+    if name == "xhi":
+        assert ext[-12:] == img[65531:65543]                          # LD across 2^16, ST at the top
+        # the ST across 2^16 (its word 65535 rewritten last with the memory's last word,
+        # which the first ST wrote: img[65542])
+        assert ext[65520:65535] + ext[65536:65550] == img[65636:65651] + img[65652:65666]
+        assert ext[65535] == img[65542]
+
+
+@pytest.mark.parametrize("mode", sorted(LM_CFGS))
+def test_isaext_programs_and_cycles(sim, mode):
+    cfg = LM_CFGS[mode]
+    progs = hand.isaext_programs(cfg) + hand.pack4_programs()
+    timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
+    pairs = [(p, i) for _, p, i in progs] + [(p, None) for _, _, p in timed]
+    res = hw.run_programs(sim, pairs, cfg=cfg)
+    assert len(res) == len(pairs)
+    for (name, prog, img), r in zip(progs, res):
+        where = f"{name} ({sim}, {mode})"
+        assert r.ok, f"{where}: {r.mismatch}"
+        assert r.xz == "" and r.done and not r.timeout, where
+        s = timing.schedule(prog, cfg)
+        assert tuple(r.counters) == tuple(s.counters) and r.trace == timing.trace(s), where
+        code = int(name[3]) if name.startswith("err") else 0
+        assert (r.error, r.error_code) == (code != 0, code), where
+        if not code:
+            _spec_checks(name, prog, img, r.ext)
+    for (op, n, prog), r in zip(timed, res[len(progs):]):
+        busy = getattr(r.counters, UNIT[op])
+        assert r.ok and busy == BUSY[op](n, mode), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
+        # in-order: FETCH, DECODE, busy, HALT's FETCH and DECODE; overlap: HALT retires the
+        # cycle after the last busy one
+        assert r.counters.cycles == busy + (4 if mode == "inorder" else 3), (op, n, mode)
+
+
+def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
+    """On config.DEFAULT (4096 external words, sm_max_len 64): xhi = 1 and SM of 65 are
+    faults 3 and 4; the ops' text and words of earlier programs are unchanged (xhi = 0)."""
+    cfg = config.DEFAULT
+    H = isa.build("HALT")
+    pairs = [([isa.raw("LD", dst=0, src=0, len=1, xhi=1), H], None),
+             ([isa.raw("SM", dst=0, src=0, len=65), H], None),
+             ([isa.build("SM", dst=100, src=0, len=64), H], None)]
+    res = hw.run_programs(sim, pairs, cfg=cfg)
+    assert [(r.ok, r.error_code) for r in res] == [(True, 3), (True, 4), (True, 0)]
+    assert isa.encode(isa.build("LD", dst=1, src=2, len=3)) == 1 | 1 << 4 | 2 << 20 | 3 << 36
