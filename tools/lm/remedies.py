@@ -438,3 +438,16 @@ def cache_rows(gen, ext, layer, kind, b):
     words = np.array([ext[a + lay.remedies.slot(u) * lay.row_words:][:lay.row_words]
                       for u in pos], dtype=np.int64).reshape(len(pos), lay.row_words)
     return pos, words, unpack4(words) if lay.remedies.kv_bits == 4 else words
+
+
+def write_cache(gen, ext, layer, kind, b, positions, rows):
+    """The host prefilling sequence b's K (kind 0) or V (kind 1) rows of layer: rows (one
+    of dk values per position, 4-bit values packed) into their slots of ext, in place."""
+    lay = gen.layout
+    a = lay.kv(layer, kind, b)
+    rows = np.asarray(rows, dtype=np.int64)
+    if lay.remedies.kv_bits == 4:
+        rows = (rows[:, 0::2] & 15) | ((rows[:, 1::2] & 15) << 4)
+    for u, r in zip(positions, rows):
+        s = a + lay.remedies.slot(u) * lay.row_words
+        ext[s:s + lay.row_words] = r
