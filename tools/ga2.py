@@ -239,7 +239,8 @@ def cmd_generate(args):
                 raise ValueError(f"prompt {t[:40]!r}: {e}") from None
         cfg = chip.LM_CHIP if args.mode == "inorder" else chip.LM_CHIP_OVERLAP
         rem = None
-        if args.kv_bits == 4 or args.window or args.tile or args.ctx > 64 or model.cfg.kv_heads:
+        if args.kv_bits == 4 or args.window or args.sinks or args.tile or args.ctx > 64 or \
+                model.cfg.kv_heads:
             from tools.lm import remedies
             rem = remedies.Remedies(kv_bits=args.kv_bits, window=args.window, sinks=args.sinks,
                                     tile=args.tile)
