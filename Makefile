@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm remedies train-remedies mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -49,6 +49,19 @@ lm: setup      ## the model on the chip: addition score (200 problems on Verilat
 	$(PY) -m tools.lm.score --sim verilator --n 200
 	$(PY) -m tools.lm.score --sim icarus --n 16
 	$(PY) -m tools.lm.sweep --sim both
+
+remedies: setup ## the chapter's remedies on the chip (docs/lm.md "Remedies"): the sweep on Verilator (out/lm_remedies.*), tiled long contexts (256 on Verilator, 1,024 on the model)
+	$(PY) -m tools.lm.remedies_sweep --sim verilator
+	$(PY) -m tools.lm.long --ctx 256 --batch 1 16 --sim verilator
+	$(PY) -m tools.lm.long --ctx 256 --batch 2 --kv-bits 4 --sim verilator
+	$(PY) -m tools.lm.long --ctx 1024 --batch 1
+
+train-remedies: setup ## retrain the remedies' models one after another (add_kv1, text_kv1, text_ctx256; one core) and re-export the 4-bit caches
+	@mkdir -p out
+	@set -e; export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1; \
+	for t in add_kv1 text_kv1 text_ctx256; do $(PY) -m tools.lm.train --task $$t > out/lm_train_$$t.log 2>&1 || \
+	  { cat out/lm_train_$$t.log; exit 1; }; tail -n 1 out/lm_train_$$t.log; done; \
+	for t in add text add_kv1 text_kv1 text_ctx256; do $(PY) -m tools.lm.train --task $$t --kv4; done
 
 lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval

@@ -19,6 +19,9 @@ from tools.lm import data, train
 from tools.lm import model as M
 
 STEPS = 20
+# the tasks, then the remedies' variants (train.VARIANTS: long, they replay in make test-long)
+ALL = sorted(set(train.TASKS) - set(train.VARIANTS)) + [
+    pytest.param(v, marks=pytest.mark.long) for v in sorted(train.VARIANTS)]
 
 
 def _trace(task):
@@ -26,10 +29,10 @@ def _trace(task):
         return json.load(f)
 
 
-@pytest.mark.parametrize("task", sorted(train.TASKS))
+@pytest.mark.parametrize("task", ALL)
 def test_the_first_steps_reproduce_the_committed_trace(task):
     tr = _trace(task)
-    if task == "text":
+    if train.source(task) == "text":
         assert data.corpus_sha256() == tr["corpus_sha256"], (
             f"pydoc_data.topics differs from the one trained on (Python {tr['python']})")
     assert tr["cfg"] == train.TASKS[task]["cfg"].as_dict()
@@ -50,7 +53,7 @@ def test_the_committed_weights_have_the_tasks_config():
         assert sorted(p) == sorted(M.names(cfg))
 
 
-@pytest.mark.parametrize("task", sorted(train.TASKS))
+@pytest.mark.parametrize("task", ALL)
 def test_the_committed_int8_export_is_the_export_of_the_committed_weights(task):
     from tools.lm import int8
     p, cfg = M.load(os.path.join(train.WEIGHTS, f"{task}.npz"))
@@ -58,4 +61,16 @@ def test_the_committed_int8_export_is_the_export_of_the_committed_weights(task):
     got = int8.Int8Model.load(os.path.join(train.WEIGHTS, f"{task}_int8.npz"))
     assert got.cfg == want.cfg and got.rq == want.rq and got.logit_scale == want.logit_scale
     assert sorted(got.w) == sorted(want.w)
+    assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("task", ["add", "text", "add_kv1", "text_kv1", "text_ctx256"])
+def test_the_committed_4bit_export_is_export_kv4_of_the_committed_weights(task):
+    from tools.lm import int8, remedies_ref
+    p, cfg = M.load(os.path.join(train.WEIGHTS, f"{task}.npz"))
+    want = remedies_ref.export_kv4(p, cfg, train.calibration(task))
+    got = int8.Int8Model.load(os.path.join(train.WEIGHTS, f"{task}_kv4_int8.npz"))
+    assert got.kv_bits == want.kv_bits == 4
+    assert got.cfg == want.cfg and got.rq == want.rq and got.logit_scale == want.logit_scale
     assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
