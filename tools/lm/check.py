@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from model import timing
-from model.machine import Machine
+from model.machine import GA2Error, Machine
 from tb import cli
 from tools.lm import chip, data
 from tools.lm.generate import load_model, reference
@@ -56,7 +56,11 @@ def remedy_problems(quick=False):
     for name, model, rem, prompts, n in cases:
         for mode in ("overlap",) if quick else ("inorder", "overlap"):
             g = RM.generation(model, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
-            ext = _run(g, g.layout.chip, seed=len(prompts))
+            try:
+                ext = _run(g, g.layout.chip, seed=len(prompts))
+            except GA2Error as e:          # a fault of the chip: the program is wrong
+                out.append(f"remedy {name} {mode}: the chip faulted: {e}")
+                continue
             toks = g.tokens(ext)
             for b, p in enumerate(g.prompts):
                 want, kv = REF.decode(model, p, g.new[b], rem.window, rem.sinks)

@@ -173,3 +173,24 @@ def test_bad_generations(m, rem, prompts, new, msg):
 def test_the_integer_reference_without_remedies_is_int8_model():
     X = np.array([text("The quick brown fox jumps over ")] * 2)
     assert np.array_equal(REF.forward(TEXT, X)[0], TEXT.logits(X))
+
+
+@pytest.mark.parametrize("T, B, kw", [(65, 2, {}), (130, 2, dict(tile=16)), (256, 2, {}),
+                                      (256, 1, dict(kv_bits=4))],
+                         ids=["T65", "T130-tile16", "T256", "T256-kv4"])
+def test_tiled_long_contexts_equal_the_reference(T, B, kw):
+    # one step at position T - 1 after a cache the host prefills from the reference
+    # (tools/lm/long.py): the next tokens and the rows written against the reference
+    from model.machine import Machine
+    from tools.lm import long
+    rem = RM.Remedies(**kw)
+    m = model("text", 0, rem.kv_bits) if T <= 64 else load_model("text", kv_bits=rem.kv_bits, ctx=T)
+    gen, ext, prog, want = long.case(m, rem, B, T)
+    assert gen.layout.tile < T
+    assert long.judge(gen, Machine(gen.layout.chip).run(prog, ext).ext, want) == []
+
+
+@pytest.mark.long
+def test_a_context_of_1024_equals_the_reference():
+    from tools.lm import long
+    assert long.main(["--ctx", "1024", "--batch", "1"]) == 0
