@@ -7,6 +7,11 @@ where every step is also judged against the reference Machine by tb.hw, cycle fo
 and the KV cache equal the integer reference's (tools/lm/int8.py: greedy decoding of the
 whole model written from the spec, not from the builder).
 
+A Generation with remedies (tools/lm/remedies.py: grouped-query attention, a 4-bit cache,
+a sliding window with sinks, tiled long contexts) runs the same way; its ids and the rows
+its cache holds at the end are held to tools/lm/remedies_ref.py instead (`reference`,
+`remedied_kv_ok`).
+
 The host writes the external memory once (weights, prompts), loads and starts each
 step's program, and reads the token ids at the end; on a simulator the whole generation
 is one job (tb.sim.run's KEEP_EXT: each step starts from the memory the last one left).
