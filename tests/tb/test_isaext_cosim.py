@@ -113,3 +113,25 @@ def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
     res = hw.run_programs(sim, pairs, cfg=cfg)
     assert [(r.ok, r.error_code) for r in res] == [(True, 3), (True, 4), (True, 0)]
     assert isa.encode(isa.build("LD", dst=1, src=2, len=3)) == 1 | 1 << 4 | 2 << 20 | 3 << 36
+
+
+def main():
+    """Print the measured busy cycles (and total cycles) of each timed program on both
+    simulators in both modes as docs/measurements.md's table: python tests/tb/test_isaext_cosim.py"""
+    rows = {}
+    for mode, cfg in sorted(LM_CFGS.items()):
+        timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
+        for sim in ("icarus", "verilator"):
+            res = hw.run_programs(sim, [(p, None) for _, _, p in timed], cfg=cfg)
+            for (op, n, _), r in zip(timed, res):
+                assert r.ok, (op, n, sim, mode, r.mismatch)
+                rows.setdefault((op, n), {})[(sim, mode)] = (getattr(r.counters, UNIT[op]), r.counters.cycles)
+    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap | Verilator overlap |")
+    print("|---|---|---|---|---|---|---|")
+    for (op, n), d in rows.items():
+        cells = [f"{d[(s, m)][0]} ({d[(s, m)][1]})" for m in ("inorder", "overlap") for s in ("icarus", "verilator")]
+        print(f"| {op} | {n} | {BUSY[op](n, 'inorder')} / {BUSY[op](n, 'overlap')} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
