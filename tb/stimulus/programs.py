@@ -361,6 +361,8 @@ def boundary_programs(seed=RANDOM_SEED):
         x(f"PACK4 dst {n}", "PACK4", dst=SP - n + 1, src=0, len=n)
         x(f"UNPACK4 src {n}", "UNPACK4", dst=0, src=SP - n + 1, len=n)
         x(f"UNPACK4 dst {n}", "UNPACK4", dst=SP - 2 * n + 1, src=0, len=n)
+    v("PACK4", dst=0, src=0, len=SP // 2)        # the whole scratchpad: len's top bit
+    v("UNPACK4", dst=0, src=SP // 2, len=SP // 2)
     for op in ("PACK4", "UNPACK4"):
         x(f"{op} len 0", op, dst=5, src=5, len=0)
         x(f"{op} len 0 + sp", op, dst=SP - 1, src=SP - 1, len=0)
