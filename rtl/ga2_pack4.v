@@ -31,8 +31,9 @@ module ga2_pack4 #(
   // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
   input  wire [`GA2_ADDR_W-1:0]      dst,
   input  wire [`GA2_ADDR_W-1:0]      src,
-  /* verilator lint_on UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked it (2*len <= SP_WORDS), the low LW bits kept
   input  wire [`GA2_PACK4_LEN_W-1:0] len,
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                        busy,
   output wire                        last,
   output wire                        rd_en,
@@ -50,8 +51,12 @@ module ga2_pack4 #(
     end
   end
 
-  localparam LW  = `GA2_PACK4_LEN_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
+  // the counter and the length reach len <= SP_WORDS / 2 (2*len words on one side): exactly
+  // as wide as that (12 bits for 4096 words; the top bit is set only at len = SP_WORDS / 2),
+  // at most the field's 13
+  localparam LWS = $clog2(SP_WORDS / 2 + 1);
+  localparam LW  = (LWS < `GA2_PACK4_LEN_W) ? LWS : `GA2_PACK4_LEN_W;
 
   reg           busy_q;
   reg           ph_q;                       // the phase of the cycle (see above)
@@ -102,7 +107,7 @@ module ga2_pack4 #(
       ph_q  <= 1'b0;
       un_q  <= unpack;
       cnt_q <= {LW{1'b0}};
-      len_q <= len;
+      len_q <= len[LW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
     end else if (busy_q) begin

@@ -18,7 +18,7 @@ really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
 SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise), the language
-model's operations (LDX on the dma; ADD, ARGMAX, NORM on the vector unit) only with
+model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4 on the vector unit) only with
 with_lm=True: an ARGMAX writes the row index IDX_WORD first (below LDX_ROWS), which most
 LDXs read, so their rows are really copied; an LDX aimed at a colliding word reads
 whatever is there (error 6 when it is not a row index: same cycles, nothing written).
@@ -37,8 +37,8 @@ KINDS = ("RAW", "WAR", "WAW")
 IDX_WORD = 1024          # with_lm: the row index the LDXs read (outside both windows)
 LDX_ROWS = 88            # with_lm: the LDX tables' rows (> every ARGMAX index: len <= 88)
 # which ops read / write the scratchpad
-_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"}
-_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM"}
+_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
+_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
 
 
 def _rng(seed_or_rng):
@@ -148,6 +148,12 @@ def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
             dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
         m, s = rand_ms(rng)
         return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
+    if op in ("PACK4", "UNPACK4"):       # read and write spans differ: 2*len and len
+        n = min(n, 40)
+        rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
+        src = _near(rng, rd, target if side == "r" else None, window)
+        dst = _near(rng, wr, target if side == "w" else None, window)
+        return b(op, dst=dst, src=src, len=n)
     if op == "LD":
         return b("LD", dst=dst, src=_ext(rng, cfg, n), len=n)
     if op == "ST":
@@ -177,7 +183,8 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
     if with_sm:
         op_unit["SM"] = "vec"
     if with_lm:
-        op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec"})
+        op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
+                        "UNPACK4": "vec"})
     ops = list(op_unit)
     n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
     # data first: the near window from ext (itself a long LD the next ones collide with)
@@ -385,7 +392,7 @@ def _edge_consumer(b, op, word, side, at, cfg):
 
 
 # ------------------------------------------------------------------ one-word edges, new ops
-_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM")
+_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4")
 _LM_EDGE_WORDS = 76         # the words of a region lm_edge_programs loads and stores
 
 
@@ -397,7 +404,9 @@ def _lm_edge_producers(cfg, at):
     return [("LDX", b("LDX", dst=at, src=0, len=40, idx=at + 60, rows=8)),
             ("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24)),
             ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
-            ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19))]
+            ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19)),
+            ("PACK4", b("PACK4", dst=at + 48, src=at, len=12)),        # reads 24, writes 12
+            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12))]    # reads 12, writes 24
 
 
 def _lm_edge_consumers(b, op, word, side, at):
@@ -421,6 +430,10 @@ def _lm_edge_consumers(b, op, word, side, at):
         if side == "r":
             return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
         return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
+    if op in ("PACK4", "UNPACK4"):       # one word exactly: UNPACK4 len 1 reads it, PACK4 len 1 writes it
+        if side == "r":
+            return [b("UNPACK4", dst=o1, src=word, len=1)]
+        return [b("PACK4", dst=word, src=o1, len=1)]
     cons = _edge_consumer(b, op, word, side, at, cfg=None)
     return [] if cons is None else [cons]
 
@@ -428,7 +441,8 @@ def _lm_edge_consumers(b, op, word, side, at):
 def lm_edge_programs(cfg=None):
     """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
     another unit sharing exactly the long one's first or last scratchpad word, or touching
-    the word just past either end) with the new ops: each of LDX, ADD, ARGMAX, NORM as the
+    the word just past either end) with the new ops: each of LDX, ADD, ARGMAX, NORM, PACK4,
+    UNPACK4 as the
     long one against LD, ST, MM and RQ (a reader and a writer of every other unit), and as
     the short one against a long LD, MM (its dst) and RQ (one of every unit): the new ops'
     hulls (LDX's index word and row, ADD's src, src2 and dst, ARGMAX's one word, NORM's),

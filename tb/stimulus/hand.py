@@ -293,7 +293,10 @@ def pack4_programs():
         base = 500 + 40 * k
         over += [B("UNPACK4", dst=base + shift, src=base, len=8)]
     over += [B("ST", src=0, dst=0, len=1000), H]
-    return [("pack4_edges", edges, img), ("pack4_overlap", over, img),
+    whole = [B("LD", dst=0, src=0, len=4096), B("PACK4", dst=0, src=0, len=2048),   # len = SP / 2
+             B("ST", src=0, dst=0, len=2048), B("LD", dst=2048, src=0, len=2048),
+             B("UNPACK4", dst=0, src=2048, len=2048), B("ST", src=0, dst=0, len=4096), H]
+    return [("pack4_edges", edges, img), ("pack4_overlap", over, img), ("pack4_whole", whole, img),
             ("err4_pack4_len0", [R("PACK4", dst=0, src=0, len=0), H], img),
             ("err4_unpack4_len0", [R("UNPACK4", dst=0, src=0, len=0), H], img),
             ("err4_pack4_beats_range", [R("PACK4", dst=65535, src=65535, len=0), H], img),

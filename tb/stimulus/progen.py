@@ -5,7 +5,9 @@ instruction, and every LDX reads a row index below its rows) that uses every op 
 random fields: strides (including 0 and overlapping outputs), tb, RQ mantissa/shift from
 realistic to extreme (relu 0 / 1), SM and NORM lengths 1..64, overlapping RQ, ADD and
 NORM src/dst, an ARGMAX before each LDX whose index it writes (the language model's
-decode: the token, then its embedding row), addresses at both ends of both memories;
+decode: the token, then its embedding row), PACK4 / UNPACK4 (the 4-bit KV cache; dst
+near src sometimes), addresses at both ends of both memories (past 2^16 on a chip with
+more external words: build splits them into xhi and the 16-bit field);
 results are stored back to the external memory so the comparison sees them. Images mix
 int8-range and full 32-bit words.
 
@@ -225,10 +227,27 @@ def rand_sm(rng, cfg, b):
     return b("SM", dst=dst, src=src, len=n)
 
 
+def rand_pack4(rng, cfg, b):
+    """PACK4 (reads 2*len, writes len) or UNPACK4 (reads len, writes 2*len), dst sometimes
+    over src (ahead, behind, in place: streamed pair by pair / element by element)."""
+    SP = cfg.sp_words
+    op = "PACK4" if rng.random() < 0.5 else "UNPACK4"
+    n = _len(rng, SP // 2)
+    rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
+    src = _addr(rng, rd, SP)
+    if rng.random() < 0.25:
+        dst = min(max(src + int(rng.integers(-wr, wr + 1)), 0), SP - wr)
+    else:
+        dst = _addr(rng, wr, SP)
+    return b(op, dst=dst, src=src, len=n)
+
+
 def _span(ins):
     """(first, words) of the scratchpad region an instruction writes (None for ST/HALT)."""
-    if ins.op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM"):
+    if ins.op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM", "PACK4"):
         return ins.dst, ins.len
+    if ins.op == "UNPACK4":
+        return ins.dst, 2 * ins.len
     if ins.op == "ARGMAX":
         return ins.dst, 1
     if ins.op == "MM":
@@ -251,7 +270,8 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     if rng.random() < 0.8:
         n = min(int(rng.integers(16, 300)), ext, SP)
         prog.append(b("LD", dst=_addr(rng, n, SP, small=256), src=_addr(rng, n, ext), len=n))
-    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2, "ADD": 1, "NORM": 1, "ARGMAX": 1}
+    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2, "ADD": 1, "NORM": 1, "ARGMAX": 1,
+               "PACK4": 1}
     ops, p = list(weights), np.array(list(weights.values()))
     p = p / p.sum()
     while len(prog) < n_instr:
@@ -268,6 +288,8 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
             ins = rand_add(rng, cfg, b)
         elif op == "NORM":
             ins = rand_norm(rng, cfg, b)
+        elif op == "PACK4":
+            ins = rand_pack4(rng, cfg, b)
         elif op == "ARGMAX":
             ins = rand_argmax(rng, cfg, b, cap=min(512, ext))
             if rng.random() < 0.7:            # the token's embedding row: an LDX of its index
@@ -549,7 +571,8 @@ def region_program(rng, ext_words, bad=None):
         return rng.randrange(0, max(1, R_ - n + 1))
 
     for _ in range(rng.randrange(1, 14)):
-        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM", "ADD", "NORM", "ARGMAX", "LDX"])
+        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM", "ADD", "NORM", "ARGMAX", "LDX",
+                         "PACK4", "UNPACK4"])
         try:
             if op in ("LD", "ST"):
                 n = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, min(R_, data) + 1)])
@@ -585,6 +608,12 @@ def region_program(rng, ext_words, bad=None):
             elif op == "ARGMAX":
                 n = rng.randrange(1, 100)
                 prog.append(isa.build("ARGMAX", cfg=cfg, dst=addr(1), src=addr(n), len=n))
+            elif op in ("PACK4", "UNPACK4"):
+                n = rng.randrange(1, 60)
+                rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
+                src = addr(rd)
+                dst = rng.choice([addr(wr), max(0, src + rng.randrange(-3, 4))])
+                prog.append(isa.build(op, cfg=cfg, dst=dst, src=src, len=n))
             elif op == "LDX":                       # its index word: an ARGMAX's, or any (error 6 likely)
                 n, rows = rng.randrange(1, 33), rng.choice([1, 7, 100, 128, 256])
                 idx = addr(1)

@@ -168,9 +168,11 @@ def suite_programs(quick=False):
 
 def lm_programs():
     """[(label, prog, image)]: tb/stimulus/hand.py's programs of the language model's ops
-    that run to HALT (ADD, ARGMAX, NORM, RQ relu and LDX at their edges), on this chip."""
+    that run to HALT (ADD, ARGMAX, NORM, RQ relu and LDX at their edges; PACK4 / UNPACK4:
+    hand.pack4_programs()), on this chip."""
     from tb.stimulus import hand
-    return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs() if name.startswith("lm_")]
+    return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs()
+            if name.startswith(("lm_", "pack4_", "ok_pack4"))]
 
 
 def index_error_programs(seed=RANDOM_SEED):
@@ -200,10 +202,13 @@ def boundary_programs(seed=RANDOM_SEED):
     Shapes: len 0 / 1, SM len 64 / 65, M and N 0 / 4 / 5..7, K 0 / 1; ranges: the last
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
-    illegal opcodes (isa.ILLEGAL_OPCODES: 0, 11..15); the new ops' fields (LDX dst, idx,
+    illegal opcodes (isa.ILLEGAL_OPCODES: 0, 13..15); the new ops' fields (LDX dst, idx,
     its table src + rows*len, rows 0; ADD src, src2, dst; ARGMAX src and its one-word dst;
     NORM src, dst, len 64 / 65 / 4096 + 64) the same way, with their sums just past 2^16
-    and LDX's table sum past 2^28."""
+    and LDX's table sum past 2^28; PACK4 / UNPACK4 with their 2*len spans (PACK4 src,
+    UNPACK4 dst) and len spans at the end, past it and past 2^16; LD / ST / LDX with xhi > 0
+    (this chip's external memory is below 2^16: every xhi > 0 faults), their full address
+    sums just past 2^24 (xhi = 255, a 24-bit sum without its carry would wrap to 0)."""
     from model import config, isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
@@ -292,7 +297,7 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LD sp + ext", "LD", dst=SP - 3, src=EXT - 3, len=5)
     x("ST sp + ext", "ST", src=SP - 3, dst=EXT - 3, len=5)
     x("MM M=0 + sp", "MM", **dict(mm, M=0, dst=SP - 1))
-    for code in isa.ILLEGAL_OPCODES:       # every illegal opcode: 11..15 alias legal ones
+    for code in isa.ILLEGAL_OPCODES:       # every illegal opcode: 13..15 alias legal ones
         bad.append((f"opcode {code}", [code | (0x1234 << 4)]))   # if a bit is dropped
     # the language model's ops: at their limits (valid) and one past (faults)
     for n in (1, 7, 64):
@@ -346,6 +351,37 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LDX sp + ext", "LDX", dst=SP - 3, src=EXT - 3, len=5, idx=0, rows=7)
     x("LDX idx + ext", "LDX", dst=0, src=EXT - 3, len=5, idx=SP + 3, rows=7)
     x("NORM len + sp", "NORM", dst=SP - 1, src=SP - 1, len=100, m=1, s=1)
+    # the 4-bit packing ops: PACK4 reads 2*len and writes len, UNPACK4 the other way round
+    for n in (1, 7, 64):
+        v("PACK4", dst=SP - 3 * n, src=SP - 2 * n, len=n)
+        v("PACK4", dst=SP - n, src=SP - 3 * n, len=n)
+        v("UNPACK4", dst=SP - 3 * n, src=SP - n, len=n)
+        v("UNPACK4", dst=SP - 2 * n, src=SP - 3 * n, len=n)
+        x(f"PACK4 src {n}", "PACK4", dst=0, src=SP - 2 * n + 1, len=n)
+        x(f"PACK4 dst {n}", "PACK4", dst=SP - n + 1, src=0, len=n)
+        x(f"UNPACK4 src {n}", "UNPACK4", dst=0, src=SP - n + 1, len=n)
+        x(f"UNPACK4 dst {n}", "UNPACK4", dst=SP - 2 * n + 1, src=0, len=n)
+    v("PACK4", dst=0, src=0, len=SP // 2)        # the whole scratchpad: len's top bit
+    v("UNPACK4", dst=0, src=SP // 2, len=SP // 2)
+    for op in ("PACK4", "UNPACK4"):
+        x(f"{op} len 0", op, dst=5, src=5, len=0)
+        x(f"{op} len 0 + sp", op, dst=SP - 1, src=SP - 1, len=0)
+    for n in (1, 20):                             # range sums just past 2^16 (2*len too)
+        x(f"PACK4 src wrap {n}", "PACK4", dst=0, src=T - n - 1, len=n)
+        x(f"PACK4 dst wrap {n}", "PACK4", dst=T - n // 2 - 1, src=0, len=n)
+        x(f"UNPACK4 src wrap {n}", "UNPACK4", dst=0, src=T - n // 2 - 1, len=n)
+        x(f"UNPACK4 dst wrap {n}", "UNPACK4", dst=T - n - 1, src=0, len=n)
+    x("PACK4 len 4096", "PACK4", dst=0, src=0, len=4096)        # 2*len = 8192: past, and bit 13
+    # xhi: the full external address xhi * 2^16 + src / dst (this chip: < 2^16 words)
+    for xhi in (1, 128, 255):
+        x(f"LD xhi {xhi}", "LD", dst=0, src=0, len=1, xhi=xhi)
+        x(f"ST xhi {xhi}", "ST", src=0, dst=0, len=1, xhi=xhi)
+        x(f"LDX xhi {xhi}", "LDX", dst=0, src=0, len=1, idx=0, rows=1, xhi=xhi)
+    for n in (1, 2, 20):                          # the sum just past 2^24: wraps to 0.. in 24 bits
+        x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=255)
+        x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=255)
+        x(f"LDX xhi wrap {n}", "LDX", dst=0, src=T - n // 2 - 1, len=n, idx=0, rows=1, xhi=255)
+    x("LDX xhi table wrap", "LDX", dst=0, src=0, len=4096, idx=0, rows=4097, xhi=255)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):

@@ -1,6 +1,7 @@
 """The overlap mode's named hazard mutants (tb/mutation/rtl/hazard.py): every one is
 a single change of the current RTL text, and the full list is what issue 10 names (each
-hazard kind dropped for each ordered unit pair; each scratchpad hull one word short).
+hazard kind dropped for each ordered unit pair; each scratchpad hull one word short,
+PACK4 / UNPACK4's included).
 One of them is judged here through the bench; `python -m tb.mutation.rtl.hazard`
 judges all."""
 import os
@@ -14,7 +15,9 @@ def test_every_named_mutant_is_one_change_of_the_rtl():
     sites = hazard.hazard_sites()
     drops = [s for s in sites if s.desc.startswith("drop")]
     hulls = [s for s in sites if "hull" in s.desc]
-    assert len(drops) == 18 and len(hulls) == 18
+    assert len(drops) == 18 and len(hulls) == 20           # + PACK4/UNPACK4's read and write
+    assert {"PACK4/UNPACK4 read hull one word short", "PACK4/UNPACK4 write hull one word short"} <= \
+        {s.desc for s in hulls}
     assert {s.desc.split()[1] for s in drops} == {"RAW", "WAR", "WAW"}
     for s in sites:
         text = open(os.path.join(RTL_DIR, s.file)).read()

@@ -10,7 +10,9 @@ Machine bit for bit and cycle for cycle (tb/judge.py), with the counters and tra
 to the schedule computed from the program alone and the expected fault code; the results
 stored to the external memory are also checked against the spec written here (the gold
 softmax, PACK4 / UNPACK4 transcribed), and each new op's busy cycles, read from the chip's
-unit counters, must be the formulas of docs/isa.md typed in below.
+unit counters, must be the formulas of docs/isa.md typed in below. The LM-config test is
+long (make test-long); the default suite runs the CH09 one here and PACK4 / UNPACK4 in
+tests/tb/test_lm_cosim.py.
 """
 import numpy as np
 import pytest
@@ -71,6 +73,7 @@ def _spec_checks(name, prog, img, ext):
         assert ext[65535] == img[65542]
 
 
+@pytest.mark.long          # about 30-50 s a simulator and mode: two 2^17-word builds (make test-long)
 @pytest.mark.parametrize("mode", sorted(LM_CFGS))
 def test_isaext_programs_and_cycles(sim, mode):
     cfg = LM_CFGS[mode]
@@ -98,9 +101,11 @@ def test_isaext_programs_and_cycles(sim, mode):
 
 
 def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
-    """On config.DEFAULT (4096 external words, sm_max_len 64): xhi = 1 and SM of 65 are
-    faults 3 and 4; the ops' text and words of earlier programs are unchanged (xhi = 0)."""
-    cfg = config.DEFAULT
+    """On chapter 9's chip (8192 external words, sm_max_len 64; its build is every suite's):
+    xhi = 1 and SM of 65 are faults 3 and 4, SM of 64 runs; the words of earlier programs
+    are unchanged (xhi = 0). PACK4 / UNPACK4 on this chip: tests/tb/test_lm_cosim.py (the
+    hand programs include hand.pack4_programs())."""
+    cfg = config.CH09
     H = isa.build("HALT")
     pairs = [([isa.raw("LD", dst=0, src=0, len=1, xhi=1), H], None),
              ([isa.raw("SM", dst=0, src=0, len=65), H], None),
@@ -108,3 +113,25 @@ def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
     res = hw.run_programs(sim, pairs, cfg=cfg)
     assert [(r.ok, r.error_code) for r in res] == [(True, 3), (True, 4), (True, 0)]
     assert isa.encode(isa.build("LD", dst=1, src=2, len=3)) == 1 | 1 << 4 | 2 << 20 | 3 << 36
+
+
+def main():
+    """Print the measured busy cycles (and total cycles) of each timed program on both
+    simulators in both modes as docs/measurements.md's table: python tests/tb/test_isaext_cosim.py"""
+    rows = {}
+    for mode, cfg in sorted(LM_CFGS.items()):
+        timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
+        for sim in ("icarus", "verilator"):
+            res = hw.run_programs(sim, [(p, None) for _, _, p in timed], cfg=cfg)
+            for (op, n, _), r in zip(timed, res):
+                assert r.ok, (op, n, sim, mode, r.mismatch)
+                rows.setdefault((op, n), {})[(sim, mode)] = (getattr(r.counters, UNIT[op]), r.counters.cycles)
+    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap | Verilator overlap |")
+    print("|---|---|---|---|---|---|---|")
+    for (op, n), d in rows.items():
+        cells = [f"{d[(s, m)][0]} ({d[(s, m)][1]})" for m in ("inorder", "overlap") for s in ("icarus", "verilator")]
+        print(f"| {op} | {n} | {BUSY[op](n, 'inorder')} / {BUSY[op](n, 'overlap')} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

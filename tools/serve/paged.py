@@ -224,10 +224,9 @@ def accesses(prog):
         i = isa.decode(word)
         if i.op == "HALT":
             break
-        if i.op == "LD":
-            out.append(("r", i.src, i.src + i.len - 1))
-        elif i.op == "ST":
-            out.append(("w", i.dst, i.dst + i.len - 1))
+        if i.op in ("LD", "ST"):                     # the full address: xhi * 65536 + src/dst
+            a = isa.ext_addr(i)
+            out.append(("r" if i.op == "LD" else "w", a, a + i.len - 1))
     return out
 
 

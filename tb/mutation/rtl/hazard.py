@@ -7,8 +7,9 @@ the named bugs a hazard unit ships with, written as one textual change each:
                       DECODE belongs to unit X and the busy unit is Y (18: every ordered
                       pair of the three units, every kind);
   hull one word short the last word of one scratchpad range ga2_decode gives the hazard
-                      unit is one less (18: every op's read and write ranges, MM B for
-                      tb = 0 and 1, ADD's src and src2, LDX's index word and ARGMAX's
+                      unit is one less (20: every op's read and write ranges, MM B for
+                      tb = 0 and 1, ADD's src and src2, PACK4 / UNPACK4's (2*len or len
+                      words, by the op), LDX's index word and ARGMAX's
                       result word, whose one-word ranges then are empty; the range
                       checks that fault keep the true hull);
   no external check   not a mutant here: only the DMA unit touches the external memory
@@ -84,7 +85,8 @@ def hazard_sites(rtl_dir=RTL_DIR):
              ("rd0_last", "add_rlast", "ADD src read"), ("rd1_last", "add_r2last", "ADD src2 read"),
              ("rd0_last", "amax_rlast", "ARGMAX read"), ("rd0_last", "norm_rlast", "NORM read"),
              ("wr_last", "add_wlast", "ADD write"), ("wr_last", "norm_wlast", "NORM write"),
-             ("rd0_last", "dma_idx", "LDX index read"), ("wr_last", "amax_dst", "ARGMAX write")]
+             ("rd0_last", "dma_idx", "LDX index read"), ("wr_last", "amax_dst", "ARGMAX write"),
+             ("rd0_last", "pk_rlast", "PACK4/UNPACK4 read"), ("wr_last", "pk_wlast", "PACK4/UNPACK4 write")]
     for out_name, sig, what in hulls:
         one = not sig.endswith("last")            # a one-word range: the field itself
         word = sig if one else f"{sig}[AW-1:0]"
