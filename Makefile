@@ -50,11 +50,12 @@ lm: setup      ## the model on the chip: addition score (200 problems on Verilat
 	$(PY) -m tools.lm.score --sim icarus --n 16
 	$(PY) -m tools.lm.sweep --sim both
 
-remedies: setup ## the chapter's remedies on the chip (docs/lm.md "Remedies"): the sweep on Verilator (out/lm_remedies.*), tiled long contexts (256 on Verilator, 1,024 on the model)
-	$(PY) -m tools.lm.remedies_sweep --sim verilator
+remedies: setup ## the chapter's remedies on the chip (docs/lm.md "Remedies"): the sweep on Verilator (out/lm_remedies.*), tiled long contexts (256 and 1,024 on Verilator, 1,024 at B = 2, 4 on the model)
+	$(PY) -m tools.lm.remedies_sweep --sim verilator --sim-max-cycles 1000000
 	$(PY) -m tools.lm.long --ctx 256 --batch 1 16 --sim verilator
 	$(PY) -m tools.lm.long --ctx 256 --batch 2 --kv-bits 4 --sim verilator
-	$(PY) -m tools.lm.long --ctx 1024 --batch 1
+	$(PY) -m tools.lm.long --ctx 1024 --batch 1 --sim verilator
+	$(PY) -m tools.lm.long --ctx 1024 --batch 2 4
 
 train-remedies: setup ## retrain the remedies' models one after another (add_kv1, text_kv1, text_ctx256; one core) and re-export the 4-bit caches
 	@mkdir -p out
