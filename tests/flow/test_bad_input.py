@@ -383,6 +383,8 @@ TABLE = {
         (["--sim", "gpu"], "--sim"),
         (["--remedy", "nosuch"], "--remedy"),
         (["--sim-max-cycles", "0"], "--sim-max-cycles"),
+        (["--out", ""], "--out"),
+        (["--out", "{d}/adir"], "--out"),
     ]),
     "python -m tools.lm.long": ("tools.lm.long", [
         (["--ctx", "1"], "--ctx"),

@@ -16,11 +16,12 @@ step where both fit; each remedy's quality (addition on all 10,000 problems, tex
 held-out loss) from the integer reference (tools/lm/remedies_ref.py).
 
 Writes out/lm_remedies.json and out/lm_remedies.png (tokens per 1,000 cycles against B,
-every remedy and the unmodified model, T = 64 and 256).
+every remedy and the unmodified model, T = 64 and 256; --out another path).
 """
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -185,6 +186,8 @@ def main(argv=None):
     ap.add_argument("--sim-max-cycles", type=cli.integer(1), default=200000,
                     help="steps the cycle-exact model puts above this run on the model only")
     ap.add_argument("--no-quality", action="store_true", help="skip the quality table")
+    ap.add_argument("--out", default=str(OUT / "lm_remedies"), type=cli.out_file(),
+                    help="the results' path without its suffix (.json, .png)")
     ap.add_argument("--remedy", nargs="+", choices=sorted(REMEDIES), default=None,
                     help="only these (default: all; the planner needs unmodified)")
     a = ap.parse_args(argv)
@@ -219,7 +222,7 @@ def main(argv=None):
             meas, form = cache_equals_weights(rows, name, T)
             out["crossover"][f"{name} T{T}"] = dict(measured=meas, formula=form)
             print(f"  {name:<22} T {T:>4}: {meas:6.2f} / {form:6.2f}")
-    if 256 in a.ctx and 1 in a.batch:
+    if 256 in a.ctx and 1 in a.batch and "unmodified" in REMEDIES:
         out["planner"] = planner(rows)
         print("\nexample A's planner, the 7B model's KV per token scaled by the measured factor "
               "(derived): max batch / tokens per s at the max batch")
@@ -227,10 +230,11 @@ def main(argv=None):
             cells = "  ".join(f"{r['chip']}@{r['context']}: {r['max_batch']}/"
                               f"{(r['best'] or 0):.0f}" for r in p["plan"])
             print(f"  {name:<22} x{p['factor']:.3f}  {cells}")
-    print("\ntiled against untiled where both fit (T = 64, cycle-exact model)")
     out["tiles"] = []
-    base = models["unmodified"]
-    for B in a.batch:
+    base = models.get("unmodified")
+    if base is not None:
+        print("\ntiled against untiled where both fit (T = 64, cycle-exact model)")
+    for B in a.batch if base is not None else ():
         for tile in (0, 32, 16):
             r = measure("unmodified", base, RM.Remedies(), B, 64, tile=tile or None)
             out["tiles"].append(dict(B=B, tile=r["tile"], cycles=r["model_cycles"]))
@@ -245,10 +249,11 @@ def main(argv=None):
         print("\nquality (the integer reference of each remedy)")
         out["quality"] = quality()
     bad = [r for r in rows if r.get("ok") is False]
-    OUT.mkdir(exist_ok=True)
-    (OUT / "lm_remedies.json").write_text(json.dumps(out, indent=1, default=float))
-    figure(rows, OUT / "lm_remedies.png")
-    print(f"wrote {OUT / 'lm_remedies.json'}, {OUT / 'lm_remedies.png'} ({time.time() - t0:.0f} s)")
+    base = Path(a.out)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    base.with_suffix(".json").write_text(json.dumps(out, indent=1, default=float))
+    figure(rows, base.with_suffix(".png"))
+    print(f"wrote {base.with_suffix('.json')}, {base.with_suffix('.png')} ({time.time() - t0:.0f} s)")
     if sim:
         n = sum(1 for r in rows if r["source"] == sim)
         print(f"{'FAIL' if bad else 'PASS'}: {n - len(bad)}/{n} steps on {sim} equal to the "
