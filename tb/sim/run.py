@@ -13,10 +13,12 @@ are tb/protocol.py's; each result's host dict holds
 "bus": the run's external-memory accesses as [(kind 'r'|'w', first, last)] (the
 wrapper's bus monitor, pK_bus.txt).
 """
+import contextlib
 import os
 import re
 import shutil
 import sys
+import threading
 import uuid
 from collections import namedtuple
 from pathlib import Path
@@ -233,7 +235,7 @@ def cycle_limit(prepared, cfg, margin=2):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None):
+        keep=None, waves_file=None, wall_limit=None, on_outcome=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -244,6 +246,10 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     A simulator that crashes, is killed, hangs (runs past wall_limit seconds; default
     wall_limit_for()) or leaves a program's result files torn raises SimulatorFault naming
     the job and the program: a fault of the run, not a result of the chip.
+
+    on_outcome(k, raw) is called, while the simulator still runs, as each program k's
+    complete outcome lands (read_raw's dict, unjudged: the judgement comes after the run),
+    in program order: what a user watching a long run sees as it happens.
     """
     waves = waves or waves_file is not None
     check_sim(sim)
@@ -262,9 +268,10 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     if wall_limit is None:
         wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
     proc = {}
-    _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
-                                 plusargs=plusargs, pytest=False,   # ga2_job has no asserts
-                                 wall_limit=wall_limit, process=proc)
+    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome):
+        _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
+                                     plusargs=plusargs, pytest=False,   # ga2_job has no asserts
+                                     wall_limit=wall_limit, process=proc)
     check_outcomes(sim, run_dir, prepared, Process(**proc) if proc else None, failed, log)
     if waves:
         vcds = sorted(run_dir.glob("*.vcd"))
@@ -297,6 +304,77 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     if all_ok and not waves and not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return results
+
+
+class _ToConsole:
+    """sys.stdout while a run watches its outcomes: the watcher thread's writes go to the
+    console (a copy of fd 1 taken before the simulator's output is sent to its log), every
+    other thread's to the stream they went to before."""
+
+    def __init__(self, before, console, thread):
+        self._before, self._console, self._thread = before, console, thread
+
+    def _target(self):
+        return self._console if threading.current_thread() is self._thread else self._before
+
+    def write(self, text):
+        return self._target().write(text)
+
+    def flush(self):
+        self._target().flush()
+
+    def __getattr__(self, name):
+        return getattr(self._before, name)
+
+
+@contextlib.contextmanager
+def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
+    """Call on_outcome(k, raw) for programs 0..n-1 as their outcomes land in run_dir (a
+    thread polling the status files the wrapper writes last), the rest after the block;
+    what on_outcome prints reaches the console, not the simulator's log; an exception of
+    on_outcome is raised after the block."""
+    if on_outcome is None:
+        yield
+        return
+    stop, done, errors = threading.Event(), [0], []
+
+    def deliver():
+        while done[0] < n and not errors:
+            k = done[0]
+            if protocol.outcome_problem(run_dir, k):
+                return   # not landed yet (or never: check_outcomes names that fault)
+            try:
+                on_outcome(k, read_raw(run_dir, ext_words, k))
+            except Exception as e:   # noqa: BLE001  (re-raised in the caller's thread)
+                errors.append(e)
+            done[0] += 1
+
+    def watch():
+        while not stop.is_set():
+            deliver()
+            stop.wait(poll)
+
+    sys.stdout.flush()
+    before = sys.stdout
+    try:
+        console = open(os.dup(before.fileno()), "w", encoding=getattr(before, "encoding", None) or "utf-8")
+    except (AttributeError, OSError, ValueError):   # a stream with no file behind it (pytest's capsys)
+        console = None
+    t = threading.Thread(target=watch, daemon=True)
+    if console is not None:
+        sys.stdout = _ToConsole(before, console, t)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+        sys.stdout = before
+        if console is not None:
+            console.close()
+    deliver()
+    if errors:
+        raise errors[0]
 
 
 def run_programs(sim, pairs, **kw):
