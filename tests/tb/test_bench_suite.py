@@ -83,7 +83,13 @@ def test_bench_items_map_the_entries():
         assert sum(it.abort_at > 0 for _, it in items) == sum(len(e) > 3 and e[3] > 0 for e in entries) > 0
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
+# the in-order suite on Icarus is long (the mutation harness of tests/tb/test_mut_rtl.py runs
+# its quick part on Icarus in every make test; Verilator runs all of it): make test-long
+CIRCUIT_CASES = [pytest.param("icarus", "inorder", marks=pytest.mark.long), ("icarus", "overlap"),
+                 ("verilator", "inorder"), ("verilator", "overlap")]
+
+
+@pytest.mark.parametrize("sim,mode", CIRCUIT_CASES, indirect=["sim"])
 def test_bench_programs_on_the_circuit(sim, mode):
     cfg, _ = MODES[mode]
     labelled = mode_items(mode)
