@@ -18,6 +18,7 @@ chip's counters against the reference; rates and wall times are this machine's, 
 whatever else runs on it. Exit codes as tb/soak.py: 0 all equal, 1 a mismatch, 4 a
 simulator fault, 2 bad arguments.
 """
+import os
 import sys
 import time
 
@@ -65,7 +66,14 @@ def main(argv=None):
                     help="the soak journal (default %(default)s)")
     ap.add_argument("--resume", action="store_true", help="keep the journal's finished chunks")
     a = ap.parse_args(argv)
-    if not a.resume:
+    if a.resume:
+        if not os.path.exists(a.journal):
+            return cli.refuse(ap.prog, f"--resume: no journal {a.journal} to resume from")
+        try:
+            soak.read_journal(a.journal)
+        except ValueError as e:
+            return cli.refuse(ap.prog, e)
+    else:
         soak.start_journal(a.journal)
     from distributed import LocalCluster
     # one cluster for the probe and the run (its start-up is outside every timed soak)
