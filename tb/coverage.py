@@ -46,7 +46,6 @@ PREFIX = "ga2"
 UNITS = ("dma", "mm", "vec")            # the order of ga2_tb's monitor and of model/timing.py SLOT
 KINDS = ("RAW", "WAR", "WAW")
 ENV = "GA2_COVERAGE"
-COV_FILE = "cov.txt"                    # pK_cov.txt: the wrapper's coverage monitor (+cov)
 
 # the fields whose 0 is a fault (check(): shape), besides MM's M and N
 ZERO_FAULTS = ("len", "K", "rows")
@@ -340,7 +339,7 @@ def merge(directory, out):
 def load(path):
     """{point: {bin: hits}} of a merged (or single) YAML coverage file."""
     import yaml
-    db = yaml.safe_load(Path(path).read_text())
+    db = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return {name: {str(b): int(h) for b, h in e["bins:_hits"].items()}
             for name, e in db.items() if isinstance(e, dict) and "bins:_hits" in e}
 

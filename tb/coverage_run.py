@@ -3,6 +3,7 @@ line and toggle coverage of the RTL beside it.
 
   python -m tb.coverage_run [--sim verilator|icarus|both] [--n 400] [--seed 1]
                             [--sets random,hand,suite,bad,holes] [--out out/coverage] [--no-rtl]
+                            [--add]
 
 Every set runs through tb/hw.py (one judge, tb/judge.py) with GA2_COVERAGE set, so each
 simulator process's programs are sampled by tb/coverage.py from what the chip did and
@@ -190,6 +191,8 @@ def main(argv=None):
     ap.add_argument("--out", default=str(OUT), type=cli.out_dir,
                     help="output directory (default %(default)s)")
     ap.add_argument("--no-rtl", action="store_true", help="no line/toggle build on Verilator")
+    ap.add_argument("--add", action="store_true",
+                    help="keep the coverage files already in --out and add these sets' (the report merges all)")
     a = ap.parse_args(argv)
     sets = [s.strip() for s in a.sets.split(",") if s.strip()]
     bad = [s for s in sets if s not in SETS]
@@ -199,8 +202,9 @@ def main(argv=None):
     out = Path(a.out)
     func_dir, rtl_dir = out / "func", out / "rtl"
     for d in (func_dir, rtl_dir):
-        shutil.rmtree(d, ignore_errors=True)
-        d.mkdir(parents=True)
+        if not a.add:
+            shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True, exist_ok=True)
     os.environ[coverage.ENV] = str(func_dir.resolve())
     sims = ("verilator", "icarus") if a.sim == "both" else (a.sim,)
     rc, t_all = 0, time.time()
@@ -220,8 +224,9 @@ def main(argv=None):
     os.environ.pop(hw.RTL_COVERAGE_ENV, None)
     nfiles = coverage.merge(func_dir, out / "merged.yml")
     hits = coverage.load(out / "merged.yml")
-    lines = [f"coverage of {', '.join(sets)} on {', '.join(sims)} ({nfiles} simulator processes, "
-             f"{time.time() - t_all:.0f} s wall)"]
+    lines = [f"coverage of {', '.join(sets)} on {', '.join(sims)}"
+             + (" added to the files already in " + str(out) if a.add else "")
+             + f" ({nfiles} simulator processes merged, {time.time() - t_all:.0f} s wall)"]
     lines += functional_report(hits)
     if "verilator" in sims and not a.no_rtl:
         lines += rtl_report(rtl_dir)

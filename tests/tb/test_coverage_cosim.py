@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from model import config
-from tb import coverage, hw
+from tb import coverage, hw, protocol
 from tb.stimulus import collide
 
 CFG = config.DEFAULT.replace(mode="overlap")
@@ -30,7 +30,7 @@ def test_hazard_monitor_matches_the_timing_model(sim, tmp_path, monkeypatch):
     run_dir = runs[-1]
     union = set()
     for k, (prog, _) in enumerate(pairs):
-        _, haz = coverage.read_cov(run_dir / f"p{k}_cov.txt")
+        _, haz = coverage.read_cov(protocol.program_file(run_dir, k, "cov"))
         chip = {lb for lb, n in haz.items() if n > 0 and lb.split(":")[1].split("<-")[0] != lb.split("<-")[1]}
         model = {f"{kind}:{busy}<-{new}" for new, busy, kind in collide.hazard_kinds(prog, CFG)}
         assert chip == model, (k, sorted(chip ^ model))

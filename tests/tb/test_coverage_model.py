@@ -11,7 +11,7 @@ import pytest
 
 from model import config, hostio, isa
 from model.machine import Machine
-from tb import coverage, judge
+from tb import coverage, judge, protocol
 
 CFG = config.DEFAULT               # 4096 scratchpad and external words (docs/isa.md)
 
@@ -112,7 +112,7 @@ def test_a_mismatching_program_counts_nothing(tmp_path):
 
 def test_restart_and_hazard_bins_come_from_the_monitor_file(tmp_path):
     coverage.reset()
-    cov = tmp_path / "p0_cov.txt"
+    cov = protocol.program_file(tmp_path, 0, "cov")
     # ga2_tb.v's index: kind*9 + busy*3 + new; RAW (0), busy mm (1), new vec (2) -> 5
     cov.write_text("cut_busy 3\nhaz5 4\n")
     prog = [B("LD", dst=0, src=0, len=100), H]
