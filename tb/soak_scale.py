@@ -3,12 +3,14 @@
   python -m tb.soak_scale [--n 100000] [--icarus-n 10000] [--probe 2000] [--budget 2700]
                           [--fit] [--seed 1] [--workers 2] [--journal FILE] [--resume]
 
-1. Probe: the first --probe programs per timing mode on Verilator (a tenth of it on Icarus,
-   in the same ratio as --icarus-n to --n) through tb/soak.py on a local Dask cluster of
-   --workers workers, timed after the builds: the rate of each simulator and mode.
+1. Probe: the first --probe programs per timing mode on Verilator (on Icarus the same share
+   of --icarus-n; both in whole chunks of tb/soak.py's 250, at least one per worker: 2,000
+   and 500 by default) through tb/soak.py on one local Dask cluster of --workers workers,
+   timed after the builds: the rate of each simulator and mode.
 2. Projection: the wall time of --n per mode on Verilator and --icarus-n per mode on Icarus
    at those rates (derived), printed with the rates.
-3. The run: when the projection fits --budget seconds, the full soak; otherwise, with --fit,
+3. The run: when the projection fits --budget seconds (the run after the probe; the probe
+   itself is --probe programs, a fiftieth of the default run), the full soak; otherwise, with --fit,
    the largest counts that fit (both scaled by one factor, whole chunks), else nothing. The
    probe's chunks are the run's first chunks (same seed, chunk size and journal), so the run
    resumes them instead of running them again.
@@ -57,7 +59,7 @@ def main(argv=None):
     ap.add_argument("--probe", type=cli.integer(1, soak.MAX_N), default=2000,
                     help="programs per mode of the rate probe on Verilator (default %(default)s)")
     ap.add_argument("--budget", type=cli.number(above=0), default=2700.0,
-                    help="seconds of wall time the run may take (default %(default)s)")
+                    help="seconds of wall time the run after the probe may take (default %(default)s)")
     ap.add_argument("--fit", action="store_true",
                     help="when the projection exceeds the budget, run the largest counts that fit")
     ap.add_argument("--seed", type=cli.seed, default=1)

@@ -42,3 +42,26 @@ def test_hazard_monitor_matches_the_timing_model(sim, tmp_path, monkeypatch):
     assert {b for b, n in hits["ga2.hazard"].items() if n} == union
     assert hits["ga2.mode"]["overlap"] == len(pairs)
     shutil.rmtree(run_dir)
+
+
+# the bins tb/stimulus/holes.py was written for (docs/coverage.md "Holes before and after")
+HOLES = {"ga2.field.LD.len": "max", "ga2.field.RQ.len": "max", "ga2.field.ADD.len": "max",
+         "ga2.field.ARGMAX.len": "max", "ga2.field.LDX.len": "max", "ga2.field.LDX.src": "max",
+         "ga2.field.MM.dst": "max", "ga2.field.MM.A": "max", "ga2.field.MM.B": "max",
+         "ga2.field.MM.lda": "max", "ga2.field.MM.ldc": "max"}
+
+
+@pytest.mark.parametrize("mode", config.MODES)
+def test_the_hole_programs_close_their_holes_on_the_chip(mode, tmp_path, monkeypatch):
+    from tb.stimulus import holes
+    if "verilator" not in hw.available_sims():
+        pytest.skip("verilator not installed")
+    monkeypatch.setenv(coverage.ENV, str(tmp_path))
+    for cfg, items in holes.hole_jobs(mode):
+        res = hw.run_programs("verilator", items, cfg=cfg)
+        assert all(r.ok for r in res), [r.mismatch for r in res if not r.ok]
+        # every program but the first faults, as meant, with the code check() gives
+        assert [r.error for r in res] == [False] + [True] * (len(items) - 1)
+    coverage.merge(tmp_path, tmp_path / "m.yml")
+    hits = coverage.load(tmp_path / "m.yml")
+    assert [p for p, b in HOLES.items() if not hits[p][b]] == []
