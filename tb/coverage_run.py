@@ -129,20 +129,24 @@ _PAIR = re.compile("\x01([^\x02]*)\x02([^\x01']*)")
 
 
 def rtl_points(dat):
-    """{(kind, module): [covered, total]} of a coverage.dat (kind line / toggle / branch...)."""
-    out = defaultdict(lambda: [0, 0])
+    """{(kind, module): [covered, total]} of a coverage.dat (kind line / branch / toggle), per
+    source file (module = its stem): a point is its file, line, column and name, whatever the
+    instance or parameter set (covered when any of them hit it)."""
+    pts = {}
     for line in Path(dat).read_text(errors="replace").split("\n"):
         if not line.startswith("C '"):
             continue
         body, _, count = line.rpartition(" ")
         kv = dict(_PAIR.findall(body[2:]))
-        page = kv.get("page", "")
-        kind, _, module = page.partition("/")
-        kind = kind.replace("v_", "")
-        if not module:
+        kind = kv.get("page", "").partition("/")[0].replace("v_", "")
+        if not kind or "f" not in kv:
             continue
-        out[(kind, module)][1] += 1
-        out[(kind, module)][0] += int(count) > 0
+        key = (kind, Path(kv["f"]).stem) + tuple(sorted((k, v) for k, v in kv.items() if k not in ("h", "page")))
+        pts[key] = pts.get(key, False) or int(count) > 0
+    out = defaultdict(lambda: [0, 0])
+    for key, hit in pts.items():
+        out[key[:2]][1] += 1
+        out[key[:2]][0] += hit
     return out
 
 
@@ -161,21 +165,24 @@ def rtl_report(rtl_dir):
                    capture_output=True)
     pts = rtl_points(merged)
     rtl_mods = {p.stem for p in (ROOT / "rtl").glob("ga2_*.v")}
+    kinds = ("line", "branch", "toggle")
     lines = [f"RTL coverage (Verilator --coverage-line --coverage-toggle, {len(dats)} runs merged "
-             f"into {merged.relative_to(ROOT) if merged.is_relative_to(ROOT) else merged}; "
-             f"annotated sources in {ann.name}/):",
-             f"  {'module':<16} {'line':>15} {'toggle':>19}"]
+             f"into {merged}; annotated sources in {ann}/; points per source file, over every "
+             f"instance and parameter set):",
+             "  " + f"{'module':<14}" + "".join(f"{k:>20}" for k in kinds)]
     tot = defaultdict(lambda: [0, 0])
+
+    def cell(c, t):
+        return f"{c:5d}/{t:<5d} {100.0 * c / t:5.1f}%" if t else "-"
     for mod in sorted({m for _, m in pts if m in rtl_mods}):
         cells = []
-        for kind in ("line", "toggle"):
+        for kind in kinds:
             c, t = pts.get((kind, mod), [0, 0])
             tot[kind][0] += c
             tot[kind][1] += t
-            cells.append(f"{c:5d}/{t:<5d} {100.0 * c / t:5.1f}%" if t else f"{'-':>17}")
-        lines.append(f"  {mod:<16} {cells[0]:>17} {cells[1]:>19}")
-    cells = [f"{c:5d}/{t:<5d} {100.0 * c / t:5.1f}%" if t else "-" for c, t in (tot["line"], tot["toggle"])]
-    lines.append(f"  {'all RTL':<16} {cells[0]:>17} {cells[1]:>19}")
+            cells.append(cell(c, t))
+        lines.append("  " + f"{mod:<14}" + "".join(f"{x:>20}" for x in cells))
+    lines.append("  " + f"{'all RTL':<14}" + "".join(f"{cell(*tot[k]):>20}" for k in kinds))
     return lines
 
 

@@ -7,7 +7,9 @@ ldc at 4095. Most of them can only fault on this chip (a span past the 4096-word
 scratchpad): each such instruction ends its own program, after an LD that leaves work
 behind, and check() says which field it blames (the coverage model counts the other
 fields' top values as reached, the blamed field's as outside). MM's strides at 4095 are
-legal with M = 2 from word 0 (the second row is the scratchpad's last word).
+legal with M = 2 from word 0 (the second row is the scratchpad's last word). And the
+overlap suite's resets always had the dma or the vector unit busy: cut_programs() restarts
+the chip with each unit alone busy and with none, in both modes.
 
 hole_jobs(mode) -> [(Config, items)]: one job per mode on config.DEFAULT.
 """
@@ -50,10 +52,33 @@ def stride_program(cfg):
             b("ST", src=s, dst=211, len=1), b("HALT")]
 
 
+def cut_programs(cfg):
+    """[(label, prog, abort_at)]: a restart while one unit alone is busy (the dma's LD, the
+    matrix unit's MM, the vector unit's SM: cut half way into its busy cycles, from the
+    timing model's schedule) and while none is (the first cycle of the run)."""
+    from model import timing
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    H = b("HALT")
+    out = []
+    for unit, ins in (("dma", b("LD", dst=0, src=0, len=200)),
+                      ("mm", b("MM", dst=2000, A=0, B=0, M=4, K=200, N=4, tb=1, lda=0, ldb=0, ldc=4)),
+                      ("vec", b("SM", dst=2000, src=0, len=64))):
+        ev = timing.schedule([ins, H], cfg).events[0]
+        out.append((f"restart in {unit}", [ins, H], ev.start + (ev.end - ev.start) // 2))
+    out.append(("restart before any unit", [b("LD", dst=0, src=0, len=8), H], 1))
+    return out
+
+
 def hole_jobs(mode):
-    """[(Config, [(prog, image)])] of the holes set in a timing mode."""
+    """[(Config, [hw Item])] of the holes set in a timing mode. After a cut program the next
+    one preloads the scratchpad (the reference cannot know what the cut left there)."""
+    from tb.sim.run import Item
     cfg = config.DEFAULT.replace(mode=mode)
     img = np.random.default_rng(24).integers(-128, 128, size=256)
-    items = [(stride_program(cfg), img)]
-    items += [(prog, img) for _, prog in fault_programs(cfg)]
+    items = [Item(stride_program(cfg), img)]
+    items += [Item(prog, img) for _, prog in fault_programs(cfg)]
+    zeros = np.zeros(cfg.sp_words, dtype=np.int64)
+    for _, prog, at in cut_programs(cfg):
+        items.append(Item(prog, img, abort_at=at))
+        items.append(Item(prog, img, sp=zeros))          # the same run in full
     return [(cfg, items)]
