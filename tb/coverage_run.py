@@ -3,7 +3,7 @@ line and toggle coverage of the RTL beside it.
 
   python -m tb.coverage_run [--sim verilator|icarus|both] [--n 400] [--seed 1]
                             [--sets random,hand,suite,bad,holes] [--out out/coverage] [--no-rtl]
-                            [--mode inorder|overlap|both] [--add]
+                            [--mode inorder|overlap|both] [--add] [--report]
 
 Every set runs through tb/hw.py (one judge, tb/judge.py) with GA2_COVERAGE set, so each
 simulator process's programs are sampled by tb/coverage.py from what the chip did and
@@ -200,6 +200,8 @@ def main(argv=None):
     ap.add_argument("--mode", default="both", choices=config.MODES + ("both",),
                     help="timing mode(s) to run the sets in (default both)")
     ap.add_argument("--no-rtl", action="store_true", help="no line/toggle build on Verilator")
+    ap.add_argument("--report", action="store_true",
+                    help="run nothing: merge and report the files already in --out")
     ap.add_argument("--add", action="store_true",
                     help="keep the coverage files already in --out and add these sets' (the report merges all)")
     a = ap.parse_args(argv)
@@ -210,6 +212,8 @@ def main(argv=None):
                                    f"(known: {', '.join(SETS)})")
     out = Path(a.out)
     func_dir, rtl_dir = out / "func", out / "rtl"
+    if a.report:
+        sets, a.add = [], True
     for d in (func_dir, rtl_dir):
         if not a.add:
             shutil.rmtree(d, ignore_errors=True)
@@ -233,11 +237,11 @@ def main(argv=None):
     os.environ.pop(hw.RTL_COVERAGE_ENV, None)
     nfiles = coverage.merge(func_dir, out / "merged.yml")
     hits = coverage.load(out / "merged.yml")
-    lines = [f"coverage of {', '.join(sets)} on {', '.join(sims)}"
-             + (" added to the files already in " + str(out) if a.add else "")
+    lines = [(f"coverage of {', '.join(sets)} on {', '.join(sims)}" if sets else f"coverage in {out}")
+             + (" added to the files already in " + str(out) if a.add and sets else "")
              + f" ({nfiles} simulator processes merged, {time.time() - t_all:.0f} s wall)"]
     lines += functional_report(hits)
-    if "verilator" in sims and not a.no_rtl:
+    if ("verilator" in sims or a.report) and not a.no_rtl:
         lines += rtl_report(rtl_dir)
     text = "\n".join(lines) + "\n"
     (out / "report.txt").write_text(text)
