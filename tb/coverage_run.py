@@ -25,7 +25,8 @@ report (stdout and OUT/report.txt): bins covered of the model, per point family,
 hole by name; then per RTL module the line and toggle points covered (verilator_coverage
 merges the files into OUT/rtl/merged.dat and annotates the sources into OUT/rtl/annotated).
 Exit 0 when every set matched the reference (holes are reported, not failed), 1 on a
-mismatch, 2 on bad arguments.
+mismatch, 4 when a simulator failed (a FAULT line naming the set; the other sets still
+run), 2 on bad arguments.
 """
 import os
 import re
@@ -42,9 +43,11 @@ from tb import ROOT, cli, coverage
 SETS = ("random", "hand", "suite", "bad", "holes")
 ICARUS_SETS = ("hand", "holes")
 OUT = ROOT / "out" / "coverage"
+EXIT_FAULT = 4          # a simulator crashed, was killed or hung (tb/soak.py's code)
 
 
 def _pairs_job(pairs):
+    """hw.run's jobs of one job holding every (prog, image) pair."""
     return [[tuple(p) for p in pairs]]
 
 
@@ -82,7 +85,7 @@ def run_set(sim, name, mode, n, seed):
                         progress=False)
         bad = [r for r in res if r[6]]
         if bad:
-            raise RuntimeError(bad[0][6])
+            raise hw.SimulatorFault(sim, sim, 0, None, 0, 0, why=bad[0][6])
         return sum(r[1] for r in res), sum(r[2] for r in res), time.time() - t0
     progs = ok = 0
     for cfg, jobs in set_jobs(name, mode, n, seed):
@@ -230,10 +233,20 @@ def main(argv=None):
             if sim == "icarus" and len(sims) > 1 and name not in ICARUS_SETS:
                 continue
             for mode in (config.MODES if a.mode == "both" else (a.mode,)):
-                progs, ok, wall = run_set(sim, name, mode, a.n, a.seed)
+                try:
+                    progs, ok, wall = run_set(sim, name, mode, a.n, a.seed)
+                except hw.DesignAssertion as e:        # the chip's own check fired: a FAIL
+                    print(f"FAIL {sim} {name} [{mode}]: {e}", flush=True)
+                    rc = 1
+                    continue
+                except hw.SimulatorFault as e:
+                    print(f"FAULT {sim} {name} [{mode}]: {e}", flush=True)
+                    rc = 1 if rc == 1 else EXIT_FAULT
+                    continue
                 print(f"{'PASS' if ok == progs else 'FAIL'} {sim} {name} [{mode}]: {progs} programs, "
                       f"{progs - ok} mismatches, {wall:.1f} s", flush=True)
-                rc |= ok != progs
+                if ok != progs:
+                    rc = 1
     os.environ.pop(hw.RTL_COVERAGE_ENV, None)
     nfiles = coverage.merge(func_dir, out / "merged.yml")
     hits = coverage.load(out / "merged.yml")
