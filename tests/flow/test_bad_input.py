@@ -433,6 +433,7 @@ TABLE = {
         (["--sets", ","], "--sets"),
         (["--out", "{d}/file.txt"], "--out"),
         (["--out", ""], "--out"),
+        (["--mode", "fast"], "--mode"),
     ]),
     "python -m tools.mut_ch09": ("tools.mut_ch09", [
         (["--jobs", "0"], "--jobs"),
