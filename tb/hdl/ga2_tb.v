@@ -185,10 +185,12 @@ module ga2_tb #(
       assign b_wr[2]  = u_h.dut.g_hazard.u_hazard.vec_wr_q;
       assign b_rd0[2] = u_h.dut.g_hazard.u_hazard.vec_rd_q;
       assign b_rd1[2] = u_h.dut.g_hazard.u_hazard.vec_rd1_q;
-      wire [2:0] busy = u_h.dut.u_busy;
-      wire [2:0] dsel = u_h.dut.u_sel;
-      wire stalled = u_h.dut.u_seq.in_decode && u_h.dut.fault_code == 3'd0 && !u_h.dut.op_oh[5]
-                     && u_h.dut.hazard;
+      // the sequencer's own view (its ports and its DECODE state), so nothing here depends
+      // on how ga2_top wires them
+      wire [2:0] busy = u_h.dut.u_seq.unit_busy;
+      wire [2:0] dsel = u_h.dut.u_seq.unit_sel;
+      wire stalled = u_h.dut.u_seq.in_decode && !u_h.dut.u_seq.fault && !u_h.dut.u_seq.is_halt
+                     && u_h.dut.u_seq.hazard;
       integer bu, du;
       always @(negedge clk) begin
         if (cov_on && tracing && stalled === 1'b1) begin
@@ -278,7 +280,7 @@ module ga2_tb #(
       $fclose(fd_trace);
       if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
       $fclose(fd_bus);
-      cov_cut_busy = cut ? u_h.dut.u_busy : 3'd0;
+      cov_cut_busy = cut ? u_h.dut.u_seq.unit_busy : 3'd0;
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;
       if (cov_on) write_cov;

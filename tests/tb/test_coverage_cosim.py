@@ -17,7 +17,7 @@ from tb.stimulus import collide
 CFG = config.DEFAULT.replace(mode="overlap")
 
 
-@pytest.mark.parametrize("sim", ["verilator"])
+@pytest.mark.parametrize("sim", ["verilator", pytest.param("icarus", marks=pytest.mark.long)])
 def test_hazard_monitor_matches_the_timing_model(sim, tmp_path, monkeypatch):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
