@@ -36,6 +36,8 @@
 // compares with the reference's count (tb/judge.py).
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
+// +cov (tb/coverage.py, make coverage) also writes pK_cov.txt per program: the chip's
+// hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor).
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
 module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
