@@ -9,10 +9,10 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
 setup:         ## install simulators (apt, as root) and .venv from requirements.txt
 	@bash tools/flow/setup.sh
@@ -64,6 +64,12 @@ fuzz: setup    ## a short soak: N random programs per simulator and timing mode 
 
 soak: setup    ## soak: 10,000 random programs per simulator and timing mode (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
 	$(PY) -m tb.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+
+soak-100k: setup ## the soak at scale on a local 2-worker Dask cluster: rate probe (2,000 per mode), projection, then 100,000 per mode on Verilator and 10,000 on Icarus if it fits BUDGET s (default 2700), else the largest counts that fit (RESUME=1 resumes its journal)
+	$(PY) -m tb.soak_scale --n 100000 --icarus-n 10000 --probe 2000 --budget $(or $(BUDGET),2700) --fit --seed $(SEED) $(if $(RESUME),--resume)
+
+coverage: setup ## functional coverage of the ISA and the chip from the co-simulations (holes by name) and Verilator line/toggle coverage per RTL module (COV_N=400 random programs per mode; out/coverage/report.txt)
+	$(PY) -m tb.coverage_run --sim both --n $(or $(COV_N),400) --seed $(SEED)
 
 plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
 	$(PY) -m tb.plain_check --sim $(SIM) --random 50 --seed $(SEED)

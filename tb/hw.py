@@ -15,7 +15,7 @@ import sys
 import time
 
 from tb import cli
-from tb.sim.build import SIMS, available_sims, build, default_build_dir  # noqa: F401
+from tb.sim.build import SIMS, RTL_COVERAGE_ENV, available_sims, build, default_build_dir  # noqa: F401
 from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
 from tb.sim.run import DEFAULT_GAP, KEEP_EXT, DesignAssertion, Item, SimulatorFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501

@@ -70,9 +70,23 @@ def check_sim(sim):
         raise ValueError(f"sim must be one of {', '.join(SIMS)}, got {sim!r}")
 
 
+# GA2_RTL_COVERAGE=DIR: Verilator builds with line and toggle coverage (in their own build
+# directories, <sim>-<config>-linecov) and every run's coverage.dat copied into DIR
+# (tb/coverage_run.py: make coverage)
+RTL_COVERAGE_ENV = "GA2_RTL_COVERAGE"
+RTL_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
+
+
+def rtl_coverage_dir():
+    """The directory of the RTL coverage files (GA2_RTL_COVERAGE), or None."""
+    d = os.environ.get(RTL_COVERAGE_ENV, "")
+    return Path(d) if d else None
+
+
 def default_build_dir(sim, cfg, waves=False):
-    """build/<sim>-<config name>[-waves]: one directory per parameter set."""
-    return ROOT / "build" / f"{sim}-{cfg.name}{'-waves' if waves else ''}"
+    """build/<sim>-<config name>[-waves][-linecov]: one directory per parameter set."""
+    cov = "-linecov" if sim == "verilator" and rtl_coverage_dir() is not None else ""
+    return ROOT / "build" / f"{sim}-{cfg.name}{'-waves' if waves else ''}{cov}"
 
 
 def cfg_parameters(cfg):
@@ -316,6 +330,8 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
     args = list(VERILATOR_ARGS) if sim == "verilator" else []
     if sim == "verilator" and waves:
         args += ["--trace", "--trace-structs"]
+    if sim == "verilator" and rtl_coverage_dir() is not None:
+        args += RTL_COVERAGE_ARGS
     if sim == "icarus":
         args += ["-Wimplicit"]
     if public is None:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from model import config, hostio, isa, timing
 from model.machine import Machine
-from tb import protocol
+from tb import coverage, protocol
 from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
-from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, tail
+from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
 from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
@@ -264,7 +264,9 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
     write_run(run_dir, prepared, cfg)
-    plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+    cov = coverage.enabled()
+    plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+                + (["+cov"] if cov else []))
     if wall_limit is None:
         wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
     proc = {}
@@ -297,8 +299,16 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
             raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
             out.append(make_result(raw, next(refs)))
+            if cov:
+                coverage.sample(it.prog, raw, out[-1].ok, cfg, protocol.program_file(run_dir, k, "cov"))
             prev, k = raw, k + 1
         results.append(out)
+    if cov:
+        coverage.save(cov)
+    rtl_cov = rtl_coverage_dir() if sim == "verilator" else None
+    if rtl_cov is not None and (run_dir / "coverage.dat").exists():
+        rtl_cov.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run_dir / "coverage.dat", rtl_cov / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.dat")
     all_ok = all(p.ok for job in results for p in job)
     keep = keep if keep is not None else os.environ.get("GA2_KEEP_RUNS", "") not in ("", "0")
     if all_ok and not waves and not keep:

@@ -409,6 +409,32 @@ TABLE = {
         (["--resume", "--journal", "{d}/file.txt"], "not a soak journal"),
         (["--resume", "--journal", "{d}/mut_journal.jsonl"], "not a soak journal"),
     ]),
+    "python -m tb.soak_scale": ("tb.soak_scale", [
+        (["--n", "0"], "--n"),
+        (["--n", "x"], "--n"),
+        (["--icarus-n", "-1"], "--icarus-n"),
+        (["--probe", "0"], "--probe"),
+        (["--budget", "0"], "--budget"),
+        (["--budget", "nan"], "--budget"),
+        (["--budget", "x"], "--budget"),
+        (["--workers", "0"], "--workers"),
+        (["--workers", "1000"], "--workers"),
+        (["--seed", "-1"], "--seed"),
+        (["--journal", "{d}/adir"], "--journal"),
+        (["--resume", "--journal", "{d}/no/such.jsonl"], "no journal"),
+        (["--resume", "--journal", "{d}/mut_journal.jsonl"], "not a soak journal"),
+    ]),
+    "python -m tb.coverage_run": ("tb.coverage_run", [
+        (["--n", "0"], "--n"),
+        (["--n", "x"], "--n"),
+        (["--seed", "-1"], "--seed"),
+        (["--sim", "gpu"], "--sim"),
+        (["--sets", "nope"], "--sets"),
+        (["--sets", ","], "--sets"),
+        (["--out", "{d}/file.txt"], "--out"),
+        (["--out", ""], "--out"),
+        (["--mode", "fast"], "--mode"),
+    ]),
     "python -m tools.mut_ch09": ("tools.mut_ch09", [
         (["--jobs", "0"], "--jobs"),
         (["--jobs", "-1"], "--jobs"),
@@ -528,7 +554,7 @@ SCRIPT_ROWS = [
 ]
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
-           "tools.lm.eval", "tools.lm.train", "tb.soak", "tools.ch09.mutants", "tools.serve.mutants",
+           "tools.lm.eval", "tools.lm.train", "tb.soak", "tb.soak_scale", "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.bench.bench_model", "tools.bench.bench_sim"]
 
