@@ -57,25 +57,28 @@ start (the clock at its start), sp (the scratchpad garbage it started from), all
 allocated)."""
 
 Run = namedtuple("Run", "policy prefill requests image steps tokens arrival first finish "
-                        "preemptions recomputed admitted end idle problems mm slots final")
+                        "preemptions recomputed admitted end idle problems mm slots final "
+                        "first_step finish_step")
 Run.__doc__ = """A served workload: tokens[b] the ids generated for request b, arrival /
 first / finish [b] clock values (cycles: arrival, end of the step of its first token, end
 of the step of its last), preemptions[b], recomputed[b] (rows fed again after a
 preemption), admitted (request indices in order of first admission), end (the last
 step's end), idle (cycles with nothing to run), problems (the reference-side checks),
-mm (the MemoryMap), slots, final (the external memory after the last step)."""
+mm (the MemoryMap), slots, final (the external memory after the last step), first_step
+and finish_step [b] (the index of the step that wrote its first and its last token: the
+report re-times them from any per-step cycles, the chip's counters included)."""
 
 
 def reference_tokens(model, prompt_ids, max_new, stop, ctx):
     """A request served alone: greedy decoding of the integer reference (Int8Model, from
-    the spec, not from the builder), to its stop token or its limit."""
+    the spec, not from the builder), to one of its stop tokens (a tuple) or its limit."""
     ids = list(prompt_ids)
     out = []
     while len(out) < max_new and len(ids) < ctx + 1:
         nxt = int(argmax(model.logits(np.array([ids]))[0, -1]))
         out.append(nxt)
         ids.append(nxt)
-        if nxt == stop:
+        if nxt in stop:
             break
     return out
 
@@ -114,6 +117,8 @@ class Server:
         self.arrived = 0             # requests of self.order released into the queue
         self.first = [None] * len(self.reqs)
         self.finish = [None] * len(self.reqs)
+        self.first_step = [None] * len(self.reqs)
+        self.finish_step = [None] * len(self.reqs)
         self.preempted = [0] * len(self.reqs)
         self.recomputed = [0] * len(self.reqs)
         self.admitted = []
@@ -282,11 +287,11 @@ class Server:
         """Request b generated tok: record it; end the request at its stop or limit."""
         self.gen[b].append(tok)
         if self.first[b] is None:
-            self.first[b] = self.now
+            self.first[b], self.first_step[b] = self.now, len(self.steps) - 1
         q = self.reqs[b]
-        if tok == self.stop or len(self.gen[b]) >= q.max_new:
+        if tok in self.stop or len(self.gen[b]) >= q.max_new:
             self.done[b] = True
-            self.finish[b] = self.now
+            self.finish[b], self.finish_step[b] = self.now, len(self.steps) - 1
             self.running.remove(b)
             self.release(b)
 
@@ -311,7 +316,7 @@ class Server:
         return Run(self.policy, self.prefill, self.reqs, self.image(), self.steps, self.gen,
                    [q.arrival for q in self.reqs], self.first, self.finish, self.preempted,
                    self.recomputed, self.admitted, self.now, self.idle, self.problems, self.mm,
-                   self.slots, self.ext)
+                   self.slots, self.ext, self.first_step, self.finish_step)
 
 
 def serve(model, reqs, task, policy, prefill, n_blocks, **kw):

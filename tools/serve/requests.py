@@ -4,9 +4,12 @@ language model").
 
 A request is an id, a prompt (text for the "text" model; "A+B" for the "add" model), a
 generation limit max_new and an arrival time in chip cycles. It ends at its task's stop
-token or at its limit, so its length is discovered while serving: the text model stops
-at a newline (the stop token is generated and returned), the addition model after the
-three digits of its answer (its "stop" is the end of the answer: limit 3).
+token or at its limit, so its length is discovered while serving: the text model is a
+word-completion service: it stops at the end of a word, a sentence or a line (a space,
+a ".", a newline: the stop token is generated and returned; the greedy text model
+rarely writes "." or a newline within 20 characters, so the space is what usually ends
+a request), the addition model after the three digits of its answer (its "stop" is the
+end of the answer: limit 3).
 
 Workloads are JSON (a list of objects with id, prompt, max_new, arrival) or CSV (a
 header with those columns); poisson() draws one: arrivals with exponential gaps at a
@@ -27,13 +30,13 @@ LMRequest = namedtuple("LMRequest", "id prompt max_new arrival")
 LMRequest.__doc__ = """One request: id (a non-empty string), prompt (its text), max_new (the
 generation limit, >= 1), arrival (chip cycle at which it reaches the server, >= 0)."""
 
-STOP = {"text": 0, "add": None}     # the stop token per task: newline; addition: its limit
+STOP = {"text": tuple(int(t) for t in data.encode(" .\n")), "add": ()}   # per task
 ANSWER = 3                          # the addition model's answer: three digits, reversed
 FIELDS = ("id", "prompt", "max_new", "arrival")
 
 
 def stop_token(task):
-    """The id that ends a request of task (None: only the limit ends it)."""
+    """The ids that end a request of task (a tuple; empty: only the limit ends it)."""
     return STOP[task]
 
 
