@@ -342,6 +342,35 @@ TABLE = {
         (["--sim", "gpu"], "--sim"),
         (["--mode", "fast"], "--mode"),
     ]),
+    "python -m tools.serve.lm_run": ("tools.serve.lm_run", [
+        (["--requests", "0"], "--requests"),
+        (["--requests", "x"], "--requests"),
+        (["--requests", "3000"], "external memory"),
+        (["--rate", "0"], "--rate"),
+        (["--rate", "-3"], "--rate"),
+        (["--blocks", "2", "--requests", "2"], "blocks"),
+        (["--blocks", "0"], "--blocks"),
+        (["--slots", "9"], "--slots"),
+        (["--policies", "lifo"], "--policies"),
+        (["--policies", "reserve+eager"], "--policies"),
+        (["--rates", "1,x"], "--rates"),
+        (["--rates", "0"], "--rates"),
+        (["--seed", "-1"], "--seed"),
+        (["--sim", "gpu"], "--sim"),
+        (["--mode", "fast"], "--mode"),
+        (["--tag", "a/b"], "--tag"),
+        (["--workload", "nosuch"], "nosuch"),
+        (["--workload", "{d}/adir"], "adir"),
+        (["--workload", "{d}/empty.json"], "empty.json"),
+        (["--workload", "{d}/garbage.json"], "garbage.json"),
+        (["--workload", "{d}/garbage.csv"], "garbage.csv"),
+        (["--workload", "{d}/notworkload.json"], "notworkload.json"),
+        (["--workload", "{d}/workload.txt"], "workload.txt"),
+    ]),
+    "python -m tools.serve.lm_check": ("tools.serve.lm_check", [
+        (["--bogus"], "--bogus"),
+        (["extra"], "extra"),
+    ]),
     "python -m tools.lm.sweep": ("tools.lm.sweep", [
         (["--ctx", "0"], "--ctx"),
         (["--ctx", "1"], "--ctx"),
@@ -379,6 +408,7 @@ TABLE = {
         (["--task", "add", "--out", "{d}/file.txt"], "--out"),
         (["--task", "add", "--out", "{d}/file.txt/sub"], "--out"),
         (["--task", "add", "--out", ""], "--out"),
+        (["--task", "text", "--size", "huge"], "--size"),
     ]),
     "python -m tb.soak": ("tb.soak", [
         (["--n", "0"], "--n"),
@@ -528,7 +558,7 @@ SCRIPT_ROWS = [
 ]
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
-           "tools.lm.eval", "tools.lm.train", "tb.soak", "tools.ch09.mutants", "tools.serve.mutants",
+           "tools.lm.eval", "tools.lm.train", "tools.serve.lm_run", "tools.serve.lm_check", "tb.soak", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.bench.bench_model", "tools.bench.bench_sim"]
 

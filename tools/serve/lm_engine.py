@@ -229,8 +229,8 @@ class Server:
                     if k > 0:
                         self.take(b, k)
                 return picks
-            if self.policy != "preempt":
-                raise AssertionError("a reserved request ran out of blocks")
+            if self.policy != "preempt":       # cannot happen: every block was reserved
+                self.problems.append(f"step {len(self.steps)}: a reserving run ran out of blocks")
             victim = self.running[-1]
             self.preempt(victim)
             picks = [p for p in picks if p[0] != victim]
@@ -257,6 +257,7 @@ class Server:
 
     def execute(self, kind, rows, draft=False):
         """Build, check and run one step on the reference chip; the clock advances."""
+        self.problems += [f"step {len(self.steps)}: {p}" for p in self.pool_issues()]
         tables = {b: list(self.tables_of(draft)[b]) for b in {r.b for r in rows}}
         mem = lmm.Paged(self.mm, tables, draft)
         model = self.draft_model if draft else self.model
@@ -276,6 +277,16 @@ class Server:
         self.steps.append(StepRec(kind, rows, tables, prog, cyc, pred, self.now, sp, allowed,
                                   len(self.running), self.blocks_used()))
         self.now += cyc
+
+    def pool_issues(self):
+        """The pool's invariant: every block either free or in exactly one live request's
+        table (a running one's), none in two places."""
+        live = {b: t for b, t in self.tables.items() if b in self.running}
+        out = _pool_issues(live, self.free, self.mm.pool.n_blocks, "pool")
+        stale = sorted(b for b in self.tables if b not in self.running)
+        if stale:
+            out.append(f"pool: request(s) {stale} hold tables without a slot")
+        return out
 
     def tables_of(self, draft):
         return self.tables
@@ -317,6 +328,24 @@ class Server:
                    [q.arrival for q in self.reqs], self.first, self.finish, self.preempted,
                    self.recomputed, self.admitted, self.now, self.idle, self.problems, self.mm,
                    self.slots, self.ext, self.first_step, self.finish_step)
+
+
+def _pool_issues(tables, free, n, what):
+    seen = {}
+    out = []
+    for b, t in sorted(tables.items()):
+        for blk in t:
+            if blk in seen:
+                out.append(f"{what}: block {blk} in the tables of requests {seen[blk]} and {b}")
+            seen[blk] = b
+    for blk in free:
+        if blk in seen:
+            out.append(f"{what}: block {blk} free while request {seen[blk]}'s table holds it")
+    if len(set(free)) != len(free):
+        out.append(f"{what}: a block twice in the free list")
+    if set(free) | set(seen) != set(range(n)):
+        out.append(f"{what}: block(s) {sorted(set(range(n)) - set(free) - set(seen))} lost")
+    return out
 
 
 def serve(model, reqs, task, policy, prefill, n_blocks, **kw):

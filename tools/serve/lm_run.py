@@ -87,11 +87,13 @@ def on_chip(sim, runs, mode):
 
 def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, log=print):
     """Every policy's Run on the reference chip and its problems."""
+    servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode))
+               for pol, pf in policies]          # ValueError first, before any work
     alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX)
              for q in reqs]
     runs, probs = [], []
-    for pol, pf in policies:
-        run = E.serve(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode))
+    for (pol, pf), srv in zip(policies, servers):
+        run = srv.run()
         probs += [f"{pol}/{pf}: {p}" for p in E.check_run(run, model, "text", alone)]
         runs.append(run)
     return runs, probs
@@ -144,8 +146,7 @@ def spec_table(model, a, sim="model", log=print):
     """Speculative decoding at B = 1 and B = 4, k = 0 (plain) .. 4: a list of dicts."""
     draft = S.load_draft()
     reqs = rq.poisson(8, 10, a.seed, prompt_len=(4, 8), max_new=(8, 8), ctx=S.SPEC_CTX)
-    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"),
-                                S.SPEC_CTX) for q in reqs]
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX) for q in reqs]
     out, probs = [], []
     for B in (1, 4):
         batches = [list(range(i, i + B)) for i in range(0, len(reqs), B)]
@@ -183,25 +184,26 @@ def main(argv=None):
     ap = cli.Parser(prog="tools.serve.lm_run", description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
     ap.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
-    ap.add_argument("--workload", default=None, help="a .json or .csv workload file")
-    ap.add_argument("--requests", type=int, default=64)
-    ap.add_argument("--rate", type=float, default=12.0, help="requests per million cycles")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--blocks", type=int, default=48, help="KV pool blocks (of 4 tokens)")
-    ap.add_argument("--slots", type=int, default=E.SLOTS)
+    ap.add_argument("--workload", default=None, type=cli.in_file, help="a .json or .csv workload file")
+    ap.add_argument("--requests", type=cli.integer(1, 4096), default=64)
+    ap.add_argument("--rate", type=cli.number(above=0), default=20.0, help="requests per million cycles")
+    ap.add_argument("--seed", type=cli.seed, default=1)
+    ap.add_argument("--blocks", type=cli.integer(1, 4096), default=48, help="KV pool blocks (of 4 tokens)")
+    ap.add_argument("--slots", type=cli.integer(1, lmm.ROWS), default=E.SLOTS)
     ap.add_argument("--policies", default="all",
                     help="comma-separated policy[+chunked] names, or all")
     ap.add_argument("--sweep", action="store_true", help="latency against throughput over --rates")
-    ap.add_argument("--rates", default="2,4,8,12,16,24,32")
+    ap.add_argument("--rates", default="2,4,8,12,16,24,32,48")
     ap.add_argument("--spec", action="store_true", help="speculative decoding, k = 0..4, B = 1 and 4")
     ap.add_argument("--tag", default=None, help="name of the out/serve_lm_<tag>.json")
     a = ap.parse_args(argv)
     try:
-        if a.requests < 1:
-            raise ValueError(f"--requests must be >= 1, got {a.requests}")
-        if a.rate <= 0:
-            raise ValueError(f"--rate must be > 0, got {a.rate}")
-        a.rates = [float(x) for x in a.rates.split(",")]
+        try:
+            a.rates = [cli.number(above=0)(x) for x in a.rates.split(",")]
+        except Exception as e:
+            raise ValueError(f"--rates {a.rates!r}: {e}") from None
+        if a.tag is not None and (not a.tag or "/" in a.tag):
+            raise ValueError(f"--tag {a.tag!r}: a name without '/'")
         if a.policies == "all":
             pols = ALL
         else:
@@ -209,7 +211,7 @@ def main(argv=None):
             for n in a.policies.split(","):
                 p, _, f = n.partition("+")
                 if p not in E.POLICIES or f not in ("", "chunked"):
-                    raise ValueError(f"unknown policy {n!r} (policies: static, reserve, preempt, "
+                    raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, "
                                      "each optionally +chunked)")
                 pols.append((p, "chunked" if f else "whole"))
         model = generate.load_model("text")

@@ -5,7 +5,8 @@ decoding").
 The draft (tools/lm/weights/text_draft_int8.npz: `python -m tools.lm.train --task text
 --size draft`, one layer, one head, d 16) and the main model share the requests' token
 areas; each has its own weights and KV pool in external memory (lm_memory.MemoryMap).
-A batch of B requests, all admitted at once, every block reserved. Per request:
+A batch of B requests, all admitted at once, every block reserved, each generating its
+limit (no stop token: the measure is the decoding speed). Per request:
   - prefill: both models feed the prompt's rows 0..P-2 (no output), in steps of up to
     `rows` rows;
   - a round, with L committed tokens (prompt + generated) and k' = min(k, tokens left -
@@ -27,6 +28,7 @@ from tools.lm import chip
 from tools.lm.generate import WEIGHTS, load_model
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
+from tools.serve.lm_engine import _pool_issues
 
 DRAFT = Path(WEIGHTS) / "text_draft_int8.npz"
 SPEC_CTX = 16             # a verify step at B = 4, k = 4 is 20 rows: their buffers fit at 16
@@ -41,15 +43,15 @@ class SpecServer(E.Server):
     """A batch of requests decoded speculatively with k drafts per round (k = 0: plain
     greedy decoding with the same prefill, the baseline)."""
 
-    def __init__(self, model, draft, reqs, k, n_blocks=None, rows=SPEC_ROWS, ctx=SPEC_CTX,
-                 accept_all=False, **kw):
+    def __init__(self, model, draft, reqs, k, n_blocks=None, rows=SPEC_ROWS, ctx=SPEC_CTX, **kw):
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 4:
             raise ValueError(f"k must be 0..4 drafted tokens, got {k!r}")
-        self.draft_model, self.k, self.accept_all = draft, k, accept_all
+        self.draft_model, self.k = draft, k
         reqs = [q._replace(arrival=0) for q in reqs]     # a batch: everyone at once
         n = n_blocks or len(reqs) * -(-ctx // lmm.BLOCK_TOKENS)
         super().__init__(model, reqs, "text", "static", "whole", n, slots=min(len(reqs), rows),
                          rows=rows, ctx=ctx, draft=draft, **kw)
+        self.stop = ()          # every request generates its limit: decoding speed, not lengths
         if len(reqs) * (k + 1) > rows:
             raise ValueError(f"{len(reqs)} requests x {k + 1} rows exceed the {rows} rows of a step")
         self.dfree = list(range(self.mm.dpool.n_blocks))
@@ -102,11 +104,11 @@ class SpecServer(E.Server):
             props = {b: [int(self.ext[self.mm.token(b, L[b] + j)]) for j in range(kk[b])]
                      for b in self.running}
             self.execute("verify" if self.k else "decode",
-                         self.rows_of([(b, L[b] - 1, L[b] - 1 + kk[b], "all") for b in self.running]))
+                         self.rows_of([(b, self.fed[b], L[b] - 1 + kk[b], "all") for b in self.running]))
             for b in list(self.running):
                 ys = [int(self.ext[self.mm.token(b, L[b] + j)]) for j in range(kk[b] + 1)]
                 a = 0
-                while a < kk[b] and (self.accept_all or props[b][a] == ys[a]):
+                while a < kk[b] and props[b][a] == ys[a]:
                     a += 1
                 self.proposed += kk[b]
                 self.accepted += a
@@ -123,6 +125,9 @@ class SpecServer(E.Server):
     def release(self, b):
         super().release(b)
         self.dfree.extend(self.dtables.pop(b, []))
+
+    def pool_issues(self):
+        return super().pool_issues() + _pool_issues(self.dtables, self.dfree, self.mm.dpool.n_blocks, "draft pool")
 
 
 def spec_serve(model, draft, reqs, k, **kw):
