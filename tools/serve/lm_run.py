@@ -129,8 +129,11 @@ def figure(sw, path, what="ttft", p=50):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, ms in sw.items():
-        ax.plot([m["tokens_per_kcycle"] for m in ms], [m[what][p] for m in ms], "o-", label=name)
+    for name, ms in sw.items():          # preempt dashed: it coincides with reserve when
+        style = "s--" if name.startswith("preempt") else "o-"     # the pool never runs out
+        ax.plot([m["tokens_per_kcycle"] for m in ms],
+                [(m[what].get(p) if p in m[what] else m[what].get(str(p))) for m in ms],
+                style, label=name, alpha=0.8)
     ax.set_xlabel("throughput: generated tokens per 1,000 cycles")
     ax.set_ylabel(f"{what.upper()} p{p} (cycles)")
     ax.set_yscale("log")
