@@ -250,6 +250,7 @@ TABLE = {
         (["--model-only", "--out", "{d}/file.txt"], "--out"),
         (["--model-only", "--out", ""], "--out"),
         (["--bogus"], "--bogus"),
+        (["--model-only", "--mode", "fast"], "--mode"),
     ]),
     "python -m tools.prefix": ("tools.prefix", [
         (["--sim", "gpu"], "--sim"),
@@ -257,6 +258,7 @@ TABLE = {
         (["--bogus"], "--bogus"),
         (["extra"], "extra"),
         (["--quick=yes"], "--quick"),
+        (["--cache-mode", "fast"], "--cache-mode"),
     ]),
     "python -m tools.ch09_run": ("tools.ch09_run", [
         (["--sim", "gpu"], "--sim"),

@@ -222,3 +222,22 @@ def test_the_paged_serving_engine_in_the_overlap_mode():
     for pol in serving.POLICIES:
         assert ov["schedulers"][pol]["predicted"]["total_cycles"] < \
             io["schedulers"][pol]["predicted"]["total_cycles"]
+
+
+def test_the_prefix_cache_in_the_overlap_mode():
+    """tools/prefix's cache runs (prefill on chip, copies, shared-prefix steps) built for
+    the overlap mode: every check of tools/prefix/cache.cache_issues on the reference,
+    every program's cycles equal to the timing model, fewer cycles than in-order."""
+    from model import timing
+    from tools.prefix import cache as pc
+    reqs = pc.system_prompt_requests(4)
+    total = {}
+    for mode in ("inorder", "overlap"):
+        run = pc.cache_run(reqs, 16, 30, cache=True, mode=mode)
+        assert run.cfg.mode == mode
+        after, bus, cyc = pc.cache_reference(run, f"overlap test {mode}")
+        assert pc.cache_issues(run, after, bus, mode) == []
+        assert cyc == [timing.schedule(p.prog, run.cfg).cycles for p in run.programs]
+        assert {p.kind for p in run.programs} >= {"prefill", "step"}
+        total[mode] = sum(cyc)
+    assert total["overlap"] < total["inorder"]
