@@ -9,7 +9,6 @@ import pytest
 
 from tb import hw
 from tools.lm import generate
-from tools.serve import lm_engine as E
 from tools.serve import lm_run as L
 from tools.serve import requests as rq
 
