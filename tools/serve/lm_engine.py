@@ -96,6 +96,7 @@ class Server:
         if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= rows:
             raise ValueError(f"slots must be 1..{rows} (the rows per step), got {slots!r}")
         self.model, self.task, self.policy, self.prefill = model, task, policy, prefill
+        self.draft_model = draft         # spec.py's draft (its steps: execute(..., draft=True))
         self.reqs = list(reqs)
         self.mm = lmm.MemoryMap(model, len(self.reqs), n_blocks, block_tokens, ctx, rows,
                                 draft=draft, chip_cfg=chip_cfg)
