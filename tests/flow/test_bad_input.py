@@ -188,6 +188,12 @@ TABLE = {
         (["run", P, "--ext-words", "70000"], "--ext-words"),
         (["run", P, "--ext-words", "-3", "--sim", "verilator"], "--ext-words"),
     ]),
+    "ga2 serve": (GA2, [
+        (["serve", "--requests", "0"], "--requests"),
+        (["serve", "--policies", "lifo"], "--policies"),
+        (["serve", "--sim", "gpu"], "--sim"),
+        (["serve", "--workload", "nosuch"], "nosuch"),
+    ]),
     "ga2 generate": (GA2, [
         (["generate", "The "], "--tokens"),
         (["generate", "The ", "--tokens", "0"], "--tokens"),

@@ -184,8 +184,8 @@ def spec_table(model, a, sim="model", log=print):
     return out, probs
 
 
-def main(argv=None):
-    ap = cli.Parser(prog="tools.serve.lm_run", description=__doc__.splitlines()[0])
+def main(argv=None, prog="tools.serve.lm_run"):
+    ap = cli.Parser(prog=prog, description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
     ap.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
     ap.add_argument("--workload", default=None, type=cli.in_file, help="a .json or .csv workload file")
