@@ -36,7 +36,7 @@ serve: setup   ## serving on the chip: example B and the staggered workload, sta
 serve-lm: setup ## serving the language model: 64 Poisson requests under 6 policies on Verilator (both modes), a pool too small, Icarus, the rate sweep and speculative decoding (model), figures out/serve_lm_*
 	$(PY) -m tools.serve.lm_run --sim verilator --requests 64 --rate 20 --blocks 48 --tag verilator_overlap_64
 	$(PY) -m tools.serve.lm_run --sim verilator --requests 24 --rate 40 --blocks 10 --policies reserve,preempt,reserve+chunked,preempt+chunked --tag verilator_smallpool
-	$(PY) -m tools.serve.lm_run --sim verilator --mode inorder --requests 8 --rate 10 --blocks 48 --tag verilator_inorder_8
+	$(PY) -m tools.serve.lm_run --sim verilator --mode inorder --requests 64 --rate 10 --blocks 48 --tag verilator_inorder_64
 	$(PY) -m tools.serve.lm_run --sim icarus --requests 3 --rate 20 --blocks 24 --policies preempt+chunked --tag icarus_overlap_3
 	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --rates 4,10,20,40,80
 	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --mode inorder --rates 2,5,10,20,40
