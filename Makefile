@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -32,6 +32,17 @@ test-long: setup ## the long tests make test leaves out (RTL mutation sample, ch
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)
+
+serve-lm: setup ## serving the language model: 64 Poisson requests under 6 policies on Verilator (both modes), a pool too small, Icarus, the rate sweep and speculative decoding (model), figures out/serve_lm_*
+	$(PY) -m tools.serve.lm_run --sim verilator --requests 64 --rate 20 --blocks 48 --tag verilator_overlap_64
+	$(PY) -m tools.serve.lm_run --sim verilator --requests 24 --rate 40 --blocks 10 --policies reserve,preempt,reserve+chunked,preempt+chunked --tag verilator_smallpool
+	$(PY) -m tools.serve.lm_run --sim verilator --mode inorder --requests 64 --rate 10 --blocks 48 --tag verilator_inorder_64
+	$(PY) -m tools.serve.lm_run --sim icarus --requests 3 --rate 20 --blocks 24 --policies preempt+chunked --tag icarus_overlap_3
+	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --rates 4,10,20,40,80
+	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --mode inorder --rates 2,5,10,20,40
+	$(PY) -m tools.serve.lm_run --sim model --spec
+	$(PY) -m tools.serve.lm_run --sim model --spec --mode inorder
+	$(PY) -m tools.serve.lm_run --sim verilator --spec
 
 prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
 	$(PY) -m tools.prefix --sim $(SIM)
@@ -84,6 +95,9 @@ mutants-rtl: setup ## RTL mutation run (tb.mutation.rtl.run), full, on both core
 
 mutants-serve: setup ## serving mutation run (python -m tools.serve.mutants): broken paged builders and schedulers
 	$(PY) -m tools.serve.mutants
+
+mutants-serve-lm: setup ## the LM server's mutants (python -m tools.serve.mutants --lm): broken schedulers, pools, speculation, against tools.serve.lm_check
+	$(PY) -m tools.serve.mutants --lm
 
 mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench and by pytest (SAMPLE=12 SEED=1)
 	$(PY) -m tb.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)

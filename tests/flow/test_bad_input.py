@@ -188,6 +188,12 @@ TABLE = {
         (["run", P, "--ext-words", "70000"], "--ext-words"),
         (["run", P, "--ext-words", "-3", "--sim", "verilator"], "--ext-words"),
     ]),
+    "ga2 serve": (GA2, [
+        (["serve", "--requests", "0"], "--requests"),
+        (["serve", "--policies", "lifo"], "--policies"),
+        (["serve", "--sim", "gpu"], "--sim"),
+        (["serve", "--workload", "nosuch"], "nosuch"),
+    ]),
     "ga2 generate": (GA2, [
         (["generate", "The "], "--tokens"),
         (["generate", "The ", "--tokens", "0"], "--tokens"),
@@ -250,6 +256,7 @@ TABLE = {
         (["--model-only", "--out", "{d}/file.txt"], "--out"),
         (["--model-only", "--out", ""], "--out"),
         (["--bogus"], "--bogus"),
+        (["--model-only", "--mode", "fast"], "--mode"),
     ]),
     "python -m tools.prefix": ("tools.prefix", [
         (["--sim", "gpu"], "--sim"),
@@ -257,6 +264,7 @@ TABLE = {
         (["--bogus"], "--bogus"),
         (["extra"], "extra"),
         (["--quick=yes"], "--quick"),
+        (["--cache-mode", "fast"], "--cache-mode"),
     ]),
     "python -m tools.ch09_run": ("tools.ch09_run", [
         (["--sim", "gpu"], "--sim"),
@@ -342,6 +350,35 @@ TABLE = {
         (["--sim", "gpu"], "--sim"),
         (["--mode", "fast"], "--mode"),
     ]),
+    "python -m tools.serve.lm_run": ("tools.serve.lm_run", [
+        (["--requests", "0"], "--requests"),
+        (["--requests", "x"], "--requests"),
+        (["--requests", "3000"], "external memory"),
+        (["--rate", "0"], "--rate"),
+        (["--rate", "-3"], "--rate"),
+        (["--blocks", "2", "--requests", "2"], "blocks"),
+        (["--blocks", "0"], "--blocks"),
+        (["--slots", "9"], "--slots"),
+        (["--policies", "lifo"], "--policies"),
+        (["--policies", "reserve+eager"], "--policies"),
+        (["--rates", "1,x"], "--rates"),
+        (["--rates", "0"], "--rates"),
+        (["--seed", "-1"], "--seed"),
+        (["--sim", "gpu"], "--sim"),
+        (["--mode", "fast"], "--mode"),
+        (["--tag", "a/b"], "--tag"),
+        (["--workload", "nosuch"], "nosuch"),
+        (["--workload", "{d}/adir"], "adir"),
+        (["--workload", "{d}/empty.json"], "empty.json"),
+        (["--workload", "{d}/garbage.json"], "garbage.json"),
+        (["--workload", "{d}/garbage.csv"], "garbage.csv"),
+        (["--workload", "{d}/notworkload.json"], "notworkload.json"),
+        (["--workload", "{d}/workload.txt"], "workload.txt"),
+    ]),
+    "python -m tools.serve.lm_check": ("tools.serve.lm_check", [
+        (["--bogus"], "--bogus"),
+        (["extra"], "extra"),
+    ]),
     "python -m tools.lm.sweep": ("tools.lm.sweep", [
         (["--ctx", "0"], "--ctx"),
         (["--ctx", "1"], "--ctx"),
@@ -379,6 +416,7 @@ TABLE = {
         (["--task", "add", "--out", "{d}/file.txt"], "--out"),
         (["--task", "add", "--out", "{d}/file.txt/sub"], "--out"),
         (["--task", "add", "--out", ""], "--out"),
+        (["--task", "text", "--size", "huge"], "--size"),
     ]),
     "python -m tb.soak": ("tb.soak", [
         (["--n", "0"], "--n"),
@@ -554,7 +592,8 @@ SCRIPT_ROWS = [
 ]
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
-           "tools.lm.eval", "tools.lm.train", "tb.soak", "tb.soak_scale", "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
+           "tools.lm.eval", "tools.lm.train", "tools.serve.lm_run", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
+           "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.bench.bench_model", "tools.bench.bench_sim"]
 
