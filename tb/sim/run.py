@@ -233,7 +233,7 @@ def cycle_limit(prepared, cfg, margin=2):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None):
+        keep=None, waves_file=None, wall_limit=None, source_set="rtl"):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -244,6 +244,8 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     A simulator that crashes, is killed, hangs (runs past wall_limit seconds; default
     wall_limit_for()) or leaves a program's result files torn raises SimulatorFault naming
     the job and the program: a fault of the run, not a result of the chip.
+    source_set "gls" runs the gate-level netlist of ga2_top (tb/sim/gls.py; Icarus) in
+    place of the RTL: the same bench, the same reference, the same judge.
     """
     waves = waves or waves_file is not None
     check_sim(sim)
@@ -254,7 +256,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     prepared = prepare_jobs(jobs, cfg)
     if max_cycles is None:
         max_cycles = cycle_limit(prepared, cfg)
-    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves, source_set=source_set)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
     write_run(run_dir, prepared, cfg)
