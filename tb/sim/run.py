@@ -40,6 +40,7 @@ the scratchpad, since the reference cannot know what the cut program left there)
 
 
 MIN_RATE = 1000        # simulated cycles per second a simulator surely beats (Icarus: ~19k)
+MIN_RATE_GLS = 50      # the same for the gate-level netlist on Icarus (measured: ~180 at load 19)
 WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock limit
 
 
@@ -103,10 +104,10 @@ def design_assertion(log):
     return m.group(1).strip()[:300] if m else ""
 
 
-def wall_limit_for(prepared, max_cycles, gap_total=0):
+def wall_limit_for(prepared, max_cycles, gap_total=0, rate=MIN_RATE):
     """The default wall-clock limit of a simulator process: WALL_BASE seconds, plus every
-    program's cycle limit at MIN_RATE cycles per second (GA2_SIM_WALL=seconds overrides
-    it; 0: no limit)."""
+    program's cycle limit at `rate` cycles per second (MIN_RATE; MIN_RATE_GLS for the
+    netlist) (GA2_SIM_WALL=seconds overrides it; 0: no limit)."""
     env = os.environ.get("GA2_SIM_WALL", "")
     if env:
         try:
@@ -115,7 +116,7 @@ def wall_limit_for(prepared, max_cycles, gap_total=0):
             raise ValueError(f"GA2_SIM_WALL={env!r} is not a number of seconds") from None
         return v if v > 0 else None
     n = sum(len(job) for job in prepared)
-    return WALL_BASE + (n * int(max_cycles) + gap_total) / MIN_RATE
+    return WALL_BASE + (n * int(max_cycles) + gap_total) / rate
 
 
 def check_outcomes(sim, run_dir, prepared, process, failed=None, log=None):
@@ -262,7 +263,8 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     write_run(run_dir, prepared, cfg)
     plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
     if wall_limit is None:
-        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
+        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job),
+                                    MIN_RATE_GLS if source_set == "gls" else MIN_RATE)
     proc = {}
     _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
                                  plusargs=plusargs, pytest=False,   # ga2_job has no asserts

@@ -35,8 +35,7 @@ from tools import ROOT
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
 TOP = "ga2_fpga"
-OUT_TXT = ROOT / "out" / "fpga.txt"
-OUT_JSON = ROOT / "out" / "fpga.json"
+OUT = ROOT / "out"          # fpga-<device>-<config>.txt / .json
 
 # the iCE40 parts nextpnr-ice40 0.4 supports, their logic cells, block RAMs (4 Kbit EBR),
 # DSPs (SB_MAC16) and the package with the most I/O (iCE40 family data sheets)
@@ -216,11 +215,12 @@ def main(argv=None):
                 lines.append(f"  Fmax {k}: {ach:.2f} MHz (target {con:.0f} MHz)")
             if res["icetime_mhz"]:
                 lines.append(f"  icetime estimate: {res['icetime_mhz']:.2f} MHz")
-    OUT_TXT.parent.mkdir(parents=True, exist_ok=True)
-    OUT_TXT.write_text("\n".join(lines) + "\n")
-    OUT_JSON.write_text(json.dumps(res, indent=1) + "\n")
+    OUT.mkdir(parents=True, exist_ok=True)
+    out_txt = OUT / f"fpga-{build.name}.txt"
+    out_txt.write_text("\n".join(lines) + "\n")
+    out_txt.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
     print("\n".join(lines))
-    print(f"fpga: {'OK' if res['fits'] else 'DOES NOT FIT'}; wrote {OUT_TXT.relative_to(ROOT)}")
+    print(f"fpga: {'OK' if res['fits'] else 'DOES NOT FIT'}; wrote {out_txt.relative_to(ROOT)}")
     return 0 if res["fits"] else 1
 
 
