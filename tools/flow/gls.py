@@ -112,7 +112,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.no_ch09 and a.random == 0:
         return cli.refuse("tools.flow.gls", "--no-ch09 with --random 0 leaves nothing to run")
-    from tb.sim import gls
+    from tb.hw import gls
     rows, problems = [], []
     t0 = time.perf_counter()
     modes = tuple(MODES) if a.mode == "both" else (a.mode,)
