@@ -194,7 +194,10 @@ def config_name(params):
 def main(argv=None):
     ap = cli.Parser(prog="tools.flow.fpga", description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="hx8k", choices=tuple(DEVICES))
-    ap.add_argument("--sp-words", type=cli.integer(2, 65536), default=256)
+    # the default: the smallest configuration tried (docs/fpga.md), a 16-word scratchpad
+    # (10 read and 3 write ports: flip-flops, no block RAM holds it; 256 words take yosys's
+    # LUT mapping past 15 minutes here)
+    ap.add_argument("--sp-words", type=cli.integer(2, 65536), default=16)
     ap.add_argument("--ext-words", type=cli.integer(1, 65536), default=256)
     ap.add_argument("--imem-depth", type=cli.integer(1, 65535), default=256)
     ap.add_argument("--overlap", action="store_true", help="the overlap timing mode (OVERLAP = 1)")
