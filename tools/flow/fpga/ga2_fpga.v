@@ -18,7 +18,7 @@
 module ga2_fpga #(
   parameter EXT_WORDS  = 256,
   parameter IMEM_DEPTH = 256,
-  parameter SP_WORDS   = 64,
+  parameter SP_WORDS   = 16,
   parameter OVERLAP    = 0
 ) (
   input  wire        clk,
