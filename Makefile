@@ -65,7 +65,7 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
 	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)
 
-fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation and Fmax, out/fpga.txt (DEVICE=hx8k, FPGA_ARGS="--sp-words N ...")
+fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation, Fmax or yosys's estimate, out/fpga-*.txt; exit 1: does not fit (DEVICE=hx8k, FPGA_ARGS="--overlap ...")
 	@bash tools/flow/setup.sh fpga
 	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
 
