@@ -11,8 +11,9 @@ multipliers) into build/fpga/<device>-<config>/, yosys's cell counts (SB_LUT4, f
 SB_RAM40_4K, SB_MAC16) against the device's, and -- when the logic fits -- nextpnr-ice40
 with a fixed --seed on the device's largest package, whose --report JSON gives the
 utilisation and the maximum frequency of clk; icetime's estimate of the routed design
-beside it. When the LUTs do not fit, nextpnr is not run (it would only refuse) and the
-figures say so: LUTs needed against available, and yosys's longest path in cells (`ltp`).
+beside it. When the LUTs do not fit, the figures say so: LUTs needed against available,
+what nextpnr packs the design into before it refuses to place it, yosys sta's longest path
+(cell delays, no routing) and ltp's in cells.
 Writes out/fpga-<device>-<config>.txt and .json; exit 0 when the design fits and routes,
 1 when it does not (the numbers still written), 2 on a bad argument. --calibrate routes
 tools/flow/fpga/ga2_fpga_requant.v (the chip's requantizer between two register stages)
@@ -151,6 +152,18 @@ def run_nextpnr(device, build, seed, freq):
     return True, json.loads((build / "report.json").read_text()), log, secs
 
 
+def packed_use(log):
+    """{cell type: (used, available, the placer's error or '')} of nextpnr's "Device
+    utilisation" for the types it uses beyond the device (ICESTORM_LC, ICESTORM_RAM, ...)."""
+    err = next((ln.split("ERROR: ", 1)[1].split(",")[-1].strip() for ln in log.splitlines()
+                if ln.startswith("ERROR: ")), "")
+    out = {}
+    for k, u, av in re.findall(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)", log, re.M):
+        if int(u) > int(av):
+            out[k] = (int(u), int(av), err)
+    return out
+
+
 def run_icetime(device, build):
     """icetime's timing estimate of the routed design (MHz) or None."""
     if not shutil.which("icetime") or not (build / "design.asc").exists():
@@ -241,8 +254,14 @@ def main(argv=None):
     if not fits:
         lines.append(f"does NOT fit: {use['luts']} LUTs needed, {dev['lcs']} available "
                      f"({use['luts'] / dev['lcs']:.2f}x); RAMs {use['rams']}/{dev['rams']}, "
-                     f"DSPs {use['dsps']}/{dev['dsps']}; nextpnr not run")
+                     f"DSPs {use['dsps']}/{dev['dsps']}")
         res["fits"] = False
+        # nextpnr still packs it (seconds) and says what it needs before it refuses to place
+        _, _, _, t_pnr = run_nextpnr(a.device, build, a.seed, a.freq)
+        packed = packed_use((build / "nextpnr.log").read_text() if (build / "nextpnr.log").exists() else "")
+        res["nextpnr_packed"] = packed
+        for k, (u, av, err) in packed.items():
+            lines.append(f"nextpnr-ice40 packs {k} {u} / {av} ({100 * u / av:.0f}%)" + (f": {err}" if err else ""))
     else:
         ok, rep, log, t_pnr = run_nextpnr(a.device, build, a.seed, a.freq)
         res["fits"] = ok
