@@ -140,3 +140,14 @@ def test_fpga_top_runs_a_program_like_the_reference(tmp_path):
     assert [cnt[i] for i in range(1, 6)] == list(ref.counters), (cnt, ref.counters)
     assert [ext[i] for i in range(128)] == [int(v) for v in ref.ext[:128]]
     assert any(ext[i] for i in range(100, 116))          # the product was stored, not zeros
+
+
+def test_packed_use_reads_nextpnrs_refusal():
+    """What `make fpga` reports of a design nextpnr cannot place (its log, as 0.4 writes it)."""
+    log = ("Info: Device utilisation:\n"
+           "Info: \t         ICESTORM_LC: 16042/ 7680   208%\n"
+           "Info: \t        ICESTORM_RAM:    10/   32    31%\n"
+           "ERROR: Unable to place cell 'u_pe.prod_LC', no BELs remaining to implement cell type 'ICESTORM_LC'\n")
+    assert fpga.packed_use(log) == {
+        "ICESTORM_LC": (16042, 7680, "no BELs remaining to implement cell type 'ICESTORM_LC'")}
+    assert fpga.packed_use("Info: \t         ICESTORM_LC:   233/ 7680     3%\n") == {}
