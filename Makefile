@@ -6,10 +6,13 @@ N     ?= 2000
 SEED  ?= 1
 SOAK_N ?= 10000
 SCHEDULER ?=
+GLS_N ?= 20
+DEVICE ?= hx8k
+FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth gls fpga fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -69,6 +72,13 @@ lint: setup    ## verilator --lint-only -Wall on the RTL
 
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt)
 	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
+
+gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
+	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)
+
+fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation, Fmax or yosys's estimate, out/fpga-*.txt; exit 1: does not fit (DEVICE=hx8k, FPGA_ARGS="--overlap ...")
+	@bash tools/flow/setup.sh fpga
+	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both

@@ -42,6 +42,7 @@ the scratchpad, since the reference cannot know what the cut program left there)
 
 
 MIN_RATE = 1000        # simulated cycles per second a simulator surely beats (Icarus: ~19k)
+MIN_RATE_GLS = 50      # the same for the gate-level netlist on Icarus (measured: ~180 at load 19)
 WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock limit
 
 
@@ -105,10 +106,10 @@ def design_assertion(log):
     return m.group(1).strip()[:300] if m else ""
 
 
-def wall_limit_for(prepared, max_cycles, gap_total=0):
+def wall_limit_for(prepared, max_cycles, gap_total=0, rate=MIN_RATE):
     """The default wall-clock limit of a simulator process: WALL_BASE seconds, plus every
-    program's cycle limit at MIN_RATE cycles per second (GA2_SIM_WALL=seconds overrides
-    it; 0: no limit)."""
+    program's cycle limit at `rate` cycles per second (MIN_RATE; MIN_RATE_GLS for the
+    netlist) (GA2_SIM_WALL=seconds overrides it; 0: no limit)."""
     env = os.environ.get("GA2_SIM_WALL", "")
     if env:
         try:
@@ -117,7 +118,7 @@ def wall_limit_for(prepared, max_cycles, gap_total=0):
             raise ValueError(f"GA2_SIM_WALL={env!r} is not a number of seconds") from None
         return v if v > 0 else None
     n = sum(len(job) for job in prepared)
-    return WALL_BASE + (n * int(max_cycles) + gap_total) / MIN_RATE
+    return WALL_BASE + (n * int(max_cycles) + gap_total) / rate
 
 
 def check_outcomes(sim, run_dir, prepared, process, failed=None, log=None):
@@ -235,7 +236,7 @@ def cycle_limit(prepared, cfg, margin=2):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None, on_outcome=None):
+        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -246,6 +247,9 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     A simulator that crashes, is killed, hangs (runs past wall_limit seconds; default
     wall_limit_for()) or leaves a program's result files torn raises SimulatorFault naming
     the job and the program: a fault of the run, not a result of the chip.
+
+    source_set "gls" runs the gate-level netlist of ga2_top (tb/sim/gls.py; Icarus) in
+    place of the RTL: the same bench, the same reference, the same judge.
 
     on_outcome(k, raw) is called, while the simulator still runs, as each program k's
     complete outcome lands (read_raw's dict, unjudged: the judgement comes after the run),
@@ -260,7 +264,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     prepared = prepare_jobs(jobs, cfg)
     if max_cycles is None:
         max_cycles = cycle_limit(prepared, cfg)
-    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves, source_set=source_set)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
     write_run(run_dir, prepared, cfg)
@@ -268,7 +272,8 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
                 + (["+cov"] if cov else []))
     if wall_limit is None:
-        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
+        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job),
+                                    MIN_RATE_GLS if source_set == "gls" else MIN_RATE)
     proc = {}
     with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome):
         _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],

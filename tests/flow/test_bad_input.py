@@ -559,6 +559,35 @@ TABLE.update({
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.gls": ("tools.flow.gls", [
+        (["--mode", "fast"], "--mode"),
+        (["--random", "-1"], "--random"),
+        (["--random", "x"], "--random"),
+        (["--random", "10001"], "--random"),
+        (["--random", ""], "--random"),
+        (["--seed", "-1"], "--seed"),
+        (["--seed", "x"], "--seed"),
+        (["--no-ch09", "--random", "0"], "--no-ch09"),
+        (["--bogus"], "--bogus"),
+    ]),
+    "python -m tools.flow.fpga": ("tools.flow.fpga", [
+        (["--device", "xc7a35t"], "--device"),
+        (["--sp-words", "0"], "--sp-words"),
+        (["--sp-words", "1"], "--sp-words"),
+        (["--sp-words", "65537"], "--sp-words"),
+        (["--sp-words", "x"], "--sp-words"),
+        (["--ext-words", "0"], "--ext-words"),
+        (["--ext-words", "65537"], "--ext-words"),
+        (["--imem-depth", "0"], "--imem-depth"),
+        (["--imem-depth", "65536"], "--imem-depth"),
+        (["--seed", "-1"], "--seed"),
+        (["--freq", "0"], "--freq"),
+        (["--freq", "-5"], "--freq"),
+        (["--freq", "nan"], "--freq"),
+        (["--freq", "x"], "--freq"),
+        (["--freq", "1001"], "--freq"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.bench.bench_model": ("tools.bench.bench_model", [
         (["--seconds", "0"], "--seconds"),
         (["--seconds", "-1"], "--seconds"),
@@ -595,7 +624,8 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.lm.eval", "tools.lm.train", "tools.serve.lm_run", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.bench.bench_model", "tools.bench.bench_sim"]
+           "tools.flow.headers", "tools.flow.gls", "tools.flow.fpga", "tools.bench.bench_model",
+           "tools.bench.bench_sim"]
 
 
 def shim_dir(d):
