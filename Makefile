@@ -6,13 +6,16 @@ N     ?= 2000
 SEED  ?= 1
 SOAK_N ?= 10000
 SCHEDULER ?=
+GLS_N ?= 20
+DEVICE ?= hx8k
+FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm remedies train-remedies mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth gls fpga fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm remedies train-remedies mutants-agree bench header core clean
 
 help:          ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
 setup:         ## install simulators (apt, as root) and .venv from requirements.txt
 	@bash tools/flow/setup.sh
@@ -27,11 +30,22 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q -m "not long" tests
 
-test-long: setup ## the long tests make test leaves out (a mutation sample, the Dask cluster, shrinking, the in-order bench suite on Icarus)
+test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9's mutants on Dask, shrinking, the in-order bench suite on Icarus, batch invariance at every B)
 	$(PY) -m pytest -n 2 -q -m long tests
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)
+
+serve-lm: setup ## serving the language model: 64 Poisson requests under 6 policies on Verilator (both modes), a pool too small, Icarus, the rate sweep and speculative decoding (model), figures out/serve_lm_*
+	$(PY) -m tools.serve.lm_run --sim verilator --requests 64 --rate 20 --blocks 48 --tag verilator_overlap_64
+	$(PY) -m tools.serve.lm_run --sim verilator --requests 24 --rate 40 --blocks 10 --policies reserve,preempt,reserve+chunked,preempt+chunked --tag verilator_smallpool
+	$(PY) -m tools.serve.lm_run --sim verilator --mode inorder --requests 64 --rate 10 --blocks 48 --tag verilator_inorder_64
+	$(PY) -m tools.serve.lm_run --sim icarus --requests 3 --rate 20 --blocks 24 --policies preempt+chunked --tag icarus_overlap_3
+	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --rates 4,10,20,40,80
+	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --mode inorder --rates 2,5,10,20,40
+	$(PY) -m tools.serve.lm_run --sim model --spec
+	$(PY) -m tools.serve.lm_run --sim model --spec --mode inorder
+	$(PY) -m tools.serve.lm_run --sim verilator --spec
 
 prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
 	$(PY) -m tools.prefix --sim $(SIM)
@@ -73,11 +87,24 @@ lint: setup    ## verilator --lint-only -Wall on the RTL
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt)
 	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
 
+gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
+	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)
+
+fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation, Fmax or yosys's estimate, out/fpga-*.txt; exit 1: does not fit (DEVICE=hx8k, FPGA_ARGS="--overlap ...")
+	@bash tools/flow/setup.sh fpga
+	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
+
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
 
 soak: setup    ## soak: 10,000 random programs per simulator and timing mode (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
 	$(PY) -m tb.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+
+soak-100k: setup ## the soak at scale on a local 2-worker Dask cluster: rate probe (2,000 per mode), projection, then 100,000 per mode on Verilator and 10,000 on Icarus if it fits BUDGET s (default 2700), else the largest counts that fit (RESUME=1 resumes its journal)
+	$(PY) -m tb.soak_scale --n 100000 --icarus-n 10000 --probe 2000 --budget $(or $(BUDGET),2700) --fit --seed $(SEED) $(if $(RESUME),--resume)
+
+coverage: setup ## functional coverage of the ISA and the chip from the co-simulations (holes by name) and Verilator line/toggle coverage per RTL module (COV_N=400 random programs per mode; out/coverage/report.txt)
+	$(PY) -m tb.coverage_run --sim both --n $(or $(COV_N),400) --seed $(SEED)
 
 plain: setup   ## the RTL against the reference through the plain Verilog bench (no cocotb), then the Icarus X check
 	$(PY) -m tb.plain_check --sim $(SIM) --random 50 --seed $(SEED)
@@ -92,6 +119,9 @@ mutants-rtl: setup ## RTL mutation run (tb.mutation.rtl.run), full, on both core
 
 mutants-serve: setup ## serving mutation run (python -m tools.serve.mutants): broken paged builders and schedulers
 	$(PY) -m tools.serve.mutants
+
+mutants-serve-lm: setup ## the LM server's mutants (python -m tools.serve.mutants --lm): broken schedulers, pools, speculation, against tools.serve.lm_check
+	$(PY) -m tools.serve.mutants --lm
 
 mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench and by pytest (SAMPLE=12 SEED=1)
 	$(PY) -m tb.mutation.rtl.agree --sample $(or $(SAMPLE),12) --seed $(SEED)

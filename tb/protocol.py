@@ -14,7 +14,7 @@ in hex, x/z reported), read_trace ("pc cycle" lines).
 The cocotb wrapper (tb/hdl/ga2_tb.v), per program k of a run directory: inputs
 pK_imem.hex, pK_ext.hex (optional: without it the external memory is kept), pK_sp.hex
 (optional), pK_ctl.hex (gap abort_at) and jobs.txt; outputs pK_status.txt, pK_trace.txt,
-pK_ext_out.hex, pK_bus.txt. write_jobs, write_program; has_outcome, read_outcome, read_bus.
+pK_ext_out.hex, pK_bus.txt, and with +cov pK_cov.txt (tb/coverage.py read_cov). write_jobs, write_program; has_outcome, read_outcome, read_bus.
 
 The mutation bench (tb/hdl/mut_rtl_tb.v), per program p of the suite directory: pP_imem.hex,
 pP_ext.hex and pP_exp.hex (not for a light program), pP_meta.hex (META, then the trace);
@@ -113,7 +113,7 @@ def read_trace(path, base=16):
 # the pK_* files: "p<k>_" and these names (the wrapper's, then the mutation bench's own)
 GA2_TB_FILES = {"imem": "imem.hex", "ext": "ext.hex", "sp": "sp.hex", "ctl": "ctl.hex",
                 "status": "status.txt", "trace": "trace.txt", "ext_out": "ext_out.hex",
-                "bus": "bus.txt"}
+                "bus": "bus.txt", "cov": "cov.txt"}
 MUT_FILES = {"imem": "imem.hex", "ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
 PROGRAM_FILES = {**GA2_TB_FILES, **MUT_FILES}
 

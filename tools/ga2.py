@@ -8,6 +8,10 @@
   ga2 generate "PROMPT" --tokens N [--batch-file F] [--sim model|icarus|verilator]
           [--task text|add] [--mode inorder|overlap] [--weights FILE]
                                         the trained model decoding on the chip (docs/lm.md)
+  ga2 serve [--sim model|icarus|verilator] [--requests N --rate R | --workload FILE]
+          [--policies P,...] [--blocks N] [--mode inorder|overlap] [--sweep | --spec]
+                                        serving the language model (python -m tools.serve.lm_run's
+                                        options; docs/serving.md, "Serving the language model")
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
 128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a
@@ -350,10 +354,21 @@ def parser():
     p.add_argument("--tile", type=cli.integer(1, 255), default=0,
                    help="remedy: stream the cached K and V in tiles of this many rows")
     p.set_defaults(func=cmd_generate)
+    p = sub.add_parser("serve", add_help=False,
+                       help="serve the language model on the chip (python -m tools.serve.lm_run's options)")
     return ap
 
 
+def cmd_serve(argv):
+    """ga2 serve: every option is python -m tools.serve.lm_run's (its parser, named ga2 serve)."""
+    from tools.serve import lm_run
+    return lm_run.main(list(argv), prog="ga2 serve")
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "serve":         # its options are lm_run's: handed over whole
+        return cmd_serve(argv[1:])
     try:
         args = parser().parse_args(argv)
     except SystemExit as e:                 # bad usage: the one line is printed, exit 2

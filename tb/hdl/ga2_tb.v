@@ -3,6 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
+`include "ga2_isa.vh"
 // ga2_tb: co-simulation wrapper of the chip (the cocotb toplevel, also usable alone):
 // tb/hdl/ga2_harness.v (ga2_top and its memories) plus the clock (always #5), reset,
 // start and a file protocol, so the Python side never pokes memories word by word.
@@ -36,6 +37,8 @@
 // compares with the reference's count (tb/judge.py).
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
+// +cov (tb/coverage.py, make coverage) also writes pK_cov.txt per program: the chip's
+// hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor).
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
 module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
@@ -149,6 +152,80 @@ module ga2_tb #(
     end
   end
 
+  // ------------------------------------------------------------------ coverage monitor
+  // +cov (tb/coverage.py): per program the chip's hazard stalls by kind and unit pair and
+  // the units busy at a cut, into pK_cov.txt (written before the status). A cycle counts
+  // for (kind, busy unit, decoding unit) when DECODE holds a unit instruction without
+  // fault that ga2_hazard stalls, that unit is busy and the instruction's ranges meet its
+  // in-flight ranges in that kind (ga2_hazard's own terms, read by hierarchical name).
+  // Index kind*9 + busy*3 + dec: kind 0 RAW, 1 WAR, 2 WAW; unit 0 dma, 1 mm, 2 vec.
+  reg         cov_on;
+  reg [31:0]  cov_haz [0:26];
+  reg [2:0]   cov_cut_busy;
+  integer     fd_cov, ci;
+  generate
+    if (OVERLAP != 0) begin : g_cov
+      localparam AW = `GA2_ADDR_W;
+      localparam RW = 2 * AW + 1;
+      function meet;
+        input [RW-1:0] a;
+        input [RW-1:0] b;
+        begin
+          meet = a[RW-1] && b[RW-1] && (a[2*AW-1:AW] <= b[AW-1:0]) && (b[2*AW-1:AW] <= a[AW-1:0]);
+        end
+      endfunction
+      wire [RW-1:0] n_rd0 = u_h.dut.g_hazard.u_hazard.new_rd0;
+      wire [RW-1:0] n_rd1 = u_h.dut.g_hazard.u_hazard.new_rd1;
+      wire [RW-1:0] n_wr  = u_h.dut.g_hazard.u_hazard.new_wr;
+      wire [RW-1:0] b_wr [0:2];
+      wire [RW-1:0] b_rd0 [0:2];
+      wire [RW-1:0] b_rd1 [0:2];
+      assign b_wr[0]  = u_h.dut.g_hazard.u_hazard.dma_wr_q;
+      assign b_rd0[0] = u_h.dut.g_hazard.u_hazard.dma_rd_q;
+      assign b_rd1[0] = {RW{1'b0}};
+      assign b_wr[1]  = u_h.dut.g_hazard.u_hazard.mm_wr_q;
+      assign b_rd0[1] = u_h.dut.g_hazard.u_hazard.mm_rd0_q;
+      assign b_rd1[1] = u_h.dut.g_hazard.u_hazard.mm_rd1_q;
+      assign b_wr[2]  = u_h.dut.g_hazard.u_hazard.vec_wr_q;
+      assign b_rd0[2] = u_h.dut.g_hazard.u_hazard.vec_rd_q;
+      assign b_rd1[2] = u_h.dut.g_hazard.u_hazard.vec_rd1_q;
+      // the sequencer's own view (its ports and its DECODE state), so nothing here depends
+      // on how ga2_top wires them
+      wire [2:0] busy = u_h.dut.u_seq.unit_busy;
+      wire [2:0] dsel = u_h.dut.u_seq.unit_sel;
+      wire stalled = u_h.dut.u_seq.in_decode && !u_h.dut.u_seq.fault && !u_h.dut.u_seq.is_halt
+                     && u_h.dut.u_seq.hazard;
+      integer bu, du;
+      always @(negedge clk) begin
+        if (cov_on && tracing && stalled === 1'b1) begin
+          for (bu = 0; bu < 3; bu = bu + 1) begin
+            for (du = 0; du < 3; du = du + 1) begin
+              if (busy[bu] && dsel[du]) begin
+                if (meet(n_rd0, b_wr[bu]) || meet(n_rd1, b_wr[bu]))
+                  cov_haz[0*9 + bu*3 + du] = cov_haz[0*9 + bu*3 + du] + 1;
+                if (meet(n_wr, b_rd0[bu]) || meet(n_wr, b_rd1[bu]))
+                  cov_haz[1*9 + bu*3 + du] = cov_haz[1*9 + bu*3 + du] + 1;
+                if (meet(n_wr, b_wr[bu]))
+                  cov_haz[2*9 + bu*3 + du] = cov_haz[2*9 + bu*3 + du] + 1;
+              end
+            end
+          end
+        end
+      end
+    end
+  endgenerate
+
+  task write_cov;
+    begin
+      $sformat(fname, "p%0d_cov.txt", k);
+      fd_cov = $fopen(fname, "w");
+      $fdisplay(fd_cov, "cut_busy %h", cov_cut_busy);
+      for (ci = 0; ci < 27; ci = ci + 1)
+        if (cov_haz[ci] != 0) $fdisplay(fd_cov, "haz%0d %h", ci, cov_haz[ci]);
+      $fclose(fd_cov);
+    end
+  endtask
+
   task run_program;
     begin
       prog = k[15:0];
@@ -184,6 +261,8 @@ module ga2_tb #(
       $sformat(fname, "p%0d_bus.txt", k);
       fd_bus = $fopen(fname, "w");
       bus_open = 1'b0;
+      for (ci = 0; ci < 27; ci = ci + 1) cov_haz[ci] = 32'd0;
+      cov_cut_busy = 3'd0;
       tracing = 1'b1;
       start = 1'b1;
       @(negedge clk);
@@ -205,8 +284,10 @@ module ga2_tb #(
       $fclose(fd_trace);
       if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
       $fclose(fd_bus);
+      cov_cut_busy = cut ? u_h.dut.u_seq.unit_busy : 3'd0;
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;
+      if (cov_on) write_cov;
       write_results;
       // a hung chip: reset it so the next program starts from a clean sequencer
       if (timeout) reset_chip;
@@ -225,6 +306,7 @@ module ga2_tb #(
     mon_base = {`GA2_MON_N*32{1'b0}};
     mon_idle = {`GA2_MON_N*32{1'b0}};
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;
+    cov_on = $test$plusargs("cov");
 `ifndef VERILATOR
     if ($test$plusargs("waves")) begin
       $dumpfile("ga2_tb.vcd");

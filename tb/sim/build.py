@@ -32,6 +32,9 @@ COMMON = HDL_DIR
 HARNESS = HDL_DIR / "ga2_harness.v"
 SIMS = ("icarus", "verilator")
 TOPLEVEL = "ga2_tb"
+# what a build of the chip simulates: "rtl" (rtl/ga2.f) or "gls" (the yosys netlist of
+# ga2_top, tb/sim/gls.py; Icarus only), with the same harness, bench and judge
+SOURCE_SETS = ("rtl", "gls")
 
 # every Verilator build (cocotb and --binary): x's get distinct values, not 0 (so an
 # uninitialised register shows), full optimisation, lint left to tools/flow/lint.py
@@ -70,9 +73,32 @@ def check_sim(sim):
         raise ValueError(f"sim must be one of {', '.join(SIMS)}, got {sim!r}")
 
 
-def default_build_dir(sim, cfg, waves=False):
-    """build/<sim>-<config name>[-waves]: one directory per parameter set."""
-    return ROOT / "build" / f"{sim}-{cfg.name}{'-waves' if waves else ''}"
+# GA2_RTL_COVERAGE=DIR: Verilator builds with line and toggle coverage (in their own build
+# directories, <sim>-<config>-linecov) and every run's coverage.dat copied into DIR
+# (tb/coverage_run.py: make coverage)
+RTL_COVERAGE_ENV = "GA2_RTL_COVERAGE"
+RTL_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
+
+
+def rtl_coverage_dir():
+    """The directory of the RTL coverage files (GA2_RTL_COVERAGE), or None."""
+    d = os.environ.get(RTL_COVERAGE_ENV, "")
+    return Path(d) if d else None
+
+
+def default_build_dir(sim, cfg, waves=False, source_set="rtl"):
+    """build/<sim>[-gls]-<config name>[-waves][-linecov]: one directory per source set and
+    parameter set."""
+    gls = "-gls" if source_set == "gls" else ""
+    cov = "-linecov" if sim == "verilator" and rtl_coverage_dir() is not None else ""
+    return ROOT / "build" / f"{sim}{gls}-{cfg.name}{'-waves' if waves else ''}{cov}"
+
+
+def check_source_set(sim, source_set):
+    if source_set not in SOURCE_SETS:
+        raise ValueError(f"source set must be one of {', '.join(SOURCE_SETS)}, got {source_set!r}")
+    if source_set == "gls" and sim != "icarus":
+        raise ValueError(f"gate-level simulation runs on icarus only, got {sim!r}")
 
 
 def cfg_parameters(cfg):
@@ -297,25 +323,32 @@ def verilator_make(make, bdir, env=None):
 
 
 def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
-          srcs=None, parameters=None, public=None):
+          srcs=None, parameters=None, public=None, source_set="rtl"):
     """Build the cocotb simulation of the chip in its wrapper; returns the build directory.
 
     Idempotent: a stamp of the sources' contents, the parameters and the build arguments
     lets a second call return at once; concurrent calls serialise on a file lock.
     srcs/toplevel/parameters let the unit-test wrappers reuse this for other toplevels;
     public (default: only for other toplevels, or GA2_PUBLIC=1) keeps cocotb's
-    --public-flat-rw on Verilator.
+    --public-flat-rw on Verilator. source_set "gls": the gate-level netlist of ga2_top for
+    cfg (tb/sim/gls.py, synthesised first when its RTL changed) in place of the RTL.
     """
     check_sim(sim)
+    check_source_set(sim, source_set)
     cfg = config.resolve(cfg)
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
-    bdir = Path(build_dir) if build_dir else default_build_dir(sim, cfg, waves)
+    bdir = Path(build_dir) if build_dir else default_build_dir(sim, cfg, waves, source_set)
     bdir = bdir.resolve()
+    if srcs is None and source_set == "gls":
+        from tb.sim import gls
+        srcs = gls.sources(cfg, rtl_dir)
     srcs = [Path(s).resolve() for s in (srcs if srcs is not None else sources(rtl_dir))]
     params = cfg_parameters(cfg) if parameters is None else dict(parameters)
     args = list(VERILATOR_ARGS) if sim == "verilator" else []
     if sim == "verilator" and waves:
         args += ["--trace", "--trace-structs"]
+    if sim == "verilator" and rtl_coverage_dir() is not None:
+        args += RTL_COVERAGE_ARGS
     if sim == "icarus":
         args += ["-Wimplicit"]
     if public is None:

@@ -13,19 +13,21 @@ are tb/protocol.py's; each result's host dict holds
 "bus": the run's external-memory accesses as [(kind 'r'|'w', first, last)] (the
 wrapper's bus monitor, pK_bus.txt).
 """
+import contextlib
 import os
 import re
 import shutil
 import sys
+import threading
 import uuid
 from collections import namedtuple
 from pathlib import Path
 
 from model import config, hostio, isa, timing
 from model.machine import Machine
-from tb import protocol
+from tb import coverage, protocol
 from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
-from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, tail
+from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
 from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
@@ -40,6 +42,7 @@ the scratchpad, since the reference cannot know what the cut program left there)
 
 
 MIN_RATE = 1000        # simulated cycles per second a simulator surely beats (Icarus: ~19k)
+MIN_RATE_GLS = 50      # the same for the gate-level netlist on Icarus (measured: ~180 at load 19)
 WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock limit
 
 
@@ -103,10 +106,10 @@ def design_assertion(log):
     return m.group(1).strip()[:300] if m else ""
 
 
-def wall_limit_for(prepared, max_cycles, gap_total=0):
+def wall_limit_for(prepared, max_cycles, gap_total=0, rate=MIN_RATE):
     """The default wall-clock limit of a simulator process: WALL_BASE seconds, plus every
-    program's cycle limit at MIN_RATE cycles per second (GA2_SIM_WALL=seconds overrides
-    it; 0: no limit)."""
+    program's cycle limit at `rate` cycles per second (MIN_RATE; MIN_RATE_GLS for the
+    netlist) (GA2_SIM_WALL=seconds overrides it; 0: no limit)."""
     env = os.environ.get("GA2_SIM_WALL", "")
     if env:
         try:
@@ -115,7 +118,7 @@ def wall_limit_for(prepared, max_cycles, gap_total=0):
             raise ValueError(f"GA2_SIM_WALL={env!r} is not a number of seconds") from None
         return v if v > 0 else None
     n = sum(len(job) for job in prepared)
-    return WALL_BASE + (n * int(max_cycles) + gap_total) / MIN_RATE
+    return WALL_BASE + (n * int(max_cycles) + gap_total) / rate
 
 
 def check_outcomes(sim, run_dir, prepared, process, failed=None, log=None):
@@ -233,7 +236,7 @@ def cycle_limit(prepared, cfg, margin=2):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None):
+        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -244,6 +247,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     A simulator that crashes, is killed, hangs (runs past wall_limit seconds; default
     wall_limit_for()) or leaves a program's result files torn raises SimulatorFault naming
     the job and the program: a fault of the run, not a result of the chip.
+
+    source_set "gls" runs the gate-level netlist of ga2_top (tb/sim/gls.py; Icarus) in
+    place of the RTL: the same bench, the same reference, the same judge.
+
+    on_outcome(k, raw) is called, while the simulator still runs, as each program k's
+    complete outcome lands (read_raw's dict, unjudged: the judgement comes after the run),
+    in program order: what a user watching a long run sees as it happens.
     """
     waves = waves or waves_file is not None
     check_sim(sim)
@@ -254,17 +264,21 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     prepared = prepare_jobs(jobs, cfg)
     if max_cycles is None:
         max_cycles = cycle_limit(prepared, cfg)
-    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves)
+    bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves, source_set=source_set)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
     write_run(run_dir, prepared, cfg)
-    plusargs = [f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+    cov = coverage.enabled()
+    plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
+                + (["+cov"] if cov else []))
     if wall_limit is None:
-        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job))
+        wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job),
+                                    MIN_RATE_GLS if source_set == "gls" else MIN_RATE)
     proc = {}
-    _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
-                                 plusargs=plusargs, pytest=False,   # ga2_job has no asserts
-                                 wall_limit=wall_limit, process=proc)
+    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome):
+        _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
+                                     plusargs=plusargs, pytest=False,   # ga2_job has no asserts
+                                     wall_limit=wall_limit, process=proc)
     check_outcomes(sim, run_dir, prepared, Process(**proc) if proc else None, failed, log)
     if waves:
         vcds = sorted(run_dir.glob("*.vcd"))
@@ -290,13 +304,92 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
             raw["limit"] = int(max_cycles)
             raw["host"]["pre_expected"], raw["host"]["pre_after"] = _after(prev)
             out.append(make_result(raw, next(refs)))
+            if cov:
+                coverage.sample(it.prog, raw, out[-1].ok, cfg, protocol.program_file(run_dir, k, "cov"))
             prev, k = raw, k + 1
         results.append(out)
+    if cov:
+        coverage.save(cov)
+    rtl_cov = rtl_coverage_dir() if sim == "verilator" else None
+    if rtl_cov is not None and (run_dir / "coverage.dat").exists():
+        rtl_cov.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run_dir / "coverage.dat", rtl_cov / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.dat")
     all_ok = all(p.ok for job in results for p in job)
     keep = keep if keep is not None else os.environ.get("GA2_KEEP_RUNS", "") not in ("", "0")
     if all_ok and not waves and not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return results
+
+
+class _ToConsole:
+    """sys.stdout while a run watches its outcomes: the watcher thread's writes go to the
+    console (a copy of fd 1 taken before the simulator's output is sent to its log), every
+    other thread's to the stream they went to before."""
+
+    def __init__(self, before, console, thread):
+        self._before, self._console, self._thread = before, console, thread
+
+    def _target(self):
+        return self._console if threading.current_thread() is self._thread else self._before
+
+    def write(self, text):
+        return self._target().write(text)
+
+    def flush(self):
+        self._target().flush()
+
+    def __getattr__(self, name):
+        return getattr(self._before, name)
+
+
+@contextlib.contextmanager
+def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
+    """Call on_outcome(k, raw) for programs 0..n-1 as their outcomes land in run_dir (a
+    thread polling the status files the wrapper writes last), the rest after the block;
+    what on_outcome prints reaches the console, not the simulator's log; an exception of
+    on_outcome is raised after the block."""
+    if on_outcome is None:
+        yield
+        return
+    stop, done, errors = threading.Event(), [0], []
+
+    def deliver():
+        while done[0] < n and not errors:
+            k = done[0]
+            if protocol.outcome_problem(run_dir, k):
+                return   # not landed yet (or never: check_outcomes names that fault)
+            try:
+                on_outcome(k, read_raw(run_dir, ext_words, k))
+            except Exception as e:   # noqa: BLE001  (re-raised in the caller's thread)
+                errors.append(e)
+            done[0] += 1
+
+    def watch():
+        while not stop.is_set():
+            deliver()
+            stop.wait(poll)
+
+    sys.stdout.flush()
+    before = sys.stdout
+    try:
+        console = open(os.dup(before.fileno()), "w", encoding=getattr(before, "encoding", None) or "utf-8")
+    except (AttributeError, OSError, ValueError):   # a stream with no file behind it (pytest's capsys)
+        console = None
+    t = threading.Thread(target=watch, daemon=True)
+    if console is not None:
+        sys.stdout = _ToConsole(before, console, t)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+        sys.stdout = before
+        if console is not None:
+            console.close()
+    deliver()
+    if errors:
+        raise errors[0]
 
 
 def run_programs(sim, pairs, **kw):

@@ -590,3 +590,27 @@ def reset_programs():
             out.append((f"reset in {ev.op} ({at})", prog, img, at))
             out.append((f"after reset in {ev.op} ({at})", prog, img))
     return out
+
+
+def bench_items(entries):
+    """[(label, hw Item)] for the bench's entries, in the same order (tests/tb/test_bench_suite.py
+    runs them so; tb/coverage_run.py too): (label, prog, image) -> Item(prog, image) (image
+    None: an all-zero external memory, as the bench clears it); (label, prog, image,
+    abort_at) -> the same cut by rst after abort_at cycles; (label, prog, None, 0, 1), a
+    light fault program, -> Item(prog, KEEP_EXT): the external memory stays as the previous
+    program left it."""
+    from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item
+    out = []
+    for e in entries:
+        if len(e) not in (3, 4, 5):
+            raise ValueError(f"bench entry of {len(e)} fields: {e[0]!r}")
+        label, prog, img = e[:3]
+        abort_at = int(e[3]) if len(e) > 3 else 0
+        light = bool(e[4]) if len(e) > 4 else False
+        if light:
+            # build_suite writes no ext/exp files for a light program: its image is unused
+            if img is not None or abort_at:
+                raise ValueError(f"{label}: a light entry with an image or a cut")
+            img = KEEP_EXT
+        out.append((label, Item(prog, img, None, DEFAULT_GAP, abort_at)))
+    return out

@@ -31,26 +31,10 @@ from model import isa
 from tb.mutation.rtl import suite
 from tb import hw
 from tb.sim.run import KEEP_EXT
+from tb.stimulus.programs import bench_items
 
 MODES = {"inorder": (suite.CFG, suite.suite_programs),
          "overlap": (suite.CFG_OVERLAP, suite.overlap_programs)}
-
-
-def bench_items(entries):
-    """[(label, Item)] for the bench's entries, in the same order (see the module doc)."""
-    out = []
-    for e in entries:
-        if len(e) not in (3, 4, 5):
-            raise ValueError(f"bench entry of {len(e)} fields: {e[0]!r}")
-        label, prog, img = e[:3]
-        abort_at = int(e[3]) if len(e) > 3 else 0
-        light = bool(e[4]) if len(e) > 4 else False
-        if light:
-            # build_suite writes no ext/exp files for a light program: its image is unused
-            assert img is None and not abort_at, f"{label}: a light entry with an image or a cut"
-            img = KEEP_EXT
-        out.append((label, hw.Item(prog, img, None, hw.DEFAULT_GAP, abort_at)))
-    return out
 
 
 @functools.lru_cache(maxsize=None)
@@ -83,7 +67,13 @@ def test_bench_items_map_the_entries():
         assert sum(it.abort_at > 0 for _, it in items) == sum(len(e) > 3 and e[3] > 0 for e in entries) > 0
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
+# the in-order suite on Icarus is long (the mutation harness of tests/tb/test_mut_rtl.py runs
+# its quick part on Icarus in every make test; Verilator runs all of it): make test-long
+CIRCUIT_CASES = [pytest.param("icarus", "inorder", marks=pytest.mark.long), ("icarus", "overlap"),
+                 ("verilator", "inorder"), ("verilator", "overlap")]
+
+
+@pytest.mark.parametrize("sim,mode", CIRCUIT_CASES, indirect=["sim"])
 def test_bench_programs_on_the_circuit(sim, mode):
     cfg, _ = MODES[mode]
     labelled = mode_items(mode)

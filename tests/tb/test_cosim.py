@@ -234,3 +234,19 @@ def test_bad_arguments_are_refused():
             hw.run("icarus", jobs)
     with pytest.raises(ValueError, match="expected \\(prog, image\\)"):
         hw.run("icarus", [[[isa.build("HALT")]]])
+
+
+def test_outcomes_are_delivered_as_they_land(sim):
+    """hw.run's on_outcome: every program's outcome once, in program order, before run
+    returns, with the memory the judged result has; a callback's exception reaches the caller."""
+    pairs = progen.random_programs(77, 5)
+    seen = []
+    res = hw.run_programs(sim, pairs, on_outcome=lambda k, raw: seen.append((k, np.array(raw["ext"]))))
+    assert [k for k, _ in seen] == list(range(len(pairs)))
+    for (_, ext), p in zip(seen, res):
+        assert p.ok and np.array_equal(ext, p.ext)
+
+    def boom(k, raw):
+        raise RuntimeError(f"callback broke at {k}")
+    with pytest.raises(RuntimeError, match="callback broke at 0"):
+        hw.run_programs(sim, pairs[:2], on_outcome=boom)

@@ -4,6 +4,8 @@
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
+#  - with the argument `fpga` (make fpga), also nextpnr-ice40 and fpga-icestorm (icepack,
+#    icetime) from Debian, the same way: only that target needs them;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
 #    process, each CLI call) compiles cocotb, pytest, numpy... from source again.
@@ -14,6 +16,10 @@ need=()
 command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
 command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v yosys >/dev/null 2>&1 || need+=(yosys)
+if [ "${1:-}" = fpga ]; then
+  command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
+  command -v icetime >/dev/null 2>&1 || need+=(fpga-icestorm)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${need[*]} with apt-get"

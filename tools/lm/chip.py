@@ -82,25 +82,32 @@ class Layout:
     area (batch x ctx words: sequence b's ids at b*ctx + t) and the KV cache
     (kv(layer, 0 for K / 1 for V, b): ctx rows of d words). sp: the step's buffers.
     ValueError when the batch does not fit the chip.
+
+    Options for a host with its own memory map (tools/serve/lm_engine.py: a paged KV
+    pool, a token area per request, a second model's weights): cache=False reserves no
+    token area and no KV cache (ext_words ends at the weights; step_program then needs
+    its mem= address functions); base: the first word of the weights (default 0).
     """
 
-    def __init__(self, mcfg, batch, ctx, chip=LM_CHIP):
+    def __init__(self, mcfg, batch, ctx, chip=LM_CHIP, cache=True, base=0):
         if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise ValueError(f"batch must be a positive integer, got {batch!r}")
         if not isinstance(ctx, int) or isinstance(ctx, bool) or not 1 <= ctx <= mcfg.ctx:
             raise ValueError(f"ctx must be 1..{mcfg.ctx} (the model's context), got {ctx!r}")
         self.m, self.batch, self.ctx, self.chip = mcfg, batch, ctx, chip
         d = mcfg.d
-        at = 0
+        at = base
         self.w = {}
         for name, r, c in _matrices(mcfg):
             self.w[name] = at
             at += r * c
         self.weight_words = at
         self.tokens = at
-        at += batch * ctx
+        if cache:
+            at += batch * ctx
         self.kv0 = at
-        at += mcfg.layers * 2 * batch * ctx * d
+        if cache:
+            at += mcfg.layers * 2 * batch * ctx * d
         self.ext_words = at
         if at > chip.ext_words:
             raise ValueError(f"a batch of {batch} sequences of {ctx} tokens needs {at} words "
@@ -162,20 +169,68 @@ class Layout:
         return ext
 
 
-def step_program(model, lay, rows):
+class Contiguous:
+    """The address functions of a Layout's own memory map (the default of step_program):
+    sequence b's token ids at lay.tokens + b*ctx + t, its cached rows of a layer and kind
+    one contiguous run at lay.kv(...). A host with another map (a paged KV pool:
+    tools/serve/lm_engine.py) passes an object with the same three methods."""
+
+    def __init__(self, lay):
+        self.lay = lay
+
+    def token(self, b, t):
+        """The external address of sequence b's token id at position t."""
+        return self.lay.tokens + b * self.lay.ctx + t
+
+    def kv_row(self, layer, kind, b, t):
+        """The external address of sequence b's cached K (kind 0) or V (kind 1) row t."""
+        return self.lay.kv(layer, kind, b) + t * self.lay.m.d
+
+    def kv_runs(self, layer, kind, b, n):
+        """Rows 0..n-1 of that cache as [(external address, rows)], in row order: one LD each."""
+        return [(self.lay.kv(layer, kind, b), n)]
+
+
+def step_program(model, lay, rows, mem=None):
     """The instructions of one decode step for rows (a list of Row), ending in HALT; in
-    chip order for lay.chip's timing mode. A remedies.Layout (a Generation with
-    remedies) gets tools/lm/remedies.py's step."""
+    chip order for lay.chip's timing mode. mem: the address functions (token, kv_row,
+    kv_runs; default Contiguous(lay)).
+
+    Several rows of ONE sequence may share a step (a chunk of a prompt; a speculative
+    verification): their positions must be distinct and consecutive from the sequence's
+    first, and each row's attention sees the cache 0..t-1, in which this step's rows of
+    the sequence at positions < t are: their attention runs in increasing t, each after
+    the previous row's K and V are stored (the overlap reorder keeps that order: a
+    store before a load of the same words). A step with one row per sequence (every
+    Generation's) is built exactly as without this.
+
+    A remedies.Layout (a Generation with remedies) gets tools/lm/remedies.py's step (one
+    row per sequence, its own memory map: mem must be None)."""
     if getattr(lay, "remedies", None) is not None:
+        if mem is not None:
+            raise ValueError("a remedied step has its own memory map (no mem=)")
         from tools.lm import remedies
         return remedies.step_program(model, lay, rows)
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
+    mem = Contiguous(lay) if mem is None else mem
+    seqs = {}
+    for row in rows:
+        seqs.setdefault(row.b, []).append(row.t)
+    for b, ts in seqs.items():
+        if sorted(ts) != list(range(min(ts), min(ts) + len(ts))):
+            raise ValueError(f"sequence {b}: a step's rows of one sequence must be at distinct, "
+                             f"consecutive positions, got {sorted(ts)}")
     # the rows whose next token is generated first: only they need the output head (a
     # prefill row's logits are never read), and as a prefix of the batch they tile it
     rows = sorted(rows, key=lambda row: not row.write)
     d, V, R = m.d, m.vocab, len(rows)
+    # the order of the rows' attention: the batch order, or, when a sequence has several
+    # rows, by position (a row sees the K and V its sequence's earlier rows stored)
+    att = list(range(R))
+    if len(seqs) < R:
+        att.sort(key=lambda r: rows[r].t)
     heads = sum(row.write for row in rows)
     P = []
 
@@ -236,7 +291,7 @@ def step_program(model, lay, rows):
 
     # -- the embedding: the token id (from the external token area), its row, the position's
     for r, row in enumerate(rows):
-        I("LD", dst=sp["tok"] + r, src=lay.tokens + row.b * lay.ctx + row.t, len=1)
+        I("LD", dst=sp["tok"] + r, src=mem.token(row.b, row.t), len=1)
         I("LDX", dst=sp["x"] + r * d, src=lay.w["wte"], len=d, idx=sp["tok"] + r, rows=V)
         I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)
     for g0, gn in groups:
@@ -248,15 +303,19 @@ def step_program(model, lay, rows):
             norm(g0, gn, f"h{i}.n1")
             for n in "qkv":
                 project(g0, gn, mats[n], sp["h"], sp[n], f"h{i}.{n}")
-        for r, row in enumerate(rows):
-            s, t = r % sets, row.t
+        for j, r in enumerate(att):
+            row = rows[r]
+            s, t = j % sets, row.t
             kb, vb = sp[f"kb{s}"], sp[f"vb{s}"]
             kr, vr = sp["k"] + r * d, sp["v"] + r * d
-            I("ST", src=kr, dst=lay.kv(i, 0, row.b) + t * d, len=d)
-            I("ST", src=vr, dst=lay.kv(i, 1, row.b) + t * d, len=d)
+            I("ST", src=kr, dst=mem.kv_row(i, 0, row.b, t), len=d)
+            I("ST", src=vr, dst=mem.kv_row(i, 1, row.b, t), len=d)
             if t:       # the cached rows 0 .. t-1 (row t is this step's, on chip)
-                I("LD", dst=kb, src=lay.kv(i, 0, row.b), len=t * d)
-                I("LD", dst=vb, src=lay.kv(i, 1, row.b), len=t * d)
+                for kind, buf in ((0, kb), (1, vb)):
+                    at = buf
+                    for src, n in mem.kv_runs(i, kind, row.b, t):
+                        I("LD", dst=at, src=src, len=n * d)
+                        at += n * d
             I("RQ", dst=kb + t * d, src=kr, len=d, m=1, s=0)      # this step's rows join
             I("RQ", dst=vb + t * d, src=vr, len=d, m=1, s=0)      # the cached ones (a copy)
             n = t + 1
@@ -292,7 +351,7 @@ def step_program(model, lay, rows):
             matmul(lg + c0, sp["h"], d, w, n, V, heads)
     for r, row in enumerate(rows[:heads]):
         I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
-        I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)
+        I("ST", src=sp["nxt"] + r, dst=mem.token(row.b, row.t + 1), len=1)
     P.append(isa.build("HALT", cfg=chip))
     if chip.mode == "overlap":
         P = reorder(P, chip)

@@ -159,8 +159,8 @@ def garbage_sp(seed, k, cfg):
 
 def run(gen, sim="model", on_step=None, garbage=None):
     """Run gen on sim ("model", "icarus" or "verilator"); an Outcome. on_step(k, ext) is
-    called after each step with the external memory the chip left (on a simulator, after
-    the whole job, step by step). garbage=SEED fills the scratchpad with random words
+    called after each step with the external memory the chip left (on a simulator, as
+    each step's outcome lands while the job still runs). garbage=SEED fills the scratchpad with random words
     before every step (the chip's and the reference's alike: tb.hw's Item.sp)."""
     cfg = gen.layout.chip
     progs = gen.programs()
@@ -186,7 +186,8 @@ def run(gen, sim="model", on_step=None, garbage=None):
         if sim not in hw.available_sims():
             raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
         items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT, junk(k)) for k, p in enumerate(progs)]
-        res = hw.run_programs(sim, items, cfg=cfg)
+        landed = None if on_step is None else (lambda k, raw: on_step(k, raw["ext"]))
+        res = hw.run_programs(sim, items, cfg=cfg, on_outcome=landed)
         for k, r in enumerate(res):
             counters.append(r.counters)
             ok = ok and r.ok
@@ -195,8 +196,6 @@ def run(gen, sim="model", on_step=None, garbage=None):
             if not r.ok and not error:
                 error = f"step {k}: {r.mismatch}"
             ext = r.ext
-            if on_step:
-                on_step(k, ext)
     tokens = gen.tokens(ext)
     return Outcome(tokens, counters, ok and not error, [r[0] for r in ref],
                    not error and _kv_ok(gen.model, gen, ext, ref), error)

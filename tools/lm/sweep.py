@@ -26,13 +26,13 @@ from model.machine import Machine
 from tb import cli
 from tb.hw import SimulatorFault
 from tools import ROOT
+from tools.flow.fpga import CLOCK_MHZ     # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
 from tools.lm import chip
 from tools.lm.generate import load_model
 
 OUT = ROOT / "out"
 CTX = (8, 16)
 BATCH = (1, 2, 4, 8, 16)     # 32 fits at no context of CTX (docs/lm.md)
-CLOCK_MHZ = 100          # for tokens per second, derived: an assumed clock, not a measured one
 
 
 def step(model, B, T, cfg):
@@ -87,7 +87,8 @@ def table(rows):
     out.append(f"cycles, dma, mm, vec: the counters of {', '.join(src)}"
                + (" (the reference chip: run with --sim for the circuit's)" if src == ["model"] else "")
                + "; words, MACs: the program's fields")
-    out.append(f"* tokens per second derived at an assumed {CLOCK_MHZ} MHz clock")
+    out.append(f"* tokens per second derived at GA-2's {CLOCK_MHZ} MHz clock, estimated for an iCE40 HX8K "
+               "(tools/flow/fpga.py CLOCK_MHZ, docs/fpga.md)")
     return "\n".join(out)
 
 

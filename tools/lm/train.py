@@ -45,6 +45,10 @@ VARIANTS = {
                         batch=8, steps=2000, data="text"),
 }
 TASKS.update(VARIANTS)
+# --size draft: a smaller model of the same task, trained the same way (same seed, data,
+# optimizer), for speculative decoding (tools/serve/spec.py): one layer, one head of 16
+DRAFT = dict(d=16, heads=1, layers=1, mlp=16)
+SIZES = ("main", "draft")
 BETAS = (0.9, 0.99)
 WEIGHT_DECAY = 0.01     # decoupled (AdamW), on the matrices and tables, not on the gains
 FLOOR = 0.1             # the cosine decays the rate to FLOOR * lr
@@ -72,9 +76,26 @@ def rate(step, hp):
     return hp["lr"] * (FLOOR + (1 - FLOOR) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
-def train(task, steps=None, log=None):
-    """(params, losses): train task for steps (default its full run) from its seed."""
-    hp = TASKS[task]
+def hyper(task, size="main"):
+    """The hyper-parameters of a task's model of a size ("main": TASKS's; "draft": the
+    same with DRAFT's smaller Config)."""
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r} (sizes: {', '.join(SIZES)})")
+    hp = dict(TASKS[task])
+    if size == "draft":
+        hp["cfg"] = M.Config(vocab=hp["cfg"].vocab, ctx=hp["cfg"].ctx, **DRAFT)
+    return hp
+
+
+def stem(task, size="main"):
+    """The weights files' stem: <task> for the main model, <task>_draft for the draft."""
+    return task if size == "main" else f"{task}_{size}"
+
+
+def train(task, steps=None, log=None, size="main"):
+    """(params, losses): train task's model of size for steps (default its full run) from
+    its seed."""
+    hp = hyper(task, size)
     cfg, steps = hp["cfg"], hp["steps"] if steps is None else steps
     p = M.init(cfg, hp["seed"])
     m = {n: np.zeros_like(v) for n, v in p.items()}
@@ -134,6 +155,8 @@ def export_kv4(task, out=WEIGHTS):
 def main(argv=None):
     ap = cli.Parser(prog="tools.lm.train", description=__doc__.splitlines()[0])
     ap.add_argument("--task", choices=sorted(TASKS), required=True)
+    ap.add_argument("--size", choices=SIZES, default="main",
+                    help="main (default) or draft: the small model speculative decoding drafts with")
     ap.add_argument("--out", default=WEIGHTS, type=cli.out_dir)
     ap.add_argument("--kv4", action="store_true",
                     help="no training: export <out>/<task>.npz with a 4-bit KV cache "
@@ -141,26 +164,27 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.kv4:
         return export_kv4(a.task, a.out)
-    hp, t0, c0 = TASKS[a.task], time.time(), time.process_time()
-    p, losses = train(a.task, log=lambda s: print(s, flush=True))
+    hp, t0, c0 = hyper(a.task, a.size), time.time(), time.process_time()
+    p, losses = train(a.task, log=lambda s: print(s, flush=True), size=a.size)
+    name = stem(a.task, a.size)
     wall, cpu = time.time() - t0, time.process_time() - c0
     cfg = hp["cfg"]
     q = int8.export(p, cfg, calibration(a.task))
     X, Y, mask = held_out(a.task)
     ho = M.cross_entropy(M.forward(p, cfg, X), Y, mask)
     os.makedirs(a.out, exist_ok=True)
-    M.save(os.path.join(a.out, f"{a.task}.npz"), p, cfg)
-    q.save(os.path.join(a.out, f"{a.task}_int8.npz"))
-    trace = {"task": a.task, "cfg": cfg.as_dict(),
+    M.save(os.path.join(a.out, f"{name}.npz"), p, cfg)
+    q.save(os.path.join(a.out, f"{name}_int8.npz"))
+    trace = {"task": a.task, "size": a.size, "cfg": cfg.as_dict(),
              **{k: v for k, v in hp.items() if k != "cfg"},
              "train_seconds": round(wall, 1), "train_cpu_seconds": round(cpu, 1),
              "load_average_after": os.getloadavg()[0], "python": platform.python_version(),
              "numpy": np.__version__, "corpus_sha256": data.corpus_sha256() if source(a.task) == "text"
              else None, "final_loss_mean_last_100": float(np.mean(losses[-100:])),
              "held_out_loss_float": ho, "losses": losses}
-    with open(os.path.join(a.out, f"{a.task}_trace.json"), "w") as f:
+    with open(os.path.join(a.out, f"{name}_trace.json"), "w") as f:
         json.dump(trace, f, indent=0)
-    print(f"{a.task}: {len(losses)} steps in {wall:.0f} s ({cpu:.0f} s of CPU); mean loss of "
+    print(f"{name}: {len(losses)} steps in {wall:.0f} s ({cpu:.0f} s of CPU); mean loss of "
           f"the last 100 {trace['final_loss_mean_last_100']:.4f}; held-out loss (float) {ho:.4f}")
     return 0
 

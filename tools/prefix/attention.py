@@ -35,6 +35,7 @@ tools/serve/paged.py; SH_S32 8 score vectors of 64; SH_KC, SH_VC the gathered K 
 ONE group: its prefix in rows 0..S-1, each member's suffix in rows S..t-1 in turn.
 """
 from model import config, isa
+from model.reorder import reorder
 from tools.serve import paged
 from tools.serve.paged import D, DM, SP_K32, SP_Q8, SP_Q32, SP_V32, SP_W, SP_X, W_WORDS, EXT_W
 
@@ -159,6 +160,8 @@ def step_program(entries, lay, P, cfg=config.CH09):
             ins("RQ", dst=SH_O8, src=SH_O32 + D * m, len=D, m=P["out"][0], s=P["out"][1])
             ins("ST", src=SH_O8, dst=paged.out_addr(lay, r) + D * (t - 1), len=D)
     ins("HALT")
+    if cfg.mode == "overlap":       # the overlapping units' order (model/reorder.py)
+        prog = reorder(prog, cfg)
     return prog
 
 

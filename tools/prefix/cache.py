@@ -14,6 +14,7 @@ from collections import namedtuple as _nt
 
 from tools.ch09 import batch as _batch
 from model import config, isa
+from model.reorder import reorder
 from tools.serve import paged, engine as _serving
 from tools.serve.paged import D, DM, EXT_W
 from tools.prefix.attention import (Oracle, PReq, base_image, decode_run, output_issues, random_requests, run_issues,
@@ -63,6 +64,8 @@ def prefill_program(r, first, last, table, lay, P, cfg=config.CH09):
             ins("ST", src=base + D * (row - first), dst=page(lay, blk) + D * off, len=D * k)
         row += k
     ins("HALT")
+    if cfg.mode == "overlap":       # the overlapping units' order (model/reorder.py)
+        prog = reorder(prog, cfg)
     return prog
 
 
@@ -87,7 +90,7 @@ def block_hash(rows, i, parent):
 
 
 def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_BATCH, shared=True,
-              seed=1, periods=None):
+              seed=1, periods=None, mode="inorder"):
     """Serve requests (PReq; prompt = the first plen rows, decoded from token plen, i.e.
     the last prompt row is run as the first decode step, as vLLM recomputes it) with an
     on-chip prefill and, with cache=True, a prefix cache:
@@ -108,7 +111,8 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     oracle = Oracle(model, requests, periods)
     BT = block_tokens
     lay = paged.make_layout(BT, n_blocks, [q.tokens for q in requests])
-    cfg = _serving.config_for(lay)
+    cfg = _serving.config_for(lay, _serving.CFG.replace(mode=mode) if mode != _serving.CFG.mode
+                              else _serving.CFG)   # mode: the timing mode its programs are built for
     P = model["P"]
     img = base_image(lay, model, oracle)
     rows = [ex["Xi"][0] for ex in oracle.ex]

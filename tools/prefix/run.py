@@ -242,15 +242,16 @@ def cache_chip(sim, runs):
     return out, probs
 
 
-def cache_runs(quick=False):
+def cache_runs(quick=False, mode="inorder"):
     """[(name, CacheRun)]: the common-system-prompt workload with the cache on and off
     (blocks of 16, a pool of 60), then random cache workloads (tight pools: evictions)."""
     sysreq = prefix_cache.system_prompt_requests()
-    runs = [("system prompt, cache on", prefix_cache.cache_run(sysreq, 16, 60, cache=True)),
-            ("system prompt, cache off", prefix_cache.cache_run(sysreq, 16, 60, cache=False))]
+    runs = [("system prompt, cache on", prefix_cache.cache_run(sysreq, 16, 60, cache=True, mode=mode)),
+            ("system prompt, cache off", prefix_cache.cache_run(sysreq, 16, 60, cache=False, mode=mode))]
     for sd, BT, nb in (((0, 4, 12),) if quick else ((0, 4, 12), (1, 5, 12), (2, 16, 5), (3, 4, 40))):
         reqs, per = prefix_cache.cache_requests(sd, BT)
-        runs.append((f"random seed {sd} blocks of {BT} pool {nb}", prefix_cache.cache_run(reqs, BT, nb, periods=per)))
+        runs.append((f"random seed {sd} blocks of {BT} pool {nb}",
+                     prefix_cache.cache_run(reqs, BT, nb, periods=per, mode=mode)))
     return runs
 
 
@@ -331,12 +332,14 @@ def main(argv=None):
     ap.add_argument("--sim", default="both", choices=("icarus", "verilator", "both"))
     ap.add_argument("--quick", action="store_true", help="B = 1, 4; P = 16, 48; 2 random runs")
     ap.add_argument("--model-only", action="store_true", help="the reference only (MODEL ONLY)")
+    ap.add_argument("--cache-mode", default="inorder", choices=("inorder", "overlap"),
+                    help="the timing mode of the prefix-cache runs (prefill, copies, steps)")
     a = ap.parse_args(argv)
     sims = [None] if a.model_only else (hw.available_sims() if a.sim == "both" else [a.sim])
     Bs, Ps, seeds = ((1, 4), (16, 48), (0,)) if a.quick else (BS, PS, range(2))
     items = sweep_items(Bs, Ps, ("inorder",) if a.quick else ("inorder", "overlap"))
     runs = decode_runs(seeds)
-    cruns = cache_runs(a.quick)
+    cruns = cache_runs(a.quick, a.cache_mode)
     data = {"model_only": a.model_only, "sims": {}, "limit": LIMIT}
     ok_all = True
     for sim in sims:

@@ -18,6 +18,8 @@ answer right: only the bus monitor can catch it.
 
     python -m tools.serve.mutants            # all mutants, out/mut_serve.json
     python -m tools.serve.mutants --fast     # the CI subset
+    python -m tools.serve.mutants --lm       # the language-model server's mutants (LM_SPECS),
+                                             # judged by python -m tools.serve.lm_check
 """
 import os
 import sys
@@ -75,6 +77,44 @@ SPECS = [
      "            if self.done[r] == self.requests[r].tokens - 1:", ()),
 ]
 
+# The language-model server's scheduler, pool, speculative decoding and address functions
+# (tools/serve/lm_engine.py, spec.py, lm_memory.py) and the same-sequence rows of the step
+# builder (tools/lm/chip.py), judged by CHECK_LM.
+CHECK_LM = [PY, "-m", "tools.serve.lm_check"]
+LM_SPECS = [
+    ("a preempted request resumed at its old position (its cache not recomputed)",
+     "tools/serve/lm_engine.py", "        self.fed[b] = 0", "        pass", ("preempt",)),
+    ("a request's blocks freed while its table still references them",
+     "tools/serve/lm_engine.py", "        self.free.extend(self.tables.pop(b, []))",
+     "        self.free.extend(self.tables.get(b, []))", ("pool",)),
+    ("reservation admitting on the current need only (runs out of blocks)",
+     "tools/serve/lm_engine.py", "                n = self.need_total(b)",
+     "                n = self.blocks_for(len(self.seq(b)))", ("pool",)),
+    ("every chunk's last row generates (a mid-prompt chunk overwrites the prompt)",
+     "tools/serve/lm_engine.py",
+     "            rows += [chip.Row(b, t, t == last) for t in range(t0, t0 + n)]",
+     "            rows += [chip.Row(b, t, t == t0 + n - 1) for t in range(t0, t0 + n)]", ("chunked",)),
+    ("a draft token accepted without verification",
+     "tools/serve/spec.py", "                while a < kk[b] and props[b][a] == ys[a]:",
+     "                while a < kk[b]:", ("spec",)),
+    ("the main model's cache advanced past the accepted tokens",
+     "tools/serve/spec.py", "                self.fed[b] = L[b] + a",
+     "                self.fed[b] = L[b] + kk[b]", ("spec",)),
+    ("a KV row stored one row further in its block",
+     "tools/serve/lm_memory.py",
+     "        return self.pool.row(layer, kind, self.tables[b][t // bt], t % bt)",
+     "        return self.pool.row(layer, kind, self.tables[b][t // bt], (t + 1) % bt)", ()),
+    ("runs of blocks merged without checking adjacency",
+     "tools/serve/lm_memory.py",
+     "            if out and out[-1][2] == blk - 1 and out[-1][1] % bt == 0:",
+     "            if out and out[-1][1] % bt == 0:", ("isolation",)),
+    ("a sequence's rows attending in batch order (before the rows they must see)",
+     "tools/lm/chip.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
+]
+LM_FAST = ("a preempted request resumed at its old position (its cache not recomputed)",
+           "a request's blocks freed while its table still references them",
+           "a draft token accepted without verification")
+
 # the CI subset: the bus-only isolation mutant, the neighbour read, a pool mistake
 FAST = ("each gather reads one block past its last one (a freed or another request's block)",
         "a slot's first block read from the next slot's table",
@@ -85,6 +125,20 @@ def mutants(fast=False):
     """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
     return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
             for label, f, old, new, tags in SPECS if not fast or label in FAST]
+
+
+def lm_mutants(fast=False):
+    """The language-model server's mutants (the --fast subset if fast); all must be caught."""
+    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
+            for label, f, old, new, tags in LM_SPECS if not fast or label in LM_FAST]
+
+
+def run_lm(fast=False, jobs=2, timeout=180, quick=False):
+    """(results, wall seconds): every LM mutant judged by the LM serving check."""
+    t0 = time.time()
+    res = mutation.run_mutants(lm_mutants(fast), CHECK_LM + (["--quick"] if quick else []), ROOT,
+                               timeout, jobs)
+    return res, time.time() - t0
 
 
 def mutant(label):
@@ -104,6 +158,12 @@ def run(fast=False, jobs=2, timeout=120, quick=False):
 
 
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--lm" in argv:
+        argv.remove("--lm")
+        return mutation.cli(argv, __doc__.splitlines()[0], lm_mutants, CHECK_LM,
+                            os.path.join(ROOT, "out", "mut_serve_lm.json"),
+                            title="mutant of the LM server", quick_help="the check's quick subset")
     return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_serve.json"),
                         title="mutant of the serving engine", quick_help="the check's quick subset (staggered only)")
 

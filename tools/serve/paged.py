@@ -43,6 +43,7 @@ this file) in tools/serve/mutants.py, not part of it.
 from collections import namedtuple
 
 from model import config, isa
+from model.reorder import reorder
 from tools.ch09.batch import D, DM      # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 
 MAX_CTX = config.CH09.sm_max_len        # longest context: the softmax unit's longest vector (64)
@@ -213,6 +214,8 @@ def step_program(entries, lay, P, cfg=config.CH09):
         ins("RQ", dst=SP_O8, src=SP_O32, len=D, m=P["out"][0], s=P["out"][1])
         ins("ST", src=SP_O8, dst=out_addr(lay, r) + D * (t - 1), len=D)
     ins("HALT")
+    if cfg.mode == "overlap":       # the overlapping units' order (model/reorder.py)
+        prog = reorder(prog, cfg)
     return prog
 
 

@@ -67,26 +67,40 @@ def test_addition_on_the_chip(cfg):
         assert t == [int(c) for c in f"{a + b:03d}"[::-1]], (a, b, t)
 
 
-def test_batch_invariance_ragged():
-    # a sequence's tokens are the same alone and in batches of 1..16, with different prompt
-    # lengths and start steps (rows of one step at different positions)
-    rng = np.random.default_rng(3)
-    words = ["The ", "def ", "class ", "A list is ", "x", "Exceptions ", "for ", "import "]
-    prompts = [text(words[k % len(words)]) for k in range(16)]
-    alone = []
-    for p in prompts[:4]:
+# every B of 1..16 in make test-long; make test takes the ends and two between
+INVARIANCE_BATCHES = [b if b in (1, 2, 5, 16) else pytest.param(b, marks=pytest.mark.long) for b in range(1, 17)]
+INVARIANCE_WORDS = ["The ", "def ", "class ", "A list is ", "x", "Exceptions ", "for ", "import "]
+
+
+@pytest.fixture(scope="module")
+def invariance_prompts():
+    return [text(INVARIANCE_WORDS[k % len(INVARIANCE_WORDS)]) for k in range(16)]
+
+
+@pytest.fixture(scope="module")
+def alone_tokens(invariance_prompts):
+    """The first four prompts' tokens, each generated alone (4 tokens, in-order chip)."""
+    out = []
+    for p in invariance_prompts[:4]:
         g = chip.Generation(TEXT, [p], 4)
-        alone.append(g.tokens(run_on_machine(g, chip.LM_CHIP))[0])
-    for B in range(1, 17):
-        start = [int(s) for s in rng.integers(0, 4, size=B)]
-        new = [int(n) for n in rng.integers(1, 5, size=B)]
-        new[:min(B, 4)] = [4] * min(B, 4)
-        for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
-            g = chip.Generation(TEXT, prompts[:B], new, start=start, chip=cfg)
-            if B > 1:
-                assert len({t for rows in g.steps for t in {r.t for r in rows}}) > 1
-            toks = check(TEXT, g, run_on_machine(g, cfg, seed=B))
-            assert toks[:min(B, 4)] == alone[:min(B, 4)]
+        out.append(g.tokens(run_on_machine(g, chip.LM_CHIP))[0])
+    return out
+
+
+@pytest.mark.parametrize("B", INVARIANCE_BATCHES)
+def test_batch_invariance_ragged(B, invariance_prompts, alone_tokens):
+    # a sequence's tokens are the same alone and in a batch of B (each of 1..16), with
+    # different prompt lengths and start steps (rows of one step at different positions)
+    rng = np.random.default_rng([3, B])
+    start = [int(s) for s in rng.integers(0, 4, size=B)]
+    new = [int(n) for n in rng.integers(1, 5, size=B)]
+    new[:min(B, 4)] = [4] * min(B, 4)
+    for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+        g = chip.Generation(TEXT, invariance_prompts[:B], new, start=start, chip=cfg)
+        if B > 1:
+            assert len({t for rows in g.steps for t in {r.t for r in rows}}) > 1
+        toks = check(TEXT, g, run_on_machine(g, cfg, seed=B))
+        assert toks[:min(B, 4)] == alone_tokens[:min(B, 4)]
 
 
 def test_the_host_writes_nothing_between_steps():

@@ -74,3 +74,27 @@ def test_the_committed_4bit_export_is_export_kv4_of_the_committed_weights(task):
     assert got.kv_bits == want.kv_bits == 4
     assert got.cfg == want.cfg and got.rq == want.rq and got.logit_scale == want.logit_scale
     assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+
+
+def test_the_draft_model_reproduces_its_trace_and_export():
+    """--size draft (tools/serve/spec.py's draft): its first steps give the committed
+    losses, its weights have the draft Config, its export is the export of its weights."""
+    from tools.lm import int8
+    tr = _trace("text_draft")
+    cfg = train.hyper("text", "draft")["cfg"]
+    assert tr["cfg"] == cfg.as_dict() and tr["size"] == "draft"
+    assert (cfg.layers, cfg.heads, cfg.d, cfg.mlp) == (1, 1, 16, 16)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    code = ("import json, sys; from tools.lm import train; "
+            "print(json.dumps(train.train('text', int(sys.argv[1]), size='draft')[1]))")
+    run = subprocess.run([sys.executable, "-c", code, "5"], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == tr["losses"][:5]
+    p, pcfg = M.load(os.path.join(train.WEIGHTS, "text_draft.npz"))
+    assert pcfg == cfg
+    want = int8.export(p, cfg, train.calibration("text"))
+    got = int8.Int8Model.load(os.path.join(train.WEIGHTS, "text_draft_int8.npz"))
+    assert got.rq == want.rq and all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+    with pytest.raises(ValueError, match="size"):
+        train.hyper("text", "huge")

@@ -2,6 +2,8 @@
 past its table (answers unchanged: only the isolation check sees it), a read of another
 request's block and a block handed to two requests are all caught by
 `python -m tools.serve.engine --check`; every mutant's anchor is one line of its file."""
+import pytest
+
 from tools import ROOT
 from tools.serve import mutants as mut_serve
 from tb.mutation import engine as mutation
@@ -21,3 +23,18 @@ def test_fast_subset_all_caught():
     assert len(res) == len(mut_serve.FAST)
     assert all(r.caught for r in res), [(r.label, r.status) for r in res]
     assert mutation.exit_code(res) == 0
+
+
+def test_every_lm_anchor_is_one_line():
+    ms = mut_serve.lm_mutants()
+    assert len(ms) >= 9
+    for m in ms:
+        assert mutation.anchor_problem(ROOT, m) is None, m.label
+    assert set(mut_serve.LM_FAST) <= {m.label for m in ms}
+
+
+@pytest.mark.long
+def test_lm_fast_subset_all_caught():
+    res, _ = mut_serve.run_lm(fast=True, quick=True)
+    assert len(res) == len(mut_serve.LM_FAST)
+    assert all(r.caught for r in res), [(r.label, r.status) for r in res]

@@ -1,0 +1,359 @@
+"""Functional coverage of the ISA and the chip (cocotb-coverage), sampled from what the CHIP did.
+
+The model is built from model/isa.py's tables alone (OPCODES, ILLEGAL_OPCODES, FIELDS, the
+ERR_* codes, check()'s operand tables) and model/config.py's MODES, so an op or a field
+added there appears here as a hole by itself. Its points (cocotb_coverage CoverPoints under
+"ga2."; every bin a string label):
+
+  ga2.op                 every opcode retired by the chip, and every illegal opcode the chip
+                         refused (error 1 at that pc)
+  ga2.op_mode            every opcode retired in each timing mode
+  ga2.field.OP.F         field F of op OP (FIELDS order) at its limits: "min" (0), "max"
+                         (2^width - 1) and, where check() puts a limit, just inside and just
+                         outside it (labels below, LIMITS)
+  ga2.fault.code         every error code the chip reported (isa.ERR_*)
+  ga2.fault.OP           every error code op OP can raise, raised by the chip at its pc
+  ga2.hazard             overlap mode: KIND:BUSY<-NEW for KIND in RAW WAR WAW, BUSY the unit
+                         in flight, NEW the decoding instruction's unit (dma mm vec, BUSY !=
+                         NEW: on its own unit an instruction waits for busy anyway, as
+                         tb/stimulus/collide.py all_kinds() counts them): a cycle the chip's
+                         hazard check stalled in that kind (tb/hdl/ga2_tb.v +cov)
+  ga2.mm_acc             MM with acc = 1 retired, per mode and tb
+  ga2.sm_len             SM retired per mode and length class (SM_CLASSES)
+  ga2.restart            a program cut by reset (restart while busy), per mode and what the
+                         chip had busy at the cut (its u_busy: none, dma, mm, vec)
+  ga2.mode               programs run in each timing mode
+
+What the chip did, not the program text: an instruction's fields are sampled only when the
+chip retired it (its pc in the chip's retire trace) or refused it (the chip's error_pc with
+the chip's code); of a refused one only the field check() blames gets its "outside" bins
+(the others' neutral bins still count). Only programs the judge found equal to the reference
+are sampled (a covered bin is a verified one). The hazard and restart bins come from the
+wrapper's monitor of the chip's own signals (pK_cov.txt).
+
+Collection: GA2_COVERAGE=DIR (tb/sim/run.py) makes every hw.run call sample its programs
+and write one YAML file DIR/<pid>-<uuid>.yml (cocotb-coverage's export_to_yaml), so pool
+workers, Dask workers and pytest workers each write their own; merge() joins them with
+cocotb_coverage.coverage.merge_coverage and holes() lists the bins never hit.
+"""
+import os
+import uuid
+from pathlib import Path
+
+from model import config, isa
+
+PREFIX = "ga2"
+UNITS = ("dma", "mm", "vec")            # the order of ga2_tb's monitor and of model/timing.py SLOT
+KINDS = ("RAW", "WAR", "WAW")
+ENV = "GA2_COVERAGE"
+
+# the fields whose 0 is a fault (check(): shape), besides MM's M and N
+ZERO_FAULTS = ("len", "K", "rows")
+
+
+def outside(op, field, label):
+    """Whether a bin label of a field is a fault by itself (sampled for a refused instruction
+    only when check() blames that field): past a limit, a 0 that is a bad shape, MM's M or N
+    at its encoding's 7."""
+    if label in ("cap+1", "sp_past", "ext_past"):
+        return True
+    shape = field in ZERO_FAULTS or (op == "MM" and field in ("M", "N"))
+    return (label == "min" and shape) or (label == "max" and op == "MM" and field in ("M", "N"))
+
+
+def error_codes():
+    """{code: name} of every isa.ERR_* but ERR_NONE."""
+    codes = {getattr(isa, n): n for n in dir(isa) if n.startswith("ERR_") and n != "ERR_NONE"}
+    return dict(sorted(codes.items()))
+
+
+def _cap(op, field, cfg):
+    """The largest legal value of a field that check() bounds by a size, or None."""
+    if op == "MM" and field in ("M", "N"):
+        return cfg.array
+    if field == "len" and op == "SM":
+        return cfg.sm_max_len
+    if field == "len" and op == "NORM":
+        return isa.NORM_MAX_LEN
+    return None
+
+
+def _sp_fields(op):
+    return ("A", "B", "dst") if op == "MM" else isa._SP_FIELDS.get(op, ())
+
+
+def field_bins(op, field, width, cfg=None):
+    """The bin labels of one field: min, max and check()'s limits on it."""
+    cfg = config.resolve(cfg)
+    out = ["min", "max"]
+    names = [f for f, _ in isa.FIELDS[op]]
+    if field in ZERO_FAULTS or (op == "MM" and field in ("M", "N")):
+        out += ["1"]                                     # 0 is min: outside (fault 4)
+    if _cap(op, field, cfg) is not None:
+        out += ["cap", "cap+1"]
+    if field in _sp_fields(op):
+        out += ["sp_last", "sp_past"]
+    if isa._EXT_FIELD.get(op) == field and "len" in names:
+        out += ["ext_last", "ext_past"]
+    return out
+
+
+def _spans(op, f):
+    """{operand field: words it spans from its address} as check() counts them."""
+    if op == "MM":
+        M, K, N, tb = f["M"], f["K"], f["N"], f["tb"]
+        b_rows, b_cols = (N, K) if tb else (K, N)
+        return {"A": (M - 1) * f["lda"] + K, "B": (b_rows - 1) * f["ldb"] + b_cols,
+                "dst": (M - 1) * f["ldc"] + N}
+    n = f.get("len", 0)
+    out = {name: 1 if name in isa._SP_ONE.get(op, ()) else n for name in isa._SP_FIELDS.get(op, ())}
+    ext = isa._EXT_FIELD.get(op)
+    if ext:
+        out[ext] = f["rows"] * n if op == "LDX" else n
+    return out
+
+
+def classify(ins, cfg=None):
+    """{field: set of bin labels} of one instruction on cfg (every label, inside or out)."""
+    cfg = config.resolve(cfg)
+    f = ins.fields()
+    spans = _spans(ins.op, f)
+    out = {}
+    for name, width in isa.FIELDS[ins.op]:
+        v, labels = f[name], set()
+        if v == 0:
+            labels.add("min")
+        if v == (1 << width) - 1:
+            labels.add("max")
+        if v == 1 and (name in ZERO_FAULTS or (ins.op == "MM" and name in ("M", "N"))):
+            labels.add("1")
+        cap = _cap(ins.op, name, cfg)
+        if cap is not None and v == cap:
+            labels.add("cap")
+        if cap is not None and v == cap + 1:
+            labels.add("cap+1")
+        if name in _sp_fields(ins.op) and spans.get(name, 0) > 0:
+            end = v + spans[name] - 1
+            if end == cfg.sp_words - 1:
+                labels.add("sp_last")
+            elif end == cfg.sp_words:
+                labels.add("sp_past")
+        if isa._EXT_FIELD.get(ins.op) == name and spans.get(name, 0) > 0:
+            end = v + spans[name] - 1
+            if end == cfg.ext_words - 1:
+                labels.add("ext_last")
+            elif end == cfg.ext_words:
+                labels.add("ext_past")
+        out[name] = labels
+    return out
+
+
+def fault_bins(op):
+    """The error codes op can raise (from check()'s tables), as labels."""
+    names = [f for f, _ in isa.FIELDS[op]]
+    codes = []
+    if "len" in names or op == "MM":
+        codes.append(isa.ERR_SHAPE)
+    if _sp_fields(op):
+        codes.append(isa.ERR_SP_RANGE)
+    if op in isa._EXT_FIELD:
+        codes.append(isa.ERR_EXT_RANGE)
+    if "rows" in names:                                   # a table lookup: its index from data
+        codes.append(isa.ERR_INDEX)
+    names_ = error_codes()
+    return [names_[c] for c in sorted(codes)]
+
+
+def sm_class(n, cfg):
+    """SM's length class: 1, 2..half-1, half, half+1..max-2, max-1, max (half = max / 2)."""
+    top, half = cfg.sm_max_len, cfg.sm_max_len // 2
+    if n in (1, half, top - 1, top):
+        return str(n)
+    return f"2..{half - 1}" if n < half else f"{half + 1}..{top - 2}"
+
+
+def sm_classes(cfg=None):
+    cfg = config.resolve(cfg)
+    half, top = cfg.sm_max_len // 2, cfg.sm_max_len
+    return ["1", f"2..{half - 1}", str(half), f"{half + 1}..{top - 2}", str(top - 1), str(top)]
+
+
+def point_bins(cfg=None):
+    """{point name: [bin labels]} of the whole model (for cfg's sizes: config.DEFAULT)."""
+    cfg = config.resolve(cfg)
+    pts = {f"{PREFIX}.op": list(isa.OPCODES) + [f"illegal_{c}" for c in isa.ILLEGAL_OPCODES],
+           f"{PREFIX}.op_mode": [f"{op}:{m}" for op in isa.OPCODES for m in config.MODES],
+           f"{PREFIX}.mode": list(config.MODES),
+           f"{PREFIX}.fault.code": list(error_codes().values()),
+           f"{PREFIX}.hazard": [f"{k}:{b}<-{d}" for k in KINDS for b in UNITS for d in UNITS if b != d],
+           f"{PREFIX}.mm_acc": [f"{m}:tb{t}" for m in config.MODES for t in (0, 1)],
+           f"{PREFIX}.sm_len": [f"{m}:{c}" for m in config.MODES for c in sm_classes(cfg)],
+           f"{PREFIX}.restart": [f"{m}:{u}" for m in config.MODES for u in ("none",) + UNITS]}
+    for op, fields in isa.FIELDS.items():
+        for name, width in fields:
+            pts[f"{PREFIX}.field.{op}.{name}"] = field_bins(op, name, width, cfg)
+        fb = fault_bins(op)
+        if fb:
+            pts[f"{PREFIX}.fault.{op}"] = fb
+    return pts
+
+
+# ------------------------------------------------------------------ the cocotb-coverage model
+_SAMPLERS = {}
+
+
+def _in(labels, b):
+    return b in labels
+
+
+def samplers():
+    """{point name: a function of a set of labels}, each a cocotb_coverage CoverPoint
+    (created once per process in coverage_db)."""
+    if not _SAMPLERS:
+        from cocotb_coverage import coverage as cc
+        for name, bins in point_bins().items():
+            def _sample(labels):
+                return None
+            _SAMPLERS[name] = cc.CoverPoint(name, xf=lambda labels: labels, rel=_in, bins=bins,
+                                            inj=False)(_sample)
+    return _SAMPLERS
+
+
+def reset():
+    """Every hit of the model back to 0 (after a file is written: each file holds one run's)."""
+    from cocotb_coverage.coverage import coverage_db
+    for item in coverage_db.values():
+        if str(item._name).startswith(PREFIX):
+            item._coverage = 0
+            hits = getattr(item, "_hits", None)
+            if hits is not None:
+                for k in hits:
+                    hits[k] = 0
+
+
+def _hit(name, labels):
+    if labels:
+        samplers()[name](frozenset(labels))
+
+
+def read_cov(path):
+    """The wrapper's pK_cov.txt: (cut busy units (a tuple of UNITS), {hazard label: cycles});
+    (None, {}) without the file."""
+    path = Path(path)
+    if not path.exists():
+        return None, {}
+    busy, haz = (), {}
+    for line in path.read_text().split("\n"):
+        f = line.split()
+        if len(f) != 2:
+            continue
+        if f[0] == "cut_busy":
+            v = int(f[1], 16) if all(c in "0123456789abcdefABCDEF" for c in f[1]) else 0
+            busy = tuple(u for i, u in enumerate(UNITS) if v >> i & 1)
+        elif f[0].startswith("haz"):
+            i = int(f[0][3:])
+            k, b, d = i // 9, i // 3 % 3, i % 3
+            haz[f"{KINDS[k]}:{UNITS[b]}<-{UNITS[d]}"] = int(f[1], 16)
+    return busy, haz
+
+
+def sample(words, raw, ok, cfg, cov_path=None):
+    """Sample one program's outcome on the chip: words (its instruction words), raw
+    (tb/sim/run.py read_raw's dict), ok (the judge's verdict: only ok programs count),
+    cfg (its Config), cov_path (its pK_cov.txt)."""
+    if not ok:
+        return
+    mode = cfg.mode
+    _hit(f"{PREFIX}.mode", {mode})
+    retired = {pc for pc, _ in raw["trace"]}
+    cut = raw["host"]["aborted"]
+    for pc in sorted(retired):
+        if not 0 <= pc < len(words):
+            continue
+        ins, _ = isa.decoded(words[pc])
+        if ins is None:
+            continue
+        _hit(f"{PREFIX}.op", {ins.op})
+        _hit(f"{PREFIX}.op_mode", {f"{ins.op}:{mode}"})
+        for name, labels in classify(ins, cfg).items():
+            _hit(f"{PREFIX}.field.{ins.op}.{name}", labels)
+        if ins.op == "MM" and ins.acc:
+            _hit(f"{PREFIX}.mm_acc", {f"{mode}:tb{ins.tb}"})
+        if ins.op == "SM":
+            _hit(f"{PREFIX}.sm_len", {f"{mode}:{sm_class(ins.len, cfg)}"})
+    if raw["error"] and raw["done"] and not cut:
+        code, epc = raw["error_code"], raw["error_pc"]
+        names = error_codes()
+        _hit(f"{PREFIX}.fault.code", {names.get(code, f"code_{code}")})
+        if code == isa.ERR_OPCODE and 0 <= epc < cfg.imem_depth:
+            word = words[epc] if epc < len(words) else 0       # the host pads imem with 0 words
+            _hit(f"{PREFIX}.op", {f"illegal_{word & ((1 << isa.OP_W) - 1)}"})
+        elif code not in (isa.ERR_PC,) and 0 <= epc < len(words):
+            ins, _ = isa.decoded(words[epc])
+            if ins is not None:
+                _hit(f"{PREFIX}.fault.{ins.op}", {names.get(code, "")})
+                if code != isa.ERR_INDEX:          # a DECODE fault: the blamed field's outside bins
+                    bad = isa.check(ins, cfg)
+                    blamed = bad[1] if bad and bad[0] == code else None
+                    for name, labels in classify(ins, cfg).items():
+                        _hit(f"{PREFIX}.field.{ins.op}.{name}",
+                             {lb for lb in labels if name == blamed or not outside(ins.op, name, lb)})
+    busy, haz = read_cov(cov_path) if cov_path is not None else (None, {})
+    if cut:
+        _hit(f"{PREFIX}.restart", {f"{mode}:{u}" for u in busy} if busy else {f"{mode}:none"})
+    _hit(f"{PREFIX}.hazard", {k for k, v in haz.items() if v > 0})
+
+
+def enabled():
+    """The directory coverage files go to (GA2_COVERAGE), or None."""
+    d = os.environ.get(ENV, "")
+    return Path(d) if d else None
+
+
+def save(directory=None):
+    """Write this process's samples since the last save to a new YAML file in directory
+    (default: GA2_COVERAGE); then reset. Returns the path."""
+    from cocotb_coverage.coverage import coverage_db
+    samplers()
+    d = Path(directory) if directory is not None else enabled()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.yml"
+    tmp = path.with_suffix(".tmp")
+    coverage_db.export_to_yaml(str(tmp))
+    os.replace(tmp, path)
+    reset()
+    return path
+
+
+def merge(directory, out):
+    """Merge every coverage file of directory into out (cocotb-coverage's merge_coverage);
+    returns the number of files."""
+    from cocotb_coverage.coverage import merge_coverage
+    files = sorted(str(p) for p in Path(directory).glob("*.yml") if Path(p) != Path(out))
+    if not files:
+        raise ValueError(f"no coverage files in {directory}")
+    merge_coverage(lambda *a: None, str(out), *files)
+    return len(files)
+
+
+def load(path):
+    """{point: {bin: hits}} of a merged (or single) YAML coverage file."""
+    import yaml
+    db = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return {name: {str(b): int(h) for b, h in e["bins:_hits"].items()}
+            for name, e in db.items() if isinstance(e, dict) and "bins:_hits" in e}
+
+
+def holes(hits, bins=None):
+    """[point.bin] of every bin of the model (bins: point_bins()) with no hit in hits
+    ({point: {bin: hits}}); a point or bin missing from hits is a hole too (an op or field
+    new in model/isa.py that nothing ran)."""
+    bins = point_bins() if bins is None else bins
+    return [f"{p}[{b}]" for p, bs in bins.items() for b in bs if hits.get(p, {}).get(b, 0) < 1]
+
+
+def totals(hits, bins=None):
+    """(bins covered, bins in the model)."""
+    bins = point_bins() if bins is None else bins
+    n = sum(len(bs) for bs in bins.values())
+    return n - len(holes(hits, bins)), n

@@ -1,0 +1,157 @@
+"""The functional coverage model (tb/coverage.py) itself, without a simulator: the bins known
+programs must hit, the holes a program set that misses something must report, the limits
+pinned from docs/isa.md (not from the model under test), files that merge across processes,
+and a new op in model/isa.py appearing as a hole by itself.
+
+The chip's outcome is stood in for by the reference's (tb/judge.py expected(): the retire
+trace and the error outputs the co-simulation holds the chip to); the cocotb runs that
+sample the real chip are tests/tb/test_coverage_cosim.py.
+"""
+import pytest
+
+from model import config, hostio, isa
+from model.machine import Machine
+from tb import coverage, judge, protocol
+
+CFG = config.DEFAULT               # 4096 scratchpad and external words (docs/isa.md)
+
+
+def raw_of(prog, image=(), cfg=CFG, aborted=False, cov=None):
+    """read_raw()'s dict as the chip would give it for prog (the reference's outcome)."""
+    img = hostio.memory_image(list(image) or [0], cfg.ext_words, "external memory")
+    ref = judge.reference(Machine(cfg), isa.as_words(prog), img)
+    e = judge.expected(ref)
+    return {"trace": e["trace"], "error": e["error"], "done": True, "error_code": e["error_code"],
+            "error_pc": e["error_pc"], "host": {"aborted": aborted}}
+
+
+def run_model(tmp_path, programs, cfg=CFG, name="a"):
+    """Sample programs [(prog, image)] in this process, save, load: {point: {bin: hits}}."""
+    coverage.reset()
+    for prog, image in programs:
+        coverage.sample(isa.as_words(prog), raw_of(prog, image, cfg), True, cfg)
+    path = coverage.save(tmp_path / name)
+    return coverage.load(path)
+
+
+def B(op, **f):
+    return isa.build(op, cfg=CFG, **f)
+
+
+H = isa.build("HALT")
+
+
+def test_limits_are_the_documented_ones():
+    """docs/isa.md: SM len 1..64, NORM len 1..64, MM M and N 1..4, K 1..255, LDX rows >= 1."""
+    bins = coverage.point_bins(CFG)
+    assert bins["ga2.field.SM.len"] == ["min", "max", "1", "cap", "cap+1"]
+    assert bins["ga2.field.SM.src"] == ["min", "max", "sp_last", "sp_past"]
+    ins = isa.raw("SM", dst=0, src=0, len=64)
+    assert "cap" in coverage.classify(ins, CFG)["len"]
+    assert "cap+1" in coverage.classify(isa.raw("SM", dst=0, src=0, len=65), CFG)["len"]
+    assert "cap+1" in coverage.classify(isa.raw("NORM", dst=0, src=0, len=65, m=1, s=0), CFG)["len"]
+    mm = coverage.classify(isa.raw("MM", dst=0, A=0, B=0, M=4, K=255, N=5, tb=0, lda=0, ldb=0, ldc=0), CFG)
+    assert "cap" in mm["M"] and "cap+1" in mm["N"] and "max" in mm["K"]
+    # the scratchpad's last word (4095) and one past it; the external memory's likewise
+    assert "sp_last" in coverage.classify(isa.raw("LD", dst=4000, src=0, len=96), CFG)["dst"]
+    assert "sp_past" in coverage.classify(isa.raw("LD", dst=4000, src=0, len=97), CFG)["dst"]
+    assert "ext_last" in coverage.classify(isa.raw("ST", src=0, dst=4095, len=1), CFG)["dst"]
+    assert "ext_past" in coverage.classify(isa.raw("ST", src=0, dst=4095, len=2), CFG)["dst"]
+    # every error code of docs/isa.md has a bin
+    assert bins["ga2.fault.code"] == ["ERR_OPCODE", "ERR_SP_RANGE", "ERR_EXT_RANGE", "ERR_SHAPE",
+                                      "ERR_PC", "ERR_INDEX"]
+    assert set(bins["ga2.op"]) >= {"LD", "ST", "MM", "RQ", "SM", "HALT", "LDX", "ADD", "ARGMAX", "NORM",
+                                   "illegal_0", "illegal_15"}
+    assert len(bins["ga2.hazard"]) == 18          # 3 kinds x 6 ordered pairs of different units
+
+
+def test_known_programs_hit_their_bins_and_the_rest_are_holes(tmp_path):
+    prog = [B("LD", dst=0, src=0, len=1), B("LD", dst=4032, src=4032, len=64),
+            B("MM", dst=100, A=0, B=0, M=4, K=1, N=1, tb=1, lda=0, ldb=0, ldc=0, acc=1),
+            B("SM", dst=200, src=4032, len=64), B("ST", src=200, dst=0, len=64), H]
+    hits = run_model(tmp_path, [(prog, [1] * 4096)])
+    assert hits["ga2.op"]["LD"] == 2 and hits["ga2.op"]["SM"] == 1 and hits["ga2.op"]["HALT"] == 1
+    assert hits["ga2.op"]["NORM"] == 0
+    assert hits["ga2.field.LD.len"]["1"] == 1 and hits["ga2.field.LD.dst"]["sp_last"] == 1
+    assert hits["ga2.field.LD.src"]["ext_last"] == 1 and hits["ga2.field.LD.src"]["min"] == 1
+    assert hits["ga2.field.SM.len"]["cap"] == 1 and hits["ga2.sm_len"]["inorder:64"] == 1
+    assert hits["ga2.mm_acc"]["inorder:tb1"] == 1 and hits["ga2.field.MM.M"]["cap"] == 1
+    assert hits["ga2.mode"] == {"inorder": 1, "overlap": 0}
+    hs = coverage.holes(hits)
+    assert "ga2.op[NORM]" in hs and "ga2.op[illegal_11]" in hs and "ga2.mode[overlap]" in hs
+    assert "ga2.fault.code[ERR_SHAPE]" in hs and "ga2.hazard[RAW:dma<-mm]" in hs
+    assert "ga2.op[LD]" not in hs and "ga2.field.SM.len[cap]" not in hs
+    got, n = coverage.totals(hits)
+    assert got == n - len(hs) and 0 < got < n
+
+
+def test_faults_hit_the_blamed_field_and_the_code(tmp_path):
+    progs = [([B("LD", dst=0, src=0, len=4), isa.raw("SM", dst=0, src=0, len=65), H], [0]),
+             ([isa.raw("LD", dst=4000, src=0, len=97), H], [0]),
+             ([isa.raw("ST", src=0, dst=4095, len=2), H], [0]),
+             ([B("LD", dst=0, src=0, len=1), 11, H], [0]),
+             ([B("LD", dst=0, src=0, len=1)], [0]),            # then a 0 word: opcode 0
+             ([B("LD", dst=0, src=0, len=1)] * CFG.imem_depth, [0])]   # past the end: ERR_PC
+    hits = run_model(tmp_path, progs)
+    assert hits["ga2.fault.SM"]["ERR_SHAPE"] == 1 and hits["ga2.field.SM.len"]["cap+1"] == 1
+    assert hits["ga2.fault.LD"]["ERR_SP_RANGE"] == 1 and hits["ga2.field.LD.dst"]["sp_past"] == 1
+    assert hits["ga2.fault.ST"]["ERR_EXT_RANGE"] == 1 and hits["ga2.field.ST.dst"]["ext_past"] == 1
+    assert hits["ga2.op"]["illegal_11"] == 1 and hits["ga2.op"]["illegal_0"] == 1
+    assert hits["ga2.fault.code"]["ERR_OPCODE"] == 2
+    assert hits["ga2.fault.code"]["ERR_PC"] == 1
+    assert hits["ga2.op"]["SM"] == 0                     # refused, never retired
+
+
+def test_a_mismatching_program_counts_nothing(tmp_path):
+    coverage.reset()
+    prog = [B("LD", dst=0, src=0, len=1), H]
+    coverage.sample(isa.as_words(prog), raw_of(prog), False, CFG)
+    hits = coverage.load(coverage.save(tmp_path))
+    assert coverage.totals(hits)[0] == 0
+
+
+def test_restart_and_hazard_bins_come_from_the_monitor_file(tmp_path):
+    coverage.reset()
+    cov = protocol.program_file(tmp_path, 0, "cov")
+    # ga2_tb.v's index: kind*9 + busy*3 + new; RAW (0), busy mm (1), new vec (2) -> 5
+    cov.write_text("cut_busy 3\nhaz5 4\n")
+    prog = [B("LD", dst=0, src=0, len=100), H]
+    cfg = CFG.replace(mode="overlap")
+    raw = dict(raw_of(prog, cfg=cfg), trace=[], error=False, done=False, host={"aborted": True})
+    coverage.sample(isa.as_words(prog), raw, True, cfg, cov)
+    hits = coverage.load(coverage.save(tmp_path / "x"))
+    assert hits["ga2.restart"]["overlap:dma"] == 1 and hits["ga2.restart"]["overlap:mm"] == 1
+    assert hits["ga2.restart"]["overlap:vec"] == 0 and hits["ga2.hazard"]["RAW:mm<-vec"] == 1
+    assert sum(hits["ga2.hazard"].values()) == 1
+
+
+def test_files_of_several_processes_merge(tmp_path):
+    d = tmp_path / "files"
+    run_model(d, [([B("LD", dst=0, src=0, len=1), H], [0])], name=".")
+    run_model(d, [([B("LD", dst=0, src=0, len=1), B("RQ", dst=0, src=0, len=1, m=1, s=0), H], [0])],
+              name=".")
+    assert coverage.merge(d, tmp_path / "merged.yml") == 2
+    hits = coverage.load(tmp_path / "merged.yml")
+    assert hits["ga2.op"]["LD"] == 2 and hits["ga2.op"]["RQ"] == 1 and hits["ga2.op"]["MM"] == 0
+
+
+def test_a_new_op_is_a_hole_by_itself(monkeypatch):
+    """An op and a field added to model/isa.py (as PACK4 and LD's xhi of issue 24's
+    other branch) show up in the model as holes with no change here."""
+    monkeypatch.setitem(isa.OPCODES, "PACK4", 11)
+    monkeypatch.setitem(isa.FIELDS, "PACK4", (("dst", 16), ("src", 16), ("len", 13)))
+    monkeypatch.setitem(isa.FIELDS, "LD", isa.FIELDS["LD"] + (("xhi", 4),))
+    bins = coverage.point_bins()
+    assert "PACK4" in bins["ga2.op"] and "ga2.field.PACK4.len" in bins
+    assert bins["ga2.field.LD.xhi"] == ["min", "max"]
+    hs = coverage.holes({}, bins)
+    assert "ga2.op[PACK4]" in hs and "ga2.field.PACK4.len[min]" in hs and "ga2.field.LD.xhi[max]" in hs
+
+
+def test_bad_sets_are_refused(capsys):
+    from tb import coverage_run
+    with pytest.raises(SystemExit) as e:
+        coverage_run.main(["--n", "0"])
+    assert e.value.code == 2
+    assert coverage_run.main(["--sets", "nope"]) == 2
+    assert "--sets: nope is not a set" in capsys.readouterr().err

@@ -1,0 +1,129 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+// ga2_fpga: the GA-2 chip (ga2_top, unchanged) with its instruction and external memories
+// on the FPGA's block RAM and a narrow host port, the top of `make fpga`
+// (tools/flow/fpga.py: yosys synth_ice40, nextpnr-ice40). Not part of the chip's RTL
+// (rtl/ga2.f): the board around it, so that the chip's ~500 ports become ~95 pins.
+//   imem  IMEM_DEPTH x 128 bits as four 32-bit lanes, synchronous read, one cycle of
+//         latency, 0 outside the memory (as tb/hdl/ga2_harness.v);
+//   ext   EXT_WORDS x 32 bits, synchronous read, one cycle of latency, read-first,
+//         0 outside the memory; a write outside it is dropped.
+// The host port writes a lane of an imem word (host_imem = 1, host_lane) or an ext word
+// (host_imem = 0) with host_we, and reads back through host_rdata one registered cycle
+// later: host_rsel 0 ext[host_addr], 1..5 the counters (cycles, mm, dma, vec, instret),
+// 6 {error_code, error_pc}, 7..8 retire_pc, 9 retire, 10 retire_cycle. The host uses the
+// port while the chip is idle (done, or before the first start); a chip access to ext
+// wins over the host's in the same cycle.
+module ga2_fpga #(
+  parameter EXT_WORDS  = 256,
+  parameter IMEM_DEPTH = 256,
+  parameter SP_WORDS   = 16,
+  parameter OVERLAP    = 0
+) (
+  input  wire        clk,
+  input  wire        rst,
+  input  wire        start,
+  input  wire        host_we,
+  input  wire        host_imem,
+  input  wire [1:0]  host_lane,
+  input  wire [15:0] host_addr,
+  input  wire [31:0] host_wdata,
+  input  wire [3:0]  host_rsel,
+  output wire [31:0] host_rdata,
+  output wire        done,
+  output wire        error
+);
+  initial begin
+    if (EXT_WORDS < 1 || EXT_WORDS > 65536 || IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
+      $error("%m: EXT_WORDS=%0d and IMEM_DEPTH=%0d must be 1..65536 and 1..65535", EXT_WORDS,
+             IMEM_DEPTH);
+      $finish;
+    end
+  end
+
+  localparam IAW = (IMEM_DEPTH > 1) ? $clog2(IMEM_DEPTH) : 1;
+  localparam EAW = (EXT_WORDS > 1) ? $clog2(EXT_WORDS) : 1;
+
+  wire [2:0]   error_code;
+  wire [15:0]  error_pc;
+  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
+  wire [15:0]  imem_addr, ext_addr;
+  wire         imem_en, ext_en, ext_we;
+  wire [31:0]  ext_wdata;
+  wire [127:0] imem_rdata;
+  wire [31:0]  ext_rdata;
+  wire [3:0]   retire;
+  wire [63:0]  retire_pc;
+
+  ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
+            .OVERLAP(OVERLAP)) u_chip (
+    .clk(clk), .rst(rst), .start(start),
+    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
+    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
+    .cnt_instret(cnt_instret),
+    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
+    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
+    .ext_rdata(ext_rdata),
+    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+  );
+
+  // ------------------------------------------------------------------ imem: four lanes
+  wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
+  reg  imem_in_q;
+  always @(posedge clk) begin
+    if (imem_en) imem_in_q <= imem_in;
+  end
+
+  genvar l;
+  generate
+    for (l = 0; l < 4; l = l + 1) begin : g_lane
+      reg [31:0] mem [0:IMEM_DEPTH-1];
+      reg [31:0] q;
+      always @(posedge clk) begin
+        if (host_we && host_imem && host_lane == l[1:0] && {16'd0, host_addr} < IMEM_DEPTH)
+          mem[host_addr[IAW-1:0]] <= host_wdata;
+        if (imem_en) q <= mem[imem_addr[IAW-1:0]];
+      end
+      assign imem_rdata[32*l +: 32] = imem_in_q ? q : 32'd0;
+    end
+  endgenerate
+
+  // ------------------------------------------------------------------ ext: one word a cycle
+  reg  [31:0] ext [0:EXT_WORDS-1];
+  reg  [31:0] ext_q;
+  reg         ext_in_q;
+  wire [15:0] e_addr = ext_en ? ext_addr : host_addr;
+  wire        e_in   = {16'd0, e_addr} < EXT_WORDS;
+  wire        e_we   = ext_en ? ext_we : (host_we && !host_imem);
+  wire [31:0] e_data = ext_en ? ext_wdata : host_wdata;
+  always @(posedge clk) begin
+    if (e_we && e_in) ext[e_addr[EAW-1:0]] <= e_data;
+    ext_q <= ext[e_addr[EAW-1:0]];
+    ext_in_q <= e_in;
+  end
+  assign ext_rdata = ext_in_q ? ext_q : 32'd0;
+
+  // ------------------------------------------------------------------ host read-back
+  reg [3:0]  rsel_q;
+  reg [31:0] rdata_q;
+  always @(posedge clk) begin
+    rsel_q <= host_rsel;
+    case (rsel_q)
+      4'd0:    rdata_q <= ext_rdata;
+      4'd1:    rdata_q <= cnt_cycles;
+      4'd2:    rdata_q <= cnt_mm;
+      4'd3:    rdata_q <= cnt_dma;
+      4'd4:    rdata_q <= cnt_vec;
+      4'd5:    rdata_q <= cnt_instret;
+      4'd6:    rdata_q <= {13'd0, error_code, error_pc};
+      4'd7:    rdata_q <= retire_pc[31:0];
+      4'd8:    rdata_q <= retire_pc[63:32];
+      4'd9:    rdata_q <= {28'd0, retire};
+      4'd10:   rdata_q <= retire_cycle;
+      default: rdata_q <= 32'd0;
+    endcase
+  end
+  assign host_rdata = rdata_q;
+endmodule
+`resetall

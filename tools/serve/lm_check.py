@@ -1,0 +1,68 @@
+"""The language-model server's check on the reference chip: `python -m tools.serve.lm_check
+[--quick]` prints a PROBLEM line per finding and exits 1 if there is one (the mutation
+harness, tools/serve/mutants.py --lm, runs it against broken schedulers).
+
+Scenarios (a dense Poisson workload of 8 requests, seed 2; a pool too small for it):
+every policy with chunked prefill and preempt / reserve with whole prefill, each
+request's tokens held to it served alone (lm_engine.reference_tokens: greedy decoding of
+the integer reference), admissions in arrival order, every step's program inside its
+isolation set, the pool's invariant before every step, cycles equal to the timing
+model; the preempting run must preempt (the pool is too small) and the reserving one
+must not; speculative decoding of 2 requests at k = 2 held to plain greedy decoding.
+--quick: the preempting and the speculative scenarios only.
+"""
+import sys
+
+from tb import cli
+from tools.lm import generate
+from tools.serve import lm_engine as E
+from tools.serve import lm_memory as lmm
+from tools.serve import requests as rq
+from tools.serve import spec as S
+
+BLOCKS = 9           # too small for 4 slots of this workload: the preempting run preempts
+
+
+def problems(quick=False):
+    """Every scenario's findings, a list per scenario as it ends (printed as they come, so a
+    later scenario that raises does not hide an earlier one's findings)."""
+    model = generate.load_model("text")
+    reqs = rq.poisson(8, 60, seed=2, max_new=(6, 14))
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX)
+             for q in reqs]
+    cases = [("preempt", "chunked"), ("preempt", "whole")]
+    if not quick:
+        cases += [("reserve", "chunked"), ("reserve", "whole"), ("static", "chunked")]
+    for pol, pf in cases:
+        run = E.serve(model, reqs, "text", pol, pf, BLOCKS)
+        out = [f"{pol}/{pf}: {p}" for p in E.check_run(run, model, "text", alone)]
+        if pol == "preempt" and not sum(run.preemptions):
+            out.append(f"{pol}/{pf}: no preemption with a pool of {BLOCKS} blocks")
+        if pol != "preempt" and sum(run.preemptions):
+            out.append(f"{pol}/{pf}: {sum(run.preemptions)} preemptions under reservation")
+        yield out
+    draft = S.load_draft()
+    sreq = rq.poisson(2, 10, seed=3, prompt_len=(4, 8), max_new=(8, 8), ctx=S.SPEC_CTX)
+    salone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX) for q in sreq]
+    run, proposed, accepted = S.spec_serve(model, draft, sreq, 2)
+    out = [f"spec k=2: {p}" for p in E.check_run(run, model, "text", salone)]
+    if not 0 <= accepted <= proposed:
+        out.append(f"spec k=2: accepted {accepted} of {proposed} proposals")
+    yield out
+
+
+def main(argv=None):
+    ap = cli.Parser(prog="tools.serve.lm_check", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="the preempting and speculative scenarios only")
+    a = ap.parse_args(argv)
+    probs = []
+    for found in problems(a.quick):
+        for p in found:
+            print("PROBLEM", p, flush=True)
+        probs += found
+    print(f"{'FAIL' if probs else 'PASS'}: {len(probs)} problem(s)")
+    return 1 if probs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""The memory map of the language-model server: weights, token areas, paged KV pools,
+and the address functions the step builder takes (tools/lm/chip.py's mem= hook).
+
+External memory (16-bit addresses: 65,536 words), a MemoryMap:
+    0             the main model's int8 weights (tools/lm/chip.py's order)
+    (then)        the draft model's weights, when speculative decoding serves (spec.py)
+    tokens        one token area of ctx words per request, in workload order: its prompt
+                  ids (written by the host before the run), then what the chip generates
+    pools         per model a KV pool (Pool): n_blocks blocks of block_tokens rows, stored
+                  as one plane per (layer, K or V): plane p holds every block's rows of
+                  that layer and kind, block i at +i * block_tokens * d, so adjacent
+                  blocks of a table are one load
+A request's block table lists its blocks in token order: its row t is row t % block_tokens
+of block table[t // block_tokens]. Paged(...) turns a step's tables into the builder's
+token / kv_row / kv_runs; allowed(...) is the isolation monitor's set of words a step may
+touch, from the tables alone (not from the program).
+"""
+from tools.lm import chip
+
+BLOCK_TOKENS = 4
+CTX = 32                 # the serving context: a request's prompt + generated tokens
+ROWS = 8                 # rows per step at most: the token budget (the Layout's batch)
+SERVE_CHIP = chip.LM_CHIP
+
+
+class Pool:
+    """The planes of one model's KV blocks: n_blocks of block_tokens rows of d words."""
+
+    def __init__(self, mcfg, n_blocks, block_tokens, base):
+        self.m, self.n_blocks, self.bt, self.base = mcfg, n_blocks, block_tokens, base
+        self.plane_words = n_blocks * block_tokens * mcfg.d
+        self.words = 2 * mcfg.layers * self.plane_words
+
+    def plane(self, layer, kind):
+        return self.base + (layer * 2 + kind) * self.plane_words
+
+    def row(self, layer, kind, blk, r):
+        """The external address of row r of block blk's K (kind 0) or V (kind 1) of layer."""
+        return self.plane(layer, kind) + (blk * self.bt + r) * self.m.d
+
+    def block_range(self, layer, kind, blk):
+        a = self.row(layer, kind, blk, 0)
+        return a, a + self.bt * self.m.d - 1
+
+
+class MemoryMap:
+    """Where everything of a serving run is (ValueError when it does not fit the chip).
+
+    lay: the main model's chip Layout (its weights at 0, no cache of its own), pool its
+    KV pool; dlay, dpool the draft model's (None without one); tokens: the first token
+    area; ctx: words per token area."""
+
+    def __init__(self, model, n_requests, n_blocks, block_tokens=BLOCK_TOKENS, ctx=CTX,
+                 rows=ROWS, draft=None, draft_blocks=None, chip_cfg=SERVE_CHIP):
+        for what, v, lo in (("pool blocks", n_blocks, 1), ("block_tokens", block_tokens, 1),
+                            ("rows per step", rows, 1), ("requests", n_requests, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ValueError(f"{what} must be an integer >= {lo}, got {v!r}")
+        self.ctx, self.bt, self.rows = ctx, block_tokens, rows
+        self.lay = chip.Layout(model.cfg, rows, ctx, chip_cfg, cache=False)
+        at = self.lay.weight_words
+        self.dlay = None
+        if draft is not None:
+            self.dlay = chip.Layout(draft.cfg, rows, ctx, chip_cfg, cache=False, base=at)
+            at = self.dlay.weight_words
+        self.tokens = at
+        at += n_requests * ctx
+        self.pool = Pool(model.cfg, n_blocks, block_tokens, at)
+        at += self.pool.words
+        self.dpool = None
+        if draft is not None:
+            self.dpool = Pool(draft.cfg, draft_blocks or n_blocks, block_tokens, at)
+            at += self.dpool.words
+        self.ext_words = at
+        if at > chip_cfg.ext_words:
+            raise ValueError(f"the serving memory map needs {at} words of external memory "
+                             f"(weights {self.tokens}, token areas {n_requests * ctx}, KV pools "
+                             f"{at - self.tokens - n_requests * ctx}); the chip has {chip_cfg.ext_words}")
+
+    def token(self, b, t):
+        return self.tokens + b * self.ctx + t
+
+    def layout(self, draft=False):
+        return self.dlay if draft else self.lay
+
+    def kv_pool(self, draft=False):
+        return self.dpool if draft else self.pool
+
+
+class Paged:
+    """The step builder's address functions (chip.step_program's mem=) for one step:
+    request b's token ids in its token area, its KV rows in its block table's blocks."""
+
+    def __init__(self, mm, tables, draft=False):
+        self.mm, self.tables, self.pool = mm, tables, mm.kv_pool(draft)
+
+    def token(self, b, t):
+        return self.mm.token(b, t)
+
+    def kv_row(self, layer, kind, b, t):
+        bt = self.pool.bt
+        return self.pool.row(layer, kind, self.tables[b][t // bt], t % bt)
+
+    def kv_runs(self, layer, kind, b, n):
+        bt, out = self.pool.bt, []
+        for k in range(-(-n // bt)):
+            blk, rows = self.tables[b][k], min(bt, n - k * bt)
+            if out and out[-1][2] == blk - 1 and out[-1][1] % bt == 0:
+                out[-1] = (out[-1][0], out[-1][1] + rows, blk)
+            else:
+                out.append((self.pool.row(layer, kind, blk, 0), rows, blk))
+        return [(a, r) for a, r, _ in out]
+
+
+def allowed(mm, rows, tables, draft=False):
+    """The external words a step may touch, from its rows and block tables alone: (reads,
+    writes) as [(first, last)]. Reads: the model's weights, each row's token id, every
+    block of each stepping request's table (every plane). Writes: each row's K and V row
+    (every layer), and the next token of each row that generates one."""
+    lay, pool = mm.layout(draft), mm.kv_pool(draft)
+    first = 0 if not draft else mm.lay.weight_words
+    rd, wr = [(first, lay.weight_words - 1)], []
+    m = pool.m
+    for row in rows:
+        a = mm.token(row.b, row.t)
+        rd.append((a, a))
+        if row.write:
+            wr.append((a + 1, a + 1))
+        blk = tables[row.b][row.t // pool.bt]
+        for i in range(m.layers):
+            for kind in (0, 1):
+                w = pool.row(i, kind, blk, row.t % pool.bt)
+                wr.append((w, w + m.d - 1))
+    for b in {row.b for row in rows}:
+        for blk in tables[b]:
+            for i in range(m.layers):
+                for kind in (0, 1):
+                    rd.append(pool.block_range(i, kind, blk))
+    return rd, wr
+
+
+def covered(a, b, ranges):
+    """Every word of a..b inside the union of ranges [(first, last)]."""
+    x = a
+    for lo, hi in sorted(ranges):
+        if lo <= x <= hi:
+            x = hi + 1
+            if x > b:
+                return True
+    return x > b
+
+
+def isolation_issues(bus, allowed_sets, where):
+    """Findings of one step's bus record [(kind 'r'|'w', first, last)] (the program's
+    LD/ST ranges on the model, the wrapper's monitor on the chip) against its allowed set."""
+    rd, wr = allowed_sets
+    out = []
+    for kind, a, b in bus:
+        if kind not in ("r", "w") or b < a or not covered(a, b, rd if kind == "r" else wr):
+            out.append(f"{where}: {kind} ext[{a}..{b}] outside the step's allowed set")
+    return out

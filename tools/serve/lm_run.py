@@ -1,0 +1,288 @@
+"""Serving the language model on the chip (make serve-lm; docs/serving.md, "Serving the
+language model").
+
+    python -m tools.serve.lm_run --sim verilator --requests 64 --rate 12   # every policy
+    python -m tools.serve.lm_run --sim icarus --requests 8
+    python -m tools.serve.lm_run --sim model --sweep          # latency against throughput
+    python -m tools.serve.lm_run --sim model --spec           # speculative decoding table
+    python -m tools.serve.lm_run --workload FILE.json --sim model
+
+A workload (a file, or --requests N Poisson arrivals at --rate requests per million
+cycles, seeded) is served on the reference chip under each policy (lm_engine: static,
+reserve, preempt, each with whole and with chunked prefill): that run decides every step
+(the tokens it discovers end the requests), builds every step's program and checks it:
+every request's tokens equal to the request served alone (greedy decoding of the integer
+reference), admissions in arrival order, every step's program inside its isolation set,
+every step's counters equal to the timing model. On a simulator every policy's steps then
+run in ONE simulator process, the external memory carried from step to step, every
+step's scratchpad garbage on both sides (tb.hw judges each step against the reference
+chip: memory, trace, counters), and each step's external-bus record (the wrapper's
+monitor) inside the step's allowed set (its weights, its blocks, its tokens). The figures
+are then the chip's counters; on --sim model, the reference chip's (= the timing
+model's), labelled so. Exit 1 on any problem; bad arguments exit 2.
+"""
+import json
+import os
+import time
+
+import numpy as np
+
+from tb import cli, hw
+from tools import ROOT
+from tools.lm import chip, generate
+from tools.serve import lm_engine as E
+from tools.serve import lm_memory as lmm
+from tools.serve import report as R
+from tools.serve import requests as rq
+from tools.serve import spec as S
+
+OUT = os.path.join(ROOT, "out")
+ALL = [(p, f) for p in E.POLICIES for f in E.PREFILLS]
+MAX_NEW = (4, 20)        # the generation limits of the Poisson workloads: uniform
+
+
+def chip_cfg(mode):
+    return chip.LM_CHIP_OVERLAP if mode == "overlap" else chip.LM_CHIP
+
+
+def items(run):
+    """A run's chip items: the first step loads the image, later ones keep the memory."""
+    return [hw.Item(st.program, run.image if i == 0 else hw.KEEP_EXT, st.sp)
+            for i, st in enumerate(run.steps)]
+
+
+def chip_issues(res, run, where):
+    """Findings of a run's chip results (one ProgResult per step)."""
+    if len(res) != len(run.steps):
+        return [f"{where}: {len(res)} results for {len(run.steps)} steps"]
+    probs = []
+    for i, (r, st) in enumerate(zip(res, run.steps)):
+        if not r.ok:
+            probs.append(f"{where} step {i}: chip != reference chip: {r.mismatch}")
+        if int(r.counters.cycles) != st.predicted:
+            probs.append(f"{where} step {i}: {r.counters.cycles} cycles, timing model {st.predicted}")
+        bus = (r.host or {}).get("bus")
+        if bus is None:
+            probs.append(f"{where} step {i}: no bus record")
+        else:
+            probs += lmm.isolation_issues(bus, st.allowed, f"{where} step {i} (chip bus)")
+    n = run.mm.ext_words               # the words the map uses (the chip has more)
+    if res and not np.array_equal(np.asarray(res[-1].ext)[:n], np.asarray(run.final)[:n]):
+        probs.append(f"{where}: the chip's final memory differs from the served run's")
+    return probs
+
+
+def on_chip(sim, runs, mode):
+    """Run every run's steps in ONE simulator process: ([per-run chip cycles], problems, wall)."""
+    if sim not in hw.available_sims():
+        raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
+    t0 = time.time()
+    res = hw.run(sim, [items(r) for r in runs], cfg=chip_cfg(mode))
+    wall = time.time() - t0
+    probs, cyc = [], []
+    for run, rr in zip(runs, res):
+        probs += chip_issues(rr, run, f"{run.policy}/{run.prefill} on {sim}")
+        cyc.append([int(x.counters.cycles) for x in rr])
+    return cyc, probs, wall
+
+
+def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, log=print):
+    """Every policy's Run on the reference chip and its problems."""
+    servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode))
+               for pol, pf in policies]          # ValueError first, before any work
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX)
+             for q in reqs]
+    runs, probs = [], []
+    for (pol, pf), srv in zip(policies, servers):
+        run = srv.run()
+        probs += [f"{pol}/{pf}: {p}" for p in E.check_run(run, model, "text", alone)]
+        runs.append(run)
+    return runs, probs
+
+
+def workload(a):
+    if a.workload:
+        return rq.load(a.workload, "text", lmm.CTX)
+    return rq.poisson(a.requests, a.rate, a.seed, max_new=MAX_NEW)
+
+
+def sweep(model, a, log=print):
+    """Latency against throughput over request rates, every policy, on the reference chip
+    (the timing model's cycles): {policy name: [metrics per rate]}; the figure."""
+    out = {}
+    for rate in a.rates:
+        reqs = rq.poisson(a.requests, rate, a.seed, max_new=MAX_NEW)
+        runs, probs = serve_all(model, reqs, a.blocks, a.mode)
+        if probs:
+            raise AssertionError(f"rate {rate}: {probs[:3]}")
+        for run in runs:
+            m = R.metrics(run)
+            m["rate"] = rate
+            out.setdefault(R.name(m), []).append(m)
+        log(f"rate {rate}: " + "; ".join(f"{R.name(m)} {m['tokens_per_kcycle']:.3f} tok/kc, "
+                                         f"TTFT p50 {m['ttft'][50]:,.0f}" for m in map(R.metrics, runs)))
+    return out
+
+
+def figure(sw, path, what="ttft", p=50):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, ms in sw.items():          # preempt dashed: it coincides with reserve when
+        style = "s--" if name.startswith("preempt") else "o-"     # the pool never runs out
+        ax.plot([m["tokens_per_kcycle"] for m in ms],
+                [(m[what].get(p) if p in m[what] else m[what].get(str(p))) for m in ms],
+                style, label=name, alpha=0.8)
+    ax.set_xlabel("throughput: generated tokens per 1,000 cycles")
+    ax.set_ylabel(f"{what.upper()} p{p} (cycles)")
+    ax.set_yscale("log")
+    ax.set_title(f"LM serving on GA-2: {what.upper()} p{p} against throughput, request rate swept\n"
+                 "(cycle-exact model: the timing model's cycles)", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def spec_table(model, a, sim="model", log=print):
+    """Speculative decoding at B = 1 and B = 4, k = 0 (plain) .. 4: a list of dicts."""
+    draft = S.load_draft()
+    reqs = rq.poisson(8, 10, a.seed, prompt_len=(4, 8), max_new=(8, 8), ctx=S.SPEC_CTX)
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX) for q in reqs]
+    out, probs = [], []
+    for B in (1, 4):
+        batches = [list(range(i, i + B)) for i in range(0, len(reqs), B)]
+        base = None
+        for k in range(5):
+            runs, P, A = [], 0, 0
+            for bb in batches:
+                run, p, acc = S.spec_serve(model, draft, [reqs[i] for i in bb], k,
+                                           chip_cfg=chip_cfg(a.mode))
+                probs += [f"spec B={B} k={k}: {x}" for x in
+                          E.check_run(run, model, "text", [alone[i] for i in bb])]
+                runs.append(run)
+                P, A = P + p, A + acc
+            cyc = [[st.cycles for st in r.steps] for r in runs]
+            if sim != "model":
+                cyc, pr, _ = on_chip(sim, runs, a.mode)
+                probs += pr
+            total = sum(map(sum, cyc))
+            toks = sum(len(t) for r in runs for t in r.tokens)
+            draft_c = sum(c for r, cc in zip(runs, cyc) for st, c in zip(r.steps, cc)
+                          if st.kind.startswith("draft"))
+            if k == 0:
+                base = total
+            row = {"B": B, "k": k, "tokens": toks, "cycles": total, "draft_cycles": draft_c,
+                   "proposed": P, "accepted": A, "accept": A / P if P else None,
+                   "cycles_per_token": total / toks, "speedup": base / total,
+                   "steps": sum(len(r.steps) for r in runs)}
+            out.append(row)
+            log(f"spec B={B} k={k}: {toks} tokens, {total:,} cycles ({total / toks:,.0f} per token), "
+                f"accepted {A}/{P}, speed-up {base / total:.2f}x")
+    return out, probs
+
+
+def main(argv=None, prog="tools.serve.lm_run"):
+    ap = cli.Parser(prog=prog, description=__doc__.splitlines()[0])
+    ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
+    ap.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
+    ap.add_argument("--workload", default=None, type=cli.in_file, help="a .json or .csv workload file")
+    ap.add_argument("--requests", type=cli.integer(1, 4096), default=64)
+    ap.add_argument("--rate", type=cli.number(above=0), default=20.0, help="requests per million cycles")
+    ap.add_argument("--seed", type=cli.seed, default=1)
+    ap.add_argument("--blocks", type=cli.integer(1, 4096), default=48, help="KV pool blocks (of 4 tokens)")
+    ap.add_argument("--slots", type=cli.integer(1, lmm.ROWS), default=E.SLOTS)
+    ap.add_argument("--policies", default="all",
+                    help="comma-separated policy[+chunked] names, or all")
+    ap.add_argument("--sweep", action="store_true", help="latency against throughput over --rates")
+    ap.add_argument("--rates", default="2,4,8,12,16,24,32,48")
+    ap.add_argument("--spec", action="store_true", help="speculative decoding, k = 0..4, B = 1 and 4")
+    ap.add_argument("--tag", default=None, help="name of the out/serve_lm_<tag>.json")
+    a = ap.parse_args(argv)
+    try:
+        try:
+            a.rates = [cli.number(above=0)(x) for x in a.rates.split(",")]
+        except Exception as e:
+            raise ValueError(f"--rates {a.rates!r}: {e}") from None
+        if a.tag is not None and (not a.tag or "/" in a.tag):
+            raise ValueError(f"--tag {a.tag!r}: a name without '/'")
+        if a.policies == "all":
+            pols = ALL
+        else:
+            pols = []
+            for n in a.policies.split(","):
+                p, _, f = n.partition("+")
+                if p not in E.POLICIES or f not in ("", "chunked"):
+                    raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, "
+                                     "each optionally +chunked)")
+                pols.append((p, "chunked" if f else "whole"))
+        model = generate.load_model("text")
+        os.makedirs(OUT, exist_ok=True)
+        label = ("the chip's counters (" + a.sim + ")" if a.sim != "model"
+                 else "cycle-exact model (the timing model's cycles)")
+        if a.spec:
+            rows, probs = spec_table(model, a, a.sim)
+            tag = a.tag or f"spec_{a.sim}_{a.mode}"
+            json.dump({"rows": rows, "problems": probs, "cycles": label, "mode": a.mode},
+                      open(os.path.join(OUT, f"serve_lm_{tag}.json"), "w"), indent=1)
+            print("| B | k | tokens | cycles | cycles / token | draft cycles | accepted / proposed | "
+                  "acceptance | speed-up |\n|---|---|---|---|---|---|---|---|---|")
+            for r in rows:
+                acc = "-" if r["accept"] is None else f"{100 * r['accept']:.0f}%"
+                print(f"| {r['B']} | {r['k']} | {r['tokens']} | {r['cycles']:,} | "
+                      f"{r['cycles_per_token']:,.0f} | {r['draft_cycles']:,} | {r['accepted']} / "
+                      f"{r['proposed']} | {acc} | {r['speedup']:.2f}x |")
+            print(f"cycles: {label}, {a.mode} mode")
+            print("PASS" if not probs else "FAIL\n" + "\n".join(probs[:20]))
+            return 0 if not probs else 1
+        if a.sweep:
+            sw = sweep(model, a)
+            tag = a.tag or f"sweep_{a.mode}"
+            json.dump({"sweep": sw, "cycles": label}, open(os.path.join(OUT, f"serve_lm_{tag}.json"), "w"),
+                      indent=1, default=str)
+            for what in ("ttft", "tpot"):
+                figure(sw, os.path.join(OUT, f"serve_lm_{what}_{a.mode}.png"), what)
+            print(f"wrote out/serve_lm_{tag}.json, out/serve_lm_ttft_{a.mode}.png, "
+                  f"out/serve_lm_tpot_{a.mode}.png")
+            return 0
+        reqs = workload(a)
+        t0 = time.time()
+        runs, probs = serve_all(model, reqs, a.blocks, a.mode, pols, a.slots)
+        ms = [R.metrics(r) for r in runs]
+        wall_model = time.time() - t0
+        out = {"requests": len(reqs), "rate": a.rate, "blocks": a.blocks, "mode": a.mode,
+               "sim": a.sim, "model_wall": round(wall_model, 1)}
+        if a.sim != "model":
+            cyc, pr, wall = on_chip(a.sim, runs, a.mode)
+            probs += pr
+            ms = [R.metrics(r, c) for r, c in zip(runs, cyc)]
+            out["sim_wall"] = round(wall, 1)
+            out["programs"] = sum(len(c) for c in cyc)
+            out["chip_cycles"] = sum(map(sum, cyc))
+        out["metrics"], out["problems"] = ms, probs
+        tag = a.tag or f"{a.sim}_{a.mode}_{len(reqs)}"
+        json.dump(out, open(os.path.join(OUT, f"serve_lm_{tag}.json"), "w"), indent=1, default=str)
+        print(f"{len(reqs)} requests ({sum(m['stopped'] for m in ms[:1])} end at a stop token, "
+              "the others at their limit), "
+              f"pool {a.blocks} blocks of {lmm.BLOCK_TOKENS}, {a.slots} slots, "
+              f"{lmm.ROWS} rows per step, {a.mode} mode")
+        for line in R.table(ms, label):
+            print(line)
+        if a.sim != "model":
+            print(f"{a.sim}: {out['programs']} step programs, {out['chip_cycles']:,} cycles, "
+                  f"wall {out['sim_wall']} s (shared machine); every step judged against the "
+                  "reference chip, bus inside its allowed set, cycles = timing model")
+        print("PASS: every request's tokens equal to it served alone" if not probs
+              else "FAIL\n" + "\n".join(probs[:20]))
+        return 0 if not probs else 1
+    except ValueError as e:
+        return cli.refuse(ap.prog, e)
+    except hw.SimulatorFault as e:           # nothing is known of the chip: not a FAIL of it
+        print(f"FAULT: {e}")
+        return 4
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
