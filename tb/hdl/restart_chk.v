@@ -23,7 +23,7 @@
 // and write data where its enable is high. The units: dma (LD, ST and LDX, mixed, LDX
 // with a good and a bad row index), vec_rq (relu 0 and 1), mm_ctrl (ga2_systolic + ga2_pe
 // inside), softmax FAST = 0 and FAST = 1, divu (quotient and remainder in its last
-// cycle), vec_add, argmax, norm; the restart cycles: the first cycles, every phase (LDX's
+// cycle), vec_add, argmax, norm, pack4 (PACK4 and UNPACK4 after each other); the restart cycles: the first cycles, every phase (LDX's
 // index read and address; feed, old-C pre-read, drain; max / exp pass, divider load,
 // division, write / output; ADD's two reads; NORM's sum, square root, divider load,
 // division, scaling) and the job's last busy cycle. The dma's scratchpad words at
@@ -65,8 +65,8 @@ module restart_chk #(
   localparam NP = 2 * NA;                                   // mm_ctrl's read ports
 
   localparam [3:0] U_DMA = 4'd0, U_RQ = 4'd1, U_MM = 4'd2, U_SM0 = 4'd3, U_SM1 = 4'd4,
-                   U_DIV = 4'd5, U_ADD = 4'd6, U_AMX = 4'd7, U_NRM = 4'd8;
-  localparam [7:0] N_SCN = 8'd128;
+                   U_DIV = 4'd5, U_ADD = 4'd6, U_AMX = 4'd7, U_NRM = 4'd8, U_PK = 4'd9;
+  localparam [7:0] N_SCN = 8'd138;
   localparam [11:0] LIM = LIMIT;
 
   // ------------------------------------------------------------------ the read data
@@ -98,8 +98,9 @@ module restart_chk #(
                    J_SM7 = 5'd11, J_SM5 = 5'd12, J_SM8 = 5'd13, J_SM6 = 5'd14,
                    J_DV1 = 5'd15, J_DV2 = 5'd16,
                    J_LX1 = 5'd17, J_LX2 = 5'd18, J_AD4 = 5'd19, J_AD3 = 5'd20,
-                   J_AM6 = 5'd21, J_AM4 = 5'd22, J_NM5 = 5'd23, J_NM3 = 5'd24;
-  reg          f_dir, f_tb, f_acc, f_ldx, f_relu;
+                   J_AM6 = 5'd21, J_AM4 = 5'd22, J_NM5 = 5'd23, J_NM3 = 5'd24,
+                   J_PK4 = 5'd25, J_UP3 = 5'd26;
+  reg          f_dir, f_tb, f_acc, f_ldx, f_relu, f_unpack;
   reg [AW-1:0] f_idx;
   reg [15:0]   f_rows;
   reg [AW-1:0] f_dst, f_a, f_b;          // f_a: dma sp_base, src, MM A; f_b: ext_base, MM B
@@ -116,7 +117,7 @@ module restart_chk #(
     f_len = 13'd0; f_m = 3'd0; f_n = 3'd0; f_k = 8'd0;
     f_lda = 12'd0; f_ldb = 12'd0; f_ldc = 12'd0;
     f_rqm = 16'd0; f_rqs = 6'd0; f_dvd = 32'd0; f_dvs = 32'd1;
-    f_ldx = 1'b0; f_relu = 1'b0; f_idx = {AW{1'b0}}; f_rows = 16'd0;
+    f_ldx = 1'b0; f_relu = 1'b0; f_idx = {AW{1'b0}}; f_rows = 16'd0; f_unpack = 1'b0;
     case (job)
       // dma: dir, sp_base (f_a), ext_base (f_b), len; busy len + 1
       J_LD6: begin f_dir = 1'b0; f_a = 16'd100; f_b = 16'd200;  f_len = 13'd6; end
@@ -159,6 +160,10 @@ module restart_chk #(
       // 6..21, divider load 22, division 23..53, scaling 54..59
       J_NM5: begin f_dst = 16'd500; f_a = 16'd120; f_len = 13'd5; f_rqm = 16'd20000; f_rqs = 6'd21; end
       J_NM3: begin f_dst = 16'd12;  f_a = 16'd13;  f_len = 13'd3; f_rqm = 16'd30000; f_rqs = 6'd22; end
+      // pack4: dst, src (f_a), len, unpack; busy 2 len + 1 (PK4: PACK4 of 4, 9 cycles;
+      // UP3: UNPACK4 of 3, 7 cycles, dst over src)
+      J_PK4: begin f_dst = 16'd600; f_a = 16'd610; f_len = 13'd4; end
+      J_UP3: begin f_dst = 16'd31;  f_a = 16'd30;  f_len = 13'd3; f_unpack = 1'b1; end
       default: ;
     endcase
   end
@@ -314,6 +319,18 @@ module restart_chk #(
       8'd125: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM5, J_NM3, 9'd59};
       8'd126: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM3, J_NM5, 9'd2};
       8'd127: {sc_unit, sc_j1, sc_j2, sc_c} = {U_NRM, J_NM3, J_NM5, 9'd30};
+      // pack4 PK4 (busy 9: reads 0..7, writes 2, 4, 6, 8), UP3 (busy 7: reads 0, 2, 4,
+      // writes 1..6): the first cycles, both phases, the last cycle; each op after the other
+      8'd128: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd0};
+      8'd129: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd1};
+      8'd130: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd2};
+      8'd131: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd3};
+      8'd132: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd5};
+      8'd133: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_PK4, J_UP3, 9'd8};
+      8'd134: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_UP3, J_PK4, 9'd1};
+      8'd135: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_UP3, J_PK4, 9'd2};
+      8'd136: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_UP3, J_PK4, 9'd4};
+      8'd137: {sc_unit, sc_j1, sc_j2, sc_c} = {U_PK, J_UP3, J_PK4, 9'd6};
       default: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LD6, J_LD6, 9'd0};
     endcase
   end
@@ -327,6 +344,7 @@ module restart_chk #(
   wire on_add = (sc_unit == U_ADD);
   wire on_amx = (sc_unit == U_AMX);
   wire on_nrm = (sc_unit == U_NRM);
+  wire on_pk  = (sc_unit == U_PK);
 
   // ------------------------------------------------------------------ dma
   wire          da_busy, da_last, da_sp_rd_en, da_sp_wr_en, da_ext_en, da_ext_we, da_idx_err;
@@ -543,6 +561,26 @@ module restart_chk #(
     .wr_data(nb_wr_data)
   );
 
+  // ------------------------------------------------------------------ pack4
+  wire          pa_busy, pa_last, pa_rd_en, pa_wr_en, pb_busy, pb_last, pb_rd_en, pb_wr_en;
+  wire [AW-1:0] pa_rd_addr, pa_wr_addr, pb_rd_addr, pb_wr_addr;
+  wire [31:0]   pa_wr_data, pb_wr_data;
+  reg  [7:0]    pa_q, pb_q;
+  always @(posedge uclk) begin
+    if (pa_rd_en) pa_q <= mix8(pa_rd_addr);
+    if (pb_rd_en) pb_q <= mix8(pb_rd_addr);
+  end
+  ga2_pack4 #(.SP_WORDS(SP_WORDS)) u_pk_a (
+    .clk(uclk), .rst(rst_u), .start(st_a && on_pk), .unpack(f_unpack), .dst(f_dst), .src(f_a),
+    .len(f_len), .busy(pa_busy), .last(pa_last), .rd_en(pa_rd_en), .rd_addr(pa_rd_addr),
+    .rd_byte(pa_q), .wr_en(pa_wr_en), .wr_addr(pa_wr_addr), .wr_data(pa_wr_data)
+  );
+  ga2_pack4 #(.SP_WORDS(SP_WORDS)) u_pk_b (
+    .clk(uclk), .rst(rst_u), .start(st_b && on_pk), .unpack(f_unpack), .dst(f_dst), .src(f_a),
+    .len(f_len), .busy(pb_busy), .last(pb_last), .rd_en(pb_rd_en), .rd_addr(pb_rd_addr),
+    .rd_byte(pb_q), .wr_en(pb_wr_en), .wr_addr(pb_wr_addr), .wr_data(pb_wr_data)
+  );
+
   // ------------------------------------------------------------------ comparison
   // mis[s]: signal s of A differs from B's this cycle; busy/last of the unit under test
   reg [15:0]  mis;
@@ -651,6 +689,23 @@ module restart_chk #(
         obs_a  = {na_busy, na_last, na_rd_en, na_wr_en, 4'd0, na_rd_addr, na_wr_addr, na_wr_data, 56'd0};
         obs_b  = {nb_busy, nb_last, nb_rd_en, nb_wr_en, 4'd0, nb_rd_addr, nb_wr_addr, nb_wr_data, 56'd0};
       end
+      U_PK: begin
+        busy_a = pa_busy;
+        busy_b = pb_busy;
+        last_b = pb_last;
+        mis[0] = (pa_busy !== pb_busy);
+        mis[1] = (pa_last !== pb_last);
+        mis[2] = (pa_rd_en !== pb_rd_en);
+        mis[3] = (pb_rd_en === 1'b1) && (pa_rd_addr !== pb_rd_addr);
+        mis[4] = (pa_wr_en !== pb_wr_en);
+        mis[5] = (pb_wr_en === 1'b1) && (pa_wr_addr !== pb_wr_addr);
+        mis[6] = (pb_wr_en === 1'b1) && (pa_wr_data !== pb_wr_data);
+        mis[13] = (^{pa_busy, pa_last, pa_rd_en, pa_wr_en, pb_busy, pb_last, pb_rd_en, pb_wr_en,
+                     {AW{pb_rd_en}} & pb_rd_addr, {AW{pb_wr_en}} & pb_wr_addr,
+                     {32{pb_wr_en}} & pb_wr_data} === 1'bx);
+        obs_a  = {pa_busy, pa_last, pa_rd_en, pa_wr_en, 4'd0, pa_rd_addr, pa_wr_addr, pa_wr_data, 56'd0};
+        obs_b  = {pb_busy, pb_last, pb_rd_en, pb_wr_en, 4'd0, pb_rd_addr, pb_wr_addr, pb_wr_data, 56'd0};
+      end
       U_MM: begin
         busy_a = ma_busy;
         busy_b = mb_busy;
@@ -743,6 +798,7 @@ module restart_chk #(
         U_ADD:   unit_name = "vec_add";
         U_AMX:   unit_name = "argmax";
         U_NRM:   unit_name = "norm";
+        U_PK:    unit_name = "pack4";
         U_RQ:    unit_name = "vec_rq";
         U_MM:    unit_name = "mm_ctrl";
         U_SM0:   unit_name = "softmax0";
@@ -823,6 +879,7 @@ module restart_chk #(
     ma_byte = {NP*8{1'b0}}; mb_byte = {NP*8{1'b0}}; ma_w0 = 32'd0; mb_w0 = 32'd0;
     s0a_q = 8'd0; s0b_q = 8'd0; s1a_q = 8'd0; s1b_q = 8'd0;
     aa_q = 8'd0; ab_q = 8'd0; xa_q = 32'd0; xb_q = 32'd0; na_q = 8'd0; nb_q = 8'd0;
+    pa_q = 8'd0; pb_q = 8'd0;
   end
 
   // the end of the run: at the first mismatch (sig) or after the last scenario

@@ -562,11 +562,29 @@ def self_contained_lm_program():
     return prog, img
 
 
+def self_contained_pack4_program():
+    """(prog, image): PACK4 and UNPACK4 reading only scratchpad words the program wrote
+    itself: LD, PACK4, UNPACK4 of its result, ST."""
+    from model import isa
+    rng = np.random.default_rng(RANDOM_SEED + 99)
+    img = rng.integers(-128, 128, size=64)
+
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
+
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("PACK4", dst=100, src=0, len=32),
+            b("UNPACK4", dst=200, src=100, len=32),
+            b("ST", src=100, dst=1000, len=164),
+            b("HALT")]
+    return prog, img
+
+
 def reset_programs():
     """Reset while busy: the self-contained programs cut by rst in the middle of each
-    unit (LD, MM, RQ, SM's divide phase; LDX, ADD, ARGMAX, NORM's divide), and around
-    each unit's start, each followed by the same program run in full. Entries are
-    (label, prog, image, abort_at)."""
+    unit (LD, MM, RQ, SM's divide phase; LDX, ADD, ARGMAX, NORM's divide; PACK4,
+    UNPACK4), and around each unit's start, each followed by the same program run in
+    full. Entries are (label, prog, image, abort_at)."""
     from model import timing
     prog, img = self_contained_program()
     out = []
@@ -585,6 +603,12 @@ def reset_programs():
             out.append((f"after reset at the start of {ev.op} ({at})", prog, img))
     prog, img = self_contained_lm_program()
     for ev in timing.schedule(prog, CFG).events[1:5]:     # NORM, ADD, ARGMAX, LDX
+        busy = ev.end - ev.start + 1
+        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
+            out.append((f"reset in {ev.op} ({at})", prog, img, at))
+            out.append((f"after reset in {ev.op} ({at})", prog, img))
+    prog, img = self_contained_pack4_program()
+    for ev in timing.schedule(prog, CFG).events[1:3]:     # PACK4, UNPACK4
         busy = ev.end - ev.start + 1
         for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
             out.append((f"reset in {ev.op} ({at})", prog, img, at))
