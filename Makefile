@@ -9,7 +9,7 @@ SCHEDULER ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve prefix train lm-eval lint synth formal fuzz soak plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -58,6 +58,9 @@ lint: setup    ## verilator --lint-only -Wall on the RTL
 
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt)
 	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
+
+formal: setup  ## formal proofs (yosys-smtbmc/z3, ABC pdr): overlap safety, hazard invariant, host contract, busy lengths, the equivalents' miters; table in out/formal.txt (ONLY=overlap|chip|busy|equiv)
+	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
