@@ -495,6 +495,13 @@ TABLE.update({
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.formal": ("tools.flow.formal", [
+        (["--only", "everything"], "--only"),
+        (["--only", ""], "--only"),
+        (["--out", "{d}/adir"], "--out"),
+        (["--out", "{d}/file.txt/x.txt"], "--out"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.bench.bench_model": ("tools.bench.bench_model", [
         (["--seconds", "0"], "--seconds"),
         (["--seconds", "-1"], "--seconds"),
@@ -530,7 +537,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
            "tools.lm.eval", "tools.lm.train", "tb.soak", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.bench.bench_model", "tools.bench.bench_sim"]
+           "tools.flow.headers", "tools.flow.formal", "tools.bench.bench_model", "tools.bench.bench_sim"]
 
 
 def shim_dir(d):
