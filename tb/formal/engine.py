@@ -160,13 +160,18 @@ def _pdr(work, timeout):
 def _bmc3(work, depth, timeout):
     """(status, frames, text) of ABC's bmc3 to depth frames on work/model.aig: PASSED (no
     assertion fails in frames 0..depth-1), FAILED, TIMEOUT (frames: how many it cleared)."""
-    rc, out = _run(["yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; "
-                    f"bmc3 -F {depth} -T {timeout}; write_cex -a {work / 'bmc3.aiw'}"],
+    # line-buffered and verbose (-v: a line per frame), so a run ended by the wall-clock
+    # limit still tells how many frames it cleared
+    rc, out = _run(["stdbuf", "-oL", "yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; "
+                    f"bmc3 -v -F {depth} -T {timeout}; write_cex -a {work / 'bmc3.aiw'}"],
                    work / "bmc3.log", timeout + 60)
     m = re.search(r"No output asserted in (\d+) frames", out)
     if m:
         n = int(m.group(1))
         return ("PASSED" if n >= depth else "TIMEOUT"), n, out
+    if rc is None and not re.search(r"was asserted in frame", out):
+        frames = re.findall(r"^\s*(\d+)\s*[+:]\s*F\s*=", out, re.M)
+        return "TIMEOUT", (int(frames[-1]) if frames else None), out
     if re.search(r"was asserted in frame", out):
         return "FAILED", None, out
     return ("TIMEOUT" if rc is None else "ERROR"), None, out
