@@ -8,7 +8,7 @@ is covered). Verdicts (verdict()):
   equivalent (proven by abc pdr)   no reachable state tells them apart: a proof;
   NOT equivalent                   a counterexample (the frame): the suite must catch it;
   undecided (...)                  neither within the time limits: bmc3's clean frames.
-equivalent_checks() gives one Check per entry of tb/mutation/rtl/equivalents.txt.
+listed_sites() gives the Site of every entry of tb/mutation/rtl/equivalents.txt.
 """
 from tb.formal import engine
 from tb.formal.engine import BUILD, Check
@@ -92,6 +92,3 @@ def listed_sites(rtl_dir=None):
     sites = {equivalents.equiv_key(s, rtl_dir): s for s in enumerate_sites(rtl_dir, classes=ALL_CLASSES)}
     return [(k, why, sites.get(k)) for k, why in listed.items()]
 
-
-def equivalent_checks():
-    return []

@@ -88,13 +88,6 @@ def busy_checks(sp=16):
     return out
 
 
-def all_checks():
-    """Every check of `make formal`, in the table's order (the miters come from
-    tb/formal/miter.py, one per listed equivalent)."""
-    from tb.formal import miter
-    return ([hazard(8), chip(1, 40), chip(0, 40)] + busy_checks() + miter.equivalent_checks())
-
-
 def fast_checks():
     """The few seconds of `make test` (tests/flow/test_formal.py)."""
     return [hazard(4)]

@@ -28,7 +28,7 @@ def checks_of(groups, fast):
     if "overlap" in groups:
         out.append(props.hazard(8))
     if "chip" in groups:
-        out += [props.chip(1, 40), props.chip(0, 40)]
+        out += [props.chip(1, 30, timeout=1800), props.chip(0, 40)]
     if "busy" in groups:
         out += props.busy_checks()
     return out
