@@ -170,8 +170,9 @@ def _bmc3(work, depth, timeout):
         n = int(m.group(1))
         return ("PASSED" if n >= depth else "TIMEOUT"), n, out
     if rc is None and not re.search(r"was asserted in frame", out):
-        frames = re.findall(r"^\s*(\d+)\s*[+:]\s*F\s*=", out, re.M)
-        return "TIMEOUT", (int(frames[-1]) if frames else None), out
+        # bmc3 -v: "  k + : Var = ..." once frame k is clear (no assertion can fail there)
+        frames = re.findall(r"^\s*(\d+)\s*\+\s*:", out, re.M)
+        return "TIMEOUT", (int(frames[-1]) + 1 if frames else None), out
     if re.search(r"was asserted in frame", out):
         return "FAILED", None, out
     return ("TIMEOUT" if rc is None else "ERROR"), None, out
