@@ -12,7 +12,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth gls fpga fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm remedies train-remedies mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -93,6 +93,9 @@ gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus 
 fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation, Fmax or yosys's estimate, out/fpga-*.txt; exit 1: does not fit (DEVICE=hx8k, FPGA_ARGS="--overlap ...")
 	@bash tools/flow/setup.sh fpga
 	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
+
+formal: setup  ## formal proofs (yosys-smtbmc/z3, ABC pdr): overlap safety, hazard invariant, host contract, busy lengths, the equivalents' miters; table in out/formal.txt (ONLY=overlap|chip|busy|equiv)
+	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both

@@ -167,7 +167,6 @@ module ga2_sp_xbar #(
 
   // ------------------------------------------------------------------ missed-hazard check
 `ifndef SYNTHESIS
-  // synthesis translate_off
   // Per write port w (0 vec, 1 mm, 2 dma): every enabled port of the OTHER two
   // units at the same address (their reads and their write). Continuous assignments, so
   // the simulators evaluate only what changes.
@@ -193,6 +192,9 @@ module ga2_sp_xbar #(
     end
   endgenerate
 
+  // miss is computed for the formal flow too (read_verilog -formal defines FORMAL, not
+  // SYNTHESIS): tb/formal/ga2_top_f.v asserts it 0 (make formal); the stop is simulation's
+  // synthesis translate_off
   always @(posedge clk) begin
     if (!rst && miss != 3'd0) begin
       $error("%m: missed hazard: a write of unit(s) %b ({dma, mm, vec}) meets another unit's access to the same scratchpad word in one cycle",

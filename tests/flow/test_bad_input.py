@@ -632,6 +632,13 @@ TABLE.update({
         (["--freq", "1001"], "--freq"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.formal": ("tools.flow.formal", [
+        (["--only", "everything"], "--only"),
+        (["--only", ""], "--only"),
+        (["--out", "{d}/adir"], "--out"),
+        (["--out", "{d}/file.txt/x.txt"], "--out"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.bench.bench_model": ("tools.bench.bench_model", [
         (["--seconds", "0"], "--seconds"),
         (["--seconds", "-1"], "--seconds"),
@@ -670,7 +677,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.serve.lm_run", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.flow.gls", "tools.flow.fpga", "tools.bench.bench_model",
+           "tools.flow.headers", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
            "tools.bench.bench_sim"]
 
 

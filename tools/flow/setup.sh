@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time set-up, idempotent and fast when everything is present:
-#  - the simulators and yosys from Debian (apt-get when missing and running as root,
+#  - the simulators, yosys and z3 (make formal) from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
@@ -16,6 +16,8 @@ need=()
 command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
 command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v yosys >/dev/null 2>&1 || need+=(yosys)
+# make formal: yosys-smtbmc (in Debian's yosys package) drives z3; ABC is yosys-abc
+command -v z3 >/dev/null 2>&1 || need+=(z3)
 if [ "${1:-}" = fpga ]; then
   command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
   command -v icetime >/dev/null 2>&1 || need+=(fpga-icestorm)

@@ -10,12 +10,12 @@ This file is the command line; the parts:
   sites.py        pyverilog walk, site classes, literal variants, mutant directories
   equivalents.py  the keys and lines of tb/mutation/rtl/equivalents.txt
   runner.py       judging a site through suite.py on the engine's job pool, the report
-  prove.py        yosys equivalence proofs for survivors
+  prove.py        the formal step: each survivor's miter (tb/formal/miter.py)
   ../engine.py    outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tb.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
      | --module NAME | --classes all (or a comma list: the structural classes of
-     structural.py are not in the default run) | --prove (yosys proofs for the survivors of the last run) | --work DIR
+     structural.py are not in the default run) | --prove (the formal step on the survivors of the last run) | --no-formal | --work DIR
 Writes out/mut_rtl.json (key "score") and prints the per-module table with the engine's
 columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); every
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench
@@ -53,7 +53,9 @@ def main(argv=None):
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "mut_rtl"), type=cli.out_dir,
                     help="scratch directory")
     ap.add_argument("--prove", action="store_true",
-                    help="try yosys equivalence proofs on the survivors of the last run (--out)")
+                    help="the formal step (miters) on the survivors of the last run (--out)")
+    ap.add_argument("--no-formal", dest="formal", action="store_false",
+                    help="skip the formal step (each survivor's miter, tb/mutation/rtl/prove.py)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's verdict")
     ap.add_argument("--journal", default=None, type=cli.out_file(),
                     help="append each verdict here as it arrives (default: the --out path, .journal.jsonl)")

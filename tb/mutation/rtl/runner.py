@@ -25,6 +25,7 @@ from tb import ROOT  # noqa: E402
 from tb.mutation import engine  # noqa: E402
 from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line  # noqa: E402
 from tb.mutation.rtl.equivalents import equiv_key, load_equivalents  # noqa: E402
+from tb.mutation.rtl import prove  # noqa: E402
 
 OUT_JSON = os.path.join(ROOT, "out", "mut_rtl.json")
 MUTANT0 = "(mutant 0)"
@@ -133,6 +134,7 @@ def run(args, sites, stats):
         rng = random.Random(args.seed)
         sites = sorted(rng.sample(sites, min(args.sample, len(sites))), key=lambda s: (s.file, s.start))
     equiv = load_equivalents(args.equiv)
+    args.site_of = {" | ".join(equiv_key(s, args.rtl)): s for s in sites}    # the formal step's sites
 
     def judge_listed(site, slot):
         r = judge(site, os.path.join(work, f"w{slot + 1}"), manifest, timeout, args.rtl)
@@ -187,6 +189,12 @@ def report(args, results, wall, total, base, kb, manifest, stats):
         print("\nsurvivors (neither caught nor listed in tb/mutation/rtl/equivalents.txt):")
         for r in survivors:
             print(f"  {r.info['file']}:{r.info['line']}  {r.info['cls']:<6} {r.info['change']}")
+        if getattr(args, "formal", False) and getattr(args, "site_of", None):
+            # the formal step: each survivor's miter (tb/mutation/rtl/prove.py); only a
+            # proof makes it equivalent (add the printed line to equivalents.txt)
+            print("\nformal step (miter of the original module and the mutant):")
+            prove.formal_step([args.site_of[r.info["key"]] for r in survivors if r.info["key"] in args.site_of],
+                              args.work, args.rtl)
     stopped = [r for r in results if r.status in engine.STOPPED]
     if stopped:
         print("\nended without a verdict of the bench (not caught):")

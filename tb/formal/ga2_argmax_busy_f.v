@@ -1,0 +1,23 @@
+`default_nettype none
+// ga2_argmax_busy_f: ga2_argmax busy for exactly len + 1 cycles (model/timing.py
+// busy_cycles; docs/isa.md), for 1 <= len <= LMAX and every address and input value.
+module ga2_argmax_busy_f #(
+  parameter SP_WORDS = 16, parameter LMAX = 16
+) (
+  input wire clk, input wire rst, input wire start,
+  input wire [`GA2_ADDR_W-1:0] dst, input wire [`GA2_ADDR_W-1:0] src,
+  input wire [`GA2_ARGMAX_LEN_W-1:0] len, input wire [31:0] rd_data
+);
+  localparam CW = 20;
+  wire busy, last, rd_en, wr_en;
+  wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
+  wire [31:0] wr_data;
+  ga2_argmax #(.SP_WORDS(SP_WORDS)) dut (
+    .clk(clk), .rst(rst), .start(start), .dst(dst), .src(src), .len(len), .busy(busy),
+    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en),
+    .wr_addr(wr_addr), .wr_data(wr_data)
+  );
+  wire legal = len >= 1 && len <= LMAX;
+  wire [CW-1:0] L_new = len + 1;
+`include "busy_chk.vh"
+endmodule

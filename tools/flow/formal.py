@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""`make formal`: properties of the GA-2 RTL proven by yosys 0.23, yosys-smtbmc/z3 and ABC.
+
+Why: simulation checks only the programs someone ran; these checks hold for every input
+sequence (every program, data value, start and reset) of the configuration they state.
+The checks are tb/formal/props.py's (the overlap mode's scratchpad safety, ga2_hazard's
+local invariant, the host contract, each unit's busy length) and one miter per entry of
+tb/mutation/rtl/equivalents.txt (tb/formal/miter.py). Prints the table (property,
+engine, depth or induction, result, wall time) and writes it to out/formal.txt; exits 1
+when a check fails or errs. `--only GROUP` (overlap, chip, busy, equiv; repeatable) runs a
+part; `--fast` the seconds-long subset that `make test` runs (tests/flow/test_formal.py).
+"""
+import sys
+import time
+
+from tb import cli
+from tb.formal import engine, miter, props
+from tools import ROOT
+
+OUT = ROOT / "out" / "formal.txt"
+GROUPS = ("overlap", "chip", "busy", "equiv")
+
+
+def checks_of(groups, fast):
+    if fast:
+        return props.fast_checks()
+    out = []
+    if "overlap" in groups:
+        out.append(props.hazard(8))
+    if "chip" in groups:
+        out += [props.chip(1, 30, timeout=1800), props.chip(0, 40)]
+    if "busy" in groups:
+        out += props.busy_checks()
+    return out
+
+
+def row(name, engine_, depth, result, secs):
+    return f"| {name} | {engine_} | {depth} | {result} | {secs:.1f} |"
+
+
+def main(argv=None):
+    ap = cli.Parser(prog="tools.flow.formal", description=__doc__.split("\n")[0])
+    ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
+    ap.add_argument("--fast", action="store_true", help="only the fast subset (make test)")
+    ap.add_argument("--out", default=str(OUT), type=cli.out_file())
+    args = ap.parse_args(argv)
+    groups = args.only or GROUPS
+    t0 = time.perf_counter()
+    lines = ["| property | engine | depth / induction | result | wall s |", "|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    bad = 0
+    for c in checks_of(groups, args.fast):
+        v = engine.run(c)
+        bad += not v.ok
+        ln = row(v.name, v.engine, v.depth, v.result + (f" ({v.detail})" if v.detail and not v.ok else ""), v.secs)
+        lines.append(ln)
+        print(ln, flush=True)
+    if "equiv" in groups and not args.fast:
+        for i, (key, why, site) in enumerate(miter.listed_sites()):
+            name = f"equiv/{key[0]} {key[1]}: {key[3]}"
+            if site is None:
+                ln = row(name, "-", "-", "gone from the design", 0.0)
+            else:
+                text, vs = miter.verdict(site, engine.BUILD / "equiv" / f"e{i}")
+                bad += not text.startswith("equivalent")
+                ln = row(name, " + ".join(v.engine for v in vs), vs[-1].depth, text, sum(v.secs for v in vs))
+            lines.append(ln)
+            print(ln, flush=True)
+    secs = time.perf_counter() - t0
+    lines.append(f"\n{len(lines) - 2} checks, {bad} not proven, {secs:.0f} s (python -m tools.flow.formal"
+                 + "".join(f" --only {g}" for g in (args.only or ())) + (" --fast" if args.fast else "") + ")")
+    print(lines[-1].strip())
+    from pathlib import Path
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
