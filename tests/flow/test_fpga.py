@@ -57,6 +57,9 @@ def test_docs_use_the_clock():
     assert "assumed 100 MHz" not in lm
     for m in re.finditer(r"tokens per second", lm):
         near = lm[max(0, m.start() - 300):m.end() + 300]
+        flat = " ".join(near.split())
+        if "chapter 9's example A" in flat or "chapter's chips" in flat:
+            continue      # the chapter's assumed 7B chips (their bandwidth, not GA-2's clock)
         assert f"{fpga.CLOCK_MHZ:g} MHz" in near, near
 
 

@@ -39,6 +39,7 @@ def B(op, **f):
 
 
 H = isa.build("HALT")
+ILLEGAL = 13                       # an illegal opcode word (docs/isa.md: 0 and 13..15 are illegal)
 
 
 def test_limits_are_the_documented_ones():
@@ -78,7 +79,7 @@ def test_known_programs_hit_their_bins_and_the_rest_are_holes(tmp_path):
     assert hits["ga2.mm_acc"]["inorder:tb1"] == 1 and hits["ga2.field.MM.M"]["cap"] == 1
     assert hits["ga2.mode"] == {"inorder": 1, "overlap": 0}
     hs = coverage.holes(hits)
-    assert "ga2.op[NORM]" in hs and "ga2.op[illegal_11]" in hs and "ga2.mode[overlap]" in hs
+    assert "ga2.op[NORM]" in hs and f"ga2.op[illegal_{ILLEGAL}]" in hs and "ga2.mode[overlap]" in hs
     assert "ga2.fault.code[ERR_SHAPE]" in hs and "ga2.hazard[RAW:dma<-mm]" in hs
     assert "ga2.op[LD]" not in hs and "ga2.field.SM.len[cap]" not in hs
     got, n = coverage.totals(hits)
@@ -89,14 +90,14 @@ def test_faults_hit_the_blamed_field_and_the_code(tmp_path):
     progs = [([B("LD", dst=0, src=0, len=4), isa.raw("SM", dst=0, src=0, len=65), H], [0]),
              ([isa.raw("LD", dst=4000, src=0, len=97), H], [0]),
              ([isa.raw("ST", src=0, dst=4095, len=2), H], [0]),
-             ([B("LD", dst=0, src=0, len=1), 11, H], [0]),
+             ([B("LD", dst=0, src=0, len=1), ILLEGAL, H], [0]),
              ([B("LD", dst=0, src=0, len=1)], [0]),            # then a 0 word: opcode 0
              ([B("LD", dst=0, src=0, len=1)] * CFG.imem_depth, [0])]   # past the end: ERR_PC
     hits = run_model(tmp_path, progs)
     assert hits["ga2.fault.SM"]["ERR_SHAPE"] == 1 and hits["ga2.field.SM.len"]["cap+1"] == 1
     assert hits["ga2.fault.LD"]["ERR_SP_RANGE"] == 1 and hits["ga2.field.LD.dst"]["sp_past"] == 1
     assert hits["ga2.fault.ST"]["ERR_EXT_RANGE"] == 1 and hits["ga2.field.ST.dst"]["ext_past"] == 1
-    assert hits["ga2.op"]["illegal_11"] == 1 and hits["ga2.op"]["illegal_0"] == 1
+    assert hits["ga2.op"][f"illegal_{ILLEGAL}"] == 1 and hits["ga2.op"]["illegal_0"] == 1
     assert hits["ga2.fault.code"]["ERR_OPCODE"] == 2
     assert hits["ga2.fault.code"]["ERR_PC"] == 1
     assert hits["ga2.op"]["SM"] == 0                     # refused, never retired
