@@ -67,9 +67,10 @@ def test_bench_items_map_the_entries():
         assert sum(it.abort_at > 0 for _, it in items) == sum(len(e) > 3 and e[3] > 0 for e in entries) > 0
 
 
-# the in-order suite on Icarus is long (the mutation harness of tests/tb/test_mut_rtl.py runs
-# its quick part on Icarus in every make test; Verilator runs all of it): make test-long
-CIRCUIT_CASES = [pytest.param("icarus", "inorder", marks=pytest.mark.long), ("icarus", "overlap"),
+# the suite on Icarus is long (the mutation harness of tests/tb/test_mut_rtl.py runs its
+# quick part on Icarus, both modes, in every make test; Verilator runs all of it): make test-long
+CIRCUIT_CASES = [pytest.param("icarus", "inorder", marks=pytest.mark.long),
+                 pytest.param("icarus", "overlap", marks=pytest.mark.long),
                  ("verilator", "inorder"), ("verilator", "overlap")]
 
 
