@@ -250,3 +250,24 @@ def test_outcomes_are_delivered_as_they_land(sim):
         raise RuntimeError(f"callback broke at {k}")
     with pytest.raises(RuntimeError, match="callback broke at 0"):
         hw.run_programs(sim, pairs[:2], on_outcome=boom)
+
+
+def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
+    """Program 0's outcome reaches on_outcome before program 1 has started: the chip idles
+    GAP cycles before program 1's start (a second or more on either simulator), and the
+    callback sees no status file of program 1 in this run's directory yet."""
+    import glob
+    import os
+    from tb.sim.build import ROOT
+    gap = 3_000_000 if sim == "verilator" else 60_000
+    (p0, i0), (p1, i1) = progen.random_programs(78, 2)
+    seen = {}
+    pattern = str(ROOT / "build" / "*" / "runs" / f"{os.getpid()}-*" / "p1_status.txt")
+    before = set(glob.glob(pattern))          # earlier runs' directories kept by this process
+
+    def landed(k, raw):
+        seen.setdefault(k, sorted(set(glob.glob(pattern)) - before))
+    res = hw.run_programs(sim, [hw.Item(p0, i0), hw.Item(p1, i1, gap=gap)], on_outcome=landed)
+    assert all(p.ok for p in res) and sorted(seen) == [0, 1]
+    assert seen[0] == [], "program 0's outcome was handed over only after program 1 had ended"
+    assert seen[1] != []

@@ -22,6 +22,11 @@ from tb.stimulus import collide, progen
 from tb import hw
 from tb.judge import reference
 
+# Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
+# by the other co-simulation tests of make test)
+ICARUS_LONG = pytest.mark.parametrize("sim", [pytest.param("icarus", marks=pytest.mark.long), "verilator"],
+                                      indirect=True)
+
 CFG = config.CH09_OVERLAP     # 8192 ext words, the overlap timing mode
 INORDER = CFG.replace(mode="inorder")
 N_PROGS = 100            # per simulator (make fuzz --mode both: half of thousands collide)
@@ -89,6 +94,7 @@ def test_collide_programs(sim):
             assert isinstance(ref_io, GA2Error) == r.error, i
 
 
+@ICARUS_LONG
 def test_collide_programs_with_acc(sim):
     """Colliding programs whose MMs accumulate half the time (acc = 1 reads its dst hull,
     which the hazard check compares as the write range), overlap mode: equal to the
@@ -205,6 +211,7 @@ def test_broken_hazard_check_fails(tmp_path, name):
     assert any("retired" in p.mismatch or "counter" in p.mismatch for p in bad), bad[0].mismatch
 
 
+@ICARUS_LONG
 def test_one_word_edges(sim):
     """Every hull's first and last word: pairs of instructions of two units whose ranges
     share exactly one word, in every hazard kind (tb/stimulus/collide.py edge_programs).

@@ -17,6 +17,11 @@ from tools.prefix import attention as prefix, cache as prefix_cache
 from model.machine import Machine
 from tools.prefix import run as tprefix, mutants as mut_prefix
 
+# Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
+# by the other co-simulation tests of make test)
+ICARUS_LONG = pytest.mark.parametrize("sim", [pytest.param("icarus", marks=pytest.mark.long), "verilator"],
+                                      indirect=True)
+
 
 def _ref(run, progs):
     m, ext, after = Machine(run.cfg), run.image.copy(), []
@@ -86,6 +91,7 @@ def test_prefill_mm_tiles_have_four_rows():
     assert len(mms) == 2 * 12 * 4 and all(i.M == 4 for i in mms)
 
 
+@ICARUS_LONG
 def test_on_chip(sim):
     """On the chip: a short sweep (B = 4 at P = 16, both builders) and a random
     prefix-cache run (on-chip prefills, a copy, evictions, shared-prefix steps), each in
