@@ -30,7 +30,7 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized)
 	$(PY) -m pytest -n 2 -q -m "not long" tests
 
-test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9's mutants on Dask, shrinking, the bench suite on Icarus, batch invariance at every B)
+test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9 on Dask, shrinking, Icarus twins of Verilator co-simulations, batch invariance at every B, the remedies)
 	$(PY) -m pytest -n 2 -q -m long tests
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)

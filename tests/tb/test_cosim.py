@@ -258,11 +258,12 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     callback sees no status file of program 1 in this run's directory yet."""
     import glob
     import os
+    from tb import protocol
     from tb.sim.build import ROOT
     gap = 3_000_000 if sim == "verilator" else 60_000
     (p0, i0), (p1, i1) = progen.random_programs(78, 2)
     seen = {}
-    pattern = str(ROOT / "build" / "*" / "runs" / f"{os.getpid()}-*" / "p1_status.txt")
+    pattern = str(ROOT / "build" / "*" / "runs" / f"{os.getpid()}-*" / protocol.program_file(".", 1, "status").name)
     before = set(glob.glob(pattern))          # earlier runs' directories kept by this process
 
     def landed(k, raw):
