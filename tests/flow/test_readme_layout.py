@@ -43,3 +43,13 @@ def test_every_folder_is_named():
             if d.is_dir() and not d.name.startswith((".", "__")) and f"{d.name}/" not in text:
                 unnamed.append(f"{top}/{d.name}")
     assert not unnamed, f"folders missing from the README layout: {unnamed}"
+
+
+def test_readme_names_every_make_target():
+    """Every target `make help` lists (a `## ` comment in the Makefile) is named in the
+    README, as `make NAME` or in its list of the other targets."""
+    targets = re.findall(r"^([a-z0-9-]+):.*## ", (ROOT / "Makefile").read_text(), re.M)
+    readme = (ROOT / "README.md").read_text()
+    missing = [t for t in targets if f"`{t}`" not in readme and f"`{t} " not in readme
+               and f"make {t}" not in readme]
+    assert len(targets) > 30 and not missing, missing
