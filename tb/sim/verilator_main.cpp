@@ -8,7 +8,9 @@
 // settle loops until no value-change callback fires, so when nothing was called since
 // the previous settle no watched value can have moved and the next settle would find
 // nothing. cocotb's loop settles 5 times per time step; with no callback called this
-// one settles once (after eval_step, where the design moves). The clock is generated
+// one settles once (after eval_step, where the design moves). And in a quiet stretch
+// (no callback called for two time steps) it skips the one-shot reasons' calls and the
+// timers' before their deadline (the loop says why). The clock is generated
 // in Verilog (two time steps per cycle), so those VPI calls were most of the cost of
 // a cycle (docs/measurements.md, bench_sim).
 #include <memory>
@@ -86,17 +88,30 @@ int main(int argc, char** argv) {
     // the first time step settles unconditionally, as cocotb's loop does (values set
     // by cbStartOfSimulation callbacks)
     bool pending = true;
+    // Quiet time steps. Python (cocotb) runs only inside a callback, so only a callback
+    // can register one. The one-shot reasons (ReadWrite, ReadOnly, NextSimTime) fire in
+    // the time step they are registered in or the next one. So after two time steps in
+    // which no callback at all was called, none of them can be pending, and their calls
+    // are skipped; so is the AfterDelay call before the earliest timer's deadline
+    // (cbNextDeadline, read at the end of the previous step). Value-change callbacks
+    // (cocotb's Edge, on signals the design moves) are still tested after every
+    // evaluation. A callback called in a step makes the next two steps full again.
+    unsigned quiet = 0;                      // time steps since a callback was last called
+    vluint64_t deadline = 0;                 // the earliest timed callback's time
     while (!Verilated::gotFinish()) {
+        const bool full = quiet < 2;
+        bool any = false;                    // a callback was called in this time step
         // Call registered timed callbacks (e.g. clock timer)
         // These are called at the beginning of the time step
         // before the iterative regions (IEEE 1800-2012 4.4.1)
         // (VerilatedVpi::callTimedCbs() is callCbs(cbAfterDelay); this form says
         // whether one was called)
-        pending |= VerilatedVpi::callCbs(cbAfterDelay);
+        if (full || main_time >= deadline) any |= VerilatedVpi::callCbs(cbAfterDelay);
+        pending |= any;
 
         // Call Value Change callbacks triggered by Timer callbacks
         // These can modify signal values
-        if (pending) settle_value_callbacks();
+        if (pending) any |= settle_value_callbacks();
 
         // We must evaluate whole design until we process all 'events'
         bool again = true;
@@ -107,19 +122,21 @@ int main(int argc, char** argv) {
             // Call Value Change callbacks triggered by eval()
             // These can modify signal values
             again = settle_value_callbacks();
+            any |= again;
 
             // Call registered ReadWrite callbacks
-            const bool rw = VerilatedVpi::callCbs(cbReadWriteSynch);
+            const bool rw = (full || any) && VerilatedVpi::callCbs(cbReadWriteSynch);
             again |= rw;
 
             // Call Value Change callbacks triggered by ReadWrite callbacks
             // These can modify signal values
             if (rw) again |= settle_value_callbacks();
+            any |= again;
         }
         top->eval_end_step();
 
         // Call ReadOnly callbacks
-        VerilatedVpi::callCbs(cbReadOnlySynch);
+        if (full || any) any |= VerilatedVpi::callCbs(cbReadOnlySynch);
 
 #if VM_TRACE
         tfp->dump(main_time);
@@ -128,6 +145,7 @@ int main(int argc, char** argv) {
         // skip ahead to the next registered callback
         const vluint64_t NO_TOP_EVENTS_PENDING = static_cast<vluint64_t>(~0ULL);
         vluint64_t next_time_cocotb = VerilatedVpi::cbNextDeadline();
+        deadline = next_time_cocotb;
         vluint64_t next_time_timing =
             top->eventsPending() ? top->nextTimeSlot() : NO_TOP_EVENTS_PENDING;
         vluint64_t next_time = std::min(next_time_cocotb, next_time_timing);
@@ -143,7 +161,8 @@ int main(int argc, char** argv) {
         // Call registered NextSimTime
         // It should be called in simulation cycle before everything else
         // but not on first cycle
-        pending = VerilatedVpi::callCbs(cbNextSimTime);
+        pending = (full || any) && VerilatedVpi::callCbs(cbNextSimTime);
+        any |= pending;
 
         // Call Value Change callbacks triggered by NextTimeStep callbacks
         // These can modify signal values
@@ -151,6 +170,7 @@ int main(int argc, char** argv) {
             settle_value_callbacks();
             pending = false;
         }
+        quiet = any ? 0 : quiet + 1;
     }
 
     VerilatedVpi::callCbs(cbEndOfSimulation);
