@@ -1,48 +1,35 @@
-"""Serving on GA-2, part 2: requests, workloads, the schedulers and the checks (docs/serving.md).
+"""Serving on GA-2, part 2: the schedulers, the block pool and the check (docs/serving.md).
 
-A request has an id, a prompt (its hidden rows: one int8 row of 16 per token it will
-generate, test data as in chapter 9) and a number of tokens to generate; a workload is a
-list of requests with arrival steps (load_workload: JSON or CSV). The Scheduler admits
-requests into batch slots (policy "static" or "continuous", a capacity of 1..8 slots),
-owns the block pool of the paged KV cache (tools/serve/paged.py) and, tick by tick, says which
-requests run at which token with which block table (plan()). Every step program follows
-from that state alone, so a whole run's programs are built ahead (build_programs), run on
-the reference (reference_run) and then on the chip in ONE simulator process
+The Scheduler admits requests (tools/serve/workload.py) into batch slots (policy "static"
+or "continuous", a capacity of 1..8 slots), owns the block pool of the paged KV cache
+(tools/serve/paged.py) and, tick by tick, says which requests run at which token with
+which block table (plan()). Every step program follows from that state alone, so a whole
+run's programs are built ahead, run on the reference and checked against each request
+alone (tools/serve/oracle.py), then run on the chip in ONE simulator process
 (tools/serve/run.py), the external memory carried from step to step and the scratchpad
 garbage at every step's start on both sides.
-
-The oracle is independent of the paged builder: each request alone, through chapter 9's
-plain-Python integer reference (model.batch.int_reference / int_kv on a one-request
-batch holding only its rows), no instructions, no addresses but the output rows.
 
 `python -m tools.serve.engine --check [--quick]` runs check_serving on the reference Machine
 (the model-side bus monitor: each program's LD/ST ranges) and prints a PROBLEM line per
 finding (the mutation harness, tools/serve/mutants.py, runs it).
 """
-import csv
 import heapq
-import io
-import json
-import random
 import sys
 import time
 from collections import namedtuple
-from pathlib import Path
 
-import numpy as np
-
-from tools.ch09 import batch
-from model import config, timing
 from tools.serve import paged
-from model.machine import Machine
-from model.quant import quantize
+from tools.serve.paged import blocks_needed  # noqa: F401 (callers reach it here)
 from tb import cli
+# the requests and workloads (tools/serve/workload.py), the data, oracle and reference run
+# (tools/serve/oracle.py): used here and reached through this module by its callers
+from tools.serve.workload import (Request, check_request, check_workload, parse_workload,  # noqa: F401
+                                  load_workload, WORKLOADS, EXAMPLE_B_FILE, EXAMPLE_B)
+from tools.serve.oracle import (CFG, model_data, request_rows, Oracle, base_image, ext_image,  # noqa: F401
+                                build_programs, garbage_sps, step_issues, final_issues, pool_issues,
+                                reference_run, metrics)
 
 POLICIES = ("static", "continuous")
-CFG = config.CH09
-
-Request = namedtuple("Request", "id tokens arrival")
-Request.__doc__ = "One request: id (a non-empty string), tokens to generate (1..64), arrival step (>= 0)."
 
 Step = namedtuple("Step", "tick entries slots blocks_in_use rows_in_use admitted finished riding",
                   defaults=((),))
@@ -61,123 +48,7 @@ per request index, idle_ticks (ticks with nothing to run), rejected [(request, m
 (strict=False), block_waits (ticks the queue's head waited for blocks with a slot free)."""
 
 
-# ---------------------------------------------------------------- workloads
-def _where(req, i):
-    rid = req.get("id") if isinstance(req, dict) else None
-    return f"request {rid!r}" if rid not in (None, "") else f"request #{i + 1}"
-
-
-def _as_int(v, what, where):
-    if isinstance(v, bool):
-        raise ValueError(f"{where}: {what} {v!r} is not an integer")
-    if isinstance(v, str):
-        try:
-            v = int(v.strip())
-        except ValueError:
-            raise ValueError(f"{where}: {what} {v!r} is not an integer") from None
-    if not isinstance(v, int):
-        raise ValueError(f"{where}: {what} {v!r} is not an integer")
-    return v
-
-
-def check_request(req, max_ctx=paged.MAX_CTX, where=None):
-    """A Request from a dict or Request, or ValueError naming it: id a non-empty string,
-    tokens 1..max_ctx, arrival >= 0."""
-    if isinstance(req, Request):
-        req = req._asdict()
-    if not isinstance(req, dict):
-        raise ValueError(f"{where or 'request'}: expected an object with id, tokens, arrival, got {req!r}")
-    where = where or _where(req, 0)
-    extra = set(req) - {"id", "tokens", "arrival"}
-    if extra:
-        raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
-    rid = req.get("id")
-    if not isinstance(rid, str) or not rid.strip():
-        raise ValueError(f"{where}: id must be a non-empty string, got {rid!r}")
-    if "tokens" not in req:
-        raise ValueError(f"{where}: no tokens")
-    n = _as_int(req["tokens"], "tokens", where)
-    if n == 0:
-        raise ValueError(f"{where}: zero tokens to generate")
-    if not 1 <= n <= max_ctx:
-        raise ValueError(f"{where}: {n} tokens, outside 1..{max_ctx} (the maximum context)")
-    a = _as_int(req.get("arrival", 0), "arrival", where)
-    if a < 0:
-        raise ValueError(f"{where}: arrival step {a} < 0")
-    return Request(rid.strip(), n, a)
-
-
-def check_workload(reqs, max_ctx=paged.MAX_CTX):
-    """The Requests of a list of dicts/Requests, or ValueError naming the first bad one
-    (a duplicate id included)."""
-    if not isinstance(reqs, (list, tuple)) or not reqs:
-        raise ValueError("workload: expected a non-empty list of requests")
-    out, seen = [], set()
-    for i, r in enumerate(reqs):
-        q = check_request(r, max_ctx, _where(r, i) if isinstance(r, dict) else f"request #{i + 1}")
-        if q.id in seen:
-            raise ValueError(f"request {q.id!r}: duplicate id")
-        seen.add(q.id)
-        out.append(q)
-    return out
-
-
-def parse_workload(text, fmt):
-    """(name, [Request]) from a workload file's text; fmt 'json' or 'csv'.
-
-    JSON: {"name": ..., "requests": [{"id": "A", "tokens": 14, "arrival": 0}, ...]}
-    (or just the list). CSV: a header line id,tokens,arrival then one line per request."""
-    if fmt == "json":
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"workload: malformed JSON: {e}") from None
-        name = "workload"
-        if isinstance(obj, dict):
-            name = str(obj.get("name", name))
-            if "requests" not in obj:
-                raise ValueError("workload: JSON object without a 'requests' list")
-            obj = obj["requests"]
-        return name, check_workload(obj)
-    if fmt == "csv":
-        rows = list(csv.reader(io.StringIO(text)))
-        rows = [r for r in rows if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
-        if not rows:
-            raise ValueError("workload: empty CSV")
-        head = [c.strip() for c in rows[0]]
-        if head[:2] != ["id", "tokens"] or not set(head) <= {"id", "tokens", "arrival"}:
-            raise ValueError(f"workload: CSV header must be id,tokens[,arrival], got {','.join(head)}")
-        reqs = []
-        for ln, r in enumerate(rows[1:], 2):
-            if len(r) != len(head):
-                raise ValueError(f"workload: CSV line {ln} has {len(r)} fields, the header {len(head)}"
-                                 + (f" (request {r[0].strip()!r})" if r else ""))
-            reqs.append(dict(zip(head, [c.strip() for c in r])))
-        return "workload", check_workload(reqs)
-    raise ValueError(f"workload: unknown format {fmt!r} (json or csv)")
-
-
-def load_workload(path):
-    """(name, [Request]) of a .json or .csv workload file; ValueError naming the problem."""
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in ("json", "csv"):
-        raise ValueError(f"workload {path}: the file must end in .json or .csv")
-    text = cli.text_file(path, f"workload {path}")
-    try:
-        name, reqs = parse_workload(text, fmt)
-    except ValueError as e:
-        msg = str(e)
-        raise ValueError(f"workload {path}: {msg[len('workload: '):] if msg.startswith('workload: ') else msg}") from None
-    return (path.stem if name == "workload" else name), reqs
-
-
 # ---------------------------------------------------------------- the scheduler
-def blocks_needed(tokens, block_tokens):
-    """Blocks a request of `tokens` tokens holds at its end."""
-    return -(-tokens // block_tokens)
-
-
 class Scheduler:
     """Batch slots, the block pool and the admission policy (docs/serving.md).
 
@@ -362,215 +233,6 @@ def config_for(layout, base=CFG):
                      f"the 65536 the 16-bit addresses reach: use a smaller pool or fewer requests")
 
 
-# ---------------------------------------------------------------- data and the oracle
-def model_data(seed=1):
-    """The model: chapter 9's weights and ONE set of scales (batch.make_batch(4, 16, seed)),
-    its integer weights Wi and requantization parameters P."""
-    ex = batch.make_batch(batch.BMAX, batch.LMAX, seed)
-    return {"seed": seed, "Wi": ex["Wi"], "scales": ex["scales"], "P": batch.rq_params(ex)}
-
-
-def request_rows(model, req):
-    """A request's prompt: req.tokens int8 hidden rows, N(0, 1) from random.Random of the
-    model seed and the request id (the same whatever company it keeps), quantized with the
-    model's x scale."""
-    rng = random.Random(f"serve {model['seed']} {req.id}")
-    sx = model["scales"]["x"]
-    return [[quantize(rng.gauss(0, 1), sx) for _ in range(paged.DM)] for _ in range(req.tokens)]
-
-
-class Oracle:
-    """Each request decoded ALONE by chapter 9's plain-Python integer reference."""
-
-    def __init__(self, model, requests):
-        self.model = model
-        self.ex = [{"nseq": 1, "L": q.tokens, "Xi": [request_rows(model, q)], "Wi": model["Wi"],
-                    "scales": model["scales"]} for q in requests]
-        self._out = {}
-
-    def output(self, r, t):
-        """Request r's attention output at its t-th token (16 ints)."""
-        if (r, t) not in self._out:
-            self._out[(r, t)] = batch.int_reference(self.ex[r], 0, t)
-        return self._out[(r, t)]
-
-    def kv(self, r, t):
-        """Request r's K and V rows 0..t-1."""
-        return batch.int_kv(self.ex[r], 0, t)
-
-
-def base_image(lay, model, oracle, seed=0):
-    """The external memory of layout lay before the first program: the weights and the
-    hidden rows of every request of the oracle; the rest (the pool, the output rows) holds
-    seeded garbage (an engine that reads a K/V row or an output it never wrote gets a
-    wrong answer)."""
-    rng = np.random.default_rng(seed)
-    img = rng.integers(-128, 128, size=lay.ext_words, dtype=np.int64)
-    w = np.concatenate([np.array(model["Wi"][n]).ravel() for n in ("wq", "wk", "wv")])
-    img[paged.EXT_W:paged.EXT_W + paged.W_WORDS] = w
-    for r in range(len(oracle.ex)):
-        rows = np.array(oracle.ex[r]["Xi"][0]).ravel()
-        a = paged.in_addr(lay, r)
-        img[a:a + rows.size] = rows
-    return img
-
-
-def ext_image(plan_, model, oracle, seed=0):
-    """The external memory before a plan's first step (base_image of its layout)."""
-    return base_image(plan_.layout, model, oracle, seed)
-
-
-def build_programs(plan_, model, cfg=CFG):
-    """Every step's program, in order."""
-    return [paged.step_program(st.entries, plan_.layout, model["P"], cfg) for st in plan_.steps]
-
-
-def garbage_sps(plan_, tag, cfg=CFG):
-    """Each step's garbage scratchpad image (batch.garbage_sp, seeded by tag and step)."""
-    return [batch.garbage_sp(batch.garbage_seed(f"serve {tag} step {i}"), cfg) for i in range(len(plan_.steps))]
-
-
-def step_issues(ext, plan_, i, oracle, where):
-    """Findings after step i in an external memory image: the step's outputs against each
-    request alone, and every active request's K/V rows in its blocks against the oracle."""
-    st = plan_.steps[i]
-    lay = plan_.layout
-    probs = []
-    for r, t, table in st.entries:
-        rid = plan_.requests[r].id
-        a = paged.out_addr(lay, r) + paged.D * (t - 1)
-        got = [int(v) for v in ext[a:a + paged.D]]
-        if got != oracle.output(r, t):
-            probs.append(f"{where} step {i}: request {rid!r} token {t}: output {got} != alone {oracle.output(r, t)}")
-        K, V = oracle.kv(r, t)
-        for row in range(t):
-            blk = table[row // lay.block_tokens]
-            off = paged.D * (row % lay.block_tokens)
-            k = [int(v) for v in ext[paged.k_page(lay, blk) + off:paged.k_page(lay, blk) + off + paged.D]]
-            v = [int(x) for x in ext[paged.v_page(lay, blk) + off:paged.v_page(lay, blk) + off + paged.D]]
-            if k != K[row] or v != V[row]:
-                probs.append(f"{where} step {i}: request {rid!r} K/V row {row} in block {blk} corrupted")
-                break
-    return probs
-
-
-def final_issues(ext, plan_, oracle, where):
-    """Every token of every request in the final external memory against it alone."""
-    probs = []
-    lay = plan_.layout
-    for r, q in enumerate(plan_.requests):
-        for t in range(1, q.tokens + 1):
-            a = paged.out_addr(lay, r) + paged.D * (t - 1)
-            got = [int(v) for v in ext[a:a + paged.D]]
-            if got != oracle.output(r, t):
-                probs.append(f"{where}: request {q.id!r} token {t}: final output != alone")
-                break
-    return probs
-
-
-def pool_issues(plan_, where):
-    """Block-table invariants of each step: tables disjoint, the right length."""
-    probs = []
-    for i, st in enumerate(plan_.steps):
-        seen = {}
-        for r, t, table in st.entries:
-            if len(table) != blocks_needed(t, plan_.layout.block_tokens):
-                probs.append(f"{where} step {i}: request {plan_.requests[r].id!r} has {len(table)} blocks at token {t}")
-            for b in table:
-                if b in seen:
-                    probs.append(f"{where} step {i}: block {b} in the tables of "
-                                 f"{plan_.requests[seen[b]].id!r} and {plan_.requests[r].id!r}")
-                seen[b] = r
-    return probs
-
-
-def reference_run(plan_, model, cfg=CFG, tag="run", oracle=None, check=True):
-    """Run every step on ONE reference Machine (external memory carried, scratchpad garbage
-    at each step), checking as it goes. Returns a dict: programs, image, sps, step_cycles
-    (from the counters), predicted (timing.schedule), bus (the model-side monitor's
-    ranges per step), problems, final ext."""
-    oracle = oracle or Oracle(model, plan_.requests)
-    progs = build_programs(plan_, model, cfg)
-    image = ext_image(plan_, model, oracle)
-    paged.check_config(cfg, plan_.layout)
-    sps = garbage_sps(plan_, tag, cfg)
-    m = Machine(cfg)
-    ext = image.copy()
-    probs = pool_issues(plan_, tag) if check else []
-    cycles, bus = [], []
-    for i, (prog, sp) in enumerate(zip(progs, sps)):
-        m.sp[:] = sp
-        res = m.run(prog, ext)
-        ext = res.ext
-        cycles.append(int(res.counters.cycles))
-        acc = paged.accesses(prog)
-        bus.append(acc)
-        if check:
-            probs += paged.isolation_issues(acc, plan_.steps[i].entries, plan_.layout, f"{tag} step {i}")
-            probs += step_issues(ext, plan_, i, oracle, tag)
-    if check:
-        probs += final_issues(ext, plan_, oracle, tag)
-    predicted = [timing.schedule(p, cfg).cycles for p in progs]
-    return {"programs": progs, "image": image, "sps": sps, "step_cycles": cycles,
-            "predicted": predicted, "bus": bus, "problems": probs, "ext": ext, "oracle": oracle}
-
-
-# ---------------------------------------------------------------- figures of merit
-def metrics(plan_, step_cycles):
-    """Steps, total cycles, cycles per generated token, completion times (cycles from the
-    start of the request's arrival tick to the end of the step of its last token), idle
-    slot-steps, and the KV memory figures (words; paging against a fixed reservation of
-    the maximum context per admitted request)."""
-    lay = plan_.layout
-    clock_at = {}                # tick -> cycles at the start of that tick
-    clock, end_of = 0, {}
-    for st, c in zip(plan_.steps, step_cycles):
-        clock_at.setdefault(st.tick, clock)
-        clock += c
-        end_of[st.tick] = clock
-
-    def start_of(tick):
-        # an arrival tick with no step (idle) starts when the clock stood then
-        before = [t for t in end_of if t < tick]
-        return end_of[max(before)] if before else 0
-
-    comp = {}
-    for r, q in enumerate(plan_.requests):
-        comp[q.id] = end_of[plan_.completion_tick[r]] - start_of(q.arrival)
-    tokens = sum(q.tokens for q in plan_.requests)
-    bw = 2 * paged.block_words(lay)                          # K page + V page
-    alloc_words = [st.blocks_in_use * bw for st in plan_.steps]
-    used_words = [st.rows_in_use * 2 * paged.D for st in plan_.steps]
-    reserve = [len(st.entries) * paged.MAX_CTX * 2 * paged.D for st in plan_.steps]
-    peak = int(np.argmax(alloc_words))
-    frag = [1 - u / a for u, a in zip(used_words, alloc_words)]
-    return {
-        "steps": len(plan_.steps), "idle_ticks": plan_.idle_ticks, "block_waits": plan_.block_waits, "total_cycles": int(clock),
-        "tokens": tokens, "cycles_per_token": clock / tokens,
-        "completion": comp, "mean_completion": float(np.mean(list(comp.values()))),
-        "worst_completion": int(max(comp.values())),
-        "idle_slot_steps": sum(plan_.capacity - len(st.entries) for st in plan_.steps),
-        "kv": {"block_tokens": lay.block_tokens, "pool_blocks": lay.n_blocks,
-               "pool_words": lay.n_blocks * bw,
-               "peak_blocks": max(st.blocks_in_use for st in plan_.steps),
-               "peak_words_paged": max(alloc_words), "peak_words_used": max(used_words),
-               "peak_words_reserved": max(reserve),
-               "reserved_per_request": paged.MAX_CTX * 2 * paged.D,
-               "slot_reservation_words": plan_.capacity * paged.MAX_CTX * 2 * paged.D,
-               "fragmentation_at_peak": frag[peak],
-               "mean_fragmentation": float(np.mean(frag))},
-        "occupancy": [st.blocks_in_use for st in plan_.steps],
-    }
-
-
-# ---------------------------------------------------------------- workloads shipped
-WORKLOADS = Path(__file__).resolve().parent / "workloads"
-# chapter 9's example B (14, 3, 9, 5, 12, 2, 7, 10 tokens, all at step 0): stated once, in
-# its file, read here by make serve and by the chapter's example (tools/ch09/example_b.py)
-EXAMPLE_B_FILE = WORKLOADS / "example_b.json"
-EXAMPLE_B = load_workload(EXAMPLE_B_FILE)[1]
-
-
 def check_serving(quick=False):
     """Findings of the serving check on the reference (the mutation harness's check):
     example B, a staggered workload and one whose second request must wait for blocks
@@ -596,8 +258,7 @@ def check_serving(quick=False):
 
 
 def main(argv=None):
-    import argparse
-    ap = argparse.ArgumentParser(description="serving check on the reference (check_serving)")
+    ap = cli.Parser(prog="tools.serve.engine", description="serving check on the reference (check_serving)")
     ap.add_argument("--check", action="store_true", help="run check_serving (the default action)")
     ap.add_argument("--quick", action="store_true", help="the staggered workload only")
     a = ap.parse_args(argv)

@@ -73,6 +73,11 @@ def block_words(lay):
     return lay.block_tokens * D
 
 
+def blocks_needed(tokens, block_tokens):
+    """Blocks a request of `tokens` tokens holds at its end (its block table's length)."""
+    return -(-tokens // block_tokens)
+
+
 def make_layout(block_tokens, n_blocks, rows):
     """The Layout of a pool of n_blocks blocks of block_tokens rows and requests with rows[r]
     tokens each (ValueError for sizes that cannot work)."""
@@ -127,7 +132,7 @@ def runs(table, n_rows, block_tokens):
     """The gather of rows 0..n_rows-1 of a block table as [(first row, first block, rows)]:
     one entry per run of adjacent blocks (block ids consecutive in the table)."""
     out = []
-    nblk = -(-n_rows // block_tokens)
+    nblk = blocks_needed(n_rows, block_tokens)
     i = 0
     while i < nblk:
         j = i
@@ -154,9 +159,9 @@ def _check_entries(entries, lay, cfg):
             raise ValueError(f"step: unknown request index {r}")
         if not 1 <= t <= min(lay.rows[r], max_context(cfg)):
             raise ValueError(f"step: request {r} at token {t}, outside 1..{min(lay.rows[r], max_context(cfg))}")
-        if len(table) != -(-t // lay.block_tokens):
+        if len(table) != blocks_needed(t, lay.block_tokens):
             raise ValueError(f"step: request {r} at token {t} has {len(table)} blocks, "
-                             f"needs {-(-t // lay.block_tokens)}")
+                             f"needs {blocks_needed(t, lay.block_tokens)}")
         if any(not 0 <= b < lay.n_blocks for b in table):
             raise ValueError(f"step: request {r}'s table {list(table)} names a block outside the pool")
 
