@@ -7,9 +7,10 @@ garbage before every step, in both timing modes: a ragged text batch (different 
 lengths and start steps, so one step holds rows at different positions) and a batch of
 sixteen addition problems. Every generated id and every cached K and V row is held to the
 integer reference (tools/lm/int8.py, written from the spec); each step's weight tiles are
-loaded exactly once (the output head's only when a row generates); and each overlap-mode step of four rows takes at most 1/0.9 of its
-busiest unit's cycles (the weights stream under the products). Prints one PROBLEM line
-per failure; exit 1 if any.
+loaded exactly once (the output head's only when a row generates); and the overlap-mode
+steps of four rows and the sixteen-row step at position 7 take at most 1/0.9 of their
+busiest unit's cycles (the weights stream under the products; the pipelined step keeps
+the matrix unit busy). Prints one PROBLEM line per failure; exit 1 if any.
 """
 import sys
 
@@ -115,6 +116,12 @@ def problems(quick=False):
     c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
     if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
         out.append(f"overlap B = 4 step at position 7: {c.cycles} cycles, under 90% of its "
+                   f"busiest unit ({max(c.dma, c.mm, c.vec)})")
+    # the step bound by the matrix unit (B = 16 at position 7: docs/lm.md's sweep)
+    g = chip.Generation(text, [[1] * 7] * 16, 1, chip=chip.LM_CHIP_OVERLAP)
+    c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
+        out.append(f"overlap B = 16 step at position 7: {c.cycles} cycles, under 90% of its "
                    f"busiest unit ({max(c.dma, c.mm, c.vec)})")
     return out
 

@@ -35,11 +35,11 @@ SPECS = [
      "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,",
      "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=max(1, t), N=4,"),
     ("the attention residual rescaled with the MLP's requant",
-     '            residual(g0, gn, 2 * i, sp["t1"])',
-     '            residual(g0, gn, 2 * i + 1, sp["t1"])'),
+     '        residual(g0, gn, 2 * i, sp["t1"])',
+     '        residual(g0, gn, 2 * i + 1, sp["t1"])'),
     ("the MLP without its ReLU",
-     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
-     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
+     '        project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
+     '        project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
     ("every row given position 0's embedding",
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)',
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"], len=d)'),
@@ -59,8 +59,11 @@ SPECS = [
      "                    rows.append(Row(b, t, t + 1 >= len(p)))",
      "                    rows.append(Row(b, t, t + 1 > len(p)))"),
     ("one weight buffer for every tile (right values, no streaming under the products)",
-     '        buf = sp[f"wb{wbuf[0] % WEIGHT_BUFFERS}"]',
+     '        buf = sp[f"wb{wbuf[0] % lay.weight_buffers}"]',
      '        buf = sp["wb0"]'),
+    ("the pipelined step without its lag (right values; the matrix unit idles in the norms)",
+     "        lag = 1                            # group k's follow-up after group k + 1's end",
+     "        lag = 0                            # group k's follow-up after group k + 1's end"),
 ]
 
 # the remedies' builder (tools/lm/remedies.py), caught by the check's remedies part
