@@ -132,9 +132,12 @@ class Layout:
             take(f"a{k}", R * wide)
         biggest = max(r * c for name, r, c in _matrices(mcfg) if name not in ("wte", "wpe"))
         per_set = 2 * -(-(ctx * d) // 4) * 4 + mcfg.heads * (4 * -(-ctx // 4) * 4 + 16)
-        # PIPE_BUFFERS weight buffers when they leave room for two attention sets, else
-        # WEIGHT_BUFFERS (step_program then builds the step unpipelined)
-        wide_ok = at + PIPE_BUFFERS * -(-biggest // 4) * 4 + 2 * per_set <= chip.sp_words
+        # PIPE_BUFFERS weight buffers for a batch of three groups or more when they leave
+        # room for two attention sets, else WEIGHT_BUFFERS (step_program then builds the
+        # step unpipelined). With one or two groups the pipelined order buys nothing: no
+        # third group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
+        wide_ok = batch > 2 * GROUP and \
+            at + PIPE_BUFFERS * -(-biggest // 4) * 4 + 2 * per_set <= chip.sp_words
         self.weight_buffers = PIPE_BUFFERS if wide_ok else WEIGHT_BUFFERS
         for k in range(self.weight_buffers):
             take(f"wb{k}", biggest)
