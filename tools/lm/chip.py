@@ -33,7 +33,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from model import config, isa
+from model import config, isa, timing
 from model.reorder import reorder
 
 # The chip the model runs on: the weights (20,480 int8 words for the text model: more
@@ -132,13 +132,14 @@ class Layout:
             take(f"a{k}", R * wide)
         biggest = max(r * c for name, r, c in _matrices(mcfg) if name not in ("wte", "wpe"))
         per_set = 2 * -(-(ctx * d) // 4) * 4 + mcfg.heads * (4 * -(-ctx // 4) * 4 + 16)
-        # PIPE_BUFFERS weight buffers for a batch of three groups or more when they leave
-        # room for two attention sets, else WEIGHT_BUFFERS (step_program then builds the
-        # step unpipelined). With one or two groups the pipelined order buys nothing: no
-        # third group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
-        wide_ok = batch > 2 * GROUP and \
-            at + PIPE_BUFFERS * -(-biggest // 4) * 4 + 2 * per_set <= chip.sp_words
-        self.weight_buffers = PIPE_BUFFERS if wide_ok else WEIGHT_BUFFERS
+        # PIPE_BUFFERS weight buffers (step_program may then pipeline the step) for a batch
+        # of three groups or more, when they cost no attention buffer set; else
+        # WEIGHT_BUFFERS. With one or two groups the pipelined order buys nothing: no third
+        # group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
+        sets = lambda nb: min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4)
+                                              // per_set))
+        wide = batch > 2 * GROUP and sets(PIPE_BUFFERS) >= max(2, sets(WEIGHT_BUFFERS))
+        self.weight_buffers = PIPE_BUFFERS if wide else WEIGHT_BUFFERS
         for k in range(self.weight_buffers):
             take(f"wb{k}", biggest)
         # the attention buffers: the cached rows of one sequence (K and V), its scores,
@@ -212,6 +213,11 @@ def step_program(model, lay, rows, mem=None):
     store before a load of the same words). A step with one row per sequence (every
     Generation's) is built exactly as without this.
 
+    A layout with PIPE_BUFFERS weight buffers gets, in the overlap mode, whichever of the
+    pipelined and the unpipelined order the timing model finds faster (a choice made from
+    the program alone: the same rows and layout always give the same program); the
+    in-order mode's cycles are the same for both, and it gets the unpipelined one.
+
     A remedies.Layout (a Generation with remedies) gets tools/lm/remedies.py's step (one
     row per sequence, its own memory map: mem must be None)."""
     if getattr(lay, "remedies", None) is not None:
@@ -219,6 +225,20 @@ def step_program(model, lay, rows, mem=None):
             raise ValueError("a remedied step has its own memory map (no mem=)")
         from tools.lm import remedies
         return remedies.step_program(model, lay, rows)
+    if lay.weight_buffers < _pipe_buffers(lay.m) or lay.chip.mode != "overlap":
+        return _step(model, lay, rows, mem, pipe=False)
+    both = [_step(model, lay, rows, mem, pipe) for pipe in (False, True)]
+    return min(both, key=lambda P: timing.schedule(P, lay.chip).cycles)   # ties: unpipelined
+
+
+def _pipe_buffers(mcfg):
+    """The weight buffers a pipelined step needs: a layer end's three matrices beside the
+    next layer's three or beside every tile of the output head."""
+    return 3 + max(3, -(-mcfg.vocab // TILE_COLS))
+
+
+def _step(model, lay, rows, mem, pipe):
+    """step_program's program, pipelined or not (pipe needs PIPE_BUFFERS weight buffers)."""
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
@@ -253,7 +273,7 @@ def step_program(model, lay, rows, mem=None):
 
     def load_matrix(name, r, c):
         """LD a weight matrix into the next of the two buffers; its address."""
-        buf = sp[f"wb{wbuf[0] % lay.weight_buffers}"]
+        buf = sp[f"wb{wbuf[0] % nbuf}"]
         wbuf[0] += 1
         I("LD", dst=buf, src=lay.w[name], len=r * c)
         return buf
@@ -306,17 +326,17 @@ def step_program(model, lay, rows, mem=None):
         I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
     sets = max(2, lay.kv_sets)
     lg = sp["logits"]
-    # Pipelined (when the layout has PIPE_BUFFERS weight buffers: the three matrices of a
-    # layer's end beside the three of the next layer's projections, or beside every tile
-    # of the output head): the next layer's q, k, v (the last layer's: the head's tiles)
-    # are loaded before the layer's end, and each group's next-layer norm and projections
-    # (the last layer's: its head) follow the NEXT group's layer end. The list scheduler
+    # Pipelined (with _pipe_buffers weight buffers): the next layer's q, k, v (the last
+    # layer's: the head's tiles) are loaded before the layer's end, and each group's
+    # next-layer norm and projections (the last layer's: its head) follow the NEXT
+    # group's layer end. The list scheduler
     # (model/reorder.py) breaks ties between compute instructions by this order, so the
     # matrix unit takes a group's layer end first and fills the vector unit's norms and
     # requants with the previous group's projections (docs/lm.md "Where the curve bends").
     # Unpipelined: a layer's projections for every group, its attention, its end for
     # every group, then the head tile by tile.
-    pipe = lay.weight_buffers >= 3 + max(3, -(-V // TILE_COLS))
+    assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
+    nbuf = lay.weight_buffers if pipe else WEIGHT_BUFFERS
 
     def qkv(i, mats, g0, gn):
         """Layer i's norm and projections q, k, v for a group."""
