@@ -59,7 +59,7 @@ SPECS = [
      "                    rows.append(Row(b, t, t + 1 >= len(p)))",
      "                    rows.append(Row(b, t, t + 1 > len(p)))"),
     ("one weight buffer for every tile (right values, no streaming under the products)",
-     '        buf = sp[f"wb{wbuf[0] % lay.weight_buffers}"]',
+     '        buf = sp[f"wb{wbuf[0] % nbuf}"]',
      '        buf = sp["wb0"]'),
     ("the pipelined step without its lag (right values; the matrix unit idles in the norms)",
      "        lag = 1                            # group k's follow-up after group k + 1's end",
