@@ -5,9 +5,11 @@ into a mistake a builder could make; "caught" = `python -m tools.lm.check` print
 PROBLEM line and exits non-zero (tb/mutation/engine.py, as tools/prefix/mutants.py). The
 check holds every token and every cached K and V row to the integer reference on the
 reference chip, from a garbage scratchpad each step, in both timing modes; it also counts
-each step's weight loads and times the overlap mode's B = 4 step, which is how the one
-mutant that leaves every value right (one weight buffer for every tile: correct, but the
-next tile's load can no longer run under the current tile's products) is caught.
+each step's weight loads and times the overlap mode's B = 4 step and its B = 16 step at
+position 7, which is how the two mutants that leave every value right are caught (one
+weight buffer for every tile: correct, but the next tile's load can no longer run under
+the current tile's products; the pipelined step without its one-group lag: correct, but
+the matrix unit waits for the vector unit's norms).
 
     python -m tools.lm.mutants            # all mutants, out/mut_lm.json
     python -m tools.lm.mutants --fast     # the CI subset
