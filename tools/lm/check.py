@@ -5,11 +5,13 @@ python -m tools.lm.check [--quick]
 Runs generations on the reference Machine (model/machine.py), the scratchpad filled with
 garbage before every step, in both timing modes: a ragged text batch (different prompt
 lengths and start steps, so one step holds rows at different positions) and a batch of
-sixteen addition problems. Every generated id and every cached K and V row is held to the
+eight addition problems; and (not --quick) sixteen addition problems in the overlap mode,
+whose steps are pipelined. Every generated id and every cached K and V row is held to the
 integer reference (tools/lm/int8.py, written from the spec); each step's weight tiles are
-loaded exactly once (the output head's only when a row generates); and each overlap-mode step of four rows takes at most 1/0.9 of its
-busiest unit's cycles (the weights stream under the products). Prints one PROBLEM line
-per failure; exit 1 if any.
+loaded exactly once (the output head's only when a row generates); and the overlap-mode
+steps of four rows and the sixteen-row step at position 7 take at most 1/0.9 of their
+busiest unit's cycles (the weights stream under the products; the pipelined step keeps
+the matrix unit busy). Prints one PROBLEM line per failure; exit 1 if any.
 """
 import sys
 
@@ -88,8 +90,12 @@ def problems(quick=False):
     cases = [("text", text, [[int(t) for t in data.encode(w)] for w in words], 4,
               [k % 3 for k in range(len(words))]),
              ("add", add, [data.add_problem(a, b)[:4] for a, b in probs], 3, None)]
+    sixteen = ("add, sixteen", add, [data.add_problem(a, (a * 37 + 11) % 100)[:4]
+                                     for a in range(0, 96, 6)], 3, None)
     for mode_cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
-        for name, model, prompts, n, start in cases:
+        # sixteen rows: six tile buffers, the overlap steps pipelined (step_program)
+        for name, model, prompts, n, start in cases + ([sixteen] if not quick and
+                                                       mode_cfg.mode == "overlap" else []):
             g = chip.Generation(model, prompts, n, start=start, chip=mode_cfg)
             ext = _run(g, mode_cfg, seed=len(prompts))
             ref = reference(model, g)
@@ -115,6 +121,12 @@ def problems(quick=False):
     c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
     if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
         out.append(f"overlap B = 4 step at position 7: {c.cycles} cycles, under 90% of its "
+                   f"busiest unit ({max(c.dma, c.mm, c.vec)})")
+    # the step bound by the matrix unit (B = 16 at position 7: docs/lm.md's sweep)
+    g = chip.Generation(text, [[1] * 7] * 16, 1, chip=chip.LM_CHIP_OVERLAP)
+    c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
+        out.append(f"overlap B = 16 step at position 7: {c.cycles} cycles, under 90% of its "
                    f"busiest unit ({max(c.dma, c.mm, c.vec)})")
     return out
 

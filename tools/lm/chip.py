@@ -33,7 +33,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from model import config, isa
+from model import config, isa, timing
 from model.reorder import reorder
 
 # The chip the model runs on: the weights (20,480 int8 words for the text model: more
@@ -49,6 +49,7 @@ next token (t + 1 is past the prompt), stored to the token area at t + 1."""
 
 
 WEIGHT_BUFFERS = 4      # weight tiles on chip at once: one in use, three loading ahead
+PIPE_BUFFERS = 6        # ... when the scratchpad has room: the pipelined step (step_program)
 RESULT_BUFFERS = 3      # int32 product buffers (a matrix's products, then its RQ, rotate)
 KV_BUFFERS = 4          # sequences whose cached rows are on chip at once (at most)
 GROUP = 4               # rows per group: the array's M; RQ and ADD go a group at a time
@@ -130,12 +131,20 @@ class Layout:
         for k in range(RESULT_BUFFERS):
             take(f"a{k}", R * wide)
         biggest = max(r * c for name, r, c in _matrices(mcfg) if name not in ("wte", "wpe"))
-        for k in range(WEIGHT_BUFFERS):
+        per_set = 2 * -(-(ctx * d) // 4) * 4 + mcfg.heads * (4 * -(-ctx // 4) * 4 + 16)
+        # PIPE_BUFFERS weight buffers (step_program may then pipeline the step) for a batch
+        # of three groups or more, when they cost no attention buffer set; else
+        # WEIGHT_BUFFERS. With one or two groups the pipelined order buys nothing: no third
+        # group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
+        sets = lambda nb: min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4)
+                                              // per_set))
+        wide = batch > 2 * GROUP and sets(PIPE_BUFFERS) >= max(2, sets(WEIGHT_BUFFERS))
+        self.weight_buffers = PIPE_BUFFERS if wide else WEIGHT_BUFFERS
+        for k in range(self.weight_buffers):
             take(f"wb{k}", biggest)
         # the attention buffers: the cached rows of one sequence (K and V), its scores,
         # probabilities, weights and weighted sums per head; as many sets as fit, up to
         # KV_BUFFERS (at least 2), so the next rows' cache loads run ahead
-        per_set = 2 * -(-(ctx * d) // 4) * 4 + mcfg.heads * (4 * -(-ctx // 4) * 4 + 16)
         self.kv_sets = min(KV_BUFFERS, max(0, (chip.sp_words - at) // per_set))
         for s in range(max(2, self.kv_sets)):
             take(f"kb{s}", ctx * d)
@@ -204,6 +213,11 @@ def step_program(model, lay, rows, mem=None):
     store before a load of the same words). A step with one row per sequence (every
     Generation's) is built exactly as without this.
 
+    A layout with PIPE_BUFFERS weight buffers gets, in the overlap mode, whichever of the
+    pipelined and the unpipelined order the timing model finds faster (a choice made from
+    the program alone: the same rows and layout always give the same program); the
+    in-order mode's cycles are the same for both, and it gets the unpipelined one.
+
     A remedies.Layout (a Generation with remedies) gets tools/lm/remedies.py's step (one
     row per sequence, its own memory map: mem must be None)."""
     if getattr(lay, "remedies", None) is not None:
@@ -211,6 +225,20 @@ def step_program(model, lay, rows, mem=None):
             raise ValueError("a remedied step has its own memory map (no mem=)")
         from tools.lm import remedies
         return remedies.step_program(model, lay, rows)
+    if lay.weight_buffers < _pipe_buffers(lay.m) or lay.chip.mode != "overlap":
+        return _step(model, lay, rows, mem, pipe=False)
+    both = [_step(model, lay, rows, mem, pipe) for pipe in (False, True)]
+    return min(both, key=lambda P: timing.schedule(P, lay.chip).cycles)   # ties: unpipelined
+
+
+def _pipe_buffers(mcfg):
+    """The weight buffers a pipelined step needs: a layer end's three matrices beside the
+    next layer's three or beside every tile of the output head."""
+    return 3 + max(3, -(-mcfg.vocab // TILE_COLS))
+
+
+def _step(model, lay, rows, mem, pipe):
+    """step_program's program, pipelined or not (pipe needs PIPE_BUFFERS weight buffers)."""
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
@@ -245,7 +273,7 @@ def step_program(model, lay, rows, mem=None):
 
     def load_matrix(name, r, c):
         """LD a weight matrix into the next of the two buffers; its address."""
-        buf = sp[f"wb{wbuf[0] % WEIGHT_BUFFERS}"]
+        buf = sp[f"wb{wbuf[0] % nbuf}"]
         wbuf[0] += 1
         I("LD", dst=buf, src=lay.w[name], len=r * c)
         return buf
@@ -297,12 +325,52 @@ def step_program(model, lay, rows, mem=None):
     for g0, gn in groups:
         I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
     sets = max(2, lay.kv_sets)
+    lg = sp["logits"]
+    # Pipelined (with _pipe_buffers weight buffers): the next layer's q, k, v (the last
+    # layer's: the head's tiles) are loaded before the layer's end, and each group's
+    # next-layer norm and projections (the last layer's: its head) follow the NEXT
+    # group's layer end. The list scheduler
+    # (model/reorder.py) breaks ties between compute instructions by this order, so the
+    # matrix unit takes a group's layer end first and fills the vector unit's norms and
+    # requants with the previous group's projections (docs/lm.md "Where the curve bends").
+    # Unpipelined: a layer's projections for every group, its attention, its end for
+    # every group, then the head tile by tile.
+    assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
+    nbuf = lay.weight_buffers if pipe else WEIGHT_BUFFERS
+
+    def qkv(i, mats, g0, gn):
+        """Layer i's norm and projections q, k, v for a group."""
+        norm(g0, gn, f"h{i}.n1")
+        for n in "qkv":
+            project(g0, gn, mats[n], sp["h"], sp[n], f"h{i}.{n}")
+
+    def qkv_weights(i):
+        return {n: weights(f"h{i}.w{n}", d, d) for n in "qkv"}
+
+    def head_tiles():
+        """The output head's column tiles on chip: [(first column, columns, buffer)]."""
+        return [(c0, min(TILE_COLS, V - c0), load_matrix(f"wout.{j}", d, min(TILE_COLS, V - c0)))
+                for j, c0 in enumerate(range(0, V, TILE_COLS))]
+
+    def head(g0, gn, tiles):
+        """The logits (int32) of the generating rows g0 .. g0+gn-1: their norm, their MMs."""
+        norm(g0, gn, "nf")
+        for c0, n, w in tiles:
+            matmul(lg + g0 * V + c0, sp["h"] + g0 * d, d, w, n, V, gn)
+
+    def layer_end(i, g0, gn, wo, w1, w2):
+        """x += attn(o) Wo, then x += MLP(x) for a group (each with its residual RQ)."""
+        project(g0, gn, wo, sp["o"], sp["t1"], f"h{i}.attn")
+        residual(g0, gn, 2 * i, sp["t1"])
+        norm(g0, gn, f"h{i}.n2")
+        project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)
+        project(g0, gn, w2, sp["u"], sp["t1"], f"h{i}.mlp")
+        residual(g0, gn, 2 * i + 1, sp["t1"])
+
+    mats = qkv_weights(0)
+    for g0, gn in groups:                  # a group's norm and projections, then the next's
+        qkv(0, mats, g0, gn)
     for i in range(m.layers):
-        mats = {n: weights(f"h{i}.w{n}", d, d) for n in "qkv"}
-        for g0, gn in groups:              # a group's norm and projections, then the next's
-            norm(g0, gn, f"h{i}.n1")
-            for n in "qkv":
-                project(g0, gn, mats[n], sp["h"], sp[n], f"h{i}.{n}")
         for j, r in enumerate(att):
             row = rows[r]
             s, t = j % sets, row.t
@@ -333,23 +401,38 @@ def step_program(model, lay, rows, mem=None):
                     I("MM", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,
                       tb=0, lda=n, ldb=d, ldc=4)
                 rqv(sp["o"] + r * d + 16 * c, o32, 16, f"h{i}.o")
-        wo, w1, w2 = (weights(f"h{i}.wo", d, d), weights(f"h{i}.w1", d, m.mlp),
-                      weights(f"h{i}.w2", m.mlp, d))
-        for g0, gn in groups:              # the rest of the layer, a group at a time
-            project(g0, gn, wo, sp["o"], sp["t1"], f"h{i}.attn")
-            residual(g0, gn, 2 * i, sp["t1"])
-            norm(g0, gn, f"h{i}.n2")
-            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)
-            project(g0, gn, w2, sp["u"], sp["t1"], f"h{i}.mlp")
-            residual(g0, gn, 2 * i + 1, sp["t1"])
-    lg = sp["logits"]
-    if heads:                              # the output head, for the generating rows only
+        ends = (weights(f"h{i}.wo", d, d), weights(f"h{i}.w1", d, m.mlp),
+                weights(f"h{i}.w2", m.mlp, d))
+        last = i + 1 == m.layers
+        if not pipe:
+            for g0, gn in groups:          # the rest of the layer, a group at a time
+                layer_end(i, g0, gn, *ends)
+            if not last:
+                mats = qkv_weights(i + 1)
+                for g0, gn in groups:
+                    qkv(i + 1, mats, g0, gn)
+            continue
+        # pipelined: what follows a group's layer end, one group behind
+        if last:
+            tiles = head_tiles() if heads else []
+            follow = [(lambda g0, gn: head(g0, min(gn, heads - g0), tiles)) if g0 < heads
+                      else None for g0, gn in groups]
+        else:
+            mats = qkv_weights(i + 1)
+            follow = [lambda g0, gn, i=i, mats=mats: qkv(i + 1, mats, g0, gn)] * len(groups)
+        lag = 1                            # group k's follow-up after group k + 1's end
+        for k in range(len(groups) + lag):
+            if k < len(groups):
+                layer_end(i, *groups[k], *ends)
+            if k >= lag and follow[k - lag]:
+                follow[k - lag](*groups[k - lag])
+    if heads and not pipe:                 # the output head, for the generating rows only
         norm(0, heads, "nf")
         for j, c0 in enumerate(range(0, V, TILE_COLS)):
             n = min(TILE_COLS, V - c0)
             w = load_matrix(f"wout.{j}", d, n)
             matmul(lg + c0, sp["h"], d, w, n, V, heads)
-    for r, row in enumerate(rows[:heads]):
+    for r, row in enumerate(rows[:heads]):  # after every MM: the MM unit never waits for them
         I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
         I("ST", src=sp["nxt"] + r, dst=mem.token(row.b, row.t + 1), len=1)
     P.append(isa.build("HALT", cfg=chip))

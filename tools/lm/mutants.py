@@ -5,9 +5,11 @@ into a mistake a builder could make; "caught" = `python -m tools.lm.check` print
 PROBLEM line and exits non-zero (tb/mutation/engine.py, as tools/prefix/mutants.py). The
 check holds every token and every cached K and V row to the integer reference on the
 reference chip, from a garbage scratchpad each step, in both timing modes; it also counts
-each step's weight loads and times the overlap mode's B = 4 step, which is how the one
-mutant that leaves every value right (one weight buffer for every tile: correct, but the
-next tile's load can no longer run under the current tile's products) is caught.
+each step's weight loads and times the overlap mode's B = 4 step and its B = 16 step at
+position 7, which is how the two mutants that leave every value right are caught (one
+weight buffer for every tile: correct, but the next tile's load can no longer run under
+the current tile's products; the pipelined step without its one-group lag: correct, but
+the matrix unit waits for the vector unit's norms).
 
     python -m tools.lm.mutants            # all mutants, out/mut_lm.json
     python -m tools.lm.mutants --fast     # the CI subset
@@ -35,11 +37,11 @@ SPECS = [
      "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=n, N=4,",
      "                    I(\"MM\", dst=o32 + j0, A=w8, B=vb + 16 * c + j0, M=1, K=max(1, t), N=4,"),
     ("the attention residual rescaled with the MLP's requant",
-     '            residual(g0, gn, 2 * i, sp["t1"])',
-     '            residual(g0, gn, 2 * i + 1, sp["t1"])'),
+     '        residual(g0, gn, 2 * i, sp["t1"])',
+     '        residual(g0, gn, 2 * i + 1, sp["t1"])'),
     ("the MLP without its ReLU",
-     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
-     '            project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
+     '        project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=1)',
+     '        project(g0, gn, w1, sp["h"], sp["u"], f"h{i}.u", relu=0)'),
     ("every row given position 0's embedding",
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)',
      '        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"], len=d)'),
@@ -59,8 +61,14 @@ SPECS = [
      "                    rows.append(Row(b, t, t + 1 >= len(p)))",
      "                    rows.append(Row(b, t, t + 1 > len(p)))"),
     ("one weight buffer for every tile (right values, no streaming under the products)",
-     '        buf = sp[f"wb{wbuf[0] % WEIGHT_BUFFERS}"]',
+     '        buf = sp[f"wb{wbuf[0] % nbuf}"]',
      '        buf = sp["wb0"]'),
+    ("the pipelined step rotating four weight buffers (the next layer's over the layer end's)",
+     "    nbuf = lay.weight_buffers if pipe else WEIGHT_BUFFERS",
+     "    nbuf = WEIGHT_BUFFERS"),
+    ("the pipelined step without its lag (right values; the matrix unit idles in the norms)",
+     "        lag = 1                            # group k's follow-up after group k + 1's end",
+     "        lag = 0                            # group k's follow-up after group k + 1's end"),
 ]
 
 # the remedies' builder (tools/lm/remedies.py), caught by the check's remedies part
