@@ -466,7 +466,7 @@ class Live:
         sys.stdout.flush()
         self._before = sys.stdout
         try:
-            self._console = open(os.dup(self._before.fileno()), "w",
+            self._console = open(os.dup(self._before.fileno()), "w", buffering=1,   # lines as they come
                                  encoding=getattr(self._before, "encoding", None) or "utf-8")
         except (AttributeError, OSError, ValueError):   # a stream with no file behind it
             self._console = None
