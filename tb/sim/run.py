@@ -461,7 +461,8 @@ class Live:
         bdir = build(self.sim, cfg=self.cfg, rtl_dir=self.rtl_dir, build_dir=self.build_dir)
         self.run_dir = bdir / "runs" / f"{os.getpid()}-live-{uuid.uuid4().hex[:8]}"
         self.run_dir.mkdir(parents=True)
-        plusargs = [f"+max_cycles={self.max_cycles}", f"+live_idle={self.idle_limit}"] + (
+        plusargs = [f"+max_cycles={self.max_cycles}", f"+live_idle={self.idle_limit}",
+                    f"+live_host={os.getpid()}"] + (
             ["+cov"] if self._cov else [])
         sys.stdout.flush()
         self._before = sys.stdout

@@ -305,3 +305,27 @@ def test_live_driver_gives_up_on_a_quiet_host():
             assert live.run(hw.Item(p0, i0)).ok
             time.sleep(2.5)
             live.run(hw.Item(p1, i1))
+
+
+def test_live_simulator_ends_when_its_host_is_gone():
+    """A host killed mid-run (here: os._exit after one program) leaves no simulator
+    behind: the live driver sees the host's process gone and ends the simulation."""
+    if "verilator" not in hw.available_sims():
+        pytest.skip("verilator not installed")
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    code = ("import os\nfrom tb import hw\nfrom tb.stimulus import progen\n"
+            "(p, i), = progen.random_programs(81, 1)\n"
+            "live = hw.Live('verilator'); live.start()\nassert live.run(hw.Item(p, i)).ok\n"
+            "print(live.run_dir, flush=True)\nos._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    run_dir = Path(out.stdout.strip().splitlines()[-1])
+    log = run_dir / "sim.log"
+    t0 = time.time()
+    while time.time() - t0 < 30 and "host gone or idle" not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.2)
+    assert "host gone or idle" in log.read_text()
+    import shutil
+    shutil.rmtree(run_dir, ignore_errors=True)

@@ -4,7 +4,7 @@ is judged against the reference chip (memory, trace, counters) before the server
 the next one from the chip's own outcome (the tokens in its memory image, its counters),
 its external-bus record (the wrapper's monitor) inside the step's allowed set, its cycles
 equal to the timing model; every request's tokens equal to it served alone. Verilator in
-both timing modes; a planted wrong token in the chip's outcome (a fake outcome through
+both timing modes (in-order in the long set); a planted wrong token in the chip's outcome (a fake outcome through
 the session's on_outcome) stops the run as a chip mismatch before any later step, and,
 with the judge told to let it through, ends the request at the planted stop token: the
 host's decisions follow the chip. Icarus in the long set."""
@@ -39,7 +39,7 @@ def _need(sim):
         pytest.skip(f"{sim} not installed")
 
 
-@pytest.mark.parametrize("mode", ["inorder", "overlap"])
+@pytest.mark.parametrize("mode", [pytest.param("inorder", marks=pytest.mark.long), "overlap"])
 def test_lm_serving_live_on_verilator(model, mode):
     """Two policies one after the other in one live session; the same steps, tokens and
     cycles as the reference chip's serving (same chip, same outcomes, same decisions)."""
