@@ -29,8 +29,6 @@ import json
 import os
 import time
 
-import numpy as np
-
 from tb import cli, hw
 from tools import ROOT
 from tools.lm import chip, generate
