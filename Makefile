@@ -36,11 +36,11 @@ test-long: setup ## the long tests make test leaves out (RTL mutation sample, ch
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)
 	$(PY) -m tools.serve --sim $(SIM)
 
-serve-lm: setup ## serving the language model: 64 Poisson requests under 6 policies on Verilator (both modes), a pool too small, Icarus, the rate sweep and speculative decoding (model), figures out/serve_lm_*
+serve-lm: setup ## serving the language model, live on the simulators (each step decided from the chip's outcome): 64 Poisson requests under 6 policies on Verilator (both modes), a pool too small, 16 on Icarus, speculative decoding on Verilator; the rate sweep and the in-order speculation on the model; figures out/serve_lm_*
 	$(PY) -m tools.serve.lm_run --sim verilator --requests 64 --rate 20 --blocks 48 --tag verilator_overlap_64
 	$(PY) -m tools.serve.lm_run --sim verilator --requests 24 --rate 40 --blocks 10 --policies reserve,preempt,reserve+chunked,preempt+chunked --tag verilator_smallpool
 	$(PY) -m tools.serve.lm_run --sim verilator --mode inorder --requests 64 --rate 10 --blocks 48 --tag verilator_inorder_64
-	$(PY) -m tools.serve.lm_run --sim icarus --requests 3 --rate 20 --blocks 24 --policies preempt+chunked --tag icarus_overlap_3
+	nice -n 10 $(PY) -m tools.serve.lm_run --sim icarus --requests 16 --rate 20 --blocks 48 --policies preempt+chunked --tag icarus_live_16
 	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --rates 4,10,20,40,80
 	$(PY) -m tools.serve.lm_run --sim model --sweep --requests 32 --blocks 48 --mode inorder --rates 2,5,10,20,40
 	$(PY) -m tools.serve.lm_run --sim model --spec

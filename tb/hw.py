@@ -4,7 +4,8 @@ A facade over the library in tb/sim: build.py (simulators, flags, builds), run.p
 (running jobs, the reference next to them), plain.py (the plain Verilog bench); with
 tb/judge.py (the one judgement) and tb/protocol.py (the files). Call sites use
 hw.build(sim, cfg=...), hw.run(sim, jobs, cfg=...), hw.run_programs(sim, pairs, cfg=...,
-max_cycles=...), hw.compare(ref, got) and hw.summary(results); source_set="gls" (build, run)
+max_cycles=...), hw.Live(sim, cfg=...) (a run whose next program is chosen after the last
+one's outcome: live.run(item) -> its judged ProgResult, ChipMismatch on a disagreement), hw.compare(ref, got) and hw.summary(results); source_set="gls" (build, run)
 simulates the yosys netlist of ga2_top in place of the RTL (tb/sim/gls.py, Icarus).
 
 CLI: python -m tb.hw --sim icarus|verilator|both [--demo | --build] (the demo programs:
@@ -19,7 +20,7 @@ from tb import cli
 from tb.sim.build import SIMS, RTL_COVERAGE_ENV, available_sims, build, default_build_dir  # noqa: F401
 from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim.run import DEFAULT_GAP, KEEP_EXT, DesignAssertion, Item, SimulatorFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
+from tb.sim.run import DEFAULT_GAP, KEEP_EXT, ChipMismatch, DesignAssertion, Item, Live, SimulatorFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
 from tb.sim.files import rtl_files, top_file  # noqa: F401
 from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
 from tb.sim import gls  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))

@@ -15,6 +15,10 @@ The cocotb wrapper (tb/hdl/ga2_tb.v), per program k of a run directory: inputs
 pK_imem.hex, pK_ext.hex (optional: without it the external memory is kept), pK_sp.hex
 (optional), pK_ctl.hex (gap abort_at) and jobs.txt; outputs pK_status.txt, pK_trace.txt,
 pK_ext_out.hex, pK_bus.txt, and with +cov pK_cov.txt (tb/coverage.py read_cov). write_jobs, write_program; has_outcome, read_outcome, read_bus.
+A live run (tb/drivers/ga2_live.py, tb/sim/run.py Live) has no jobs.txt: the host writes
+program k's inputs after program k-1's outcome, then pK_go.txt; the driver waits for it
+(or for end.txt: no more programs) before it starts program k. write_go, write_end,
+live_next.
 
 The mutation bench (tb/hdl/mut_rtl_tb.v), per program p of the suite directory: pP_imem.hex,
 pP_ext.hex and pP_exp.hex (not for a light program), pP_meta.hex (META, then the trace);
@@ -113,7 +117,7 @@ def read_trace(path, base=16):
 # the pK_* files: "p<k>_" and these names (the wrapper's, then the mutation bench's own)
 GA2_TB_FILES = {"imem": "imem.hex", "ext": "ext.hex", "sp": "sp.hex", "ctl": "ctl.hex",
                 "status": "status.txt", "trace": "trace.txt", "ext_out": "ext_out.hex",
-                "bus": "bus.txt", "cov": "cov.txt"}
+                "bus": "bus.txt", "cov": "cov.txt", "go": "go.txt"}
 MUT_FILES = {"imem": "imem.hex", "ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
 PROGRAM_FILES = {**GA2_TB_FILES, **MUT_FILES}
 
@@ -150,6 +154,34 @@ def write_program(d, k, words, imem_depth, ext=None, sp=None, gap=0, abort_at=0)
     if sp is not None:
         write_mem32(program_file(d, k, "sp"), sp)
     write_words(program_file(d, k, "ctl"), [gap, abort_at], 8)
+
+
+# ------------------------------------------------------------------ a live run
+END_FILE = "end.txt"       # a live run: no program after the last one started
+
+
+def write_go(d, k):
+    """Program k's inputs are complete: the live driver may start it (written last, by a
+    rename, so the driver never sees a half-written file)."""
+    path = program_file(d, k, "go")
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(f"{int(k)}\n")
+    tmp.replace(path)
+
+
+def write_end(d):
+    """No more programs: the live driver ends the simulation once the last one has run."""
+    (Path(d) / END_FILE).write_text("end\n")
+
+
+def live_next(d, k):
+    """What the live driver does next, program k being the next one: "go" (its inputs are
+    complete), "end" (the host has ended the run) or None (not decided yet)."""
+    if program_file(d, k, "go").exists():
+        return "go"
+    if (Path(d) / END_FILE).exists():
+        return "end"
+    return None
 
 
 # every key of pK_status.txt, in the wrapper's order (tb/hdl/ga2_tb.v write_results): a

@@ -272,3 +272,62 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     assert all(p.ok for p in res) and sorted(seen) == [0, 1]
     assert seen[0] == [], "program 0's outcome was handed over only after program 1 had ended"
     assert seen[1] != []
+
+
+def test_live_chooses_each_program_after_the_last_outcome(sim):
+    """hw.Live: program k + 1 is written for the simulator only after program k's judged
+    outcome is back (here its image is built from that outcome's memory, as a host's next
+    step is), and the results equal hw.run's of the same sequence."""
+    from tb import protocol
+    pairs = progen.random_programs(79, 3)
+    got, images = [], []
+    with hw.Live(sim) as live:
+        for i, (p, img) in enumerate(pairs):
+            assert not protocol.program_file(live.run_dir, i, "go").exists()
+            image = np.array(img) if i == 0 else np.array(got[-1].ext) ^ np.array(img)
+            images.append(image)
+            got.append(live.run(hw.Item(p, image)))
+            assert got[-1].ok
+    ref = hw.run_programs(sim, [(p, im) for (p, _), im in zip(pairs, images)])
+    for g, r in zip(got, ref):
+        assert r.ok and np.array_equal(g.ext, r.ext) and g.counters == r.counters and g.trace == r.trace
+
+
+def test_live_driver_gives_up_on_a_quiet_host():
+    """A host that goes quiet past idle_limit without ending the run: the driver ends the
+    simulation, and the next program is a fault of the run, never a result of the chip."""
+    if "verilator" not in hw.available_sims():
+        pytest.skip("verilator not installed")
+    import time
+    (p0, i0), (p1, i1) = progen.random_programs(80, 2)
+    with pytest.raises(hw.SimulatorFault, match="program 1"):
+        with hw.Live("verilator", idle_limit=1) as live:
+            assert live.run(hw.Item(p0, i0)).ok
+            time.sleep(2.5)
+            live.run(hw.Item(p1, i1))
+    import shutil
+    shutil.rmtree(live.run_dir, ignore_errors=True)      # kept by the failing run: not needed here
+
+
+def test_live_simulator_ends_when_its_host_is_gone():
+    """A host killed mid-run (here: os._exit after one program) leaves no simulator
+    behind: the live driver sees the host's process gone and ends the simulation."""
+    if "verilator" not in hw.available_sims():
+        pytest.skip("verilator not installed")
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    code = ("import os\nfrom tb import hw\nfrom tb.stimulus import progen\n"
+            "(p, i), = progen.random_programs(81, 1)\n"
+            "live = hw.Live('verilator'); live.start()\nassert live.run(hw.Item(p, i)).ok\n"
+            "print(live.run_dir, flush=True)\nos._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    run_dir = Path(out.stdout.strip().splitlines()[-1])
+    log = run_dir / "sim.log"
+    t0 = time.time()
+    while time.time() - t0 < 30 and "host gone or idle" not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.2)
+    assert "host gone or idle" in log.read_text()
+    import shutil
+    shutil.rmtree(run_dir, ignore_errors=True)

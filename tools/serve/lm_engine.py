@@ -8,9 +8,13 @@ the sum of the steps' counters) it admits the requests that have arrived, picks 
 step's rows, allocates blocks, builds the step's program (tools/lm/chip.py's
 step_program with this step's block tables as its mem=), runs it, reads the tokens the
 step wrote, and ends each request at its stop token or its limit: lengths are discovered
-while serving. The Run it returns holds every step's program, scratchpad garbage,
-rows, tables and cycles, so the same programs then run on a simulator in one job
-(lm_run.py) and are held to it step for step.
+while serving. With chip= a live simulator session (tb.hw.Live: Icarus or Verilator) each
+step runs on the circuit instead, and what the host decides next is taken from the
+chip's outcome, as a real server takes it: the tokens read back from the chip's memory
+image, the clock from the chip's counters; the session judges every step against the
+reference chip before the server sees it (a disagreement raises hw.ChipMismatch: the run
+stops there), and the server holds the chip's bus record to the step's allowed set. The
+Run holds every step's program, scratchpad garbage, rows, tables and cycles.
 
 Policies (admission):
   static    batches: up to `slots` requests admitted together into an empty batch, which
@@ -37,6 +41,7 @@ import numpy as np
 
 from model.machine import Machine
 from model import timing
+from tb import hw
 from tools.lm import chip
 from tools.lm.generate import garbage_sp
 from tools.lm.int8 import argmax
@@ -88,7 +93,7 @@ class Server:
 
     def __init__(self, model, reqs, task, policy, prefill, n_blocks, slots=SLOTS,
                  rows=lmm.ROWS, block_tokens=lmm.BLOCK_TOKENS, ctx=lmm.CTX, chip_cfg=lmm.SERVE_CHIP,
-                 garbage=1, draft=None):
+                 garbage=1, draft=None, chip=None):
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
         if prefill not in PREFILLS:
@@ -129,7 +134,8 @@ class Server:
         self.problems = []
         self.garbage = garbage
         self.ext = self.image()
-        self.machine = Machine(chip_cfg)
+        self.chip = chip                 # a live simulator session (tb.hw.Live), or None
+        self.machine = Machine(chip_cfg) if chip is None else None
 
     # -- memory ---------------------------------------------------------------------
     def image(self):
@@ -267,10 +273,16 @@ class Server:
         allowed = lmm.allowed(self.mm, rows, tables, draft)
         self.problems += lmm.isolation_issues(paged.accesses(prog), allowed,
                                               f"step {len(self.steps)} (program)")
-        if sp is not None:
-            self.machine.sp[:] = sp
-        r = self.machine.run(prog, self.ext)
-        self.ext = r.ext
+        if self.chip is not None:        # the circuit: judged by the session, then believed
+            r = self.chip.run(hw.Item(prog, self.ext if not self.steps else hw.KEEP_EXT, sp))
+            bus = (r.host or {}).get("bus")
+            self.problems += (lmm.isolation_issues(bus, allowed, f"step {len(self.steps)} (chip bus)")
+                              if bus is not None else [f"step {len(self.steps)}: no bus record"])
+        else:
+            if sp is not None:
+                self.machine.sp[:] = sp
+            r = self.machine.run(prog, self.ext)
+        self.ext = np.asarray(r.ext, dtype=np.int64)
         pred = timing.schedule(prog, self.cfg).cycles
         cyc = int(r.counters.cycles)
         if cyc != pred:

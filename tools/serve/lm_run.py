@@ -8,24 +8,26 @@ language model").
     python -m tools.serve.lm_run --workload FILE.json --sim model
 
 A workload (a file, or --requests N Poisson arrivals at --rate requests per million
-cycles, seeded) is served on the reference chip under each policy (lm_engine: static,
-reserve, preempt, each with whole and with chunked prefill): that run decides every step
-(the tokens it discovers end the requests), builds every step's program and checks it:
-every request's tokens equal to the request served alone (greedy decoding of the integer
-reference), admissions in arrival order, every step's program inside its isolation set,
-every step's counters equal to the timing model. On a simulator every policy's steps then
-run in ONE simulator process, the external memory carried from step to step, every
-step's scratchpad garbage on both sides (tb.hw judges each step against the reference
-chip: memory, trace, counters), and each step's external-bus record (the wrapper's
-monitor) inside the step's allowed set (its weights, its blocks, its tokens). The figures
-are then the chip's counters; on --sim model, the reference chip's (= the timing
-model's), labelled so. Exit 1 on any problem; bad arguments exit 2.
+cycles, seeded) is served under each policy (lm_engine: static, reserve, preempt, each
+with whole and with chunked prefill). On --sim model every step runs on the reference
+chip. On --sim icarus|verilator the server runs live on the circuit: ONE simulator
+process (tb.hw.Live) waits for each step, the server builds the step from what it knows,
+the chip runs it, the session judges it against the reference chip (memory, trace,
+counters: a disagreement stops the run, exit 1) and the server then decides the next
+step from the chip's own outcome (the tokens in its memory image end requests at their
+stop token; the draft's proposals and the verifier's tokens decide acceptance; the clock,
+hence admissions, arrivals and preemptions, follows the chip's counters), holding each
+step's external-bus record (the wrapper's monitor) to the step's allowed set. Checked at
+the end: every request's tokens equal to the request served alone (greedy decoding of
+the integer reference), admissions in arrival order, every step's program inside its
+isolation set, every step's cycles equal to the timing model. The figures are the chip's
+counters; on --sim model, the reference chip's (= the timing model's), labelled so.
+Exit 1 on any problem; bad arguments exit 2; a fault of the simulator exits 4.
 """
+import contextlib
 import json
 import os
 import time
-
-import numpy as np
 
 from tb import cli, hw
 from tools import ROOT
@@ -45,58 +47,30 @@ def chip_cfg(mode):
     return chip.LM_CHIP_OVERLAP if mode == "overlap" else chip.LM_CHIP
 
 
-def items(run):
-    """A run's chip items: the first step loads the image, later ones keep the memory."""
-    return [hw.Item(st.program, run.image if i == 0 else hw.KEEP_EXT, st.sp)
-            for i, st in enumerate(run.steps)]
-
-
-def chip_issues(res, run, where):
-    """Findings of a run's chip results (one ProgResult per step)."""
-    if len(res) != len(run.steps):
-        return [f"{where}: {len(res)} results for {len(run.steps)} steps"]
-    probs = []
-    for i, (r, st) in enumerate(zip(res, run.steps)):
-        if not r.ok:
-            probs.append(f"{where} step {i}: chip != reference chip: {r.mismatch}")
-        if int(r.counters.cycles) != st.predicted:
-            probs.append(f"{where} step {i}: {r.counters.cycles} cycles, timing model {st.predicted}")
-        bus = (r.host or {}).get("bus")
-        if bus is None:
-            probs.append(f"{where} step {i}: no bus record")
-        else:
-            probs += lmm.isolation_issues(bus, st.allowed, f"{where} step {i} (chip bus)")
-    n = run.mm.ext_words               # the words the map uses (the chip has more)
-    if res and not np.array_equal(np.asarray(res[-1].ext)[:n], np.asarray(run.final)[:n]):
-        probs.append(f"{where}: the chip's final memory differs from the served run's")
-    return probs
-
-
-def on_chip(sim, runs, mode):
-    """Run every run's steps in ONE simulator process: ([per-run chip cycles], problems, wall)."""
+def live(sim, mode, **kw):
+    """The live simulator session every step of a --sim run goes through (tb.hw.Live)."""
     if sim not in hw.available_sims():
         raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
-    t0 = time.time()
-    res = hw.run(sim, [items(r) for r in runs], cfg=chip_cfg(mode))
-    wall = time.time() - t0
-    probs, cyc = [], []
-    for run, rr in zip(runs, res):
-        probs += chip_issues(rr, run, f"{run.policy}/{run.prefill} on {sim}")
-        cyc.append([int(x.counters.cycles) for x in rr])
-    return cyc, probs, wall
+    return hw.Live(sim, cfg=chip_cfg(mode), **kw)
 
 
-def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, log=print):
-    """Every policy's Run on the reference chip and its problems."""
-    servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode))
+def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, chip=None, log=None):
+    """Every policy's Run and its problems: on the reference chip, or live on chip= (a
+    tb.hw.Live session: the policies one after the other in its simulator process)."""
+    servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode),
+                        chip=chip)
                for pol, pf in policies]          # ValueError first, before any work
     alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX)
              for q in reqs]
     runs, probs = [], []
     for (pol, pf), srv in zip(policies, servers):
+        t0 = time.time()
         run = srv.run()
         probs += [f"{pol}/{pf}: {p}" for p in E.check_run(run, model, "text", alone)]
         runs.append(run)
+        if log:
+            log(f"{pol}/{pf}: {len(run.steps)} steps, {sum(st.cycles for st in run.steps):,} cycles, "
+                f"{time.time() - t0:.1f} s")
     return runs, probs
 
 
@@ -146,8 +120,9 @@ def figure(sw, path, what="ttft", p=50):
     plt.close(fig)
 
 
-def spec_table(model, a, sim="model", log=print):
-    """Speculative decoding at B = 1 and B = 4, k = 0 (plain) .. 4: a list of dicts."""
+def spec_table(model, a, log=print, ks=range(1, 5), chip=None):
+    """Speculative decoding at B = 1 and B = 4, k = 0 (plain) and ks: a list of dicts
+    (chip: a live session, every draft and verify step decided from the chip's outcome)."""
     draft = S.load_draft()
     reqs = rq.poisson(8, 10, a.seed, prompt_len=(4, 8), max_new=(8, 8), ctx=S.SPEC_CTX)
     alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX) for q in reqs]
@@ -155,19 +130,16 @@ def spec_table(model, a, sim="model", log=print):
     for B in (1, 4):
         batches = [list(range(i, i + B)) for i in range(0, len(reqs), B)]
         base = None
-        for k in range(5):
+        for k in sorted({0, *ks}):
             runs, P, A = [], 0, 0
             for bb in batches:
                 run, p, acc = S.spec_serve(model, draft, [reqs[i] for i in bb], k,
-                                           chip_cfg=chip_cfg(a.mode))
+                                           chip_cfg=chip_cfg(a.mode), chip=chip)
                 probs += [f"spec B={B} k={k}: {x}" for x in
                           E.check_run(run, model, "text", [alone[i] for i in bb])]
                 runs.append(run)
                 P, A = P + p, A + acc
             cyc = [[st.cycles for st in r.steps] for r in runs]
-            if sim != "model":
-                cyc, pr, _ = on_chip(sim, runs, a.mode)
-                probs += pr
             total = sum(map(sum, cyc))
             toks = sum(len(t) for r in runs for t in r.tokens)
             draft_c = sum(c for r, cc in zip(runs, cyc) for st, c in zip(r.steps, cc)
@@ -199,6 +171,7 @@ def main(argv=None, prog="tools.serve.lm_run"):
     ap.add_argument("--sweep", action="store_true", help="latency against throughput over --rates")
     ap.add_argument("--rates", default="2,4,8,12,16,24,32,48")
     ap.add_argument("--spec", action="store_true", help="speculative decoding, k = 0..4, B = 1 and 4")
+    ap.add_argument("--ks", default="1,2,3,4", help="--spec: the drafted tokens k to measure (1..4; k = 0 always)")
     ap.add_argument("--tag", default=None, help="name of the out/serve_lm_<tag>.json")
     a = ap.parse_args(argv)
     try:
@@ -206,6 +179,10 @@ def main(argv=None, prog="tools.serve.lm_run"):
             a.rates = [cli.number(above=0)(x) for x in a.rates.split(",")]
         except Exception as e:
             raise ValueError(f"--rates {a.rates!r}: {e}") from None
+        try:
+            a.ks = sorted({cli.integer(1, 4)(x) for x in a.ks.split(",")})
+        except Exception as e:
+            raise ValueError(f"--ks {a.ks!r}: {e}") from None
         if a.tag is not None and (not a.tag or "/" in a.tag):
             raise ValueError(f"--tag {a.tag!r}: a name without '/'")
         if a.policies == "all":
@@ -222,8 +199,16 @@ def main(argv=None, prog="tools.serve.lm_run"):
         os.makedirs(OUT, exist_ok=True)
         label = ("the chip's counters (" + a.sim + ")" if a.sim != "model"
                  else "cycle-exact model (the timing model's cycles)")
+        session = (live(a.sim, a.mode) if a.sim != "model" else contextlib.nullcontext())
         if a.spec:
-            rows, probs = spec_table(model, a, a.sim)
+            t0 = time.time()
+            with session as chip_:
+                rows, probs = spec_table(model, a, ks=a.ks, chip=chip_)
+            if a.sim != "model":
+                print(f"{a.sim}, live: {len(chip_.results)} step programs, "
+                      f"{sum(int(r.counters.cycles) for r in chip_.results):,} cycles, wall "
+                      f"{time.time() - t0:.1f} s (shared machine); every step judged against the "
+                      "reference chip before the host's next decision")
             tag = a.tag or f"spec_{a.sim}_{a.mode}"
             json.dump({"rows": rows, "problems": probs, "cycles": label, "mode": a.mode},
                       open(os.path.join(OUT, f"serve_lm_{tag}.json"), "w"), indent=1)
@@ -249,18 +234,15 @@ def main(argv=None, prog="tools.serve.lm_run"):
             return 0
         reqs = workload(a)
         t0 = time.time()
-        runs, probs = serve_all(model, reqs, a.blocks, a.mode, pols, a.slots)
+        with session as chip_:
+            runs, probs = serve_all(model, reqs, a.blocks, a.mode, pols, a.slots, chip=chip_, log=print)
         ms = [R.metrics(r) for r in runs]
-        wall_model = time.time() - t0
         out = {"requests": len(reqs), "rate": a.rate, "blocks": a.blocks, "mode": a.mode,
-               "sim": a.sim, "model_wall": round(wall_model, 1)}
+               "sim": a.sim, "wall": round(time.time() - t0, 1), "live": a.sim != "model"}
         if a.sim != "model":
-            cyc, pr, wall = on_chip(a.sim, runs, a.mode)
-            probs += pr
-            ms = [R.metrics(r, c) for r, c in zip(runs, cyc)]
-            out["sim_wall"] = round(wall, 1)
-            out["programs"] = sum(len(c) for c in cyc)
-            out["chip_cycles"] = sum(map(sum, cyc))
+            out["programs"] = len(chip_.results)
+            out["chip_cycles"] = sum(int(r.counters.cycles) for r in chip_.results)
+            out["cycles_per_s"] = round(out["chip_cycles"] / out["wall"])
         out["metrics"], out["problems"] = ms, probs
         tag = a.tag or f"{a.sim}_{a.mode}_{len(reqs)}"
         json.dump(out, open(os.path.join(OUT, f"serve_lm_{tag}.json"), "w"), indent=1, default=str)
@@ -271,14 +253,18 @@ def main(argv=None, prog="tools.serve.lm_run"):
         for line in R.table(ms, label):
             print(line)
         if a.sim != "model":
-            print(f"{a.sim}: {out['programs']} step programs, {out['chip_cycles']:,} cycles, "
-                  f"wall {out['sim_wall']} s (shared machine); every step judged against the "
-                  "reference chip, bus inside its allowed set, cycles = timing model")
+            print(f"{a.sim}, live: {out['programs']} step programs, {out['chip_cycles']:,} cycles, "
+                  f"wall {out['wall']} s ({out['cycles_per_s']:,} cycles/s, shared machine); every "
+                  "step judged against the reference chip before the host decided the next from "
+                  "the chip's outcome, bus inside its allowed set, cycles = timing model")
         print("PASS: every request's tokens equal to it served alone" if not probs
               else "FAIL\n" + "\n".join(probs[:20]))
         return 0 if not probs else 1
     except ValueError as e:
         return cli.refuse(ap.prog, e)
+    except hw.ChipMismatch as e:            # the chip disagreed: nothing decided after it
+        print(f"FAIL: chip mismatch, the run stopped: {e}")
+        return 1
     except hw.SimulatorFault as e:           # nothing is known of the chip: not a FAIL of it
         print(f"FAULT: {e}")
         return 4
