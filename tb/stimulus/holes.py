@@ -81,7 +81,6 @@ def cut_programs(cfg, units=("dma", "mm", "vec", "none")):
     matrix unit's MM, the vector unit's SM, the pack4 unit's UNPACK4: cut half way into its
     busy cycles, from the timing model's schedule) and while none is (the first cycle of
     the run), for each of units (default: the first report's)."""
-    from model import timing
     b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
     H = b("HALT")
     out = []
