@@ -41,6 +41,8 @@
 // hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor);
 // the pack4 unit (PACK4, UNPACK4) is on the vector port, so its stalls count as vec's and,
 // again, by themselves (hpk lines), and cut_pk says whether it was the busy vector unit.
+// The monitor reads the RTL's hierarchy by name, so the gate-level build (GA2_GLS, tb/sim/
+// build.py: a flattened netlist) leaves it out; its pK_cov.txt then holds zeros.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
 module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
@@ -170,6 +172,7 @@ module ga2_tb #(
   reg [2:0]   cov_cut_busy;
   reg         cov_cut_pk;
   integer     fd_cov, ci;
+`ifndef GA2_GLS
   generate
     if (OVERLAP != 0) begin : g_cov
       localparam AW = `GA2_ADDR_W;
@@ -230,6 +233,7 @@ module ga2_tb #(
       end
     end
   endgenerate
+`endif
 
   task write_cov;
     begin
@@ -305,8 +309,10 @@ module ga2_tb #(
       $fclose(fd_trace);
       if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
       $fclose(fd_bus);
+`ifndef GA2_GLS
       cov_cut_busy = cut ? u_h.dut.u_seq.unit_busy : 3'd0;
       cov_cut_pk = cut ? u_h.dut.pk_busy : 1'b0;
+`endif
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;
       if (cov_on) write_cov;
