@@ -10,7 +10,11 @@ added there appears here as a hole by itself. Its points (cocotb_coverage CoverP
   ga2.op_mode            every opcode retired in each timing mode
   ga2.field.OP.F         field F of op OP (FIELDS order) at its limits: "min" (0), "max"
                          (2^width - 1) and, where check() puts a limit, just inside and just
-                         outside it (labels below, LIMITS)
+                         outside it (field_bins): for LD/ST/LDX's xhi the highest
+                         64K-word page the chip's external memory has ("cap", counted only
+                         when that page is above 0) and the first page past it ("cap+1");
+                         the external operand's ext_last / ext_past on the full address
+                         (xhi * 65536 + the field)
   ga2.fault.code         every error code the chip reported (isa.ERR_*)
   ga2.fault.OP           every error code op OP can raise, raised by the chip at its pc
   ga2.hazard             overlap mode: KIND:BUSY<-NEW for KIND in RAW WAR WAW, BUSY the unit
@@ -18,10 +22,16 @@ added there appears here as a hole by itself. Its points (cocotb_coverage CoverP
                          NEW: on its own unit an instruction waits for busy anyway, as
                          tb/stimulus/collide.py all_kinds() counts them): a cycle the chip's
                          hazard check stalled in that kind (tb/hdl/ga2_tb.v +cov)
+  ga2.hazard.pack4       the same with the vector side the pack4 unit (PACK4, UNPACK4: on
+                         the vec port, so the hazard unit classifies them as vec):
+                         KIND:dma<-pack4, mm<-pack4, pack4<-dma, pack4<-mm
   ga2.mm_acc             MM with acc = 1 retired, per mode and tb
-  ga2.sm_len             SM retired per mode and length class (SM_CLASSES)
+  ga2.sm_len             SM retired per mode and length class (sm_classes) on a chip with
+                         the default sm_max_len (64)
+  ga2.sm_len.max1024     the same on a chip with sm_max_len = config.SM_LEN_LIMIT (1024)
   ga2.restart            a program cut by reset (restart while busy), per mode and what the
-                         chip had busy at the cut (its u_busy: none, dma, mm, vec)
+                         chip had busy at the cut (its u_busy: none, dma, mm, vec; and
+                         pack4 when the busy vector unit was ga2_pack4)
   ga2.mode               programs run in each timing mode
 
 What the chip did, not the program text: an instruction's fields are sampled only when the
@@ -45,18 +55,27 @@ from model import config, isa
 PREFIX = "ga2"
 UNITS = ("dma", "mm", "vec")            # the order of ga2_tb's monitor and of model/timing.py SLOT
 KINDS = ("RAW", "WAR", "WAW")
+# the RTL unit on the vec port that is new with PACK4/UNPACK4 (rtl/ga2_pack4.v): its ops
+# (model/timing.py UNIT puts them on "vec"; tests/tb/test_coverage_model.py holds both)
+PK_UNIT, PK_OPS = "pack4", ("PACK4", "UNPACK4")
+# ga2_tb's hpk index kind*4 + j: the pack4 refinement of the (busy, new) pairs
+PK_PAIRS = (("dma", PK_UNIT), ("mm", PK_UNIT), (PK_UNIT, "dma"), (PK_UNIT, "mm"))
+# the softmax lengths with a class point of their own: the default chip's and the longest
+SM_LENS = (config.DEFAULT.sm_max_len, config.SM_LEN_LIMIT)
 ENV = "GA2_COVERAGE"
 
 # the fields whose 0 is a fault (check(): shape), besides MM's M and N
 ZERO_FAULTS = ("len", "K", "rows")
 
 
-def outside(op, field, label):
-    """Whether a bin label of a field is a fault by itself (sampled for a refused instruction
-    only when check() blames that field): past a limit, a 0 that is a bad shape, MM's M or N
-    at its encoding's 7."""
+def outside(op, field, label, cfg=None):
+    """Whether a bin label of a field is a fault by itself on cfg (sampled for a refused
+    instruction only when check() blames that field): past a limit, a 0 that is a bad
+    shape, MM's M or N at its encoding's 7, xhi's 255 on a memory without that page."""
     if label in ("cap+1", "sp_past", "ext_past"):
         return True
+    if field == "xhi" and label == "max":
+        return _cap(op, field, config.resolve(cfg)) < (1 << isa.XHI_W) - 1
     shape = field in ZERO_FAULTS or (op == "MM" and field in ("M", "N"))
     return (label == "min" and shape) or (label == "max" and op == "MM" and field in ("M", "N"))
 
@@ -71,6 +90,8 @@ def _cap(op, field, cfg):
     """The largest legal value of a field that check() bounds by a size, or None."""
     if op == "MM" and field in ("M", "N"):
         return cfg.array
+    if field == "xhi":                   # the highest page of the external memory
+        return (cfg.ext_words - 1) >> isa.ADDR_W
     if field == "len" and op == "SM":
         return cfg.sm_max_len
     if field == "len" and op == "NORM":
@@ -90,7 +111,7 @@ def field_bins(op, field, width, cfg=None):
     if field in ZERO_FAULTS or (op == "MM" and field in ("M", "N")):
         out += ["1"]                                     # 0 is min: outside (fault 4)
     if _cap(op, field, cfg) is not None:
-        out += ["cap", "cap+1"]
+        out += ["cap", "cap+1"]          # xhi: both, whatever cfg (classify says when)
     if field in _sp_fields(op):
         out += ["sp_last", "sp_past"]
     if isa._EXT_FIELD.get(op) == field and "len" in names:
@@ -106,7 +127,9 @@ def _spans(op, f):
         return {"A": (M - 1) * f["lda"] + K, "B": (b_rows - 1) * f["ldb"] + b_cols,
                 "dst": (M - 1) * f["ldc"] + N}
     n = f.get("len", 0)
-    out = {name: 1 if name in isa._SP_ONE.get(op, ()) else n for name in isa._SP_FIELDS.get(op, ())}
+    twice = isa._SP_TWICE.get(op)
+    out = {name: 1 if name in isa._SP_ONE.get(op, ()) else 2 * n if name == twice else n
+           for name in isa._SP_FIELDS.get(op, ())}
     ext = isa._EXT_FIELD.get(op)
     if ext:
         out[ext] = f["rows"] * n if op == "LDX" else n
@@ -128,8 +151,8 @@ def classify(ins, cfg=None):
         if v == 1 and (name in ZERO_FAULTS or (ins.op == "MM" and name in ("M", "N"))):
             labels.add("1")
         cap = _cap(ins.op, name, cfg)
-        if cap is not None and v == cap:
-            labels.add("cap")
+        if cap is not None and v == cap and (name != "xhi" or cap > 0):
+            labels.add("cap")            # xhi's: a page above 0 that the memory has
         if cap is not None and v == cap + 1:
             labels.add("cap+1")
         if name in _sp_fields(ins.op) and spans.get(name, 0) > 0:
@@ -139,13 +162,29 @@ def classify(ins, cfg=None):
             elif end == cfg.sp_words:
                 labels.add("sp_past")
         if isa._EXT_FIELD.get(ins.op) == name and spans.get(name, 0) > 0:
-            end = v + spans[name] - 1
+            end = (f.get("xhi", 0) << isa.ADDR_W) + v + spans[name] - 1   # the full address
             if end == cfg.ext_words - 1:
                 labels.add("ext_last")
             elif end == cfg.ext_words:
                 labels.add("ext_past")
         out[name] = labels
     return out
+
+
+def field_hits(ins, cfg=None, refused=None):
+    """{field: bin labels} that count for ins on cfg: every label of classify() when the chip
+    retired it; when it refused it (refused: check()'s (code, blamed field, reason)), the
+    blamed field's (xhi's with the external operand's: one address) and the other fields'
+    labels that are not a fault by themselves (outside)."""
+    cfg = config.resolve(cfg)
+    labels = classify(ins, cfg)
+    if refused is None:
+        return labels
+    blamed = {refused[1]}
+    if isa._EXT_FIELD.get(ins.op) in blamed:
+        blamed.add("xhi")
+    return {name: {lb for lb in lbs if name in blamed or not outside(ins.op, name, lb, cfg)}
+            for name, lbs in labels.items()}
 
 
 def fault_bins(op):
@@ -178,6 +217,17 @@ def sm_classes(cfg=None):
     return ["1", f"2..{half - 1}", str(half), f"{half + 1}..{top - 2}", str(top - 1), str(top)]
 
 
+def sm_point(sm_max_len):
+    """The softmax length point of a chip with that sm_max_len (None: not one of SM_LENS)."""
+    if sm_max_len not in SM_LENS:
+        return None
+    return f"{PREFIX}.sm_len" + ("" if sm_max_len == SM_LENS[0] else f".max{sm_max_len}")
+
+
+def hazard_label(kind, busy, new):
+    return f"{kind}:{busy}<-{new}"
+
+
 def point_bins(cfg=None):
     """{point name: [bin labels]} of the whole model (for cfg's sizes: config.DEFAULT)."""
     cfg = config.resolve(cfg)
@@ -185,10 +235,15 @@ def point_bins(cfg=None):
            f"{PREFIX}.op_mode": [f"{op}:{m}" for op in isa.OPCODES for m in config.MODES],
            f"{PREFIX}.mode": list(config.MODES),
            f"{PREFIX}.fault.code": list(error_codes().values()),
-           f"{PREFIX}.hazard": [f"{k}:{b}<-{d}" for k in KINDS for b in UNITS for d in UNITS if b != d],
+           f"{PREFIX}.hazard": [hazard_label(k, b, d) for k in KINDS for b in UNITS for d in UNITS
+                                if b != d],
+           f"{PREFIX}.hazard.{PK_UNIT}": [hazard_label(k, b, d) for k in KINDS for b, d in PK_PAIRS],
            f"{PREFIX}.mm_acc": [f"{m}:tb{t}" for m in config.MODES for t in (0, 1)],
-           f"{PREFIX}.sm_len": [f"{m}:{c}" for m in config.MODES for c in sm_classes(cfg)],
-           f"{PREFIX}.restart": [f"{m}:{u}" for m in config.MODES for u in ("none",) + UNITS]}
+           f"{PREFIX}.restart": [f"{m}:{u}" for m in config.MODES
+                                 for u in ("none",) + UNITS + (PK_UNIT,)]}
+    for n in SM_LENS:
+        c = cfg.replace(sm_max_len=n)
+        pts[sm_point(n)] = [f"{m}:{k}" for m in config.MODES for k in sm_classes(c)]
     for op, fields in isa.FIELDS.items():
         for name, width in fields:
             pts[f"{PREFIX}.field.{op}.{name}"] = field_bins(op, name, width, cfg)
@@ -236,25 +291,34 @@ def _hit(name, labels):
         samplers()[name](frozenset(labels))
 
 
-def read_cov(path):
+def read_cov(path, pack4=False):
     """The wrapper's pK_cov.txt: (cut busy units (a tuple of UNITS), {hazard label: cycles});
-    (None, {}) without the file."""
+    (None, {}) without the file. pack4=True: ((cut busy, pk busy), ({hazard label: cycles},
+    {pack4 hazard label: cycles})), pk busy whether the busy vector unit was ga2_pack4."""
     path = Path(path)
     if not path.exists():
-        return None, {}
-    busy, haz = (), {}
+        return ((None, False), ({}, {})) if pack4 else (None, {})
+    busy, haz, pk, hpk = (), {}, False, {}
+
+    def hexv(t):
+        return int(t, 16) if all(c in "0123456789abcdefABCDEF" for c in t) else 0
     for line in path.read_text().split("\n"):
         f = line.split()
         if len(f) != 2:
             continue
         if f[0] == "cut_busy":
-            v = int(f[1], 16) if all(c in "0123456789abcdefABCDEF" for c in f[1]) else 0
+            v = hexv(f[1])
             busy = tuple(u for i, u in enumerate(UNITS) if v >> i & 1)
+        elif f[0] == "cut_pk":
+            pk = hexv(f[1]) == 1
         elif f[0].startswith("haz"):
             i = int(f[0][3:])
             k, b, d = i // 9, i // 3 % 3, i % 3
-            haz[f"{KINDS[k]}:{UNITS[b]}<-{UNITS[d]}"] = int(f[1], 16)
-    return busy, haz
+            haz[hazard_label(KINDS[k], UNITS[b], UNITS[d])] = hexv(f[1])
+        elif f[0].startswith("hpk"):
+            i = int(f[0][3:])
+            hpk[hazard_label(KINDS[i // 4], *PK_PAIRS[i % 4])] = hexv(f[1])
+    return ((busy, pk), (haz, hpk)) if pack4 else (busy, haz)
 
 
 def sample(words, raw, ok, cfg, cov_path=None):
@@ -279,8 +343,8 @@ def sample(words, raw, ok, cfg, cov_path=None):
             _hit(f"{PREFIX}.field.{ins.op}.{name}", labels)
         if ins.op == "MM" and ins.acc:
             _hit(f"{PREFIX}.mm_acc", {f"{mode}:tb{ins.tb}"})
-        if ins.op == "SM":
-            _hit(f"{PREFIX}.sm_len", {f"{mode}:{sm_class(ins.len, cfg)}"})
+        if ins.op == "SM" and sm_point(cfg.sm_max_len):
+            _hit(sm_point(cfg.sm_max_len), {f"{mode}:{sm_class(ins.len, cfg)}"})
     if raw["error"] and raw["done"] and not cut:
         code, epc = raw["error_code"], raw["error_pc"]
         names = error_codes()
@@ -294,14 +358,16 @@ def sample(words, raw, ok, cfg, cov_path=None):
                 _hit(f"{PREFIX}.fault.{ins.op}", {names.get(code, "")})
                 if code != isa.ERR_INDEX:          # a DECODE fault: the blamed field's outside bins
                     bad = isa.check(ins, cfg)
-                    blamed = bad[1] if bad and bad[0] == code else None
-                    for name, labels in classify(ins, cfg).items():
-                        _hit(f"{PREFIX}.field.{ins.op}.{name}",
-                             {lb for lb in labels if name == blamed or not outside(ins.op, name, lb)})
-    busy, haz = read_cov(cov_path) if cov_path is not None else (None, {})
+                    for name, labels in field_hits(ins, cfg, bad if bad and bad[0] == code
+                                                   else (code, None, "")).items():
+                        _hit(f"{PREFIX}.field.{ins.op}.{name}", labels)
+    (busy, pk), (haz, hpk) = (read_cov(cov_path, pack4=True) if cov_path is not None
+                              else ((None, False), ({}, {})))
     if cut:
-        _hit(f"{PREFIX}.restart", {f"{mode}:{u}" for u in busy} if busy else {f"{mode}:none"})
+        _hit(f"{PREFIX}.restart", {f"{mode}:{u}" for u in busy + ((PK_UNIT,) if pk else ())}
+             if busy else {f"{mode}:none"})
     _hit(f"{PREFIX}.hazard", {k for k, v in haz.items() if v > 0})
+    _hit(f"{PREFIX}.hazard.{PK_UNIT}", {k for k, v in hpk.items() if v > 0})
 
 
 def enabled():

@@ -2,7 +2,8 @@
 line and toggle coverage of the RTL beside it.
 
   python -m tb.coverage_run [--sim verilator|icarus|both] [--n 400] [--seed 1]
-                            [--sets random,hand,suite,bad,holes] [--out out/coverage] [--no-rtl]
+                            [--sets random,hand,suite,bad,holes,holes2] [--out out/coverage]
+                            [--no-rtl]
                             [--mode inorder|overlap|both] [--add] [--report]
 
 Every set runs through tb/hw.py (one judge, tb/judge.py) with GA2_COVERAGE set, so each
@@ -18,9 +19,15 @@ timing modes):
           crafted, wrap, long, accumulate, chapter 9, LM and reset-while-busy programs;
           overlap_programs() with the colliding and one-word edge programs)
   bad     progen.bad_program for every error code with its follow-up, and the wrapped-range ones
-  holes   tb/stimulus/holes.py: the directed programs written for the holes this report showed
+  holes   tb/stimulus/holes.py: the directed programs written for the holes the first report
+          showed (hole_jobs)
+  holes2  the same for the second report's (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes
+          13..15; hole2_jobs): every field bin aimed at, every illegal opcode, every softmax
+          class, the pack4 unit's hazards and restart; a job on config.DEFAULT and one on
+          holes.WIDE (2^17 external words, sm_max_len 1024: xhi's top page above 0, the
+          classes up to 1024)
 
---sim icarus (or both) runs the hand and holes sets on Icarus as well (the subset). The
+--sim icarus (or both) runs the hand, holes and holes2 sets on Icarus as well (the subset). The
 report (stdout and OUT/report.txt): bins covered of the model, per point family, then every
 hole by name; then per RTL module the line and toggle points covered (verilator_coverage
 merges the files into OUT/rtl/merged.dat and annotates the sources into OUT/rtl/annotated).
@@ -40,8 +47,8 @@ from pathlib import Path
 from model import config
 from tb import ROOT, cli, coverage
 
-SETS = ("random", "hand", "suite", "bad", "holes")
-ICARUS_SETS = ("hand", "holes")
+SETS = ("random", "hand", "suite", "bad", "holes", "holes2")
+ICARUS_SETS = ("hand", "holes", "holes2")
 OUT = ROOT / "out" / "coverage"
 EXIT_FAULT = 4          # a simulator crashed, was killed or hung (tb/soak.py's code)
 
@@ -72,6 +79,8 @@ def set_jobs(name, mode, n, seed):
         return [(cfg, [job])]
     if name == "holes":
         return [(cfg, [items]) for cfg, items in holes.hole_jobs(mode)]
+    if name == "holes2":
+        return [(cfg, [items]) for cfg, items in holes.hole2_jobs(mode)]
     raise ValueError(f"unknown set {name!r} (known: {', '.join(SETS)})")
 
 

@@ -38,7 +38,11 @@
 // All sampling and driving happens on the falling edge, so the order of events at the
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +cov (tb/coverage.py, make coverage) also writes pK_cov.txt per program: the chip's
-// hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor).
+// hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor);
+// the pack4 unit (PACK4, UNPACK4) is on the vector port, so its stalls count as vec's and,
+// again, by themselves (hpk lines), and cut_pk says whether it was the busy vector unit.
+// The monitor reads the RTL's hierarchy by name, so the gate-level build (GA2_GLS, tb/sim/
+// build.py: a flattened netlist) leaves it out; its pK_cov.txt then holds zeros.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
 module ga2_tb #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
@@ -165,10 +169,16 @@ module ga2_tb #(
   // fault that ga2_hazard stalls, that unit is busy and the instruction's ranges meet its
   // in-flight ranges in that kind (ga2_hazard's own terms, read by hierarchical name).
   // Index kind*9 + busy*3 + dec: kind 0 RAW, 1 WAR, 2 WAW; unit 0 dma, 1 mm, 2 vec.
+  // The same cycles with the vector side the pack4 unit (busy: its busy; decoding: its
+  // select) count again in cov_hpk, index kind*4 + j: j 0 dma<-pk, 1 mm<-pk (the pack4
+  // instruction waits), 2 pk<-dma, 3 pk<-mm (a dma / mm instruction waits on pack4).
   reg         cov_on;
   reg [31:0]  cov_haz [0:26];
+  reg [31:0]  cov_hpk [0:11];
   reg [2:0]   cov_cut_busy;
+  reg         cov_cut_pk;
   integer     fd_cov, ci;
+`ifndef GA2_GLS
   generate
     if (OVERLAP != 0) begin : g_cov
       localparam AW = `GA2_ADDR_W;
@@ -199,7 +209,10 @@ module ga2_tb #(
       // on how ga2_top wires them
       wire [2:0] busy = u_h.dut.u_seq.unit_busy;
       wire [2:0] dsel = u_h.dut.u_seq.unit_sel;
-      integer bu, du;
+      wire pk_busy = u_h.dut.pk_busy;
+      wire pk_sel  = u_h.dut.unit_sel[7];
+      integer bu, du, kd, j;
+      reg [2:0] kinds;
       // the stall term is read inside the block, only with +cov (no logic in other runs)
       always @(negedge clk) begin
         if (cov_on && tracing && (u_h.dut.u_seq.in_decode && !u_h.dut.u_seq.fault
@@ -207,12 +220,18 @@ module ga2_tb #(
           for (bu = 0; bu < 3; bu = bu + 1) begin
             for (du = 0; du < 3; du = du + 1) begin
               if (busy[bu] && dsel[du]) begin
-                if (meet(n_rd0, b_wr[bu]) || meet(n_rd1, b_wr[bu]))
-                  cov_haz[0*9 + bu*3 + du] = cov_haz[0*9 + bu*3 + du] + 1;
-                if (meet(n_wr, b_rd0[bu]) || meet(n_wr, b_rd1[bu]))
-                  cov_haz[1*9 + bu*3 + du] = cov_haz[1*9 + bu*3 + du] + 1;
-                if (meet(n_wr, b_wr[bu]))
-                  cov_haz[2*9 + bu*3 + du] = cov_haz[2*9 + bu*3 + du] + 1;
+                kinds = {meet(n_wr, b_wr[bu]),
+                         meet(n_wr, b_rd0[bu]) || meet(n_wr, b_rd1[bu]),
+                         meet(n_rd0, b_wr[bu]) || meet(n_rd1, b_wr[bu])};
+                // j: the pack4 refinement of this pair, 4 when neither side is pack4
+                j = (du == 2 && pk_sel && bu < 2) ? bu :
+                    (bu == 2 && pk_busy && du < 2) ? 2 + du : 4;
+                for (kd = 0; kd < 3; kd = kd + 1) begin
+                  if (kinds[kd]) begin
+                    cov_haz[kd*9 + bu*3 + du] = cov_haz[kd*9 + bu*3 + du] + 1;
+                    if (j < 4) cov_hpk[kd*4 + j] = cov_hpk[kd*4 + j] + 1;
+                  end
+                end
               end
             end
           end
@@ -220,14 +239,18 @@ module ga2_tb #(
       end
     end
   endgenerate
+`endif
 
   task write_cov;
     begin
       $sformat(fname, "p%0d_cov.txt", k);
       fd_cov = $fopen(fname, "w");
       $fdisplay(fd_cov, "cut_busy %h", cov_cut_busy);
+      $fdisplay(fd_cov, "cut_pk %h", cov_cut_pk);
       for (ci = 0; ci < 27; ci = ci + 1)
         if (cov_haz[ci] != 0) $fdisplay(fd_cov, "haz%0d %h", ci, cov_haz[ci]);
+      for (ci = 0; ci < 12; ci = ci + 1)
+        if (cov_hpk[ci] != 0) $fdisplay(fd_cov, "hpk%0d %h", ci, cov_hpk[ci]);
       $fclose(fd_cov);
     end
   endtask
@@ -268,7 +291,9 @@ module ga2_tb #(
       fd_bus = $fopen(fname, "w");
       bus_open = 1'b0;
       for (ci = 0; ci < 27; ci = ci + 1) cov_haz[ci] = 32'd0;
+      for (ci = 0; ci < 12; ci = ci + 1) cov_hpk[ci] = 32'd0;
       cov_cut_busy = 3'd0;
+      cov_cut_pk = 1'b0;
       tracing = 1'b1;
       start = 1'b1;
       @(negedge clk);
@@ -290,7 +315,10 @@ module ga2_tb #(
       $fclose(fd_trace);
       if (bus_open) $fdisplay(fd_bus, "%s %h %h", bus_we ? "w" : "r", bus_first, bus_last);
       $fclose(fd_bus);
+`ifndef GA2_GLS
       cov_cut_busy = cut ? u_h.dut.u_seq.unit_busy : 3'd0;
+      cov_cut_pk = cut ? u_h.dut.pk_busy : 1'b0;
+`endif
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;
       if (cov_on) write_cov;

@@ -354,6 +354,8 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
         args += RTL_COVERAGE_ARGS
     if sim == "icarus":
         args += ["-Wimplicit"]
+    if source_set == "gls":          # the netlist is flattened: no RTL hierarchy to read by name
+        args += ["-DGA2_GLS"]
     if public is None:
         public = toplevel != TOPLEVEL or os.environ.get("GA2_PUBLIC", "") not in ("", "0")
     digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public,

@@ -258,10 +258,11 @@ def dump_program(cfg=None):
             isa.build("HALT", cfg=cfg)]
 
 
-def hazard_kinds(prog, cfg):
+def hazard_kinds(prog, cfg, by_op=False):
     """{(new unit, busy unit, kind)}: the hazards prog has at DECODE under the overlap
     schedule: a unit busy in the decode cycle of a later instruction of another unit
-    whose ranges meet in that kind (each one stalls that instruction)."""
+    whose ranges meet in that kind (each one stalls that instruction). by_op=True:
+    {(new unit, busy unit, kind, new op, busy op)}."""
     cfg = config.resolve(cfg).replace(mode="overlap")
     s = timing.schedule(prog, cfg)
     words = isa.as_words(prog)
@@ -277,12 +278,13 @@ def hazard_kinds(prog, cfg):
             if o.pc >= e.pc or o.unit == e.unit or not (o.start <= decode <= o.end):
                 continue
             old = ins[o.pc]
+            ops = (new.op, old.op) if by_op else ()
             if _meet(_ranges(new, "r"), _ranges(old, "w")):
-                out.add((e.unit, o.unit, "RAW"))
+                out.add((e.unit, o.unit, "RAW") + ops)
             if _meet(_ranges(new, "w"), _ranges(old, "r")):
-                out.add((e.unit, o.unit, "WAR"))
+                out.add((e.unit, o.unit, "WAR") + ops)
             if _meet(_ranges(new, "w"), _ranges(old, "w")):
-                out.add((e.unit, o.unit, "WAW"))
+                out.add((e.unit, o.unit, "WAW") + ops)
     return out
 
 

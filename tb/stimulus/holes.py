@@ -11,11 +11,35 @@ legal with M = 2 from word 0 (the second row is the scratchpad's last word). And
 overlap suite's resets always had the dma or the vector unit busy: cut_programs() restarts
 the chip with each unit alone busy and with none, in both modes.
 
-hole_jobs(mode) -> [(Config, items)]: one job per mode on config.DEFAULT.
+The second report (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes 13..15: docs/coverage.md)
+added, all derived from model/isa.py's tables and tb/coverage.py's bins, not typed again:
+directed_instrs() aims one instruction at every field bin of the model (the field put at
+the bin's value, the others drawn until the instruction is valid, or faults blaming that
+field when the bin is a fault by itself; a new op or field gets its instructions by
+itself); illegal_programs() runs every illegal opcode; sm_programs() every softmax length
+class; pk_hazard_programs() every hazard kind between the pack4 unit and the dma and the
+matrix unit, both ways; cut_programs() restarts with the pack4 unit busy too. The xhi
+bins above page 0 and the softmax classes up to 1024 need a chip that has them: WIDE
+(2^17 external words: page 1 is the top page, xhi = 2 the first past it; sm_max_len 1024,
+the build of tests/tb/test_isaext_cosim.py).
+
+hole_jobs(mode) -> [(Config, items)]: the first report's, one job on config.DEFAULT;
+hole2_jobs(mode): the second's, a job on config.DEFAULT and one on WIDE.
 """
+import functools
+import random
+
 import numpy as np
 
-from model import config, isa
+from model import config, isa, timing
+from tb import coverage
+
+WIDE = config.DEFAULT.replace(ext_words=1 << 17, sm_max_len=config.SM_LEN_LIMIT)
+# the fields of WIDE's job: those whose bins depend on the external size or sm_max_len
+WIDE_FIELDS = ("xhi", "len")
+VALID_TRIES = 40                     # draws for a valid instruction once a faulting one hits
+CYCLES_PER_PROGRAM = 60000           # valid directed instructions are split into programs of
+                                     # at most this many cycles (the timing model's count)
 
 
 def fault_programs(cfg):
@@ -52,33 +76,253 @@ def stride_program(cfg):
             b("ST", src=s, dst=211, len=1), b("HALT")]
 
 
-def cut_programs(cfg):
+def cut_programs(cfg, units=("dma", "mm", "vec", "none")):
     """[(label, prog, abort_at)]: a restart while one unit alone is busy (the dma's LD, the
-    matrix unit's MM, the vector unit's SM: cut half way into its busy cycles, from the
-    timing model's schedule) and while none is (the first cycle of the run)."""
-    from model import timing
+    matrix unit's MM, the vector unit's SM, the pack4 unit's UNPACK4: cut half way into its
+    busy cycles, from the timing model's schedule) and while none is (the first cycle of
+    the run), for each of units (default: the first report's)."""
     b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
     H = b("HALT")
     out = []
     for unit, ins in (("dma", b("LD", dst=0, src=0, len=200)),
                       ("mm", b("MM", dst=2000, A=0, B=0, M=4, K=200, N=4, tb=1, lda=0, ldb=0, ldc=4)),
-                      ("vec", b("SM", dst=2000, src=0, len=64))):
+                      ("vec", b("SM", dst=2000, src=0, len=64)),
+                      (coverage.PK_UNIT, b("UNPACK4", dst=2000, src=0, len=200))):
+        if unit not in units:
+            continue
         ev = timing.schedule([ins, H], cfg).events[0]
         out.append((f"restart in {unit}", [ins, H], ev.start + (ev.end - ev.start) // 2))
-    out.append(("restart before any unit", [b("LD", dst=0, src=0, len=8), H], 1))
+    if "none" in units:
+        out.append(("restart before any unit", [b("LD", dst=0, src=0, len=8), H], 1))
     return out
 
 
-def hole_jobs(mode):
-    """[(Config, [hw Item])] of the holes set in a timing mode. After a cut program the next
-    one preloads the scratchpad (the reference cannot know what the cut left there)."""
+def _fits(op, name, v):
+    return 0 <= v < (1 << dict(isa.FIELDS[op])[name])
+
+
+def _addr_fields(op):
+    """op's address fields: the scratchpad operands, then the external one (with xhi)."""
+    ext = isa._EXT_FIELD.get(op)
+    return tuple(coverage._sp_fields(op)) + ((ext,) if ext else ())
+
+
+def _bin_value(op, name, label, f, cfg):
+    """The value field name must have for bin label, the other fields f as they are (for an
+    external operand: the full address, xhi * 65536 + the field); None when it has none."""
+    width = dict(isa.FIELDS[op])[name]
+    if label == "min":
+        return 0
+    if label == "max":
+        return (1 << width) - 1
+    if label == "1":
+        return 1
+    if label in ("cap", "cap+1"):
+        return coverage._cap(op, name, cfg) + (label == "cap+1")
+    span = coverage._spans(op, {**f, name: 0}).get(name, 0)
+    if label in ("sp_last", "sp_past"):
+        return cfg.sp_words - span + (label == "sp_past")
+    if label in ("ext_last", "ext_past"):
+        return cfg.ext_words - span + (label == "ext_past")
+    return None
+
+
+def _draw(rng, op, target, label, cfg):
+    """One candidate instruction of op with field target in bin label, or None."""
+    names = [n for n, _ in isa.FIELDS[op]]
+    addr, ext = _addr_fields(op), isa._EXT_FIELD.get(op)
+    f = {}
+    for name in names:                                # the shape fields: mostly small
+        if name in addr or name == "xhi":
+            continue
+        top = (1 << dict(isa.FIELDS[op])[name]) - 1
+        cap = coverage._cap(op, name, cfg)
+        pool = [rng.randint(1, min(top, 8)), rng.randint(1, min(top, 8)), rng.randint(0, top)]
+        pool += [cap] if cap is not None else []
+        f[name] = min(top, rng.choice(pool))
+    if target not in addr and target != "xhi":
+        f[target] = _bin_value(op, target, label, f, cfg)
+    if target == "xhi":
+        f["xhi"] = _bin_value(op, "xhi", label, f, cfg)
+    elif "xhi" in names:
+        f["xhi"] = 0
+    spans = coverage._spans(op, {**f, **{a: 0 for a in addr}, "xhi": f.get("xhi", 0)})
+    for name in addr:                                 # the addresses: inside their memory
+        size = cfg.ext_words - (f.get("xhi", 0) << isa.ADDR_W) if name == ext else cfg.sp_words
+        room = size - spans.get(name, 1)
+        top = (1 << isa.ADDR_W) - 1
+        f[name] = rng.randint(0, min(room, top)) if room >= 0 else rng.randint(0, top)
+    if target in addr:
+        v = _bin_value(op, target, label, f, cfg)
+        if v is None or v < 0:
+            return None
+        if target == ext:                              # a full address: split it
+            if v >= isa.EXT_MAX:
+                return None
+            f.update(isa.ext_fields(op, v))
+        else:
+            f[target] = v
+    if any(v is None or not _fits(op, n, v) for n, v in f.items()):
+        return None
+    return isa.raw(op, **f)
+
+
+@functools.lru_cache(maxsize=8)
+def directed_instrs(cfg, fields=None, seed=24, tries=400):
+    """((instr, valid), ...): for every field bin of the model (of the fields named in fields,
+    default all) not already hit by an earlier one, an instruction that hits it on cfg as
+    the coverage model samples it (tb/coverage.py field_hits): a valid one when one is
+    found in tries draws, else one that faults with the bin counted. Bins no instruction
+    can reach on cfg are left out (the report shows them)."""
+    rng = random.Random(seed)
+    got, out = set(), []
+    for op, fs in isa.FIELDS.items():
+        for name, width in fs:
+            if fields is not None and name not in fields:
+                continue
+            for label in coverage.field_bins(op, name, width, cfg):
+                if (op, name, label) in got:
+                    continue
+                best, left = None, tries
+                while left > 0:
+                    left -= 1
+                    ins = _draw(rng, op, name, label, cfg)
+                    if ins is None:
+                        continue
+                    bad = isa.check(ins, cfg)
+                    if label in coverage.field_hits(ins, cfg, bad)[name]:
+                        if bad is None:
+                            best = (ins, True)
+                            break
+                        if best is None:         # a fault hits it: a few more draws for a valid one
+                            best, left = (ins, False), min(left, VALID_TRIES)
+                if best is None:
+                    continue
+                ins, ok = best
+                out.append(best)
+                bad = None if ok else isa.check(ins, cfg)
+                got |= {(op, n, lb) for n, lbs in coverage.field_hits(ins, cfg, bad).items()
+                        for lb in lbs}
+    return tuple(out)
+
+
+def _fill(cfg):
+    """An LD that fills the scratchpad's first words from the external memory."""
+    return isa.build("LD", cfg=cfg, dst=0, src=0, len=min(cfg.sp_words, cfg.ext_words, 256))
+
+
+def directed_programs(cfg, fields=None):
+    """[(label, prog)]: directed_instrs(cfg, fields) as programs: the valid ones together
+    (after a fill, at most CYCLES_PER_PROGRAM cycles each), each faulting one after a fill
+    (its program ends there)."""
+    H = isa.build("HALT")
+    ins = directed_instrs(cfg, fields)
+    out, cur = [], [_fill(cfg)]
+    for i, ok in ins:
+        if not ok:
+            continue
+        if len(cur) > 1 and timing.schedule(cur + [i, H], cfg).cycles > CYCLES_PER_PROGRAM:
+            out.append((f"directed valid {len(out)}", cur + [H]))
+            cur = [_fill(cfg)]
+        cur.append(i)
+    if len(cur) > 1:
+        out.append((f"directed valid {len(out)}", cur + [H]))
+    out += [(f"directed fault {i.op} {isa.format_fields(i)}", [_fill(cfg), i, H])
+            for i, ok in ins if not ok]
+    return out
+
+
+def illegal_programs(cfg):
+    """[(label, prog)]: every illegal opcode of model/isa.py as a word after a valid LD."""
+    return [(f"illegal {c}", [_fill(cfg), c, isa.build("HALT")]) for c in isa.ILLEGAL_OPCODES]
+
+
+def sm_programs(cfg):
+    """[(label, prog)]: one SM per length class of cfg's sm_max_len (a range: its middle),
+    stored back."""
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    top = cfg.sm_max_len
+    prog = [b("LD", dst=0, src=0, len=min(top, cfg.ext_words))]
+    for c in coverage.sm_classes(cfg):
+        lo, _, hi = c.partition("..")
+        n = (int(lo) + int(hi or lo)) // 2
+        prog += [b("SM", dst=2048, src=0, len=n), b("ST", src=2048, dst=n % 1000, len=n)]
+    return [("softmax classes", prog + [b("HALT")])]
+
+
+def pk_hazard_programs(cfg):
+    """[(label, prog)]: for every hazard kind and every pair of the pack4 unit with the dma
+    and the matrix unit (either one busy, the other's instruction decoding), two
+    instructions whose ranges meet in exactly that kind (PACK4 and UNPACK4 in turn)."""
+    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    a = 1000                                          # the shared words
+    far = 3000                                        # everything else
+
+    def pk(op, rd=None, wr=None):                    # PACK4 / UNPACK4 reading rd, writing wr
+        return b(op, dst=a if wr else far, src=a if rd else far + 200, len=8)
+
+    def mm(rd=None, wr=None, k=40):
+        return b("MM", dst=a if wr else far + 400, A=a if rd else far + 600, B=far + 800, M=4, K=k,
+                 N=4, tb=1, lda=k, ldb=k, ldc=4)
+    ld = lambda n=40: b("LD", dst=a, src=0, len=n)          # noqa: E731  writes a
+    st = lambda n=40: b("ST", src=a, dst=0, len=n)          # noqa: E731  reads a
+    pairs = {("dma", "RAW"): [ld(), pk("PACK4", rd=1)], ("dma", "WAR"): [st(), pk("UNPACK4", wr=1)],
+             ("dma", "WAW"): [ld(), pk("PACK4", wr=1)],
+             ("mm", "RAW"): [mm(wr=1), pk("UNPACK4", rd=1)], ("mm", "WAR"): [mm(rd=1), pk("PACK4", wr=1)],
+             ("mm", "WAW"): [mm(wr=1), pk("UNPACK4", wr=1)],
+             ("to_dma", "RAW"): [pk("UNPACK4", wr=1), st(4)], ("to_dma", "WAR"): [pk("PACK4", rd=1), ld(4)],
+             ("to_dma", "WAW"): [pk("UNPACK4", wr=1), ld(4)],
+             ("to_mm", "RAW"): [pk("PACK4", wr=1), mm(rd=1, k=4)],
+             ("to_mm", "WAR"): [pk("UNPACK4", rd=1), mm(wr=1, k=4)],
+             ("to_mm", "WAW"): [pk("PACK4", wr=1), mm(wr=1, k=4)]}
+    out = []
+    for (pair, kind), two in pairs.items():
+        out.append((f"pack4 hazard {kind} {pair}", [b("LD", dst=0, src=0, len=64)] + two +
+                    [b("ST", src=a, dst=100, len=16), b("HALT")]))
+    return out
+
+
+def _cut_items(cfg, img, units=("dma", "mm", "vec", "none")):
+    """Each cut program, then the same run in full after a preload of the scratchpad (the
+    reference cannot know what the cut left there)."""
     from tb.sim.run import Item
-    cfg = config.DEFAULT.replace(mode=mode)
-    img = np.random.default_rng(24).integers(-128, 128, size=256)
+    zeros = np.zeros(cfg.sp_words, dtype=np.int64)
+    out = []
+    for _, prog, at in cut_programs(cfg, units):
+        out += [Item(prog, img, abort_at=at), Item(prog, img, sp=zeros)]
+    return out
+
+
+def _image():
+    return np.random.default_rng(24).integers(-128, 128, size=256)
+
+
+def hole_jobs(mode):
+    """[(Config, [hw Item])] of the first report's holes (set "holes") in a timing mode."""
+    from tb.sim.run import Item
+    cfg, img = config.DEFAULT.replace(mode=mode), _image()
     items = [Item(stride_program(cfg), img)]
     items += [Item(prog, img) for _, prog in fault_programs(cfg)]
-    zeros = np.zeros(cfg.sp_words, dtype=np.int64)
-    for _, prog, at in cut_programs(cfg):
-        items.append(Item(prog, img, abort_at=at))
-        items.append(Item(prog, img, sp=zeros))          # the same run in full
-    return [(cfg, items)]
+    return [(cfg, items + _cut_items(cfg, img))]
+
+
+def hole2_jobs(mode):
+    """[(Config, [hw Item])] of the second report's holes (set "holes2") in a timing mode:
+    one job on config.DEFAULT (new_programs, the restart with the pack4 unit busy), one
+    on WIDE (wide_programs)."""
+    from tb.sim.run import Item
+    cfg, wide, img = config.DEFAULT.replace(mode=mode), WIDE.replace(mode=mode), _image()
+    items = _cut_items(cfg, img, (coverage.PK_UNIT,)) + [Item(p, img) for _, p in new_programs(cfg)]
+    return [(cfg, items), (wide, [Item(p, img) for _, p in wide_programs(wide)])]
+
+
+def new_programs(cfg):
+    """[(label, prog)] of the second report's holes on config.DEFAULT's sizes."""
+    return (directed_programs(cfg) + illegal_programs(cfg) + sm_programs(cfg)
+            + pk_hazard_programs(cfg))
+
+
+def wide_programs(cfg):
+    """[(label, prog)] of the bins that need WIDE: xhi above page 0 (and every other bin of
+    the xhi and len fields, on its sizes), the softmax classes up to 1024."""
+    return directed_programs(cfg, WIDE_FIELDS) + sm_programs(cfg)

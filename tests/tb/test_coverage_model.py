@@ -64,6 +64,7 @@ def test_limits_are_the_documented_ones():
     assert set(bins["ga2.op"]) >= {"LD", "ST", "MM", "RQ", "SM", "HALT", "LDX", "ADD", "ARGMAX", "NORM",
                                    "illegal_0", "illegal_15"}
     assert len(bins["ga2.hazard"]) == 18          # 3 kinds x 6 ordered pairs of different units
+    assert len(bins["ga2.hazard.pack4"]) == 12    # 3 kinds x pack4 with dma and mm, both ways
 
 
 def test_known_programs_hit_their_bins_and_the_rest_are_holes(tmp_path):
@@ -137,16 +138,129 @@ def test_files_of_several_processes_merge(tmp_path):
 
 
 def test_a_new_op_is_a_hole_by_itself(monkeypatch):
-    """An op and a field added to model/isa.py (as PACK4 and LD's xhi of issue 24's
-    other branch) show up in the model as holes with no change here."""
-    monkeypatch.setitem(isa.OPCODES, "PACK4", 11)
-    monkeypatch.setitem(isa.FIELDS, "PACK4", (("dst", 16), ("src", 16), ("len", 13)))
-    monkeypatch.setitem(isa.FIELDS, "LD", isa.FIELDS["LD"] + (("xhi", 4),))
+    """An op and a field added to model/isa.py show up in the model as holes with no change
+    here (as PACK4, UNPACK4 and the xhi fields did)."""
+    monkeypatch.setitem(isa.OPCODES, "FOO", 13)
+    monkeypatch.setitem(isa.FIELDS, "FOO", (("dst", 16), ("src", 16), ("len", 13)))
+    monkeypatch.setitem(isa.FIELDS, "LD", isa.FIELDS["LD"] + (("bar", 4),))
     bins = coverage.point_bins()
-    assert "PACK4" in bins["ga2.op"] and "ga2.field.PACK4.len" in bins
-    assert bins["ga2.field.LD.xhi"] == ["min", "max"]
+    assert "FOO" in bins["ga2.op"] and "ga2.field.FOO.len" in bins
+    assert bins["ga2.field.LD.bar"] == ["min", "max"]
     hs = coverage.holes({}, bins)
-    assert "ga2.op[PACK4]" in hs and "ga2.field.PACK4.len[min]" in hs and "ga2.field.LD.xhi[max]" in hs
+    assert "ga2.op[FOO]" in hs and "ga2.field.FOO.len[min]" in hs and "ga2.field.LD.bar[max]" in hs
+
+
+def _doc_ops():
+    """{op: (code, [(field, width)])} of docs/isa.md's instruction table (the spec, read
+    here, not model/isa.py)."""
+    import re
+    from tb import ROOT
+    out = {}
+    for line in (ROOT / "docs" / "isa.md").read_text().split("\n"):
+        m = re.match(r"\| (\w+) \| (\d+) \| (.*) \|$", line)
+        if m:
+            fields = [(f, int(w)) for f, w in re.findall(r"(\w+) \((\d+)", m.group(3))]
+            out[m.group(1)] = (int(m.group(2)), fields)
+    return out
+
+
+def test_the_model_has_every_op_and_field_of_the_isa():
+    """The model's opcodes and field points are exactly docs/isa.md's table and
+    model/isa.py's (an op or field without coverage points fails here), every opcode not
+    in the table is an illegal-opcode bin, and every op has a unit for the hazard bins
+    (model/timing.py UNIT; the pack4 unit's ops on the vec port, as rtl/ga2_top.v wires
+    them)."""
+    from model import timing
+    doc = _doc_ops()
+    assert len(doc) == 12 and doc["PACK4"] == (11, [("dst", 16), ("src", 16), ("len", 13)])
+    assert {op: (isa.OPCODES[op], list(isa.FIELDS[op])) for op in isa.OPCODES} == doc
+    bins = coverage.point_bins(CFG)
+    fields = {tuple(p.split(".")[2:]) for p in bins if p.startswith("ga2.field.")}
+    assert fields == {(op, f) for op, (_, fs) in doc.items() for f, _ in fs}
+    codes = {c for c, _ in doc.values()}
+    assert bins["ga2.op"] == list(doc) + [f"illegal_{c}" for c in range(16) if c not in codes]
+    assert [c for c in range(16) if c not in codes] == [0, 13, 14, 15]      # docs/isa.md
+    assert {b.split(":")[0] for b in bins["ga2.op_mode"]} == set(doc)
+    assert {op for op in doc if op != "HALT"} == {op for op, u in timing.UNIT.items() if u}
+    assert all(timing.UNIT[op] == "vec" for op in coverage.PK_OPS)
+    # every op with a len or a shape can fault, and has a fault point
+    assert {p.split(".")[2] for p in bins if p.startswith("ga2.fault.") and p != "ga2.fault.code"} \
+        == set(doc) - {"HALT"}
+    assert bins["ga2.fault.PACK4"] == ["ERR_SP_RANGE", "ERR_SHAPE"]
+    assert bins["ga2.fault.LD"] == ["ERR_SP_RANGE", "ERR_EXT_RANGE", "ERR_SHAPE"]
+
+
+def test_the_hole_programs_aim_at_every_field_bin():
+    """tb/stimulus/holes.py's directed instructions reach every field bin on the chips they
+    run on (config.DEFAULT; WIDE for xhi above page 0): a new op or field gets programs
+    by itself, or this fails naming the bins it cannot reach."""
+    from tb.stimulus import holes
+    want = {(p, b) for p, bs in coverage.point_bins(CFG).items() if p.startswith("ga2.field.")
+            for b in bs}
+    got = set()
+    for cfg, fields in ((CFG, None), (holes.WIDE, holes.WIDE_FIELDS)):
+        for ins, ok in holes.directed_instrs(cfg, fields):
+            assert (isa.check(ins, cfg) is None) == ok
+            for name, labels in coverage.field_hits(ins, cfg, isa.check(ins, cfg)).items():
+                got |= {(f"ga2.field.{ins.op}.{name}", lb) for lb in labels}
+    assert sorted(want - got) == []
+    # xhi's bins above page 0 come from WIDE, valid: page 1 (its top) and 2 (past it)
+    wide = [i for i, ok in holes.directed_instrs(holes.WIDE, ("xhi",)) if ok]
+    assert any(i.xhi == 1 for i in wide)
+
+
+def test_the_new_limits_are_the_documented_ones():
+    """docs/isa.md: PACK4 reads 2*len words at src, UNPACK4 writes 2*len at dst; the
+    external address is xhi * 65536 + the field, at most 2^24 words; SM up to sm_max_len,
+    a build up to 1024."""
+    r = isa.raw
+    assert "sp_last" in coverage.classify(r("PACK4", dst=0, src=4096 - 10, len=5), CFG)["src"]
+    assert "sp_past" in coverage.classify(r("PACK4", dst=0, src=4096 - 9, len=5), CFG)["src"]
+    assert "sp_last" in coverage.classify(r("PACK4", dst=4096 - 5, src=0, len=5), CFG)["dst"]
+    assert "sp_past" in coverage.classify(r("UNPACK4", dst=4096 - 9, src=0, len=5), CFG)["dst"]
+    assert "sp_last" in coverage.classify(r("UNPACK4", dst=0, src=4096 - 5, len=5), CFG)["src"]
+    wide = CFG.replace(ext_words=1 << 17)               # two 65,536-word pages
+    ld = coverage.classify(r("LD", dst=0, src=65535, len=1, xhi=1), wide)
+    assert ld["xhi"] == {"cap"} and "ext_last" in ld["src"]
+    assert coverage.classify(r("LD", dst=0, src=0, len=1, xhi=2), wide)["xhi"] == {"cap+1"}
+    assert "ext_past" in coverage.classify(r("ST", src=0, dst=65535, len=2, xhi=1), wide)["dst"]
+    assert coverage.classify(r("LD", dst=0, src=0, len=1, xhi=0), CFG)["xhi"] == {"min"}   # page 0: min only
+    assert coverage.classify(r("LDX", dst=0, src=0, len=1, idx=0, rows=1, xhi=1), CFG)["xhi"] == {"cap+1"}
+    assert coverage.classify(r("ST", src=0, dst=0, len=1, xhi=255), CFG)["xhi"] == {"max"}
+    assert coverage.outside("ST", "xhi", "max", CFG) and not coverage.outside("ST", "xhi", "max",
+                                                                              CFG.replace(ext_words=1 << 24))
+    bins = coverage.point_bins(CFG)
+    assert bins["ga2.field.LD.xhi"] == ["min", "max", "cap", "cap+1"]
+    assert bins["ga2.sm_len.max1024"] == [f"{m}:{c}" for m in config.MODES
+                                          for c in ("1", "2..511", "512", "513..1022", "1023", "1024")]
+    assert bins["ga2.sm_len"][:6] == ["inorder:1", "inorder:2..31", "inorder:32", "inorder:33..62",
+                                      "inorder:63", "inorder:64"]
+
+
+def test_xhi_of_a_refused_address_counts_with_its_field(tmp_path):
+    """An LD refused for its full external address (xhi past the memory) hits xhi's
+    outside bins; one refused for its scratchpad operand does not."""
+    progs = [([B("LD", dst=0, src=0, len=1), isa.raw("LD", dst=0, src=0, len=1, xhi=255), H], [0]),
+             ([isa.raw("ST", src=4095, dst=0, len=2, xhi=1), H], [0])]
+    hits = run_model(tmp_path, progs)
+    assert hits["ga2.field.LD.xhi"]["max"] == 1 and hits["ga2.fault.LD"]["ERR_EXT_RANGE"] == 1
+    assert hits["ga2.field.ST.xhi"]["cap+1"] == 0 and hits["ga2.fault.ST"]["ERR_SP_RANGE"] == 1
+
+
+def test_pack4_hazard_and_restart_bins_come_from_the_monitor_file(tmp_path):
+    """ga2_tb.v's hpk index is kind*4 + j, j 0 dma<-pk, 1 mm<-pk, 2 pk<-dma, 3 pk<-mm;
+    cut_pk 1: the busy vector unit at the cut was ga2_pack4."""
+    coverage.reset()
+    cov = protocol.program_file(tmp_path, 0, "cov")
+    cov.write_text("cut_busy 4\ncut_pk 1\nhaz2 3\nhpk5 3\nhpk10 1\n")
+    prog = [B("LD", dst=0, src=0, len=100), H]
+    cfg = CFG.replace(mode="overlap")
+    raw = dict(raw_of(prog, cfg=cfg), trace=[], error=False, done=False, host={"aborted": True})
+    coverage.sample(isa.as_words(prog), raw, True, cfg, cov)
+    hits = coverage.load(coverage.save(tmp_path / "x"))
+    assert hits["ga2.restart"]["overlap:vec"] == 1 and hits["ga2.restart"]["overlap:pack4"] == 1
+    assert {b for b, n in hits["ga2.hazard.pack4"].items() if n} == {"WAR:mm<-pack4", "WAW:pack4<-dma"}
+    assert {b for b, n in hits["ga2.hazard"].items() if n} == {"RAW:dma<-vec"}
 
 
 def test_bad_sets_are_refused(capsys):
