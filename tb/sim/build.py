@@ -289,40 +289,53 @@ def _verilator_version():
 
 
 def verilator_make(make, bdir, env=None):
-    """Run the cocotb build's make (make: its command) in bdir, its run-time library objects
-    taken from RUNTIME_DIR/<key> (key: the Verilator version and make's dry run of those
-    objects, i.e. their exact compile commands). The first build with a new key compiles
-    them there under a lock (make -j, every core) while a concurrent build waits for them
-    instead of compiling its own. The copies are new files, newer than the just-verilated
-    Vtop.mk that verilated.mk makes them depend on."""
+    """Run the cocotb build's make (make: its command) in bdir, with the objects that do not
+    depend on the design taken from RUNTIME_DIR/<key>: the run-time library (key: the
+    Verilator version and make's dry run of those objects, i.e. their exact compile
+    commands) and the main loop verilator_main.o (key: the same, plus the texts of Vtop.h,
+    the model's interface, and of verilator_main.cpp; every ga2_tb build has one Vtop.h,
+    whatever its parameters). The first build with a new key compiles them there under a
+    lock (make -j, every core) while a concurrent build waits for them instead of compiling
+    its own. The copies are new files, newer than the just-verilated Vtop.mk and Vtop.h
+    they depend on."""
     bdir = Path(bdir)
-    objs = _runtime_objects(bdir)
-    dry = subprocess.run(make + ["-n", "-B", "--no-print-directory"] + objs, cwd=bdir, env=env,
-                         capture_output=True, text=True)
-    if dry.returncode == 0 and objs:
-        key = hashlib.sha256((_verilator_version() + dry.stdout).encode()).hexdigest()[:16]
-        shared = RUNTIME_DIR / key
-        files = objs + [o[:-2] + ".d" for o in objs]
-        if not (shared / "done").exists():
-            with locked(RUNTIME_DIR / f".{key}.lock"):
-                if not (shared / "done").exists():
-                    p = subprocess.run(make + objs, cwd=bdir, env=env)
-                    if p.returncode != 0:
-                        raise SystemExit(f"make of {' '.join(objs)} terminated with error {p.returncode}")
-                    tmp = RUNTIME_DIR / f".{key}-{os.getpid()}"
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    tmp.mkdir(parents=True)
-                    for f in files:
-                        shutil.copyfile(bdir / f, tmp / f)
-                    (tmp / "done").write_text(dry.stdout)
-                    shutil.rmtree(shared, ignore_errors=True)
-                    os.rename(tmp, shared)
-        for f in files:
-            shutil.copyfile(shared / f, bdir / f)
-        os.write(1, f"run-time objects {' '.join(objs)} from {shared}\n".encode())   # fd 1: the log
+    _shared_objects(make, bdir, env, _runtime_objects(bdir), "")
+    main_o = Path(VERILATOR_MAIN).stem + ".o"
+    if (bdir / "Vtop.h").exists() and main_o in (bdir / "Vtop_classes.mk").read_text() + (bdir / "Vtop.mk").read_text():
+        _shared_objects(make, bdir, env, [main_o],
+                        (bdir / "Vtop.h").read_text() + Path(VERILATOR_MAIN).read_text(), "main-")
     p = subprocess.run(make, cwd=bdir, env=env)
     if p.returncode != 0:
         raise SystemExit(f"make terminated with error {p.returncode}")
+
+
+def _shared_objects(make, bdir, env, objs, extra, prefix=""):
+    """Copy objs (and their .d files) into bdir from RUNTIME_DIR/<prefix><key>, compiling
+    them there first when no build made them with this key (verilator_make)."""
+    dry = subprocess.run(make + ["-n", "-B", "--no-print-directory"] + objs, cwd=bdir, env=env,
+                         capture_output=True, text=True)
+    if dry.returncode != 0 or not objs:
+        return
+    key = prefix + hashlib.sha256((_verilator_version() + dry.stdout + extra).encode()).hexdigest()[:16]
+    shared = RUNTIME_DIR / key
+    files = objs + [o[:-2] + ".d" for o in objs]
+    if not (shared / "done").exists():
+        with locked(RUNTIME_DIR / f".{key}.lock"):
+            if not (shared / "done").exists():
+                p = subprocess.run(make + objs, cwd=bdir, env=env)
+                if p.returncode != 0:
+                    raise SystemExit(f"make of {' '.join(objs)} terminated with error {p.returncode}")
+                tmp = RUNTIME_DIR / f".{key}-{os.getpid()}"
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(parents=True)
+                for f in files:
+                    shutil.copyfile(bdir / f, tmp / f)
+                (tmp / "done").write_text(dry.stdout)
+                shutil.rmtree(shared, ignore_errors=True)
+                os.rename(tmp, shared)
+    for f in files:
+        shutil.copyfile(shared / f, bdir / f)
+    os.write(1, f"objects {' '.join(objs)} from {shared}\n".encode())   # fd 1: the log
 
 
 def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
