@@ -12,6 +12,7 @@ import fcntl
 import functools
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -338,6 +339,26 @@ def _shared_objects(make, bdir, env, objs, extra, prefix=""):
     os.write(1, f"objects {' '.join(objs)} from {shared}\n".encode())   # fd 1: the log
 
 
+def _public_ports_vlt(toplevel, srcs):
+    """A Verilator configuration file marking the ports of module toplevel (its ANSI port
+    list in its source, srcs' file named after it) public_flat_rw, and nothing else: a
+    wildcard over the module's variables would take its genvars too, which Verilator
+    5.006 then fails to compile."""
+    src = next(Path(x) for x in srcs if Path(x).name == f"{toplevel}.v")
+    ports = re.findall(r"^\s*(?:input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\]\s*)?(\w+)",
+                       src.read_text(), flags=re.M)
+    if not ports:
+        raise RuntimeError(f"{src}: no ANSI port list found for {toplevel}")
+    f = ROOT / "build" / "vlt" / f"{toplevel}_ports.vlt"
+    text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{toplevel}" -var "{n}"\n' for n in ports)
+    if not f.exists() or f.read_text() != text:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_suffix(f".{os.getpid()}")
+        tmp.write_text(text)
+        os.replace(tmp, f)
+    return f
+
+
 def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOPLEVEL,
           srcs=None, parameters=None, public=None, source_set="rtl"):
     """Build the cocotb simulation of the chip in its wrapper; returns the build directory.
@@ -345,8 +366,9 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
     Idempotent: a stamp of the sources' contents, the parameters and the build arguments
     lets a second call return at once; concurrent calls serialise on a file lock.
     srcs/toplevel/parameters let the unit-test wrappers reuse this for other toplevels;
-    public (default: only for other toplevels, or GA2_PUBLIC=1) keeps cocotb's
-    --public-flat-rw on Verilator. source_set "gls": the gate-level netlist of ga2_top for
+    public (default: only with GA2_PUBLIC=1) keeps cocotb's --public-flat-rw on
+    Verilator; without it another toplevel's own variables are made public by a
+    configuration file (_public_ports_vlt). source_set "gls": the gate-level netlist of ga2_top for
     cfg (tb/sim/gls.py, synthesised first when its RTL changed) in place of the RTL.
     """
     check_sim(sim)
@@ -370,7 +392,12 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
     if source_set == "gls":          # the netlist is flattened: no RTL hierarchy to read by name
         args += ["-DGA2_GLS"]
     if public is None:
-        public = toplevel != TOPLEVEL or os.environ.get("GA2_PUBLIC", "") not in ("", "0")
+        public = os.environ.get("GA2_PUBLIC", "") not in ("", "0")
+    if sim == "verilator" and not public and toplevel != TOPLEVEL:
+        # the unit and decoder wrappers: Python touches their ports only, so those are made
+        # public by a Verilator configuration file instead of every signal of the design
+        # (ga2_tb marks its own ports in its source)
+        srcs = srcs + [_public_ports_vlt(toplevel, srcs)]
     digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public,
                       VERILATOR_MAKEFLAGS if sim == "verilator" else None),
                      srcs + _headers(rtl_dir) + ([VERILATOR_MAIN] if sim == "verilator" else []))
