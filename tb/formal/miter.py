@@ -19,9 +19,10 @@ has to find that invariant itself (a counterexample of the strengthened miter pr
 nothing: its registers may differ while its outputs agree).
 
 Verdicts (verdict()):
-  equivalent (proven by abc pdr ...)   no reachable state tells them apart: a proof;
+  equivalent (proven by abc ...)       no reachable state tells them apart: a proof;
   NOT equivalent                       a counterexample (its trace: tb/formal/witness.py);
-  undecided (...)                      neither within the time limits: bmc3's clean frames.
+  NOT PROVEN (...)                     neither within the time limits (bmc3's clean
+                                       frames), or a proof only at the small size.
 listed_sites() gives the Site of every entry of tb/mutation/rtl/equivalents.txt.
 """
 import json
@@ -186,7 +187,7 @@ def site_check(site, work, mode="pdr", timeout=600, rtl_dir=None, name=None, par
              f"read_verilog -formal {sides / 'miter.v'}\nhierarchy -top ga2_miter\n")
     what = "strengthened (every register equal), " if strengthen else ""
     size = (", " + ", ".join(f"{k} = {v}" for k, v in params.items())) if params else ""
-    c = Check(name or f"equiv/{site.file}:{site.line} {site.cls} {tag}", "ga2_miter", [], 0, mode,
+    c = Check(name or f"equiv/{site.file}:{site.line} {site.cls} {tag} {mode}", "ga2_miter", [], 0, mode,
               front=front, post=ZERO_INIT, timeout=timeout,
               what=f"{site.module}{size}: {what}mutant {site.desc.splitlines()[0][:80]}")
     c.labels = labels                  # the names of ok_v's bits (counterexample())
@@ -202,28 +203,43 @@ def counterexample(check, show=("rst", "start", "len", "src", "dst")):
 
 def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=None):
     """(text, [Verdict]) for one mutant. The order: pdr on the masked miter (a proof or
-    a counterexample), pdr on the strengthened miter, both at the small size when the
-    module has SP_WORDS; then bmc3 for a counterexample or a bound."""
-    tries = [({}, False), ({}, True)]
+    a counterexample), ABC's dprove on it (signal correspondence first: it proves a
+    mutant whose copies keep equal registers, e.g. a tie in a running maximum, without
+    re-proving the datapath), pdr on the strengthened miter; pdr and dprove at the small
+    size when the module has SP_WORDS; then bmc3 for a counterexample or a bound. Each
+    step has pdr_timeout seconds (yosys included)."""
+    tries = [({}, False, "pdr"), ({}, False, "dprove"), ({}, True, "pdr")]
     if _has_params(site, rtl_dir):
-        tries += [(SMALL, False), (SMALL, True)]
+        tries += [(SMALL, False, "pdr"), (SMALL, False, "dprove")]
     vs = []
-    for params, strong in tries:
-        v = engine.run(site_check(site, work, "pdr", pdr_timeout, rtl_dir, params=params, strengthen=strong))
+    for params, strong, how in tries:
+        c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params, strengthen=strong)
+        v = engine.run(c)
         vs.append(v)
-        how = ("abc pdr" + (", strengthened miter" if strong else ", masked miter")
+        if v.result == "FAILED" and not strong:
+            # the counterexample as a trace, one line a cycle, beside the witness
+            (engine.work_dir(c) / "cex.txt").write_text(counterexample(c) + "\n")
+            v.detail = f"trace: {engine.work_dir(c) / 'cex.txt'}"
+        how = (f"abc {how}" + (", strengthened miter" if strong else ", masked miter")
                + ("".join(f", {k} = {n}" for k, n in params.items())))
+        if v.result == "proven" and params:
+            # not a verdict on the chip's size: the mutated logic may not even act at the
+            # small one (e.g. a counter's top bit the small lengths never set); it counts
+            # only with an argument that the small proof covers the default size
+            return (f"NOT PROVEN at the default size; at {', '.join(f'{k} = {n}' for k, n in params.items())} "
+                    f"equivalent by {how.split(',')[0]} ({v.secs:.0f} s): a small proof, not counted"), vs
         if v.result == "proven":
             return f"equivalent (proven by {how}, miter of {site.module}, {v.secs:.0f} s)", vs
         if v.result == "FAILED" and not strong:
-            return (f"NOT equivalent (abc pdr counterexample, masked miter of {site.module}"
+            return (f"NOT equivalent (abc {c.mode} counterexample, masked miter of {site.module}"
                     + "".join(f", {k} = {n}" for k, n in params.items()) + f": {v.detail})"), vs
     c = site_check(site, work, "bmc3", bmc_timeout, rtl_dir)
     c.depth = bmc_depth
     vs.append(engine.run(c))
     if vs[-1].result == "FAILED":
         return f"NOT equivalent (abc bmc3 counterexample, masked miter of {site.module})", vs
-    return f"undecided (pdr {vs[0].result.lower()}; bmc3 {vs[-1].depth} equal)", vs
+    tried = "; ".join(f"{v.engine} {v.result.lower()}" for v in vs[:-1])
+    return f"NOT PROVEN (undecided: {tried}; bmc3 {vs[-1].depth} equal)", vs
 
 
 def _has_params(site, rtl_dir):

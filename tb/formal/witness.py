@@ -15,12 +15,13 @@ from pathlib import Path
 from tb.formal import engine
 
 
-def replay(work, witness=None, timeout=300):
-    """Replay work's witness on work/pre.il; (vcd path, True when an assertion failed)."""
+def replay(work, witness=None, timeout=300, clock="clk"):
+    """Replay work's witness on work/pre.il (its clock input: clock); (vcd path, True when
+    an assertion failed)."""
     work = Path(work)
     wit = Path(witness) if witness else next(p for p in (work / "pdr.aiw", work / "bmc3.aiw") if p.exists())
     vcd = work / "cex.vcd"
-    rc, out = engine._run(["yosys", "-p", f"read_rtlil {work / 'pre.il'}; flatten; sim -clock clk -zinit "
+    rc, out = engine._run(["yosys", "-p", f"read_rtlil {work / 'pre.il'}; flatten; sim -clock {clock} -zinit "
                            f"-r {wit} -map {work / 'model.aim'} -vcd {vcd}"], work / "replay.log", timeout)
     if rc is None or not vcd.exists():
         raise RuntimeError(f"witness replay failed: see {work / 'replay.log'}")
