@@ -201,19 +201,47 @@ def counterexample(check, show=("rst", "start", "len", "src", "dst")):
     return witness.format_trace(rows) + ("" if failed else "\n(the replay did not fail an assertion)")
 
 
+# The configurations of a module the mutation suites run (tb/mutation/rtl/suite.py: the
+# in-order suite builds ga2_softmax with FAST = 0, the overlap suite with FAST = 1): a
+# mutant is equivalent only when it is in every one of them (at FAST = 0 the fast path's
+# constants are not even used, so a proof there alone says nothing about them).
+CONFIGS = {"ga2_softmax": ({"FAST": 0}, {"FAST": 1})}
+
+
 def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=None):
-    """(text, [Verdict]) for one mutant. The order: pdr on the masked miter (a proof or
-    a counterexample), ABC's dprove on it (signal correspondence first: it proves a
-    mutant whose copies keep equal registers, e.g. a tie in a running maximum, without
-    re-proving the datapath), pdr on the strengthened miter; pdr and dprove at the small
-    size when the module has SP_WORDS; then bmc3 for a counterexample or a bound. Each
-    step has pdr_timeout seconds (yosys included)."""
+    """(text, [Verdict]) for one mutant: equivalent only when proven in every
+    configuration of CONFIGS (a module's defaults when it has none); NOT equivalent
+    when one has a counterexample; otherwise NOT PROVEN."""
+    cfgs = CONFIGS.get(site.module, ({},))
+    texts, vs = [], []
+    for cfg in cfgs:
+        text, v = _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir)
+        texts.append(text)
+        vs += v
+        if not text.startswith("equivalent"):
+            break
+    if len(cfgs) == 1 or not texts[-1].startswith("equivalent"):
+        return texts[-1], vs
+    both = " and ".join(", ".join(f"{k} = {n}" for k, n in c.items()) for c in cfgs)
+    return f"equivalent (proven in each of {both}: " + "; ".join(t[len("equivalent (proven by "):-1]
+                                                                for t in texts) + ")", vs
+
+
+def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
+    """(text, [Verdict]) for one mutant in one configuration cfg. The order: pdr on the
+    masked miter (a proof or a counterexample), ABC's dprove on it (signal correspondence
+    first: it proves a mutant whose copies keep equal registers, e.g. a tie in a running
+    maximum, without re-proving the datapath), pdr on the strengthened miter; pdr and
+    dprove at the small size when the module has SP_WORDS; then bmc3 for a counterexample
+    or a bound. Each step has pdr_timeout seconds (yosys included)."""
     tries = [({}, False, "pdr"), ({}, False, "dprove"), ({}, True, "pdr")]
     if _has_params(site, rtl_dir):
         tries += [(SMALL, False, "pdr"), (SMALL, False, "dprove")]
     vs = []
-    for params, strong, how in tries:
-        c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params, strengthen=strong)
+    at = "".join(f", {k} = {n}" for k, n in cfg.items())
+    for small, strong, how in tries:
+        params = {**cfg, **small}
+        c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params or None, strengthen=strong)
         v = engine.run(c)
         vs.append(v)
         if v.result == "FAILED" and not strong:
@@ -222,24 +250,24 @@ def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=
             v.detail = f"trace: {engine.work_dir(c) / 'cex.txt'}"
         how = (f"abc {how}" + (", strengthened miter" if strong else ", masked miter")
                + ("".join(f", {k} = {n}" for k, n in params.items())))
-        if v.result == "proven" and params:
+        if v.result == "proven" and small:
             # not a verdict on the chip's size: the mutated logic may not even act at the
             # small one (e.g. a counter's top bit the small lengths never set); it counts
             # only with an argument that the small proof covers the default size
-            return (f"NOT PROVEN at the default size; at {', '.join(f'{k} = {n}' for k, n in params.items())} "
+            return (f"NOT PROVEN at the default size{at}; at {', '.join(f'{k} = {n}' for k, n in small.items())} "
                     f"equivalent by {how.split(',')[0]} ({v.secs:.0f} s): a small proof, not counted"), vs
         if v.result == "proven":
             return f"equivalent (proven by {how}, miter of {site.module}, {v.secs:.0f} s)", vs
         if v.result == "FAILED" and not strong:
             return (f"NOT equivalent (abc {c.mode} counterexample, masked miter of {site.module}"
                     + "".join(f", {k} = {n}" for k, n in params.items()) + f": {v.detail})"), vs
-    c = site_check(site, work, "bmc3", bmc_timeout, rtl_dir)
+    c = site_check(site, work, "bmc3", bmc_timeout, rtl_dir, params=cfg or None)
     c.depth = bmc_depth
     vs.append(engine.run(c))
     if vs[-1].result == "FAILED":
-        return f"NOT equivalent (abc bmc3 counterexample, masked miter of {site.module})", vs
+        return f"NOT equivalent (abc bmc3 counterexample, masked miter of {site.module}{at})", vs
     tried = "; ".join(f"{v.engine} {v.result.lower()}" for v in vs[:-1])
-    return f"NOT PROVEN (undecided: {tried}; bmc3 {vs[-1].depth} equal)", vs
+    return f"NOT PROVEN{at} (undecided: {tried}; bmc3 {vs[-1].depth} equal)", vs
 
 
 def _has_params(site, rtl_dir):
