@@ -78,6 +78,7 @@ CONTRACT = {
                  "dst + len <= {SP_WORDS}"),
     "ga2_pack4": ("len >= 1", "src + (unpack ? len : 2 * len) <= {SP_WORDS}",
                   "dst + (unpack ? 2 * len : len) <= {SP_WORDS}"),
+    "ga2_mm_ctrl": ("m >= 1", "m <= 4", "n >= 1", "n <= 4", "k >= 1"),   # the shape (code 4)
 }
 
 
