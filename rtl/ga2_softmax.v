@@ -8,7 +8,9 @@
 // S = sum e_i, x_i = s8(sp[src+i]), 1 <= len <= SM_MAX_LEN (1..GA2_SM_LEN_LIMIT = 1024;
 // len 0 and len > SM_MAX_LEN are refused by the decoder; the unit would never finish
 // len 0). Passes 1 and 2 are the same for both FAST values:
-//  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum;
+//  - pass 1 (len+1 cycles): read x_i at cycle i, track the maximum (seeded from x_0: a
+//    flag set at start loads the first element, so no start constant is left, and the
+//    maximum is an element; docs/formal.md "The equivalents list");
 //  - pass 2 (len+1 cycles): read x_i again, e_i = LUT[max - x_i] into an SM_MAX_LEN-entry
 //    buffer, S += e_i (SUMW bits: S <= SM_MAX_LEN * 65535 < 2^SUMW; 22 for 64, 26 for
 //    1024).
@@ -82,6 +84,7 @@ module ga2_softmax #(
   reg [IDXW-1:0] ew_q, idx_q;
   reg [SAW-1:0]  src_q, rp_q, wp_q;
   reg [7:0]      mx_q;
+  reg            seed_q;   // pass 1 has not read x_0 yet: the next x seeds mx_q
   reg [SUMW-1:0] sum_q;    // <= SM_MAX_LEN * 65535: exactly as wide as the largest sum
   reg [15:0]     ebuf [0:SM_MAX_LEN-1];
 
@@ -178,7 +181,8 @@ module ga2_softmax #(
     else     state_q <= state_d;
   end
 
-  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register;
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register
+  // but mx_q, which x_0 loads (seed_q; in S_MAX's first cycle no x is used);
   // in S_IDLE (after reset) they hold and every use is gated by state_q (reading,
   // have_x, elem_end)
   always @(posedge clk) begin
@@ -190,12 +194,13 @@ module ga2_softmax #(
       src_q <= src[SAW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
-      mx_q  <= 8'h80;                                  // -128, the smallest int8
+      seed_q <= 1'b1;
       sum_q <= {SUMW{1'b0}};
     end else begin
       case (state_q)
         S_MAX: begin
-          if (have_x && x_gt) mx_q <= x;
+          if (have_x && (seed_q || x_gt)) mx_q <= x;
+          if (have_x) seed_q <= 1'b0;
           if (at_end) begin
             cnt_q <= {LENW{1'b0}};
             rp_q  <= src_q;

@@ -128,8 +128,10 @@ def build_aiger(check, work):
     rtl = check.rtl if check.rtl is not None else [str(p) for p in rtl_files()]
     defs = " ".join(f"-D{k}={v}" for k, v in check.defines.items())
     inc = f"-I{check.inc or ROOT / 'rtl'} -I{WRAPPERS}"
-    script = (_front(check, rtl, defs, inc) +
-              "async2sync\nchformal -assume -early\nchformal -live -fair -cover -remove\nopt_clean\n"
+    # pre.il: the design before it is lowered to an AIG (tb/formal/witness.py replays a
+    # counterexample on it)
+    script = (_front(check, rtl, defs, inc) + f"async2sync\nwrite_rtlil {work / 'pre.il'}\n"
+              "chformal -assume -early\nchformal -live -fair -cover -remove\nopt_clean\n"
               "setundef -anyseq\nopt -keepdc -fast\nflatten\nsetundef -undriven -anyseq\n"
               "setattr -unset keep\ndelete -output\nopt -full\nmemory_map\ndffunmap\ntechmap\n"
               "opt -fast -nodffe -nosdff\nabc -fast -g AND\nopt_clean\ndffunmap\naigmap\nopt_clean\n"
@@ -143,14 +145,23 @@ def build_aiger(check, work):
     return True, ""
 
 
-def _pdr(work, timeout):
-    """(status, text) of ABC's property-directed reachability on work/model.aig:
-    PASSED (the property holds in every reachable state), FAILED, TIMEOUT, ERROR."""
-    rc, out = _run(["yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; pdr; "
+# ABC's unbounded engines: pdr (IC3), and dprove (its sequential-equivalence flow for a
+# miter: signal correspondence by simulation and k-induction, `scorr`, then fraiging,
+# retiming and pdr/interpolation on what is left; it proves the pairs of internal
+# signals equal that the miter's two copies share, so a datapath that is equal in both
+# is not re-proven bit by bit)
+ABC_CMD = {"pdr": "pdr", "dprove": "dprove"}
+
+
+def _pdr(work, timeout, how="pdr"):
+    """(status, text) of ABC's pdr (or dprove) on work/model.aig: PASSED (the property
+    holds in every reachable state), FAILED, TIMEOUT, ERROR."""
+    (work / "pdr.aiw").unlink(missing_ok=True)          # no stale counterexample of an earlier run
+    rc, out = _run(["yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; {ABC_CMD[how]}; "
                     f"write_cex -a {work / 'pdr.aiw'}"], work / "pdr.log", timeout)
     if rc is None:
         return "TIMEOUT", ""
-    if re.search(r"Property proved|proved", out):
+    if re.search(r"Property proved|proved|Networks are equivalent", out):
         return "PASSED", out
     if re.search(r"Output \d+ of miter .* was asserted|asserted in frame|Counter-example", out):
         return "FAILED", out
@@ -160,6 +171,7 @@ def _pdr(work, timeout):
 def _bmc3(work, depth, timeout):
     """(status, frames, text) of ABC's bmc3 to depth frames on work/model.aig: PASSED (no
     assertion fails in frames 0..depth-1), FAILED, TIMEOUT (frames: how many it cleared)."""
+    (work / "bmc3.aiw").unlink(missing_ok=True)
     # line-buffered and verbose (-v: a line per frame), so a run ended by the wall-clock
     # limit still tells how many frames it cleared
     rc, out = _run(["stdbuf", "-oL", "yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; "
@@ -195,25 +207,30 @@ def _smtbmc(args, work, tag, timeout):
     return "ERROR", None, out
 
 
+def work_dir(check):
+    """check's build folder: build/formal/<name>."""
+    return BUILD / re.sub(r"[^\w.-]+", "_", check.name)
+
+
 def run(check):
     """The Verdict of one Check (build dir build/formal/<name>)."""
-    work = BUILD / re.sub(r"[^\w.-]+", "_", check.name)
+    work = work_dir(check)
     t0 = time.perf_counter()
     d = check.depth
-    if check.mode not in ("pdr", "bmc3"):
+    if check.mode not in ("pdr", "dprove", "bmc3"):
         ok, msg = build_smt2(check, work)
         if not ok:
             return Verdict(check.name, "ERROR", "yosys", "-", time.perf_counter() - t0, msg)
-    if check.mode == "pdr":
+    if check.mode in ABC_CMD:
         ok, msg = build_aiger(check, work)
         if not ok:
             return Verdict(check.name, "ERROR", "yosys", "-", time.perf_counter() - t0, msg)
-        st, out = _pdr(work, check.timeout)
+        st, out = _pdr(work, check.timeout, check.mode)
         secs = time.perf_counter() - t0
         res = {"PASSED": "proven", "FAILED": "FAILED"}.get(st, st)
-        frames = re.findall(r"[Ff]rame\D{0,3}(\d+)", out)
-        depth = f"unbounded (pdr{', ' + frames[-1] + ' frames' if frames else ''})"
-        return Verdict(check.name, res, "abc pdr", depth if st == "PASSED" else "-", secs,
+        frames = re.findall(r"[Ff]rame\D{0,3}(\d+)", out) if check.mode == "pdr" else []
+        depth = f"unbounded ({check.mode}{', ' + frames[-1] + ' frames' if frames else ''})"
+        return Verdict(check.name, res, f"abc {check.mode}", depth if st == "PASSED" else "-", secs,
                        "" if st == "PASSED" else (f"counterexample: {work / 'pdr.aiw'}" if st == "FAILED"
                                                    else _why(out, work / "pdr.log")))
     if check.mode == "bmc3":

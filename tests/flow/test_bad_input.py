@@ -647,6 +647,11 @@ TABLE.update({
         (["--only", ""], "--only"),
         (["--out", "{d}/adir"], "--out"),
         (["--out", "{d}/file.txt/x.txt"], "--out"),
+        (["--limit", "0"], "--limit"),
+        (["--limit", "9"], "--limit"),
+        (["--limit", "7201"], "--limit"),
+        (["--limit", "x"], "--limit"),
+        (["--limit", "1.5"], "--limit"),
         (["--bogus"], "--bogus"),
     ]),
     "python -m tools.bench.bench_model": ("tools.bench.bench_model", [

@@ -5,9 +5,11 @@ Why: simulation checks only the programs someone ran; these checks hold for ever
 sequence (every program, data value, start and reset) of the configuration they state.
 The checks are tb/formal/props.py's (the overlap mode's scratchpad safety, ga2_hazard's
 local invariant, the host contract, each unit's busy length) and one miter per entry of
-tb/mutation/rtl/equivalents.txt (tb/formal/miter.py). Prints the table (property,
-engine, depth or induction, result, wall time) and writes it to out/formal.txt; exits 1
-when a check fails or errs. `--only GROUP` (overlap, chip, busy, equiv; repeatable) runs a
+tb/mutation/rtl/equivalents.txt (tb/formal/miter.py: the masked miter, ABC pdr and
+dprove; a counterexample's trace is written beside its witness). Prints the table
+(property, engine, depth or induction, result, wall time) and writes it to
+out/formal.txt; exits 1 when a check fails or errs, or a listed equivalent is not proven
+(`--limit`: seconds per engine step of a miter). `--only GROUP` (overlap, chip, busy, equiv; repeatable) runs a
 part; `--fast` the seconds-long subset that `make test` runs (tests/flow/test_formal.py).
 """
 import sys
@@ -43,6 +45,8 @@ def main(argv=None):
     ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
     ap.add_argument("--fast", action="store_true", help="only the fast subset (make test)")
     ap.add_argument("--out", default=str(OUT), type=cli.out_file())
+    ap.add_argument("--limit", default=600, type=cli.integer(10, 7200),
+                    help="seconds per engine step of an equivalent's miter (pdr, dprove; bmc3 half)")
     args = ap.parse_args(argv)
     groups = args.only or GROUPS
     t0 = time.perf_counter()
@@ -61,7 +65,8 @@ def main(argv=None):
             if site is None:
                 ln = row(name, "-", "-", "gone from the design", 0.0)
             else:
-                text, vs = miter.verdict(site, engine.BUILD / "equiv" / f"e{i}")
+                text, vs = miter.verdict(site, engine.BUILD / "equiv" / f"e{i}", pdr_timeout=args.limit,
+                                         bmc_timeout=max(10, args.limit // 2))
                 bad += not text.startswith("equivalent")
                 ln = row(name, " + ".join(v.engine for v in vs), vs[-1].depth, text, sum(v.secs for v in vs))
             lines.append(ln)

@@ -2,7 +2,9 @@
 
 Format, one mutant a line: FILE:LINE | CLASS | CODE LINE | CHANGE | WHY ('#' comments).
 A mutant is matched by (file, class, whitespace-normalised code line, change), not by the
-line number, so an entry survives edits elsewhere in the file.
+line number, so an entry survives edits elsewhere in the file. Only an entry whose WHY
+starts with a tool's verdict "equivalent (proven by ..." counts as equivalent in the
+run's score (proven()); the others are listed to be named, and count as survivors.
 """
 import os
 
@@ -47,6 +49,16 @@ def load_equivalents(path=EQUIV_FILE):
             raise ValueError(f"{path}:{n}: an equivalent mutant needs its argument (WHY)")
         out[(fl.split(":")[0], cls, one_line(code), one_line(change))] = why
     return out
+
+
+# what a WHY must start with for its entry to count as equivalent in the score: a tool's
+# proof (tb/formal/miter.py's verdict); any other listed entry is a survivor
+PROVEN = "equivalent (proven by "
+
+
+def proven(why):
+    """True when an entry's WHY is a tool's proof of equivalence (PROVEN)."""
+    return why.startswith(PROVEN)
 
 
 def equiv_line(site, why, rtl_dir=RTL_DIR):

@@ -2,10 +2,11 @@
 
 `python -m tb.mutation.rtl.run` calls formal_step() on its survivors after the run, and
 `--prove` calls it on the survivors of the last run (out/mut_rtl.json). Each goes to
-tb/formal/miter.py (the original module and the mutant side by side, outputs asserted
-equal; ABC pdr, then bmc3): its verdict is "equivalent (proven by abc pdr ...)" -- a line
-for tb/mutation/rtl/equivalents.txt is printed -- or "not caught" (a counterexample or
-no proof), never an argued sentence.
+tb/formal/miter.py (the original module and the mutant side by side on the same inputs,
+compared as the chip observes them: addresses and write data only while their enable is
+high; ABC pdr, dprove, then bmc3): its verdict is "equivalent (proven by abc ...)" -- a
+line for tb/mutation/rtl/equivalents.txt is printed -- or "not caught" (a counterexample,
+its trace in the build folder, or no proof), never an argued sentence.
 """
 import json
 import os

@@ -4,7 +4,7 @@ judge() makes one mutant directory (sites.make_mutant_dir), compiles it with the
 (suite.compile_mutant) and runs the suite (suite.run_mutant); its verdict becomes an
 engine outcome (status_of):
   compile fails                          incompetent
-  MUT PASS                               survived (equivalent when listed in equivalents.txt)
+  MUT PASS                               survived (equivalent when listed with a tool's proof)
   MUT FAIL <check> ...                   caught
   MUT FAIL timeout ... (a program ran    caught, and counted in the "hang" column: the chip
     past its cycle limit)                  hung against the reference's predicted cycles
@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from tb import ROOT  # noqa: E402
 from tb.mutation import engine  # noqa: E402
 from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line  # noqa: E402
-from tb.mutation.rtl.equivalents import equiv_key, load_equivalents  # noqa: E402
+from tb.mutation.rtl.equivalents import equiv_key, load_equivalents, proven  # noqa: E402
 from tb.mutation.rtl import prove  # noqa: E402
 
 OUT_JSON = os.path.join(ROOT, "out", "mut_rtl.json")
@@ -142,7 +142,8 @@ def run(args, sites, stats):
         r.info["key"] = " | ".join(key)
         if key in equiv:
             r.info["equiv_why"] = equiv[key]
-            if r.status == engine.SURVIVED:
+            # only a tool's proof makes a listed survivor equivalent (equivalents.proven)
+            if r.status == engine.SURVIVED and proven(equiv[key]):
                 r = r._replace(status=engine.EQUIVALENT)
         return r
 
@@ -186,14 +187,17 @@ def report(args, results, wall, total, base, kb, manifest, stats):
     print(engine.format_summary(classes, "class"))
     survivors = [r for r in results if r.status == engine.SURVIVED]
     if survivors:
-        print("\nsurvivors (neither caught nor listed in tb/mutation/rtl/equivalents.txt):")
+        print("\nsurvivors (neither caught nor proven equivalent in tb/mutation/rtl/equivalents.txt):")
         for r in survivors:
-            print(f"  {r.info['file']}:{r.info['line']}  {r.info['cls']:<6} {r.info['change']}")
+            note = "  [listed, not proven: " + r.info["equiv_why"][:60] + "]" if r.info.get("equiv_why") else ""
+            print(f"  {r.info['file']}:{r.info['line']}  {r.info['cls']:<6} {r.info['change']}{note}")
         if getattr(args, "formal", False) and getattr(args, "site_of", None):
-            # the formal step: each survivor's miter (tb/mutation/rtl/prove.py); only a
-            # proof makes it equivalent (add the printed line to equivalents.txt)
+            # the formal step: each new survivor's miter (tb/mutation/rtl/prove.py); only a
+            # proof makes it equivalent (add the printed line to equivalents.txt). Listed
+            # entries without a proof are not sent again: `make formal` runs their miters.
             print("\nformal step (miter of the original module and the mutant):")
-            prove.formal_step([args.site_of[r.info["key"]] for r in survivors if r.info["key"] in args.site_of],
+            prove.formal_step([args.site_of[r.info["key"]] for r in survivors
+                               if r.info["key"] in args.site_of and not r.info.get("equiv_why")],
                               args.work, args.rtl)
     stopped = [r for r in results if r.status in engine.STOPPED]
     if stopped:
@@ -201,7 +205,7 @@ def report(args, results, wall, total, base, kb, manifest, stats):
         for r in stopped:
             print(f"  {r.info['file']}:{r.info['line']}  {r.info['cls']:<6} {r.info['change']}: "
                   f"{r.status} {r.detail[:100]}")
-    stale = [r for r in results if r.info.get("equiv_why") and r.status != engine.EQUIVALENT]
+    stale = [r for r in results if r.info.get("equiv_why") and r.status not in (engine.EQUIVALENT, engine.SURVIVED)]
     for r in stale:
         print(f"  note: listed equivalent but {r.status}: {r.info['file']}:{r.info['line']} {r.info['change']}")
     rate = len(results) / (wall / 60) if wall > 0 else 0.0
