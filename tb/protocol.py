@@ -51,16 +51,12 @@ def write_imem(path, words, depth=None):
     Path(path).write_text("".join(f"{w:032x}\n" for w in words) + ("0" * 32 + "\n") * pad)
 
 
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-_SHIFTS = np.arange(28, -1, -4, dtype=np.int64)
-
-
 def write_mem32(path, image):
     """32-bit words (ext or scratchpad image), two's complement: 8 lower-case hex digits a
     line, built as one byte array (a soak writes a 4,096-word image per program)."""
-    img = np.asarray(image, dtype=np.int64).ravel() & 0xFFFFFFFF
+    img = (np.asarray(image, dtype=np.int64).ravel() & 0xFFFFFFFF).astype(">u4")
     out = np.empty((img.size, 9), dtype=np.uint8)
-    out[:, :8] = _HEX[(img[:, None] >> _SHIFTS) & 0xF]
+    out[:, :8] = np.frombuffer(img.tobytes().hex().encode("ascii"), dtype=np.uint8).reshape(-1, 8)
     out[:, 8] = ord("\n")
     Path(path).write_bytes(out.tobytes())
 
@@ -86,7 +82,11 @@ def parse_mem32(text, words, what="memory"):
     body = _COMMENT_LINES.sub("", text) if ("/" in text or "@" in text) else text
     raw = np.frombuffer(body.encode("ascii", "replace"), dtype=np.uint8)
     if raw.size == 9 * words and (raw[8::9] == ord("\n")).all() and body.isascii():
-        raw = raw.reshape(words, 9)[:, :8]       # the simulators' own layout: no per-line work
+        try:                                     # the simulators' own layout: no per-line work
+            val = np.frombuffer(bytes.fromhex(body), dtype=">i4").astype(np.int64)
+            return val, []
+        except ValueError:                       # x/z (or another non-hex character): by nibbles
+            raw = raw.reshape(words, 9)[:, :8]
     else:
         lines = [ln.strip() for ln in text.split("\n")]
         lines = [ln for ln in lines if ln and not ln.startswith("//") and not ln.startswith("@")]
