@@ -26,7 +26,9 @@ is 4 when no chunk mismatched. Bad arguments exit 2 (tb/cli.py).
 
 Every finished chunk is appended to a journal (--journal, default out/soak_journal.jsonl,
 one JSON line a chunk: simulator, mode, external memory, seed, chunk size, the build's
-content stamp and the chunk's result). --resume runs only the chunks of the same soak the
+content stamp, the chunk's result and the CPU seconds it took in its worker, "cpu":
+generation, files, simulator, reference and judge; `python -m tb.soak_scale --report`
+sums a journal). --resume runs only the chunks of the same soak the
 journal does not hold yet (a soak killed half way resumes where it stopped; a faulted
 chunk is not journaled, so it runs again); without --resume the journal starts afresh.
 """
