@@ -103,8 +103,8 @@ fuzz: setup    ## a short soak: N random programs per simulator and timing mode 
 soak: setup    ## soak: 10,000 random programs per simulator and timing mode (SOAK_N=, SEED=, SCHEDULER=tcp://... for Dask)
 	$(PY) -m tb.soak --sim $(SIM) --n $(SOAK_N) --seed $(SEED) --mode both $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
-soak-100k: setup ## the soak at scale on a local 2-worker Dask cluster: rate probe (2,000 per mode), projection, then 100,000 per mode on Verilator and 10,000 on Icarus if it fits BUDGET s (default 2700), else the largest counts that fit (RESUME=1 resumes its journal)
-	$(PY) -m tb.soak_scale --n 100000 --icarus-n 10000 --probe 2000 --budget $(or $(BUDGET),2700) --fit --seed $(SEED) $(if $(RESUME),--resume)
+soak-100k: setup ## the soak at scale on a local 2-worker Dask cluster: rate probe (2,000 per mode), projection, then 100,000 per mode on Verilator and 10,000 on Icarus if it fits BUDGET s (default 2700), else the largest counts that fit (RESUME=1 resumes its journal, REPORT=1 prints what it holds)
+	$(PY) -m tb.soak_scale --n 100000 --icarus-n 10000 --probe 2000 --budget $(or $(BUDGET),2700) --fit --seed $(SEED) $(if $(RESUME),--resume) $(if $(REPORT),--report)
 
 coverage: setup ## functional coverage of the ISA and the chip from the co-simulations (holes by name) and Verilator line/toggle coverage per RTL module (COV_N=400 random programs per mode; out/coverage/report.txt)
 	$(PY) -m tb.coverage_run --sim both --n $(or $(COV_N),400) --seed $(SEED)

@@ -56,9 +56,13 @@ def write_imem(path, words, depth=None):
 
 
 def write_mem32(path, image):
-    """32-bit words (ext or scratchpad image), two's complement."""
-    img = (np.asarray(image, dtype=np.int64).ravel() & 0xFFFFFFFF).tolist()
-    Path(path).write_text("".join(map("{:08x}\n".format, img)))
+    """32-bit words (ext or scratchpad image), two's complement: 8 lower-case hex digits a
+    line, built as one byte array (a soak writes a 4,096-word image per program)."""
+    img = (np.asarray(image, dtype=np.int64).ravel() & 0xFFFFFFFF).astype(">u4")
+    out = np.empty((img.size, 9), dtype=np.uint8)
+    out[:, :8] = np.frombuffer(img.tobytes().hex().encode("ascii"), dtype=np.uint8).reshape(-1, 8)
+    out[:, 8] = ord("\n")
+    Path(path).write_bytes(out.tobytes())
 
 
 def hexint(tok):
@@ -69,19 +73,32 @@ def hexint(tok):
     return int(t, 16)
 
 
+_COMMENT_LINES = re.compile(r"^[ \t]*(?://|@)[^\n]*\n", re.M)
+
+
 def parse_mem32(text, words, what="memory"):
     """($writememh text of 32-bit words) -> (signed np.int64 array, [indices holding x/z]).
 
     Comment lines (Icarus writes '// 0x...' address comments) and @address lines are
-    dropped, then each 8-digit line is decoded through a nibble table.
+    dropped, then each 8-digit line is decoded through a nibble table; text in exactly the
+    simulators' layout (8 digits and a newline a word) is decoded as one byte array.
     """
-    lines = [ln.strip() for ln in text.split("\n")]
-    lines = [ln for ln in lines if ln and not ln.startswith("//") and not ln.startswith("@")]
-    if len(lines) != words:
-        raise RuntimeError(f"{what} has {len(lines)} words, expected {words}")
-    if any(len(ln) != 8 for ln in lines):
-        raise RuntimeError(f"{what}: a line is not 8 hex digits")
-    raw = np.frombuffer("".join(lines).encode("ascii"), dtype=np.uint8).reshape(words, 8)
+    body = _COMMENT_LINES.sub("", text) if ("/" in text or "@" in text) else text
+    raw = np.frombuffer(body.encode("ascii", "replace"), dtype=np.uint8)
+    if raw.size == 9 * words and (raw[8::9] == ord("\n")).all() and body.isascii():
+        try:                                     # the simulators' own layout: no per-line work
+            val = np.frombuffer(bytes.fromhex(body), dtype=">i4").astype(np.int64)
+            return val, []
+        except ValueError:                       # x/z (or another non-hex character): by nibbles
+            raw = raw.reshape(words, 9)[:, :8]
+    else:
+        lines = [ln.strip() for ln in text.split("\n")]
+        lines = [ln for ln in lines if ln and not ln.startswith("//") and not ln.startswith("@")]
+        if len(lines) != words:
+            raise RuntimeError(f"{what} has {len(lines)} words, expected {words}")
+        if any(len(ln) != 8 for ln in lines):
+            raise RuntimeError(f"{what}: a line is not 8 hex digits")
+        raw = np.frombuffer("".join(lines).encode("ascii"), dtype=np.uint8).reshape(words, 8)
     nib = _NIBBLE[raw]
     bad = np.nonzero((nib < 0).any(axis=1))[0]
     nib = np.where(nib < 0, 0, nib)

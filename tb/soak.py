@@ -26,13 +26,16 @@ is 4 when no chunk mismatched. Bad arguments exit 2 (tb/cli.py).
 
 Every finished chunk is appended to a journal (--journal, default out/soak_journal.jsonl,
 one JSON line a chunk: simulator, mode, external memory, seed, chunk size, the build's
-content stamp and the chunk's result). --resume runs only the chunks of the same soak the
+content stamp, the chunk's result and the CPU seconds it took in its worker, "cpu":
+generation, files, simulator, reference and judge; `python -m tb.soak_scale --report`
+sums a journal). --resume runs only the chunks of the same soak the
 journal does not hold yet (a soak killed half way resumes where it stopped; a faulted
 chunk is not journaled, so it runs again); without --resume the journal starts afresh.
 """
 import concurrent.futures as cf
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -82,6 +85,22 @@ def run_chunk(sim, seed, c, k, cfg):
     bad = next((i for i, r in enumerate(res) if not r.ok), -1)
     return (c, len(res), sum(r.ok for r in res), sum(int(r.counters.cycles) for r in res),
             bad, res[bad].mismatch if bad >= 0 else "", "")
+
+
+def _cpu():
+    """CPU seconds of this thread (the worker's one job at a time) and of its reaped children
+    (the simulator processes it ran)."""
+    me = resource.getrusage(getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF))
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
+
+
+def run_chunk_timed(sim, seed, c, k, cfg):
+    """(run_chunk's result, CPU seconds it took in the worker: generation, files, simulator,
+    reference and judge)."""
+    c0 = _cpu()
+    r = run_chunk(sim, seed, c, k, cfg)
+    return r, _cpu() - c0
 
 
 def journal_key(sim, seed, cfg, chunk, build):
@@ -135,11 +154,14 @@ def build_stamp(sim, cfg):
 
 
 def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress=True, journal=None,
-         resume=False):
+         resume=False, stats=None):
     """Run n programs on sim; the sorted list of chunk results (see run_chunk).
 
-    journal: a file each finished chunk is appended to (started by start_journal);
-    resume: take the chunks of this soak the journal already holds instead of running them.
+    journal: a file each finished chunk is appended to (started by start_journal; each line
+    also holds the chunk's CPU seconds in the worker, "cpu");
+    resume: take the chunks of this soak the journal already holds instead of running them;
+    stats: a dict that gets "resumed" and "new" (programs taken from the journal and run now)
+    and "cpu" (CPU seconds of the new chunks in the workers, simulators included).
     """
     from tqdm import tqdm
     if n < 1:
@@ -162,6 +184,9 @@ def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress
                   file=sys.stderr)
     out = list(done.values())
     todo = [(c, k) for c, k in enumerate(sizes) if c not in done]
+    st = {"resumed": sum(r[1] for r in out), "new": sum(k for _, k in todo), "cpu": 0.0}
+    if stats is not None:
+        stats.update(st)
     if journal is not None and (not Path(journal).exists() or not Path(journal).stat().st_size):
         start_journal(journal)
     jf = open(journal, "a") if journal is not None else None
@@ -169,13 +194,17 @@ def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress
         with parallel.executor(scheduler, jobs) as ex, \
                 tqdm(total=n, initial=sum(r[1] for r in out), unit="prog", desc=f"soak {sim}",
                      disable=not progress, file=sys.stderr) as bar:
-            futs = [ex.submit(run_chunk, sim, seed, c, k, cfg) for c, k in todo]
+            futs = [ex.submit(run_chunk_timed, sim, seed, c, k, cfg) for c, k in todo]
             cycles = sum(r[3] for r in out)
             for f in cf.as_completed(futs):
-                r = tuple(f.result())
+                r, cpu = f.result()
+                r = tuple(r)
                 out.append(r)
+                st["cpu"] += cpu
+                if stats is not None:
+                    stats["cpu"] = st["cpu"]
                 if jf is not None and not r[6]:
-                    jf.write(json.dumps({**key, "result": list(r)}) + "\n")
+                    jf.write(json.dumps({**key, "result": list(r), "cpu": round(cpu, 3)}) + "\n")
                     jf.flush()
                     os.fsync(jf.fileno())
                 cycles += r[3]
@@ -234,8 +263,9 @@ def main(argv=None):
     modes = config.MODES if a.mode == "both" else (a.mode,)
     for sim, mode in ((s, m) for s in (hw.SIMS if a.sim == "both" else (a.sim,)) for m in modes):
         cfg = cfg.replace(mode=mode)
-        t0 = time.time()
-        res = soak(sim, a.n, a.seed, cfg, a.chunk, a.scheduler, a.jobs, journal=a.journal, resume=a.resume)
+        t0, st = time.time(), {}
+        res = soak(sim, a.n, a.seed, cfg, a.chunk, a.scheduler, a.jobs, journal=a.journal, resume=a.resume,
+                   stats=st)
         wall = time.time() - t0
         faults = [r for r in res if r[6]]
         res = [r for r in res if not r[6]]
@@ -243,7 +273,8 @@ def main(argv=None):
         verdict = "FAIL" if ok != progs else "FAULT" if faults else "PASS"
         print(f"{verdict} {sim} [{mode}]: {progs} programs, {progs - ok} mismatches, "
               f"{cyc} cycles (from the chip's counters), {wall:.1f} s wall, {progs / max(wall, 1e-9):.1f} programs/s, "
-              f"{cyc / max(wall, 1e-9):.0f} cycles/s" + (f"; {len(faults)} chunks not run to their end (the "
+              f"{cyc / max(wall, 1e-9):.0f} cycles/s, {1000 * st['cpu'] / max(st['new'], 1):.1f} ms of CPU per new "
+              f"program" + (f"; {len(faults)} chunks not run to their end (the "
                                                f"simulator failed, nothing known of their programs)"
                                                if faults else ""))
         for r in faults:

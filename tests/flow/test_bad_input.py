@@ -515,6 +515,10 @@ TABLE = {
         (["--journal", "{d}/adir"], "--journal"),
         (["--resume", "--journal", "{d}/no/such.jsonl"], "no journal"),
         (["--resume", "--journal", "{d}/mut_journal.jsonl"], "not a soak journal"),
+        (["--report", "--journal", "{d}/no/such.jsonl"], "no journal"),
+        (["--report", "--journal", "{d}/garbage.txt"], "garbage.txt"),
+        (["--report", "--journal", "{d}/file.txt"], "not a soak journal"),
+        (["--report", "--journal", "{d}/mut_journal.jsonl"], "not a soak journal"),
     ]),
     "python -m tb.coverage_run": ("tb.coverage_run", [
         (["--n", "0"], "--n"),
