@@ -611,6 +611,12 @@ TABLE.update({
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.synth": ("tools.flow.synth", [
+        (["--sm-max-len", "0"], "--sm-max-len"),
+        (["--sm-max-len", "1025"], "--sm-max-len"),
+        (["--sm-max-len", "x"], "--sm-max-len"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.flow.gls": ("tools.flow.gls", [
         (["--mode", "fast"], "--mode"),
         (["--random", "-1"], "--random"),
@@ -685,7 +691,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.serve.lm_run", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
+           "tools.flow.headers", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
            "tools.bench.bench_sim"]
 
 
