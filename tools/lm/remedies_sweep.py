@@ -112,9 +112,10 @@ def jobs(items, job_cycles):
     return out
 
 
-def run_batched(sim, items, job_cycles, log=print):
+def run_batched(sim, items, job_cycles, log=print, on_row=None):
     """Run items (see jobs()) on sim, job by job; each row judged and given sim's counters,
-    the job's wall seconds and its index. A step is logged as its outcome lands."""
+    the job's wall seconds and its index, then logged and given to on_row (so a run cut
+    short keeps the jobs it finished). A step is logged as its outcome lands."""
     from tb import hw
     for j, job in enumerate(jobs(items, job_cycles)):
         t0 = time.time()
@@ -128,6 +129,12 @@ def run_batched(sim, items, job_cycles, log=print):
         for it, r in zip(job, res):
             _judged(it[4], sim, r)
             it[4].update(job=j, job_wall=wall, job_cycles=sum(x[3] for x in job))
+            r = it[4]
+            log(f"  [{sim} job {j}] {r['remedy']} T {r['T']} B {r['B']} {r['mode']}: {r['cycles']} "
+                f"cycles (model {r['model_cycles']}), {'equal to' if r['ok'] else 'MISMATCH against'} "
+                f"the reference")
+            if on_row is not None:
+                on_row(r)
         log(f"  [{sim} job {j}] {len(job)} steps, {sum(x[3] for x in job)} cycles predicted, "
             f"{sum(bool(it[4]['ok']) for it in job)} equal to the reference, {wall:.0f} s wall")
 
@@ -242,7 +249,8 @@ def main(argv=None):
                     help="the chip's timing mode of the steps (default overlap)")
     ap.add_argument("--job-cycles", type=cli.integer(1), default=1,
                     help="with --sim: consecutive steps run in one simulator job up to this "
-                         "many predicted cycles (default 1: a job per step)")
+                         "many predicted cycles (default 1: a job per step); each judged step "
+                         "is also appended to OUT.steps.jsonl as its job ends")
     ap.add_argument("--no-quality", action="store_true", help="skip the quality table")
     ap.add_argument("--out", default=str(OUT / "lm_remedies"), type=cli.out_file(),
                     help="the results' path without its suffix (.json, .png)")
@@ -267,7 +275,14 @@ def main(argv=None):
                         _counted(r, timing.schedule(prog, g.layout.chip).counters)
                     rows.append(r)
         if items:
-            run_batched(sim, items, a.job_cycles)
+            steps = Path(a.out).with_suffix(".steps.jsonl")
+            steps.parent.mkdir(parents=True, exist_ok=True)
+            steps.write_text("")
+
+            def keep(r):
+                with steps.open("a") as f:
+                    f.write(json.dumps(r, default=float) + "\n")
+            run_batched(sim, items, a.job_cycles, on_row=keep)
     except SimulatorFault as e:
         print(f"FAULT of the simulator: {e}")
         return 4
