@@ -295,7 +295,7 @@ def main(argv=None):
     print("\nthe batch at which a step's cache words equal its weight words (measured / "
           "the chapter's formula)")
     out["crossover"] = {}
-    for name in REMEDIES:
+    for name in REMEDIES if 1 in a.batch else ():     # measured from the B = 1 step
         for T in a.ctx:
             meas, form = cache_equals_weights(rows, name, T)
             out["crossover"][f"{name} T{T}"] = dict(measured=meas, formula=form)
