@@ -84,8 +84,8 @@ lm-eval: setup ## the language models' quality, float against int8: addition on 
 lint: setup    ## verilator --lint-only -Wall on the RTL
 	$(PY) -m tools.flow.lint
 
-synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt)
-	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,)
+synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt; SM_MAX_LEN=1024: out/synth_sm1024.txt)
+	$(PY) -m tools.flow.synth $(if $(filter 1,$(OVERLAP)),--overlap,) $(if $(SM_MAX_LEN),--sm-max-len $(SM_MAX_LEN),)
 
 gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
 	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)

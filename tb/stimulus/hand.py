@@ -368,3 +368,18 @@ def bench_program():
                  B("LD", dst=3000, src=1000, len=256),
                  B("ST", src=2200, dst=3000, len=16)]
     return prog[:1023] + [B("HALT")], list(range(-1000, 3096))
+
+
+def ldx_wide_table_program(cfg):
+    """(name, program, image): an LDX whose table's last word, xhi * 65536 + src + rows * len
+    - 1, is at or past 2^29 (rows 65535, len 8191, the table at 73,828 on xhi = 1): the
+    external-range fault of a 30-bit sum (the mutation survivor "ga2_decode.v:295 narrow
+    ldx_xlast", which wraps it below the memory's end and lets the LDX run). It needs
+    len 8191 words of scratchpad (sp_words >= 8192), which the mutation suite's 4,096-word
+    chip does not have: tests/tb/test_isaext_cosim.py runs it on a 16,384-word chip."""
+    assert cfg.sp_words >= 8192 and cfg.ext_words > 82019, cfg
+    base, n, rows = 73828, 8191, 65535
+    assert base + rows * n - 1 >= 1 << 29 and base + rows * n - 1 - (1 << 29) < cfg.ext_words
+    prog = [isa.raw("LDX", dst=0, len=n, idx=8191, rows=rows, **isa.ext_fields("LDX", base)),
+            isa.build("HALT", cfg=cfg)]
+    return "err3_ldx_table_past_2^29", prog, [0] * cfg.ext_words

@@ -430,6 +430,9 @@ TABLE = {
         (["--sim", "gpu"], "--sim"),
         (["--remedy", "nosuch"], "--remedy"),
         (["--sim-max-cycles", "0"], "--sim-max-cycles"),
+        (["--job-cycles", "0"], "--job-cycles"),
+        (["--job-cycles", "x"], "--job-cycles"),
+        (["--mode", "fast"], "--mode"),
         (["--out", ""], "--out"),
         (["--out", "{d}/adir"], "--out"),
     ]),
@@ -580,6 +583,11 @@ TABLE.update({
         (["--classes", "nosuch"], "--classes"),
         (["--classes", ""], "--classes"),
         (["--module", "nosuch"], "--module"),
+        (["--lines", "ga2_dma.v"], "--lines"),
+        (["--lines", "ga2_dma.v:9-5"], "--lines"),
+        (["--lines", "ga2_dma.v:0"], "--lines"),
+        (["--lines", "ga2_dma.v:x"], "--lines"),
+        (["--lines", "ga2_nosuch.v:1-2"], "--lines"),
         (["--rtl", "{d}/no/such"], "--rtl"),
         (["--rtl", "{d}/file.txt"], "--rtl"),
         (["--rtl", "{d}/adir"], "--rtl"),
@@ -615,6 +623,12 @@ TABLE.update({
         (["--header", "{d}/isa.vh", "--cfg-header", "{d}/adir"], "--cfg-header"),
         (["--header", "{d}/isa.vh", "--cfg-header", "{d}/file.txt/x.vh"], "--cfg-header"),
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
+        (["--bogus"], "--bogus"),
+    ]),
+    "python -m tools.flow.synth": ("tools.flow.synth", [
+        (["--sm-max-len", "0"], "--sm-max-len"),
+        (["--sm-max-len", "1025"], "--sm-max-len"),
+        (["--sm-max-len", "x"], "--sm-max-len"),
         (["--bogus"], "--bogus"),
     ]),
     "python -m tools.flow.gls": ("tools.flow.gls", [
@@ -696,7 +710,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.serve.lm_run", "tools.serve.live_cost", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
+           "tools.flow.headers", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
            "tools.bench.bench_sim"]
 
 

@@ -135,3 +135,26 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+BIG_SP = config.Config(sp_words=16384, ext_words=(1 << 17), mode="overlap")
+
+
+@pytest.mark.long          # a 16,384-word chip on Icarus, and its mutant: about 30-60 s
+def test_ldx_table_past_2_29_faults_and_catches_the_narrow_sum(tmp_path):
+    """The mutation run's one survivor of the isaext lines (docs/measurements.md): the LDX
+    table sum ldx_xlast one bit narrow passes the suite's 4,096-word chip; on a 16,384-word
+    chip hand.ldx_wide_table_program faults (external range, code 3) on the RTL, as the
+    reference does, and not on the mutant."""
+    from tb.mutation.rtl import sites
+    if "icarus" not in hw.available_sims():
+        pytest.skip("icarus not installed")
+    name, prog, img = hand.ldx_wide_table_program(BIG_SP)
+    (r,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP)
+    assert r.ok and (r.error, r.error_code) == (True, 3), r.mismatch
+    (site,) = [s for s in sites.enumerate_sites(sites.RTL_DIR, ["ga2_decode"], {}, ("narrow",))
+               if "ldx_xlast" in s.desc and s.desc.endswith("result one bit narrow")]
+    mut = sites.make_mutant_dir(site, str(tmp_path / "rtl"), sites.RTL_DIR)
+    (m,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP, rtl_dir=mut,
+                           build_dir=str(tmp_path / "build"))
+    assert not m.ok and (m.error_code != 3 or not m.error)

@@ -358,6 +358,22 @@ def test_every_structural_mutant_compiles(struct_dir, sample_dir, tmp_path):
             assert p.returncode == 0, (s, p.stderr)
 
 
+def test_lines_option_keeps_only_the_sites_on_those_lines(sample_dir, capsys):
+    """--lines cnt.v:16-17,27: the hand counts of test_sites_of_sample on lines 16, 17, 27:
+    arith 16, 27; cmp 17, 27; logic 27's ||; const 16 and 27 (+-1 each); the two-line if
+    (27); timing 17 and 27 (+-1 each); no nba on them."""
+    assert cli.main(["--list", "--rtl", sample_dir, "--classes", "token",
+                     "--lines", "rtl/cnt.v:16-17,27"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert {line.split()[0] for line in out[:-3]} == {"cnt.v:16", "cnt.v:17", "cnt.v:27"}
+    assert out[-3] == "14 sites: cnt 14"
+    assert out[-2] == "per class: arith 2, cmp 2, logic 1, const 4, if 1, nba 0, timing 4"
+    assert cli.line_ranges("ga2_dma.v:3,5-9") == ("ga2_dma.v", ((3, 3), (5, 9)))
+    for bad in ("ga2_dma.v", "ga2_dma.v:", "ga2_dma.v:9-5", "ga2_dma.v:0", "x.txt:1", "ga2_dma.v:a-b"):
+        with pytest.raises(Exception, match="not"):
+            cli.line_ranges(bad)
+
+
 def test_classes_option():
     assert sites.parse_classes("") == sites.DEFAULT_CLASSES
     assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + sites.NEW_CLASSES

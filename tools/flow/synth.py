@@ -8,6 +8,9 @@ instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
 `--overlap` synthesizes the chip with OVERLAP = 1 (the overlap timing mode: ga2_hazard and
 the per-unit retire pcs) into out/synth_overlap.txt (build dir build/synth_overlap).
+`--sm-max-len N` sets ga2_top's SM_MAX_LEN (the longest softmax, 1..1024; the default chip's
+64 when absent; the language model's remedies chip has 1024) and adds `_smN` to the
+output and build names (out/synth_sm1024.txt, out/synth_overlap_sm1024.txt).
 """
 import json
 import re
@@ -15,7 +18,9 @@ import subprocess
 import sys
 import time
 
+from model.config import SM_LEN_LIMIT
 from tools import ROOT
+from tb import cli
 from tb.hw import rtl_files
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
@@ -114,19 +119,30 @@ def instances(mods, name, mult=1, out=None):
     return out
 
 
+def parse(argv=None):
+    """The options, with the build directory and the report they give (build, out)."""
+    ap = cli.Parser(prog="tools.flow.synth", description=__doc__.splitlines()[0])
+    ap.add_argument("--overlap", action="store_true", help="OVERLAP = 1 (the overlap timing mode)")
+    ap.add_argument("--sm-max-len", type=cli.integer(1, SM_LEN_LIMIT), default=None,
+                    help=f"ga2_top's SM_MAX_LEN (1..{SM_LEN_LIMIT}; default: the headers' 64)")
+    a = ap.parse_args(argv)
+    name = "synth" + ("_overlap" if a.overlap else "") + (f"_sm{a.sm_max_len}" if a.sm_max_len else "")
+    a.build, a.out = BUILD.parent / name, OUT.parent / f"{name}.txt"
+    return a
+
+
 def main(argv=None):
     global BUILD, OUT
-    argv = sys.argv[1:] if argv is None else argv
-    overlap = "--overlap" in argv
-    if overlap:
-        BUILD, OUT = BUILD.parent / "synth_overlap", OUT.parent / "synth_overlap.txt"
+    a = parse(argv)
+    overlap, BUILD, OUT = a.overlap, a.build, a.out
     BUILD.mkdir(parents=True, exist_ok=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     srcs = " ".join(str(f.relative_to(ROOT)) for f in rtl_files())
     script = SCRIPT.read_text().replace("build/synth/", f"{BUILD.relative_to(ROOT)}/")
     (BUILD / "synth.ys").write_text(script)
-    chparam = f"chparam -set OVERLAP 1 {TOP}; " if overlap else ""
+    chparam = (f"chparam -set OVERLAP 1 {TOP}; " if overlap else "") + \
+        (f"chparam -set SM_MAX_LEN {a.sm_max_len} {TOP}; " if a.sm_max_len else "")
     cmds = (f"read_verilog -DGA2_NO_MEM_INIT -Irtl {srcs}; {chparam}"
             f"script {(BUILD / 'synth.ys').relative_to(ROOT)}")
     p = subprocess.run(["yosys", "-q", "-l", str(BUILD / "yosys.log"), "-p", cmds], cwd=ROOT,
@@ -149,7 +165,8 @@ def main(argv=None):
     inst = instances(mods, TOP)
     mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
     lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
-             + (", OVERLAP = 1" if overlap else ", OVERLAP = 0"),
+             + (", OVERLAP = 1" if overlap else ", OVERLAP = 0")
+             + (f", SM_MAX_LEN = {a.sm_max_len}" if a.sm_max_len else ""),
              f"yosys wall time {secs:.1f} s", "",
              f"{'module':<10} {'inst':>5} {'cells':>8} {'FFs':>6} {'cells incl. sub':>16} {'FFs incl. sub':>14}"]
     for name in sorted(mods, key=lambda n: -mods[n]["cells_incl"]):

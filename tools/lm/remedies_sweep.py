@@ -3,9 +3,10 @@
 For each remedy (REMEDIES: the unmodified model, grouped-query attention with one KV head,
 the 4-bit KV cache, a sliding window of 32 with 4 sinks, all three together), context T
 (64 and 256: beyond 64 the cached rows stream in tiles of 64) and batch B (1..16): one
-decode step of B rows at position T - 1, in the overlap mode. Its counters come from the
+decode step of B rows at position T - 1, in the overlap mode (--mode inorder: in-order). Its counters come from the
 cycle-exact model (timing.schedule) or, with --sim, from a simulator (each step judged
-against the reference chip by tb.hw: counters, trace, memory). Per step: KV words per token
+against the reference chip by tb.hw: counters, trace, memory; --job-cycles batches
+consecutive steps into one simulator job, a process start per job). Per step: KV words per token
 (the cache words the step moves, per row), words per step, intensity (MACs per word),
 cycles per token, tokens per 1,000 cycles; the batch at which the step's cache words
 equal its weight words, measured and by the chapter's formula (weights / cache per
@@ -57,27 +58,85 @@ def step(model, rem, B, T, mode="overlap", tile=None):
     return g, chip.step_program(model, g.layout, g.steps[-1])
 
 
-def measure(name, model, rem, B, T, sim=None, tile=None):
+def measure(name, model, rem, B, T, sim=None, tile=None, mode="overlap"):
     """One row: the step's program figures and counters (the model's, or sim's)."""
-    g, prog = step(model, rem, B, T, tile=tile)
+    g, prog, row = _program_row(name, model, rem, B, T, tile, mode)
+    if sim:
+        from tb import hw
+        (r,) = hw.run_programs(sim, [(prog, g.image())], cfg=g.layout.chip)
+        _judged(row, sim, r)
+    else:
+        _counted(row, timing.schedule(prog, g.layout.chip).counters)
+    return row
+
+
+def _program_row(name, model, rem, B, T, tile, mode):
+    """(Generation, program, row of the program's figures and the model's cycles)."""
+    g, prog = step(model, rem, B, T, mode, tile=tile)
     lay = g.layout
     kv = sum(i.len for i in prog if (i.op == "LD" and (i.src + 65536 * i.fields().get("xhi", 0))
                                      >= lay.kv0) or (i.op == "ST" and
                                      (i.dst + 65536 * i.fields().get("xhi", 0)) >= lay.kv0))
     words, macs = isa.program_words(prog), isa.program_macs(prog)
     c = timing.schedule(prog, lay.chip).counters
-    row = dict(remedy=name, B=B, T=T, tile=lay.tile, instructions=len(prog), words=words,
-               macs=macs, kv_words=kv, kv_per_token=kv / B, weight_words=words - kv,
-               intensity=macs / words, source="model", model_cycles=c.cycles)
-    if sim:
-        from tb import hw
-        (r,) = hw.run_programs(sim, [(prog, g.image())], cfg=lay.chip)
-        row.update(source=sim, ok=bool(r.ok) and r.counters.cycles == c.cycles,
-                   mismatch=r.mismatch)
-        c = r.counters
-    row.update(cycles=c.cycles, dma=c.dma, mm=c.mm, vec=c.vec, cycles_per_token=c.cycles / B,
-               tok_per_kcycle=1000 * B / c.cycles)
-    return row
+    row = dict(remedy=name, B=B, T=T, mode=mode, tile=lay.tile, instructions=len(prog),
+               words=words, macs=macs, kv_words=kv, kv_per_token=kv / B,
+               weight_words=words - kv, intensity=macs / words, source="model",
+               model_cycles=c.cycles)
+    return g, prog, row
+
+
+def _counted(row, c):
+    row.update(cycles=c.cycles, dma=c.dma, mm=c.mm, vec=c.vec, cycles_per_token=c.cycles / row["B"],
+               tok_per_kcycle=1000 * row["B"] / c.cycles)
+
+
+def _judged(row, sim, r):
+    """row takes sim's counters and the judgement of result r (tb.judge: counters, trace,
+    memory against the reference chip; the cycles against the model's too)."""
+    row.update(source=sim, ok=bool(r.ok) and r.counters.cycles == row["model_cycles"],
+               mismatch=r.mismatch)
+    _counted(row, r.counters)
+
+
+def jobs(items, job_cycles):
+    """Pack items (program, image, cfg, predicted cycles, row), in order, into simulator
+    jobs: consecutive items of one chip configuration whose predicted cycles sum to at most
+    job_cycles (an item alone above it gets a job of its own); one process start per job."""
+    out = []
+    for it in items:
+        if out and out[-1][-1][2] == it[2] and sum(x[3] for x in out[-1]) + it[3] <= job_cycles:
+            out[-1].append(it)
+        else:
+            out.append([it])
+    return out
+
+
+def run_batched(sim, items, job_cycles, log=print, on_row=None):
+    """Run items (see jobs()) on sim, job by job; each row judged and given sim's counters,
+    the job's wall seconds and its index, then logged and given to on_row (so a run cut
+    short keeps the jobs it finished). A step is logged as its outcome lands."""
+    from tb import hw
+    for j, job in enumerate(jobs(items, job_cycles)):
+        t0 = time.time()
+
+        def landed(k, raw, job=job, t0=t0):
+            r = job[k][4]
+            log(f"  [{sim} job {j}] {r['remedy']} T {r['T']} B {r['B']} {r['mode']}: landed at "
+                f"{time.time() - t0:.0f} s")
+        res = hw.run_programs(sim, [(it[0], it[1]) for it in job], cfg=job[0][2], on_outcome=landed)
+        wall = time.time() - t0
+        for it, r in zip(job, res):
+            _judged(it[4], sim, r)
+            it[4].update(job=j, job_wall=wall, job_cycles=sum(x[3] for x in job))
+            r = it[4]
+            log(f"  [{sim} job {j}] {r['remedy']} T {r['T']} B {r['B']} {r['mode']}: {r['cycles']} "
+                f"cycles (model {r['model_cycles']}), {'equal to' if r['ok'] else 'MISMATCH against'} "
+                f"the reference")
+            if on_row is not None:
+                on_row(r)
+        log(f"  [{sim} job {j}] {len(job)} steps, {sum(x[3] for x in job)} cycles predicted, "
+            f"{sum(bool(it[4]['ok']) for it in job)} equal to the reference, {wall:.0f} s wall")
 
 
 def cache_equals_weights(rows, name, T):
@@ -170,7 +229,8 @@ def figure(rows, path):
     axes[0].set_ylabel("generated tokens per 1,000 cycles")
     axes[0].legend(fontsize=8)
     src = sorted({r["source"] for r in rows})
-    fig.suptitle("GA-2, the text model's decode step with the chapter's remedies (overlap mode; "
+    modes = " and ".join(sorted({r.get("mode", "overlap") for r in rows}))
+    fig.suptitle(f"GA-2, the text model's decode step with the chapter's remedies ({modes} mode; "
                  + " and ".join({"model": "cycle-exact model", "verilator": "Verilator",
                                  "icarus": "Icarus"}[x] for x in src) + " counters)")
     fig.tight_layout()
@@ -185,6 +245,12 @@ def main(argv=None):
     ap.add_argument("--batch", type=cli.integer(1, 16), nargs="+", default=list(BATCH))
     ap.add_argument("--sim-max-cycles", type=cli.integer(1), default=200000,
                     help="steps the cycle-exact model puts above this run on the model only")
+    ap.add_argument("--mode", default="overlap", choices=("overlap", "inorder"),
+                    help="the chip's timing mode of the steps (default overlap)")
+    ap.add_argument("--job-cycles", type=cli.integer(1), default=1,
+                    help="with --sim: consecutive steps run in one simulator job up to this "
+                         "many predicted cycles (default 1: a job per step); each judged step "
+                         "is also appended to OUT.steps.jsonl as its job ends")
     ap.add_argument("--no-quality", action="store_true", help="skip the quality table")
     ap.add_argument("--out", default=str(OUT / "lm_remedies"), type=cli.out_file(),
                     help="the results' path without its suffix (.json, .png)")
@@ -197,27 +263,39 @@ def main(argv=None):
     sim = None if a.sim == "model" else a.sim
     models = {name: load_model("text", kv_heads=kvh, kv_bits=bits)
               for name, (kvh, bits, _) in REMEDIES.items()}
-    rows, t0 = [], time.time()
+    rows, items, t0 = [], [], time.time()
     try:
         for name, (_, _, rem) in REMEDIES.items():
             for T in a.ctx:
                 for B in a.batch:
-                    r = measure(name, models[name], rem, B, T)
+                    g, prog, r = _program_row(name, models[name], rem, B, T, None, a.mode)
                     if sim and r["model_cycles"] <= a.sim_max_cycles:
-                        r = measure(name, models[name], rem, B, T, sim)
+                        items.append((prog, g.image(), g.layout.chip, r["model_cycles"], r))
+                    else:
+                        _counted(r, timing.schedule(prog, g.layout.chip).counters)
                     rows.append(r)
-                    print(f"{name:<22} T {T:>4} B {B:>2}  {r['cycles']:>8} cycles ({r['source']})"
-                          f"  KV/token {r['kv_per_token']:>7.0f}  words {r['words']:>7}"
-                          f"  MAC/word {r['intensity']:5.2f}  cycles/token {r['cycles_per_token']:>8.0f}"
-                          f"  tokens/kcycle {r['tok_per_kcycle']:.3f}", flush=True)
+        if items:
+            steps = Path(a.out).with_suffix(".steps.jsonl")
+            steps.parent.mkdir(parents=True, exist_ok=True)
+            steps.write_text("")
+
+            def keep(r):
+                with steps.open("a") as f:
+                    f.write(json.dumps(r, default=float) + "\n")
+            run_batched(sim, items, a.job_cycles, on_row=keep)
     except SimulatorFault as e:
         print(f"FAULT of the simulator: {e}")
         return 4
+    for r in rows:
+        print(f"{r['remedy']:<22} T {r['T']:>4} B {r['B']:>2}  {r['cycles']:>8} cycles ({r['source']})"
+              f"  KV/token {r['kv_per_token']:>7.0f}  words {r['words']:>7}"
+              f"  MAC/word {r['intensity']:5.2f}  cycles/token {r['cycles_per_token']:>8.0f}"
+              f"  tokens/kcycle {r['tok_per_kcycle']:.3f}", flush=True)
     out = dict(rows=rows)
     print("\nthe batch at which a step's cache words equal its weight words (measured / "
           "the chapter's formula)")
     out["crossover"] = {}
-    for name in REMEDIES:
+    for name in REMEDIES if 1 in a.batch else ():     # measured from the B = 1 step
         for T in a.ctx:
             meas, form = cache_equals_weights(rows, name, T)
             out["crossover"][f"{name} T{T}"] = dict(measured=meas, formula=form)

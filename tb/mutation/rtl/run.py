@@ -14,13 +14,14 @@ This file is the command line; the parts:
   ../engine.py    outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tb.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
-     | --module NAME | --classes all (or a comma list: the structural classes of
+     | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the structural classes of
      structural.py are not in the default run) | --prove (the formal step on the survivors of the last run) | --no-formal | --work DIR
 Writes out/mut_rtl.json (key "score") and prints the per-module table with the engine's
 columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); every
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench
 is tb/hdl/mut_rtl_tb.v; docs/mutation_rtl.md describes the whole method and the results.
 """
+import argparse
 import json
 import os
 import sys
@@ -30,6 +31,36 @@ from tb import ROOT, cli  # noqa: E402
 from tb.mutation.rtl import equivalents, prove, runner  # noqa: E402
 from tb.mutation.rtl import sites as sites_mod  # noqa: E402
 from tb.mutation.rtl.sites import one_line  # noqa: E402
+
+
+def line_ranges(text):
+    """type=: FILE:A-B[,C[-D]...] (FILE a name of rtl/, e.g. ga2_dma.v or rtl/ga2_dma.v; the
+    ranges inclusive, 1-based) -> (file name, ((A, B), ...))."""
+    fn, sep, spec = str(text).rpartition(":")
+    fn = os.path.basename(fn.strip())
+    if not sep or not fn.endswith(".v") or not spec.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: not FILE.v:A-B[,C-D...]")
+    out = []
+    for part in spec.split(","):
+        a, _, b = part.strip().partition("-")
+        try:
+            lo, hi = int(a), int(b or a)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: {part.strip()!r} is not A or A-B") from None
+        if lo < 1 or hi < lo:
+            raise argparse.ArgumentTypeError(f"{text!r}: {part.strip()!r} is not a range of lines >= 1")
+        out.append((lo, hi))
+    return fn, tuple(out)
+
+
+def on_lines(sites, ranges):
+    """The sites whose line lies in one of ranges ((file, ((A, B), ...)), ...); all when none."""
+    if not ranges:
+        return list(sites)
+    want = {}
+    for fn, rs in ranges:
+        want.setdefault(fn, []).extend(rs)
+    return [s for s in sites if any(a <= s.line <= b for a, b in want.get(s.file, ()))]
 
 
 def main(argv=None):
@@ -42,6 +73,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=cli.seed, default=1)
     ap.add_argument("--list", action="store_true", help="print the sites and exit")
     ap.add_argument("--module", action="append", help="only this module (repeatable)")
+    ap.add_argument("--lines", action="append", type=line_ranges, default=[],
+                    help="only the sites on these lines: FILE:A-B[,C-D...] (repeatable; e.g. "
+                         "the lines a commit changed); its file's module only, unless --module")
     ap.add_argument("--classes", default="all",
                     help="comma list of mutation classes (default 'all': the token classes "
                          f"{','.join(sites_mod.DEFAULT_CLASSES)} and the structural "
@@ -72,6 +106,11 @@ def main(argv=None):
             known = [p.stem for p in sites_mod.rtl_files(args.rtl)]
         except (OSError, ValueError) as e:
             raise ValueError(f"--rtl {args.rtl}: {e}") from None
+        bad = [fn for fn, _ in args.lines if fn[:-2] not in known]
+        if bad:
+            raise ValueError(f"--lines {', '.join(bad)}: no such file in {args.rtl}")
+        if args.lines and not args.module:
+            args.module = sorted({fn[:-2] for fn, _ in args.lines})
         bad = [m for m in args.module or () if m not in known]
         if bad:
             raise ValueError(f"--module {', '.join(bad)}: no such module in {args.rtl} "
@@ -103,7 +142,7 @@ def main(argv=None):
         snap = os.path.join(args.work, "rtl_snapshot")
         sites_mod.make_mutant_dir(None, snap, args.rtl)
         args.rtl = snap
-    sites = sites_mod.enumerate_sites(args.rtl, args.module, stats, args.classes)
+    sites = on_lines(sites_mod.enumerate_sites(args.rtl, args.module, stats, args.classes), args.lines)
     if args.list:
         for s in sites:
             print(f"{s.file}:{s.line}  {s.cls:<6} {one_line(s.desc)}")

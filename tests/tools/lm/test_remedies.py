@@ -194,3 +194,14 @@ def test_tiled_long_contexts_equal_the_reference(T, B, kw):
 def test_a_context_of_1024_equals_the_reference():
     from tools.lm import long
     assert long.main(["--ctx", "1024", "--batch", "1"]) == 0
+
+
+def test_sweep_packs_steps_into_simulator_jobs():
+    """remedies_sweep.jobs: consecutive steps of one chip up to job_cycles predicted cycles a
+    job; a step above the limit alone; a new chip configuration starts a new job."""
+    from tools.lm.remedies_sweep import jobs
+    a, b = RM.chip_config("overlap"), RM.chip_config("inorder")
+    items = [(None, None, cfg, c, k) for k, (cfg, c) in
+             enumerate([(a, 300), (a, 600), (a, 500), (a, 1500), (b, 100), (b, 100), (a, 10)])]
+    got = [[it[4] for it in job] for job in jobs(items, 1000)]
+    assert got == [[0, 1], [2], [3], [4, 5], [6]]
