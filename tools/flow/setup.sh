@@ -36,10 +36,26 @@ fi
 
 PY=${PYTHON:-python3}
 stamp=.venv/.requirements.stamp
+# pip for .venv: the interpreter's own pip when it can install into another environment
+# (pip >= 22.3: --python), so the new .venv skips ensurepip's copy of pip (about 5 s of a
+# clean set-up); otherwise, or when .venv already has one, .venv's pip
+host_pip=0
+if "$PY" -m pip install --help 2>/dev/null | grep -q -- '--python <python>'; then host_pip=1; fi
+venv_pip() {
+  if [ -x .venv/bin/pip ]; then
+    .venv/bin/pip "$@"
+  elif [ "$host_pip" = 1 ]; then
+    "$PY" -m pip --python .venv/bin/python "$@"
+  else
+    .venv/bin/python -m ensurepip -q && .venv/bin/pip "$@"
+  fi
+}
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   rm -rf .venv
-  "$PY" -m venv .venv || {
+  venv_args=()
+  if [ "$host_pip" = 1 ]; then venv_args=(--without-pip); fi
+  "$PY" -m venv "${venv_args[@]}" .venv || {
     echo "setup: '$PY -m venv' failed; on Debian install python3-venv (apt-get install python3-venv)" >&2
     exit 1
   }
@@ -48,15 +64,15 @@ if ! cmp -s requirements.txt "$stamp"; then
   # pins only ever move forward in one .venv: pip installs what the file names, in place;
   # without its byte-code (pip compiles on one core), which the step below compiles on
   # every core (measured: pip 24.3 s of CPU on one core, against 11.9 s, then 14.7 s
-  # of compileall shared by the cores)
-  echo "setup: installing the pinned requirements.txt into .venv"
-  .venv/bin/pip install -q --no-compile --disable-pip-version-check -r requirements.txt
+  # of compileall shared by the cores); GA-2 itself (pip install -e .) in the same call
+  echo "setup: installing the pinned requirements.txt and GA-2 (pip install -e .) into .venv"
+  venv_pip install -q --no-compile --disable-pip-version-check -r requirements.txt -e . >/dev/null
   cp requirements.txt "$stamp"
-  rm -f .venv/.pyproject.stamp
+  cp pyproject.toml .venv/.pyproject.stamp
 fi
 if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
   echo "setup: installing GA-2 into .venv (pip install -e .)"
-  .venv/bin/pip install -q --disable-pip-version-check --no-deps -e . >/dev/null
+  venv_pip install -q --disable-pip-version-check --no-deps -e . >/dev/null
   cp pyproject.toml .venv/.pyproject.stamp
 fi
 if ! cmp -s requirements.txt .venv/.bytecode.stamp; then
