@@ -13,8 +13,10 @@ in hex, x/z reported), read_trace ("pc cycle" lines).
 
 The cocotb wrapper (tb/hdl/ga2_tb.v), per program k of a run directory: inputs
 pK_imem.hex, pK_ext.hex (optional: without it the external memory is kept), pK_sp.hex
-(optional), pK_ctl.hex (gap abort_at) and jobs.txt; outputs pK_status.txt, pK_trace.txt,
-pK_ext_out.hex, pK_bus.txt, and with +cov pK_cov.txt (tb/coverage.py read_cov). write_jobs, write_program; has_outcome, read_outcome, read_bus.
+(optional), pK_ctl.hex (gap abort_at) and jobs.txt (first, count, wait per job);
+outputs pK_status.txt, pK_trace.txt, pK_ext_out.hex, pK_bus.txt, and with +cov
+pK_cov.txt (tb/coverage.py read_cov). write_jobs, read_jobs, write_program; has_outcome,
+read_outcome, read_bus.
 A live run (tb/drivers/ga2_live.py, tb/sim/run.py Live) has no jobs.txt: the host writes
 program k's inputs after program k-1's outcome, then pK_go.txt; the driver waits for it
 (or for end.txt: no more programs) before it starts program k. write_go, write_end,
@@ -29,15 +31,24 @@ The plain bench (tb/hdl/tb_plain.v), one directory per call: imem.hex, ext_in.he
 sp_in.hex (optional) in, ext_out.hex and trace.txt out, one "RESULT key=value ..." line
 per run on stdout. plain_inputs, read_plain.
 """
+import functools
 import re
 from pathlib import Path
 
-import numpy as np
+# numpy is imported by the functions that use it, not here: the cocotb drivers import this
+# module inside every simulator process, where numpy's import alone would cost more than
+# a thousand-cycle program (tests/tb/test_one_judge.py keeps it out)
 
-_NIBBLE = np.full(256, -1, dtype=np.int64)
-for _i, _c in enumerate("0123456789abcdef"):
-    _NIBBLE[ord(_c)] = _i
-    _NIBBLE[ord(_c.upper())] = _i
+
+@functools.lru_cache(maxsize=None)
+def _nibble():
+    """A table of each ASCII code's hex digit value, -1 for a non-digit."""
+    import numpy as np
+    t = np.full(256, -1, dtype=np.int64)
+    for i, c in enumerate("0123456789abcdef"):
+        t[ord(c)] = i
+        t[ord(c.upper())] = i
+    return t
 
 
 def write_words(path, words, digits):
@@ -58,6 +69,7 @@ def write_imem(path, words, depth=None):
 def write_mem32(path, image):
     """32-bit words (ext or scratchpad image), two's complement: 8 lower-case hex digits a
     line, built as one byte array (a soak writes a 4,096-word image per program)."""
+    import numpy as np
     img = (np.asarray(image, dtype=np.int64).ravel() & 0xFFFFFFFF).astype(">u4")
     out = np.empty((img.size, 9), dtype=np.uint8)
     out[:, :8] = np.frombuffer(img.tobytes().hex().encode("ascii"), dtype=np.uint8).reshape(-1, 8)
@@ -83,6 +95,7 @@ def parse_mem32(text, words, what="memory"):
     dropped, then each 8-digit line is decoded through a nibble table; text in exactly the
     simulators' layout (8 digits and a newline a word) is decoded as one byte array.
     """
+    import numpy as np
     body = _COMMENT_LINES.sub("", text) if ("/" in text or "@" in text) else text
     raw = np.frombuffer(body.encode("ascii", "replace"), dtype=np.uint8)
     if raw.size == 9 * words and (raw[8::9] == ord("\n")).all() and body.isascii():
@@ -99,7 +112,7 @@ def parse_mem32(text, words, what="memory"):
         if any(len(ln) != 8 for ln in lines):
             raise RuntimeError(f"{what}: a line is not 8 hex digits")
         raw = np.frombuffer("".join(lines).encode("ascii"), dtype=np.uint8).reshape(words, 8)
-    nib = _NIBBLE[raw]
+    nib = _nibble()[raw]
     bad = np.nonzero((nib < 0).any(axis=1))[0]
     nib = np.where(nib < 0, 0, nib)
     val = np.zeros(words, dtype=np.int64)
@@ -148,16 +161,35 @@ def program_file(d, k, what):
 
 
 # ------------------------------------------------------------------ the cocotb wrapper
-JOBS_FILE = "jobs.txt"     # a line "first count" per job (one request of the driver each)
+JOBS_FILE = "jobs.txt"     # a line "first count wait_ns" per job (one request of the driver each)
+CLOCK_NS = 10              # the wrapper's clock period (tb/hdl/ga2_tb.v: always #5 clk = ~clk)
 
 
-def write_jobs(d, sizes):
-    """jobs.txt for jobs of sizes[j] programs, numbered on from 0."""
+def write_jobs(d, sizes, waits=None):
+    """jobs.txt for jobs of sizes[j] programs, numbered on from 0. waits[j]: nanoseconds of
+    simulated time the driver may let pass before it watches the wrapper's ack for job j
+    (a lower bound of the job's length from the timing model, so the simulator runs the
+    job without a Python callback on every evaluation; 0: watch from the start). A wait
+    decides nothing: the driver then waits for ack as without it, and the outcome is read
+    from the files either way."""
+    waits = [0] * len(sizes) if waits is None else list(waits)
+    if len(waits) != len(sizes) or any(int(w) < 0 for w in waits):
+        raise ValueError(f"waits must be {len(sizes)} non-negative times, got {waits!r}")
     k, lines = 0, []
-    for n in sizes:
-        lines.append(f"{k} {int(n)}\n")
+    for n, w in zip(sizes, waits):
+        lines.append(f"{k} {int(n)} {int(w)}\n")
         k += int(n)
     (Path(d) / JOBS_FILE).write_text("".join(lines))
+
+
+def read_jobs(d):
+    """jobs.txt as [(first, count, wait_ns)] (write_jobs)."""
+    out = []
+    for line in (Path(d) / JOBS_FILE).read_text().splitlines():
+        if line.strip():
+            first, count, wait = (int(x) for x in line.split())
+            out.append((first, count, wait))
+    return out
 
 
 def write_program(d, k, words, imem_depth, ext=None, sp=None, gap=0, abort_at=0):

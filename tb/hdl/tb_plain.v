@@ -12,10 +12,12 @@
 //           reloading +ext_in before each run; the scratchpad carries over)
 //           +vcd=FILE (Icarus only: dump the chip's signals)
 // Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
-// instret=.. timeout=.. imem_oob=.. ext_rd_oob=.. ext_wr_oob=.. xz=.. sp_reads=.." per run
-// (the harness's counts of the run: accesses outside each memory, cycles with x/z on a
-// control output, scratchpad words read) and writes the external memory after the last
-// run. tb/protocol.py reads both; tb/judge.py judges them.
+// instret=.. timeout=.. imem_oob=.. ext_rd_oob=.. ext_wr_oob=.. xz=.. sp_reads=.. mon_*=..
+// run_cycles=.." per run (the harness's counts of the run: accesses outside each memory,
+// cycles with x/z on a control output, scratchpad words read, the nine host-contract
+// monitors of tb/judge.py MONITORS and the cycles to done) and writes the external memory
+// after the last run. tb/protocol.py reads both; tb/judge.py judges them, the monitors
+// included, as it judges the cocotb wrapper's.
 // The chip and its memories: tb/hdl/ga2_harness.v, as in the cocotb wrapper.
 // +sp_in=FILE preloads the scratchpad before the first run.
 module tb_plain #(
@@ -83,9 +85,11 @@ module tb_plain #(
         ncyc = ncyc + 1;
         if (ncyc >= max_cycles) timeout = 1'b1;
       end
-      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d imem_oob=%0d ext_rd_oob=%0d ext_wr_oob=%0d xz=%0d sp_reads=%0d",
+      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d imem_oob=%0d ext_rd_oob=%0d ext_wr_oob=%0d xz=%0d sp_reads=%0d mon_count=%0d mon_rise=%0d mon_hold=%0d mon_imem=%0d mon_ext=%0d mon_reset=%0d mon_epc=%0d mon_retire=%0d mon_clear=%0d run_cycles=%0d",
                done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
-               cnt_instret, timeout, imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_sp_reads);
+               cnt_instret, timeout, imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_sp_reads,
+               mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
+               mon[223:192], mon[255:224], mon[287:256], mon_run_cycles);
     end
     if (fd_trace != 0) $fclose(fd_trace);
     if ($value$plusargs("ext_out=%s", f_ext_out)) $writememh(f_ext_out, u_h.ext);

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from model import config, isa
 from tb import protocol
+from tb.judge import MONITORS
 from tb.sim.build import HDL_DIR, build_binary
 
 BENCH = HDL_DIR / "tb_plain.v"
@@ -22,8 +23,8 @@ TOP = "tb_plain"
 
 PlainRun = namedtuple("PlainRun", "status ext ext_xz trace wall stdout")
 PlainRun.__doc__ = """status: one dict per run (done error code pc cycles mm dma vec instret
-timeout imem_oob ext_rd_oob ext_wr_oob xz sp_reads, ints; xz: cycles with x/z on a
-control output); ext: signed np.int64 words after the last run (None when not asked
+timeout imem_oob ext_rd_oob ext_wr_oob xz sp_reads mon_<monitor> run_cycles, ints; xz:
+cycles with x/z on a control output); ext: signed np.int64 words after the last run (None when not asked
 for); ext_xz: indices of ext words holding x/z; trace: [(pc, cycle)] of all runs; wall:
 seconds of the simulator call; stdout: its output."""
 
@@ -61,8 +62,10 @@ def outcomes(r):
     entries (the chip's own count: every retire is one instruction retired, docs/isa.md;
     a chip whose instret and trace disagree shows a counter or a trace mismatch either
     way), the last run's taking whatever is left. It writes the external memory after the
-    last run only, so the earlier runs' ext is None (not judged). It has no host-contract
-    monitors (host None: judged by the cocotb runs and the mutation bench)."""
+    last run only, so the earlier runs' ext is None (not judged). Its host part is the
+    harness's nine per-cycle host-contract monitors of the run and the cycles to done
+    (judged as the cocotb wrapper's; the idle-time checks between runs are the cocotb
+    wrapper's and the mutation bench's only)."""
     out, pos = [], 0
     for n, st in enumerate(r.status):
         last = n == len(r.status) - 1
@@ -77,7 +80,8 @@ def outcomes(r):
             "error_pc": st["pc"], "trace": [tuple(t) for t in r.trace[pos:end]],
             "timeout": bool(st["timeout"]), "xz": ", ".join(xz),
             "oob": {"imem": st["imem_oob"], "ext_rd": st["ext_rd_oob"], "ext_wr": st["ext_wr_oob"]},
-            "sp_reads": st["sp_reads"], "host": None})
+            "sp_reads": st["sp_reads"],
+            "host": {"mon": {m: st["mon_" + m] for m in MONITORS}, "run_cycles": st["run_cycles"]}})
         pos = end
     return out
 

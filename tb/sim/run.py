@@ -173,8 +173,10 @@ def prepare_jobs(jobs, cfg):
     return out
 
 
-def write_run(run_dir, prepared, cfg):
-    """Every program's input files and the job list (the wrapper's protocol, tb/protocol.py)."""
+def write_run(run_dir, prepared, cfg, predicted=None, max_cycles=None):
+    """Every program's input files and the job list (the wrapper's protocol, tb/protocol.py).
+    predicted: each program's cycles from the timing model (predicted_cycles), which give
+    each job its wait (job_wait; max_cycles: the run's cycle limit)."""
     k = 0
     for job in prepared:
         for it in job:
@@ -182,7 +184,24 @@ def write_run(run_dir, prepared, cfg):
                                    ext=None if keeps_ext(it.image) else it.image, sp=it.sp,
                                    gap=it.gap, abort_at=it.abort_at)
             k += 1
-    protocol.write_jobs(run_dir, [len(job) for job in prepared])
+    predicted = predicted_cycles(prepared, cfg) if predicted is None else predicted
+    protocol.write_jobs(run_dir, [len(job) for job in prepared],
+                        [job_wait(job, cyc, max_cycles) for job, cyc in zip(prepared, predicted)])
+
+
+def predicted_cycles(prepared, cfg):
+    """Each program's cycles as the timing model (model/timing.py) predicts them, per job."""
+    return [[timing.schedule(it.prog, cfg).cycles for it in job] for job in prepared]
+
+
+def job_wait(job, cycles, max_cycles=None):
+    """The driver's wait for a job (tb/drivers/ga2_job.py), in ns: the idle gaps and the
+    predicted cycles of its programs (a cut one's up to its cut, none past the cycle
+    limit), at most what the wrapper takes for them on a chip equal to the model (its
+    start and done cycles come on top)."""
+    cap = lambda it, c: min([c] + ([it.abort_at] if it.abort_at else []) + ([max_cycles] if max_cycles else []))  # noqa: E731
+    n = sum(it.gap + cap(it, c) for it, c in zip(job, cycles))
+    return n * protocol.CLOCK_NS
 
 
 def read_raw(run_dir, ext_words, k=None):
@@ -228,12 +247,12 @@ def _after(raw):
     return dict(raw["outs"], retire=0), "done holds"
 
 
-def cycle_limit(prepared, cfg, margin=2):
+def cycle_limit(prepared, cfg, margin=2, predicted=None):
     """The simulation's cycle limit when none is given: margin x the longest program's
     predicted cycles (model/timing.py) plus 1000, so a legal program never hits it and a
     hang is reported against a limit that says how far past the prediction it ran."""
-    longest = max((timing.schedule(it.prog, cfg).cycles for job in prepared for it in job), default=0)
-    return margin * longest + 1000
+    predicted = predicted_cycles(prepared, cfg) if predicted is None else predicted
+    return margin * max((c for job in predicted for c in job), default=0) + 1000
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
@@ -263,12 +282,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
         raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
     waves = waves or os.environ.get("WAVES", "") not in ("", "0")
     prepared = prepare_jobs(jobs, cfg)
+    predicted = predicted_cycles(prepared, cfg)
     if max_cycles is None:
-        max_cycles = cycle_limit(prepared, cfg)
+        max_cycles = cycle_limit(prepared, cfg, predicted=predicted)
     bdir = build(sim, cfg=cfg, rtl_dir=rtl_dir, build_dir=build_dir, waves=waves, source_set=source_set)
     run_dir = bdir / "runs" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
-    write_run(run_dir, prepared, cfg)
+    write_run(run_dir, prepared, cfg, predicted, int(max_cycles))
     cov = coverage.enabled()
     plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
                 + (["+cov"] if cov else []))

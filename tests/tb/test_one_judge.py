@@ -16,6 +16,8 @@
 import ast
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +126,8 @@ def plain_run_of(prog, image, runs, cfg):
         c = r.counters
         status.append({"done": 1, "error": err[0], "code": err[1], "pc": err[2], "cycles": c.cycles,
                        "mm": c.mm, "dma": c.dma, "vec": c.vec, "instret": c.instret, "timeout": 0,
-                       "imem_oob": 0, "ext_rd_oob": 0, "ext_wr_oob": 0, "xz": 0, "sp_reads": r.sp_reads})
+                       "imem_oob": 0, "ext_rd_oob": 0, "ext_wr_oob": 0, "xz": 0, "sp_reads": r.sp_reads,
+                       "run_cycles": c.cycles, **{f"mon_{m}": 0 for m in judge.MONITORS}})
         trace += list(r.trace)
     return plain.PlainRun(status, np.array(r.ext), [], trace, 0.0, "")
 
@@ -147,6 +150,8 @@ def test_the_plain_check_gives_the_judges_verdict():
         "timeout": r._replace(status=[dict(r.status[0], timeout=1, done=0), r.status[1]]),
         "xz": r._replace(status=[r.status[0], dict(r.status[1], xz=3)]),
         "oob": r._replace(status=[dict(r.status[0], ext_wr_oob=2), r.status[1]]),
+        "monitor": r._replace(status=[r.status[0], dict(r.status[1], mon_hold=1)]),
+        "done late": r._replace(status=[dict(r.status[0], run_cycles=r.status[0]["cycles"] + 1), r.status[1]]),
     }
     for what, bad in cases.items():
         got = plain.outcomes(bad)
@@ -318,3 +323,11 @@ def test_only_the_protocol_names_pk_files(tmp_path):
             if f.resolve() != Path(protocol.__file__).resolve():
                 bad += [f"{f.relative_to(ROOT)}:{ln}: {t!r}" for ln, t in pk_names(f)]
     assert not bad, "pK_ file names built outside tb/protocol.py:\n" + "\n".join(bad)
+
+
+def test_the_protocol_imports_without_numpy():
+    """The cocotb drivers import tb.protocol in every simulator process; numpy's import
+    there would cost more than a short program's simulation (tb/protocol.py)."""
+    code = ("import sys; import tb.protocol, tb.drivers.ga2_job; "
+            "sys.exit(1 if 'numpy' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
