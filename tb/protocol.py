@@ -332,9 +332,9 @@ def write_mut_program(d, p, words, meta, trace, image=None, exp=None):
     if light != (image is None) or light != (exp is None):
         raise ValueError("a light program has no image and no expected memory; any other has both")
     write_words(program_file(d, p, "imem"), list(words) + ([0] if light else []), 32)
-    if not light:
-        write_words(program_file(d, p, "ext"), [_u32(w) for w in image], 8)
-        write_words(program_file(d, p, "exp"), [_u32(w) for w in exp], 8)
+    if not light:          # the two 8,192-word memories: write_mem32's one byte array
+        write_mem32(program_file(d, p, "ext"), image)
+        write_mem32(program_file(d, p, "exp"), exp)
     head = [int(meta[key]) for key in META]
     write_words(program_file(d, p, "meta"), head + [int(x) for pc_c in trace for x in pc_c], 8)
 

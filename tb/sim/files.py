@@ -1,7 +1,10 @@
-"""The RTL filelist rtl/ga2.f, read once for every tool (simulators, lint, synthesis, mutation).
+"""The filelists, read once for every tool: the RTL's rtl/ga2.f (simulators, lint,
+synthesis, mutation) and the restart check's tb/hdl/restart/restart.f (units_tb, the
+mutation bench).
 
 rtl_files(rtl_dir) gives the chip's Verilog files in the list's order; a mutant's copy of
-the RTL folder carries its own ga2.f, so the same call works there.
+the RTL folder carries its own ga2.f, so the same call works there. restart_files() gives
+the restart check's parts and its top, tb/hdl/restart_chk.v, last.
 """
 from pathlib import Path
 
@@ -9,12 +12,26 @@ from tb import ROOT
 
 RTL_DIR = ROOT / "rtl"
 FILELIST = "ga2.f"
+RESTART_DIR = ROOT / "tb" / "hdl" / "restart"
+RESTART_TOP = ROOT / "tb" / "hdl" / "restart_chk.v"
 
 
 def rtl_files(rtl_dir=None):
     """The files named by rtl_dir/ga2.f (default rtl/), as absolute Paths, in order."""
     rtl_dir = Path(rtl_dir) if rtl_dir else RTL_DIR
-    flist = rtl_dir / FILELIST
+    return read_filelist(rtl_dir / FILELIST)
+
+
+def restart_files():
+    """The restart check's files (tb/hdl/restart/restart.f, then its top restart_chk.v)."""
+    return read_filelist(RESTART_DIR / "restart.f") + [RESTART_TOP]
+
+
+def read_filelist(flist):
+    """The files a filelist names (one a line, // comments, relative to its folder), as
+    absolute Paths, in order; a missing or twice-listed file is an error naming the line."""
+    flist = Path(flist)
+    folder = flist.parent
     if not flist.exists():
         raise FileNotFoundError(f"no filelist {flist}")
     out = []
@@ -22,7 +39,7 @@ def rtl_files(rtl_dir=None):
         line = line.split("//", 1)[0].strip()
         if not line:
             continue
-        p = (rtl_dir / line).resolve()
+        p = (folder / line).resolve()
         if not p.exists():
             raise FileNotFoundError(f"{flist}:{n}: {line} does not exist")
         if p in out:

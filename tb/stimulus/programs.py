@@ -7,6 +7,7 @@ suite_programs() is the in-order suite (config.CH09), overlap_programs() the ove
 for a cut by reset, and (label, prog, None, 0, 1) for a light fault program that keeps the
 external memory. Each group says in its docstring which checks or bits it is there for.
 """
+import functools
 import random
 from pathlib import Path
 
@@ -476,8 +477,16 @@ def crafted_programs(seed=RANDOM_SEED):
     SM inputs whose max is exactly one above the running max (ascending runs), all
     negative, all -128, len 1 and 64, and vectors chosen so that floor(e*65536/S) moves
     when the dividend gains 1 or the sum loses 1; RQ with dst = src + 1 and src + 2 (the
-    scratchpad's write-first bypass, docs/isa.md)."""
-    from model import config, isa
+    scratchpad's write-first bypass, docs/isa.md). The search for those vectors takes
+    about 1.7 CPU s; it is made once per process and seed (the in-order and the overlap
+    suites both hold these programs), each caller getting its own copy."""
+    import copy
+    return copy.deepcopy(_crafted_programs(seed))
+
+
+@functools.lru_cache(maxsize=None)
+def _crafted_programs(seed):
+    from model import isa
     rng = random.Random(seed + 11)
     vecs = [[5], [-128], [127], list(range(0, 16)), list(range(-20, -4)), [10, 11], [3, 4, 5, 6],
             [-100, -90, -95, -120], [-128] * 5, [-128, -127, -128], [50, 20, 49], [-1, -2], [7] * 64, [-128] * 64,

@@ -1,6 +1,6 @@
 """The model's step programs checked on the reference chip: the oracle of tools/lm/mutants.py.
 
-python -m tools.lm.check [--quick]
+python -m tools.lm.check [--quick] [--first]
 
 Runs generations on the reference Machine (model/machine.py), the scratchpad filled with
 garbage before every step, in both timing modes: a ragged text batch (different prompt
@@ -11,7 +11,8 @@ integer reference (tools/lm/int8.py, written from the spec); each step's weight 
 loaded exactly once (the output head's only when a row generates); and the overlap-mode
 steps of four rows and the sixteen-row step at position 7 take at most 1/0.9 of their
 busiest unit's cycles (the weights stream under the products; the pipelined step keeps
-the matrix unit busy). Prints one PROBLEM line per failure; exit 1 if any.
+the matrix unit busy). Prints one PROBLEM line per failure; exit 1 if any. --first stops
+after the first part (timing, generations, remedies: cheapest first) that has a problem.
 """
 import sys
 
@@ -79,9 +80,24 @@ def remedy_problems(quick=False):
     return out
 
 
-def problems(quick=False):
-    """The PROBLEM lines (an empty list when everything holds)."""
-    out = remedy_problems(quick)
+def problems(quick=False, first=False):
+    """The PROBLEM lines (an empty list when everything holds). first: stop after the
+    first part that has one (a mutant needs only to be caught: tools/lm/mutants.py). The
+    parts run cheapest first: the overlap steps' timing, the generations of chip.py, then
+    the remedies' builder; without a problem every part runs, so what holds is the same."""
+    out = []
+    for part in (_timing_problems, _generation_problems, remedy_problems):
+        out += part(quick)
+        if first and out:
+            break
+    return out
+
+
+def _generation_problems(quick):
+    """The generations of tools/lm/chip.py on the reference chip in both timing modes:
+    every id and every cached row against the integer reference, each weight tile loaded
+    once a step."""
+    out = []
     text, add = load_model("text"), load_model("add")
     words = ["The ", "def ", "A list is ", "x"] if quick else \
         ["The ", "def ", "A list is ", "x", "class ", "for ", "Exceptions "]
@@ -117,6 +133,15 @@ def problems(quick=False):
                 if tiles != want:
                     out.append(f"{name} {mode_cfg.mode} step {k}: weight tiles loaded "
                                f"{len(tiles)} times, not each once ({len(want)})")
+    return out
+
+
+def _timing_problems(quick):
+    """The overlap steps that must stream: B = 4 and B = 16 at position 7 within 1/0.9 of
+    their busiest unit's cycles (the timing model's schedule of the step programs; the
+    same with and without quick)."""
+    out = []
+    text = load_model("text")
     g = chip.Generation(text, [[1] * 7] * 4, 1, chip=chip.LM_CHIP_OVERLAP)
     c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
     if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
@@ -134,8 +159,10 @@ def problems(quick=False):
 def main(argv=None):
     ap = cli.Parser(prog="tools.lm.check", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer prompts")
+    ap.add_argument("--first", action="store_true",
+                    help="stop at the first part with a problem (a mutant needs only to be caught)")
     a = ap.parse_args(argv)
-    bad = problems(a.quick)
+    bad = problems(a.quick, a.first)
     for p in bad:
         print(f"PROBLEM: {p}")
     print(f"{'FAIL' if bad else 'OK'}: {len(bad)} problem(s)")

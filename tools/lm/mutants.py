@@ -22,7 +22,9 @@ from tools import ROOT
 from tb.mutation import engine as mutation
 
 PY = sys.executable
-CHECK = [PY, "-m", "tools.lm.check"]
+# --first: a mutant needs only to be caught, so the check stops at its first part with a
+# PROBLEM (the baseline, which has none, runs every part)
+CHECK = [PY, "-m", "tools.lm.check", "--first"]
 FILE = "tools/lm/chip.py"
 
 # (label, old line, new line); each old line occurs exactly once in FILE.

@@ -33,10 +33,9 @@ import time
 
 from tb import ROOT, judge, protocol
 from tb.sim import build
-from tb.sim.files import rtl_files
+from tb.sim.files import restart_files, rtl_files
 from tb.stimulus import vectors
 TB = os.path.join(ROOT, "tb", "hdl", "mut_rtl_tb.v")
-RESTART_CHK = os.path.join(ROOT, "tb", "hdl", "restart_chk.v")   # the bench's restart check
 from tb.stimulus.programs import (  # noqa: E402,F401  (the program lists, re-exported)
     CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED,
     acc_programs, boundary_programs, chapter9_programs, crafted_programs, long_programs,
@@ -98,11 +97,11 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
 
 def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None, cfg=CFG):
     """iverilog the bench (tb, default tb/hdl/mut_rtl_tb.v) with the harness, the
-    restart check (tb/hdl/restart_chk.v) and the files of rtl_dir/ga2.f for the chip
-    cfg (tb/sim/build.py compile_binary):
+    restart check (tb/hdl/restart_chk.v and its parts: tb.sim.files.restart_files) and
+    the files of rtl_dir/ga2.f for the chip cfg (tb/sim/build.py compile_binary):
     (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
-    srcs = [tb, str(build.HARNESS), str(RESTART_CHK)] + [str(p) for p in rtl_files(rtl_dir)]
+    srcs = [tb, str(build.HARNESS)] + [str(p) for p in restart_files() + rtl_files(rtl_dir)]
     t = time.time()
     params = build.cfg_parameters(cfg)
     ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,
