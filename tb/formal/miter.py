@@ -342,7 +342,8 @@ def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=
 
 def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
     """(text, [Verdict]) for one mutant in one configuration cfg. The order: pdr on the
-    shared-state miter (a proof; its failure proves nothing), pdr on the
+    shared-state miter (a proof; its failure proves nothing), the invariant miter's
+    2-induction when the module has a stated invariant (INVARIANT), pdr on the
     masked miter (a proof or a counterexample), ABC's dprove on it (signal correspondence
     first: it proves a mutant whose copies keep equal registers, e.g. a tie in a running
     maximum, without re-proving the datapath), pdr on the strengthened miter; pdr and
