@@ -18,6 +18,22 @@ equal it makes the property inductive, and pdr closes at once where the plain mi
 has to find that invariant itself (a counterexample of the strengthened miter proves
 nothing: its registers may differ while its outputs agree).
 
+Shared-state miter (shared=True): ONE set of registers for both copies. Each copy is built
+with every flip-flop turned into an input (its value) and an output (its next value),
+`expose -evert-dff`, the memories mapped to flip-flops first; the wrapper holds the
+registers (the gold's initial values; the two copies must have the same registers, names,
+widths and initial values, or ValueError), loads them from the gold's next values, feeds
+them to both copies, and asserts, besides the masked outputs, that the gate's next value of
+every register equals the gold's. Sound: by induction over the cycles, if in every state the
+gold reaches, on every input, the gate's next state and observed outputs are the gold's,
+then the gate run alone from the same initial state is in the gold's state in every cycle
+(same initial values; one step of the gate from a gold-reachable state lands on the gold's
+next state), so its outputs are the gold's -- the statement of the masked miter. The copies'
+logic downstream of the registers (a multiplier, a divider) has the same inputs in both, so
+ABC's structural hashing merges it and only the mutated logic is left to check: a tie in a
+running maximum (x >= mx loads the value mx holds) closes at once. A failure proves nothing
+(the registers may differ without an output doing so): like the strengthened miter's.
+
 Verdicts (verdict()):
   equivalent (proven by abc ...)       no reachable state tells them apart: a proof;
   NOT equivalent                       a counterexample (its trace: tb/formal/witness.py);
@@ -45,6 +61,11 @@ write_json {js}
 """
 # the strengthened miter's extra step: every register becomes an output of its copy
 _EXPOSE = "memory_map\nopt_clean\nexpose -dff\n"
+# the shared-state miter's extra step: every flip-flop (the memories mapped to them, the
+# enables and resets to logic) turned into an input R.q (its value) and an output R.d (its
+# next value), so the copy is its combinational logic only; R.q keeps R's initial value
+# as its init attribute (an unset one 0, as ZERO_INIT)
+_EVERT = "memory_map\nopt_clean\nasync2sync\ndffunmap\nsetundef -zero -init\nexpose -evert-dff t:$dff\n"
 
 # both copies start from one state: every register without an initial value at 0
 # (otherwise the AIGER gives each copy's such registers their own free start values)
@@ -87,6 +108,36 @@ def contract(module, params=None):
     size = {"SP_WORDS": config.DEFAULT.sp_words, "SM_MAX_LEN": config.DEFAULT.sm_max_len, **(params or {})}
     return tuple(f"!start || ({c.format(**size)})" for c in CONTRACT.get(module, ()))
 
+# Stated invariants (the invariant miter: the strengthened one, every register of the two
+# copies compared, except those in "while", compared only while the condition holds; the
+# lemmas, properties of the gold's registers, asserted as well). A proof of it proves the
+# masked miter (its assertions include the masked miter's); the invariant is what makes
+# the property inductive, where pdr on the plain miter did not find one in its limit.
+#   ga2_argmax, cnt_q's top bit dropped in have_v: the two differ only at cnt_q = 2^12 =
+#   len_q (the lemmas: len_q <= SP_WORDS, the decoder's bound, and cnt_q <= len_q while
+#   busy), the job's last cycle, where they update best_q and bi_q differently; the unit is
+#   idle after it, and start reloads both, so they are equal in every busy cycle.
+INVARIANT = {
+    "ga2_argmax": {"while": {"best_q": "g_busy_q", "bi_q": "g_busy_q"},
+                   "lemmas": ("g_len_q <= {SP_WORDS}", "!g_busy_q || (g_cnt_q <= g_len_q)")},
+}
+
+
+# the invariant miter's engine: yosys-smtbmc (z3), bmc to k steps and k-induction (the
+# stated invariant is what makes it inductive; ABC pdr on the same miter had not closed
+# ga2_argmax's in 600 s)
+INDUCTION_K = 2
+
+
+def invariant(module, params=None):
+    """module's stated invariant (INVARIANT) with its configuration filled in, or None."""
+    inv = INVARIANT.get(module)
+    if inv is None:
+        return None
+    size = {"SP_WORDS": config.DEFAULT.sp_words, **(params or {})}
+    return {"while": inv["while"], "lemmas": tuple(c.format(**size) for c in inv["lemmas"])}
+
+
 # the small configuration of a second proof attempt: a unit with a 16-word scratchpad
 SMALL = {"SP_WORDS": 16}
 
@@ -113,35 +164,73 @@ def observed(ports):
     return res
 
 
-def wrapper(ports_gold, ports_gate, contract=()):
+# yosys cell types that hold state: none may be left in a copy built with _EVERT
+SEQUENTIAL = {"$dff", "$dffe", "$adff", "$adffe", "$sdff", "$sdffe", "$sdffce", "$dffsr", "$dffsre",
+              "$aldff", "$aldffe", "$ff", "$dlatch", "$adlatch", "$dlatchsr", "$mem", "$mem_v2",
+              "$memrd", "$memrd_v2", "$memwr", "$memwr_v2"}
+
+
+def state_of(ports, inits):
+    """{register: (width, init bits)} of a copy built with _EVERT: its R.q inputs (inits:
+    {port: init bit string, MSB first}, from the copy's JSON)."""
+    return {n[:-2]: (w, inits.get(n, "0" * w)) for n, (d, w) in ports.items()
+            if d == "input" and n.endswith(".q")}
+
+
+def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
     """(Verilog, labels) of ga2_miter: gold and gate on the same inputs, the masked comparison of
     every output both have (and every register, when both expose them) as one assertion
     `ok`, each compared item's bit in the public vector `ok_v` (labels: their names, bit 0
-    first; the trace shows which failed)."""
-    ins = [(n, w) for n, (d, w) in ports_gold.items() if d == "input"]
-    gate_ins = {n: w for n, (d, w) in ports_gate.items() if d == "input"}
+    first; the trace shows which failed).
+    state ({register: (width, init)}, both copies built with _EVERT): the shared-state
+    miter -- ONE set of registers, in the wrapper, loaded from gold's next values and read
+    by both copies; besides the outputs, every register's next value is compared.
+    invariant ({"while": {output: condition}, "lemmas": (condition, ...)}, Verilog over the
+    g_ / t_ names; the strengthened miter's register outputs): the stated invariant -- those
+    outputs compared only while their condition holds, the lemmas asserted too."""
+    evert = set()
+    if state is not None:
+        evert = {f"{r}.{x}" for r in state for x in "qdc"}
+    ins = [(n, w) for n, (d, w) in ports_gold.items() if d == "input" and n not in evert]
+    gate_ins = {n: w for n, (d, w) in ports_gate.items() if d == "input" and n not in evert}
     if gate_ins != dict(ins):
         raise ValueError(f"gold and gate inputs differ: {sorted(set(gate_ins) ^ set(dict(ins)))}")
-    both = {n: v for n, v in ports_gold.items() if v[0] == "output" and ports_gate.get(n) == v}
+    both = {n: v for n, v in ports_gold.items()
+            if v[0] == "output" and ports_gate.get(n) == v and n not in evert}
     lines = ["module ga2_miter (" + ", ".join(f"input wire [{w - 1}:0] {_esc(n)}" for n, w in ins) + ");"]
+    for i, (r, (w, init)) in enumerate((state or {}).items()):
+        # register i of the one state: its value s<i>, the copies' next values g_/t_ R.d
+        lines.append(f"  reg [{w - 1}:0] s{i} = {w}'b{init.replace('x', '0')};")
+        for tag in "gt":
+            lines.append(f"  wire [{w - 1}:0] {_esc(tag + '_' + r + '.d')};")
+        lines.append(f"  always @(posedge clk) s{i} <= {_esc('g_' + r + '.d')};")
     for side, tag in (("gold", "g"), ("gate", "t")):
         for n, (_, w) in both.items():
             lines.append(f"  wire [{w - 1}:0] {_esc(tag + '_' + n)};")
         conns = [f".{_esc(n)}({_esc(n)})" for n, _ in ins]
         conns += [f".{_esc(n)}({_esc(tag + '_' + n)})" for n in both]
+        for i, r in enumerate(state or {}):
+            conns += [f".{_esc(r + '.q')}(s{i})", f".{_esc(r + '.d')}({_esc(tag + '_' + r + '.d')})"]
         lines.append(f"  {side} u_{side} (" + ", ".join(conns) + ");")
     checks, labels = [], []
+    for r in state or {}:
+        checks.append(f"({_esc('g_' + r + '.d')} == {_esc('t_' + r + '.d')})")
+        labels.append(f"next {r}")
+    only = (invariant or {}).get("while", {})
     for n, en in observed(both):
         g, t = _esc("g_" + n), _esc("t_" + n)
         if en is None:
-            checks.append(f"({g} == {t})")
-            labels.append(n)
+            checks.append(f"(!({only[n]}) || ({g} == {t}))" if n in only else f"({g} == {t})")
+            labels.append(f"{n} while {only[n]}" if n in only else n)
             continue
         w, k = both[n][1], both[en][1]
         s = w // k                     # a vector enable: bit i masks slice i
         for i in range(k):
             checks.append(f"(!g_{en}[{i}] || ({g}[{i * s + s - 1}:{i * s}] == {t}[{i * s + s - 1}:{i * s}]))")
             labels.append(f"{n}[{i}] while {en}[{i}]" if k > 1 else f"{n} while {en}")
+    for c in (invariant or {}).get("lemmas", ()):
+        checks.append(f"({c})")
+        labels.append(f"lemma {c}")
     lines.append(f"  (* keep *) wire [{len(checks) - 1}:0] ok_v = {{" + ", ".join(reversed(checks)) + "};")
     lines.append("  always @* begin")
     for c in contract:
@@ -152,15 +241,17 @@ def wrapper(ports_gold, ports_gate, contract=()):
     return "\n".join(lines) + "\n", labels
 
 
-def build_sides(module, gold_dir, gate_dir, work, params=None, strengthen=False, timeout=300):
-    """Elaborate gold and gate (yosys) into work/{gold,gate}.il; their {port: (dir, width)}."""
+def build_sides(module, gold_dir, gate_dir, work, params=None, strengthen=False, timeout=300, shared=False):
+    """Elaborate gold and gate (yosys) into work/{gold,gate}.il; their {port: (dir, width)}
+    (shared: built with _EVERT; then also the state, state_of(), the same in both copies
+    or ValueError)."""
     work.mkdir(parents=True, exist_ok=True)
     ch = "".join(f"chparam -set {k} {v} {module}\n" for k, v in (params or {}).items())
-    ports = {}
+    ports, states = {}, {}
     for name, d in (("gold", gold_dir), ("gate", gate_dir)):
         files = " ".join(str(f) for f in rtl_files(d))
         script = _SIDE.format(d=d, files=files, mod=module, name=name, chparam=ch,
-                              strengthen=_EXPOSE if strengthen else "",
+                              strengthen=_EVERT if shared else _EXPOSE if strengthen else "",
                               il=work / f"{name}.il", js=work / f"{name}.json")
         (work / f"{name}.ys").write_text(script)
         rc, out = engine._run(["yosys", "-q", str(work / f"{name}.ys")], work / f"{name}.out", timeout)
@@ -168,30 +259,51 @@ def build_sides(module, gold_dir, gate_dir, work, params=None, strengthen=False,
             raise RuntimeError(f"yosys ({name} of {module}): " + ("timed out" if rc is None else out.strip()[-300:]))
         m = json.load(open(work / f"{name}.json"))["modules"][name]
         ports[name] = {n: (p["direction"], len(p["bits"])) for n, p in m["ports"].items()}
-    return ports["gold"], ports["gate"]
+        if shared:
+            seq = {c["type"] for c in m["cells"].values()} & SEQUENTIAL
+            if seq:
+                raise ValueError(f"{module} ({name}): state left after expose -evert-dff: {sorted(seq)}")
+            inits = {n: str(w["attributes"]["init"]) for n, w in m["netnames"].items()
+                     if n in m["ports"] and "init" in w["attributes"]}
+            states[name] = state_of(ports[name], inits)
+    if not shared:
+        return ports["gold"], ports["gate"]
+    if states["gold"] != states["gate"]:
+        diff = sorted(set(states["gold"].items()) ^ set(states["gate"].items()))
+        raise ValueError(f"{module}: the mutant changes the registers (shared-state miter n/a): {diff[:4]}")
+    return ports["gold"], ports["gate"], states["gold"]
 
 
 def site_check(site, work, mode="pdr", timeout=600, rtl_dir=None, name=None, params=None,
-               strengthen=False):
+               strengthen=False, shared=False, inv=False):
     """The masked miter Check of one mutation site (tb.mutation.rtl.sites.Site), the
-    module's parameters set to params (default: its own defaults)."""
+    module's parameters set to params (default: its own defaults); strengthen: every
+    register also compared; shared: the shared-state miter (wrapper(), docs/formal.md);
+    inv: the strengthened miter with the module's stated invariant (INVARIANT)."""
     from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
     rtl_dir = rtl_dir or RTL_DIR
     gold = make_mutant_dir(None, str(work / "gold"), rtl_dir)
     gate = make_mutant_dir(site, str(work / "gate"), rtl_dir)
-    tag = ("strong" if strengthen else "masked") + ("_" + "_".join(f"{k}{v}" for k, v in params.items()) if params else "")
+    strengthen = strengthen or inv
+    tag = ("shared" if shared else "inv" if inv else "strong" if strengthen else "masked") + (
+        "_" + "_".join(f"{k}{v}" for k, v in params.items()) if params else "")
     sides = work / tag
-    pg, pt = build_sides(site.module, gold, gate, sides, params, strengthen)
-    text, labels = wrapper(pg, pt, contract(site.module, params))
+    got = build_sides(site.module, gold, gate, sides, params, strengthen, shared=shared)
+    text, labels = wrapper(*got[:2], contract(site.module, params), state=got[2] if shared else None,
+                           invariant=invariant(site.module, params) if inv else None)
     (sides / "miter.v").write_text(text)
     front = (f"read_rtlil {sides / 'gold.il'}\nread_rtlil {sides / 'gate.il'}\n"
              f"read_verilog -formal {sides / 'miter.v'}\nhierarchy -top ga2_miter\n")
-    what = "strengthened (every register equal), " if strengthen else ""
+    what = ("shared state (one set of registers, every next value compared), " if shared
+            else "the stated invariant (INVARIANT), " if inv
+            else "strengthened (every register equal), " if strengthen else "")
     size = (", " + ", ".join(f"{k} = {v}" for k, v in params.items())) if params else ""
     c = Check(name or f"equiv/{site.file}:{site.line} {site.cls} {tag} {mode}", "ga2_miter", [], 0, mode,
               front=front, post=ZERO_INIT, timeout=timeout,
               what=f"{site.module}{size}: {what}mutant {site.desc.splitlines()[0][:80]}")
     c.labels = labels                  # the names of ok_v's bits (counterexample())
+    if mode == "induction":
+        c.depth = INDUCTION_K
     return c
 
 
@@ -230,27 +342,39 @@ def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=
 
 def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
     """(text, [Verdict]) for one mutant in one configuration cfg. The order: pdr on the
+    shared-state miter (a proof; its failure proves nothing), the invariant miter's
+    2-induction when the module has a stated invariant (INVARIANT), pdr on the
     masked miter (a proof or a counterexample), ABC's dprove on it (signal correspondence
     first: it proves a mutant whose copies keep equal registers, e.g. a tie in a running
     maximum, without re-proving the datapath), pdr on the strengthened miter; pdr and
     dprove at the small size when the module has SP_WORDS; then bmc3 for a counterexample
     or a bound. Each step has pdr_timeout seconds (yosys included)."""
-    tries = [({}, False, "pdr"), ({}, False, "dprove"), ({}, True, "pdr")]
+    tries = [({}, "shared", "pdr")] + ([({}, "inv", "induction")] if site.module in INVARIANT else [])
+    tries += [({}, "masked", "pdr"), ({}, "masked", "dprove"), ({}, "strong", "pdr")]
     if _has_params(site, rtl_dir):
-        tries += [(SMALL, False, "pdr"), (SMALL, False, "dprove")]
+        tries += [(SMALL, "masked", "pdr"), (SMALL, "masked", "dprove")]
     vs = []
     at = "".join(f", {k} = {n}" for k, n in cfg.items())
-    for small, strong, how in tries:
+    for small, kind, how in tries:
         params = {**cfg, **small}
-        c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params or None, strengthen=strong)
+        try:
+            c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params or None,
+                           strengthen=kind == "strong", shared=kind == "shared", inv=kind == "inv")
+        except ValueError:
+            if kind != "shared":
+                raise
+            continue                   # the mutant has other registers: no one state to share
         v = engine.run(c)
         vs.append(v)
-        if v.result == "FAILED" and not strong:
+        # a failure of the strengthened or the shared-state miter is no counterexample: its
+        # registers (or next values) may differ while no output does
+        cex = v.result == "FAILED" and kind == "masked"   # (and the invariant's: maybe not true)
+        if cex:
             # the counterexample as a trace, one line a cycle, beside the witness
             (engine.work_dir(c) / "cex.txt").write_text(counterexample(c) + "\n")
             v.detail = f"trace: {engine.work_dir(c) / 'cex.txt'}"
-        how = (f"abc {how}" + (", strengthened miter" if strong else ", masked miter")
-               + ("".join(f", {k} = {n}" for k, n in params.items())))
+        how = ((f"smtbmc z3 {INDUCTION_K}-induction" if how == "induction" else f"abc {how}")
+               + f", {KINDS[kind]}" + "".join(f", {k} = {n}" for k, n in params.items()))
         if v.result == "proven" and small:
             # not a verdict on the chip's size: the mutated logic may not even act at the
             # small one (e.g. a counter's top bit the small lengths never set); it counts
@@ -259,7 +383,7 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
                     f"equivalent by {how.split(',')[0]} ({v.secs:.0f} s): a small proof, not counted"), vs
         if v.result == "proven":
             return f"equivalent (proven by {how}, miter of {site.module}, {v.secs:.0f} s)", vs
-        if v.result == "FAILED" and not strong:
+        if cex:
             return (f"NOT equivalent (abc {c.mode} counterexample, masked miter of {site.module}"
                     + "".join(f", {k} = {n}" for k, n in params.items()) + f": {v.detail})"), vs
     c = site_check(site, work, "bmc3", bmc_timeout, rtl_dir, params=cfg or None)
@@ -269,6 +393,11 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
         return f"NOT equivalent (abc bmc3 counterexample, masked miter of {site.module}{at})", vs
     tried = "; ".join(f"{v.engine} {v.result.lower()}" for v in vs[:-1])
     return f"NOT PROVEN{at} (undecided: {tried}; bmc3 {vs[-1].depth} equal)", vs
+
+
+# the miters verdict() tries, as its text names them
+KINDS = {"shared": "shared-state miter", "masked": "masked miter", "strong": "strengthened miter",
+         "inv": "invariant miter"}
 
 
 def _has_params(site, rtl_dir):

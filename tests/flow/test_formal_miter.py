@@ -64,18 +64,20 @@ endmodule
 """
 
 
-def _toy_check(tmp_path, gate_addr, name):
+def _toy_check(tmp_path, gate_addr, name, template=TOY, gold_text="a_q", shared=False, invariant=None):
     gold, gate = tmp_path / "gold", tmp_path / "gate"
-    for d, addr in ((gold, "a_q"), (gate, gate_addr)):
-        d.mkdir()
-        (d / "toy.v").write_text(TOY % addr)
+    for d, text in ((gold, gold_text), (gate, gate_addr)):
+        d.mkdir(parents=True)
+        (d / "toy.v").write_text(template % text)
         (d / "ga2.f").write_text("toy.v\n")
-    pg, pt = miter.build_sides("toy", gold, gate, tmp_path / "sides")
-    text, labels = miter.wrapper(pg, pt)
+    got = miter.build_sides("toy", gold, gate, tmp_path / "sides", strengthen=invariant is not None, shared=shared)
+    text, labels = miter.wrapper(*got[:2], state=got[2] if shared else None, invariant=invariant)
     (tmp_path / "miter.v").write_text(text)
     front = (f"read_rtlil {tmp_path / 'sides' / 'gold.il'}\nread_rtlil {tmp_path / 'sides' / 'gate.il'}\n"
              f"read_verilog -formal {tmp_path / 'miter.v'}\nhierarchy -top ga2_miter\n")
     c = engine.Check(name, "ga2_miter", [], 0, "pdr", front=front, post=miter.ZERO_INIT, timeout=120)
+    if invariant is not None:
+        c.mode, c.depth = "induction", miter.INDUCTION_K
     c.labels = labels
     return c
 
@@ -101,3 +103,67 @@ def test_an_address_changed_while_enabled_is_a_counterexample_with_its_trace(tmp
     assert k >= 2 and rows[k - 2]["start"] == 1
     g, t = bad[0]["wr_addr"]
     assert g ^ t == 1
+
+
+# the shared-state miter's toy: a running maximum behind a multiplier (the datapath the
+# two copies share once their registers are one set)
+TOY_MAX = """module toy (input wire clk, input wire rst, input wire start, input wire [3:0] x,
+            output wire busy, output wire [7:0] y);
+  reg b_q; reg [3:0] m_q;
+  always @(posedge clk) begin
+    if (rst) b_q <= 1'b0; else if (start) b_q <= 1'b1;
+    if (start) m_q <= 4'd0; else if (%s) m_q <= x;
+  end
+  assign busy = b_q;
+  assign y = b_q ? m_q * x : 8'd0;
+endmodule
+"""
+
+
+def test_the_shared_state_wrapper_has_one_register_set_and_compares_next_values():
+    ports = {"clk": ("input", 1), "a": ("input", 2), "y": ("output", 2),
+             "r.q": ("input", 3), "r.d": ("output", 3), "r.c": ("output", 1)}
+    state = miter.state_of(ports, {"r.q": "101"})
+    assert state == {"r": (3, "101")}
+    text, labels = miter.wrapper(ports, ports, state=state)
+    assert "reg [2:0] s0 = 3'b101;" in text and "always @(posedge clk) s0 <= \\g_r.d ;" in text
+    assert ".\\r.q (s0)" in text and "input wire [2:0] \\r.q" not in text
+    assert labels == ["next r", "y"]
+
+
+@needs_tools
+def test_the_shared_state_miter_proves_a_tie_and_finds_a_planted_difference(tmp_path):
+    # a tie (x >= m loads the value m already holds): the one state stays the gold's
+    v = engine.run(_toy_check(tmp_path / "tie", "x >= m_q", "test/miter-shared-tie", TOY_MAX, "x > m_q",
+                              shared=True))
+    assert v.result == "proven", v
+    # not a tie: x = m + 1 is not loaded; the next value of m_q differs, the trace says so
+    c = _toy_check(tmp_path / "off", "x > m_q + 4'd1", "test/miter-shared-off", TOY_MAX, "x > m_q",
+                   shared=True)
+    v = engine.run(c)
+    assert v.result == "FAILED", v
+    rows, failed = witness.trace(engine.work_dir(c), c.labels, ("start", "x"))
+    bad = [r for r in rows if r.get("failed")]
+    assert bad and "next m_q" in bad[0]["failed"]
+
+
+@needs_tools
+def test_the_shared_state_miter_refuses_a_mutant_with_other_registers(tmp_path):
+    # a mutant with a register one bit wider: there is no one state to share
+    wide = TOY_MAX.replace("reg [3:0] m_q", "reg [4:0] m_q") % "x > m_q"
+    with pytest.raises(ValueError, match="changes the registers"):
+        _toy_check(tmp_path, wide, "test/miter-shared-regs", "%s", TOY_MAX % "x > m_q", shared=True)
+
+
+@needs_tools
+def test_the_invariant_miter_proves_by_induction_and_fails_a_planted_difference(tmp_path):
+    # the running maximum compared only while busy (the stated invariant): a tie closes by
+    # k-induction; a real difference (shown 3 cycles after a start, beyond the bmc's 2
+    # steps) does not: the induction step fails
+    inv = {"while": {"m_q": "g_b_q"}, "lemmas": ("g_b_q == t_b_q",)}
+    v = engine.run(_toy_check(tmp_path / "tie", "x >= m_q", "test/miter-inv-tie", TOY_MAX, "x > m_q",
+                              invariant=inv))
+    assert v.result == "proven", v
+    v = engine.run(_toy_check(tmp_path / "off", "x > m_q + 4'd1", "test/miter-inv-off", TOY_MAX, "x > m_q",
+                              invariant=inv))
+    assert v.result == "bounded" and "induction k=2: failed" in v.depth, v

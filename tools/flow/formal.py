@@ -5,8 +5,8 @@ Why: simulation checks only the programs someone ran; these checks hold for ever
 sequence (every program, data value, start and reset) of the configuration they state.
 The checks are tb/formal/props.py's (the overlap mode's scratchpad safety, ga2_hazard's
 local invariant, the host contract, each unit's busy length) and one miter per entry of
-tb/mutation/rtl/equivalents.txt (tb/formal/miter.py: the masked miter, ABC pdr and
-dprove; a counterexample's trace is written beside its witness). Prints the table
+tb/mutation/rtl/equivalents.txt (tb/formal/miter.py: the shared-state, invariant and masked miters, ABC pdr and
+dprove, z3 induction; a counterexample's trace is written beside its witness). Prints the table
 (property, engine, depth or induction, result, wall time) and writes it to
 out/formal.txt; exits 1 when a check fails or errs, or a listed equivalent is not proven
 (`--limit`: seconds per engine step of a miter). `--only GROUP` (overlap, chip, busy, equiv; repeatable) runs a
