@@ -41,7 +41,7 @@ def remedied(kv_heads, kv_bits, pol, pf, blocks):
     every request held to remedies_ref alone."""
     model = generate.load_model("text", kv_heads=kv_heads, kv_bits=kv_bits)
     rem = RM.Remedies(kv_bits=kv_bits, window=WINDOW, sinks=SINKS)
-    reqs = rq.poisson(4, 60, seed=5, prompt_len=(16, 22), max_new=(6, 10))
+    reqs = rq.poisson(4, 60, seed=1, prompt_len=(16, 22), max_new=(6, 10))
     run = E.serve(model, reqs, "text", pol, pf, blocks, remedies=rem)
     what = f"kv_heads {kv_heads} kv_bits {kv_bits} window {WINDOW}/{SINKS} {pol}/{pf}"
     out = [f"{what}: {p}" for p in E.check_run(run, model, "text")]
