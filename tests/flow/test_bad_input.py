@@ -411,6 +411,12 @@ TABLE = {
         (["--workload", "{d}/notworkload.json"], "notworkload.json"),
         (["--workload", "{d}/workload.txt"], "workload.txt"),
     ]),
+    "python -m tools.serve.lm_remedies": ("tools.serve.lm_remedies", [
+        (["--requests", "0"], "--requests"),
+        (["--requests", "x"], "--requests"),
+        (["--sim", "gpu"], "--sim"),
+        (["--mode", "fast"], "--mode"),
+    ]),
     "python -m tools.serve.live_cost": ("tools.serve.live_cost", [
         (["--sim", "gpu"], "--sim"),
         (["--steps", "0"], "--steps"),
@@ -721,7 +727,7 @@ SCRIPT_ROWS = [
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
            "tools.lm.eval", "tools.lm.train", "tools.lm.remedies_sweep", "tools.lm.long",
-           "tools.serve.lm_run", "tools.serve.live_cost", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
+           "tools.serve.lm_run", "tools.serve.lm_remedies", "tools.serve.live_cost", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
