@@ -12,7 +12,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -46,6 +46,12 @@ serve-lm: setup ## serving the language model, live on the simulators (each step
 	$(PY) -m tools.serve.lm_run --sim model --spec
 	$(PY) -m tools.serve.lm_run --sim model --spec --mode inorder
 	$(PY) -m tools.serve.lm_run --sim verilator --spec
+
+serve-lm-remedies: setup ## the chapter's remedies in the LM server (grouped-query, 4-bit cache, window with sinks, all three): one workload, the same pool words, on the model and live on Verilator, both modes
+	$(PY) -m tools.serve.lm_remedies --sim model
+	$(PY) -m tools.serve.lm_remedies --sim model --mode inorder
+	$(PY) -m tools.serve.lm_remedies --sim verilator
+	$(PY) -m tools.serve.lm_remedies --sim verilator --mode inorder
 
 prefix: setup  ## shared-prefix attention on the chip: B x P sweep, random shared-prefix runs, roofline (SIM=icarus|verilator)
 	$(PY) -m tools.prefix --sim $(SIM)

@@ -218,13 +218,11 @@ def step_program(model, lay, rows, mem=None):
     the program alone: the same rows and layout always give the same program); the
     in-order mode's cycles are the same for both, and it gets the unpipelined one.
 
-    A remedies.Layout (a Generation with remedies) gets tools/lm/remedies.py's step (one
-    row per sequence, its own memory map: mem must be None)."""
+    A remedies.Layout (a Generation with remedies, a remedied server) gets
+    tools/lm/remedies.py's step (mem: its address functions, remedies.Slots by default)."""
     if getattr(lay, "remedies", None) is not None:
-        if mem is not None:
-            raise ValueError("a remedied step has its own memory map (no mem=)")
         from tools.lm import remedies
-        return remedies.step_program(model, lay, rows)
+        return remedies.step_program(model, lay, rows, mem)
     if lay.weight_buffers < _pipe_buffers(lay.m) or lay.chip.mode != "overlap":
         return _step(model, lay, rows, mem, pipe=False)
     both = [_step(model, lay, rows, mem, pipe) for pipe in (False, True)]

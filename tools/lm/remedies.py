@@ -117,9 +117,13 @@ class Layout:
     or dk / 2 words of two 4-bit values). sp: the step's buffers, and `sets` attention
     buffer sets of two tile buffers (and a packed staging buffer for 4-bit rows) and the
     score and weight vectors of each head. ValueError when it does not fit the chip.
+
+    For a host with its own memory map (tools/serve/lm_memory.py: a paged KV pool), as
+    chip.Layout: cache=False reserves no token area and no KV cache (step_program then
+    needs its mem= address functions), base is the first word of the weights.
     """
 
-    def __init__(self, mcfg, batch, ctx, chip, remedies, kv_bits=8):
+    def __init__(self, mcfg, batch, ctx, chip, remedies, kv_bits=8, cache=True, base=0):
         if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise ValueError(f"batch must be a positive integer, got {batch!r}")
         if not isinstance(ctx, int) or isinstance(ctx, bool) or ctx < 1:
@@ -138,22 +142,24 @@ class Layout:
         if self.n_max > chip.sm_max_len:
             raise ValueError(f"a step would attend {self.n_max} rows; the chip's softmax takes "
                              f"at most {chip.sm_max_len}")
-        at = 0
+        at = base
         self.w = {}
         for name, r, c in _matrices(mcfg):
             self.w[name] = at
             at += r * c
         self.weight_words = at
         self.tokens = at
-        at += batch * ctx
+        if cache:
+            at += batch * ctx
         self.kv0 = at
-        at += mcfg.layers * 2 * batch * self.slots * self.row_words
+        if cache:
+            at += mcfg.layers * 2 * batch * self.slots * self.row_words
         self.ext_words = at
         if at > chip.ext_words:
             raise ValueError(f"a batch of {batch} sequences of {ctx} tokens needs {at} words "
                              f"of external memory (weights {self.weight_words}, KV cache "
                              f"{at - self.kv0}); the chip has {chip.ext_words}")
-        if self.tokens + batch * ctx > PAGE:
+        if self.tokens + (batch * ctx if cache else 0) > PAGE:
             raise ValueError("the weights and token area must sit in the first 64K words")
         sp = {}
         at = 0
@@ -233,13 +239,62 @@ class Layout:
         return ext
 
 
-def step_program(model, lay, rows):
-    """The instructions of one remedied decode step for rows (chip.Row), ending in HALT."""
+class Slots:
+    """The address functions of a remedied Layout's own memory map (step_program's default
+    mem): sequence b's token ids at lay.tokens + b*ctx + t; its cache of a layer and kind
+    `slots` rows at lay.kv(...), position t in slot remedies.slot(t), a step attending its
+    live slots in slot order. A host with another map (a paged pool:
+    tools/serve/lm_memory.Paged) passes an object with the same three methods."""
+
+    def __init__(self, lay):
+        self.lay = lay
+
+    def token(self, b, t):
+        """The external address of sequence b's token id at position t."""
+        return self.lay.tokens + b * self.lay.ctx + t
+
+    def kv_row(self, layer, kind, b, t):
+        """The external address where position t's K (kind 0) or V (kind 1) row is stored."""
+        return self.lay.kv(layer, kind, b) + self.lay.remedies.slot(t) * self.lay.row_words
+
+    def kv_attend(self, layer, kind, b, t):
+        """What the row at position t attends: (runs, index, n). n rows on chip (tile index
+        0..n-1, in any order: softmax and the weighted sum do not depend on it), this
+        step's own row at tile index `index`, the cached ones LDed as runs [(first tile
+        index, external address, rows)] (rows of row_words words, in tile order). Here:
+        the live slots 0..n-1; a full ring loads all of them, this step's slot then
+        overwritten by its own row."""
+        lay = self.lay
+        n = min(t + 1, lay.slots)
+        hi = n if t >= lay.slots else t
+        return ([(0, lay.kv(layer, kind, b), hi)] if hi else []), lay.remedies.slot(t), n
+
+
+def step_program(model, lay, rows, mem=None):
+    """The instructions of one remedied decode step for rows (chip.Row), ending in HALT.
+    mem: the address functions (token, kv_row, kv_attend; default Slots(lay)).
+
+    Several rows of ONE sequence may share a step (a chunk of a prompt), as in
+    chip.step_program: at distinct, consecutive positions; their attention runs in
+    increasing position, each after the previous row's K and V are stored (mem must
+    then place the rows by position: a ring's slots would collide). A step with one row
+    per sequence (every Generation's) is built exactly as without this."""
     if not rows or len(rows) > lay.batch:
         raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
     m, rq, sp, chip, rem = lay.m, model.rq, lay.sp, lay.chip, lay.remedies
+    mem = Slots(lay) if mem is None else mem
+    seqs = {}
+    for row in rows:
+        seqs.setdefault(row.b, []).append(row.t)
+    for b, ts in seqs.items():
+        if sorted(ts) != list(range(min(ts), min(ts) + len(ts))):
+            raise ValueError(f"sequence {b}: a step's rows of one sequence must be at distinct, "
+                             f"consecutive positions, got {sorted(ts)}")
     rows = sorted(rows, key=lambda row: not row.write)
     d, dk, V, R = m.d, lay.dk, m.vocab, len(rows)
+    att = list(range(R))           # the attention's order: by position within a sequence
+    if len(seqs) < R:
+        att.sort(key=lambda r: rows[r].t)
     rw, TR, g = lay.row_words, lay.tile, m.heads // m.kvh
     kv4 = rem.kv_bits == 4
     heads = sum(row.write for row in rows)
@@ -294,20 +349,22 @@ def step_program(model, lay, rows):
 
     groups = [(g0, min(C.GROUP, R - g0)) for g0 in range(0, R, C.GROUP)]
     for r, row in enumerate(rows):
-        I("LD", dst=sp["tok"] + r, src=lay.tokens + row.b * lay.ctx + row.t, len=1)
+        I("LD", dst=sp["tok"] + r, src=mem.token(row.b, row.t), len=1)
         I("LDX", dst=sp["x"] + r * d, src=lay.w["wte"], len=d, idx=sp["tok"] + r, rows=V)
         I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + min(row.t, m.ctx - 1) * d, len=d)
     for g0, gn in groups:
         I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
     sets = max(1, lay.sets)
 
-    def fill(buf, pk, kind, i, b, u0, u1, lo, hi, slot, cur):
-        """Tile rows u0..u1-1 of sequence b's K or V slots into buf: the cached ones of
-        lo..hi-1 from the external memory (packed: LD into pk, UNPACK4), then this step's
-        row (cur) into its slot when the tile holds it."""
-        a, z = max(u0, lo), min(u1, hi)
-        if a < z:
-            src = lay.kv(i, kind, b) + a * rw
+    def fill(buf, pk, u0, u1, runs, slot, cur):
+        """Tile rows u0..u1-1 of a sequence's attended K or V rows into buf: the cached
+        ones of runs [(tile index, external address, rows)] (packed: LD into pk, UNPACK4),
+        then this step's row (cur) into its tile index slot when the tile holds it."""
+        for idx, addr, k in runs:
+            a, z = max(u0, idx), min(u1, idx + k)
+            if a >= z:
+                continue
+            src = addr + (a - idx) * rw
             if kv4:
                 xfer("LD", pk + (a - u0) * rw, src, (z - a) * rw)
                 I("UNPACK4", dst=buf + (a - u0) * dk, src=pk + (a - u0) * rw, len=(z - a) * rw)
@@ -329,16 +386,15 @@ def step_program(model, lay, rows):
             if kv4:                        # two 4-bit values a word (PACK4 saturates to -8..7)
                 for n in "kv":
                     I("PACK4", dst=sp[f"{n}p"] + g0 * rw, src=sp[n] + g0 * dk, len=gn * rw)
-        for r, row in enumerate(rows):
-            s, t = r % sets, row.t
-            slot = rem.slot(t)
-            n = min(t + 1, lay.slots)                  # the live slots 0..n-1
-            hi = n if t >= lay.slots else t    # the cached slots 0..hi-1 to load (a full
-            lo = 0                             # ring: all, this step's then overwritten)
+        for j, r in enumerate(att):
+            row = rows[r]
+            s, t = j % sets, row.t
+            runs = [mem.kv_attend(i, kind, row.b, t) for kind in (0, 1)]
+            slot, n = runs[0][1], runs[0][2]           # this row's tile index, rows attended
             cur = {kind: (sp[f"{'kv'[kind]}p"] + r * rw) if kv4 else (sp["kv"[kind]] + r * dk)
                    for kind in (0, 1)}
             for kind in (0, 1):
-                xfer("ST", cur[kind], lay.kv(i, kind, row.b) + slot * rw, rw)
+                xfer("ST", cur[kind], mem.kv_row(i, kind, row.b, t), rw)
             tiles = [(u0, min(n, u0 + TR)) for u0 in range(0, n, TR)]
             bufs = [sp[f"tb{s}0"], sp[f"tb{s}1"]]
             pks = [sp.get(f"pk{s}0"), sp.get(f"pk{s}1")]
@@ -364,8 +420,8 @@ def step_program(model, lay, rows):
                       N=4, tb=0, lda=u1 - u0, ldb=dk, ldc=4, acc=0 if first else 1)
 
             if len(tiles) == 1:            # untiled: K and V on chip, then head by head
-                fill(bufs[0], pks[0], 0, i, row.b, 0, n, lo, hi, slot, cur[0])
-                fill(bufs[1], pks[1], 1, i, row.b, 0, n, lo, hi, slot, cur[1])
+                fill(bufs[0], pks[0], 0, n, runs[0][0], slot, cur[0])
+                fill(bufs[1], pks[1], 0, n, runs[1][0], slot, cur[1])
                 for c in range(m.heads):
                     scores(c, bufs[0], 0, n)
                     softmax(c)
@@ -376,7 +432,7 @@ def step_program(model, lay, rows):
                 for u0, u1 in tiles:
                     buf, pk = bufs[k % 2], pks[k % 2]
                     k += 1
-                    fill(buf, pk, 0, i, row.b, u0, u1, lo, hi, slot, cur[0])
+                    fill(buf, pk, u0, u1, runs[0][0], slot, cur[0])
                     for c in range(m.heads):
                         scores(c, buf, u0, u1)
                 for c in range(m.heads):
@@ -384,7 +440,7 @@ def step_program(model, lay, rows):
                 for j, (u0, u1) in enumerate(tiles):
                     buf, pk = bufs[k % 2], pks[k % 2]
                     k += 1
-                    fill(buf, pk, 1, i, row.b, u0, u1, lo, hi, slot, cur[1])
+                    fill(buf, pk, u0, u1, runs[1][0], slot, cur[1])
                     for c in range(m.heads):
                         wsum(c, buf, u0, u1, j == 0)
                 for c in range(m.heads):
@@ -410,7 +466,7 @@ def step_program(model, lay, rows):
                       M=min(4, heads - r0), K=d, N=4, tb=0, lda=d, ldb=nc, ldc=V)
     for r, row in enumerate(rows[:heads]):
         I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
-        I("ST", src=sp["nxt"] + r, dst=lay.tokens + row.b * lay.ctx + row.t + 1, len=1)
+        I("ST", src=sp["nxt"] + r, dst=mem.token(row.b, row.t + 1), len=1)
     P.append(isa.build("HALT", cfg=chip))
     if chip.mode == "overlap":
         P = reorder(P, chip)

@@ -9,18 +9,45 @@ the integer reference), admissions in arrival order, every step's program inside
 isolation set, the pool's invariant before every step, cycles equal to the timing
 model; the preempting run must preempt (the pool is too small) and the reserving one
 must not; speculative decoding of 2 requests at k = 2 held to plain greedy decoding.
---quick: the preempting and the speculative scenarios only.
+The remedies (docs/serving.md "Remedies in the server"): long prompts served with a
+window of WINDOW and SINKS sinks (preempt with chunked prefill, reserve with whole) and
+by the multi-query 4-bit model with the window, each request held to
+tools/lm/remedies_ref.py's greedy decoding alone; a windowed run must return blocks to
+the pool while requests run, and hold no request to more than its window's blocks.
+--quick: the preempting, the speculative and one windowed scenario only.
 """
 import sys
 
 from tb import cli
 from tools.lm import generate
+from tools.lm import remedies as RM
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
 from tools.serve import requests as rq
 from tools.serve import spec as S
 
 BLOCKS = 9           # too small for 4 slots of this workload: the preempting run preempts
+WINDOW, SINKS = 8, 2
+
+
+def returned(run):
+    """Blocks returned to the pool while their request ran: the None entries of the
+    tables the steps saw (a request's table loses a block to its window)."""
+    return sum(blk is None for st in run.steps for t in st.tables.values() for blk in t)
+
+
+def remedied(kv_heads, kv_bits, pol, pf, blocks):
+    """A windowed scenario's findings: long prompts (16..22 characters, past the window),
+    every request held to remedies_ref alone."""
+    model = generate.load_model("text", kv_heads=kv_heads, kv_bits=kv_bits)
+    rem = RM.Remedies(kv_bits=kv_bits, window=WINDOW, sinks=SINKS)
+    reqs = rq.poisson(4, 60, seed=1, prompt_len=(16, 22), max_new=(6, 10))
+    run = E.serve(model, reqs, "text", pol, pf, blocks, remedies=rem)
+    what = f"kv_heads {kv_heads} kv_bits {kv_bits} window {WINDOW}/{SINKS} {pol}/{pf}"
+    out = [f"{what}: {p}" for p in E.check_run(run, model, "text")]
+    if not returned(run):
+        out.append(f"{what}: no block returned to the pool as requests left the window")
+    return out
 
 
 def problems(quick=False):
@@ -33,6 +60,10 @@ def problems(quick=False):
     cases = [("preempt", "chunked"), ("preempt", "whole")]
     if not quick:
         cases += [("reserve", "chunked"), ("reserve", "whole"), ("static", "chunked")]
+    yield remedied(1, 4, "preempt", "chunked", 8)
+    if not quick:
+        yield remedied(0, 8, "preempt", "chunked", 8)
+        yield remedied(0, 8, "reserve", "whole", 8)
     for pol, pf in cases:
         run = E.serve(model, reqs, "text", pol, pf, BLOCKS)
         out = [f"{pol}/{pf}: {p}" for p in E.check_run(run, model, "text", alone)]

@@ -34,6 +34,17 @@ Prefill:
             fills its token budget (`rows`) with prompt rows, oldest first.
 A row of sequence b at position t feeds token t; the last pending row of a request writes
 its next token (ARGMAX on chip, stored in its token area at t + 1).
+
+Remedies (Server(..., remedies=Remedies(...)) with the model variant of
+generate.load_model(task, kv_heads=, kv_bits=); docs/serving.md "Remedies in the
+server"): the steps are tools/lm/remedies.py's (with lm_memory.Paged's kv_attend), a
+pool row is row_words words. With a sliding window of W positions and S sinks the table
+stays indexed by position; after every step each block whose positions have all left
+the window of every future step (all >= S and <= fed - (W - S)) returns to the pool
+(its table entry None), so a request holds at most window_blocks() blocks: the
+reservation and static policies reserve that many, not prompt + limit, and the pool
+invariant holds each request to it. The reference is tools/lm/remedies_ref.py's greedy
+decoding (reference_tokens with window=, sinks=).
 """
 from collections import namedtuple
 
@@ -43,6 +54,7 @@ from model.machine import Machine
 from model import timing
 from tb import hw
 from tools.lm import chip
+from tools.lm import remedies_ref
 from tools.lm.generate import garbage_sp
 from tools.lm.int8 import argmax
 from tools.serve import lm_memory as lmm
@@ -74,13 +86,23 @@ and finish_step [b] (the index of the step that wrote its first and its last tok
 report re-times them from any per-step cycles, the chip's counters included)."""
 
 
-def reference_tokens(model, prompt_ids, max_new, stop, ctx):
+class Stopped(Exception):
+    """The server found a step it must not run (Server.problems says which): the run ends."""
+
+
+def reference_tokens(model, prompt_ids, max_new, stop, ctx, remedies=None):
     """A request served alone: greedy decoding of the integer reference (Int8Model, from
-    the spec, not from the builder), to one of its stop tokens (a tuple) or its limit."""
+    the spec, not from the builder), to one of its stop tokens (a tuple) or its limit.
+    remedies: a remedies.Remedies (or None): then tools/lm/remedies_ref.py's forward (the
+    grouped-query and 4-bit models are their own int8 models; window and sinks masked)."""
     ids = list(prompt_ids)
     out = []
+    plain = remedies is None and not model.cfg.kv_heads and getattr(model, "kv_bits", 8) == 8
+    w, s = (remedies.window, remedies.sinks) if remedies is not None else (0, 0)
     while len(out) < max_new and len(ids) < ctx + 1:
-        nxt = int(argmax(model.logits(np.array([ids]))[0, -1]))
+        lg = model.logits(np.array([ids])) if plain else \
+            remedies_ref.forward(model, np.array([ids]), w, s)[0]
+        nxt = int(argmax(lg[0, -1]))
         out.append(nxt)
         ids.append(nxt)
         if nxt in stop:
@@ -93,7 +115,7 @@ class Server:
 
     def __init__(self, model, reqs, task, policy, prefill, n_blocks, slots=SLOTS,
                  rows=lmm.ROWS, block_tokens=lmm.BLOCK_TOKENS, ctx=lmm.CTX, chip_cfg=lmm.SERVE_CHIP,
-                 garbage=1, draft=None, chip=None):
+                 garbage=1, draft=None, chip=None, remedies=None):
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
         if prefill not in PREFILLS:
@@ -104,13 +126,15 @@ class Server:
         self.draft_model = draft         # spec.py's draft (its steps: execute(..., draft=True))
         self.reqs = list(reqs)
         self.mm = lmm.MemoryMap(model, len(self.reqs), n_blocks, block_tokens, ctx, rows,
-                                draft=draft, chip_cfg=chip_cfg)
+                                draft=draft, chip_cfg=chip_cfg, remedies=remedies)
+        rem = self.mm.remedies
+        self.window, self.sinks = (rem.window, rem.sinks) if rem is not None else (0, 0)
         self.cfg = chip_cfg
         self.slots, self.rows, self.bt, self.stop = slots, rows, block_tokens, rq.stop_token(task)
         self.prompt = [rq.ids(task, q) for q in self.reqs]
         for b, q in enumerate(self.reqs):
-            if self.blocks_for(len(self.prompt[b]) + q.max_new - 1) > n_blocks:
-                raise ValueError(f"request {q.id!r}: needs {self.blocks_for(len(self.prompt[b]) + q.max_new - 1)} "
+            if self.need_total(b) > n_blocks:
+                raise ValueError(f"request {q.id!r}: needs {self.need_total(b)} "
                                  f"blocks, the pool has {n_blocks}")
         self.order = sorted(range(len(self.reqs)), key=lambda b: (self.reqs[b].arrival, b))
         self.free = list(range(n_blocks))
@@ -159,11 +183,38 @@ class Server:
         return len(self.seq(b)) - self.fed[b]
 
     def need_total(self, b):
-        """Every block request b could need: rows 0 .. prompt + limit - 2."""
-        return self.blocks_for(len(self.prompt[b]) + self.reqs[b].max_new - 1)
+        """Every block request b could need: rows 0 .. prompt + limit - 2 (with a window,
+        at most window_blocks() of them at once)."""
+        n = self.blocks_for(len(self.prompt[b]) + self.reqs[b].max_new - 1)
+        return min(n, self.window_blocks()) if self.window else n
+
+    def window_blocks(self):
+        """The blocks a windowed request holds at most: its sinks' blocks and those of
+        the W - S + rows - 1 consecutive positions a step of up to `rows` of its rows
+        attends or stores (L consecutive positions touch at most ceil((L - 1) / bt) + 1
+        blocks)."""
+        span = self.window - self.sinks + self.rows - 1
+        return self.blocks_for(self.sinks) + self.blocks_for(span - 1) + 1
+
+    def held(self, b):
+        """The blocks request b's table holds (a windowed table has None where a block
+        returned to the pool)."""
+        return sum(blk is not None for blk in self.tables.get(b, []))
 
     def release(self, b):
-        self.free.extend(self.tables.pop(b, []))
+        self.free.extend(blk for blk in self.tables.pop(b, []) if blk is not None)
+        self.free.sort()
+
+    def retire_window(self, b):
+        """Return to the pool request b's blocks that no future step attends: every
+        position in them >= S (no sink) and <= fed - (W - S) (the next query, at fed,
+        attends u < S or u > fed - (W - S))."""
+        last = self.fed[b] - (self.window - self.sinks)     # the newest dead position
+        tab = self.tables[b]
+        for k, blk in enumerate(tab):
+            if blk is not None and k * self.bt >= self.sinks and (k + 1) * self.bt - 1 <= last:
+                self.free.append(blk)
+                tab[k] = None
         self.free.sort()
 
     def take(self, b, n):
@@ -188,6 +239,12 @@ class Server:
                 n = self.blocks_for(len(self.seq(b)))
             else:
                 n = self.need_total(b)
+            if self.window:          # blocks for its first step now, the rest as it grows;
+                first = self.blocks_for(min(len(self.seq(b)), self.rows))   # a reservation
+                owed = sum(self.need_total(a) - self.held(a) for a in self.running)  # counts
+                if self.policy != "preempt" and n + owed > len(self.free):   # what the
+                    return                                 # admitted will still take
+                n = first
             if n > len(self.free):
                 return
             self.queue.pop(0)
@@ -257,6 +314,8 @@ class Server:
         self.execute(kind, rows, draft=False)
         for b, t0, n in picks:
             self.fed[b] += n
+            if self.window:
+                self.retire_window(b)
         for row in rows:
             if row.write:
                 self.emit(row.b, int(self.ext[self.mm.token(row.b, row.t + 1)]))
@@ -266,6 +325,11 @@ class Server:
         """Build, check and run one step on the reference chip; the clock advances."""
         self.problems += [f"step {len(self.steps)}: {p}" for p in self.pool_issues()]
         tables = {b: list(self.tables_of(draft)[b]) for b in {r.b for r in rows}}
+        if not draft:
+            gone = lmm.released_reads(self.mm, rows, tables)
+            if gone:
+                self.problems += [f"step {len(self.steps)}: {p}" for p in gone]
+                raise Stopped(gone[0])
         mem = lmm.Paged(self.mm, tables, draft)
         model = self.draft_model if draft else self.model
         prog = chip.step_program(model, self.mm.layout(draft), rows, mem=mem)
@@ -294,8 +358,13 @@ class Server:
     def pool_issues(self):
         """The pool's invariant: every block either free or in exactly one live request's
         table (a running one's), none in two places."""
-        live = {b: t for b, t in self.tables.items() if b in self.running}
+        live = {b: [blk for blk in t if blk is not None] for b, t in self.tables.items()
+                if b in self.running}
         out = _pool_issues(live, self.free, self.mm.pool.n_blocks, "pool")
+        if self.window:
+            out += [f"pool: request {b} holds {len(t)} blocks, more than a window's "
+                    f"{self.window_blocks()}" for b, t in sorted(live.items())
+                    if len(t) > self.window_blocks()]
         stale = sorted(b for b in self.tables if b not in self.running)
         if stale:
             out.append(f"pool: request(s) {stale} hold tables without a slot")
@@ -320,6 +389,13 @@ class Server:
             self.release(b)
 
     def run(self, max_steps=100000):
+        try:
+            self._loop(max_steps)
+        except Stopped:
+            pass
+        return self.result()
+
+    def _loop(self, max_steps):
         while not all(self.done):
             self.arrive()
             self.admit()
@@ -334,7 +410,6 @@ class Server:
                 continue
             if len(self.steps) > max_steps:
                 raise AssertionError("too many steps")
-        return self.result()
 
     def result(self):
         return Run(self.policy, self.prefill, self.reqs, self.image(), self.steps, self.gen,
@@ -377,7 +452,8 @@ def check_run(run, model, task, alone=None):
     ext = run.final
     for b, q in enumerate(run.requests):
         p = rq.ids(task, q)
-        want = alone[b] if alone is not None else reference_tokens(model, p, q.max_new, stop, ctx)
+        want = alone[b] if alone is not None else \
+            reference_tokens(model, p, q.max_new, stop, ctx, run.mm.remedies)
         if run.tokens[b] != want:
             probs.append(f"request {q.id}: tokens {run.tokens[b]} != served alone {want}")
         area = [int(v) for v in ext[run.mm.token(b, 0):run.mm.token(b, 0) + len(p) + len(want)]]

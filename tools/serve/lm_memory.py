@@ -14,8 +14,18 @@ A request's block table lists its blocks in token order: its row t is row t % bl
 of block table[t // block_tokens]. Paged(...) turns a step's tables into the builder's
 token / kv_row / kv_runs; allowed(...) is the isolation monitor's set of words a step may
 touch, from the tables alone (not from the program).
+
+With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving.md
+"Remedies in the server"): the main model's Layout is tools/lm/remedies.py's, a pool row
+is its row_words words (kv_heads * 16 for grouped-query attention, half that for the
+4-bit cache: the same pool words hold more blocks), and with a sliding window a table is
+still indexed by position (block t // block_tokens) but holds None where a block has
+returned to the pool: its positions have all left the window and it holds no sink.
+Paged.kv_attend gives the remedied step the attended rows (the sinks and the last W - S
+positions) as runs of adjacent rows.
 """
 from tools.lm import chip
+from tools.lm import remedies as RM
 
 BLOCK_TOKENS = 4
 CTX = 32                 # the serving context: a request's prompt + generated tokens
@@ -24,11 +34,13 @@ SERVE_CHIP = chip.LM_CHIP
 
 
 class Pool:
-    """The planes of one model's KV blocks: n_blocks of block_tokens rows of d words."""
+    """The planes of one model's KV blocks: n_blocks of block_tokens rows of row_words
+    words (default d: the unmodified model's row)."""
 
-    def __init__(self, mcfg, n_blocks, block_tokens, base):
+    def __init__(self, mcfg, n_blocks, block_tokens, base, row_words=None):
         self.m, self.n_blocks, self.bt, self.base = mcfg, n_blocks, block_tokens, base
-        self.plane_words = n_blocks * block_tokens * mcfg.d
+        self.row_words = mcfg.d if row_words is None else row_words
+        self.plane_words = n_blocks * block_tokens * self.row_words
         self.words = 2 * mcfg.layers * self.plane_words
 
     def plane(self, layer, kind):
@@ -36,11 +48,11 @@ class Pool:
 
     def row(self, layer, kind, blk, r):
         """The external address of row r of block blk's K (kind 0) or V (kind 1) of layer."""
-        return self.plane(layer, kind) + (blk * self.bt + r) * self.m.d
+        return self.plane(layer, kind) + (blk * self.bt + r) * self.row_words
 
     def block_range(self, layer, kind, blk):
         a = self.row(layer, kind, blk, 0)
-        return a, a + self.bt * self.m.d - 1
+        return a, a + self.bt * self.row_words - 1
 
 
 class MemoryMap:
@@ -48,16 +60,29 @@ class MemoryMap:
 
     lay: the main model's chip Layout (its weights at 0, no cache of its own), pool its
     KV pool; dlay, dpool the draft model's (None without one); tokens: the first token
-    area; ctx: words per token area."""
+    area; ctx: words per token area. remedies: a remedies.Remedies (or None: the
+    unmodified model; a grouped-query or 4-bit model gets Remedies(kv_bits=...)), kept
+    as .remedies; lay is then a remedies.Layout."""
 
     def __init__(self, model, n_requests, n_blocks, block_tokens=BLOCK_TOKENS, ctx=CTX,
-                 rows=ROWS, draft=None, draft_blocks=None, chip_cfg=SERVE_CHIP):
+                 rows=ROWS, draft=None, draft_blocks=None, chip_cfg=SERVE_CHIP, remedies=None):
         for what, v, lo in (("pool blocks", n_blocks, 1), ("block_tokens", block_tokens, 1),
                             ("rows per step", rows, 1), ("requests", n_requests, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise ValueError(f"{what} must be an integer >= {lo}, got {v!r}")
         self.ctx, self.bt, self.rows = ctx, block_tokens, rows
-        self.lay = chip.Layout(model.cfg, rows, ctx, chip_cfg, cache=False)
+        kv_bits = getattr(model, "kv_bits", 8)
+        if remedies is None and (model.cfg.kv_heads or kv_bits != 8):
+            remedies = RM.Remedies(kv_bits=kv_bits)
+        if remedies is not None and draft is not None:
+            raise ValueError("speculative decoding serves the unmodified model only (no remedies)")
+        if remedies is not None and remedies.tile:
+            raise ValueError("the server's context is short: no tiles (tile=0)")
+        self.remedies = remedies
+        if remedies is None:
+            self.lay = chip.Layout(model.cfg, rows, ctx, chip_cfg, cache=False)
+        else:
+            self.lay = RM.Layout(model.cfg, rows, ctx, chip_cfg, remedies, kv_bits, cache=False)
         at = self.lay.weight_words
         self.dlay = None
         if draft is not None:
@@ -65,7 +90,8 @@ class MemoryMap:
             at = self.dlay.weight_words
         self.tokens = at
         at += n_requests * ctx
-        self.pool = Pool(model.cfg, n_blocks, block_tokens, at)
+        self.pool = Pool(model.cfg, n_blocks, block_tokens, at,
+                         None if remedies is None else self.lay.row_words)
         at += self.pool.words
         self.dpool = None
         if draft is not None:
@@ -111,6 +137,39 @@ class Paged:
                 out.append((self.pool.row(layer, kind, blk, 0), rows, blk))
         return [(a, r) for a, r, _ in out]
 
+    def kv_attend(self, layer, kind, b, t):
+        """The remedied step's (runs, index, n) (remedies.Slots.kv_attend): the positions
+        row t attends (the sinks and the last W - S, or all), by position; row t last
+        (index n - 1), the cached ones LDed as runs of adjacent rows. ValueError for a
+        position whose block has returned to the pool (the server checks first)."""
+        pos = self.mm.lay.attended(t)
+        runs, bt, rw = [], self.pool.bt, self.pool.row_words
+        for k, u in enumerate(pos[:-1]):
+            blk = self.tables[b][u // bt]
+            if blk is None:
+                raise ValueError(f"request {b}: position {u} is in a block returned to the pool")
+            a = self.pool.row(layer, kind, blk, u % bt)
+            if runs and runs[-1][1] + runs[-1][2] * rw == a:
+                runs[-1] = (runs[-1][0], runs[-1][1], runs[-1][2] + 1)
+            else:
+                runs.append((k, a, 1))
+        return runs, len(pos) - 1, len(pos)
+
+
+def released_reads(mm, rows, tables):
+    """Findings of a step whose rows would attend (or store) a position whose block is not
+    in its table (returned to the pool, or never taken): from the rows and tables alone."""
+    out = []
+    bt = mm.pool.bt
+    for row in rows:
+        pos = mm.lay.attended(row.t) if mm.remedies is not None else range(row.t + 1)
+        tab = tables[row.b]
+        gone = sorted({u // bt for u in pos if u // bt >= len(tab) or tab[u // bt] is None})
+        if gone:
+            out.append(f"request {row.b} at position {row.t} attends block(s) {gone} of its "
+                       "table it does not hold")
+    return out
+
 
 def allowed(mm, rows, tables, draft=False):
     """The external words a step may touch, from its rows and block tables alone: (reads,
@@ -130,9 +189,9 @@ def allowed(mm, rows, tables, draft=False):
         for i in range(m.layers):
             for kind in (0, 1):
                 w = pool.row(i, kind, blk, row.t % pool.bt)
-                wr.append((w, w + m.d - 1))
+                wr.append((w, w + pool.row_words - 1))
     for b in {row.b for row in rows}:
-        for blk in tables[b]:
+        for blk in (x for x in tables[b] if x is not None):   # the live blocks only
             for i in range(m.layers):
                 for kind in (0, 1):
                     rd.append(pool.block_range(i, kind, blk))

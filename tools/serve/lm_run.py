@@ -6,6 +6,7 @@ language model").
     python -m tools.serve.lm_run --sim model --sweep          # latency against throughput
     python -m tools.serve.lm_run --sim model --spec           # speculative decoding table
     python -m tools.serve.lm_run --workload FILE.json --sim model
+    python -m tools.serve.lm_run --kv-heads 1 --kv-bits 4 --window 16 --sinks 4   # remedies
 
 A workload (a file, or --requests N Poisson arrivals at --rate requests per million
 cycles, seeded) is served under each policy (lm_engine: static, reserve, preempt, each
@@ -22,6 +23,11 @@ the end: every request's tokens equal to the request served alone (greedy decodi
 the integer reference), admissions in arrival order, every step's program inside its
 isolation set, every step's cycles equal to the timing model. The figures are the chip's
 counters; on --sim model, the reference chip's (= the timing model's), labelled so.
+The chapter's remedies are `ga2 generate`'s options (--kv-heads 1: the multi-query model;
+--kv-bits 4: its 4-bit-cache export; --window W --sinks S: attend the first S and the
+last W - S positions, blocks returned to the pool as they leave the window): the model
+variant of generate.load_model, each request held to tools/lm/remedies_ref.py's greedy
+decoding (docs/serving.md "Remedies in the server"); not with --spec.
 Exit 1 on any problem; bad arguments exit 2; a fault of the simulator exits 4.
 """
 import contextlib
@@ -54,13 +60,16 @@ def live(sim, mode, **kw):
     return hw.Live(sim, cfg=chip_cfg(mode), **kw)
 
 
-def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, chip=None, log=None):
+def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, chip=None, log=None,
+              remedies=None):
     """Every policy's Run and its problems: on the reference chip, or live on chip= (a
-    tb.hw.Live session: the policies one after the other in its simulator process)."""
+    tb.hw.Live session: the policies one after the other in its simulator process).
+    remedies: a remedies.Remedies for the servers (model: its variant)."""
     servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode),
-                        chip=chip)
+                        chip=chip, remedies=remedies)
                for pol, pf in policies]          # ValueError first, before any work
-    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX)
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, rq.stop_token("text"), lmm.CTX,
+                                remedies)
              for q in reqs]
     runs, probs = [], []
     for (pol, pf), srv in zip(policies, servers):
@@ -80,13 +89,55 @@ def workload(a):
     return rq.poisson(a.requests, a.rate, a.seed, max_new=MAX_NEW)
 
 
+def add_remedies(ap):
+    """ga2 generate's remedy options (tools/ga2.py), for the server."""
+    ap.add_argument("--kv-heads", type=cli.integer(1, 2), default=0,
+                    help="remedy: 1 = the multi-query model (one KV head for both query heads)")
+    ap.add_argument("--kv-bits", type=cli.integer(4, 8), default=8,
+                    help="remedy: 4 = the 4-bit KV cache (PACK4 / UNPACK4 on chip)")
+    ap.add_argument("--window", type=cli.integer(2, lmm.CTX - 1), default=0,
+                    help="remedy: attend the last W positions (with --sinks S, the first S and the last W - S)")
+    ap.add_argument("--sinks", type=cli.integer(0, lmm.CTX - 2), default=0, help="attention sinks of --window")
+
+
+def remedied(a):
+    """(the model variant, the Remedies or None) of parsed remedy options; ValueError on a
+    bad value or combination."""
+    from tools.lm import remedies as RM
+    if a.kv_bits not in (4, 8):
+        raise ValueError(f"--kv-bits {a.kv_bits}: 4 or 8")
+    if a.sinks and not a.window:
+        raise ValueError(f"--sinks {a.sinks} needs --window")
+    if a.window and a.sinks >= a.window:
+        raise ValueError(f"--sinks {a.sinks} must be below --window {a.window}")
+    model = generate.load_model("text", kv_heads=a.kv_heads, kv_bits=a.kv_bits)
+    rem = None
+    if a.kv_bits == 4 or a.window or model.cfg.kv_heads:
+        rem = RM.Remedies(kv_bits=a.kv_bits, window=a.window, sinks=a.sinks)
+    if rem is not None and getattr(a, "spec", False):
+        raise ValueError("--spec serves the unmodified model: no --kv-heads, --kv-bits, --window")
+    return model, rem
+
+
+def describe(rem, model=None):
+    """A remedies.Remedies (and the model's KV heads) in words."""
+    out = ["1 KV head"] if model is not None and model.cfg.kv_heads == 1 else []
+    if rem is None:
+        return ", ".join(out) or "none"
+    if rem.kv_bits == 4:
+        out.append("4-bit KV")
+    if rem.window:
+        out.append(f"window {rem.window}, {rem.sinks} sinks")
+    return ", ".join(out) or "none"
+
+
 def sweep(model, a, log=print):
     """Latency against throughput over request rates, every policy, on the reference chip
     (the timing model's cycles): {policy name: [metrics per rate]}; the figure."""
     out = {}
     for rate in a.rates:
         reqs = rq.poisson(a.requests, rate, a.seed, max_new=MAX_NEW)
-        runs, probs = serve_all(model, reqs, a.blocks, a.mode)
+        runs, probs = serve_all(model, reqs, a.blocks, a.mode, remedies=getattr(a, "rem", None))
         if probs:
             raise AssertionError(f"rate {rate}: {probs[:3]}")
         for run in runs:
@@ -173,6 +224,7 @@ def main(argv=None, prog="tools.serve.lm_run"):
     ap.add_argument("--spec", action="store_true", help="speculative decoding, k = 0..4, B = 1 and 4")
     ap.add_argument("--ks", default="1,2,3,4", help="--spec: the drafted tokens k to measure (1..4; k = 0 always)")
     ap.add_argument("--tag", default=None, help="name of the out/serve_lm_<tag>.json")
+    add_remedies(ap)
     a = ap.parse_args(argv)
     try:
         try:
@@ -195,7 +247,8 @@ def main(argv=None, prog="tools.serve.lm_run"):
                     raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, "
                                      "each optionally +chunked)")
                 pols.append((p, "chunked" if f else "whole"))
-        model = generate.load_model("text")
+        model, rem = remedied(a)
+        a.rem = rem
         os.makedirs(OUT, exist_ok=True)
         label = ("the chip's counters (" + a.sim + ")" if a.sim != "model"
                  else "cycle-exact model (the timing model's cycles)")
@@ -235,7 +288,8 @@ def main(argv=None, prog="tools.serve.lm_run"):
         reqs = workload(a)
         t0 = time.time()
         with session as chip_:
-            runs, probs = serve_all(model, reqs, a.blocks, a.mode, pols, a.slots, chip=chip_, log=print)
+            runs, probs = serve_all(model, reqs, a.blocks, a.mode, pols, a.slots, chip=chip_, log=print,
+                                    remedies=rem)
         ms = [R.metrics(r) for r in runs]
         out = {"requests": len(reqs), "rate": a.rate, "blocks": a.blocks, "mode": a.mode,
                "sim": a.sim, "wall": round(time.time() - t0, 1), "live": a.sim != "model"}
@@ -249,6 +303,7 @@ def main(argv=None, prog="tools.serve.lm_run"):
         print(f"{len(reqs)} requests ({sum(m['stopped'] for m in ms[:1])} end at a stop token, "
               "the others at their limit), "
               f"pool {a.blocks} blocks of {lmm.BLOCK_TOKENS}, {a.slots} slots, "
+              f"{'remedies ' + describe(rem, model) + ', ' if rem else ''}"
               f"{lmm.ROWS} rows per step, {a.mode} mode")
         for line in R.table(ms, label):
             print(line)

@@ -85,8 +85,9 @@ LM_SPECS = [
     ("a preempted request resumed at its old position (its cache not recomputed)",
      "tools/serve/lm_engine.py", "        self.fed[b] = 0", "        pass", ("preempt",)),
     ("a request's blocks freed while its table still references them",
-     "tools/serve/lm_engine.py", "        self.free.extend(self.tables.pop(b, []))",
-     "        self.free.extend(self.tables.get(b, []))", ("pool",)),
+     "tools/serve/lm_engine.py",
+     "        self.free.extend(blk for blk in self.tables.pop(b, []) if blk is not None)",
+     "        self.free.extend(blk for blk in self.tables.get(b, []) if blk is not None)", ("pool",)),
     ("reservation admitting on the current need only (runs out of blocks)",
      "tools/serve/lm_engine.py", "                n = self.need_total(b)",
      "                n = self.blocks_for(len(self.seq(b)))", ("pool",)),
@@ -110,7 +111,28 @@ LM_SPECS = [
      "            if out and out[-1][1] % bt == 0:", ("isolation",)),
     ("a sequence's rows attending in batch order (before the rows they must see)",
      "tools/lm/chip.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
+    # the remedies in the server: the window's block release, the pool's row size
+    ("a window's block returned to the pool one position (a step) early",
+     "tools/serve/lm_engine.py",
+     "        last = self.fed[b] - (self.window - self.sinks)     # the newest dead position",
+     "        last = self.fed[b] - (self.window - self.sinks) + 1", ("window", "pool")),
+    ("a window's blocks never returned to the pool",
+     "tools/serve/lm_engine.py",
+     "            if blk is not None and k * self.bt >= self.sinks and (k + 1) * self.bt - 1 <= last:",
+     "            if False:", ("window", "pool")),
+    ("a sink's block returned to the pool with the window",
+     "tools/serve/lm_engine.py",
+     "            if blk is not None and k * self.bt >= self.sinks and (k + 1) * self.bt - 1 <= last:",
+     "            if blk is not None and (k + 1) * self.bt - 1 <= last:", ("window", "pool")),
+    ("the pool's rows d words wide under a remedied step's narrower rows",
+     "tools/serve/lm_memory.py",
+     "                         None if remedies is None else self.lay.row_words)",
+     "                         None)", ("remedies",)),
+    ("a remedied sequence's rows attending in batch order (before the rows they must see)",
+     "tools/lm/remedies.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
 ]
+LM_REMEDIES = tuple(spec[0] for spec in LM_SPECS if spec[4] and spec[4][0] in ("window", "remedies")) + \
+    ("a remedied sequence's rows attending in batch order (before the rows they must see)",)
 LM_FAST = ("a preempted request resumed at its old position (its cache not recomputed)",
            "a request's blocks freed while its table still references them",
            "a draft token accepted without verification")
@@ -127,17 +149,20 @@ def mutants(fast=False):
             for label, f, old, new, tags in SPECS if not fast or label in FAST]
 
 
-def lm_mutants(fast=False):
-    """The language-model server's mutants (the --fast subset if fast); all must be caught."""
+def lm_mutants(fast=False, labels=None):
+    """The language-model server's mutants (the --fast subset if fast, or those of
+    labels, e.g. LM_REMEDIES); all must be caught."""
+    keep = LM_FAST if fast else labels
     return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
-            for label, f, old, new, tags in LM_SPECS if not fast or label in LM_FAST]
+            for label, f, old, new, tags in LM_SPECS if keep is None or label in keep]
 
 
-def run_lm(fast=False, jobs=2, timeout=180, quick=False):
-    """(results, wall seconds): every LM mutant judged by the LM serving check."""
+def run_lm(fast=False, jobs=2, timeout=180, quick=False, labels=None):
+    """(results, wall seconds): every LM mutant (or those of labels) judged by the LM
+    serving check."""
     t0 = time.time()
-    res = mutation.run_mutants(lm_mutants(fast), CHECK_LM + (["--quick"] if quick else []), ROOT,
-                               timeout, jobs)
+    res = mutation.run_mutants(lm_mutants(fast, labels), CHECK_LM + (["--quick"] if quick else []),
+                               ROOT, timeout, jobs)
     return res, time.time() - t0
 
 

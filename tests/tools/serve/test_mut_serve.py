@@ -38,3 +38,14 @@ def test_lm_fast_subset_all_caught():
     res, _ = mut_serve.run_lm(fast=True, quick=True)
     assert len(res) == len(mut_serve.LM_FAST)
     assert all(r.caught for r in res), [(r.label, r.status) for r in res]
+
+
+@pytest.mark.long
+def test_lm_remedies_mutants_all_caught():
+    """The remedies in the server: a window's block returned a step early, never returned,
+    a sink's block returned, the pool's rows of the wrong width, a remedied chunk's rows
+    in batch order: each caught by the check's quick subset (its windowed multi-query
+    4-bit scenario)."""
+    res, _ = mut_serve.run_lm(quick=True, labels=mut_serve.LM_REMEDIES)
+    assert len(res) == len(mut_serve.LM_REMEDIES) == 5
+    assert all(r.caught for r in res), [(r.label, r.status) for r in res]
