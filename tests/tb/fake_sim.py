@@ -20,15 +20,14 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
-from tb.protocol import JOBS_FILE, program_file
+from tb.protocol import program_file, read_jobs
 
 
 def main():
     mode, k_fault, ext_words, keys = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
-    jobs = [tuple(int(x) for x in ln.split()) for ln in Path(JOBS_FILE).read_text().splitlines() if ln.strip()]
-    n = sum(c for _, c in jobs)
+    jobs = read_jobs(".")
+    n = sum(c for _, c, _ in jobs)
     for k in range(n):
         if k == k_fault and mode != "after":
             if mode == "segv":
