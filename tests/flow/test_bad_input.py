@@ -750,7 +750,7 @@ def run_table(tmp):
     """{command: [(argv, expect, result)]} of the whole table, run in tmp."""
     d = make_files(Path(tmp) / "in")
     env = dict(os.environ, PATH=f"{shim_dir(tmp)}{os.pathsep}{os.environ.get('PATH', '')}",
-               PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
+               OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
                GA2_BAD_INPUT_TEST="1")
     env.pop("WAVES", None)
     cwd = Path(tmp) / "cwd"

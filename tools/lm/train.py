@@ -1,9 +1,10 @@
 """Train a task's model: `python -m tools.lm.train --task add|text` (make train: both).
 
-Seeded and bit-deterministic: the initial weights and the batch order come from numpy
+Seeded and deterministic: the initial weights and the batch order come from numpy
 Generators seeded by the task's seed, the arithmetic is float64 in a fixed order, so the
-same steps give the same losses bit for bit on these machines (tests/tools/lm/test_train.py
-replays the first steps against the committed trace).
+same steps give the same losses bit for bit on one BLAS kernel (OpenBLAS picks its kernels
+by CPU: across CPUs the last bit may differ; tests/tools/lm/test_train.py replays the first
+steps against the committed trace to 1e-12 relative, docs/lm.md "Training").
 
 Writes tools/lm/weights/<task>.npz (the float weights and the Config),
 <task>_int8.npz (the integer export, tools/lm/int8.py) and <task>_trace.json (the loss of
