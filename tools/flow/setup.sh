@@ -22,17 +22,37 @@ if [ "${1:-}" = fpga ]; then
   command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
   command -v icetime >/dev/null 2>&1 || need+=(fpga-icestorm)
 fi
+# apt-get runs in the background while the .venv is made (both wait mostly on the network:
+# on a fresh machine the two took about 10 s and 25 s one after the other); its log is
+# printed only when it fails, and the set-up waits for it before it ends
+apt_pid=
+apt_log=
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${need[*]} with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${need[@]}" >/dev/null
+    apt_log=$(mktemp)
+    (export DEBIAN_FRONTEND=noninteractive
+     apt-get update -qq && apt-get install -y -qq "${need[@]}") >"$apt_log" 2>&1 &
+    apt_pid=$!
   else
     echo "setup: missing ${need[*]}; install them as root: apt-get install ${need[*]}" >&2
     exit 1
   fi
 fi
+apt_wait() {
+  [ -n "$apt_pid" ] || return 0
+  if ! wait "$apt_pid"; then
+    apt_pid=
+    cat "$apt_log" >&2
+    echo "setup: apt-get install ${need[*]} failed (its log above)" >&2
+    rm -f "$apt_log"
+    exit 1
+  fi
+  rm -f "$apt_log"
+  apt_pid=
+}
+# an early exit still lets apt-get finish (a killed dpkg leaves the packages half installed)
+trap '[ -z "$apt_pid" ] || wait "$apt_pid" 2>/dev/null; rm -f "$apt_log"' EXIT
 
 PY=${PYTHON:-python3}
 stamp=.venv/.requirements.stamp
@@ -80,3 +100,4 @@ if ! cmp -s requirements.txt .venv/.bytecode.stamp; then
   .venv/bin/python -m compileall -q -j 0 .venv/lib >/dev/null || true
   cp requirements.txt .venv/.bytecode.stamp
 fi
+apt_wait
