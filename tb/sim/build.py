@@ -49,7 +49,10 @@ ICARUS_ARGS = ["-g2005", "-Wimplicit"]
 # of -Os: its compile is most of a build's CPU (3.6 s against 2.5 s of g++ for the chip) and
 # it runs no slower (valgrind, bench_sim's overlap call: 2,425M instructions at -Os, 2,382M
 # at -O1)
-VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2", "OPT_FAST=-O1"]
+# VM_TIMING=1: every build's run-time library is compiled with -fcoroutines (what --timing
+# gives a design with delays), also for a bench with none (decode_tb), so that its
+# run-time objects are the same compile as the chip's and come from one shared copy
+VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2", "OPT_FAST=-O1", "VM_TIMING=1"]
 # cocotb builds on Verilator: this main loop instead of cocotb's (verilator_main.cpp says
 # what differs), make on every core, and the run-time library objects compiled once
 # into build/verilator-rt/<key>/ and copied into each build (they do not depend on the
@@ -337,32 +340,47 @@ def verilator_make(make, bdir, env=None):
 
 
 def _shared_objects(make, bdir, env, objs, extra, prefix=""):
-    """Copy objs (and their .d files) into bdir from RUNTIME_DIR/<prefix><key>, compiling
-    them there first when no build made them with this key (verilator_make)."""
-    dry = subprocess.run(make + ["-n", "-B", "--no-print-directory"] + objs, cwd=bdir, env=env,
-                         capture_output=True, text=True)
-    if dry.returncode != 0 or not objs:
-        return
-    key = prefix + hashlib.sha256((_verilator_version() + dry.stdout + extra).encode()).hexdigest()[:16]
-    shared = RUNTIME_DIR / key
-    files = objs + [o[:-2] + ".d" for o in objs]
-    if not (shared / "done").exists():
-        with locked(RUNTIME_DIR / f".{key}.lock"):
-            if not (shared / "done").exists():
-                p = subprocess.run(make + objs, cwd=bdir, env=env)
+    """Copy each of objs (and its .d file) into bdir from RUNTIME_DIR/<prefix><key>, its key
+    the Verilator version, make's dry run of that object (its exact compile command) and
+    extra, compiling it there first when no build made it with this key (verilator_make).
+    One key per object, not per set: a build whose run-time library lacks an object (a
+    bench without delays has no verilated_timing.o) still shares the others."""
+    todo, where = [], {}
+    for o in objs:
+        dry = subprocess.run(make + ["-n", "-B", "--no-print-directory", o], cwd=bdir, env=env,
+                             capture_output=True, text=True)
+        if dry.returncode != 0:
+            continue
+        key = prefix + hashlib.sha256((_verilator_version() + dry.stdout + extra).encode()).hexdigest()[:16]
+        where[o] = (RUNTIME_DIR / key, dry.stdout)
+        if not (where[o][0] / "done").exists():
+            todo.append(o)
+    if todo:
+        # a lock per object, taken in one order: a concurrent build that needs one of them
+        # waits here and then finds it made
+        with contextlib.ExitStack() as held:
+            for o in sorted(todo, key=lambda o: where[o][0].name):
+                held.enter_context(locked(RUNTIME_DIR / f".{where[o][0].name}.lock"))
+            todo = [o for o in todo if not (where[o][0] / "done").exists()]
+            if todo:
+                p = subprocess.run(make + todo, cwd=bdir, env=env)
                 if p.returncode != 0:
-                    raise SystemExit(f"make of {' '.join(objs)} terminated with error {p.returncode}")
-                tmp = RUNTIME_DIR / f".{key}-{os.getpid()}"
-                shutil.rmtree(tmp, ignore_errors=True)
-                tmp.mkdir(parents=True)
-                for f in files:
-                    shutil.copyfile(bdir / f, tmp / f)
-                (tmp / "done").write_text(dry.stdout)
-                shutil.rmtree(shared, ignore_errors=True)
-                os.rename(tmp, shared)
-    for f in files:
-        shutil.copyfile(shared / f, bdir / f)
-    os.write(1, f"objects {' '.join(objs)} from {shared}\n".encode())   # fd 1: the log
+                    raise SystemExit(f"make of {' '.join(todo)} terminated with error {p.returncode}")
+                for o in todo:
+                    shared, dry = where[o]
+                    tmp = RUNTIME_DIR / f".{shared.name}-{os.getpid()}"
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    tmp.mkdir(parents=True)
+                    for f in (o, o[:-2] + ".d"):
+                        shutil.copyfile(bdir / f, tmp / f)
+                    (tmp / "done").write_text(dry)
+                    shutil.rmtree(shared, ignore_errors=True)
+                    os.rename(tmp, shared)
+    for o, (shared, _) in where.items():
+        for f in (o, o[:-2] + ".d"):
+            shutil.copyfile(shared / f, bdir / f)
+    if where:
+        os.write(1, f"objects {' '.join(where)} from {RUNTIME_DIR}\n".encode())   # fd 1: the log
 
 
 def _public_ports_vlt(toplevel, srcs):
