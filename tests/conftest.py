@@ -47,6 +47,10 @@ SLOW_FIRST = (
 # modules whose module-scoped fixture is worth setting up once: one xdist group each
 GROUPS = ("tests/tb/test_mut_rtl.py", "tests/tools/ch09/test_mut_ch09.py",
           "tests/flow/test_bad_input.py")        # its fixture runs the whole table of bad inputs
+# tests that share one simulator run per simulator (the node id up to the simulator's
+# name): one xdist group per simulator, so the run is made once and the two simulators'
+# groups can go to different workers
+SIM_GROUPS = ("tests/tb/test_units_cosim.py::test_unit[",)
 
 
 def _prebuilds(items):
@@ -80,7 +84,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """For --dist load (what -n sets): xdist's load-scope scheduler with a scope per test,
-    except one per GROUPS module. It hands a worker the next scope when the worker has
+    except one per GROUPS module and one per simulator of a SIM_GROUPS test. It hands a worker the next scope when the worker has
     at most two tests left; the groups go first (it orders scopes by size, stably)."""
     if config.getvalue("dist") != "load":
         return None
@@ -88,6 +92,9 @@ def pytest_xdist_make_scheduler(config, log):
 
     class _Scheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
+            for g in SIM_GROUPS:
+                if nodeid.startswith(g):
+                    return g + nodeid[len(g):].split("-")[0]
             return next((g for g in GROUPS if nodeid.startswith(g + "::")), nodeid)
     return _Scheduling(config, log)
 

@@ -41,6 +41,12 @@ SCALE = float(os.environ.get("GA2_UNIT_SCALE", "1"))
 NONE = 0xFFFFFFFF
 
 
+# every test ends within this much simulated time (the longest, test_softmax, takes about
+# 1 ms at SCALE 1): a unit that never raises last or never drops busy fails its test there
+# instead of hanging the simulator (tests/tb/test_units_cosim.py runs the eight in one process)
+TIMEOUT_MS = 20 * max(1.0, SCALE)
+
+
 def _n(k):
     return max(1, int(k * SCALE))
 
@@ -94,7 +100,7 @@ def _fill(rng, n):
     return rng.choice([-128, 127, 0, -1, 1], size=n)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_mm_tiles(dut):
     """mm_ctrl: C = A @ B (int8 operands = low bytes, int32 results) against numpy."""
     rng = np.random.default_rng(SEED)
@@ -161,14 +167,14 @@ def _sm_cases(rng, fast=False):
     return cases
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_softmax(dut):
     """softmax FAST = 0: Q16 probabilities of lengths 1..64 against softmax_fixed; timing
     (the in-order mode's sm_busy) and order."""
     await _softmax(dut, fast=False)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_softmax_fast(dut):
     """softmax FAST = 1 (overlap mode): the same exact values, busy = the overlap mode's
     sm_busy (at most 3 len + 40)."""
@@ -202,7 +208,7 @@ async def _softmax(dut, fast):
         assert out["last_read"] < out["first_write"], f"SM len={n}: a read after a write"
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_vec_rq(dut):
     """vec_rq: element-by-element requant in order (overlapping src/dst included), with
     relu 0 and 1 (max(requant, 0))."""
@@ -251,7 +257,7 @@ def _requant_vectors(rng):
             yield num // m, m, s
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_requant(dut):
     """requant: y == quant.requant(a, m, s) on edges, random values and rounding ties."""
     rng = np.random.default_rng(SEED + 3)
@@ -278,7 +284,7 @@ async def test_requant(dut):
     dut._log.info("requant: %d vectors (%d of the mutation bench)", n, len(bench))
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_divu(dut):
     """divu: quotient and remainder against divmod; busy 33 cycles (32 steps and the
     result cycle), last in the final one, 32 cycles after the first busy cycle; then the
@@ -398,7 +404,7 @@ async def _divu_contract(dut, vecs):
         await FallingEdge(clk)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_perf(dut):
     """ga2_perf #(.CW(5)) against plain counting (vectors.perf_vectors, the mutation bench's
     vectors): reset and clear zero the five counts, each counts its input, all wrap."""
@@ -429,7 +435,7 @@ def _ascii(sig):
     return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_restart(dut):
     """A start while busy restarts, for dma, vec_rq, mm_ctrl, softmax (FAST 0 and 1) and
     divu: restart_chk's scenarios, each restarted instance equal cycle by cycle to a twin
