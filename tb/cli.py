@@ -154,9 +154,11 @@ def _writable_under(t, p, parents):
     return None
 
 
-def out_file(parents=True):
+def out_file(parents=True, regular=False):
     """type=: a file to write (not a directory, under a writable directory; parents=False:
-    its directory must exist, the command does not create it)."""
+    its directory must exist, the command does not create it; regular=True: a file that
+    exists must be a regular file, not a device or a pipe -- a journal, which is synced to
+    disk and read back by --resume)."""
     def parse(text):
         t = str(text)
         if not t:
@@ -164,6 +166,8 @@ def out_file(parents=True):
         p = Path(t)
         if p.is_dir():
             raise _bad(f"{t}: a directory, not a file")
+        if regular and p.exists() and not p.is_file():
+            raise _bad(f"{t}: not a regular file (a journal is synced to disk and read back by --resume)")
         why = _writable_under(t, p, parents)
         if why:
             raise _bad(why)

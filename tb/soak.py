@@ -244,7 +244,7 @@ def main(argv=None):
                     help="external memory words (default 4096)")
     ap.add_argument("--mode", default="inorder", choices=config.MODES + ("both",),
                     help="timing mode(s) of the chip (default %(default)s)")
-    ap.add_argument("--journal", default=str(JOURNAL), type=cli.out_file(),
+    ap.add_argument("--journal", default=str(JOURNAL), type=cli.out_file(regular=True),
                     help="append each finished chunk here (default %(default)s)")
     ap.add_argument("--resume", action="store_true",
                     help="run only the chunks the journal does not hold yet (same soak, same build)")

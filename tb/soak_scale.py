@@ -113,7 +113,7 @@ def main(argv=None):
                     help="when the projection exceeds the budget, run the largest counts that fit")
     ap.add_argument("--seed", type=cli.seed, default=1)
     ap.add_argument("--workers", type=cli.integer(1, 256), default=2, help="Dask workers (default 2)")
-    ap.add_argument("--journal", default=str(JOURNAL), type=cli.out_file(),
+    ap.add_argument("--journal", default=str(JOURNAL), type=cli.out_file(regular=True),
                     help="the soak journal (default %(default)s)")
     ap.add_argument("--resume", action="store_true", help="keep the journal's finished chunks")
     ap.add_argument("--report", action="store_true", help="print what the journal holds and stop")

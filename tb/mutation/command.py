@@ -38,7 +38,7 @@ def cli(argv, description, mutants, check, json_path, title="mutant", quick_help
     ap.add_argument("--jobs", type=tbcli.jobs, default=2)
     ap.add_argument("--timeout", type=tbcli.seconds, default=120)
     ap.add_argument("--json", default=json_path, type=tbcli.out_file())
-    ap.add_argument("--journal", default=None, type=tbcli.out_file(),
+    ap.add_argument("--journal", default=None, type=tbcli.out_file(regular=True),
                     help="append each result here as it arrives (default: the --json path, .journal.jsonl)")
     ap.add_argument("--resume", action="store_true",
                     help="take the mutants the journal already judged (same tree, mutant and check)")

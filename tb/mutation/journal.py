@@ -112,8 +112,13 @@ def mutant_key(mutant, check):
 
 
 def journal_path(json_path):
-    """out/mut_x.json -> out/mut_x.journal.jsonl"""
+    """out/mut_x.json -> out/mut_x.journal.jsonl; a results path that is not a regular file
+    (--json /dev/null, a pipe) -> build/journals/<its name>.journal.jsonl: never a file
+    created beside a device."""
     p = pathlib.Path(json_path)
+    if p.exists() and not p.is_file():
+        from tb import ROOT
+        return ROOT / "build" / "journals" / (p.name + ".journal.jsonl")
     return p.with_name(p.stem + ".journal.jsonl")
 
 

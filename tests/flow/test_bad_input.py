@@ -102,6 +102,7 @@ GA2 = "tools.ga2"
 P = "{d}/prog.s"
 JOURNAL_ROWS = [           # the mutation runners' --journal / --resume
     (["--journal", "{d}/adir"], "--journal"),
+    (["--journal", "/dev/null"], "not a regular file"),
     (["--resume", "--journal", "{d}/no/such.jsonl"], "no journal"),
     (["--resume", "--journal", "{d}/garbage.txt"], "garbage.txt"),
     (["--resume", "--journal", "{d}/soak_journal.jsonl"], "not a mutation journal"),
@@ -519,6 +520,7 @@ TABLE = {
         (["--scheduler", "local:x"], "--scheduler"),
         (["--journal", "{d}/adir"], "--journal"),
         (["--journal", "{d}/file.txt/j.jsonl"], "--journal"),
+        (["--journal", "/dev/null"], "not a regular file"),
         (["--resume", "--journal", "{d}/no/such.jsonl"], "no journal"),
         (["--resume", "--journal", "{d}/garbage.txt"], "garbage.txt"),
         (["--resume", "--journal", "{d}/file.txt"], "not a soak journal"),

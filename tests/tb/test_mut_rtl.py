@@ -374,6 +374,37 @@ def test_lines_option_keeps_only_the_sites_on_those_lines(sample_dir, capsys):
             cli.line_ranges(bad)
 
 
+def test_a_second_run_on_one_work_dir_is_refused(tmp_path, capsys):
+    """Two runs on one --work would remove each other's snapshot and builds (and the second
+    would truncate the first's journal): the second is refused, exit 2, before it touches
+    anything."""
+    import fcntl
+    work = tmp_path / "work"
+    work.mkdir()
+    journal = tmp_path / "j.jsonl"
+    journal.write_text("the first run's journal\n")
+    with open(work / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        rc = cli.main(["--sample", "1", "--work", str(work), "--journal", str(journal),
+                       "--out", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "another mutation run is using it" in err[0], err
+    assert journal.read_text() == "the first run's journal\n" and not (work / "rtl_snapshot").exists()
+
+
+def test_a_broken_preprocessor_is_a_fault_not_a_traceback(sample_dir, tmp_path, monkeypatch, capsys):
+    """pyverilog preprocesses with iverilog -E: an iverilog that gives no output is a FAULT
+    line naming the file (exit 1), not a traceback."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "iverilog").write_text("#!/bin/sh\nexit 127\n")
+    (shim / "iverilog").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    assert cli.main(["--list", "--rtl", sample_dir]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "FAULT: iverilog -E" in err[0] and "cnt.v" in err[0], err
+
+
 def test_classes_option():
     assert sites.parse_classes("") == sites.DEFAULT_CLASSES
     assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + sites.NEW_CLASSES

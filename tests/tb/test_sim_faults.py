@@ -324,12 +324,18 @@ def _fault(*a, **k):
     raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_build.Process("Vtop", 139, None, False, 3.0))
 
 
-@pytest.mark.parametrize("app", ["serve", "score", "sweep"])
+@pytest.mark.parametrize("app", ["serve", "score", "sweep", "bench_sim"])
 def test_applications_report_a_simulator_fault_as_a_fault(app, monkeypatch, tmp_path, capsys):
-    """serve, tools.lm.score and tools.lm.sweep: a FAULT line and exit 4, not a FAIL or a traceback."""
+    """serve, tools.lm.score, tools.lm.sweep and the simulation benchmark: a FAULT line and
+    exit 4, not a FAIL or a traceback."""
     from tb import hw
     monkeypatch.setattr(hw, "available_sims", lambda: ["icarus", "verilator"])
-    if app == "serve":
+    if app == "bench_sim":
+        from tools.bench import bench_sim
+        monkeypatch.setattr(bench_sim, "build_plain", lambda *a, **k: None)
+        monkeypatch.setattr(bench_sim, "run_cocotb", _fault)
+        rc = bench_sim.main(["--sim", "verilator", "--mode", "inorder", "--groups", "1"])
+    elif app == "serve":
         from tools.serve import run as serve_run
         monkeypatch.setattr(serve_run, "serve", _fault)
         rc = serve_run.main(["--sim", "verilator", "--workload", "short", "--out", str(tmp_path)])

@@ -178,6 +178,7 @@ def figure(rows, path, contexts=CONTEXTS, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
     palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
                "tab:olive", "tab:cyan", "tab:grey"]
     colors = {n: palette[i % len(palette)] for i, n in enumerate(names)}
+    fits = any(r["max_batch"] >= 1 for r in rows)
     for ax, ctx in zip(axes[0], contexts):
         for r in (r for r in rows if r["context"] == ctx):
             if r["max_batch"] < 1:
@@ -189,15 +190,19 @@ def figure(rows, path, contexts=CONTEXTS, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
             ax.plot([b[-1]], [tokens_per_s(b[-1], r["bw"], ctx, weights, kv_tok)], "x", color=colors[r["chip"]],
                     ms=9)
             ax.axhline(r["limit"], color=colors[r["chip"]], ls=":", lw=1)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        if fits:        # a log axis needs a curve somewhere (sharey: any panel's will do)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        if not any(r["context"] == ctx and r["max_batch"] >= 1 for r in rows):
+            ax.text(0.5, 0.5, "no chip fits the weights\nand one request's KV cache", ha="center",
+                    va="center", transform=ax.transAxes)
         ax.set_xlabel("batch size b (requests)")
         ax.set_title(f"context {ctx} tokens")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="lower right")
     axes[0][0].set_ylabel("decode throughput (tokens/s, derived)")
     model = "a 7B int8 model" if weights == WEIGHTS else f"{sci(weights)} bytes of weights"
-    fig.suptitle(f"Fig 9.5  Example A: throughput against batch for {model}; x = memory full, "
+    fig.suptitle(f"Fig 9.5  Example A: throughput against batch for {model}\nx = memory full, "
                  "dotted = cache-bound limit BW / KV per request (all derived)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -269,7 +269,7 @@ def main(argv=None):
                     help="add the mutant(s) of FILE (JSON label/old/new[/tags], or three text lines: "
                          "label, old line, new line); repeatable")
     ap.add_argument("--extra-only", action="store_true", help="run only the --extra-mutant mutants")
-    ap.add_argument("--journal", default=None, type=cli.out_file(),
+    ap.add_argument("--journal", default=None, type=cli.out_file(regular=True),
                     help="append each result here as it arrives (default: the --json path, .journal.jsonl)")
     ap.add_argument("--resume", action="store_true",
                     help="take the mutants the journal already judged (same tree, mutant and check)")

@@ -22,6 +22,7 @@ surviving mutant must be caught by a sharper test or listed in equivalents.txt. 
 is tb/hdl/mut_rtl_tb.v; docs/mutation_rtl.md describes the whole method and the results.
 """
 import argparse
+import fcntl
 import json
 import os
 import sys
@@ -91,7 +92,7 @@ def main(argv=None):
     ap.add_argument("--no-formal", dest="formal", action="store_false",
                     help="skip the formal step (each survivor's miter, tb/mutation/rtl/prove.py)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's verdict")
-    ap.add_argument("--journal", default=None, type=cli.out_file(),
+    ap.add_argument("--journal", default=None, type=cli.out_file(regular=True),
                     help="append each verdict here as it arrives (default: the --out path, .journal.jsonl)")
     ap.add_argument("--resume", action="store_true",
                     help="take the mutants the journal already judged (same design, bench and classes)")
@@ -126,6 +127,15 @@ def main(argv=None):
             if not isinstance(last, dict) or not isinstance(last.get("survivors"), list):
                 raise ValueError(f"--out {args.out}: not a mutation run's results (no survivors list)")
         if not args.list and not args.prove:
+            # one run per scratch directory, taken before the journal is opened: a second
+            # run would remove the first's snapshot and builds (held until this process ends)
+            os.makedirs(args.work, exist_ok=True)
+            args.work_lock = open(os.path.join(args.work, ".lock"), "w")
+            try:
+                fcntl.flock(args.work_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise ValueError(f"--work {args.work}: another mutation run is using it "
+                                 "(give this run a --work of its own)") from None
             from tb.mutation import engine
             args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
             if args.resume:
@@ -142,7 +152,11 @@ def main(argv=None):
         snap = os.path.join(args.work, "rtl_snapshot")
         sites_mod.make_mutant_dir(None, snap, args.rtl)
         args.rtl = snap
-    sites = on_lines(sites_mod.enumerate_sites(args.rtl, args.module, stats, args.classes), args.lines)
+    try:
+        sites = on_lines(sites_mod.enumerate_sites(args.rtl, args.module, stats, args.classes), args.lines)
+    except RuntimeError as e:     # the tools failed (not the input): one line, exit 1
+        print(f"{ap.prog}: FAULT: {cli.one_line(str(e))}", file=sys.stderr)
+        return 1
     if args.list:
         for s in sites:
             print(f"{s.file}:{s.line}  {s.cls:<6} {one_line(s.desc)}")

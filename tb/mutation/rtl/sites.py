@@ -361,7 +361,12 @@ def parse_file(path, rtl_dir):
         tmp = os.path.join(td, os.path.basename(path))
         with open(tmp, "w") as f:
             f.write(blank)
-        pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir], define=_isa_defines(rtl_dir))
+        try:
+            pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir],
+                            define=_isa_defines(rtl_dir))
+        except OSError as e:    # iverilog missing or broken: a fault of the tools, not of the design
+            raise RuntimeError(f"iverilog -E (pyverilog's preprocessor) gave no output for {path}: "
+                               f"{type(e).__name__}: {e}") from None
     parser = _parser()
     parser.lexer.reset_lineno()
     try:

@@ -84,6 +84,17 @@ def test_example_a_changed_values_follow_the_formula(tmp_path, capsys):
     assert "765.1" in out
 
 
+def test_example_a_where_no_chip_fits_still_draws_its_figure(tmp_path, capsys):
+    """A context or a model no chip can hold is an answer (max batch 0, '--' everywhere),
+    not an error: the table and the figure are written (the panel says no chip fits)."""
+    for args in (["--contexts", "2048,99999999999"], ["--weight-bytes", "1e300"]):
+        rc, out, err = _run(A.main, args + ["--out", str(tmp_path)], capsys)
+        assert rc == 0 and "Traceback" not in err, err
+        assert (tmp_path / "fig9_5_capacity.png").stat().st_size > 0
+    rows = _rows(tmp_path)
+    assert all(r["max_batch"] == 0 and r["best"] is None for r in rows.values())
+
+
 def test_example_a_chips_files_equal_chip_options(tmp_path, capsys):
     js = tmp_path / "chips.json"
     js.write_text(json.dumps([{"name": "D", "capacity": 40e9, "bandwidth": 1e12},
