@@ -19,6 +19,7 @@ from tb.mutation.journal import mutant_key
 from tb.mutation.outcomes import (BAD_ANCHOR, CAUGHT, CRASHED, REFUSED, SURVIVED, TIMED_OUT,
                                   BaselineError, Mutant, Result)
 from tb.mutation.pool import run_pool
+from tb.sim.build import parent_bound
 from tb.mutation.tree import COPY_IGNORE, anchor_problem, apply_mutant, copy_project
 
 OUTPUT_TAIL = 2000                 # characters of the check's output kept per result
@@ -32,13 +33,14 @@ def run_check(cmd, cwd, timeout, env_extra=None):
     install of the original tree).
 
     The check gets its own process group, killed whole on a timeout (a check that starts
-    simulators or subprocesses leaves nothing behind).
+    simulators or subprocesses leaves nothing behind), and dies with this process
+    (tb/sim/build.py parent_bound: a killed run leaves no check running).
     """
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.update(env_extra or {})
     t0 = time.monotonic()
-    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(parent_bound(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             start_new_session=True)
     try:

@@ -184,6 +184,21 @@ name), returncode (None when killed by a signal or hung), signal (its number, or
 hung (killed at the wall-clock limit), seconds (wall)."""
 
 
+def parent_bound(cmd):
+    """cmd, run so that it is killed when the process that started it dies (util-linux's
+    setpriv --pdeathsig KILL, then exec: the same process). Its own process group lets the
+    caller kill it and its children on a limit; this covers the caller being killed itself
+    (SIGKILL, the OOM killer, a CI timeout), which would otherwise leave simulators and
+    checks running as orphans. Without setpriv, or with GA2_PARENT_BOUND=0 in the
+    environment, cmd as it is (then the live driver still ends a simulation whose host is
+    gone, by itself: tb/drivers/ga2_live.py)."""
+    bound = _SETPRIV and os.environ.get("GA2_PARENT_BOUND", "1") != "0"
+    return (["setpriv", "--pdeathsig", "KILL", "--"] if bound else []) + [str(c) for c in cmd]
+
+
+_SETPRIV = shutil.which("setpriv") is not None and sys.platform.startswith("linux")
+
+
 def run_process(cmd, cwd=None, env=None, wall_limit=None):
     """Run cmd (its output on this process's stdout/stderr) to its end: a Process.
 
@@ -191,7 +206,7 @@ def run_process(cmd, cwd=None, env=None, wall_limit=None):
     (hung=True) or when this process is interrupted, so no simulator outlives its run.
     """
     t0 = time.monotonic()
-    p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, start_new_session=True)
+    p = subprocess.Popen(parent_bound(cmd), cwd=cwd, env=env, start_new_session=True)
     hung = False
     try:
         hung = not wait_exit(p, wall_limit)

@@ -309,11 +309,15 @@ def test_live_driver_gives_up_on_a_quiet_host():
     shutil.rmtree(live.run_dir, ignore_errors=True)      # kept by the failing run: not needed here
 
 
-def test_live_simulator_ends_when_its_host_is_gone():
+@pytest.mark.parametrize("bound", [True, False])
+def test_live_simulator_ends_when_its_host_is_gone(bound):
     """A host killed mid-run (here: os._exit after one program) leaves no simulator
-    behind: the live driver sees the host's process gone and ends the simulation."""
+    behind: the simulator dies with its host (tb/sim/build.py parent_bound) or, without
+    that (GA2_PARENT_BOUND=0), the live driver sees the host's process gone and ends the
+    simulation itself."""
     if "verilator" not in hw.available_sims():
         pytest.skip("verilator not installed")
+    import os
     import subprocess
     import sys
     import time
@@ -322,12 +326,26 @@ def test_live_simulator_ends_when_its_host_is_gone():
             "(p, i), = progen.random_programs(81, 1)\n"
             "live = hw.Live('verilator'); live.start()\nassert live.run(hw.Item(p, i)).ok\n"
             "print(live.run_dir, flush=True)\nos._exit(0)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    env = dict(os.environ, GA2_PARENT_BOUND="1" if bound else "0")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     run_dir = Path(out.stdout.strip().splitlines()[-1])
     log = run_dir / "sim.log"
+
+    def simulators():               # processes still running in the run's directory
+        pids = []
+        for d in Path("/proc").iterdir():
+            try:
+                if d.name.isdigit() and os.readlink(d / "cwd") == str(run_dir) and \
+                        "Z" not in (d / "status").read_text().split("\n")[2]:
+                    pids.append(int(d.name))
+            except OSError:
+                pass
+        return pids
     t0 = time.time()
-    while time.time() - t0 < 30 and "host gone or idle" not in (log.read_text() if log.exists() else ""):
+    while time.time() - t0 < 30 and simulators():
         time.sleep(0.2)
-    assert "host gone or idle" in log.read_text()
+    assert not simulators(), "a simulator outlived its host"
+    if not bound:
+        assert "host gone or idle" in log.read_text()
     import shutil
     shutil.rmtree(run_dir, ignore_errors=True)

@@ -350,3 +350,39 @@ def test_applications_report_a_simulator_fault_as_a_fault(app, monkeypatch, tmp_
     out = capsys.readouterr().out
     assert rc == 4 and "FAULT" in out and "simulator crashed: job 2, program 5" in out and "exit code 139" in out
     assert "PASS" not in out and "FAIL" not in out
+
+
+# ------------------------------------------------------------------ a run killed itself
+def _alive(pid):
+    """True while pid runs (a zombie, dead but not yet reaped by init, is not alive)."""
+    try:
+        return "Z" not in Path(f"/proc/{pid}/status").read_text().split("\n")[2]
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+@pytest.mark.parametrize("spawner", ["run_check", "run_process"])
+def test_a_killed_run_leaves_no_check_or_simulator_running(spawner, tmp_path):
+    """The mutation runs' checks (tb.mutation.text.run_check) and the simulators
+    (tb.sim.build.run_process) die with the process that started them, even when it is
+    killed outright (SIGKILL: nothing of it runs to clean up)."""
+    pidfile = tmp_path / "child.pid"
+    child = [sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
+    call = ("from tb.mutation import text; text.run_check(%r, '/', 100)" if spawner == "run_check"
+            else "from tb.sim import build; build.run_process(%r)") % (child,)
+    runner = __import__("subprocess").Popen([sys.executable, "-c", call])
+    t0 = time.monotonic()
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.monotonic() - t0 < 30, "the child never started"
+        time.sleep(0.05)
+    pid = int(pidfile.read_text())
+    assert _alive(pid)
+    runner.kill()
+    runner.wait()
+    t0 = time.monotonic()
+    while _alive(pid) and time.monotonic() - t0 < 5:
+        time.sleep(0.05)
+    alive = _alive(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"{spawner}: its child outlived the killed run"
