@@ -112,6 +112,20 @@ def seed(text):
     return integer(0)(text)
 
 
+def _os_errors(check):
+    """check (a path type=) with an OSError of the path itself (a name too long, a loop of
+    links, no permission to look) turned into the refusal of that argument."""
+    def parse(text):
+        try:
+            return check(text)
+        except OSError as e:
+            raise _bad(f"{text}: {e.strerror or e}") from None
+    parse.__name__ = check.__name__
+    parse.__doc__ = check.__doc__
+    return parse
+
+
+@_os_errors
 def in_file(text):
     """type=: an existing file (not a directory); the path as given."""
     t = str(text)
@@ -127,6 +141,7 @@ def in_file(text):
     return t
 
 
+@_os_errors
 def in_dir(text):
     """type=: an existing directory; the path as given."""
     t = str(text)
@@ -173,9 +188,10 @@ def out_file(parents=True, regular=False):
             raise _bad(why)
         return t
     parse.__name__ = "out_file"
-    return parse
+    return _os_errors(parse)
 
 
+@_os_errors
 def out_dir(text):
     """type=: a directory to write into (created when missing): not a file, under a
     writable directory."""
@@ -216,6 +232,8 @@ def scheduler(text):
         if scheme not in DASK_SCHEMES:
             raise _bad(f"{text!r}: unknown scheme {scheme!r} (a Dask address is tcp://host:port, or local:N)")
     host, _, port = rest.rpartition(":")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise _bad(f"{text!r}: the host {host!r} holds a ':' (an IPv6 host goes in brackets: [::1]:8786)")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise _bad(f"{text!r}: expected local:N or a Dask scheduler address host:port (tcp://host:8786)")
     return t
@@ -226,9 +244,9 @@ def text_file(path, what=None):
     (not UTF-8, or holding NUL bytes) or unreadable."""
     name = what or str(path)
     p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{name}: a directory, not a file")
     try:
+        if p.is_dir():
+            raise ValueError(f"{name}: a directory, not a file")
         data = p.read_bytes()
     except OSError as e:
         raise ValueError(f"{name}: {e.strerror or e}") from None

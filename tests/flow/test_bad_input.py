@@ -81,6 +81,7 @@ def make_files(d):
     (d / "ints.json").write_text("[1, 2, 3]\n")
     (d / "negative.json").write_text('{"requests": [{"id": "A", "tokens": -1, "arrival": 0}]}\n')
     (d / "bad.csv").write_text("id,tokens,arrival\nA,many,0\n")
+    (d / "extra_values.csv").write_text("id,prompt\nA,hi,one too many\n")
     (d / "workload.txt").write_text("id,tokens,arrival\nA,3,0\n")
     (d / "notchips.json").write_text('[{"name": "A"}]\n')
     (d / "notmutant.json").write_text('{"label": "x"}\n')
@@ -156,6 +157,8 @@ TABLE = {
     ]),
     "ga2 run": (GA2, [
         (["run", P, "--sim", "gpu"], "--sim"),
+        (["run", P, "--ext", "{d}/" + "n" * 300], "File name too long"),
+        (["run", P, "--ext-out", "{d}/" + "n" * 300], "File name too long"),
         (["run", P, "--sim", ""], "--sim"),
         (["run", "{d}/empty.s"], "no instructions"),
         (["run", "{d}/garbage.s"], "not a text file"),
@@ -300,6 +303,8 @@ TABLE = {
     ]),
     "python -m tools.ch09_example_a": ("tools.ch09_example_a", [
         (["--chips", "{d}/no/such.csv"], "no/such.csv"),
+        (["--contexts", "2048," + "1" * 400], "2^53"),
+        (["--out", "{d}/" + "n" * 300], "File name too long"),
         (["--chips", "{d}/adir"], "adir"),
         (["--chips", "{d}/empty.json"], "empty.json"),
         (["--chips", "{d}/empty.csv"], "empty.csv"),
@@ -376,6 +381,7 @@ TABLE = {
     ]),
     "python -m tools.serve.lm_run": ("tools.serve.lm_run", [
         (["--requests", "0"], "--requests"),
+        (["--workload", "{d}/extra_values.csv"], "more values than the header"),
         (["--requests", "x"], "--requests"),
         (["--requests", "3000"], "external memory"),
         (["--rate", "0"], "--rate"),
@@ -516,6 +522,7 @@ TABLE = {
         (["--mode", "fast"], "--mode"),
         (["--sim", "gpu"], "--sim"),
         (["--scheduler", "nowhere"], "--scheduler"),
+        (["--scheduler", "A:1:1"], "brackets"),
         (["--scheduler", "local:0"], "--scheduler"),
         (["--scheduler", "local:x"], "--scheduler"),
         (["--journal", "{d}/adir"], "--journal"),
@@ -575,6 +582,7 @@ TABLE = {
         (["--extra-mutant", "{d}/notmutant.json"], "notmutant.json"),
         (["--extra-only"], "--extra-only"),
         (["--scheduler", "nowhere"], "--scheduler"),
+        (["--scheduler", "A:1:1"], "brackets"),
     ] + JOURNAL_ROWS),
 }
 for _name, _mod in (("python -m tools.serve.mutants", "tools.serve.mutants"),
@@ -619,6 +627,7 @@ TABLE.update({
         (["--equiv", "{d}/garbage.txt"], "garbage.txt"),
         (["--work", "{d}/file.txt"], "--work"),
         (["--scheduler", "nowhere"], "--scheduler"),
+        (["--scheduler", "A:1:1"], "brackets"),
         (["--list", "--rtl", "{d}/no/such"], "--rtl"),
         (["--prove", "--out", "{d}/garbage.txt"], "garbage.txt"),
         (["--prove", "--out", "{d}/notworkload.json"], "survivors"),

@@ -41,6 +41,9 @@ CONTEXTS = (2048, 8192, 32768)
 BATCHES = (1, 4, 16, 64)
 
 
+MAX_CONTEXT = 1 << 53     # the largest context whose tokens a float holds exactly
+
+
 def max_batch(capacity, context, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
     """Most requests whose caches fit beside the weights (0 when the weights alone do not fit)."""
     if capacity <= 0 or context <= 0 or kv_tok <= 0:
@@ -232,6 +235,9 @@ def main(argv=None):
         for c in contexts:
             if c < 1:
                 raise ValueError(f"--contexts {a.contexts!r}: context {c} must be at least 1 token")
+            if c > MAX_CONTEXT:
+                raise ValueError(f"--contexts {a.contexts!r}: context {c} is past {MAX_CONTEXT} tokens "
+                                 "(2^53: the planner's arithmetic is in floats)")
         if len(set(contexts)) != len(contexts):
             raise ValueError(f"--contexts {a.contexts!r}: a context given twice")
         rows = plan(chips, contexts, weights, kv_tok)

@@ -105,7 +105,13 @@ def parse(text, fmt, task, ctx):
         except json.JSONDecodeError as e:
             raise ValueError(f"workload: not JSON ({e.msg} at line {e.lineno})") from None
     elif fmt == "csv":
-        rows = list(csv.DictReader(io.StringIO(text)))
+        try:
+            rows = list(csv.DictReader(io.StringIO(text)))
+        except csv.Error as e:
+            raise ValueError(f"workload: not CSV ({e})") from None
+        for n, r in enumerate(rows, 2):
+            if None in r:            # DictReader's key for the values past the header's columns
+                raise ValueError(f"workload: line {n} has more values than the header has columns")
         if rows and set(rows[0]) - set(FIELDS):
             raise ValueError(f"workload: unknown CSV column(s) "
                              f"{', '.join(sorted(set(rows[0]) - set(FIELDS)))}")

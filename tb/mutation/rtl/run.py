@@ -127,8 +127,13 @@ def main(argv=None):
             if not isinstance(last, dict) or not isinstance(last.get("survivors"), list):
                 raise ValueError(f"--out {args.out}: not a mutation run's results (no survivors list)")
         if not args.list and not args.prove:
-            # one run per scratch directory, taken before the journal is opened: a second
-            # run would remove the first's snapshot and builds (held until this process ends)
+            from tb.mutation import engine
+            args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
+            if args.resume:
+                engine.Journal.read(args.journal)   # a bad file is refused before the trees are read
+            # one run per scratch directory, taken after the input's checks and before the
+            # journal is opened: a second run would remove the first's snapshot and builds
+            # (held until this process ends)
             os.makedirs(args.work, exist_ok=True)
             args.work_lock = open(os.path.join(args.work, ".lock"), "w")
             try:
@@ -136,10 +141,6 @@ def main(argv=None):
             except OSError:
                 raise ValueError(f"--work {args.work}: another mutation run is using it "
                                  "(give this run a --work of its own)") from None
-            from tb.mutation import engine
-            args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
-            if args.resume:
-                engine.Journal.read(args.journal)   # a bad file is refused before the trees are read
             args.journal_log = engine.Journal(args.journal, {"design": engine.tree_digest(args.rtl),
                                                              "bench": engine.tree_digest(os.path.join(ROOT, "tb")),
                                                              "classes": list(args.classes)}, args.resume)
