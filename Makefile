@@ -12,7 +12,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -102,6 +102,9 @@ fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by thi
 
 formal: setup  ## formal proofs (yosys-smtbmc/z3, ABC pdr and dprove): overlap safety, hazard invariant, host contract, busy lengths, the equivalents' miters (masked, shared-state, invariant); table in out/formal.txt (ONLY=overlap|chip|busy|equiv)
 	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))
+
+fuzz-options: setup ## every option of every command (from its --help) given ~50 odd values and files of every wrong kind: tracebacks and multi-line refusals are problems (about 25 min)
+	$(PY) tests/flow/fuzz_options.py
 
 fuzz: setup    ## a short soak: N random programs per simulator and timing mode against the reference (N=2000 SEED=1 SIM=both)
 	$(PY) -m tb.soak --sim $(SIM) --n $(N) --seed $(SEED) --mode both
