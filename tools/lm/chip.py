@@ -235,12 +235,16 @@ def _pipe_buffers(mcfg):
     return 3 + max(3, -(-mcfg.vocab // TILE_COLS))
 
 
-def _step(model, lay, rows, mem, pipe):
-    """step_program's program, pipelined or not (pipe needs PIPE_BUFFERS weight buffers)."""
-    if not rows or len(rows) > lay.batch:
-        raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
-    m, rq, sp, chip = lay.m, model.rq, lay.sp, lay.chip
-    mem = Contiguous(lay) if mem is None else mem
+def order_rows(rows, batch):
+    """A step's rows checked and put in the order both step builders use:
+    (rows, att). rows: the ones whose next token is generated first (only they need the
+    output head -- a prefill row's logits are never read -- and as a prefix of the batch
+    they tile it); att: the order of the rows' attention, the batch order or, when a
+    sequence has several rows, by position (a row sees the K and V its sequence's
+    earlier rows stored). ValueError for no rows, more than batch, or a sequence's rows
+    not at distinct, consecutive positions."""
+    if not rows or len(rows) > batch:
+        raise ValueError(f"a step takes 1..{batch} rows, got {len(rows)}")
     seqs = {}
     for row in rows:
         seqs.setdefault(row.b, []).append(row.t)
@@ -248,33 +252,91 @@ def _step(model, lay, rows, mem, pipe):
         if sorted(ts) != list(range(min(ts), min(ts) + len(ts))):
             raise ValueError(f"sequence {b}: a step's rows of one sequence must be at distinct, "
                              f"consecutive positions, got {sorted(ts)}")
-    # the rows whose next token is generated first: only they need the output head (a
-    # prefill row's logits are never read), and as a prefix of the batch they tile it
     rows = sorted(rows, key=lambda row: not row.write)
-    d, V, R = m.d, m.vocab, len(rows)
-    # the order of the rows' attention: the batch order, or, when a sequence has several
-    # rows, by position (a row sees the K and V its sequence's earlier rows stored)
-    att = list(range(R))
-    if len(seqs) < R:
+    att = list(range(len(rows)))
+    if len(seqs) < len(rows):
         att.sort(key=lambda r: rows[r].t)
-    heads = sum(row.write for row in rows)
-    P = []
+    return rows, att
 
-    def I(op, **f):
-        P.append(isa.build(op, cfg=chip, **f))
 
-    def rqv(dst, src, n, name, relu=0):
-        mm_, s_ = rq[name]
-        I("RQ", dst=dst, src=src, len=n, m=mm_, s=s_, relu=relu)
+class Emitter:
+    """A step's instruction list, and what both step builders (this file's and
+    tools/lm/remedies.py's) emit alike: requants by the model's names, weight matrices
+    loaded into nbuf rotating buffers with an int32 result buffer each, a group's
+    projections, residual adds and norms, and the embedding. Called as I(op, **fields)."""
 
-    wbuf = [0]
+    def __init__(self, lay, rq, nbuf):
+        self.P, self.lay, self.rq, self.nbuf = [], lay, rq, nbuf
+        self.sp, self.d = lay.sp, lay.m.d
+        self.wbuf = self.acc = 0
 
-    def load_matrix(name, r, c):
-        """LD a weight matrix into the next of the two buffers; its address."""
-        buf = sp[f"wb{wbuf[0] % nbuf}"]
-        wbuf[0] += 1
-        I("LD", dst=buf, src=lay.w[name], len=r * c)
+    def __call__(self, op, **f):
+        self.P.append(isa.build(op, cfg=self.lay.chip, **f))
+
+    def rqv(self, dst, src, n, name, relu=0):
+        """RQ of n words by the model's requant `name`."""
+        mm_, s_ = self.rq[name]
+        self("RQ", dst=dst, src=src, len=n, m=mm_, s=s_, relu=relu)
+
+    def load_matrix(self, name, r, c):
+        """LD a weight matrix into the next of the weight buffers; its address."""
+        buf = self.sp[f"wb{self.wbuf % self.nbuf}"]
+        self.wbuf += 1
+        self("LD", dst=buf, src=self.lay.w[name], len=r * c)
         return buf
+
+    def weights(self, name, K, N):
+        """A matrix on chip: (its buffer, the next int32 result buffer, K, N)."""
+        w = self.load_matrix(name, K, N)
+        self.acc += 1
+        return w, self.sp[f"a{self.acc % RESULT_BUFFERS}"], K, N
+
+    def project(self, g0, gn, mat, src, dst, rqname, relu=0):
+        """dst = RQ(src x W) for the group of rows g0 .. g0+gn-1: its MMs, then its RQ."""
+        w, a, K, N = mat
+        for n0 in range(0, N, 4):
+            self("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
+                 tb=0, lda=K, ldb=N, ldc=N)
+        self.rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
+
+    def residual(self, g0, gn, j, branch):
+        """x = ADD(RQ(x) [res j], branch) for a group of rows (branch: already requantized)."""
+        x, d = self.sp["x"], self.d
+        self.rqv(x + g0 * d, x + g0 * d, gn * d, f"res{j}")
+        self("ADD", dst=x + g0 * d, src=x + g0 * d, len=gn * d, src2=branch + g0 * d)
+
+    def norm(self, g0, gn, name):
+        """h = NORM(x) row by row for a group, by the model's norm `name`."""
+        nm, ns = self.rq[name]
+        sp, d = self.sp, self.d
+        for r in range(g0, g0 + gn):
+            self("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
+
+    def embed(self, rows, mem, groups, pos):
+        """x = wte[token] + wpe[pos(row)] for every row: the token id (from the external
+        token area), its wte row (LDX), the position's wpe row, summed a group at a time."""
+        sp, d, w = self.sp, self.d, self.lay.w
+        for r, row in enumerate(rows):
+            self("LD", dst=sp["tok"] + r, src=mem.token(row.b, row.t), len=1)
+            self("LDX", dst=sp["x"] + r * d, src=w["wte"], len=d, idx=sp["tok"] + r,
+                 rows=self.lay.m.vocab)
+            self("LD", dst=sp["t0"] + r * d, src=w["wpe"] + pos(row) * d, len=d)
+        for g0, gn in groups:
+            self("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d,
+                 src2=sp["t0"] + g0 * d)
+
+
+def _step(model, lay, rows, mem, pipe):
+    """step_program's program, pipelined or not (pipe needs PIPE_BUFFERS weight buffers)."""
+    rows, att = order_rows(rows, lay.batch)
+    m, sp = lay.m, lay.sp
+    mem = Contiguous(lay) if mem is None else mem
+    d, V, R = m.d, m.vocab, len(rows)
+    heads = sum(row.write for row in rows)
+    assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
+    E = Emitter(lay, model.rq, lay.weight_buffers if pipe else WEIGHT_BUFFERS)
+    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights
+    project, residual, norm = E.project, E.residual, E.norm
 
     def matmul(dst, a, K, w, N, ldc, rows):
         """dst (rows x N int32, rows ldc apart) = a (rows x K int8, row-major) x w (K x N),
@@ -286,42 +348,7 @@ def _step(model, lay, rows, mem, pipe):
                   tb=0, lda=K, ldb=N, ldc=ldc)
 
     groups = [(g0, min(GROUP, R - g0)) for g0 in range(0, R, GROUP)]
-    acc = [0]
-
-    def a32():
-        """The next of the int32 result buffers."""
-        acc[0] += 1
-        return sp[f"a{acc[0] % RESULT_BUFFERS}"]
-
-    def weights(name, K, N):
-        """A matrix on chip: (its buffer, its int32 product buffer, K, N)."""
-        return load_matrix(name, K, N), a32(), K, N
-
-    def project(g0, gn, mat, src, dst, rqname, relu=0):
-        """dst = RQ(src x W) for the group of rows g0 .. g0+gn-1: its MMs, then its RQ."""
-        w, a, K, N = mat
-        for n0 in range(0, N, 4):
-            I("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
-              tb=0, lda=K, ldb=N, ldc=N)
-        rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
-
-    def residual(g0, gn, j, branch):
-        """x = ADD(RQ(x) [res j], branch) for a group of rows (branch: already requantized)."""
-        rqv(sp["x"] + g0 * d, sp["x"] + g0 * d, gn * d, f"res{j}")
-        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=branch + g0 * d)
-
-    def norm(g0, gn, name):
-        nm, ns = rq[name]
-        for r in range(g0, g0 + gn):
-            I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
-
-    # -- the embedding: the token id (from the external token area), its row, the position's
-    for r, row in enumerate(rows):
-        I("LD", dst=sp["tok"] + r, src=mem.token(row.b, row.t), len=1)
-        I("LDX", dst=sp["x"] + r * d, src=lay.w["wte"], len=d, idx=sp["tok"] + r, rows=V)
-        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + row.t * d, len=d)
-    for g0, gn in groups:
-        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
+    E.embed(rows, mem, groups, lambda row: row.t)
     sets = max(2, lay.kv_sets)
     lg = sp["logits"]
     # Pipelined (with _pipe_buffers weight buffers): the next layer's q, k, v (the last
@@ -333,9 +360,6 @@ def _step(model, lay, rows, mem, pipe):
     # requants with the previous group's projections (docs/lm.md "Where the curve bends").
     # Unpipelined: a layer's projections for every group, its attention, its end for
     # every group, then the head tile by tile.
-    assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
-    nbuf = lay.weight_buffers if pipe else WEIGHT_BUFFERS
-
     def qkv(i, mats, g0, gn):
         """Layer i's norm and projections q, k, v for a group."""
         norm(g0, gn, f"h{i}.n1")
@@ -433,9 +457,9 @@ def _step(model, lay, rows, mem, pipe):
     for r, row in enumerate(rows[:heads]):  # after every MM: the MM unit never waits for them
         I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
         I("ST", src=sp["nxt"] + r, dst=mem.token(row.b, row.t + 1), len=1)
-    P.append(isa.build("HALT", cfg=chip))
-    if chip.mode == "overlap":
-        P = reorder(P, chip)
+    I("HALT")
+    if lay.chip.mode == "overlap":
+        return reorder(P, lay.chip)
     return P
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import config, isa
+from model import config
 from model.reorder import reorder
 from tools.lm import chip as C
 
@@ -279,29 +279,16 @@ def step_program(model, lay, rows, mem=None):
     increasing position, each after the previous row's K and V are stored (mem must
     then place the rows by position: a ring's slots would collide). A step with one row
     per sequence (every Generation's) is built exactly as without this."""
-    if not rows or len(rows) > lay.batch:
-        raise ValueError(f"a step takes 1..{lay.batch} rows, got {len(rows)}")
-    m, rq, sp, chip, rem = lay.m, model.rq, lay.sp, lay.chip, lay.remedies
+    rows, att = C.order_rows(rows, lay.batch)
+    m, sp, rem = lay.m, lay.sp, lay.remedies
     mem = Slots(lay) if mem is None else mem
-    seqs = {}
-    for row in rows:
-        seqs.setdefault(row.b, []).append(row.t)
-    for b, ts in seqs.items():
-        if sorted(ts) != list(range(min(ts), min(ts) + len(ts))):
-            raise ValueError(f"sequence {b}: a step's rows of one sequence must be at distinct, "
-                             f"consecutive positions, got {sorted(ts)}")
-    rows = sorted(rows, key=lambda row: not row.write)
     d, dk, V, R = m.d, lay.dk, m.vocab, len(rows)
-    att = list(range(R))           # the attention's order: by position within a sequence
-    if len(seqs) < R:
-        att.sort(key=lambda r: rows[r].t)
     rw, TR, g = lay.row_words, lay.tile, m.heads // m.kvh
     kv4 = rem.kv_bits == 4
     heads = sum(row.write for row in rows)
-    P = []
-
-    def I(op, **f):
-        P.append(isa.build(op, cfg=chip, **f))
+    E = C.Emitter(lay, model.rq, C.WEIGHT_BUFFERS)
+    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights
+    project, residual, norm = E.project, E.residual, E.norm
 
     def xfer(op, spa, exa, n):
         """LD (op "LD") or ST of n words between the scratchpad at spa and the external
@@ -315,45 +302,8 @@ def step_program(model, lay, rows, mem=None):
                 I("ST", src=spa, dst=exa % PAGE, len=k, **hi)
             spa, exa, n = spa + k, exa + k, n - k
 
-    def rqv(dst, src, n, name, relu=0):
-        mm_, s_ = rq[name]
-        I("RQ", dst=dst, src=src, len=n, m=mm_, s=s_, relu=relu)
-
-    wbuf, acc = [0], [0]
-
-    def load_matrix(name, r, c):
-        buf = sp[f"wb{wbuf[0] % C.WEIGHT_BUFFERS}"]
-        wbuf[0] += 1
-        I("LD", dst=buf, src=lay.w[name], len=r * c)
-        return buf
-
-    def weights(name, K, N):
-        acc[0] += 1
-        return load_matrix(name, K, N), sp[f"a{acc[0] % C.RESULT_BUFFERS}"], K, N
-
-    def project(g0, gn, mat, src, dst, rqname, relu=0):
-        w, a, K, N = mat
-        for n0 in range(0, N, 4):
-            I("MM", dst=a + g0 * N + n0, A=src + g0 * K, B=w + n0, M=gn, K=K, N=4,
-              tb=0, lda=K, ldb=N, ldc=N)
-        rqv(dst + g0 * N, a + g0 * N, gn * N, rqname, relu)
-
-    def residual(g0, gn, j, branch):
-        rqv(sp["x"] + g0 * d, sp["x"] + g0 * d, gn * d, f"res{j}")
-        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=branch + g0 * d)
-
-    def norm(g0, gn, name):
-        nm, ns = rq[name]
-        for r in range(g0, g0 + gn):
-            I("NORM", dst=sp["h"] + r * d, src=sp["x"] + r * d, len=d, m=nm, s=ns)
-
     groups = [(g0, min(C.GROUP, R - g0)) for g0 in range(0, R, C.GROUP)]
-    for r, row in enumerate(rows):
-        I("LD", dst=sp["tok"] + r, src=mem.token(row.b, row.t), len=1)
-        I("LDX", dst=sp["x"] + r * d, src=lay.w["wte"], len=d, idx=sp["tok"] + r, rows=V)
-        I("LD", dst=sp["t0"] + r * d, src=lay.w["wpe"] + min(row.t, m.ctx - 1) * d, len=d)
-    for g0, gn in groups:
-        I("ADD", dst=sp["x"] + g0 * d, src=sp["x"] + g0 * d, len=gn * d, src2=sp["t0"] + g0 * d)
+    E.embed(rows, mem, groups, lambda row: min(row.t, m.ctx - 1))
     sets = max(1, lay.sets)
 
     def fill(buf, pk, u0, u1, runs, slot, cur):
@@ -467,9 +417,9 @@ def step_program(model, lay, rows, mem=None):
     for r, row in enumerate(rows[:heads]):
         I("ARGMAX", dst=sp["nxt"] + r, src=lg + r * V, len=V)
         I("ST", src=sp["nxt"] + r, dst=mem.token(row.b, row.t + 1), len=1)
-    P.append(isa.build("HALT", cfg=chip))
-    if chip.mode == "overlap":
-        P = reorder(P, chip)
+    I("HALT")
+    if lay.chip.mode == "overlap":
+        return reorder(P, lay.chip)
     return P
 
 
