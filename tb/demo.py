@@ -8,16 +8,15 @@ first mismatch.
 
   python -m tb.demo [--sim icarus|verilator|both]
 """
-import argparse
 import sys
 import time
 
-from tb import hw
+from tb import cli, hw
 from tb.stimulus.demo import demo_set
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = cli.Parser(prog="tb.demo", description=__doc__.split("\n")[0])
     ap.add_argument("--sim", default="both", choices=hw.SIMS + ("both",))
     a = ap.parse_args(argv)
     sims = hw.SIMS if a.sim == "both" else (a.sim,)

@@ -78,6 +78,9 @@ def make_files(d):
     with zipfile.ZipFile(d / "foreign.npz", "w") as z:         # a .npz of something else
         z.writestr("x.npy", (d / "floats.npy").read_bytes())
     (d / "notworkload.json").write_text('{"hello": 1}\n')
+    (d / "bad_run.json").write_text('{"table": [{"step": "B=1", "tokens": "x"}]}\n')
+    (d / "bad_timeline.json").write_text('{"table": [{"step": "B=1", "tokens": 1, "words": 2, "mac_per_word": 1, '
+                                         '"mac_per_cycle": 1}], "timeline": {"inorder": {"cycles": 5}}}\n')
     (d / "ints.json").write_text("[1, 2, 3]\n")
     (d / "negative.json").write_text('{"requests": [{"id": "A", "tokens": -1, "arrival": 0}]}\n')
     (d / "bad.csv").write_text("id,tokens,arrival\nA,many,0\n")
@@ -735,6 +738,47 @@ SCRIPT_ROWS = [
     (["asm", "{d}/adir"], "adir: a directory"),
     (["generate", "The ", "--tokens", "0"], "--tokens"),
 ]
+TABLE.update({       # the checks mutation runs call, the chapter's figures, the flows' small commands
+    "python -m tools.ch09.figures": ("tools.ch09.figures", [
+        (["--bogus"], "--bogus"),
+        (["{d}/no/such.json"], "no/such.json: no such file"),
+        (["{d}/adir"], "adir: a directory"),
+        (["{d}/empty.json"], "empty.json"),
+        (["{d}/garbage.json"], "garbage.json"),
+        (["{d}/notworkload.json"], "not a chapter 9 run"),
+        (["{d}/ints.json"], "not a chapter 9 run"),
+        (["{d}/bad_run.json"], "table[0]"),
+        (["{d}/bad_timeline.json"], "timeline"),
+        (["{d}/ints.json", "--out", "{d}/file.txt"], "--out"),
+        (["{d}/ints.json", "{d}/ints.json"], "unrecognized"),
+    ]),
+    "python -m tools.flow.lint": ("tools.flow.lint", [(["--bogus"], "--bogus"), (["extra"], "extra")]),
+    "python -m tools.flow.exp_lut": ("tools.flow.exp_lut", [(["--bogus"], "--bogus"), (["--check", "x"], "x")]),
+    "python -m tools.flow.core": ("tools.flow.core", [
+        (["--bogus"], "--bogus"),
+        (["--rtl-dir", "{d}/no/such"], "--rtl-dir"),
+        (["--rtl-dir", "{d}/file.txt"], "--rtl-dir"),
+        (["--build-root", "{d}/file.txt"], "--build-root"),
+    ]),
+    "python -m tools.prefix.cache": ("tools.prefix.cache", [(["--bogus"], "--bogus"), (["--quick", "x"], "x")]),
+    "python -m tools.serve.engine": ("tools.serve.engine", [(["--bogus"], "--bogus"), (["--quick", "x"], "x")]),
+    "python -m tools.ch09.batch": ("tools.ch09.batch", [(["--bogus"], "--bogus"), (["--mode", "fast"], "--mode")]),
+    "python -m model.batch": ("model.batch", [(["--mode", "fast"], "--mode"), (["--quick", "x"], "x")]),
+    "python -m tb.mutation.rtl.agree": ("tb.mutation.rtl.agree", [
+        (["--sample", "0"], "--sample"),
+        (["--sample", "x"], "--sample"),
+        (["--seed", "-1"], "--seed"),
+        (["--json", "{d}/adir"], "--json"),
+        (["--json", "/dev/null"], "not a regular file"),
+    ]),
+    "python -m tb.mutation.rtl.hazard": ("tb.mutation.rtl.hazard", [
+        (["--jobs", "0"], "--jobs"),
+        (["--jobs", "x"], "--jobs"),
+        (["--out", "{d}/adir"], "--out"),
+        (["--out", "/dev/null"], "not a regular file"),
+    ]),
+    "python -m tb.demo": ("tb.demo", [(["--sim", "gpu"], "--sim"), (["--bogus"], "--bogus")]),
+})
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
            "tools.lm.eval", "tools.lm.train", "tools.lm.remedies_sweep", "tools.lm.long",
@@ -742,7 +786,9 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
-           "tools.bench.bench_sim"]
+           "tools.bench.bench_sim", "tools.ch09.figures", "tools.flow.lint", "tools.flow.exp_lut", "tools.flow.core",
+           "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
+           "tb.mutation.rtl.hazard", "tb.demo"]
 
 
 def shim_dir(d):

@@ -512,8 +512,8 @@ def check_batching(seeds=(1, 2), batches=(1, 2, 3, 4), lengths=(1, 2, 5, 9, 16),
 
 
 def main(argv=None):
-    import argparse
-    ap = argparse.ArgumentParser(description="chapter 9 batching oracle (check_batching)")
+    from tb import cli
+    ap = cli.Parser(prog="tools.ch09.batch", description="chapter 9 batching oracle (check_batching)")
     ap.add_argument("--check", action="store_true", help="run check_batching (the default action)")
     ap.add_argument("--no-ragged", action="store_true", help="skip the ragged batches (fixed and random)")
     ap.add_argument("--quick", action="store_true", help="a quick subset")

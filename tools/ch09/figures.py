@@ -179,10 +179,58 @@ def fig_timeline(data, path):
     return _save(fig, path)
 
 
+ROW_KEYS = {"step": str, "tokens": (int, float), "words": (int, float), "mac_per_word": (int, float),
+            "mac_per_cycle": (int, float)}
+
+
+def _number(v, kinds):
+    return isinstance(v, kinds) and not isinstance(v, bool) and (not isinstance(v, float) or v == v)
+
+
+def load_run(json_path):
+    """The run's JSON (tools/ch09/run.py --json) checked for what the figures read: a
+    table's rows with their step, tokens, words and intensities, a timeline's cycles,
+    source and (unit, start, end, op) intervals. ValueError naming the file and the first
+    thing that is not so."""
+    from tb import cli
+    text = cli.text_file(json_path, json_path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{json_path}: not JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{json_path}: not a chapter 9 run (a JSON object from tools.ch09.run --json)")
+    if not isinstance(data.get("table"), list) or not data["table"]:
+        raise ValueError(f"{json_path}: not a chapter 9 run (no table of steps: tools.ch09.run --json writes one)")
+    for key in ("table", "table_overlap"):
+        rows = data.get(key) or []
+        if not isinstance(rows, list):
+            raise ValueError(f"{json_path}: {key} is not a list of rows")
+        for i, r in enumerate(rows):
+            bad = [k for k, kinds in ROW_KEYS.items() if not isinstance(r, dict) or not _number(r.get(k), kinds)]
+            if bad:
+                raise ValueError(f"{json_path}: {key}[{i}] has no valid {bad[0]!r}")
+    tl = data.get("timeline") or {}
+    if not isinstance(tl, dict):
+        raise ValueError(f"{json_path}: timeline is not an object")
+    for m in ("inorder", "overlap"):
+        if m not in tl:
+            continue
+        t = tl[m]
+        if not isinstance(t, dict) or not _number(t.get("cycles"), int) or t["cycles"] < 0 \
+                or not isinstance(t.get("source"), str) or not isinstance(t.get("intervals"), list):
+            raise ValueError(f"{json_path}: timeline[{m!r}] needs cycles, source and intervals")
+        for iv in t["intervals"]:
+            if not (isinstance(iv, list) and len(iv) == 4 and isinstance(iv[0], str)
+                    and _number(iv[1], int) and _number(iv[2], int) and iv[3] in OP_COLOR):
+                raise ValueError(f"{json_path}: timeline[{m!r}] has an interval that is not "
+                                 f"[unit, start, end, op]: {str(iv)[:60]}")
+    return data
+
+
 def draw_all(json_path, outdir):
-    """All the figures from the run's JSON; returns the PNG paths."""
-    with open(json_path) as f:
-        data = json.load(f)
+    """All the figures from the run's JSON (load_run's checks); returns the PNG paths."""
+    data = load_run(json_path)
     os.makedirs(outdir, exist_ok=True)
     return [fig_roofline(data, os.path.join(outdir, "fig9_1_roofline.png")),
             fig_stacking(data, os.path.join(outdir, "fig9_2_batching.png")),
@@ -191,8 +239,28 @@ def draw_all(json_path, outdir):
             fig_timeline(data, os.path.join(outdir, "fig9_7_timeline.png"))]
 
 
-if __name__ == "__main__":
-    from tools import ROOT as root
-    for p in draw_all(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "out", "ch09_run.json"),
-                      os.path.join(root, "out")):
+def main(argv=None):
+    from tb import cli
+    from tools import ROOT
+    ap = cli.Parser(prog="tools.ch09.figures", description=__doc__.splitlines()[0])
+    ap.add_argument("run_json", nargs="?", type=cli.in_file,
+                    help="the run's JSON (tools.ch09.run --json; default out/ch09_run.json)")
+    ap.add_argument("--out", type=cli.out_dir, default=os.path.join(ROOT, "out"),
+                    help="the figures' directory (default out/)")
+    a = ap.parse_args(argv)
+    if a.run_json is None:
+        a.run_json = os.path.join(ROOT, "out", "ch09_run.json")
+        if not os.path.isfile(a.run_json):
+            return cli.refuse(ap.prog, "no out/ch09_run.json: run `make sim` (tools.ch09.run) first, or name a run's JSON")
+    try:
+        data = load_run(a.run_json)
+    except ValueError as e:
+        return cli.refuse(ap.prog, str(e))
+    del data
+    for p in draw_all(a.run_json, a.out):
         print("wrote", p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

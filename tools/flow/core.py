@@ -24,7 +24,6 @@ committed file is stale (tests/flow/test_core.py). `--run` runs FuseSoC itself o
 (`make core`): core-info, the lint target in both timing modes and the sim target's HALT
 program; exits 1 on any failure or warning.
 """
-import argparse
 import json
 import os
 import re
@@ -36,7 +35,7 @@ import tomllib
 from pathlib import Path
 
 from model import config, isa
-from tb import protocol
+from tb import cli, protocol
 from tb.hw import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, plain, rtl_files, sources
 from tools import ROOT
 from tools.flow import lint
@@ -329,12 +328,12 @@ def run_fusesoc(build_root, runs=RUNS):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.Parser(prog="tools.flow.core", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a committed file is stale")
     ap.add_argument("--run", action="store_true", help="run FuseSoC on the committed cores (make core)")
-    ap.add_argument("--build-root", type=Path, default=ROOT / "build" / "fusesoc",
+    ap.add_argument("--build-root", type=lambda t: Path(cli.out_dir(t)), default=ROOT / "build" / "fusesoc",
                     help="FuseSoC's build root for --run (default build/fusesoc)")
-    ap.add_argument("--rtl-dir", type=Path, default=None,
+    ap.add_argument("--rtl-dir", type=lambda t: Path(cli.in_dir(t)), default=None,
                     help="write or check only DIR/ga2.core, from DIR/ga2.f (the tests use it on copies)")
     args = ap.parse_args(argv)
     if args.run:

@@ -5,9 +5,9 @@ The table LUT[d] = floor(65535 * exp(-d/16) + 0.5) is defined once, in Python; t
 copy is this script's output and is never typed by hand. `python3 tools/flow/exp_lut.py`
 rewrites it; `--check` exits 1 when the committed file is stale (a test can run that).
 """
-import argparse
 import sys
 
+from tb import cli
 from tools import ROOT
 from model.softmax_gold import LUT, LUT_SIZE
 
@@ -49,10 +49,10 @@ def render():
     return "\n".join(out)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    ap = cli.Parser(prog="tools.flow.exp_lut", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file is stale")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     text = render()
     rel = OUT.relative_to(ROOT)
     if args.check:

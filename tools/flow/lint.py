@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+from tb import cli
 from tools import ROOT
 from tb.hw import rtl_files
 RTL = ROOT / "rtl"
@@ -39,7 +40,8 @@ def lint(top, params=None):
     return p.returncode == 0 and "%Warning" not in out and "%Error" not in out, out
 
 
-def main():
+def main(argv=None):
+    cli.Parser(prog="tools.flow.lint", description=__doc__.splitlines()[0]).parse_args(argv)
     t0 = time.perf_counter()
     bad = []
     for top, params in [(t, None) for t in TOPS] + list(TOPS_PARAMS):

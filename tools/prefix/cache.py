@@ -360,10 +360,10 @@ def check_prefix(quick=False):
 
 
 def main(argv=None):
-    import argparse
     import sys
     import time
-    ap = argparse.ArgumentParser(description="shared-prefix check on the reference (check_prefix)")
+    from tb import cli
+    ap = cli.Parser(prog="tools.prefix.cache", description="shared-prefix check on the reference (check_prefix)")
     ap.add_argument("--check", action="store_true", help="run check_prefix (the default action)")
     ap.add_argument("--quick", action="store_true", help="fewer runs")
     a = ap.parse_args(argv)

@@ -14,7 +14,6 @@ bench catches and pytest misses is a gap in the suite; the reverse is the bench'
 It is slow by nature (a full Icarus co-simulation run per mutant, about a minute on 2
 cores), so it is a measurement behind a command, not a CI test.
 """
-import argparse
 import json
 import os
 import random
@@ -24,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from tb import ROOT
+from tb import ROOT, cli
 from tb.mutation import engine
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import ALL_CLASSES, RTL_DIR, enumerate_sites, make_mutant_dir, one_line
@@ -69,10 +68,11 @@ def pytest_verdict(site, work):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sample", type=int, default=12, help="mutants in the sample")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", default=os.path.join(ROOT, "out", "mut_agree.json"))
+    ap = cli.Parser(prog="tb.mutation.rtl.agree", description=__doc__.splitlines()[0])
+    ap.add_argument("--sample", type=cli.integer(lo=1), default=12, help="mutants in the sample (default 12)")
+    ap.add_argument("--seed", type=cli.seed, default=1, help="the sample's seed (default 1)")
+    ap.add_argument("--json", type=cli.out_file(regular=True), default=os.path.join(ROOT, "out", "mut_agree.json"),
+                    help="where the rows go (default out/mut_agree.json)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-agree-")
     manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),

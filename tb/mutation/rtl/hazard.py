@@ -21,14 +21,13 @@ suite with its colliding and one-word-edge programs, tb/stimulus/collide.py).
 
     python -m tb.mutation.rtl.hazard [--jobs 2]        # out/mut_hazard.json
 """
-import argparse
 import os
 import re
 import sys
 import tempfile
 import time
 
-from tb import ROOT
+from tb import ROOT, cli
 from tb.mutation import engine
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
@@ -100,9 +99,9 @@ def hazard_sites(rtl_dir=RTL_DIR):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default=OUT)
+    ap = cli.Parser(prog="tb.mutation.rtl.hazard", description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=cli.jobs, default=2, help="mutants at once (default 2)")
+    ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT, help="the results' JSON (default %(default)s)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-hazard-")
     manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
