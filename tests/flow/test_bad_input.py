@@ -954,3 +954,22 @@ if __name__ == "__main__":
         print(doc(tab, read_markdown(sys.argv[sys.argv.index("--doc") + 1])))
     else:
         print(markdown(tab))
+
+
+# commands the table reaches through the path users type (the chapter's names, a package's
+# __main__): the face runs this module's main
+FACES = {"tools.ch09.run": "tools.ch09_run", "tools.ch09.example_a": "tools.ch09_example_a",
+         "tools.ch09.example_b": "tools.ch09_example_b", "tools.ch09.mutants": "tools.mut_ch09",
+         "tools.prefix.run": "tools.prefix", "tools.serve.run": "tools.serve"}
+
+
+def test_every_command_is_in_the_table():
+    """Each module with a main guard (a command someone can run) has rows here, itself or
+    through its face: a new command without bad-input rows fails this."""
+    mods = {m for m, _ in TABLE.values()}
+    mains = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                   for top in ("model", "tb", "tools") for p in (ROOT / top).rglob("*.py")
+                   if re.search(r'^if __name__ == "__main__":', p.read_text(), re.M))
+    assert len(mains) >= 40, mains
+    missing = [m for m in mains if m not in mods and FACES.get(m) not in mods]
+    assert not missing, f"commands without bad-input rows: {missing}"
