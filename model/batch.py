@@ -7,5 +7,5 @@ import sys
 from tools.ch09 import batch as _impl
 
 if __name__ == "__main__":
-    sys.exit(_impl.main())
+    sys.exit(_impl.guarded_main())
 sys.modules[__name__] = _impl

@@ -25,12 +25,28 @@ import sys
 from pathlib import Path
 
 BAD_INPUT = 2
+TOOL_FAULT = 4   # a simulator, its build or yosys failed: nothing is known of the chip or the input
 MAX_JOBS = 256          # worker processes or threads a command may ask for
 MAX_SECONDS = 1e6       # a wall-clock limit beyond this is a typing mistake (11 days)
 
 
 def one_line(message):
     return " ".join(str(message).split())
+
+
+def guard(main):
+    """Run a command's main() (each command's `if __name__ == "__main__"`): a ToolFault
+    -- a simulator, its build, yosys or iverilog's preprocessor failed, so nothing is
+    known of the chip or of the input -- ends it with one line, `PROG: FAULT: ...`, and
+    exit 4 instead of a traceback. Anything else propagates as it is."""
+    from tb.sim.build import ToolFault
+    try:
+        return main()
+    except ToolFault as e:
+        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+        prog = getattr(spec, "name", None) or Path(sys.argv[0]).name
+        print(f"{prog}: FAULT: {one_line(e)}", file=sys.stderr)
+        return TOOL_FAULT
 
 
 class Parser(argparse.ArgumentParser):

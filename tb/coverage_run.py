@@ -248,7 +248,7 @@ def main(argv=None):
                     print(f"FAIL {sim} {name} [{mode}]: {e}", flush=True)
                     rc = 1
                     continue
-                except hw.SimulatorFault as e:
+                except hw.ToolFault as e:
                     print(f"FAULT {sim} {name} [{mode}]: {e}", flush=True)
                     rc = 1 if rc == 1 else EXIT_FAULT
                     continue
@@ -257,7 +257,13 @@ def main(argv=None):
                 if ok != progs:
                     rc = 1
     os.environ.pop(hw.RTL_COVERAGE_ENV, None)
-    nfiles = coverage.merge(func_dir, out / "merged.yml")
+    try:
+        nfiles = coverage.merge(func_dir, out / "merged.yml")
+    except ValueError as e:               # no coverage files, or files that are not coverage
+        if rc == EXIT_FAULT:
+            print(f"FAULT: nothing was simulated, so no coverage to report ({e})", flush=True)
+            return rc
+        return cli.refuse(ap.prog, str(e))
     hits = coverage.load(out / "merged.yml")
     lines = [(f"coverage of {', '.join(sets)} on {', '.join(sims)}" if sets else f"coverage in {out}")
              + (" added to the files already in " + str(out) if a.add and sets else "")
@@ -272,4 +278,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

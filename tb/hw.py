@@ -19,8 +19,9 @@ import time
 from tb import cli
 from tb.sim.build import SIMS, RTL_COVERAGE_ENV, available_sims, build, default_build_dir  # noqa: F401
 from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
+from tb.sim.build import error_line  # noqa: F401  (a tool's failing line, for the flows' own ToolFaults)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim.run import DEFAULT_GAP, KEEP_EXT, ChipMismatch, DesignAssertion, Item, Live, SimulatorFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
+from tb.sim.run import DEFAULT_GAP, KEEP_EXT, ChipMismatch, DesignAssertion, Item, Live, SimulatorFault, ToolFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
 from tb.sim.files import rtl_files, top_file  # noqa: F401
 from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
 from tb.sim import gls  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))
@@ -77,4 +78,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -78,7 +78,7 @@ def run_chunk(sim, seed, c, k, cfg):
     pairs = chunk_programs(seed, c, k, cfg)
     try:
         res = hw.run_programs(sim, pairs, cfg=cfg)
-    except hw.SimulatorFault as e:
+    except hw.ToolFault as e:
         return (c, k, 0, 0, -1, "", f"chunk {c} (programs {c * k}..): {e}")
     except hw.DesignAssertion as e:          # the chip's own check fired: a FAIL of the chip
         return (c, k, 0, 0, e.item, f"{DESIGN_CHECK}{e.assertion}", "")
@@ -295,4 +295,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

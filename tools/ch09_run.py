@@ -7,5 +7,6 @@ import sys
 from tools.ch09 import run as _impl
 
 if __name__ == "__main__":
-    sys.exit(_impl.main())
+    from tb.cli import guard
+    sys.exit(guard(_impl.main))
 sys.modules[__name__] = _impl

@@ -208,7 +208,7 @@ def cmd_run(args):
                 kw["waves_file"] = args.waves if len(sims) == 1 else _per_sim(args.waves, sim)
             try:
                 (res,) = hw.run_programs(sim, [(words, image)], cfg=cfg, **kw)
-            except hw.SimulatorFault as e:
+            except hw.ToolFault as e:
                 print(f"{sim}: FAULT OF THE SIMULATOR, not a result of the chip: {e}")
                 return EXIT_SIM
             _show(sim, res.counters, res.error, res.error_code, res.error_pc)
@@ -277,7 +277,7 @@ def cmd_generate(args):
         out = G.run(gen, args.sim, on_step=on_step)
     except ValueError as e:
         raise InputError(str(e)) from None
-    except hw.SimulatorFault as e:
+    except hw.ToolFault as e:
         print(f"\n{args.sim}: FAULT OF THE SIMULATOR, not a result of the chip: {e}")
         return EXIT_SIM
     if single and args.task == "text":
@@ -381,4 +381,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -157,6 +157,35 @@ def locked(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+class ToolFault(RuntimeError):
+    """A tool the run needs failed or made nothing -- a simulator's build (its compiler, a
+    design that does not elaborate), yosys, iverilog's preprocessor -- so nothing was
+    simulated: nothing can be said of the chip, and the input was not at fault. A
+    command ends on it with one FAULT line and exit 4 (tb.cli.guard), never a traceback
+    and never a FAIL of the chip; tb.sim.run.SimulatorFault (the simulator failed while
+    running) is one too. log: the tool's log, when there is one."""
+
+    def __init__(self, message, log=None):
+        self.log = log
+        super().__init__(message + (f"; log {log}" if log else ""))
+
+
+def error_line(text):
+    """The line of a tool's output that says what went wrong: the last naming an error,
+    else the last line (one line, at most 300 characters)."""
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    hits = [ln for ln in lines if re.search(r"error|not found|no such|ended|%Error", ln, re.I)]
+    return ((hits or lines or ["no output"])[-1])[:300]
+
+
+def _last_error(path):
+    """error_line of a log file ('no log' when it cannot be read)."""
+    try:
+        return error_line(Path(path).read_text(errors="replace")[-20000:])
+    except OSError:
+        return "no log"
+
+
 def tail(path, n=40):
     """The last n lines of a log file."""
     try:
@@ -486,10 +515,10 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
                         build_dir=str(bdir), always=True)
                 if sim == "verilator":
                     verilator_make(r.make_command, bdir, r.env)
-        except SystemExit as e:
-            raise RuntimeError(f"{sim} build failed ({e}); log {log}:\n{tail(log)}") from None
+        except (SystemExit, OSError) as e:
+            raise ToolFault(f"{sim} build failed ({e}): {_last_error(log)}", log) from None
         if not binary.exists():
-            raise RuntimeError(f"{sim} build made no {binary}; log {log}:\n{tail(log)}")
+            raise ToolFault(f"{sim} build made no {binary}: {_last_error(log)}", log)
         stamp.write_text(digest)
         with open(log, "a") as f:
             f.write(f"\nbuild time {time.time() - t0:.1f} s\n")
@@ -551,6 +580,8 @@ def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeou
         ok, log = p.returncode == 0 and exe.exists(), p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         ok, log = False, f"{cmd[0]} timed out"
+    except OSError as e:             # the tool missing or not executable
+        ok, log = False, f"{cmd[0]}: {e.strerror or e}"
     return ok, log, run
 
 
@@ -573,6 +604,7 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
             return run
         ok, log, run = compile_binary(sim, top, srcs, out, rtl_dir, params)
         if not ok:
-            raise RuntimeError(f"{sim} compile of {top} failed:\n{log[-3000:]}")
+            (out / "compile.log").write_text(log)
+            raise ToolFault(f"{sim} compile of {top} failed: {error_line(log)}", out / "compile.log")
         stamp.write_text(digest)
     return run

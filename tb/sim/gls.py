@@ -35,6 +35,7 @@ from pathlib import Path
 
 from model import config
 from tb import ROOT
+from tb.sim.build import ToolFault, error_line
 from tb.sim.files import rtl_files
 
 TOP = "ga2_top"
@@ -74,7 +75,7 @@ def datdir():
             return Path(out)
     exe = shutil.which("yosys")
     if not exe:
-        raise RuntimeError("gate-level simulation needs yosys on PATH (make setup)")
+        raise ToolFault("gate-level simulation needs yosys on PATH (make setup)")
     return Path(exe).resolve().parent.parent / "share" / "yosys"
 
 
@@ -137,8 +138,8 @@ def netlist(cfg=None, rtl_dir=None):
         p = subprocess.run(["yosys", "-q", "-l", str(out / "yosys.log"), "-p", cmds],
                            capture_output=True, text=True)
         if p.returncode != 0 or not raw.exists():
-            raise RuntimeError(f"gate-level synthesis failed (yosys exit {p.returncode}); log "
-                               f"{out / 'yosys.log'}:\n{(p.stdout + p.stderr)[-2000:]}")
+            raise ToolFault(f"gate-level synthesis failed (yosys exit {p.returncode}): "
+                            f"{error_line(p.stdout + p.stderr)}", out / "yosys.log")
         text = with_parameters(raw.read_text(), parameters(cfg))
         net.write_text("`timescale 1ns/1ps\n" + text)
         raw.unlink()

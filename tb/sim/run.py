@@ -28,7 +28,7 @@ from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import coverage, protocol
 from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
-from tb.sim.build import DRIVERS, Process, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
+from tb.sim.build import DRIVERS, Process, ToolFault, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
 from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
@@ -47,7 +47,7 @@ MIN_RATE_GLS = 50      # the same for the gate-level netlist on Icarus (measured
 WALL_BASE = 300        # seconds of start-up and slack in the default wall-clock limit
 
 
-class SimulatorFault(RuntimeError):
+class SimulatorFault(ToolFault):
     """The simulator itself failed -- crashed, was killed, hung, or stopped early (exit 0
     with a program's result missing or torn) -- so nothing can be said of the chip: never a
     pass, never a mismatch. The message: "simulator crashed|killed|hung|stopped early: job J,
@@ -75,7 +75,7 @@ class SimulatorFault(RuntimeError):
                  else f"job {job}, after its last program ({n} programs in the run")
         how = describe(process) if process is not None else "no process outcome"
         super().__init__(f"simulator {kind}: {where}; {sim}: {program}): "
-                         f"{how}" + (f"; {why}" if why else "") + (f"; log {log}" if log else ""))
+                         f"{how}" + (f"; {why}" if why else ""), log)
 
     @property
     def log_tail(self):
@@ -592,4 +592,4 @@ def summary(results):
 
 
 __all__ = ["Item", "KEEP_EXT", "Live", "ChipMismatch", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
-           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]
+           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "ToolFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]

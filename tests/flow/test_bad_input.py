@@ -758,6 +758,7 @@ TABLE.update({       # the checks mutation runs call, the chapter's figures, the
         (["--bogus"], "--bogus"),
         (["--rtl-dir", "{d}/no/such"], "--rtl-dir"),
         (["--rtl-dir", "{d}/file.txt"], "--rtl-dir"),
+        (["--rtl-dir", "{d}/adir"], "no ga2.f filelist"),
         (["--build-root", "{d}/file.txt"], "--build-root"),
     ]),
     "python -m tools.prefix.cache": ("tools.prefix.cache", [(["--bogus"], "--bogus"), (["--quick", "x"], "x")]),

@@ -352,6 +352,64 @@ def test_applications_report_a_simulator_fault_as_a_fault(app, monkeypatch, tmp_
     assert "PASS" not in out and "FAIL" not in out
 
 
+# ------------------------------------------------------------------ a tool that fails
+def _shims(tmp_path):
+    """iverilog, vvp, verilator and yosys that fail at once, first on PATH."""
+    d = tmp_path / "shims"
+    d.mkdir()
+    for name in ("iverilog", "vvp", "verilator", "yosys"):
+        (d / name).write_text(f"#!/bin/sh\necho '{name}: a failing shim' >&2\nexit 127\n")
+        (d / name).chmod(0o755)
+    return f"{d}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_a_failed_build_is_a_tool_fault_of_one_line(sim, tmp_path, monkeypatch):
+    """A simulator's compiler that fails (here a shim in its place) raises ToolFault: one
+    line naming the simulator, the tool's own words and its log -- not a bare RuntimeError
+    with the log pasted in, and never a result of the chip."""
+    monkeypatch.setenv("PATH", _shims(tmp_path))
+    with pytest.raises(sim_build.ToolFault) as e:
+        from tb.sim import plain
+        sim_build.build_binary(sim, plain.TOP, plain.BENCH, out_dir=tmp_path / "out")
+    msg = str(e.value)
+    assert "\n" not in msg and f"{sim} compile of tb_plain failed" in msg and "a failing shim" in msg
+    assert e.value.log and Path(e.value.log).read_text().strip(), "the tool's output kept in its log"
+    assert not isinstance(e.value, sim_run.SimulatorFault)
+    assert issubclass(sim_run.SimulatorFault, sim_build.ToolFault)   # every simulator fault is a tool fault
+
+
+def test_guard_ends_a_command_on_a_tool_fault_with_one_line_and_exit_4(capsys):
+    """tb.cli.guard (every command's main guard): a ToolFault (a SimulatorFault too) is one
+    FAULT line on stderr and exit 4; any other error propagates (a bug is not a fault of
+    the tools)."""
+    from tb import cli
+
+    def fails():
+        raise sim_build.ToolFault("yosys exit 1: ERROR: something", "/x/yosys.log")
+    assert cli.guard(fails) == 4
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "FAULT: yosys exit 1: ERROR: something; log /x/yosys.log" in err[0]
+    assert cli.guard(_fault) == 4 and "simulator crashed: job 2, program 5" in capsys.readouterr().err
+    assert cli.guard(lambda: 3) == 3
+
+    def bug():
+        raise KeyError("a bug")
+    with pytest.raises(KeyError):
+        cli.guard(bug)
+
+
+def test_every_command_runs_its_main_through_the_guard():
+    """Each module with a main guard calls cli.guard: a tool that fails under any command
+    is a FAULT line, not a traceback."""
+    import re
+    root = Path(__file__).resolve().parents[2]
+    missing = [str(p.relative_to(root)) for top in ("model", "tb", "tools") for p in (root / top).rglob("*.py")
+               for m in [re.search(r'^if __name__ == "__main__":\n((?:    .*\n?)+)', p.read_text(), re.M)]
+               if m and not re.search(r"\bguard(ed_main)?\(", m.group(1))]
+    assert not missing, missing
+
+
 # ------------------------------------------------------------------ a run killed itself
 def _alive(pid):
     """True while pid runs (a zombie, dead but not yet reaped by init, is not alive)."""

@@ -124,7 +124,7 @@ def main(argv=None):
             _, _, c_start, _, _ = run_cocotb(sim, [isa.build("HALT")], None, cfg)   # fixed start-up
             c_cyc, c_all, c_wall, c_cpu, c_bad = run_cocotb(sim, prog, image, cfg, runs)
             p_cyc, p_wall, p_cpu, p_bad = run_plain(sim, prog, image, cfg, runs)
-        except hw.SimulatorFault as e:    # nothing is measured of the chip: a FAULT, not a figure
+        except hw.ToolFault as e:    # nothing is measured of the chip: a FAULT, not a figure
             print(f"FAULT {sim} [{mode}]: {e}")
             faults += 1
             continue
@@ -150,4 +150,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

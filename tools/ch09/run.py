@@ -24,7 +24,7 @@ import sys
 import time
 
 from tb import cli
-from tb.hw import SimulatorFault
+from tb.hw import ToolFault
 from tools import ROOT
 
 from tools.ch09 import batch, roofline
@@ -238,7 +238,7 @@ def main(argv=None):
             key = f"{sim} [{mode}]"
             try:
                 res = [job[0] for job in run_on(sim, jobs, a.model_only, cfg)]
-            except SimulatorFault as e:  # nothing is known of the chip: a FAULT, not a FAIL of it
+            except ToolFault as e:  # nothing is known of the chip: a FAULT, not a FAIL of it
                 print(f"  FAULT {key}: {e}")
                 faults.append(key)
                 data["sims"][key] = {"pass": False, "fault": str(e)}
@@ -344,4 +344,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -327,13 +327,21 @@ def run_fusesoc(build_root, runs=RUNS):
     return 1 if bad else 0
 
 
+def rtl_dir_arg(text):
+    """type= of --rtl-dir: an existing directory holding a ga2.f filelist."""
+    d = Path(cli.in_dir(text))
+    if not (d / "ga2.f").is_file():
+        raise cli.argparse.ArgumentTypeError(f"{text}: no ga2.f filelist in it")
+    return d
+
+
 def main(argv=None):
     ap = cli.Parser(prog="tools.flow.core", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a committed file is stale")
     ap.add_argument("--run", action="store_true", help="run FuseSoC on the committed cores (make core)")
     ap.add_argument("--build-root", type=lambda t: Path(cli.out_dir(t)), default=ROOT / "build" / "fusesoc",
                     help="FuseSoC's build root for --run (default build/fusesoc)")
-    ap.add_argument("--rtl-dir", type=lambda t: Path(cli.in_dir(t)), default=None,
+    ap.add_argument("--rtl-dir", type=rtl_dir_arg, default=None,
                     help="write or check only DIR/ga2.core, from DIR/ga2.f (the tests use it on copies)")
     args = ap.parse_args(argv)
     if args.run:
@@ -355,4 +363,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

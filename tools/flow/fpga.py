@@ -34,7 +34,7 @@ import sys
 import time
 
 from tb import cli
-from tb.hw import rtl_files
+from tb.hw import ToolFault, error_line, rtl_files
 from tools import ROOT
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
@@ -110,7 +110,7 @@ def synthesize(device, params, build, top=TOP, files=None):
                         yosys_script(device, params, build, top, files)], capture_output=True, text=True)
     secs = time.perf_counter() - t0
     if p.returncode != 0:
-        raise RuntimeError(f"yosys exit {p.returncode} (log {build / 'yosys.log'}): {(p.stdout + p.stderr)[-2000:]}")
+        raise ToolFault(f"yosys exit {p.returncode}: {error_line(p.stdout + p.stderr)}", build / "yosys.log")
     use = utilisation(parse_stat((build / "stat.txt").read_text()))
     use["sta_ps"] = parse_sta((build / "sta.txt").read_text()) if (build / "sta.txt").exists() else None
     return use, parse_ltp((build / "ltp.txt").read_text()), secs
@@ -292,4 +292,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

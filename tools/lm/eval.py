@@ -134,4 +134,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tb.cli import guard
+    raise SystemExit(guard(main))

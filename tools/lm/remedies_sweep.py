@@ -28,7 +28,7 @@ import numpy as np
 
 from model import isa, timing
 from tb import cli
-from tb.hw import SimulatorFault
+from tb.hw import ToolFault
 from tools import ROOT
 from tools.ch09 import example_a
 from tools.lm import chip, data, remedies as RM, remedies_ref as REF, train
@@ -283,7 +283,7 @@ def main(argv=None):
                 with steps.open("a") as f:
                     f.write(json.dumps(r, default=float) + "\n")
             run_batched(sim, items, a.job_cycles, on_row=keep)
-    except SimulatorFault as e:
+    except ToolFault as e:
         print(f"FAULT of the simulator: {e}")
         return 4
     for r in rows:
@@ -340,4 +340,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

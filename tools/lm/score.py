@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from tb import cli
-from tb.hw import SimulatorFault
+from tb.hw import ToolFault
 from tools.lm import chip, data
 from tools.lm.generate import load_model, run
 
@@ -69,7 +69,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     try:
         right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)
-    except SimulatorFault as e:              # nothing is known of the chip: not a FAIL of it
+    except ToolFault as e:              # nothing is known of the chip: not a FAIL of it
         print(f"FAULT {a.sim}: {e}")
         return 4
     n = len(probs)
@@ -84,4 +84,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -24,7 +24,7 @@ import numpy as np
 from model import isa, timing
 from model.machine import Machine
 from tb import cli
-from tb.hw import SimulatorFault
+from tb.hw import ToolFault
 from tools import ROOT
 from tools.flow.fpga import CLOCK_MHZ     # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
 from tools.lm import chip
@@ -167,7 +167,7 @@ def main(argv=None):
                 except ValueError as e:
                     skipped.append(f"B = {B}, T = {T}: {e}")
                     break
-                except SimulatorFault as e:  # nothing is known of the chip: not a FAIL of it
+                except ToolFault as e:  # nothing is known of the chip: not a FAIL of it
                     print(f"FAULT B = {B}, T = {T}, {cfg.mode}: {e}")
                     return 4
     print(table(rows))
@@ -190,4 +190,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -378,4 +378,5 @@ def main(argv=None):
 
 if __name__ == "__main__":
     import sys as _sys
-    _sys.exit(main())
+    from tb.cli import guard
+    _sys.exit(guard(main))

@@ -349,7 +349,7 @@ def main(argv=None):
             rprobs, rcycles, groups = check_runs(sim, runs)
             pf, pprobs = prefill(sim, prefill_item())
             cfigs, cprobs = cache_chip(sim, cruns)
-        except hw.SimulatorFault as e:       # nothing is known of the chip: not a FAIL of it
+        except hw.ToolFault as e:       # nothing is known of the chip: not a FAIL of it
             print(f"FAULT {sim}: {e}")
             return 4
         probs += rprobs + pprobs + cprobs
@@ -400,4 +400,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

@@ -3,4 +3,6 @@ import sys
 
 from tools.serve.run import main
 
-sys.exit(main())
+from tb.cli import guard  # noqa: E402
+
+sys.exit(guard(main))

@@ -107,7 +107,7 @@ def main(argv=None):
     except hw.ChipMismatch as e:
         print(f"FAIL: chip mismatch, the run stopped: {e}")
         return 1
-    except hw.SimulatorFault as e:
+    except hw.ToolFault as e:
         print(f"FAULT: {e}")
         return 4
     label = (f"the chip's counters ({a.sim}, live)" if a.sim != "model"
@@ -128,4 +128,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tb.cli import guard
+    raise SystemExit(guard(main))

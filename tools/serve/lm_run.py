@@ -320,10 +320,11 @@ def main(argv=None, prog="tools.serve.lm_run"):
     except hw.ChipMismatch as e:            # the chip disagreed: nothing decided after it
         print(f"FAIL: chip mismatch, the run stopped: {e}")
         return 1
-    except hw.SimulatorFault as e:           # nothing is known of the chip: not a FAIL of it
+    except hw.ToolFault as e:           # nothing is known of the chip: not a FAIL of it
         print(f"FAULT: {e}")
         return 4
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tb.cli import guard
+    raise SystemExit(guard(main))

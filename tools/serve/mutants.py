@@ -129,7 +129,8 @@ LM_SPECS = [
      "                         None if remedies is None else self.lay.row_words)",
      "                         None)", ("remedies",)),
     ("a remedied sequence's rows attending in batch order (before the rows they must see)",
-     "tools/lm/remedies.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
+     "tools/lm/remedies.py", "    rows, att = C.order_rows(rows, lay.batch)",
+     "    rows, att = C.order_rows(rows, lay.batch)[0], list(range(len(rows)))", ("chunked",)),
 ]
 LM_REMEDIES = tuple(spec[0] for spec in LM_SPECS if spec[4] and spec[4][0] in ("window", "remedies")) + \
     ("a remedied sequence's rows attending in batch order (before the rows they must see)",)
@@ -194,4 +195,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

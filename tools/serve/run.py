@@ -348,7 +348,7 @@ def main(argv=None):
             out = serve(reqs, cap, bt, nb, sims=sims, model_only=a.model_only, name=name, mode=a.mode)
         except ValueError as e:
             return cli.refuse(ap.prog, e)
-        except hw.SimulatorFault as e:       # nothing is known of the chip: not a FAIL of it
+        except hw.ToolFault as e:       # nothing is known of the chip: not a FAIL of it
             print(f"FAULT {name}: {e}")
             return 4
         report(out)
@@ -365,4 +365,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tb.cli import guard
+    sys.exit(guard(main))

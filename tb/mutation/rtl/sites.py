@@ -26,6 +26,7 @@ import tempfile
 from collections import namedtuple, defaultdict
 
 from tb import ROOT  # noqa: E402
+from tb.sim.build import ToolFault  # noqa: E402
 from tb.sim.files import rtl_files  # noqa: E402
 from tb.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds  # noqa: E402
 from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites  # noqa: E402
@@ -365,8 +366,8 @@ def parse_file(path, rtl_dir):
             pp = preprocess([tmp], output=os.path.join(td, "pp.out"), include=[rtl_dir],
                             define=_isa_defines(rtl_dir))
         except OSError as e:    # iverilog missing or broken: a fault of the tools, not of the design
-            raise RuntimeError(f"iverilog -E (pyverilog's preprocessor) gave no output for {path}: "
-                               f"{type(e).__name__}: {e}") from None
+            raise ToolFault(f"iverilog -E (pyverilog's preprocessor) gave no output for {path}: "
+                            f"{type(e).__name__}: {e}") from None
     parser = _parser()
     parser.lexer.reset_lineno()
     try:
