@@ -6,6 +6,8 @@ Groups (a check's name starts with its group):
   contract  the host contract (docs/isa.md "Per-cycle rules") on the whole chip, in both
             timing modes;
   busy      each unit's busy length against model/timing.py's formula;
+  link      each unit's scratchpad accesses inside the ranges ga2_decode reports for its
+            instruction (what ga2_hazard reserves), and none while idle;
   equiv     the listed equivalent mutants (tb/mutation/rtl/equivalents.txt) by miter
             (tb/formal/miter.py).
 The configurations are small on purpose (the sizes are in the checks' `what`): the
@@ -73,7 +75,6 @@ def busy_checks(sp=16):
         ("ga2_mm_busy_f", {"MM_FILL": cfg.mm_fill, "KMAX": 16}, "K+MM_FILL+M*N; M,N 1..4, K 1..16, any strides/tb/acc"),
         ("ga2_vec_rq_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
-        ("ga2_softmax_busy_f", {"FAST": 1, "SM_FAST_TAIL": timing.SM_FAST_TAIL, "LMAX": 16}, "2(len+1)+SM_FAST_TAIL+len (FAST=1); len 1..16"),
         ("ga2_vec_add_busy_f", {"LMAX": 16}, "2 len+1; len 1..16"),
         ("ga2_argmax_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_norm_busy_f", {"NORM_TAIL": timing.NORM_TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
@@ -85,9 +86,83 @@ def busy_checks(sp=16):
         out.append(Check(f"busy/{tag}", top, [WRAPPERS / f"{top}.v"], 0, "pdr",
                          params={"SP_WORDS": sp, **params}, inc=None, timeout=900,
                          what=f"{unit} (SP {sp}), any start/restart: busy = {what}"))
+        if unit == "ga2_softmax":
+            # FAST = 1: pdr did not close in 900 s (one counter, 20 or 7 bits; the phase
+            # model: 600 s), so k-induction with the lemmas of ga2_softmax_fast_busy_f.v
+            out.append(softmax_fast_induction())
     return out
+
+
+def softmax_fast_phases(name, tail=timing.SM_FAST_TAIL, cw=6, mode="bmc3", depth=60, expect_fail=False,
+                        timeout=900):
+    """ga2_softmax_busy_f with PHASES = 1 (FAST = 1, len 1..16): the phase model of the
+    formula without the lemmas; bmc3 to depth by default (a planted tail + 1 fails at the
+    end of the first SM, about 41 cycles for len 1)."""
+    return Check(name, "ga2_softmax_busy_f", [WRAPPERS / "ga2_softmax_busy_f.v"], depth, mode,
+                 params={"SP_WORDS": 16, "FAST": 1, "SM_FAST_TAIL": tail, "LMAX": 16, "CW": cw, "PHASES": 1},
+                 timeout=timeout, expect_fail=expect_fail,
+                 what=f"ga2_softmax FAST=1 (SP 16), len 1..16, phase model, tail {tail}, counter {cw} bits")
+
+
+def busy_planted():
+    """The busy checks' planted bugs, each must fail: the fast softmax's formula with a
+    tail one cycle too long (SM_FAST_TAIL + 1: the phase model without lemmas, bmc3, so
+    the busy assertion itself fails, not a lemma), the induction's phase counter one bit
+    too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
+    the first start), and the dma's LDX_EXTRA one too large."""
+    return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=timing.SM_FAST_TAIL + 1,
+                                expect_fail=True),
+            softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
+            Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
+                  params={"SP_WORDS": 16, "LDX_EXTRA": timing.LDX_EXTRA + 1}, timeout=900, expect_fail=True,
+                  what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
+
+
+# the units behind a scratchpad port: (wrapper's unit name, what it touches)
+LINK_UNITS = (
+    ("dma", "LD/ST/LDX: ST's src range, LDX's index word; LD/LDX's dst range"),
+    ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
+    ("vec_rq", "src and dst ranges"),
+    ("softmax", "FAST=1: src (two passes) and dst ranges"),
+    ("vec_add", "src, src2 and dst ranges"),
+    ("argmax", "src range, the one word dst"),
+    ("norm", "src (two passes) and dst ranges"),
+    ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+)
+# the planted bugs of tb/formal/range_chk.vh (BUG): each must fail
+LINK_BUGS = {1: "write address + 1", 2: "write one cycle late"}
+
+
+def link(unit, bug=0, sp=16, timeout=600, mode="pdr", depth=0):
+    """tb/formal/ga2_<unit>_range_f.v: every scratchpad access of the unit inside the
+    range ga2_decode reports for its instruction, and only while busy (BUG: a planted
+    bug, which must fail)."""
+    top = f"ga2_{unit}_range_f"
+    what = dict(LINK_UNITS)[unit]
+    return Check(f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else ""), top, [WRAPPERS / f"{top}.v"],
+                 depth, mode, params={"SP_WORDS": sp, "BUG": bug}, timeout=timeout, expect_fail=bool(bug),
+                 what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+
+
+def link_checks():
+    """The link group: each unit's range proof, then the planted bugs on vec_rq."""
+    return [link(u) for u, _ in LINK_UNITS] + [link("vec_rq", b) for b in LINK_BUGS]
 
 
 def fast_checks():
     """The few seconds of `make test` (tests/flow/test_formal.py)."""
     return [hazard(4)]
+
+
+def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):
+    """busy/ga2_softmax/fast by k-induction (tb/formal/ga2_softmax_fast_busy_f.v): the
+    phase model of the formula and its lemmas over ga2_softmax's exposed registers."""
+    tail = timing.SM_FAST_TAIL if tail is None else tail
+    pre = ("chparam -set FAST 1 -set SP_WORDS 16 ga2_softmax\nhierarchy -top ga2_softmax\nproc\nflatten\n"
+           "expose w:state_q w:cnt_q w:len_q w:idx_q w:u_div.cnt_q w:u_div.step_q w:u_div.last_q\n"
+           "cutpoint c:u_lut.*\n")
+    return Check(name or "busy/ga2_softmax/fast", "ga2_softmax_fast_busy_f", [WRAPPERS / "ga2_softmax_fast_busy_f.v"],
+                 depth, "induction", pre=pre,
+                 params={"LMAX": 16, "SM_FAST_TAIL": tail, "CW": cw}, timeout=timeout, expect_fail=expect_fail,
+                 what=f"ga2_softmax FAST=1 (SP 16), any start/restart: busy = 2(len+1)+SM_FAST_TAIL+len "
+                      f"(phases), len 1..16, tail {tail}, counter {cw} bits")
