@@ -130,23 +130,53 @@ LINK_UNITS = (
     ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
 )
 # the planted bugs of tb/formal/range_chk.vh (BUG): each must fail
-LINK_BUGS = {1: "write address + 1", 2: "write one cycle late"}
+LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address + 1"}
 
 
-def link(unit, bug=0, sp=16, timeout=600, mode="pdr", depth=0):
+# units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
+# pdr did not close in 600 s): the unit module, its registers the lemmas read
+LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
+                  "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
+                  "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q")}
+# the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
+# cycle depends on it (the isqrt and the divider run a fixed number of steps)
+LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
+             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}
+# chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
+LINK_PARAMS = {"softmax": "-set FAST 1"}
+
+
+def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
     """tb/formal/ga2_<unit>_range_f.v: every scratchpad access of the unit inside the
     range ga2_decode reports for its instruction, and only while busy (BUG: a planted
-    bug, which must fail)."""
+    bug, which must fail). ABC pdr, or for the units of LINK_INDUCTION z3 k-induction
+    (k = 2) with the wrapper's lemmas, the unit's registers exposed."""
     top = f"ga2_{unit}_range_f"
     what = dict(LINK_UNITS)[unit]
-    return Check(f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else ""), top, [WRAPPERS / f"{top}.v"],
-                 depth, mode, params={"SP_WORDS": sp, "BUG": bug}, timeout=timeout, expect_fail=bool(bug),
-                 what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+    name = f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else "")
+    params = {"SP_WORDS": sp, "BUG": bug}
+    if unit in LINK_INDUCTION and mode in (None, "induction"):
+        mod, regs = LINK_INDUCTION[unit]
+        cuts = " ".join(f"{mod}/{c}" for c in LINK_CUTS.get(unit, "").split())
+        pre = (f"chparam -set SP_WORDS {sp} {LINK_PARAMS.get(unit, '')} {mod}\nproc {mod}\nflatten {mod}\n"
+               + (f"cutpoint {cuts}\n" if cuts else "")
+               + f"expose {' '.join(f'{mod}/w:{r}' for r in regs.split())}\n")
+        return Check(name, top, [WRAPPERS / f"{top}.v"], 2 if depth is None else depth, "induction", pre=pre,
+                     defines={"LINK_LEMMAS": 1}, params=params, timeout=timeout, expect_fail=bool(bug),
+                     what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+    return Check(name, top, [WRAPPERS / f"{top}.v"], depth or 0, mode or "pdr", params=params, timeout=timeout,
+                 expect_fail=bool(bug), what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
 
 
 def link_checks():
-    """The link group: each unit's range proof, then the planted bugs on vec_rq."""
-    return [link(u) for u, _ in LINK_UNITS] + [link("vec_rq", b) for b in LINK_BUGS]
+    """The link group: each unit's range proof, then the planted bugs: the write address
+    off by one on every unit (so each unit's start is reachable under the assumptions:
+    no proof is vacuous), the late write and the read off by one on vec_rq."""
+    # planted bugs by pdr: a counterexample needs a whole instruction, deeper than the
+    # induction's base case
+    return ([link(u) for u, _ in LINK_UNITS] + [link(u, 1, mode="pdr") for u, _ in LINK_UNITS]
+            + [link("vec_rq", b, mode="pdr") for b in LINK_BUGS if b != 1])
 
 
 def fast_checks():

@@ -18,7 +18,8 @@
 //     while idle, in particular none after busy drops.
 // BUG = 1: the check sees the write address plus one (a unit writing one word past its
 // range); BUG = 2: the check sees every write one cycle late (enable and address
-// registered: a unit whose last write lands after busy drops).
+// registered: a unit whose last write lands after busy drops); BUG = 3: the check sees
+// read port 0's address plus one (a unit reading one word past its range).
   reg init_q = 1'b1;
   reg act_q  = 1'b0;
   reg r0v_q, r1v_q, wv_q;
@@ -47,6 +48,7 @@
   // the write the check sees (BUG plants a wrong one)
   wire          c_we = (BUG == 2) ? bwe_q : wr_en;
   wire [AW-1:0] c_wa = (BUG == 2) ? bwa_q : (BUG == 1) ? wr_addr + 1'b1 : wr_addr;
+  wire [NR*AW-1:0] c_ra = (BUG == 3) ? rd_addr + 1'b1 : rd_addr;     // + 1 on port 0's slice
 
   // a word of the scratchpad inside a latched range
   function inr;
@@ -72,8 +74,8 @@
       assert (!busy || act_q);
       for (i = 0; i < NR; i = i + 1)
         if (rd_en[i])
-          assert (busy && act_q && (inr(rd_addr[i*AW +: AW], r0v_q, r0f_q, r0l_q)
-                                    || inr(rd_addr[i*AW +: AW], r1v_q, r1f_q, r1l_q)));
+          assert (busy && act_q && (inr(c_ra[i*AW +: AW], r0v_q, r0f_q, r0l_q)
+                                    || inr(c_ra[i*AW +: AW], r1v_q, r1f_q, r1l_q)));
       if (c_we) assert (busy && act_q && inr(c_wa, wv_q, wf_q, wl_q));
     end
   end
