@@ -16,6 +16,7 @@ module ga2_mm_range_f #(
 );
   localparam UNIT = 1;
   localparam NR = 2 * `GA2_ARRAY;
+  localparam RDW = 1;                       // MM's acc = 1 reads the old C in its write range
 `include "range_dec.vh"
   wire busy, last, wr_en;
   wire [NR-1:0] rd_en;

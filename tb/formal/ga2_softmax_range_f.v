@@ -16,6 +16,7 @@ module ga2_softmax_range_f #(
 );
   localparam UNIT = 3;
   localparam NR = 1;
+  localparam RDW = 0;
 `include "range_dec.vh"
   wire busy, last, wr_en;
   wire [NR-1:0] rd_en;

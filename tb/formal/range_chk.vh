@@ -1,7 +1,10 @@
 // Shared body of the range wrappers (tb/formal/ga2_*_range_f.v), after range_dec.vh and
 // the unit. The wrapper provides: UNIT (the unit's bit of ga2_decode's unit_sel), NR and
-// the unit's busy, rd_en[NR-1:0], rd_addr[NR*AW-1:0], wr_en, wr_addr, and BUG (0: none;
-// the planted bugs below, which must fail).
+// the unit's busy, rd_en[NR-1:0], rd_addr[NR*AW-1:0], wr_en, wr_addr, RDW (1: a read may
+// also lie in the write range -- MM with acc = 1 reads the old C words it then writes;
+// ga2_hazard guards a unit's write range against every other unit's reads and writes,
+// RAW and WAW, so such a read is covered) and BUG (0: none; the planted bugs below,
+// which must fail).
 // Assumed (the chip's environment): reset in the first cycle; start (ga2_top: issue &&
 // unit_sel[UNIT]) only for an instruction that passes the decoder's checks
 // (fault_code = 0) and selects this unit, and only while the unit is idle (ga2_seq
@@ -14,7 +17,7 @@
 //     the whole range: the latch keeps SAW bits);
 //   - the unit is busy only after a start since the last reset;
 //   - a read (any port's rd_en) only while busy, at an address in rd0 or rd1 of the
-//     latest start; a write only while busy, at an address in wr. So no access happens
+//     latest start (or wr, when RDW); a write only while busy, at an address in wr. So no access happens
 //     while idle, in particular none after busy drops.
 // BUG = 1: the check sees the write address plus one (a unit writing one word past its
 // range); BUG = 2: the check sees every write one cycle late (enable and address
@@ -75,7 +78,8 @@
       for (i = 0; i < NR; i = i + 1)
         if (rd_en[i])
           assert (busy && act_q && (inr(c_ra[i*AW +: AW], r0v_q, r0f_q, r0l_q)
-                                    || inr(c_ra[i*AW +: AW], r1v_q, r1f_q, r1l_q)));
+                                    || inr(c_ra[i*AW +: AW], r1v_q, r1f_q, r1l_q)
+                                    || (RDW != 0 && inr(c_ra[i*AW +: AW], wv_q, wf_q, wl_q))));
       if (c_we) assert (busy && act_q && inr(c_wa, wv_q, wf_q, wl_q));
     end
   end

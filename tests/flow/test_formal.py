@@ -5,7 +5,8 @@ local invariant by k-induction on 4-bit addresses (a few seconds), once on the R
 (proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
 the same check must find a counterexample, so the proof is not vacuous. The fast
 softmax's busy check: its phase model adds up to the timing formula, and with a tail one
-cycle too long it fails on the RTL (abc bmc3, about 8 s).
+cycle too long it fails on the RTL (abc bmc3, about 8 s). The link: one unit's range
+proof (softmax) and one planted write past the range (vec_rq), which must fail.
 """
 import shutil
 
@@ -52,5 +53,23 @@ def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():
     the busy check is not vacuous."""
     c = props.busy_planted()[0]
     assert c.expect_fail and "tail+1" in c.name
+    v = engine.run(c)
+    assert v.result == "FAILED", v
+
+
+def test_the_softmax_unit_touches_only_its_reserved_ranges():
+    """link/softmax: behind the chip's decoder on a free instruction word, every read and
+    write of ga2_softmax (FAST = 1) lies in the ranges ga2_decode reports for its
+    instruction, only while busy (z3 2-induction with asserted lemmas, about 10 s)."""
+    v = engine.run(props.link("softmax"))
+    assert v.result == "proven", v
+    assert v.depth.startswith("induction")
+
+
+def test_a_write_past_the_reserved_range_is_a_counterexample():
+    """link/vec_rq with its write address seen one word too high (BUG = 1) fails (pdr):
+    the link checks are not vacuous."""
+    c = props.link("vec_rq", 1, mode="pdr")
+    assert c.expect_fail
     v = engine.run(c)
     assert v.result == "FAILED", v
