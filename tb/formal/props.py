@@ -190,8 +190,10 @@ def link_checks():
 
 
 def fast_checks():
-    """The few seconds of `make test` (tests/flow/test_formal.py)."""
-    return [hazard(4)]
+    """The few seconds of `make test` (tests/flow/test_formal.py): the hazard invariant,
+    the fast softmax's planted tail (must fail), the softmax unit's link proof and
+    vec_rq's planted write past its range (must fail)."""
+    return [hazard(4), busy_planted()[0], link("softmax"), link("vec_rq", 1, mode="pdr")]
 
 
 def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):
