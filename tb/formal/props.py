@@ -140,9 +140,10 @@ LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q")}
-# units proven only to a bound (ABC bmc3, frames): mm's pdr ran out of 600 s and its
+# units proven only to a bound (ABC bmc3, frames; 42: reset, a start, the longest MM a
+# 16-word scratchpad allows, 39 busy cycles, and the cycle after it): mm's pdr ran out of 600 s and its
 # induction lemmas (four A and four B pointers, the C reads) are not written
-LINK_BOUNDED = {"mm": 30}
+LINK_BOUNDED = {"mm": 42}
 # the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
