@@ -55,6 +55,7 @@ class Check:
     front: str = ""                  # yosys commands that build the design instead (a miter)
     timeout: int = 600
     what: str = ""                   # one line for the table: what is proven, on what configuration
+    expect_fail: bool = False        # a planted bug: the check must find a counterexample
 
 
 @dataclass
@@ -69,6 +70,11 @@ class Verdict:
     @property
     def ok(self):
         return self.result in ("proven", "bounded", "covered")
+
+    def ok_for(self, check):
+        """Whether this verdict is what check asks for: a counterexample for a planted bug
+        (check.expect_fail), else a proof, bound or cover."""
+        return self.result == "FAILED" if check.expect_fail else self.ok
 
 
 def _run(cmd, log, timeout):

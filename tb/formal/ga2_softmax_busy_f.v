@@ -3,15 +3,34 @@
 // (FAST = 0, the in-order mode) or 2 (len + 1) + SM_FAST_TAIL + len (FAST = 1, the
 // overlap mode) (model/timing.py sm_busy; docs/isa.md), for 1 <= len <= LMAX and every
 // address and input value.
+// CW: the width of the check's cycle counter and latched length (busy_chk.vh). The
+// formula is computed 32 bits wide (L_full) and asserted to fit CW bits below the
+// counter's saturation value (L <= 2^CW - 2) at every legal start, so a CW too narrow
+// for LMAX fails the check (a counterexample at the first such start) instead of
+// truncating the length. FAST = 1, LMAX = 16: L <= 3*16 + 36 = 84 fits CW = 7 (with it,
+// pdr still did not close in 900 s: docs/formal.md).
+// PHASES = 1 (FAST = 1 only; tb/formal/props.py): the same length stated as a sequence of
+// phases, in place of the one counter: after each start the check's own model runs
+// phase 1 for len + 1 cycles, phase 2 for len + 1, phases 3, 4, 5 for 1, SM_FAST_TAIL - 2
+// and 1, phase 6 for len, then stops; so it runs (len + 1) + (len + 1) + SM_FAST_TAIL +
+// len = 2 (len + 1) + SM_FAST_TAIL + len cycles, the formula (tests/flow/test_formal.py
+// checks the sum against model/timing.py sm_busy for len 1..16). Asserted: busy exactly
+// while the model runs, last exactly in its final cycle. The phase counter pc_q (CW
+// bits) counts 0 .. length - 1 in each phase but phase 4, which counts down from
+// SM_FAST_TAIL - 3 to 0; at every legal start len and SM_FAST_TAIL - 3 are asserted to
+// fit CW bits, so CW = 5 holds len <= 16 and 31, and CW = 4 fails. The split follows the
+// unit (docs/isa.md: two passes, the reciprocal divide -- its load cycle, 32 steps, its
+// result cycle -- then one element a cycle), so the model's counter equals the unit's
+// pass, divider-step and element counters bit for bit, which pdr finds quickly; the
+// single counter needs arithmetic relations (its count = cnt + len + 2, ...).
 module ga2_softmax_busy_f #(
   parameter FAST = 0, parameter SP_WORDS = 16, parameter LMAX = 2,
-  parameter SM_DIV = 34, parameter SM_FAST_TAIL = 34
+  parameter SM_DIV = 34, parameter SM_FAST_TAIL = 34, parameter CW = 20, parameter PHASES = 0
 ) (
   input wire clk, input wire rst, input wire start,
   input wire [`GA2_ADDR_W-1:0] dst, input wire [`GA2_ADDR_W-1:0] src,
   input wire [6:0] len, input wire [7:0] rd_byte
 );
-  localparam CW = 20;
   wire busy, last, rd_en, wr_en;
   wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
   wire [31:0] wr_data;
@@ -21,6 +40,56 @@ module ga2_softmax_busy_f #(
     .wr_addr(wr_addr), .wr_data(wr_data)
   );
   wire legal = len >= 1 && len <= LMAX;
-  wire [CW-1:0] L_new = FAST ? 2 * (len + 1) + SM_FAST_TAIL + len : 2 * (len + 1) + SM_DIV * len;
+  wire [31:0] L_full = FAST ? 2 * (len + 1) + SM_FAST_TAIL + len : 2 * (len + 1) + SM_DIV * len;
+  wire [CW-1:0] L_new = L_full[CW-1:0];
+  generate
+    if (PHASES == 0) begin : g_one
 `include "busy_chk.vh"
+      always @* if (!rst && !init_q && start && legal) assert (L_full <= (1 << CW) - 2);
+    end else begin : g_phases
+      reg init_q = 1'b1;
+      reg [2:0] ph_q = 3'd0;               // 0: stopped, 1..6: the phase
+      reg [CW-1:0] pc_q = {CW{1'b0}};      // the cycle within the phase (phase 4 counts down)
+      reg [6:0] ln_q = 7'd0;
+      reg [31:0] plen;                     // the current phase's length
+      always @* begin
+        case (ph_q)
+          3'd1, 3'd2: plen = ln_q + 1;
+          3'd3, 3'd5: plen = 1;
+          3'd4:       plen = SM_FAST_TAIL - 2;
+          default:    plen = ln_q;
+        endcase
+      end
+      // phases 1, 2, 3, 5, 6 count 0 .. plen - 1; phase 4 counts plen - 1 .. 0
+      wire ph_end = (ph_q == 3'd4) ? (pc_q == {CW{1'b0}}) : (pc_q == plen - 1);
+      /* the next phase's first pc */
+      wire [31:0] tail3 = SM_FAST_TAIL - 3;
+      always @(posedge clk) begin
+        init_q <= 1'b0;
+        if (rst) begin
+          ph_q <= 3'd0;
+        end else if (start) begin
+          ph_q <= 3'd1;
+          pc_q <= {CW{1'b0}};
+          ln_q <= len;
+        end else if (ph_q != 3'd0) begin
+          if (ph_end) begin
+            ph_q <= (ph_q == 3'd6) ? 3'd0 : ph_q + 1'b1;
+            pc_q <= (ph_q == 3'd3) ? tail3[CW-1:0] : {CW{1'b0}};
+          end else begin
+            pc_q <= (ph_q == 3'd4) ? pc_q - 1'b1 : pc_q + 1'b1;
+          end
+        end
+      end
+      always @* begin
+        if (init_q) assume (rst);
+        assume (!start || legal);
+        if (!rst && !init_q) begin
+          if (start) assert (len <= (1 << CW) - 1 && SM_FAST_TAIL >= 3 && tail3 <= (1 << CW) - 1);
+          assert (busy == (ph_q != 3'd0));
+          assert (last == (ph_q == 3'd6 && ph_end));
+        end
+      end
+    end
+  endgenerate
 endmodule

@@ -6,6 +6,8 @@ Groups (a check's name starts with its group):
   contract  the host contract (docs/isa.md "Per-cycle rules") on the whole chip, in both
             timing modes;
   busy      each unit's busy length against model/timing.py's formula;
+  link      each unit's scratchpad accesses inside the ranges ga2_decode reports for its
+            instruction (what ga2_hazard reserves), and none while idle;
   equiv     the listed equivalent mutants (tb/mutation/rtl/equivalents.txt) by miter
             (tb/formal/miter.py).
 The configurations are small on purpose (the sizes are in the checks' `what`): the
@@ -73,7 +75,6 @@ def busy_checks(sp=16):
         ("ga2_mm_busy_f", {"MM_FILL": cfg.mm_fill, "KMAX": 16}, "K+MM_FILL+M*N; M,N 1..4, K 1..16, any strides/tb/acc"),
         ("ga2_vec_rq_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
-        ("ga2_softmax_busy_f", {"FAST": 1, "SM_FAST_TAIL": timing.SM_FAST_TAIL, "LMAX": 16}, "2(len+1)+SM_FAST_TAIL+len (FAST=1); len 1..16"),
         ("ga2_vec_add_busy_f", {"LMAX": 16}, "2 len+1; len 1..16"),
         ("ga2_argmax_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_norm_busy_f", {"NORM_TAIL": timing.NORM_TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
@@ -85,9 +86,131 @@ def busy_checks(sp=16):
         out.append(Check(f"busy/{tag}", top, [WRAPPERS / f"{top}.v"], 0, "pdr",
                          params={"SP_WORDS": sp, **params}, inc=None, timeout=900,
                          what=f"{unit} (SP {sp}), any start/restart: busy = {what}"))
+        if unit == "ga2_softmax":
+            # FAST = 1: pdr did not close in 900 s (one counter, 20 or 7 bits; the phase
+            # model: 600 s), so k-induction with the lemmas of ga2_softmax_fast_busy_f.v
+            out.append(softmax_fast_induction())
     return out
 
 
+def softmax_fast_phases(name, tail=timing.SM_FAST_TAIL, cw=6, mode="bmc3", depth=60, expect_fail=False,
+                        timeout=900):
+    """ga2_softmax_busy_f with PHASES = 1 (FAST = 1, len 1..16): the phase model of the
+    formula without the lemmas; bmc3 to depth by default (a planted tail + 1 fails at the
+    end of the first SM, about 41 cycles for len 1)."""
+    return Check(name, "ga2_softmax_busy_f", [WRAPPERS / "ga2_softmax_busy_f.v"], depth, mode,
+                 params={"SP_WORDS": 16, "FAST": 1, "SM_FAST_TAIL": tail, "LMAX": 16, "CW": cw, "PHASES": 1},
+                 timeout=timeout, expect_fail=expect_fail,
+                 what=f"ga2_softmax FAST=1 (SP 16), len 1..16, phase model, tail {tail}, counter {cw} bits")
+
+
+def busy_planted():
+    """The busy checks' planted bugs, each must fail: the fast softmax's formula with a
+    tail one cycle too long (SM_FAST_TAIL + 1: the phase model without lemmas, bmc3, so
+    the busy assertion itself fails, not a lemma), the induction's phase counter one bit
+    too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
+    the first start), and the dma's LDX_EXTRA one too large."""
+    return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=timing.SM_FAST_TAIL + 1,
+                                expect_fail=True),
+            softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
+            Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
+                  params={"SP_WORDS": 16, "LDX_EXTRA": timing.LDX_EXTRA + 1}, timeout=900, expect_fail=True,
+                  what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
+
+
+# the units behind a scratchpad port: (wrapper's unit name, what it touches)
+LINK_UNITS = (
+    ("dma", "LD/ST/LDX: ST's src range, LDX's index word; LD/LDX's dst range"),
+    ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
+    ("vec_rq", "src and dst ranges"),
+    ("softmax", "FAST=1: src (two passes) and dst ranges"),
+    ("vec_add", "src, src2 and dst ranges"),
+    ("argmax", "src range, the one word dst"),
+    ("norm", "src (two passes) and dst ranges"),
+    ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+)
+# the planted bugs of tb/formal/range_chk.vh (BUG): each must fail
+LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address + 1"}
+
+
+# units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
+# pdr did not close in 600 s on vec_add and mm, and was not needed on the others): the
+# unit module, its registers the lemmas read
+LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
+                  "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
+                  "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
+                  "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
+                  "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
+                         "g_feed?0?.a_ptr_q g_feed?1?.a_ptr_q g_feed?2?.a_ptr_q g_feed?3?.a_ptr_q "
+                         "g_feed?0?.b_ptr_q g_feed?1?.b_ptr_q g_feed?2?.b_ptr_q g_feed?3?.b_ptr_q")}
+# ABC bmc3 depths (frames) for units whose counterexamples pdr is slow to find: mm (its
+# planted bug; 42 frames hold reset, a start, the longest MM a 16-word scratchpad allows,
+# 39 busy cycles, and the cycle after it)
+LINK_BOUNDED = {"mm": 42}
+# the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
+# cycle depends on it (the isqrt and the divider run a fixed number of steps)
+LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
+             "dma": "w:ep_q w:row_off",
+             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}
+# chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
+LINK_PARAMS = {"softmax": "-set FAST 1", "dma": "-set EXT_WORDS 16"}
+# modules cut whole (their outputs free) before the unit is elaborated
+LINK_CUT_MODULES = {"mm": "ga2_systolic"}
+
+
+def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
+    """tb/formal/ga2_<unit>_range_f.v: every scratchpad access of the unit inside the
+    range ga2_decode reports for its instruction, and only while busy (BUG: a planted
+    bug, which must fail). ABC pdr, or for the units of LINK_INDUCTION z3 k-induction
+    (k = 2) with the wrapper's lemmas, the unit's registers exposed."""
+    top = f"ga2_{unit}_range_f"
+    what = dict(LINK_UNITS)[unit]
+    name = f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else "")
+    params = {"SP_WORDS": sp, "BUG": bug}
+    if unit in LINK_INDUCTION and mode in (None, "induction"):
+        mod, regs = LINK_INDUCTION[unit]
+        cuts = " ".join(f"{mod}/{c}" for c in LINK_CUTS.get(unit, "").split())
+        pre = ((f"cutpoint {LINK_CUT_MODULES[unit]}\n" if unit in LINK_CUT_MODULES else "")
+               + f"chparam -set SP_WORDS {sp} {LINK_PARAMS.get(unit, '')} {mod}\nproc {mod}\nflatten {mod}\n"
+               + (f"cutpoint {cuts}\n" if cuts else "")
+               + f"expose {' '.join(f'{mod}/w:{r}' for r in regs.split())}\n")
+        return Check(name, top, [WRAPPERS / f"{top}.v"], 2 if depth is None else depth, "induction", pre=pre,
+                     defines={"LINK_LEMMAS": 1}, params=params, timeout=timeout, expect_fail=bool(bug),
+                     what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+    return Check(name, top, [WRAPPERS / f"{top}.v"], depth or 0, mode or "pdr", params=params, timeout=timeout,
+                 expect_fail=bool(bug), what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+
+
+def link_checks():
+    """The link group: each unit's range proof, then the planted bugs: the write address
+    off by one on every unit (so each unit's start is reachable under the assumptions:
+    no proof is vacuous), the late write and the read off by one on vec_rq."""
+    # planted bugs by pdr: a counterexample needs a whole instruction, deeper than the
+    # induction's base case
+    # (mm's by bmc3: pdr found no counterexample in 3.5 minutes)
+    return ([link(u) for u, _ in LINK_UNITS]
+            + [link(u, 1, mode="bmc3" if u in LINK_BOUNDED else "pdr", depth=LINK_BOUNDED.get(u))
+               for u, _ in LINK_UNITS]
+            + [link("vec_rq", b, mode="pdr") for b in LINK_BUGS if b != 1])
+
+
 def fast_checks():
-    """The few seconds of `make test` (tests/flow/test_formal.py)."""
-    return [hazard(4)]
+    """The few seconds of `make test` (tests/flow/test_formal.py): the hazard invariant,
+    the fast softmax's planted tail (must fail), the softmax unit's link proof and
+    vec_rq's planted write past its range (must fail)."""
+    return [hazard(4), busy_planted()[0], link("softmax"), link("vec_rq", 1, mode="pdr")]
+
+
+def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):
+    """busy/ga2_softmax/fast by k-induction (tb/formal/ga2_softmax_fast_busy_f.v): the
+    phase model of the formula and its lemmas over ga2_softmax's exposed registers."""
+    tail = timing.SM_FAST_TAIL if tail is None else tail
+    pre = ("chparam -set FAST 1 -set SP_WORDS 16 ga2_softmax\nhierarchy -top ga2_softmax\nproc\nflatten\n"
+           "expose w:state_q w:cnt_q w:len_q w:idx_q w:u_div.cnt_q w:u_div.step_q w:u_div.last_q\n"
+           "cutpoint c:u_lut.*\n")
+    return Check(name or "busy/ga2_softmax/fast", "ga2_softmax_fast_busy_f", [WRAPPERS / "ga2_softmax_fast_busy_f.v"],
+                 depth, "induction", pre=pre,
+                 params={"LMAX": 16, "SM_FAST_TAIL": tail, "CW": cw}, timeout=timeout, expect_fail=expect_fail,
+                 what=f"ga2_softmax FAST=1 (SP 16), any start/restart: busy = 2(len+1)+SM_FAST_TAIL+len "
+                      f"(phases), len 1..16, tail {tail}, counter {cw} bits")

@@ -3,7 +3,10 @@
 The full set is `make formal` (tools/flow/formal.py; docs/formal.md). Here: ga2_hazard's
 local invariant by k-induction on 4-bit addresses (a few seconds), once on the RTL
 (proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
-the same check must find a counterexample, so the proof is not vacuous.
+the same check must find a counterexample, so the proof is not vacuous. The fast
+softmax's busy check: its phase model adds up to the timing formula, and with a tail one
+cycle too long it fails on the RTL (abc bmc3, about 8 s). The link: one unit's range
+proof (softmax) and one planted write past the range (vec_rq), which must fail.
 """
 import shutil
 
@@ -33,4 +36,40 @@ def test_a_missing_waw_check_is_a_counterexample():
     assert cut != src, "the planted change no longer applies to rtl/ga2_hazard.v"
     (bad / "ga2_hazard.v").write_text(cut)
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
+    assert v.result == "FAILED", v
+
+
+def test_the_fast_softmax_phase_model_is_the_timing_formula():
+    """The phases of tb/formal/ga2_softmax_fast_busy_f.v (len + 1, len + 1, 1,
+    SM_FAST_TAIL - 2, 1, len) add up to model/timing.py's busy length for len 1..16."""
+    from model import config, timing
+    cfg = config.DEFAULT.replace(mode="overlap")
+    for n in range(1, 17):
+        assert (n + 1) + (n + 1) + 1 + (timing.SM_FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
+
+
+def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():
+    """busy/ga2_softmax/fast's phase model with SM_FAST_TAIL + 1 fails on the RTL (bmc3):
+    the busy check is not vacuous."""
+    c = props.busy_planted()[0]
+    assert c.expect_fail and "tail+1" in c.name
+    v = engine.run(c)
+    assert v.result == "FAILED", v
+
+
+def test_the_softmax_unit_touches_only_its_reserved_ranges():
+    """link/softmax: behind the chip's decoder on a free instruction word, every read and
+    write of ga2_softmax (FAST = 1) lies in the ranges ga2_decode reports for its
+    instruction, only while busy (z3 2-induction with asserted lemmas, about 10 s)."""
+    v = engine.run(props.link("softmax"))
+    assert v.result == "proven", v
+    assert v.depth.startswith("induction")
+
+
+def test_a_write_past_the_reserved_range_is_a_counterexample():
+    """link/vec_rq with its write address seen one word too high (BUG = 1) fails (pdr):
+    the link checks are not vacuous."""
+    c = props.link("vec_rq", 1, mode="pdr")
+    assert c.expect_fail
+    v = engine.run(c)
     assert v.result == "FAILED", v

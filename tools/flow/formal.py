@@ -4,12 +4,13 @@
 Why: simulation checks only the programs someone ran; these checks hold for every input
 sequence (every program, data value, start and reset) of the configuration they state.
 The checks are tb/formal/props.py's (the overlap mode's scratchpad safety, ga2_hazard's
-local invariant, the host contract, each unit's busy length) and one miter per entry of
+local invariant, the host contract, each unit's busy length, each unit's scratchpad
+accesses inside the ranges the hazard check reserves for it, planted bugs that must fail) and one miter per entry of
 tb/mutation/rtl/equivalents.txt (tb/formal/miter.py: the shared-state, invariant and masked miters, ABC pdr and
 dprove, z3 induction; a counterexample's trace is written beside its witness). Prints the table
 (property, engine, depth or induction, result, wall time) and writes it to
 out/formal.txt; exits 1 when a check fails or errs, or a listed equivalent is not proven
-(`--limit`: seconds per engine step of a miter). `--only GROUP` (overlap, chip, busy, equiv; repeatable) runs a
+(`--limit`: seconds per engine step of a miter). `--only GROUP` (overlap, chip, busy, link, equiv; repeatable) runs a
 part; `--fast` the seconds-long subset that `make test` runs (tests/flow/test_formal.py).
 """
 import sys
@@ -20,7 +21,7 @@ from tb.formal import engine, miter, props
 from tools import ROOT
 
 OUT = ROOT / "out" / "formal.txt"
-GROUPS = ("overlap", "chip", "busy", "equiv")
+GROUPS = ("overlap", "chip", "busy", "link", "equiv")
 
 
 def checks_of(groups, fast):
@@ -32,7 +33,9 @@ def checks_of(groups, fast):
     if "chip" in groups:
         out += [props.chip(1, 30, timeout=1800), props.chip(0, 40)]
     if "busy" in groups:
-        out += props.busy_checks()
+        out += props.busy_checks() + props.busy_planted()
+    if "link" in groups:
+        out += props.link_checks()
     return out
 
 
@@ -55,8 +58,10 @@ def main(argv=None):
     bad = 0
     for c in checks_of(groups, args.fast):
         v = engine.run(c)
-        bad += not v.ok
-        ln = row(v.name, v.engine, v.depth, v.result + (f" ({v.detail})" if v.detail and not v.ok else ""), v.secs)
+        ok = v.ok_for(c)
+        bad += not ok
+        res = v.result + (" (expected: planted bug)" if c.expect_fail and ok else "")
+        ln = row(v.name, v.engine, v.depth, res + (f" ({v.detail})" if v.detail and not ok else ""), v.secs)
         lines.append(ln)
         print(ln, flush=True)
     if "equiv" in groups and not args.fast:
