@@ -40,3 +40,26 @@ def test_a_dividend_a_reachable_root_divides_is_refuted():
 def test_divider_contract_small_width():
     v = engine.run(compose.divu(8, timeout=120))
     assert v.result == "proven", v
+
+
+def test_softmax_quotients_differ_only_on_the_listed_sums():
+    """A sum left out of the table of divisors of 2^32 - 1 is found (the full table's
+    proof, 14 s, is make formal's)."""
+    table = compose.sm_table()
+    assert 3342387 in table and 65535 in table
+    v = compose.smt_check("equiv/compose/test-softmax-div-planted",
+                          compose.sm_div_lemma(compose.SM_N, compose.SM_N_GATE, compose.SM_MAX, table[:-1]))
+    assert v.result == "FAILED" and "#x00330033" in v.detail, v      # 3342387
+
+
+def test_softmax_pass3_lines_small_sums():
+    """The RTL's pass 3 lines give the same output for both reciprocals on the sums 255
+    and 257 (e <= S); with e not bounded by S they do not (e = 258 > 257: a planted
+    failure, so the check is not vacuous)."""
+    for s in (255, 257):
+        v = compose._combinational(engine.run(compose.softmax_lemma_check(
+            compose.SM_N, compose.SM_N_GATE, [s], name=f"equiv/compose/test-softmax-table/{s}", timeout=120)))
+        assert v.result == "proven", v
+    v = engine.run(compose.softmax_lemma_check(compose.SM_N, compose.SM_N_GATE, [257], e_le_s=False, timeout=120,
+                                               name="equiv/compose/test-softmax-table-planted"))
+    assert v.result == "FAILED", v

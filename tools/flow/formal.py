@@ -62,7 +62,7 @@ def main(argv=None):
     if "equiv" in groups and not args.fast:
         for i, (key, why, site) in enumerate(miter.listed_sites()):
             name = f"equiv/{key[0]} {key[1]}: {key[3]}"
-            steps = compose.steps_for(key) if site is not None else None
+            steps = compose.steps_for(key, site) if site is not None else None
             if site is None:
                 ln = row(name, "-", "-", "gone from the design", 0.0)
             elif steps:
