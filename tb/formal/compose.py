@@ -22,9 +22,10 @@ constants, proven by composition"):
  4. the arithmetic lemma (z3, bit-vectors): on every divisor step 3 allows, the gold's and
     the mutant's dividends give the same observed value (ga2_norm: floor(2^29 / q) =
     floor((2^29 + 1) / q)).
-The composition (written in docs/formal.md, not a tool's): the two copies differ only in
-the divider's dividend; nothing but the quotient (and remainder) reads the divider's
-datapath registers, so every other register and output is the same in both; in a cycle
+The composition (docs/formal.md): the two copies differ only in the divider's dividend;
+its forward cone and the quotient's and remainder's reach no flip-flop but those two and
+no output but wr_data (cone_check(), yosys `select`: a structural step), so every other
+register and output is the same in both; in a cycle
 where the quotient is observed it is floor(N / D) (1, 2) with the same D in both (3), and
 equal by 4. A dividend for which some reachable divisor gives a different quotient fails
 step 4 (tests/flow/test_formal_compose.py plants one).
@@ -174,7 +175,9 @@ def sm_table():
 
 def norm_steps(site=None):
     """[(name, run)] of the steps of ga2_norm's reciprocal constant (2^29 -> 2^29 + 1)."""
+    rtl = [ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_requant.v", "ga2_norm.v")]
     return [
+        ("composition (the dividend's cone)", lambda: cone_check("equiv/compose/norm-cone", "ga2_norm", rtl)),
         ("divider", lambda: engine.run(divu(30))),
         ("Horner", lambda: smt_check("equiv/compose/horner", HORNER)),
         ("Euclid", lambda: smt_check("equiv/compose/euclid", EUCLID)),
@@ -200,7 +203,10 @@ def softmax_steps(site=None):
     2^32 - 2): FAST = 1 by composition; FAST = 0, where the constant is not used, by the
     miters (fast0(), with the entry's site)."""
     first = [("FAST = 0 miter", lambda: fast0(site, BUILD / "equiv" / "compose_fast0"))] if site is not None else []
+    rtl = [ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_exp_lut.v", "ga2_softmax.v")]
     return first + [
+        ("composition (the dividend's cone)", lambda: cone_check("equiv/compose/softmax-cone", "ga2_softmax", rtl,
+                                                                 {"FAST": 1})),
         ("divider", lambda: engine.run(divu(32))),
         ("Horner", lambda: smt_check("equiv/compose/horner", HORNER)),
         ("Euclid", lambda: smt_check("equiv/compose/euclid", EUCLID)),
@@ -365,3 +371,39 @@ def sm_div_lemma(n_gold, n_gate, smax, table):
 (check-sat)
 (get-value (s))
 """
+
+
+def cone_check(name, module, files, params=None, regs=("u_div.quo_q", "u_div.rem_q"), outputs=("wr_data",),
+               extra=("u_div.dividend",), timeout=300):
+    """The composition's structural step, by yosys: in module (flattened, params set), the
+    forward cone of the registers regs (the divider's quotient and remainder) and of the
+    nets extra (the divider's dividend, the mutated constant) reaches no
+    flip-flop but theirs and no output but outputs, so a change confined to what regs
+    hold changes nothing else (every other register and output is the same in both
+    copies). 'proven' when both `select -assert-none` hold, 'FAILED' (what is reached in
+    the log) otherwise."""
+    work = BUILD / re.sub(r"[^\w.-]+", "_", name)
+    work.mkdir(parents=True, exist_ok=True)
+    ch = "".join(f"chparam -set {k} {v} {module}\n" for k, v in (params or {}).items())
+    own = " ".join(f"w:{r}" + (" %u" if i else "") for i, r in enumerate(regs))
+    src = " ".join(f"w:{r}" + (" %u" if i else "") for i, r in enumerate(regs + tuple(extra)))
+    outs = " ".join(f"o:{o}" for o in outputs)
+    script = (f"read_verilog -formal -I{ROOT / 'rtl'} {' '.join(str(f) for f in files)}\n{ch}"
+              f"hierarchy -top {module}\nproc\nflatten\nopt_clean\n"
+              f"select -set src {src}\nselect -set own {own} %ci1 t:$dff %i\n"
+              + "".join(f"select -assert-count 1 w:{x}\n" for x in regs + tuple(extra)) +
+              "select -set cone @src %co*:-$dff\n"
+              "select -list @cone %co1 t:$dff %i @own %d\nselect -list @cone o:* %i\n"
+              f"select -assert-none @cone %co1 t:$dff %i @own %d\n"
+              f"select -assert-none @cone o:* %i {outs} %d\n"
+              f"select -assert-count {len(regs)} @own\n")
+    (work / "cone.ys").write_text(script)
+    t0 = time.perf_counter()
+    rc, out = engine._run(["yosys", "-q", "-l", str(work / "cone.log"), str(work / "cone.ys")], work / "cone.out",
+                          timeout)
+    secs = time.perf_counter() - t0
+    if rc == 0:
+        return Verdict(name, "proven", "yosys select", "structural", secs)
+    err = [ln for ln in out.splitlines() if "ERROR" in ln] or ["see " + str(work / "cone.log")]
+    return Verdict(name, "FAILED" if rc is not None and "Assertion failed" in out else "ERROR", "yosys select", "-",
+                   secs, err[0].strip()[:300])
