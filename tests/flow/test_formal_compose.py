@@ -72,3 +72,19 @@ def test_the_dividend_reaches_only_the_quotient_and_wr_data():
     assert compose.cone_check("equiv/compose/test-cone", "ga2_norm", rtl).result == "proven"
     v = compose.cone_check("equiv/compose/test-cone-planted", "ga2_norm", rtl, regs=("u_div.cnt_q",), extra=())
     assert v.result == "FAILED", v
+
+
+def test_make_formal_runs_the_steps_for_both_listed_entries():
+    """make formal ONLY=equiv sends these two entries to their steps (tools/flow/formal.py),
+    and their WHY is a proof in the mutation score (equivalents.proven)."""
+    from tb.formal import miter
+    from tb.mutation.rtl import equivalents
+    got = {}
+    for key, why, site in miter.listed_sites():
+        steps = compose.steps_for(key, site) if site is not None else None
+        if steps:
+            got[key[0]] = ([label for label, _ in steps], equivalents.proven(why))
+    assert set(got) == {"ga2_norm.v", "ga2_softmax.v"}
+    for labels, proven in got.values():
+        assert proven and "divider" in labels and "Euclid" in labels and any("lemma" in x for x in labels)
+    assert "FAST = 0 miter" in got["ga2_softmax.v"][0]
