@@ -409,10 +409,11 @@ def cone_check(name, module, files, params=None, regs=("u_div.quo_q", "u_div.rem
                    secs, err[0].strip()[:300])
 
 
-def mm_sp_check(site, work, mode="bmc3", depth=20, timeout=600, sp=16):
+def mm_sp_check(site, work, mode="bmc3", depth=20, timeout=600, sp=16, xfree=0):
     """The Check of ga2_mm_ctrl's early old-C read with the scratchpad
     (tb/formal/ga2_mm_sp_miter_f.v): the unit and the mutant (site) reading one ga2_sram
-    of sp words, written by the gold and by others only while the MM is idle."""
+    of sp words, written by the gold and by others only while the MM is idle (xfree = 1,
+    planted: also while it runs, where the early read must be seen)."""
     from tb.formal import miter
     from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
     gold = make_mutant_dir(None, str(work / "gold"), RTL_DIR)
@@ -422,7 +423,8 @@ def mm_sp_check(site, work, mode="bmc3", depth=20, timeout=600, sp=16):
     saw = (sp - 1).bit_length()
     front = (f"read_rtlil {sides / 'gold.il'}\nread_rtlil {sides / 'gate.il'}\n"
              f"read_verilog -formal -I{ROOT / 'rtl'} {ROOT / 'rtl' / 'ga2_sram.v'} {WRAPPERS / 'ga2_mm_sp_miter_f.v'}\n"
-             f"chparam -set SP_WORDS {sp} -set SAW {saw} ga2_mm_sp_miter_f\nhierarchy -top ga2_mm_sp_miter_f\n")
-    return Check(f"equiv/compose/mm-sp {mode}", "ga2_mm_sp_miter_f", [], depth, mode, front=front,
+             f"chparam -set SP_WORDS {sp} -set SAW {saw} -set XFREE {xfree} ga2_mm_sp_miter_f\n"
+             "hierarchy -top ga2_mm_sp_miter_f\n")
+    return Check(f"equiv/compose/mm-sp {mode}" + (" planted" if xfree else ""), "ga2_mm_sp_miter_f", [], depth, mode, front=front,
                  post=miter.ZERO_INIT, timeout=timeout,
                  what=f"ga2_mm_ctrl and the early old-C read mutant on one scratchpad of {sp} words")

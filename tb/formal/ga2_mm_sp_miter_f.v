@@ -1,6 +1,8 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
 // ga2_mm_sp_miter_f: the MM unit (ga2_mm_ctrl with its array) and a mutant of it
 // (modules `gold` and `gate`, built by tb/formal/compose.py mm_sp_check from
 // tb/formal/miter.py build_sides) reading ONE scratchpad: a ga2_sram of SP_WORDS words,
@@ -12,7 +14,8 @@
 // Assumed at start: the decoder's shape check (M, N 1..4, K >= 1). Everything else free.
 module ga2_mm_sp_miter_f #(
   parameter SP_WORDS = 16,
-  parameter SAW = 4
+  parameter SAW = 4,
+  parameter XFREE = 0          // 1 (planted): the others may write while the MM runs
 ) (
   input wire                       clk,
   input wire                       rst,
@@ -53,7 +56,7 @@ module ga2_mm_sp_miter_f #(
     end
   endgenerate
 
-  wire xw = x_en && !g_busy;                           // the others write only while the MM is idle
+  wire xw = x_en && (XFREE != 0 || !g_busy);          // the others write only while the MM is idle
 
   ga2_sram #(.WORDS(SP_WORDS), .AW(SAW), .DW(32), .NUM_RD(2 * NP), .NUM_WR(2)) u_sp (
     .clk(clk), .rd_en({t_rd_en, g_rd_en}), .rd_addr(raddr), .rd_data(rdata),
