@@ -127,7 +127,7 @@ NORM_EXPOSE = ("state_q", "cnt_q", "len_q", "st_q", "ss_q", "root_q", "rem_q", "
 def norm_recip(timeout=900):
     """ga2_norm's isqrt and its use of the divider (tb/formal/ga2_norm_recip_f.v),
     1-induction. The requant unit and the x * r product (wr_data's datapath, which no
-    assertion reads) are cut: z3 4.8.12 did not finish step 0 with them in the model."""
+    assertion reads) are cut: z3 4.8.12 did not finish step 0 in 60 s with them in the model."""
     rtl = [ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_requant.v", "ga2_norm.v")]
     return Check("equiv/compose/norm-recip", "ga2_norm_recip_f", [WRAPPERS / "ga2_norm_recip_f.v"], 1,
                  "induction", rtl=rtl,
@@ -147,7 +147,7 @@ SM_EXPOSE = ("state_q", "cnt_q", "len_q", "ew_q", "idx_q", "sum_q", "e_rd", "ebu
 def softmax_recip(timeout=900):
     """ga2_softmax's FAST pass 3 inputs (tb/formal/ga2_softmax_recip_f.v), 1-induction, at
     FAST = 1 and SM_MAX_LEN = 64, with cvc4 (z3 4.8.12 did not finish the base step in
-    minutes; cvc4 proves the induction in about 4). qfast (wr_data's datapath, which no assertion reads) is
+    minutes; cvc4 proves the induction in about 4 minutes). qfast (wr_data's datapath, which no assertion reads) is
     cut, as norm_recip() cuts the requant, and so is the exp table (e free)."""
     rtl = [ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_exp_lut.v", "ga2_softmax.v")]
     return Check("equiv/compose/softmax-recip", "ga2_softmax_recip_f", [WRAPPERS / "ga2_softmax_recip_f.v"], 1,
