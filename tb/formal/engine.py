@@ -156,7 +156,7 @@ ABC_CMD = {"pdr": "pdr", "dprove": "dprove"}
 
 def _pdr(work, timeout, how="pdr"):
     """(status, text) of ABC's pdr (or dprove) on work/model.aig: PASSED (the property
-    holds in every reachable state), FAILED, TIMEOUT, ERROR."""
+    holds in every reachable state), FAILED, UNDECIDED (dprove gave up), TIMEOUT, ERROR."""
     (work / "pdr.aiw").unlink(missing_ok=True)          # no stale counterexample of an earlier run
     rc, out = _run(["yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; {ABC_CMD[how]}; "
                     f"write_cex -a {work / 'pdr.aiw'}"], work / "pdr.log", timeout)
@@ -164,6 +164,9 @@ def _pdr(work, timeout, how="pdr"):
         return "TIMEOUT", ""
     if re.search(r"Property proved|proved|Networks are equivalent", out):
         return "PASSED", out
+    if re.search(r"UNDECIDED|Counter-example is not available", out):
+        # dprove gave up (its last engine's limit): no verdict, no counterexample
+        return "UNDECIDED", out
     if re.search(r"Output \d+ of miter .* was asserted|asserted in frame|Counter-example", out):
         return "FAILED", out
     return "ERROR", out
