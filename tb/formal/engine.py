@@ -56,6 +56,7 @@ class Check:
     timeout: int = 600
     what: str = ""                   # one line for the table: what is proven, on what configuration
     expect_fail: bool = False        # a planted bug: the check must find a counterexample
+    solver: str = "z3"               # yosys-smtbmc's solver (z3; cvc4 where z3 4.8.12 stalls)
 
 
 @dataclass
@@ -161,7 +162,7 @@ ABC_CMD = {"pdr": "pdr", "dprove": "dprove"}
 
 def _pdr(work, timeout, how="pdr"):
     """(status, text) of ABC's pdr (or dprove) on work/model.aig: PASSED (the property
-    holds in every reachable state), FAILED, TIMEOUT, ERROR."""
+    holds in every reachable state), FAILED, UNDECIDED (dprove gave up), TIMEOUT, ERROR."""
     (work / "pdr.aiw").unlink(missing_ok=True)          # no stale counterexample of an earlier run
     rc, out = _run(["yosys-abc", "-c", f"read_aiger {work / 'model.aig'}; fold; strash; {ABC_CMD[how]}; "
                     f"write_cex -a {work / 'pdr.aiw'}"], work / "pdr.log", timeout)
@@ -169,6 +170,9 @@ def _pdr(work, timeout, how="pdr"):
         return "TIMEOUT", ""
     if re.search(r"Property proved|proved|Networks are equivalent", out):
         return "PASSED", out
+    if re.search(r"UNDECIDED|Counter-example is not available", out):
+        # dprove gave up (its last engine's limit): no verdict, no counterexample
+        return "UNDECIDED", out
     if re.search(r"Output \d+ of miter .* was asserted|asserted in frame|Counter-example", out):
         return "FAILED", out
     return "ERROR", out
@@ -196,10 +200,10 @@ def _bmc3(work, depth, timeout):
     return ("TIMEOUT" if rc is None else "ERROR"), None, out
 
 
-def _smtbmc(args, work, tag, timeout):
+def _smtbmc(args, work, tag, timeout, solver="z3"):
     """(status, step, text) of one yosys-smtbmc call: PASSED / FAILED / TIMEOUT / ERROR."""
     vcd = work / f"{tag}.vcd"
-    rc, out = _run(["yosys-smtbmc", "-s", "z3", "--dump-vcd", str(vcd), *args, str(work / "model.smt2")],
+    rc, out = _run(["yosys-smtbmc", "-s", solver, "--dump-vcd", str(vcd), *args, str(work / "model.smt2")],
                    work / f"{tag}.log", timeout)
     if rc is None:
         done = re.findall(r"Checking assertions in step (\d+)", out)
@@ -251,27 +255,27 @@ def run(check):
         return Verdict(check.name, st, "abc bmc3", "-", secs,
                        f"counterexample: {work / 'bmc3.aiw'}" if st == "FAILED" else _why(out, work / "bmc3.log"))
     if check.mode == "cover":
-        st, step, out = _smtbmc(["-c", "-t", str(d)], work, "cover", check.timeout)
+        st, step, out = _smtbmc(["-c", "-t", str(d)], work, "cover", check.timeout, check.solver)
         secs = time.perf_counter() - t0
         res = {"PASSED": "covered", "FAILED": "NOT COVERED"}.get(st, st)
         detail = "" if st == "PASSED" else _why(out, work / "cover.log")
-        return Verdict(check.name, res, "smtbmc z3 cover", f"cover <= {d}", secs, detail)
-    st, step, out = _smtbmc(["-t", str(d)], work, "bmc", check.timeout)
+        return Verdict(check.name, res, f"smtbmc {check.solver} cover", f"cover <= {d}", secs, detail)
+    st, step, out = _smtbmc(["-t", str(d)], work, "bmc", check.timeout, check.solver)
     if st == "TIMEOUT" and step:
         # steps 0 .. step-1 were checked (and passed) before the time ran out
-        return Verdict(check.name, "bounded", "smtbmc z3 bmc", f"bmc {step} (of {d}: timeout)",
+        return Verdict(check.name, "bounded", f"smtbmc {check.solver} bmc", f"bmc {step} (of {d}: timeout)",
                        time.perf_counter() - t0, f"time limit {check.timeout} s reached in step {step}")
     if st != "PASSED":
         secs = time.perf_counter() - t0
         detail = f"counterexample at step {step}: {work / 'bmc.vcd'}" if st == "FAILED" else _why(out, work / "bmc.log")
-        return Verdict(check.name, st, "smtbmc z3 bmc", f"bmc {d}", secs, detail)
+        return Verdict(check.name, st, f"smtbmc {check.solver} bmc", f"bmc {d}", secs, detail)
     if check.mode != "induction":
-        return Verdict(check.name, "bounded", "smtbmc z3 bmc", f"bmc {d}", time.perf_counter() - t0)
-    st, step, out = _smtbmc(["-i", "-t", str(d)], work, "induct", check.timeout)
+        return Verdict(check.name, "bounded", f"smtbmc {check.solver} bmc", f"bmc {d}", time.perf_counter() - t0)
+    st, step, out = _smtbmc(["-i", "-t", str(d)], work, "induct", check.timeout, check.solver)
     secs = time.perf_counter() - t0
     if st == "PASSED":
-        return Verdict(check.name, "proven", "smtbmc z3 bmc + k-induction", f"induction k={d}", secs)
-    return Verdict(check.name, "bounded", "smtbmc z3 bmc", f"bmc {d} (induction k={d}: {st.lower()})", secs,
+        return Verdict(check.name, "proven", f"smtbmc {check.solver} bmc + k-induction", f"induction k={d}", secs)
+    return Verdict(check.name, "bounded", f"smtbmc {check.solver} bmc", f"bmc {d} (induction k={d}: {st.lower()})", secs,
                    "induction did not close" if st == "FAILED" else _why(out, work / "induct.log"))
 
 

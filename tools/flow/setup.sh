@@ -5,7 +5,8 @@
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
 #  - with the argument `fpga` (make fpga), also nextpnr-ice40 and fpga-icestorm (icepack,
-#    icetime) from Debian, the same way: only that target needs them;
+#    icetime) from Debian, the same way: only that target needs them; with `formal` (make
+#    formal), cvc4 (the compositions' steps where z3 4.8.12 stalls);
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
 #    process, each CLI call) compiles cocotb, pytest, numpy... from source again.
@@ -18,6 +19,9 @@ command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v yosys >/dev/null 2>&1 || need+=(yosys)
 # make formal: yosys-smtbmc (in Debian's yosys package) drives z3; ABC is yosys-abc
 command -v z3 >/dev/null 2>&1 || need+=(z3)
+if [ "${1:-}" = formal ]; then
+  command -v cvc4 >/dev/null 2>&1 || need+=(cvc4)
+fi
 if [ "${1:-}" = fpga ]; then
   command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
   command -v icetime >/dev/null 2>&1 || need+=(fpga-icestorm)
