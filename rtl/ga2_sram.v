@@ -11,9 +11,12 @@
 // The array powers up zero (initial block); start does not clear it.
 // Written so that yosys keeps it as one $mem cell (a real chip would bank it: the
 // matrix unit alone needs 8 read ports, 4 rows of A and 4 columns of B).
+// WORDS and AW default small: every instance sets them (ga2_top: SP_WORDS), and yosys
+// elaborates each module at its defaults when it reads it (zeroing 4,096 words there cost
+// every yosys run of the RTL 4 s).
 module ga2_sram #(
-  parameter WORDS  = 4096,
-  parameter AW     = 12,
+  parameter WORDS  = 16,
+  parameter AW     = 4,
   parameter DW     = 32,
   parameter NUM_RD = 8,
   parameter NUM_WR = 1

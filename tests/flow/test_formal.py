@@ -5,7 +5,7 @@ local invariant by k-induction on 4-bit addresses (a few seconds), once on the R
 (proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
 the same check must find a counterexample, so the proof is not vacuous. The fast
 softmax's busy check: its phase model adds up to the timing formula, and with a tail one
-cycle too long it fails on the RTL (abc bmc3, about 8 s). The link: one unit's range
+cycle too long it fails on the RTL (abc bmc3, about 1 s). The link: one unit's range
 proof (softmax) and one planted write past the range (vec_rq), which must fail.
 """
 import shutil
@@ -60,7 +60,7 @@ def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():
 def test_the_softmax_unit_touches_only_its_reserved_ranges():
     """link/softmax: behind the chip's decoder on a free instruction word, every read and
     write of ga2_softmax (FAST = 1) lies in the ranges ga2_decode reports for its
-    instruction, only while busy (z3 2-induction with asserted lemmas, about 10 s)."""
+    instruction, only while busy (z3 2-induction with asserted lemmas, about 1 s)."""
     v = engine.run(props.link("softmax"))
     assert v.result == "proven", v
     assert v.depth.startswith("induction")
