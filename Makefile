@@ -101,7 +101,6 @@ fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by thi
 	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
 
 formal: setup  ## formal proofs (yosys-smtbmc with z3 or cvc4, ABC pdr and dprove): overlap safety, hazard invariant, host contract, busy lengths, each unit's scratchpad ranges (link), the equivalents' miters (masked, shared-state, invariant) and compositions; table in out/formal.txt (ONLY=overlap|chip|busy|link|equiv)
-	@bash tools/flow/setup.sh formal
 	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))
 
 fuzz-options: setup ## every option of every command (from its --help) given ~50 odd values and files of every wrong kind: tracebacks and multi-line refusals are problems (about 25 min)

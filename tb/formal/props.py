@@ -14,6 +14,7 @@ The configurations are small on purpose (the sizes are in the checks' `what`): t
 solver's work grows with the state, and the logic is the same at every size.
 """
 import re
+from pathlib import Path
 
 from model import config, timing
 from tb.formal import engine
@@ -56,6 +57,31 @@ def hazard(aw, depth=2, name=None, src=None):
                  "induction", rtl=[d / "ga2_hazard.v"], inc=str(d),
                  pre="hierarchy -top ga2_hazard\nproc\nexpose w:*_q\n",
                  what=f"ga2_hazard, free inputs, {aw}-bit addresses: a conflicting range of a busy unit always stalls")
+
+
+def seq_issue(depth=2, name=None, src=None, expect_fail=False):
+    """tb/formal/ga2_seq_f.v: the sequencer (OVERLAP = 1, IMEM 16) issues only with
+    ga2_hazard's flag low and the decoded unit idle, only for a unit instruction without
+    a fault, only inside a run (k-induction; cvc4: z3 4.8.12 spends 8 s on the base
+    case's step 0, cvc4 0.2 s). src: a folder with a changed ga2_seq.v (a planted bug,
+    expect_fail)."""
+    rtl = [ROOT / "rtl" / "ga2_seq.v"] if src is None else [Path(src) / "ga2_seq.v"]
+    return Check(name or "overlap/seq-issue", "ga2_seq_f", [WRAPPERS / "ga2_seq_f.v"], depth, "induction",
+                 rtl=rtl, expect_fail=expect_fail, solver="cvc4",
+                 what="ga2_seq OVERLAP=1, IMEM 16, every input free: an issue only with hazard low and the "
+                      "decoded unit idle, a unit instruction without a fault, inside a run")
+
+
+def seq_planted():
+    """seq_issue on a copy of ga2_seq.v whose stall ignores ga2_hazard's flag: must fail."""
+    d = BUILD / "src_seq_nohazard"
+    d.mkdir(parents=True, exist_ok=True)
+    src = (ROOT / "rtl" / "ga2_seq.v").read_text()
+    cut = src.replace("(((unit_sel & unit_busy) != 3'd0) || hazard)", "((unit_sel & unit_busy) != 3'd0)")
+    if cut == src:
+        raise ValueError("rtl/ga2_seq.v: the stall's hazard term is not where seq_planted expects it")
+    (d / "ga2_seq.v").write_text(cut)
+    return seq_issue(name="overlap/seq-issue planted (stall without the hazard flag)", src=d, expect_fail=True)
 
 
 def chip(overlap, depth, mode="bmc3", timeout=1500):
@@ -197,9 +223,11 @@ def link_checks():
 
 def fast_checks():
     """The few seconds of `make test` (tests/flow/test_formal.py): the hazard invariant,
-    the fast softmax's planted tail (must fail), the softmax unit's link proof and
-    vec_rq's planted write past its range (must fail)."""
-    return [hazard(4), busy_planted()[0], link("softmax"), link("vec_rq", 1, mode="pdr")]
+    the sequencer's issue rule and its planted bug (must fail), the fast softmax's planted
+    tail (must fail), the softmax unit's link proof and vec_rq's planted write past its
+    range (must fail)."""
+    return [hazard(4), seq_issue(), seq_planted(), busy_planted()[0], link("softmax"),
+            link("vec_rq", 1, mode="pdr")]
 
 
 def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):

@@ -1,5 +1,8 @@
 """The formal flow's fast subset (make test): a proof closes, and a planted bug fails it.
 
+The sequencer's issue rule (tb/formal/ga2_seq_f.v): an issue only with ga2_hazard's flag
+low and the unit idle, proven; with the flag left out of the stall, a counterexample.
+
 The full set is `make formal` (tools/flow/formal.py; docs/formal.md). Here: ga2_hazard's
 local invariant by k-induction on 4-bit addresses (a few seconds), once on the RTL
 (proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
@@ -14,8 +17,8 @@ import pytest
 
 from tb.formal import engine, props
 
-pytestmark = pytest.mark.skipif(not (shutil.which("yosys") and shutil.which("yosys-smtbmc") and shutil.which("z3")),
-                                reason="yosys, yosys-smtbmc and z3 (make setup)")
+pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in ("yosys", "yosys-smtbmc", "z3", "cvc4")),
+                                reason="yosys, yosys-smtbmc, z3 and cvc4 (make setup)")
 
 
 def test_hazard_invariant_is_proven_by_induction():
@@ -36,6 +39,24 @@ def test_a_missing_waw_check_is_a_counterexample():
     assert cut != src, "the planted change no longer applies to rtl/ga2_hazard.v"
     (bad / "ga2_hazard.v").write_text(cut)
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
+    assert v.result == "FAILED", v
+
+
+def test_the_sequencer_issues_only_without_hazard_to_an_idle_unit():
+    """overlap/seq-issue: ga2_seq (OVERLAP = 1) with every input free starts a unit only
+    when ga2_hazard's flag is low and that unit is idle (cvc4 2-induction, under a second)."""
+    v = engine.run(props.seq_issue())
+    assert v.result == "proven", v
+    assert v.depth.startswith("induction")
+
+
+def test_a_stall_without_the_hazard_flag_is_a_counterexample():
+    """The same check on a copy of ga2_seq.v whose stall ignores the flag fails: the
+    issue rule is not vacuous."""
+    c = props.seq_planted()
+    assert c.expect_fail
+    assert "|| hazard" not in (engine.BUILD / "src_seq_nohazard" / "ga2_seq.v").read_text()
+    v = engine.run(c)
     assert v.result == "FAILED", v
 
 

@@ -29,7 +29,7 @@ def checks_of(groups, fast):
         return props.fast_checks()
     out = []
     if "overlap" in groups:
-        out.append(props.hazard(8))
+        out += [props.hazard(8), props.seq_issue(), props.seq_planted()]
     if "chip" in groups:
         out += [props.chip(1, 30, timeout=1800), props.chip(0, 40)]
     if "busy" in groups:

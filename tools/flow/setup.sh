@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # One-time set-up, idempotent and fast when everything is present:
-#  - the simulators, yosys and z3 (make formal) from Debian (apt-get when missing and running as root,
+#  - the simulators, yosys, z3 and cvc4 (the formal checks) from Debian (apt-get when missing and running as root,
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
 #  - with the argument `fpga` (make fpga), also nextpnr-ice40 and fpga-icestorm (icepack,
-#    icetime) from Debian, the same way: only that target needs them; with `formal` (make
-#    formal), cvc4 (the compositions' steps where z3 4.8.12 stalls);
+#    icetime) from Debian, the same way: only that target needs them;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
 #    process, each CLI call) compiles cocotb, pytest, numpy... from source again.
@@ -19,9 +18,9 @@ command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v yosys >/dev/null 2>&1 || need+=(yosys)
 # make formal: yosys-smtbmc (in Debian's yosys package) drives z3; ABC is yosys-abc
 command -v z3 >/dev/null 2>&1 || need+=(z3)
-if [ "${1:-}" = formal ]; then
-  command -v cvc4 >/dev/null 2>&1 || need+=(cvc4)
-fi
+# cvc4: the sequencer's check in make test, the compositions' steps in make formal (where
+# z3 4.8.12 stalls on a base case's first step)
+command -v cvc4 >/dev/null 2>&1 || need+=(cvc4)
 if [ "${1:-}" = fpga ]; then
   command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
   command -v icetime >/dev/null 2>&1 || need+=(fpga-icestorm)
