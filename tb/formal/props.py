@@ -72,15 +72,27 @@ def seq_issue(depth=2, name=None, src=None, expect_fail=False):
                       "decoded unit idle, a unit instruction without a fault, inside a run")
 
 
+def planted_copy(folder, src_dir, name, old, new):
+    """BUILD/folder: the files of src_dir, with the one occurrence of old in name replaced
+    by new (a planted bug); ValueError when old does not occur exactly once (the RTL moved
+    on and the planted check would test nothing)."""
+    d = BUILD / folder
+    d.mkdir(parents=True, exist_ok=True)
+    src_dir = Path(src_dir)
+    for f in src_dir.iterdir():
+        if f.is_file():
+            (d / f.name).write_text(f.read_text())
+    text = (src_dir / name).read_text()
+    if text.count(old) != 1:
+        raise ValueError(f"{src_dir / name}: the planted change's text occurs {text.count(old)} times, not once")
+    (d / name).write_text(text.replace(old, new))
+    return d
+
+
 def seq_planted():
     """seq_issue on a copy of ga2_seq.v whose stall ignores ga2_hazard's flag: must fail."""
-    d = BUILD / "src_seq_nohazard"
-    d.mkdir(parents=True, exist_ok=True)
-    src = (ROOT / "rtl" / "ga2_seq.v").read_text()
-    cut = src.replace("(((unit_sel & unit_busy) != 3'd0) || hazard)", "((unit_sel & unit_busy) != 3'd0)")
-    if cut == src:
-        raise ValueError("rtl/ga2_seq.v: the stall's hazard term is not where seq_planted expects it")
-    (d / "ga2_seq.v").write_text(cut)
+    d = planted_copy("src_seq_nohazard", ROOT / "rtl", "ga2_seq.v",
+                     "(((unit_sel & unit_busy) != 3'd0) || hazard)", "((unit_sel & unit_busy) != 3'd0)")
     return seq_issue(name="overlap/seq-issue planted (stall without the hazard flag)", src=d, expect_fail=True)
 
 

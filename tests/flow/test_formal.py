@@ -28,18 +28,23 @@ def test_hazard_invariant_is_proven_by_induction():
 
 
 def test_a_missing_waw_check_is_a_counterexample():
-    d = props.narrow_header(4)
-    bad = engine.BUILD / "src_aw4_nowaw"
-    bad.mkdir(parents=True, exist_ok=True)
-    for f in d.iterdir():
-        (bad / f.name).write_text(f.read_text())
-    src = (bad / "ga2_hazard.v").read_text()
-    cut = src.replace("|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n                         || meet(new_wr, mm_wr_q));",
-                      "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q));")
-    assert cut != src, "the planted change no longer applies to rtl/ga2_hazard.v"
-    (bad / "ga2_hazard.v").write_text(cut)
+    bad = props.planted_copy("src_aw4_nowaw", props.narrow_header(4), "ga2_hazard.v",
+                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n                         || meet(new_wr, mm_wr_q));",
+                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q));")
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
     assert v.result == "FAILED", v
+
+
+def test_a_planted_change_that_no_longer_applies_is_refused(tmp_path):
+    """planted_copy refuses text that is not in the file once: a planted check whose
+    change stopped applying would otherwise check the unchanged RTL."""
+    (tmp_path / "a.v").write_text("x || y\nx || y\n")
+    with pytest.raises(ValueError, match="2 times"):
+        props.planted_copy("t_twice", tmp_path, "a.v", "x || y", "x")
+    with pytest.raises(ValueError, match="0 times"):
+        props.planted_copy("t_absent", tmp_path, "a.v", "z", "x")
+    d = props.planted_copy("t_once", tmp_path, "a.v", "x || y\nx", "q")
+    assert (d / "a.v").read_text() == "q || y\n"
 
 
 def test_the_sequencer_issues_only_without_hazard_to_an_idle_unit():
