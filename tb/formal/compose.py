@@ -29,6 +29,14 @@ register and output is the same in both; in a cycle
 where the quotient is observed it is floor(N / D) (1, 2) with the same D in both (3), and
 equal by 4. A dividend for which some reachable divisor gives a different quotient fails
 step 4 (tests/flow/test_formal_compose.py plants one).
+
+ga2_mm_ctrl's early old-C read (mm_steps) is a mutant of timing, not of arithmetic: the
+unit reads port 0 a cycle early, which the chip cannot see because the scratchpad holds the
+word and nothing writes it in between. Its steps: the unit and the mutant on one ga2_sram
+(tb/formal/ga2_mm_sp_miter_f.v) with the invariant that makes the miter inductive
+(mm_sp_inv_check: every register equal but row 0's A operands, which meet only b = 0), the
+other writers kept off the MM's C hull; and the chip's own proofs that keep them off
+(ga2_hazard's invariant, ga2_seq's issue rule, every writer's link; tb/formal/props.py).
 """
 import re
 import subprocess
@@ -242,9 +250,31 @@ def _combinational(v):
     return v
 
 
+def mm_steps(site=None):
+    """[(name, run)] of the steps of ga2_mm_ctrl's early old-C read (pre_drain one cycle
+    early): the unit and the mutant on one scratchpad, equivalent by k-induction on the
+    miter with its invariant, where the other units never write the MM's C hull while it
+    runs; that environment from the chip's own proofs: ga2_hazard flags every write range
+    meeting a busy unit's write range (its invariant), ga2_seq issues only with the flag
+    low (its issue rule), and every writing unit writes only inside its instruction's
+    ranges and only while busy (its link). site: the entry's mutation site (the miter
+    builds the mutant from it)."""
+    from tb.formal import props
+    first = ([("scratchpad miter (unit and mutant, one ga2_sram) with its invariant",
+               lambda: engine.run(mm_sp_inv_check(site, BUILD / "equiv" / "compose_mm_sp")))]
+             if site is not None else [])
+    writers = [u for u, _ in props.LINK_UNITS if u != "mm"]
+    return first + [
+        ("the others off the C hull: ga2_hazard's invariant", lambda: engine.run(props.hazard(4))),
+        ("ga2_seq issues only without a hazard", lambda: engine.run(props.seq_issue())),
+    ] + [(f"{u} writes only inside its ranges, only while busy", lambda u=u: engine.run(props.link(u)))
+         for u in writers]
+
+
 COMPOSED = {
     ("ga2_norm.v", "const", "30'h2000_0000 -> 30'h20000001"): norm_steps,
     ("ga2_softmax.v", "const", "32'hFFFF_FFFF -> 32'hfffffffe"): softmax_steps,
+    ("ga2_mm_ctrl.v", "timing", "== x -> == x-1"): mm_steps,
 }
 
 
@@ -428,3 +458,60 @@ def mm_sp_check(site, work, mode="bmc3", depth=20, timeout=600, sp=16, xfree=0):
     return Check(f"equiv/compose/mm-sp {mode}" + (" planted" if xfree else ""), "ga2_mm_sp_miter_f", [], depth, mode, front=front,
                  post=miter.ZERO_INIT, timeout=timeout,
                  what=f"ga2_mm_ctrl and the early old-C read mutant on one scratchpad of {sp} words")
+
+
+# ga2_mm_sp_miter_f's invariant (GA2_MM_SP_INV): the registers of row 0's A operands, the
+# ones that may differ (the miter states when); every other register of the copies equal
+MM_SP_FREE = tuple(f"u_array.g_row[0].g_col[{j}].u_pe.a_out" for j in range(3))
+
+
+def mm_sp_regs(unit_ports, ports):
+    """{mm_sp_regs.vh, mm_sp_conn_g.vh, mm_sp_conn_t.vh: text} of the invariant miter: the
+    registers are the outputs of ports (a copy built with `expose -dff`) that unit_ports
+    (the unit's own) lacks; each gets wires g_r_<name> / t_r_<name> (<name>: the register's
+    hierarchical name, every non-word character '_'), and regs_eq is the equality of all
+    but MM_SP_FREE (ValueError when one of those is not a register: the invariant would
+    name a wire that does not exist)."""
+    regs = {n: w for n, (d, w) in ports.items() if d == "output" and n not in unit_ports}
+    missing = [r for r in MM_SP_FREE if r not in regs]
+    if missing:
+        raise ValueError(f"mm_sp_regs: not registers of the unit: {missing}")
+    ident = {n: re.sub(r"\W", "_", n) for n in regs}
+    if len(set(ident.values())) != len(ident):
+        raise ValueError("mm_sp_regs: two registers map to one wire name")
+    decl = "".join(f"  wire [{w - 1}:0] g_r_{ident[n]}, t_r_{ident[n]};\n" for n, w in regs.items())
+    eq = " && ".join(f"g_r_{ident[n]} == t_r_{ident[n]}" for n in regs if n not in MM_SP_FREE)
+    conn = {tag: "".join(f"    , .\\{n} ({tag}_r_{ident[n]})\n" for n in regs) for tag in "gt"}
+    return {"mm_sp_regs.vh": f"{decl}  wire regs_eq = {eq};\n",
+            "mm_sp_conn_g.vh": conn["g"], "mm_sp_conn_t.vh": conn["t"]}
+
+
+def mm_sp_inv_check(site, work, depth=2, timeout=1800, sp=16, xfree=0, solver="z3", mode="induction"):
+    """The Check of ga2_mm_sp_miter_f with its invariant (GA2_MM_SP_INV): the copies built
+    with `expose -dff`, the registers' connections generated (mm_sp_regs), bmc to depth
+    steps and k-induction with k = depth (mode "induction"; z3 396 s on an idle machine,
+    cvc4 slower: 1130 s against z3's 864 s side by side): an unbounded proof of the miter's assertions, the
+    equivalence of the unit and the mutant on the scratchpad among them. xfree = 1: the planted version (the
+    others may write the C hull while the MM runs), which must fail (mode "bmc3")."""
+    from tb.formal import miter
+    from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
+    gold = make_mutant_dir(None, str(work / "gold"), RTL_DIR)
+    gate = make_mutant_dir(site, str(work / "gate"), RTL_DIR)
+    unit = set(miter.build_sides("ga2_mm_ctrl", gold, gold, work / "unit", {"SP_WORDS": sp})[0])
+    sides = work / "inv_sides"
+    ports = miter.build_sides("ga2_mm_ctrl", gold, gate, sides, {"SP_WORDS": sp}, strengthen=True)
+    if ports[0] != ports[1]:
+        raise ValueError("mm_sp_inv_check: the mutant changes the unit's registers")
+    for f, text in mm_sp_regs(unit, ports[0]).items():
+        (sides / f).write_text(text)
+    saw = (sp - 1).bit_length()
+    front = (f"read_rtlil {sides / 'gold.il'}\nread_rtlil {sides / 'gate.il'}\n"
+             f"read_verilog -formal -DGA2_MM_SP_INV -I{ROOT / 'rtl'} -I{sides} {ROOT / 'rtl' / 'ga2_sram.v'} "
+             f"{WRAPPERS / 'ga2_mm_sp_miter_f.v'}\n"
+             f"chparam -set SP_WORDS {sp} -set SAW {saw} -set XFREE {xfree} ga2_mm_sp_miter_f\n"
+             "hierarchy -top ga2_mm_sp_miter_f\n")
+    return Check(f"equiv/compose/mm-sp-inv {mode}" + (" planted" if xfree else ""), "ga2_mm_sp_miter_f", [],
+                 depth, mode, front=front, post=miter.ZERO_INIT, timeout=timeout, solver=solver,
+                 expect_fail=bool(xfree),
+                 what=f"ga2_mm_ctrl and the early old-C read mutant on one scratchpad of {sp} words, "
+                      "with the invariant (every register equal but row 0's A operands)")

@@ -74,8 +74,8 @@ def test_the_dividend_reaches_only_the_quotient_and_wr_data():
     assert v.result == "FAILED", v
 
 
-def test_make_formal_runs_the_steps_for_both_listed_entries():
-    """make formal ONLY=equiv sends these two entries to their steps (tools/flow/formal.py),
+def test_make_formal_runs_the_steps_for_the_three_listed_entries():
+    """make formal ONLY=equiv sends these three entries to their steps (tools/flow/formal.py),
     and their WHY is a proof in the mutation score (equivalents.proven)."""
     from tb.formal import miter
     from tb.mutation.rtl import equivalents
@@ -84,7 +84,12 @@ def test_make_formal_runs_the_steps_for_both_listed_entries():
         steps = compose.steps_for(key, site) if site is not None else None
         if steps:
             got[key[0]] = ([label for label, _ in steps], equivalents.proven(why))
-    assert set(got) == {"ga2_norm.v", "ga2_softmax.v"}
+    assert set(got) == {"ga2_norm.v", "ga2_softmax.v", "ga2_mm_ctrl.v"}
+    mm = got.pop("ga2_mm_ctrl.v")
     for labels, proven in got.values():
         assert proven and "divider" in labels and "Euclid" in labels and any("lemma" in x for x in labels)
     assert "FAST = 0 miter" in got["ga2_softmax.v"][0]
+    # the early read: the miter, then the chip's proofs behind its environment (the hazard
+    # invariant, the sequencer's issue rule, every other writer's link)
+    assert mm[0] and "scratchpad miter" in mm[0][0] and any("hazard" in x for x in mm[0])
+    assert any("ga2_seq" in x for x in mm[0]) and sum("writes only inside" in x for x in mm[0]) == 7

@@ -7,7 +7,9 @@ The checks are tb/formal/props.py's (the overlap mode's scratchpad safety, ga2_h
 local invariant, the host contract, each unit's busy length, each unit's scratchpad
 accesses inside the ranges the hazard check reserves for it, planted bugs that must fail) and one miter per entry of
 tb/mutation/rtl/equivalents.txt (tb/formal/miter.py: the shared-state, invariant and masked miters, ABC pdr and
-dprove, z3 induction; a counterexample's trace is written beside its witness). Prints the table
+dprove, z3 induction; a counterexample's trace is written beside its witness), or, for the
+three entries no unit miter closes, its compositional proof (tb/formal/compose.py: the
+reciprocal constants, ga2_mm_ctrl's early read on the scratchpad miter). Prints the table
 (property, engine, depth or induction, result, wall time) and writes it to
 out/formal.txt; exits 1 when a check fails or errs, or a listed equivalent is not proven
 (`--limit`: seconds per engine step of a miter). `--only GROUP` (overlap, chip, busy, link, equiv; repeatable) runs a
