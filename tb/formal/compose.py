@@ -265,7 +265,7 @@ def mm_steps(site=None):
              if site is not None else [])
     writers = [u for u, _ in props.LINK_UNITS if u != "mm"]
     return first + [
-        ("the others off the C hull: ga2_hazard's invariant", lambda: engine.run(props.hazard(4))),
+        ("the others off the C hull: ga2_hazard's invariant", lambda: engine.run(props.hazard(8))),
         ("ga2_seq issues only without a hazard", lambda: engine.run(props.seq_issue())),
     ] + [(f"{u} writes only inside its ranges, only while busy", lambda u=u: engine.run(props.link(u)))
          for u in writers]
