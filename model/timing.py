@@ -14,8 +14,8 @@ an Event(pc, op, unit, issue, start, end, retire):
 
     pc      its instruction-memory address
     op      its mnemonic ("LD", ..., "HALT")
-    unit    the unit that executes it: "dma" (LD, ST), "mm" (MM), "vec" (RQ, SM);
-            None for HALT
+    unit    the unit that executes it (UNIT below): "dma" (LD, ST, LDX), "mm" (MM),
+            "vec" (RQ, SM, ADD, ARGMAX, NORM, PACK4, UNPACK4); None for HALT
     issue   its DECODE cycle (its FETCH is issue - 1): the cycle that checks its fields
             and starts its unit
     start   the first busy cycle of its unit (EXEC)
@@ -25,11 +25,12 @@ an Event(pc, op, unit, issue, start, end, retire):
     retire  the counter's value at its retire (the trace's cycle): end for a unit
             instruction, issue for HALT (it retires in DECODE)
 
-In the in-order mode (the only mode today) the next FETCH is the cycle after the
-previous retire, and start = issue + 1. A mode where the units overlap (a later issue)
-keeps in-order issue but may start a unit later than issue + 1 and retire out of the
-FETCH order; it is one more implementation registered in _MODES, behind the same
-schedule() and the same Event fields.
+Two timing modes (cfg.mode), each an implementation registered in _MODES behind the
+same schedule() and the same Event fields. In the in-order mode the next FETCH is the
+cycle after the previous retire, and start = issue + 1. In the overlap mode issue stays
+in order, but DECODE waits until the unit is idle and no busy unit's instruction
+conflicts with it, the next FETCH follows the issue, and instructions retire out of the
+FETCH order (_overlap; docs/isa.md "Timing modes").
 
 A Schedule(events, cycles, fault, counters, reason):
 
