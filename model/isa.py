@@ -74,7 +74,7 @@ ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address o
                ERR_INDEX: "table index out of range"}
 # ERR_INDEX is the one fault found in EXEC, from data: the LDX writes nothing, the program
 # runs on to its end with unchanged timing (timing never depends on data) and the chip
-# reports the first such LDX at done (docs/isa.md "Errors"). Every other fault is DECODE's.
+# reports the first such LDX at done (docs/isa.md "Faults"). Every other fault is DECODE's.
 
 
 # ---------------------------------------------------------------- instructions

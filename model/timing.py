@@ -25,11 +25,12 @@ an Event(pc, op, unit, issue, start, end, retire):
     retire  the counter's value at its retire (the trace's cycle): end for a unit
             instruction, issue for HALT (it retires in DECODE)
 
-In the in-order mode the next FETCH is the cycle after the previous retire, and start =
-issue + 1. The overlap mode keeps in-order issue but may start a unit later than issue + 1
-(when its unit is busy or a hazard holds it) and retires out of the FETCH order; each mode
-is one implementation registered in _MODES, behind the same schedule() and the same
-Event fields.
+Two timing modes (cfg.mode), each an implementation registered in _MODES behind the
+same schedule() and the same Event fields. In the in-order mode the next FETCH is the
+cycle after the previous retire, and start = issue + 1. In the overlap mode issue stays
+in order, but DECODE waits until the unit is idle and no busy unit's instruction
+conflicts with it, the next FETCH follows the issue, and instructions retire out of the
+FETCH order (_overlap; docs/isa.md "Timing modes").
 
 A Schedule(events, cycles, fault, counters, reason):
 

@@ -38,7 +38,7 @@ from model.reorder import reorder
 
 # The chip the model runs on: the weights (20,480 int8 words for the text model: more
 # than the 16,384-word scratchpad holds) and a batch's KV cache live in the external
-# memory (the ISA's 16-bit addresses: 65,536 words at most); the scratchpad holds one
+# memory (16-bit addresses, no xhi here: 65,536 words at most); the scratchpad holds one
 # step's activations, WEIGHT_BUFFERS weight tiles and two rows' attention buffers.
 LM_CHIP = config.Config(sp_words=16384, ext_words=65536, imem_depth=4096)
 LM_CHIP_OVERLAP = LM_CHIP.replace(mode="overlap")

@@ -1,6 +1,6 @@
 """The language-model server's scheduler: continuous batching over a paged KV pool, with
 whole or chunked prefill on the chip, reservation or optimistic admission with
-preemption by recompute (docs/serving.md, "Serving the language model").
+preemption by recompute (docs/serving_lm.md, "Serving the language model").
 
 serve(model, requests, policy, prefill, ...) runs a workload on the reference chip
 (model.machine.Machine), step by step, as a server does: at the clock (chip cycles,
@@ -36,7 +36,7 @@ A row of sequence b at position t feeds token t; the last pending row of a reque
 its next token (ARGMAX on chip, stored in its token area at t + 1).
 
 Remedies (Server(..., remedies=Remedies(...)) with the model variant of
-generate.load_model(task, kv_heads=, kv_bits=); docs/serving.md "Remedies in the
+generate.load_model(task, kv_heads=, kv_bits=); docs/serving_lm.md "Remedies in the
 server"): the steps are tools/lm/remedies.py's (with lm_memory.Paged's kv_attend), a
 pool row is row_words words. With a sliding window of W positions and S sinks the table
 stays indexed by position; after every step each block whose positions have all left

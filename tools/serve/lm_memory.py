@@ -15,7 +15,7 @@ of block table[t // block_tokens]. Paged(...) turns a step's tables into the bui
 token / kv_row / kv_runs; allowed(...) is the isolation monitor's set of words a step may
 touch, from the tables alone (not from the program).
 
-With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving.md
+With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving_lm.md
 "Remedies in the server"): the main model's Layout is tools/lm/remedies.py's, a pool row
 is its row_words words (kv_heads * 16 for grouped-query attention, half that for the
 4-bit cache: the same pool words hold more blocks), and with a sliding window a table is
