@@ -27,7 +27,7 @@ from pathlib import Path
 from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import coverage, protocol
-from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
+from tb.protocol import read_bus
 from tb.sim.build import DRIVERS, Process, ToolFault, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
 from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from bad_input_table import (FACES, FORKRUN, GA2, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS,  # noqa: E402,F401
+from bad_input_table import (FACES, FORKRUN, GA2, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS,
                              SHIMMED, TABLE, make_files)
 
 

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
 
 def run(tool):

@@ -18,11 +18,11 @@ import sys
 
 import pytest
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 
-from tb.mutation import engine  # noqa: E402
-from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer  # noqa: E402
-from tb.mutation.rtl import run as cli  # noqa: E402
+from tb.mutation import engine
+from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
+from tb.mutation.rtl import run as cli
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 

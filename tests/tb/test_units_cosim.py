@@ -25,7 +25,7 @@ from tb.sim import build
 from tb import hw
 from tb.sim.files import restart_files, rtl_files, top_file
 
-from tools import ROOT  # noqa: E402
+from tools import ROOT
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart")
 

@@ -3,6 +3,6 @@ import sys
 
 from tools.serve.run import main
 
-from tb.cli import guard  # noqa: E402
+from tb.cli import guard
 
 sys.exit(guard(main))

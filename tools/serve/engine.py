@@ -19,7 +19,7 @@ import time
 from collections import namedtuple
 
 from tools.serve import paged
-from tools.serve.paged import blocks_needed  # noqa: F401 (callers reach it here)
+from tools.serve.paged import blocks_needed
 from tb import cli
 # the requests and workloads (tools/serve/workload.py), the data, oracle and reference run
 # (tools/serve/oracle.py): used here and reached through this module by its callers

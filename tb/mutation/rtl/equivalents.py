@@ -8,8 +8,8 @@ run's score (proven()); the others are listed to be named, and count as survivor
 """
 import os
 
-from tb import ROOT  # noqa: E402
-from tb.mutation.rtl.sites import RTL_DIR, one_line  # noqa: E402
+from tb import ROOT
+from tb.mutation.rtl.sites import RTL_DIR, one_line
 
 EQUIV_FILE = os.path.join(ROOT, "tb", "mutation", "rtl", "equivalents.txt")
 

@@ -28,10 +28,10 @@ import os
 import sys
 from collections import Counter
 
-from tb import ROOT, cli  # noqa: E402
-from tb.mutation.rtl import equivalents, prove, runner  # noqa: E402
-from tb.mutation.rtl import sites as sites_mod  # noqa: E402
-from tb.mutation.rtl.sites import one_line  # noqa: E402
+from tb import ROOT, cli
+from tb.mutation.rtl import equivalents, prove, runner
+from tb.mutation.rtl import sites as sites_mod
+from tb.mutation.rtl.sites import one_line
 
 
 def line_ranges(text):

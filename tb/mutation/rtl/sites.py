@@ -25,11 +25,11 @@ import shutil
 import tempfile
 from collections import namedtuple, defaultdict
 
-from tb import ROOT  # noqa: E402
-from tb.sim.build import ToolFault  # noqa: E402
-from tb.sim.files import rtl_files  # noqa: E402
-from tb.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds  # noqa: E402
-from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites  # noqa: E402
+from tb import ROOT
+from tb.sim.build import ToolFault
+from tb.sim.files import rtl_files
+from tb.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds
+from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
 
 RTL_DIR = os.path.join(ROOT, "rtl")
 
