@@ -60,7 +60,7 @@ def _pairs_job(pairs):
 
 def set_jobs(name, mode, n, seed):
     """[(Config, jobs)] of one set in one timing mode (jobs: hw.run's list of lists)."""
-    from tb.stimulus import hand, holes, programs, progen
+    from tb.stimulus import hand, holes, progen, programs
     if name == "hand":
         cfg = hand.CFG_HAND.replace(mode=mode)
         return [(cfg, _pairs_job((p, img) for _, p, img in hand.hand_programs()))]

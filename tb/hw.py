@@ -17,14 +17,40 @@ import sys
 import time
 
 from tb import cli
-from tb.sim.build import SIMS, RTL_COVERAGE_ENV, available_sims, build, default_build_dir  # noqa: F401
-from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
-from tb.sim.build import error_line  # noqa: F401  (a tool's failing line, for the flows' own ToolFaults)
 from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim.run import DEFAULT_GAP, KEEP_EXT, ChipMismatch, DesignAssertion, Item, Live, SimulatorFault, ToolFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
+from tb.sim import (
+    gls,  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))
+    plain,  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
+)
+from tb.sim.build import (  # noqa: F401  # noqa: F401  (the FuseSoC cores)
+    ICARUS_ARGS,
+    RTL_COVERAGE_ENV,
+    SIMS,
+    VERILATOR_ARGS,
+    available_sims,
+    build,
+    cfg_parameters,
+    default_build_dir,
+    error_line,  # noqa: F401  (a tool's failing line, for the flows' own ToolFaults)
+    sources,
+)
 from tb.sim.files import rtl_files, top_file  # noqa: F401
-from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
-from tb.sim import gls  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))
+from tb.sim.run import (  # noqa: F401,E501
+    DEFAULT_GAP,
+    KEEP_EXT,
+    ChipMismatch,
+    DesignAssertion,
+    Item,
+    Live,
+    SimulatorFault,
+    ToolFault,
+    cycle_limit,
+    prepare_jobs,
+    read_raw,
+    run,
+    run_programs,
+    summary,
+)
 from tb.stimulus.demo import demo_programs
 
 

@@ -20,11 +20,11 @@ import re
 import sys
 import time
 
+from model import config, isa
+from model.machine import Machine
 from tb import ROOT, cli, judge
 from tb.sim import plain
 from tb.stimulus import hand, progen
-from model import config, isa
-from model.machine import Machine
 
 BUILD = ROOT / "build" / "plain"
 SIMS = ("icarus", "verilator")

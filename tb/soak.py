@@ -219,7 +219,6 @@ def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress
 
 def reproduce(sim, seed, result, cfg, out_dir=None):
     """Shrink the first failing program of a chunk result; the saved path and replay command."""
-    from tb.stimulus import progen
     from tb import shrink
     c, _, _, _, bad, mismatch = result[:6]
     pairs = chunk_programs(seed, c, bad + 1, cfg)

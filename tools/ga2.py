@@ -224,7 +224,8 @@ def cmd_run(args):
 
 
 def cmd_generate(args):
-    from tools.lm import chip, generate as G
+    from tools.lm import chip
+    from tools.lm import generate as G
     try:
         model = G.load_model(args.task, args.weights, args.kv_heads, args.kv_bits, args.ctx)
         texts = [args.prompt] if args.prompt is not None else []

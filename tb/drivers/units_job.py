@@ -30,7 +30,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Edge, FallingEdge, Timer
 
-from model import config, isa, timing
+from model import config, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
 from tb.stimulus import vectors

@@ -17,7 +17,6 @@ import re
 from pathlib import Path
 
 from model import config, timing
-from tb.formal import engine
 from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
 
 # the whole chip: a 16-word scratchpad, a 16-word external memory, 16 instructions

@@ -62,17 +62,46 @@ The engine's parts (this module re-exports every public name, so callers import
   report.py    score, the tables, failures, exit_code, write_json
   command.py   cli and run_and_report (the mutation scripts' command line)
 """
-from tb.mutation.outcomes import (  # noqa: F401  (re-exported)
-    BAD_ANCHOR, CAUGHT, CRASHED, EQUIVALENT, INCOMPETENT, NOT_CAUGHT, NOT_RUN, REFUSED, STATUSES,
-    STOPPED, SURVIVED, TIMED_OUT, BaselineError, Mutant, Result, key)
-from tb.mutation.tree import (  # noqa: F401
-    COPY_IGNORE, EMPTY_DIRS, anchor_problem, apply_mutant, copy_project, tree_digest)
-from tb.mutation.journal import (  # noqa: F401
-    JOURNAL_HEAD, Journal, digest, journal_path, mutant_key, open_journal, result_of)
-from tb.mutation.pool import limit_from_baseline, run_pool  # noqa: F401
-from tb.mutation.text import (  # noqa: F401
-    OUTPUT_TAIL, PROBLEM_RE, REFUSED_RE, classify_output, ended, judge_text, run_check, run_mutants)
-from tb.mutation.report import (  # noqa: F401
-    SUMMARY_COLUMNS, exit_code, failures, format_summary, format_table, print_table, score,
-    score_line, write_json)
 from tb.mutation.command import cli, run_and_report  # noqa: F401
+from tb.mutation.journal import JOURNAL_HEAD, Journal, digest, journal_path, mutant_key, open_journal, result_of  # noqa: F401
+from tb.mutation.outcomes import (  # noqa: F401  (re-exported)
+    BAD_ANCHOR,
+    CAUGHT,
+    CRASHED,
+    EQUIVALENT,
+    INCOMPETENT,
+    NOT_CAUGHT,
+    NOT_RUN,
+    REFUSED,
+    STATUSES,
+    STOPPED,
+    SURVIVED,
+    TIMED_OUT,
+    BaselineError,
+    Mutant,
+    Result,
+    key,
+)
+from tb.mutation.pool import limit_from_baseline, run_pool  # noqa: F401
+from tb.mutation.report import (  # noqa: F401
+    SUMMARY_COLUMNS,
+    exit_code,
+    failures,
+    format_summary,
+    format_table,
+    print_table,
+    score,
+    score_line,
+    write_json,
+)
+from tb.mutation.text import (  # noqa: F401
+    OUTPUT_TAIL,
+    PROBLEM_RE,
+    REFUSED_RE,
+    classify_output,
+    ended,
+    judge_text,
+    run_check,
+    run_mutants,
+)
+from tb.mutation.tree import COPY_IGNORE, EMPTY_DIRS, anchor_problem, apply_mutant, copy_project, tree_digest  # noqa: F401

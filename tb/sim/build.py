@@ -18,14 +18,24 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import namedtuple
 from pathlib import Path
 
+from model import config
 from tb import ROOT
 from tb.sim.files import rtl_files
-from tb.sim.process import (_SETPRIV, Process, ToolFault, _kill_group, _last_error,  # noqa: F401
-                             describe, error_line, parent_bound, run_process, tail, wait_exit)
-from model import config
+from tb.sim.process import (  # noqa: F401
+    _SETPRIV,
+    Process,
+    ToolFault,
+    _kill_group,
+    _last_error,
+    describe,
+    error_line,
+    parent_bound,
+    run_process,
+    tail,
+    wait_exit,
+)
 
 TB_DIR = ROOT / "tb"
 HDL_DIR = TB_DIR / "hdl"            # every bench, the harness and its instance include
@@ -229,7 +239,7 @@ def _runtime_objects(bdir):
     return objs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _verilator_version():
     return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
 

@@ -64,7 +64,7 @@ def build_dir(cfg):
     return ROOT / "build" / f"gls-{cfg.name}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def datdir():
     """yosys's data directory (simcells.v, simlib.v): `yosys-config --datdir`, or
     <prefix>/share/yosys beside the yosys executable when yosys-config is absent."""

@@ -27,9 +27,9 @@ from pathlib import Path
 from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import coverage, protocol
+from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 from tb.protocol import read_bus
 from tb.sim.build import DRIVERS, Process, ToolFault, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
-from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
 
 JOB_MODULE = "ga2_job"
 DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start

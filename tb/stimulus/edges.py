@@ -42,7 +42,7 @@ def boundary_programs(seed=RANDOM_SEED):
     UNPACK4 dst) and len spans at the end, past it and past 2^16; LD / ST / LDX with xhi > 0
     (this chip's external memory is below 2^16: every xhi > 0 faults), their full address
     sums just past 2^24 (xhi = 255, a 24-bit sum without its carry would wrap to 0)."""
-    from model import config, isa
+    from model import isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
     valid, bad = [], []

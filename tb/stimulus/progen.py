@@ -10,11 +10,30 @@ progen` as before, the same programs from the same seeds):
   regionprog.py  the plain check's programs crowded into a small region: region_program,
                  region_cases
 """
-from tb.stimulus.randops import (  # noqa: F401  (re-exported)
-    rand_add, rand_argmax, rand_ld, rand_ldx, rand_mm, rand_ms, rand_norm, rand_norm_ms,
-    rand_pack4, rand_rq, rand_sm, rand_st, random_image, rng_of)
-from tb.stimulus.randprog import random_program, random_programs, with_acc  # noqa: F401
 from tb.stimulus.badprog import (  # noqa: F401
-    WRAP_KINDS, BadProgram, bad_program, follow_up, timing_fault, wrap_bad_program,
-    wrap_bad_programs)
+    WRAP_KINDS,
+    BadProgram,
+    bad_program,
+    follow_up,
+    timing_fault,
+    wrap_bad_program,
+    wrap_bad_programs,
+)
+from tb.stimulus.randops import (  # noqa: F401  (re-exported)
+    rand_add,
+    rand_argmax,
+    rand_ld,
+    rand_ldx,
+    rand_mm,
+    rand_ms,
+    rand_norm,
+    rand_norm_ms,
+    rand_pack4,
+    rand_rq,
+    rand_sm,
+    rand_st,
+    random_image,
+    rng_of,
+)
+from tb.stimulus.randprog import random_program, random_programs, with_acc  # noqa: F401
 from tb.stimulus.regionprog import region_cases, region_program  # noqa: F401

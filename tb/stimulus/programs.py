@@ -13,12 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-from tb.stimulus.crafted import (crafted_programs, reset_programs, self_contained_lm_program,  # noqa: F401
-                                 self_contained_pack4_program, self_contained_program)
+from tb.stimulus.crafted import (  # noqa: F401
+    crafted_programs,
+    reset_programs,
+    self_contained_lm_program,
+    self_contained_pack4_program,
+    self_contained_program,
+)
 from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
-from tb.stimulus.suitecfg import (CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST,  # noqa: F401
-                                  N_RANDOM_LATE, RANDOM_SEED)
-
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED  # noqa: F401
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from model import isa
 
+
 def rng_of(seed_or_rng):
     """A numpy Generator: seed_or_rng itself, or a new one seeded with it."""
     if isinstance(seed_or_rng, np.random.Generator):

@@ -10,9 +10,22 @@ same program (the soak, the shrinker and the tests name programs by seed).
 import numpy as np
 
 from model import config, isa
-from tb.stimulus.randops import (_addr, rand_add, rand_argmax, rand_ld, rand_ldx, rand_mm,
-                                 rand_norm, rand_pack4, rand_rq, rand_sm, rand_st, random_image,
-                                 rng_of)
+from tb.stimulus.randops import (
+    _addr,
+    rand_add,
+    rand_argmax,
+    rand_ld,
+    rand_ldx,
+    rand_mm,
+    rand_norm,
+    rand_pack4,
+    rand_rq,
+    rand_sm,
+    rand_st,
+    random_image,
+    rng_of,
+)
+
 
 def _span(ins):
     """(first, words) of the scratchpad region an instruction writes (None for ST/HALT)."""

@@ -9,6 +9,7 @@ import random
 
 from model import config, isa
 
+
 # their accesses crowded into a small region so that instructions overlap often, a few
 # with one bad instruction anywhere (not only at the end, as bad_program's).
 def region_program(rng, ext_words, bad=None):

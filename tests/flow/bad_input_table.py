@@ -9,6 +9,9 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from bad_input_apps import ROWS as _APPS
+from bad_input_flows import ROWS as _FLOWS
+from bad_input_runs import ROWS as _RUNS
 
 ROOT = Path(__file__).resolve().parents[2]
 FORKRUN = Path(__file__).with_name("forkrun.py")
@@ -76,10 +79,6 @@ def make_files(d):
 
 # ---------------------------------------------------------------- the table
 # command -> (module, [(argv, what stderr must name)]), in three modules by layer
-from bad_input_apps import GA2, ROWS as _APPS  # noqa: E402
-from bad_input_flows import ROWS as _FLOWS  # noqa: E402
-from bad_input_runs import ROWS as _RUNS  # noqa: E402
-
 TABLE = {**_APPS, **_RUNS, **_FLOWS}
 # the commands whose first row also runs as a genuine `sys.executable -m` subprocess: one of
 # each kind of entry point (a module, a package's __main__, a face, a long-running command)

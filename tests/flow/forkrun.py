@@ -31,7 +31,6 @@ import traceback
 import types
 import warnings
 
-
 _CODE = {}
 
 

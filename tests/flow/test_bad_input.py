@@ -32,9 +32,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bad_input_table import (FACES, FORKRUN, GA2, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS,
-                             SHIMMED, TABLE, make_files)
+from bad_input_apps import GA2
+from bad_input_table import FACES, FORKRUN, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS, SHIMMED, TABLE, make_files
 
 
 def shim_dir(d):

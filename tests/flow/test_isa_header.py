@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from tools import ROOT
+
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"
 

@@ -212,6 +212,7 @@ def test_ld_st_copy_words():
 # ---------------------------------------------------------------- MM acc (dst += A x B)
 def test_mm_acc_adds_with_wraparound_and_reads_dst():
     import numpy as np
+
     from model import func, isa
     ins = isa.build("MM", dst=100, A=0, B=10, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2, acc=1)
     sp = np.zeros(4096, dtype=np.int64)
@@ -231,6 +232,7 @@ def test_mm_acc_adds_with_wraparound_and_reads_dst():
 def test_mm_acc_overlapping_rows_accumulate_in_order():
     """ldc = 0: both rows add into the same N words, the second onto the first's result."""
     import numpy as np
+
     from model import func, isa
     ins = isa.build("MM", dst=50, A=0, B=8, M=2, K=2, N=2, tb=1, lda=2, ldb=2, ldc=0, acc=1)
     sp = np.zeros(4096, dtype=np.int64)

@@ -10,11 +10,11 @@ import random
 import numpy as np
 import pytest
 
-from tools.ch09 import batch
 from model import config, isa, timing
 from model.machine import GA2Error, Machine
 from model.timing import Event
 from tb.stimulus import progen
+from tools.ch09 import batch
 
 CFG = config.DEFAULT
 HALT = isa.build("HALT")

@@ -28,8 +28,8 @@ import functools
 import pytest
 
 from model import isa
-from tb.mutation.rtl import suite
 from tb import hw
+from tb.mutation.rtl import suite
 from tb.sim.run import KEEP_EXT
 from tb.stimulus.programs import bench_items
 
@@ -37,13 +37,13 @@ MODES = {"inorder": (suite.CFG, suite.suite_programs),
          "overlap": (suite.CFG_OVERLAP, suite.overlap_programs)}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mode_entries(mode):
     """The bench's entry list of the mode (built once per session: a few seconds)."""
     return tuple(MODES[mode][1]())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mode_items(mode):
     return tuple(bench_items(mode_entries(mode)))
 

@@ -258,6 +258,7 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     callback sees no status file of program 1 in this run's directory yet."""
     import glob
     import os
+
     from tb import protocol
     from tb.sim.build import ROOT
     gap = 3_000_000 if sim == "verilator" else 60_000

@@ -4,9 +4,8 @@ import re
 
 import pytest
 
-from tools import ROOT
-from tools import ga2
 from tb import hw
+from tools import ROOT, ga2
 
 
 def commands():

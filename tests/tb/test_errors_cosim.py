@@ -156,6 +156,7 @@ def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
     run: the wrap test fails on it."""
     import re
+
     from tools import ROOT
     rtl = tmp_path / "rtl"
     rtl.mkdir()

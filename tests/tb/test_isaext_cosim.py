@@ -14,7 +14,6 @@ unit counters, must be the formulas of docs/isa.md typed in below. The LM-config
 long (make test-long); the default suite runs the CH09 one here and PACK4 / UNPACK4 in
 tests/tb/test_lm_cosim.py.
 """
-import numpy as np
 import pytest
 
 from model import config, isa, timing

@@ -14,15 +14,13 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 
 import pytest
-
-from tools import ROOT
 
 from tb.mutation import engine
 from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
 from tb.mutation.rtl import run as cli
+from tools import ROOT
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import isa
 from model.machine import GA2Error, Machine
 from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite

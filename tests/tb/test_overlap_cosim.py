@@ -18,9 +18,9 @@ import pytest
 
 from model import config, isa, timing
 from model.machine import GA2Error, Machine
-from tb.stimulus import collide, progen
 from tb import hw
 from tb.judge import reference
+from tb.stimulus import collide, progen
 
 # Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
 # by the other co-simulation tests of make test)

@@ -5,8 +5,8 @@ import pytest
 
 from model import isa
 from model.asm import assemble_file
-from tb.stimulus import progen
 from tb.shrink import ddmin, save, shrink
+from tb.stimulus import progen
 
 
 def test_ddmin_finds_the_two_needed_items_and_batches_its_questions():

@@ -8,9 +8,9 @@ import pytest
 
 from model import config
 from model.asm import assemble_file
-from tools import ROOT
-from tb.stimulus import progen
 from tb import hw, shrink
+from tb.stimulus import progen
+from tools import ROOT
 
 
 @pytest.fixture(scope="module")

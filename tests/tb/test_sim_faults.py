@@ -279,6 +279,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
     """tb/mutation/rtl/runner.py run(): the sites the journal holds are not judged again."""
     from collections import namedtuple
     from types import SimpleNamespace
+
     from tb.mutation import engine
     from tb.mutation.rtl import runner, suite
     Site = namedtuple("Site", "file line start cls desc module")

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from model import config, isa
-from tb.sim import build
 from tb import hw
+from tb.sim import build
 from tb.sim.files import restart_files, rtl_files, top_file
-
 from tools import ROOT
+
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart")
 

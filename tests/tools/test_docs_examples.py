@@ -5,8 +5,7 @@ import re
 
 import pytest
 
-from tools import ROOT
-from tools import ga2
+from tools import ROOT, ga2
 
 PAGE = ROOT / "docs" / "programming.md"
 

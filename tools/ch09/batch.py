@@ -24,9 +24,9 @@ import zlib
 import numpy as np
 
 from model import config, isa
-from model.reorder import reorder
 from model.machine import Machine
 from model.quant import mantissa_shift, quantize, requant, scale_for
+from model.reorder import reorder
 from model.softmax_gold import softmax_fixed
 
 # ---------------------------------------------------------------- sizes

@@ -26,11 +26,10 @@ import os
 import string
 import sys
 
+from model import timing
 from tools import ROOT
-
 from tools.ch09 import batch, cli
 from tools.serve import engine as serving
-from model import timing
 
 # the workload is stated once, in tools/serve/workloads/example_b.json (make serve reads it too)
 WORKLOAD_FILE = serving.EXAMPLE_B_FILE
@@ -236,7 +235,7 @@ def main(argv=None):
           "batched program (the chip's timing contract; no simulation)")
     at8 = {n: step_cycles(list(range(n)), [8] * n) for n in range(1, slots + 1)}
     print("  step cost at token 8: " + ", ".join(f"{n} seq: {c} cycles ({c / n:.0f}/token)" for n, c in at8.items()))
-    print(f"  requests (tokens wanted): " + ", ".join(
+    print("  requests (tokens wanted): " + ", ".join(
         f"{NAMES[i]}={q.tokens}" if q.id == NAMES[i] else f"{NAMES[i]} ({q.id})={q.tokens}"
         for i, q in enumerate(reqs))
         + ("" if not any(q.arrival for q in reqs) else

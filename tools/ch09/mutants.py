@@ -34,11 +34,10 @@ import sys
 import time
 from pathlib import Path
 
-from tools import ROOT
 from tb.cli import MAX_JOBS, MAX_SECONDS, scheduler
-from tools.ch09 import cli
-
 from tb.mutation import engine as mutation
+from tools import ROOT
+from tools.ch09 import cli
 
 FILE = "tools/ch09/batch.py"
 PY = sys.executable

@@ -23,14 +23,13 @@ import os
 import sys
 import time
 
+from model import config, isa, timing
+from model.machine import Machine
 from tb import cli
 from tb.hw import ToolFault
 from tools import ROOT
-
 from tools.ch09 import batch, roofline
 from tools.ch09.example_a import MODEL_7B, sci
-from model import config, isa, timing
-from model.machine import Machine
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
 MODES = {"inorder": CFG, "overlap": config.CH09_OVERLAP}   # the two timing modes, same sizes

@@ -10,8 +10,9 @@ import sys
 import time
 
 from tb import cli
-from tools import ROOT
 from tb.hw import rtl_files
+from tools import ROOT
+
 RTL = ROOT / "rtl"
 # the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)
 FLAGS = ("--lint-only", "-Wall")

@@ -19,9 +19,10 @@ import sys
 import time
 
 from model.config import SM_LEN_LIMIT
-from tools import ROOT
 from tb import cli
 from tb.hw import rtl_files
+from tools import ROOT
+
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"
@@ -164,7 +165,7 @@ def main(argv=None):
         return 1
     inst = instances(mods, TOP)
     mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
-    lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
+    lines = ["GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
              + (", OVERLAP = 1" if overlap else ", OVERLAP = 0")
              + (f", SM_MAX_LEN = {a.sm_max_len}" if a.sm_max_len else ""),
              f"yosys wall time {secs:.1f} s", "",

@@ -31,8 +31,10 @@ from tb import cli
 from tb.hw import ToolFault
 from tools import ROOT
 from tools.ch09 import example_a
-from tools.lm import chip, data, remedies as RM, remedies_ref as REF, train
+from tools.lm import chip, data, train
 from tools.lm import model as M
+from tools.lm import remedies as RM
+from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
 OUT = ROOT / "out"

@@ -37,7 +37,7 @@ ONE group: its prefix in rows 0..S-1, each member's suffix in rows S..t-1 in tur
 from model import config, isa
 from model.reorder import reorder
 from tools.serve import paged
-from tools.serve.paged import D, DM, SP_K32, SP_Q8, SP_Q32, SP_V32, SP_W, SP_X, W_WORDS, EXT_W
+from tools.serve.paged import DM, EXT_W, SP_K32, SP_Q8, SP_Q32, SP_V32, SP_W, SP_X, W_WORDS, D
 
 SH_A8 = 0             # 8 x 64 int8 weights (per sequence)
 SH_S8 = 512           # 64
@@ -166,12 +166,11 @@ def step_program(entries, lay, P, cfg=config.CH09):
 
 
 # ---------------------------------------------------------------- requests with a shared prefix
-import random as _random                                     # noqa: E402
-from collections import namedtuple as _nt                    # noqa: E402
+import random as _random  # noqa: E402
+from collections import namedtuple as _nt  # noqa: E402
 
-
+from model.quant import quantize as _quantize  # noqa: E402
 from tools.serve import engine as _serving  # noqa: E402
-from model.quant import quantize as _quantize                     # noqa: E402
 
 PReq = _nt("PReq", "id group plen tokens arrival prompt", defaults=(None, 0, 1, 0, None))
 PReq.__doc__ = """A request whose first plen hidden rows are its group's shared prompt

@@ -12,14 +12,23 @@ tools/prefix/mutants.py runs. The shared-prefix attention the steps use is tools
 import random as _random
 from collections import namedtuple as _nt
 
-from tools.ch09 import batch as _batch
 from model import config, isa
 from model.reorder import reorder
-from tools.serve import paged, engine as _serving
-from tools.serve.paged import D, DM, EXT_W
-from tools.prefix.attention import (Oracle, PReq, base_image, decode_run, output_issues, random_requests, run_issues,
-                     run_programs, step_program)
-
+from tools.ch09 import batch as _batch
+from tools.prefix.attention import (
+    Oracle,
+    PReq,
+    base_image,
+    decode_run,
+    output_issues,
+    random_requests,
+    run_issues,
+    run_programs,
+    step_program,
+)
+from tools.serve import engine as _serving
+from tools.serve import paged
+from tools.serve.paged import DM, EXT_W, D
 
 # ---------------------------------------------------------------- prefill on the chip
 PF_X = 0              # up to 64 hidden rows of 16
@@ -362,6 +371,7 @@ def check_prefix(quick=False):
 def main(argv=None):
     import sys
     import time
+
     from tb import cli
     ap = cli.Parser(prog="tools.prefix.cache", description="shared-prefix check on the reference (check_prefix)")
     ap.add_argument("--check", action="store_true", help="run check_prefix (the default action)")
@@ -378,5 +388,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     import sys as _sys
+
     from tb.cli import guard
     _sys.exit(guard(main))

@@ -18,9 +18,8 @@ import os
 import sys
 import time
 
-from tools import ROOT
-
 from tb.mutation import engine as mutation
+from tools import ROOT
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.prefix.cache", "--check"]

@@ -26,14 +26,14 @@ import os
 import sys
 import time
 
+from model import isa, reorder
+from model.machine import Machine
 from tb import cli, hw
 from tools import ROOT
-
 from tools.ch09 import batch, roofline
-from model import isa, reorder
+from tools.prefix import attention as prefix
+from tools.prefix import cache as prefix_cache
 from tools.serve import paged
-from tools.prefix import attention as prefix, cache as prefix_cache
-from model.machine import Machine
 
 OUT = os.path.join(ROOT, "out")
 BS = (1, 2, 4, 8)

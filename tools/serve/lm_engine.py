@@ -50,11 +50,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from model.machine import Machine
 from model import timing
+from model.machine import Machine
 from tb import hw
-from tools.lm import chip
-from tools.lm import remedies_ref
+from tools.lm import chip, remedies_ref
 from tools.lm.generate import garbage_sp
 from tools.lm.int8 import argmax
 from tools.serve import lm_memory as lmm

@@ -14,11 +14,11 @@ import random
 
 import numpy as np
 
-from tools.ch09 import batch
 from model import config, timing
-from tools.serve import paged
 from model.machine import Machine
 from model.quant import quantize
+from tools.ch09 import batch
+from tools.serve import paged
 
 CFG = config.CH09
 

@@ -27,12 +27,12 @@ import os
 import sys
 import time
 
+from model import config, timing
 from tb import cli, hw
 from tools import ROOT
-
 from tools.ch09 import example_b as exb
-from tools.serve import paged, engine as serving
-from model import config, timing
+from tools.serve import engine as serving
+from tools.serve import paged
 
 OUT = os.path.join(ROOT, "out")
 WORKLOADS = str(serving.WORKLOADS)

@@ -12,8 +12,8 @@ import json
 from collections import namedtuple
 from pathlib import Path
 
-from tools.serve import paged
 from tb import cli
+from tools.serve import paged
 
 Request = namedtuple("Request", "id tokens arrival")
 Request.__doc__ = "One request: id (a non-empty string), tokens to generate (1..64), arrival step (>= 0)."

@@ -23,9 +23,9 @@ from collections import Counter, defaultdict
 
 from tb import ROOT
 from tb.mutation import engine
-from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line
-from tb.mutation.rtl.equivalents import equiv_key, load_equivalents, proven
 from tb.mutation.rtl import prove
+from tb.mutation.rtl.equivalents import equiv_key, load_equivalents, proven
+from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line
 
 OUT_JSON = os.path.join(ROOT, "out", "mut_rtl.json")
 MUTANT0 = "(mutant 0)"

@@ -23,13 +23,13 @@ import os
 import re
 import shutil
 import tempfile
-from collections import namedtuple, defaultdict
+from collections import defaultdict, namedtuple
 
 from tb import ROOT
+from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
+from tb.mutation.rtl.tokenizer import match_paren, stmt_bounds, tokenize
 from tb.sim.build import ToolFault
 from tb.sim.files import rtl_files
-from tb.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds
-from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
 
 RTL_DIR = os.path.join(ROOT, "rtl")
 
@@ -337,8 +337,9 @@ _PARSER = {}
 def _parser():
     """One pyverilog parser for every file (building its LALR tables costs seconds)."""
     if "p" not in _PARSER:
-        import io
         import contextlib
+        import io
+
         from pyverilog.vparser.parser import VerilogParser
         tabdir = os.path.join(tempfile.gettempdir(), "mut_rtl_pyverilog")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

@@ -9,11 +9,11 @@ import json
 import math
 
 import pytest
+from test_ch09_cycles import step_cycles as contract_cycles  # the timing contract's closed form
 
 from tools.ch09 import example_a as A
 from tools.ch09 import example_b as B
 from tools.ch09 import mutants as M
-from test_ch09_cycles import step_cycles as contract_cycles   # the timing contract's closed form
 
 
 def _run(main, args, capsys):
@@ -297,6 +297,7 @@ def test_mut_ch09_bad_options_exit_2_with_one_line(args, match, capsys):
 # ------------------------------------------------------------------ the commands docs/ch09.md shows
 def _doc_commands():
     import re
+
     from tools import ROOT
     text = (ROOT / "docs" / "ch09.md").read_text()
     sec = text.split("## Exercises, as commands", 1)[1]

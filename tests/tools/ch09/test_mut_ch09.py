@@ -3,9 +3,9 @@ builder is caught by check_batching with the ragged batch and missed without it,
 ordinary mutant is caught by both; every mutant's anchor line exists exactly once."""
 import pytest
 
+from tb.mutation import engine as mutation
 from tools import ROOT
 from tools.ch09 import mutants as mut_ch09
-from tb.mutation import engine as mutation
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,9 @@
 overlap timing check sees it) and, in the remedies' builder, a tiled weighted sum that
 overwrites instead of accumulating are caught by `python -m tools.lm.check`; every anchor
 is one line of tools/lm/chip.py or tools/lm/remedies.py."""
+from tb.mutation import engine as mutation
 from tools import ROOT
 from tools.lm import mutants as mut_lm
-from tb.mutation import engine as mutation
 
 
 def test_every_anchor_is_one_line():

@@ -212,7 +212,8 @@ def test_the_paged_serving_engine_in_the_overlap_mode():
     check of the reference run passes, the cycles equal the timing model and are fewer
     than in-order's."""
     from tools import ROOT
-    from tools.serve import engine as serving, run as srv
+    from tools.serve import engine as serving
+    from tools.serve import run as srv
     short = serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
     ov = srv.serve(short, 3, 4, 6, model_only=True, mode="overlap")
     io = srv.serve(short, 3, 4, 6, model_only=True)

@@ -4,9 +4,9 @@ request's block and a block handed to two requests are all caught by
 `python -m tools.serve.engine --check`; every mutant's anchor is one line of its file."""
 import pytest
 
+from tb.mutation import engine as mutation
 from tools import ROOT
 from tools.serve import mutants as mut_serve
-from tb.mutation import engine as mutation
 
 
 def test_every_anchor_is_one_line():

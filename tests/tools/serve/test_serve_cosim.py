@@ -6,10 +6,12 @@ inside each step's block tables, the totals equal to the timing model. And the c
 bus monitor catching a builder that reads a block past its table (answers unchanged)."""
 import pytest
 
-from tools.serve import engine as serving
-from tools import ROOT
-from tools.serve import run as srv, paged, mutants as mut_serve
 from tb import hw
+from tools import ROOT
+from tools.serve import engine as serving
+from tools.serve import mutants as mut_serve
+from tools.serve import paged
+from tools.serve import run as srv
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +60,10 @@ def test_keep_ext_carries_memory_and_the_bus_record(sim):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
     import numpy as np
+
     from model import config, isa
-    from tools.serve import paged
     from tb.sim import run as simrun
+    from tools.serve import paged
     cfg = config.CH09
     b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
     p1 = [b("LD", dst=0, src=10, len=8), b("ST", src=0, dst=200, len=8), b("LD", dst=20, src=18, len=4),

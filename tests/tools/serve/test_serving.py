@@ -1,14 +1,15 @@
 """Serving on the reference (tools/serve/paged.py, tools/serve/engine.py): the schedulers against
 chapter 9's example B, every token of every request against it decoded alone, contexts
 to 64 and 8 sequences per step, the block pool, bad input, and the isolation check."""
-import json
 
 import pytest
 
 from model import config, timing
-from tools.serve import paged, engine as serving, mutants as mut_serve
-from tools.ch09 import example_b as exb
 from tools import ROOT
+from tools.ch09 import example_b as exb
+from tools.serve import engine as serving
+from tools.serve import mutants as mut_serve
+from tools.serve import paged
 
 MODEL = serving.model_data(1)
 
