@@ -10,6 +10,7 @@ block tables). check_prefix / `python -m tools.prefix.cache --check` is the chec
 tools/prefix/mutants.py runs. The shared-prefix attention the steps use is tools/prefix/attention.py.
 """
 import random as _random
+import sys
 from collections import namedtuple as _nt
 
 from model import config, isa
@@ -369,7 +370,6 @@ def check_prefix(quick=False):
 
 
 def main(argv=None):
-    import sys
     import time
 
     from tb import cli
@@ -387,7 +387,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    import sys as _sys
-
     from tb.cli import guard
-    _sys.exit(guard(main))
+    sys.exit(guard(main))
