@@ -17,12 +17,9 @@ import sys
 import time
 
 from tb import cli
-from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim import (
-    gls,  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))
-    plain,  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
-)
-from tb.sim.build import (  # noqa: F401  # noqa: F401  (the FuseSoC cores)
+from tb.judge import KEEP_EXT, compare
+from tb.sim import gls, plain
+from tb.sim.build import (
     ICARUS_ARGS,
     RTL_COVERAGE_ENV,
     SIMS,
@@ -30,20 +27,16 @@ from tb.sim.build import (  # noqa: F401  # noqa: F401  (the FuseSoC cores)
     available_sims,
     build,
     cfg_parameters,
-    default_build_dir,
-    error_line,  # noqa: F401  (a tool's failing line, for the flows' own ToolFaults)
     sources,
 )
-from tb.sim.files import rtl_files, top_file  # noqa: F401
-from tb.sim.run import (  # noqa: F401,E501
-    DEFAULT_GAP,
-    KEEP_EXT,
+from tb.sim.files import rtl_files
+from tb.sim.process import ToolFault, error_line
+from tb.sim.run import (
     ChipMismatch,
     DesignAssertion,
     Item,
     Live,
     SimulatorFault,
-    ToolFault,
     cycle_limit,
     prepare_jobs,
     read_raw,
@@ -52,6 +45,16 @@ from tb.sim.run import (  # noqa: F401,E501
     summary,
 )
 from tb.stimulus.demo import demo_programs
+
+# the entry point's names: what tools/ and tests/ reach through tb.hw (the library's own, re-exported
+# here on purpose); plain (the plain Verilog bench: plain.build, plain.run) and gls (the gate-level
+# netlist: gls.netlist, gls.cells; run(..., source_set="gls")); ICARUS_ARGS, VERILATOR_ARGS,
+# cfg_parameters and sources (the FuseSoC cores); error_line (a tool's failing line, for the
+# flows' own ToolFaults)
+__all__ = ["ChipMismatch", "DesignAssertion", "ICARUS_ARGS", "Item", "KEEP_EXT", "Live", "RTL_COVERAGE_ENV", "SIMS",
+           "SimulatorFault", "ToolFault", "VERILATOR_ARGS", "available_sims", "build", "cfg_parameters", "compare",
+           "cycle_limit", "error_line", "gls", "main", "plain", "prepare_jobs", "read_raw", "rtl_files", "run",
+           "run_programs", "simulator_calls", "sources", "summary"]
 
 
 @contextlib.contextmanager

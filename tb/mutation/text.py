@@ -29,7 +29,7 @@ from tb.mutation.outcomes import (
 )
 from tb.mutation.pool import run_pool
 from tb.mutation.tree import COPY_IGNORE, anchor_problem, apply_mutant, copy_project
-from tb.sim.build import parent_bound
+from tb.sim.process import parent_bound
 
 OUTPUT_TAIL = 2000                 # characters of the check's output kept per result
 PROBLEM_RE = re.compile(r"^PROBLEM\b", re.M)
@@ -43,7 +43,7 @@ def run_check(cmd, cwd, timeout, env_extra=None):
 
     The check gets its own process group, killed whole on a timeout (a check that starts
     simulators or subprocesses leaves nothing behind), and dies with this process
-    (tb/sim/build.py parent_bound: a killed run leaves no check running).
+    (tb/sim/process.py parent_bound: a killed run leaves no check running).
     """
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)

@@ -23,19 +23,7 @@ from pathlib import Path
 from model import config
 from tb import ROOT
 from tb.sim.files import rtl_files
-from tb.sim.process import (  # noqa: F401
-    _SETPRIV,
-    Process,
-    ToolFault,
-    _kill_group,
-    _last_error,
-    describe,
-    error_line,
-    parent_bound,
-    run_process,
-    tail,
-    wait_exit,
-)
+from tb.sim.process import ToolFault, _last_error, describe, error_line, run_process
 
 TB_DIR = ROOT / "tb"
 HDL_DIR = TB_DIR / "hdl"            # every bench, the harness and its instance include

@@ -35,8 +35,8 @@ from pathlib import Path
 
 from model import config
 from tb import ROOT
-from tb.sim.build import ToolFault, error_line
 from tb.sim.files import rtl_files
+from tb.sim.process import ToolFault, error_line
 
 TOP = "ga2_top"
 NETLIST = "ga2_top_gls.v"

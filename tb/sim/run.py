@@ -27,9 +27,9 @@ from pathlib import Path
 from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import coverage, protocol
-from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
-from tb.protocol import read_bus
-from tb.sim.build import DRIVERS, Process, ToolFault, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
+from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, keeps_ext, make_result, references
+from tb.sim.build import DRIVERS, build, check_sim, cocotb_test, rtl_coverage_dir
+from tb.sim.process import Process, ToolFault, describe, tail
 
 JOB_MODULE = "ga2_job"
 DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
@@ -56,7 +56,7 @@ class SimulatorFault(ToolFault):
 
     sim, program (the simulator's executable), job and item (the program within the job
     that was running: the first without a complete outcome; item None: after the job's
-    last program), k (its index in the run) of n, process (a tb.sim.build.Process or
+    last program), k (its index in the run) of n, process (a tb.sim.process.Process or
     None), why (what is missing), log (the simulator's log).
     """
 
@@ -591,5 +591,5 @@ def summary(results):
     return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
 
 
-__all__ = ["Item", "KEEP_EXT", "Live", "ChipMismatch", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
-           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "ToolFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]
+__all__ = ["Item", "Live", "ChipMismatch", "run", "run_programs", "summary", "read_raw", "write_run",
+           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]

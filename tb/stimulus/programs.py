@@ -182,7 +182,8 @@ def bench_items(entries):
     abort_at) -> the same cut by rst after abort_at cycles; (label, prog, None, 0, 1), a
     light fault program, -> Item(prog, KEEP_EXT): the external memory stays as the previous
     program left it."""
-    from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item
+    from tb.judge import KEEP_EXT
+    from tb.sim.run import DEFAULT_GAP, Item
     out = []
     for e in entries:
         if len(e) not in (3, 4, 5):

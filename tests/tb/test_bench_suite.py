@@ -29,8 +29,8 @@ import pytest
 
 from model import isa
 from tb import hw
+from tb.judge import KEEP_EXT
 from tb.mutation.rtl import suite
-from tb.sim.run import KEEP_EXT
 from tb.stimulus.programs import bench_items
 
 MODES = {"inorder": (suite.CFG, suite.suite_programs),

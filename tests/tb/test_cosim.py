@@ -259,8 +259,7 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     import glob
     import os
 
-    from tb import protocol
-    from tb.sim.build import ROOT
+    from tb import ROOT, protocol
     gap = 3_000_000 if sim == "verilator" else 60_000
     (p0, i0), (p1, i1) = progen.random_programs(78, 2)
     seen = {}

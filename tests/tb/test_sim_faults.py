@@ -16,6 +16,7 @@ import pytest
 from model import isa
 from tb import protocol
 from tb.sim import build as sim_build
+from tb.sim import process as sim_process
 from tb.sim import run as sim_run
 
 FAKE = Path(__file__).with_name("fake_sim.py")
@@ -28,16 +29,16 @@ def _py(code):
 
 
 def test_run_process_reports_exit_code_signal_and_hang(tmp_path):
-    p = sim_build.run_process(_py("import sys; sys.exit(3)"))
-    assert (p.returncode, p.signal, p.hung) == (3, None, False) and sim_build.describe(p) == "exit code 3"
-    p = sim_build.run_process(_py("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"))
+    p = sim_process.run_process(_py("import sys; sys.exit(3)"))
+    assert (p.returncode, p.signal, p.hung) == (3, None, False) and sim_process.describe(p) == "exit code 3"
+    p = sim_process.run_process(_py("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"))
     assert (p.returncode, p.signal, p.hung) == (None, signal.SIGSEGV, False)
-    assert sim_build.describe(p) == "killed by signal 11 (SIGSEGV)"
+    assert sim_process.describe(p) == "killed by signal 11 (SIGSEGV)"
     pidfile = tmp_path / "grandchild"
     t0 = time.monotonic()
-    p = sim_build.run_process(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], wall_limit=0.5)
+    p = sim_process.run_process(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], wall_limit=0.5)
     assert p.hung and p.returncode is None and time.monotonic() - t0 < 20
-    assert "no end after" in sim_build.describe(p)
+    assert "no end after" in sim_process.describe(p)
     gpid = int(pidfile.read_text())
     for _ in range(100):                       # the whole process group went with it
         try:
@@ -161,7 +162,7 @@ def test_ga2_run_exits_4_on_a_simulator_fault(monkeypatch, tmp_path, capsys):
     prog.write_text("HALT\n")
 
     def crash(*a, **k):
-        raise sim_run.SimulatorFault("icarus", "vvp", 0, 0, 0, 1, sim_build.Process("vvp", None, 9, False, 1.0))
+        raise sim_run.SimulatorFault("icarus", "vvp", 0, 0, 0, 1, sim_process.Process("vvp", None, 9, False, 1.0))
     monkeypatch.setattr(hw, "run_programs", crash)
     monkeypatch.setattr(hw, "available_sims", lambda: ["icarus", "verilator"])
     assert ga2.main(["run", str(prog), "--sim", "icarus"]) == 4
@@ -322,7 +323,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ the applications
 def _fault(*a, **k):
-    raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_build.Process("Vtop", 139, None, False, 3.0))
+    raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_process.Process("Vtop", 139, None, False, 3.0))
 
 
 @pytest.mark.parametrize("app", ["serve", "score", "sweep", "bench_sim"])
@@ -370,14 +371,14 @@ def test_a_failed_build_is_a_tool_fault_of_one_line(sim, tmp_path, monkeypatch):
     line naming the simulator, the tool's own words and its log -- not a bare RuntimeError
     with the log pasted in, and never a result of the chip."""
     monkeypatch.setenv("PATH", _shims(tmp_path))
-    with pytest.raises(sim_build.ToolFault) as e:
+    with pytest.raises(sim_process.ToolFault) as e:
         from tb.sim import plain
         sim_build.build_binary(sim, plain.TOP, plain.BENCH, out_dir=tmp_path / "out")
     msg = str(e.value)
     assert "\n" not in msg and f"{sim} compile of tb_plain failed" in msg and "a failing shim" in msg
     assert e.value.log and Path(e.value.log).read_text().strip(), "the tool's output kept in its log"
     assert not isinstance(e.value, sim_run.SimulatorFault)
-    assert issubclass(sim_run.SimulatorFault, sim_build.ToolFault)   # every simulator fault is a tool fault
+    assert issubclass(sim_run.SimulatorFault, sim_process.ToolFault)   # every simulator fault is a tool fault
 
 
 def test_guard_ends_a_command_on_a_tool_fault_with_one_line_and_exit_4(capsys):
@@ -387,7 +388,7 @@ def test_guard_ends_a_command_on_a_tool_fault_with_one_line_and_exit_4(capsys):
     from tb import cli
 
     def fails():
-        raise sim_build.ToolFault("yosys exit 1: ERROR: something", "/x/yosys.log")
+        raise sim_process.ToolFault("yosys exit 1: ERROR: something", "/x/yosys.log")
     assert cli.guard(fails) == 4
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "FAULT: yosys exit 1: ERROR: something; log /x/yosys.log" in err[0]
@@ -423,12 +424,12 @@ def _alive(pid):
 @pytest.mark.parametrize("spawner", ["run_check", "run_process"])
 def test_a_killed_run_leaves_no_check_or_simulator_running(spawner, tmp_path):
     """The mutation runs' checks (tb.mutation.text.run_check) and the simulators
-    (tb.sim.build.run_process) die with the process that started them, even when it is
+    (tb.sim.process.run_process) die with the process that started them, even when it is
     killed outright (SIGKILL: nothing of it runs to clean up)."""
     pidfile = tmp_path / "child.pid"
     child = [sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
     call = ("from tb.mutation import text; text.run_check(%r, '/', 100)" if spawner == "run_check"
-            else "from tb.sim import build; build.run_process(%r)") % (child,)
+            else "from tb.sim import process; process.run_process(%r)") % (child,)
     runner = __import__("subprocess").Popen([sys.executable, "-c", call])
     t0 = time.monotonic()
     while not pidfile.exists() or not pidfile.read_text():

@@ -62,6 +62,7 @@ def test_keep_ext_carries_memory_and_the_bus_record(sim):
     import numpy as np
 
     from model import config, isa
+    from tb.judge import KEEP_EXT
     from tb.sim import run as simrun
     from tools.serve import paged
     cfg = config.CH09
@@ -69,7 +70,7 @@ def test_keep_ext_carries_memory_and_the_bus_record(sim):
     p1 = [b("LD", dst=0, src=10, len=8), b("ST", src=0, dst=200, len=8), b("LD", dst=20, src=18, len=4),
           b("HALT")]
     p2 = [b("LD", dst=0, src=200, len=8), b("ST", src=0, dst=300, len=8), b("HALT")]
-    res = simrun.run_programs(sim, [(p1, np.arange(100)), (p2, simrun.KEEP_EXT)], cfg=cfg)
+    res = simrun.run_programs(sim, [(p1, np.arange(100)), (p2, KEEP_EXT)], cfg=cfg)
     assert all(r.ok for r in res), [r.mismatch for r in res]
     assert list(res[1].ext[300:308]) == list(range(10, 18))
     assert res[0].host["bus"] == [("r", 10, 17), ("w", 200, 207), ("r", 18, 21)] == paged.accesses(p1)
