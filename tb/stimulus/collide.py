@@ -27,7 +27,7 @@ lm_edge_programs(cfg) are edge_programs' one-word edges for every pair with a ne
 import numpy as np
 
 from model import config, func, isa, timing
-from tb.stimulus.progen import rand_ms, random_image
+from tb.stimulus.randops import rand_ms, random_image
 
 NEAR = (0, 96)           # the colliding window: sp[0:96]
 FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]

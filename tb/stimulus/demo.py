@@ -8,7 +8,7 @@ seeded random programs (`python -m tb.demo`).
 import numpy as np
 
 from model import config, isa
-from tb.stimulus import progen
+from tb.stimulus import badprog, randprog
 
 
 def demo_programs(cfg=None):
@@ -35,7 +35,7 @@ def demo_set():
     its follow-up, and 20 seeded random programs (config.DEFAULT)."""
     pairs = list(demo_programs())
     for code in (1, 2, 3, 4, 5):
-        bad = progen.bad_program(code, code)
-        pairs += [(bad.prog, bad.image), progen.follow_up(bad)]
-    pairs += progen.random_programs(2024, 20)
+        bad = badprog.bad_program(code, code)
+        pairs += [(bad.prog, bad.image), badprog.follow_up(bad)]
+    pairs += randprog.random_programs(2024, 20)
     return pairs

@@ -13,7 +13,7 @@ import pytest
 
 from model import config, func, isa
 from model.func import Range
-from tb.stimulus import progen
+from tb.stimulus import randops, randprog
 
 CFG = config.DEFAULT
 
@@ -78,7 +78,7 @@ def test_mm_hulls_are_tight_and_sound():
     rng = np.random.default_rng(4)
     b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
     for _ in range(400):
-        ins = progen.rand_mm(rng, CFG, b)
+        ins = randops.rand_mm(rng, CFG, b)
         a, bb, c = exact_mm(ins)
         (ra, rb), (rc,) = func.reads(ins), func.writes(ins)
         for r, words in ((ra, a), (rb, bb), (rc, c)):
@@ -88,7 +88,7 @@ def test_mm_hulls_are_tight_and_sound():
 def test_ranges_of_valid_programs_lie_in_the_memories():
     size = {"sp": CFG.sp_words, "ext": CFG.ext_words}
     for seed in range(60):
-        prog, _ = progen.random_program(seed, CFG)
+        prog, _ = randprog.random_program(seed, CFG)
         for ins in prog:
             for r in func.reads(ins) + func.writes(ins):
                 assert 0 <= r.first <= r.last < size[r.space], (ins, r)
@@ -111,8 +111,8 @@ def inside(addrs, ranges, space):
 
 def random_instr(rng):
     b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
-    return [progen.rand_ld, progen.rand_st, progen.rand_mm, progen.rand_rq,
-            progen.rand_sm][int(rng.integers(0, 5))](rng, CFG, b)
+    return [randops.rand_ld, randops.rand_st, randops.rand_mm, randops.rand_rq,
+            randops.rand_sm][int(rng.integers(0, 5))](rng, CFG, b)
 
 
 def test_execute_writes_only_inside_writes_and_reads_only_inside_reads():

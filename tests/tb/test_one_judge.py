@@ -28,7 +28,7 @@ from model.machine import GA2Error, Machine
 from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite
 from tb.sim import plain
-from tb.stimulus import hand, progen
+from tb.stimulus import badprog, hand
 from tb.stimulus.programs import self_contained_program
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
@@ -76,7 +76,7 @@ def test_the_judge_reports_each_perturbed_part():
 
 
 def test_the_judge_reports_error_outputs():
-    bad = progen.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
+    bad = badprog.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
     ref = run_machine(bad.prog, bad.image)
     assert isinstance(ref, GA2Error) and (ref.code, ref.pc) == (bad.code, bad.pc)
     got = ideal(ref)
@@ -186,9 +186,9 @@ def suite_entries():
     """A valid program, a fault and its follow-up, a light fault that keeps the external
     memory, a cut in the MM and the program after it."""
     prog, img = self_contained_program()
-    bad = progen.bad_program(7, isa.ERR_SHAPE, cfg=CFG)
+    bad = badprog.bad_program(7, isa.ERR_SHAPE, cfg=CFG)
     light = [isa.raw("SM", dst=0, src=100, len=65)]
-    return [("valid", prog, img), ("fault", bad.prog, bad.image), ("after", *progen.follow_up(bad, cfg=CFG)),
+    return [("valid", prog, img), ("fault", bad.prog, bad.image), ("after", *badprog.follow_up(bad, cfg=CFG)),
             ("light", light, None, 0, 1), ("cut", prog, img, 92), ("after cut", prog, img)]
 
 

@@ -20,7 +20,7 @@ from model import config, isa, timing
 from model.machine import GA2Error, Machine
 from tb import hw
 from tb.judge import reference
-from tb.stimulus import collide, progen
+from tb.stimulus import collide, randprog
 
 # Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
 # by the other co-simulation tests of make test)
@@ -101,7 +101,7 @@ def test_collide_programs_with_acc(sim):
     reference and to the in-order mode's memory."""
     jobs, progs = collide_jobs(60, seed=SEED + 7)
     rng = np.random.default_rng(99)
-    jobs = [[(progen.with_acc(p, rng) if p is not None else p, img) for p, img in job] for job in jobs]
+    jobs = [[(randprog.with_acc(p, rng) if p is not None else p, img) for p, img in job] for job in jobs]
     progs = [job[0][0] for job in jobs]
     assert sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p in progs for w in p) >= 40
     res = hw.run(sim, jobs, cfg=CFG)

@@ -28,8 +28,8 @@ from collections import defaultdict, namedtuple
 from tb import ROOT
 from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
 from tb.mutation.rtl.tokenizer import match_paren, stmt_bounds, tokenize
-from tb.sim.process import ToolFault
 from tb.sim.files import rtl_files
+from tb.sim.process import ToolFault
 
 RTL_DIR = os.path.join(ROOT, "rtl")
 

@@ -3,7 +3,7 @@
 What: build_suite(dir) writes, once per mutation run, every input of the mutation bench:
 unit vectors for requant, divu and ga2_perf (tb/stimulus/vectors.py, with their expected
 values), then chip programs in the order cheapest-most-killing first: a few
-seeded random programs (tb/stimulus/progen.py), one bad program per error code 1..5 with its
+seeded random programs (tb/stimulus/randprog.py), one bad program per error code 1..5 with its
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
 a crafted SM/RQ program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
