@@ -6,7 +6,7 @@ One of them is judged here through the bench; `python -m tb.mutation.rtl.hazard`
 judges all."""
 import os
 
-from tb.mutation import engine
+from tb.mutation import outcomes
 from tb.mutation.rtl import hazard, runner, suite
 from tb.mutation.rtl.sites import RTL_DIR
 
@@ -29,7 +29,7 @@ def test_a_hull_one_word_short_is_caught_by_the_overlap_suite(tmp_path):
     man = suite.build_suite(str(tmp_path / "suite"), programs=[("edges LD", *_edges("edges LD"))],
                             cfg=suite.CFG_OVERLAP)
     r = runner.judge(site, str(tmp_path / "w"), [man], 120)
-    assert r.status == engine.CAUGHT, (r.status, r.detail)
+    assert r.status == outcomes.CAUGHT, (r.status, r.detail)
 
 
 def _edges(label):

@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from tb.mutation import engine
+from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
 from tb.mutation.rtl import run as cli
 from tools import ROOT
@@ -132,11 +132,11 @@ def test_list_cli(sample_dir, capsys):
 def test_suite_verdicts_become_engine_outcomes():
     """Caught only on MUT FAIL; the bench's cycle limit is caught AND a hang; a run with no
     verdict is crashed; the runner's wall limit is timed out."""
-    assert runner.status_of("fail", "memory") == (engine.CAUGHT, False)
-    assert runner.status_of("timeout", "timeout") == (engine.CAUGHT, True)
-    assert runner.status_of("timeout", "wall") == (engine.TIMED_OUT, False)
-    assert runner.status_of("crash", "crash") == (engine.CRASHED, False)
-    assert runner.status_of("pass", "") == (engine.SURVIVED, False)
+    assert runner.status_of("fail", "memory") == (outcomes.CAUGHT, False)
+    assert runner.status_of("timeout", "timeout") == (outcomes.CAUGHT, True)
+    assert runner.status_of("timeout", "wall") == (outcomes.TIMED_OUT, False)
+    assert runner.status_of("crash", "crash") == (outcomes.CRASHED, False)
+    assert runner.status_of("pass", "") == (outcomes.SURVIVED, False)
     with pytest.raises(ValueError, match="unknown suite verdict"):
         runner.status_of("maybe", "")
 
@@ -187,18 +187,18 @@ def harness(tmp_path_factory):
     all_sites = sites.enumerate_sites(snap)
     base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
     return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,
-            "timeout": engine.limit_from_baseline(base.seconds, slack=30)}
+            "timeout": pool.limit_from_baseline(base.seconds, slack=30)}
 
 
 def test_mutant0_passes(harness):
-    assert harness["base"].status == engine.SURVIVED, harness["base"]
+    assert harness["base"].status == outcomes.SURVIVED, harness["base"]
 
 
 def test_known_bad_mutant_is_caught(harness):
     bad = runner.known_bad_site(harness["sites"])
     r = runner.judge(bad, os.path.join(harness["work"], "wb"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r.status == engine.CAUGHT and r.caught, r
+    assert r.status == outcomes.CAUGHT and r.caught, r
 
 
 def test_uncompilable_mutant_is_incompetent(harness):
@@ -208,7 +208,7 @@ def test_uncompilable_mutant_is_incompetent(harness):
                 "endmodule", "syntax error on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r.status == engine.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
+    assert r.status == outcomes.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
 
 
 def test_mutant_without_verdict_is_crashed(harness):
@@ -219,8 +219,8 @@ def test_mutant_without_verdict_is_crashed(harness):
                    "a simulation stopped without a verdict on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wc"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
-    assert r.status == engine.CRASHED and not r.caught, r
-    assert engine.score([r])["stopped"] == 1 and engine.score([r])["score"] == 0.0
+    assert r.status == outcomes.CRASHED and not r.caught, r
+    assert report.score([r])["stopped"] == 1 and report.score([r])["score"] == 0.0
 
 
 @pytest.mark.long
@@ -234,7 +234,7 @@ def test_seeded_sample_is_killed_or_equivalent(harness):
         r = runner.judge(s, os.path.join(harness["work"], "ws"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
         listed = equivalents.equiv_key(s, harness["rtl"]) in equiv
-        if not (r.caught or r.status == engine.INCOMPETENT or (r.status == engine.SURVIVED and listed)):
+        if not (r.caught or r.status == outcomes.INCOMPETENT or (r.status == outcomes.SURVIVED and listed)):
             bad.append(f"{s.file}:{s.line} {s.cls} {r.info['change']}: {r.status}")
     assert not bad, "neither caught nor listed in tb/mutation/rtl/equivalents.txt: " + "; ".join(bad)
 
@@ -249,7 +249,7 @@ def test_mutant_tripping_a_design_assertion_is_caught(harness):
                    "a design assertion fired on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
-    assert r.status == engine.CAUGHT and r.caught and r.info["check"] == "assertion", r
+    assert r.status == outcomes.CAUGHT and r.caught and r.info["check"] == "assertion", r
 
 
 # ------------------------------------------------------------------ structural classes
@@ -426,7 +426,7 @@ def test_one_structural_mutant_per_class_is_caught(harness):
         assert len(s) == 1, (cls, desc)
         r = runner.judge(s[0], os.path.join(harness["work"], "wn"), harness["manifest"], harness["timeout"],
                          harness["rtl"])
-        assert r.status == engine.CAUGHT and r.caught, (cls, r)
+        assert r.status == outcomes.CAUGHT and r.caught, (cls, r)
 
 
 def test_structural_widths_evaluate_clog2_and_conditionals():

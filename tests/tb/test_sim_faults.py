@@ -248,32 +248,34 @@ def _project(tmp_path):
 
 
 def test_mutation_journal_resumes_and_a_killed_check_is_named(tmp_path, monkeypatch):
-    from tb.mutation import engine
+    from tb.mutation import journal as mut_journal
+    from tb.mutation import outcomes
+    from tb.mutation import text as mut_text
     root = _project(tmp_path)
     ran = tmp_path / "ran.txt"
     monkeypatch.setenv("RAN", str(ran))
-    ms = [engine.Mutant("A off", "pkg/code.py", "A = 1", "A = 0"),
-          engine.Mutant("B off", "pkg/code.py", "B = 2", "B = 3"),
-          engine.Mutant("C killed", "pkg/code.py", "C = 3", "C = 9")]
+    ms = [outcomes.Mutant("A off", "pkg/code.py", "A = 1", "A = 0"),
+          outcomes.Mutant("B off", "pkg/code.py", "B = 2", "B = 3"),
+          outcomes.Mutant("C killed", "pkg/code.py", "C = 3", "C = 9")]
     check = [sys.executable, "-m", "pkg.check"]
     jpath = tmp_path / "mut.journal.jsonl"
-    j = engine.open_journal(jpath, root, resume=False)
-    first = engine.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
-    assert [r.status for r in first] == [engine.CAUGHT, engine.CAUGHT, engine.CRASHED]
+    j = mut_journal.open_journal(jpath, root, resume=False)
+    first = mut_text.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
+    assert [r.status for r in first] == [outcomes.CAUGHT, outcomes.CAUGHT, outcomes.CRASHED]
     assert "killed by signal 9 (SIGKILL)" in first[2].detail and first[2].returncode == -9
     # the run killed after its first result: the journal holds it (and a torn line)
     lines = jpath.read_text().splitlines()
     assert len(lines) == 4
     jpath.write_text(lines[0] + "\n" + next(ln for ln in lines[1:] if '"A off"' in ln) + "\n" + lines[2][:30])
     ran.write_text("")
-    j = engine.open_journal(jpath, root, resume=True)
-    again = engine.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
+    j = mut_journal.open_journal(jpath, root, resume=True)
+    again = mut_text.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
     assert again == first or [r.status for r in again] == [r.status for r in first]
     assert sorted(ran.read_text().splitlines()) == sorted(["(baseline)", "B off", "C killed"])
     # the project changed since: the journal is another run's
     (root / "pkg" / "code.py").write_text("A = 1\nB = 2\nC = 3\nD = 4\n")
     with pytest.raises(ValueError, match="another run"):
-        engine.open_journal(jpath, root, resume=True)
+        mut_journal.open_journal(jpath, root, resume=True)
 
 
 def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
@@ -281,7 +283,8 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
     from collections import namedtuple
     from types import SimpleNamespace
 
-    from tb.mutation import engine
+    from tb.mutation import journal as mut_journal
+    from tb.mutation import outcomes
     from tb.mutation.rtl import runner, suite
     Site = namedtuple("Site", "file line start cls desc module")
     sites = [Site("ga2_sram.v", 10, 100, "nba", "removed mem[a] <= d", "ga2_sram"),
@@ -291,12 +294,12 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
 
     def judge(site, work, manifests, timeout, rtl_dir=None):
         judged.append(site.line if site else 0)
-        status = engine.SURVIVED if site is None or site.line == 30 else engine.CAUGHT
-        return engine.Result("(mutant 0)" if site is None else f"{site.file}:{site.line}", site.file if site else "",
-                             status, True, (), None, 0.1, "", False,
-                             {"module": site.module if site else None, "cls": site.cls if site else None,
-                              "file": site.file if site else None, "line": site.line if site else None,
-                              "change": "c", "check": "x", "compile_s": 0.0, "run_s": 0.0})
+        status = outcomes.SURVIVED if site is None or site.line == 30 else outcomes.CAUGHT
+        return outcomes.Result("(mutant 0)" if site is None else f"{site.file}:{site.line}", site.file if site else "",
+                               status, True, (), None, 0.1, "", False,
+                               {"module": site.module if site else None, "cls": site.cls if site else None,
+                                "file": site.file if site else None, "line": site.line if site else None,
+                                "change": "c", "check": "x", "compile_s": 0.0, "run_s": 0.0})
     monkeypatch.setattr(runner, "judge", judge)
     monkeypatch.setattr(runner, "equiv_key", lambda s, rtl: (s.file, s.cls, "code", "c"))
     monkeypatch.setattr(suite, "build_suite", lambda d, cfg=None: {"mode": "inorder", "nprog": 1, "rq_n": 0,
@@ -309,7 +312,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
         return SimpleNamespace(work=str(tmp_path / "w"), rtl=str(tmp_path), equiv=str(equiv), jobs=1, sample=0,
                                seed=1, verbose=False, out=str(tmp_path / "mut_rtl.json"), module=None,
                                classes=("nba", "cmp", "arith"), scheduler=None,
-                               journal_log=engine.Journal(jpath, {"design": "d"}, resume))
+                               journal_log=mut_journal.Journal(jpath, {"design": "d"}, resume))
     assert runner.run(args(False), sites, {}) == 0
     assert sorted(judged) == [0, 10, 10, 20, 30]        # mutant 0, the known-bad one, then the three
     lines = jpath.read_text().splitlines()

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from tb import ROOT, cli
-from tb.mutation import engine
+from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
 
@@ -108,18 +108,18 @@ def main(argv=None):
                  suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
     sites = hazard_sites()
     base = runner.judge(None, os.path.join(work, "w0"), manifests, runner.MUTANT0_LIMIT)
-    if base.status != engine.SURVIVED:
+    if base.status != outcomes.SURVIVED:
         print(f"ABORT: the unchanged design fails the suite: {base.detail}", file=sys.stderr)
         return 2
-    timeout = engine.limit_from_baseline(base.seconds)
+    timeout = pool.limit_from_baseline(base.seconds)
     t0 = time.time()
-    res = engine.run_pool(sites, lambda s, slot: runner.judge(s, os.path.join(work, f"w{slot + 1}"), manifests,
+    res = pool.run_pool(sites, lambda s, slot: runner.judge(s, os.path.join(work, f"w{slot + 1}"), manifests,
                                                              timeout), a.jobs, None, progress=False)
     for s, r in zip(sites, res):
         print(f"  {s.desc:<40} {r.status:<10} {r.info.get('mode', '')}:{r.info.get('check', '')}")
-    print(engine.score_line(res))
+    print(report.score_line(res))
     print(f"{len(res)} hazard mutants in {time.time() - t0:.0f} s with {a.jobs} jobs")
-    engine.write_json(a.out, res, {"mutants": [s.desc for s in sites]})
+    report.write_json(a.out, res, {"mutants": [s.desc for s in sites]})
     print(f"wrote {a.out}")
     return 0 if all(r.caught for r in res) else 1
 

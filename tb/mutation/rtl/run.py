@@ -11,7 +11,7 @@ This file is the command line; the parts:
   equivalents.py  the keys and lines of tb/mutation/rtl/equivalents.txt
   runner.py       judging a site through suite.py on the engine's job pool, the report
   prove.py        the formal step: each survivor's miter (tb/formal/miter.py)
-  ../engine.py    outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
+  ../             the engine: outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tb.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
      | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the structural classes of
@@ -127,10 +127,10 @@ def main(argv=None):
             if not isinstance(last, dict) or not isinstance(last.get("survivors"), list):
                 raise ValueError(f"--out {args.out}: not a mutation run's results (no survivors list)")
         if not args.list and not args.prove:
-            from tb.mutation import engine
-            args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
+            from tb.mutation import journal, tree
+            args.journal = os.path.abspath(args.journal or journal.journal_path(args.out))
             if args.resume:
-                engine.Journal.read(args.journal)   # a bad file is refused before the trees are read
+                journal.Journal.read(args.journal)   # a bad file is refused before the trees are read
             # one run per scratch directory, taken after the input's checks and before the
             # journal is opened: a second run would remove the first's snapshot and builds
             # (held until this process ends)
@@ -141,9 +141,9 @@ def main(argv=None):
             except OSError:
                 raise ValueError(f"--work {args.work}: another mutation run is using it "
                                  "(give this run a --work of its own)") from None
-            args.journal_log = engine.Journal(args.journal, {"design": engine.tree_digest(args.rtl),
-                                                             "bench": engine.tree_digest(os.path.join(ROOT, "tb")),
-                                                             "classes": list(args.classes)}, args.resume)
+            args.journal_log = journal.Journal(args.journal, {"design": tree.tree_digest(args.rtl),
+                                                              "bench": tree.tree_digest(os.path.join(ROOT, "tb")),
+                                                              "classes": list(args.classes)}, args.resume)
     except ValueError as e:
         return cli.refuse(ap.prog, f"--classes {e}" if str(e).startswith("unknown mutation class") else e)
     if args.prove:
