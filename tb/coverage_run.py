@@ -60,13 +60,13 @@ def _pairs_job(pairs):
 
 def set_jobs(name, mode, n, seed):
     """[(Config, jobs)] of one set in one timing mode (jobs: hw.run's list of lists)."""
-    from tb.stimulus import badprog, hand, holes, programs
+    from tb.stimulus import badprog, hand, holes, programs, suitecfg
     if name == "hand":
         cfg = hand.CFG_HAND.replace(mode=mode)
         return [(cfg, _pairs_job((p, img) for _, p, img in hand.hand_programs()))]
     if name == "suite":
-        cfg, entries = ((programs.CFG, programs.suite_programs()) if mode == "inorder"
-                        else (programs.CFG_OVERLAP, programs.overlap_programs()))
+        cfg, entries = ((suitecfg.CFG, programs.suite_programs()) if mode == "inorder"
+                        else (suitecfg.CFG_OVERLAP, programs.overlap_programs()))
         return [(cfg, [[it for _, it in programs.bench_items(entries)]])]
     if name == "bad":
         cfg = config.DEFAULT.replace(mode=mode)

@@ -7,21 +7,18 @@ suite_programs() is the in-order suite (config.CH09), overlap_programs() the ove
 for a cut by reset, and (label, prog, None, 0, 1) for a light fault program that keeps the
 external memory. Each group says in its docstring which checks or bits it is there for.
 The groups at the edges are in edges.py, the crafted ones and the resets in crafted.py, the
-chip and seeds in suitecfg.py; this module composes the suites and re-exports them.
+chip and seeds in suitecfg.py; this module composes the suites.
 """
 from pathlib import Path
 
 import numpy as np
 
-from tb.stimulus.crafted import (  # noqa: F401
+from tb.stimulus.crafted import (
     crafted_programs,
     reset_programs,
-    self_contained_lm_program,
-    self_contained_pack4_program,
-    self_contained_program,
 )
 from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
-from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED  # noqa: F401
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
 

@@ -10,7 +10,7 @@ nothing the pytest suite does not.
 import random
 
 from model.quant import requant
-from tb.stimulus.programs import RANDOM_SEED
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 N_RQ_VEC = 560     # requant vectors
 N_DV_VEC = 120     # divu vectors

@@ -20,6 +20,7 @@ import pytest
 from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
 from tb.mutation.rtl import run as cli
+from tb.stimulus import programs, suitecfg
 from tools import ROOT
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
@@ -180,10 +181,10 @@ def harness(tmp_path_factory):
     # fast softmax live
     # (both suites without their edge, wrap, longest-transfer and chapter-9 programs,
     # which tests/tb/test_bench_suite.py runs on both simulators: CI time)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), programs=suite.suite_programs(quick=True),
-                                  cfg=suite.CFG),
+    manifest = [suite.build_suite(os.path.join(work, "suite"), programs=programs.suite_programs(quick=True),
+                                  cfg=suitecfg.CFG),
                 suite.build_suite(os.path.join(work, "suite-overlap"),
-                                  programs=suite.overlap_programs(quick=True), cfg=suite.CFG_OVERLAP)]
+                                  programs=programs.overlap_programs(quick=True), cfg=suitecfg.CFG_OVERLAP)]
     all_sites = sites.enumerate_sites(snap)
     base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
     return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,

@@ -29,10 +29,10 @@ from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite
 from tb.sim import plain
 from tb.stimulus import badprog, hand
-from tb.stimulus.programs import self_contained_program
+from tb.stimulus.crafted import self_contained_program
+from tb.stimulus.suitecfg import CFG
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
-CFG = suite.CFG
 
 
 def ideal(ref):

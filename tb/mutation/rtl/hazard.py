@@ -31,6 +31,7 @@ from tb import ROOT, cli
 from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
+from tb.stimulus import suitecfg
 
 UNITS = ("dma", "mm", "vec")
 KINDS = ("RAW", "WAR", "WAW")
@@ -104,8 +105,8 @@ def main(argv=None):
     ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT, help="the results' JSON (default %(default)s)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-hazard-")
-    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
-                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
     sites = hazard_sites()
     base = runner.judge(None, os.path.join(work, "w0"), manifests, runner.MUTANT0_LIMIT)
     if base.status != outcomes.SURVIVED:

@@ -70,6 +70,7 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
     of the mutant for each one's Config, and the first that does not pass decides: a
     mutant caught by the in-order suite costs one compile, as before the overlap mode."""
     from tb.mutation.rtl import suite
+    from tb.stimulus import suitecfg
     manifests = [manifests] if isinstance(manifests, dict) else list(manifests)
     t0 = time.time()
     mdir = make_mutant_dir(site, os.path.join(work, "rtl"), rtl_dir)
@@ -79,7 +80,7 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
             "change": change, "compile_s": 0.0, "run_s": 0.0}
     status, hang, check, detail = outcomes.SURVIVED, False, "", ""
     for man in manifests:
-        cfg = man.get("cfg", suite.CFG)
+        cfg = man.get("cfg", suitecfg.CFG)
         ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, f"build-{cfg.mode}"), cfg=cfg)
         info["compile_s"] = round(info["compile_s"] + ct, 3)
         info["mode"] = cfg.mode
@@ -105,11 +106,12 @@ def site_key(site):
 def run(args, sites, stats):
     """Self-checks, then every site (or a seeded sample) on args.jobs workers; the report."""
     from tb.mutation.rtl import suite
+    from tb.stimulus import suitecfg
     t_start = time.time()
     work = args.work
     os.makedirs(work, exist_ok=True)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
-                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
     for man in manifest:
         print(f"suite [{man['mode']}]: {man['nprog']} programs ({man['total_cycles']} reference cycles), "
               f"{man['rq_n']} requant and {man['dv_n']} divu vectors")

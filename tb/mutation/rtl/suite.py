@@ -35,27 +35,10 @@ from tb import ROOT, judge, protocol
 from tb.sim import build
 from tb.sim.files import restart_files, rtl_files
 from tb.stimulus import vectors
+from tb.stimulus.programs import overlap_programs, suite_programs
+from tb.stimulus.suitecfg import CFG
 
 TB = os.path.join(ROOT, "tb", "hdl", "mut_rtl_tb.v")
-from tb.stimulus.programs import (  # noqa: E402,F401  (the program lists, re-exported)
-    CFG,
-    CFG_OVERLAP,
-    EXT,
-    N_COLLIDING,
-    N_RANDOM_FIRST,
-    N_RANDOM_LATE,
-    RANDOM_SEED,
-    acc_programs,
-    boundary_programs,
-    chapter9_programs,
-    crafted_programs,
-    long_programs,
-    overlap_programs,
-    reset_programs,
-    self_contained_program,
-    suite_programs,
-    wrap_programs,
-)
 
 
 def _entries(programs):
