@@ -30,10 +30,11 @@ from model import timing
 from tools import ROOT
 from tools.ch09 import batch, cli
 from tools.serve import engine as serving
+from tools.serve import workload as serve_workload
 
 # the workload is stated once, in tools/serve/workloads/example_b.json (make serve reads it too)
-WORKLOAD_FILE = serving.EXAMPLE_B_FILE
-REQUESTS = tuple(serving.EXAMPLE_B)
+WORKLOAD_FILE = serve_workload.EXAMPLE_B_FILE
+REQUESTS = tuple(serve_workload.EXAMPLE_B)
 WANTS = tuple(q.tokens for q in REQUESTS)        # 14, 3, 9, 5, 12, 2, 7, 10 (from the file)
 SLOTS = batch.BMAX                               # room for 4: the batched builder's slots
 # one character per request in the occupancy rows ("x" and "." are taken)
@@ -57,7 +58,7 @@ def requests_of(wants):
     wants = list(wants)
     if len(wants) > len(NAMES):
         raise ValueError(f"{len(wants)} requests, at most {len(NAMES)} (one letter each in the occupancy rows)")
-    return [serving.Request(NAMES[i], w, 0) for i, w in enumerate(wants)]
+    return [serve_workload.Request(NAMES[i], w, 0) for i, w in enumerate(wants)]
 
 
 def plan(policy, requests=REQUESTS, slots=SLOTS):
@@ -202,7 +203,7 @@ def workload(lens=None, path=None):
     if lens is not None:
         return requests_of(cli.int_list(lens, "--lens"))
     if path is not None:
-        return serving.load_workload(path)[1]
+        return serve_workload.load_workload(path)[1]
     return list(REQUESTS)
 
 

@@ -28,6 +28,7 @@ from tools.prefix.attention import (
     step_program,
 )
 from tools.serve import engine as _serving
+from tools.serve import oracle as _oracle
 from tools.serve import paged
 from tools.serve.paged import DM, EXT_W, D
 
@@ -117,12 +118,12 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     cache=False: no lookups and no registration (every prompt fully prefilled).
     Each tick: admissions (their copy and prefill programs), then one decode step of
     every running request (shared-prefix attention with shared=True)."""
-    model = _serving.model_data(seed)
+    model = _oracle.model_data(seed)
     oracle = Oracle(model, requests, periods)
     BT = block_tokens
     lay = paged.make_layout(BT, n_blocks, [q.tokens for q in requests])
-    cfg = _serving.config_for(lay, _serving.CFG.replace(mode=mode) if mode != _serving.CFG.mode
-                              else _serving.CFG)   # mode: the timing mode its programs are built for
+    cfg = _serving.config_for(lay, _oracle.CFG.replace(mode=mode) if mode != _oracle.CFG.mode
+                              else _oracle.CFG)   # mode: the timing mode its programs are built for
     P = model["P"]
     img = base_image(lay, model, oracle)
     rows = [ex["Xi"][0] for ex in oracle.ex]

@@ -20,35 +20,9 @@ from collections import namedtuple
 
 from tb import cli
 from tools.serve import paged
-from tools.serve.oracle import (  # noqa: F401
-    CFG,
-    Oracle,
-    base_image,
-    build_programs,
-    ext_image,
-    final_issues,
-    garbage_sps,
-    metrics,
-    model_data,
-    pool_issues,
-    reference_run,
-    request_rows,
-    step_issues,
-)
+from tools.serve.oracle import CFG, model_data, reference_run
 from tools.serve.paged import blocks_needed
-
-# the requests and workloads (tools/serve/workload.py), the data, oracle and reference run
-# (tools/serve/oracle.py): used here and reached through this module by its callers
-from tools.serve.workload import (  # noqa: F401
-    EXAMPLE_B,
-    EXAMPLE_B_FILE,
-    WORKLOADS,
-    Request,
-    check_request,
-    check_workload,
-    load_workload,
-    parse_workload,
-)
+from tools.serve.workload import EXAMPLE_B, Request, check_request
 
 POLICIES = ("static", "continuous")
 

@@ -10,13 +10,13 @@ from tb import hw
 from tools import ROOT
 from tools.serve import engine as serving
 from tools.serve import mutants as mut_serve
-from tools.serve import paged
+from tools.serve import paged, workload
 from tools.serve import run as srv
 
 
 @pytest.fixture(scope="module")
 def short():
-    return serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
+    return workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
 
 
 @pytest.mark.parametrize("sim", ["icarus", "verilator"])
