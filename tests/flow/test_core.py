@@ -16,9 +16,8 @@ import yaml
 
 from model import config, isa
 from model.machine import Machine
-from tb import protocol
+from tb import ROOT, protocol
 from tb.hw import rtl_files
-from tools import ROOT
 from tools.flow import core
 from tools.ga2 import read_image, read_program
 

@@ -1,8 +1,8 @@
 """rtl/ga2.f names every RTL module file exactly once, and its reader rejects bad lists."""
 import pytest
 
+from tb import ROOT
 from tb.sim.files import rtl_files, top_file
-from tools import ROOT
 
 
 def test_filelist_names_every_rtl_file_once():

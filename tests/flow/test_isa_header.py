@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT
+from tb import ROOT
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"

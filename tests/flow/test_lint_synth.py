@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT
+from tb import ROOT
 
 
 def run(tool):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from model import config
+from tb import ROOT
 from tb.sim import build, process
-from tools import ROOT
 
 # another chip: a small scratchpad, an external memory just past 2^16 (xhi = 1 reaches its
 # end) and a long softmax (odd sizes, so no power-of-two coincidences)

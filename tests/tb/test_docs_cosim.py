@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from tb import hw
-from tools import ROOT, ga2
+from tb import ROOT, hw
+from tools import ga2
 
 
 def commands():

@@ -157,7 +157,7 @@ def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     run: the wrap test fails on it."""
     import re
 
-    from tools import ROOT
+    from tb import ROOT
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():

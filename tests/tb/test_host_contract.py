@@ -26,11 +26,10 @@ import numpy as np
 import pytest
 
 from model import config, isa, timing
-from tb import hw
+from tb import ROOT, hw
 from tb import judge as compare
 from tb.judge import HOST_OUTPUTS, MONITORS
 from tb.stimulus.demo import demo_programs
-from tools import ROOT
 
 CFG = config.DEFAULT
 ZERO = dict.fromkeys(HOST_OUTPUTS, 0)

@@ -17,11 +17,11 @@ import subprocess
 
 import pytest
 
+from tb import ROOT
 from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
 from tb.mutation.rtl import run as cli
 from tb.stimulus import programs, suitecfg
-from tools import ROOT
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 

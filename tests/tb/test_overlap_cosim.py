@@ -187,7 +187,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_broken_hazard_check_fails(tmp_path, name):
-    from tools import ROOT
+    from tb import ROOT
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():

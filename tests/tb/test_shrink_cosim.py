@@ -8,9 +8,8 @@ import pytest
 
 from model import config
 from model.asm import assemble_file
-from tb import hw, shrink
+from tb import ROOT, hw, shrink
 from tb.stimulus import randprog
-from tools import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,9 @@ import numpy as np
 import pytest
 
 from model import config, isa
-from tb import hw
+from tb import ROOT, hw
 from tb.sim import build, process
 from tb.sim.files import restart_files, rtl_files, top_file
-from tools import ROOT
 
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart")

@@ -17,8 +17,8 @@ import pytest
 @pytest.fixture
 def mutated_module(tmp_path, monkeypatch):
     """mutated_module(mutant) -> the module of mutant.file with the mutant applied."""
+    from tb import ROOT
     from tb.mutation import tree
-    from tools import ROOT
     made = []
 
     def load(mutant):

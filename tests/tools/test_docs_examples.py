@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from tools import ROOT, ga2
+from tb import ROOT
+from tools import ga2
 
 PAGE = ROOT / "docs" / "programming.md"
 

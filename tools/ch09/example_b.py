@@ -27,8 +27,9 @@ import string
 import sys
 
 from model import timing
-from tools import ROOT
-from tools.ch09 import batch, cli
+from tb import ROOT, cli
+from tools.ch09 import batch
+from tools.ch09.cli import int_list
 from tools.serve import engine as serving
 from tools.serve import workload as serve_workload
 
@@ -201,7 +202,7 @@ def workload(lens=None, path=None):
     arrivals are kept), else the chapter's (tools/serve/workloads/example_b.json).
     ValueError naming the problem."""
     if lens is not None:
-        return requests_of(cli.int_list(lens, "--lens"))
+        return requests_of(int_list(lens, "--lens"))
     if path is not None:
         return serve_workload.load_workload(path)[1]
     return list(REQUESTS)

@@ -240,8 +240,7 @@ def draw_all(json_path, outdir):
 
 
 def main(argv=None):
-    from tb import cli
-    from tools import ROOT
+    from tb import ROOT, cli
     ap = cli.Parser(prog="tools.ch09.figures", description=__doc__.splitlines()[0])
     ap.add_argument("run_json", nargs="?", type=cli.in_file,
                     help="the run's JSON (tools.ch09.run --json; default out/ch09_run.json)")

@@ -34,13 +34,12 @@ import sys
 import time
 from pathlib import Path
 
+from tb import ROOT, cli
 from tb.cli import MAX_JOBS, MAX_SECONDS, scheduler
 from tb.mutation import journal as mut_journal
 from tb.mutation import outcomes
 from tb.mutation import report as mut_report
 from tb.mutation import text as mut_text
-from tools import ROOT
-from tools.ch09 import cli
 
 FILE = "tools/ch09/batch.py"
 PY = sys.executable

@@ -25,9 +25,8 @@ import time
 
 from model import config, isa, timing
 from model.machine import Machine
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools import ROOT
 from tools.ch09 import batch, roofline
 from tools.ch09.example_a import MODEL_7B, sci
 

@@ -8,8 +8,7 @@ rewrites it; `--check` exits 1 when the committed file is stale (a test can run 
 import sys
 
 from model.softmax_gold import LUT, LUT_SIZE
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 
 OUT = ROOT / "rtl" / "ga2_exp_lut.v"
 IDX_W = (LUT_SIZE - 1).bit_length()

@@ -18,9 +18,8 @@ part; `--fast` the seconds-long subset that `make test` runs (tests/flow/test_fo
 import sys
 import time
 
-from tb import cli
+from tb import ROOT, cli
 from tb.formal import compose, engine, miter, props
-from tools import ROOT
 
 OUT = ROOT / "out" / "formal.txt"
 GROUPS = ("overlap", "chip", "busy", "link", "equiv")

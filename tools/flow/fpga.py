@@ -33,9 +33,8 @@ import subprocess
 import sys
 import time
 
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault, error_line, rtl_files
-from tools import ROOT
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
 # the calibration top: ga2_requant between two register stages (--calibrate)

@@ -25,8 +25,7 @@ import time
 import numpy as np
 
 from model import config
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 
 OUT = ROOT / "out" / "gls.txt"
 SIM = "icarus"

@@ -15,8 +15,7 @@ import pathlib
 import sys
 
 from model import config, isa, timing
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"

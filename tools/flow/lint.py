@@ -9,9 +9,8 @@ import subprocess
 import sys
 import time
 
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import rtl_files
-from tools import ROOT
 
 RTL = ROOT / "rtl"
 # the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)

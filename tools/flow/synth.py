@@ -19,9 +19,8 @@ import sys
 import time
 
 from model.config import SM_LEN_LIMIT
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import rtl_files
-from tools import ROOT
 
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"

@@ -16,8 +16,7 @@ import time
 
 import numpy as np
 
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 from tools.lm import data, int8
 from tools.lm import model as M
 from tools.lm.train import WEIGHTS

@@ -17,8 +17,8 @@ the matrix unit waits for the vector unit's norms).
 import os
 import sys
 
+from tb import ROOT
 from tb.mutation import command, outcomes
-from tools import ROOT
 
 PY = sys.executable
 # --first: a mutant needs only to be caught, so the check stops at its first part with a

@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from model import isa, timing
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools import ROOT
 from tools.ch09 import example_a
 from tools.lm import chip, data, train
 from tools.lm import model as M

@@ -18,8 +18,8 @@ import os
 import sys
 import time
 
+from tb import ROOT
 from tb.mutation import command, outcomes, text
-from tools import ROOT
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.prefix.cache", "--check"]

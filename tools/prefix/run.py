@@ -28,8 +28,7 @@ import time
 
 from model import isa, reorder
 from model.machine import Machine
-from tb import cli, hw
-from tools import ROOT
+from tb import ROOT, cli, hw
 from tools.ch09 import batch, roofline
 from tools.prefix import attention as prefix
 from tools.prefix import cache as prefix_cache

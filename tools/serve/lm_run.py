@@ -35,8 +35,7 @@ import json
 import os
 import time
 
-from tb import cli, hw
-from tools import ROOT
+from tb import ROOT, cli, hw
 from tools.lm import chip, generate
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm

@@ -25,8 +25,8 @@ import os
 import sys
 import time
 
+from tb import ROOT
 from tb.mutation import command, outcomes, text
-from tools import ROOT
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.serve.engine", "--check"]

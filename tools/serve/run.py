@@ -28,8 +28,7 @@ import sys
 import time
 
 from model import config, timing
-from tb import cli, hw
-from tools import ROOT
+from tb import ROOT, cli, hw
 from tools.ch09 import example_b as exb
 from tools.serve import engine as serving
 from tools.serve import oracle, paged, workload

@@ -298,7 +298,7 @@ def test_mut_ch09_bad_options_exit_2_with_one_line(args, match, capsys):
 def _doc_commands():
     import re
 
-    from tools import ROOT
+    from tb import ROOT
     text = (ROOT / "docs" / "ch09.md").read_text()
     sec = text.split("## Exercises, as commands", 1)[1]
     block = re.search(r"^```sh\n(.*?)^```", sec, re.M | re.S).group(1)
@@ -313,7 +313,7 @@ def test_docs_exercise_block_is_seven_commands():
 
 @pytest.mark.parametrize("argv", _doc_commands(), ids=" ".join)
 def test_docs_exercise_commands_exit_0(argv, tmp_path, monkeypatch, capsys):
-    from tools import ROOT
+    from tb import ROOT
     monkeypatch.chdir(ROOT)
     mod, args = argv[0], argv[1:]
     if mod == "tools.mut_ch09":

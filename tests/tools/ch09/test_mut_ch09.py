@@ -3,8 +3,8 @@ builder is caught by check_batching with the ragged batch and missed without it,
 ordinary mutant is caught by both; every mutant's anchor line exists exactly once."""
 import pytest
 
+from tb import ROOT
 from tb.mutation import tree
-from tools import ROOT
 from tools.ch09 import mutants as mut_ch09
 
 

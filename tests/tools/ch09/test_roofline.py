@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from model import config
-from tools import ROOT
+from tb import ROOT
 from tools.ch09 import figures, roofline
 from tools.ch09 import run as ch09_run
 from tools.prefix import run as prefix_run

@@ -3,8 +3,8 @@
 overlap timing check sees it) and, in the remedies' builder, a tiled weighted sum that
 overwrites instead of accumulating are caught by `python -m tools.lm.check`; every anchor
 is one line of tools/lm/chip.py or tools/lm/remedies.py."""
+from tb import ROOT
 from tb.mutation import text, tree
-from tools import ROOT
 from tools.lm import mutants as mut_lm
 
 

@@ -1,8 +1,8 @@
 """Testing the shared-prefix test (tools/prefix/mutants.py --fast): a missing copy-on-write
 and a block key without position (both leave every answer right: only the structural
 checks see them) are caught by `python -m tools.prefix.cache --check`; every anchor is one line."""
+from tb import ROOT
 from tb.mutation import tree
-from tools import ROOT
 from tools.prefix import mutants as mut_prefix
 
 

@@ -211,7 +211,7 @@ def test_the_paged_serving_engine_in_the_overlap_mode():
     """tools/serve's chapter-9 engine in the overlap mode (programs reordered): every
     check of the reference run passes, the cycles equal the timing model and are fewer
     than in-order's."""
-    from tools import ROOT
+    from tb import ROOT
     from tools.serve import engine as serving
     from tools.serve import run as srv
     from tools.serve import workload

@@ -4,8 +4,8 @@ request's block and a block handed to two requests are all caught by
 `python -m tools.serve.engine --check`; every mutant's anchor is one line of its file."""
 import pytest
 
+from tb import ROOT
 from tb.mutation import report, tree
-from tools import ROOT
 from tools.serve import mutants as mut_serve
 
 

@@ -6,8 +6,7 @@ inside each step's block tables, the totals equal to the timing model. And the c
 bus monitor catching a builder that reads a block past its table (answers unchanged)."""
 import pytest
 
-from tb import hw
-from tools import ROOT
+from tb import ROOT, hw
 from tools.serve import engine as serving
 from tools.serve import mutants as mut_serve
 from tools.serve import paged, workload

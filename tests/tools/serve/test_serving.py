@@ -5,7 +5,7 @@ to 64 and 8 sequences per step, the block pool, bad input, and the isolation che
 import pytest
 
 from model import config, timing
-from tools import ROOT
+from tb import ROOT
 from tools.ch09 import example_b as exb
 from tools.serve import engine as serving
 from tools.serve import mutants as mut_serve
