@@ -199,7 +199,8 @@ def job_wait(job, cycles, max_cycles=None):
     predicted cycles of its programs (a cut one's up to its cut, none past the cycle
     limit), at most what the wrapper takes for them on a chip equal to the model (its
     start and done cycles come on top)."""
-    cap = lambda it, c: min([c] + ([it.abort_at] if it.abort_at else []) + ([max_cycles] if max_cycles else []))  # noqa: E731
+    def cap(it, c):
+        return min([c] + ([it.abort_at] if it.abort_at else []) + ([max_cycles] if max_cycles else []))
     n = sum(it.gap + cap(it, c) for it, c in zip(job, cycles))
     return n * protocol.CLOCK_NS
 

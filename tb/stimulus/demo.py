@@ -15,7 +15,8 @@ def demo_programs(cfg=None):
     """A small fixed set of programs touching every op (LD, MM both layouts, RQ, SM, ST)."""
     cfg = config.resolve(cfg)
     ext = cfg.ext_words
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     rng = np.random.default_rng(7)
     image = rng.integers(-128, 128, size=min(ext, 256))
     p1 = [b("LD", dst=0, src=0, len=64),

@@ -248,7 +248,8 @@ def long_programs(seed=RANDOM_SEED):
     SP = CFG.sp_words
     img = rng.integers(-128, 128, size=EXT)
     img[:16] = rng.integers(-2**31, 2**31, size=16)
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     prog = [b("LD", dst=0, src=EXT - SP, len=SP),
             b("RQ", dst=0, src=0, len=SP, m=(1 << 16) - 1, s=9),
             b("ST", src=0, dst=0, len=SP),

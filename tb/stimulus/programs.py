@@ -46,7 +46,8 @@ def acc_programs(rng, cfg, n=3):
     for k in range(n):
         prog, img = randprog.random_program(rng, cfg=cfg)
         out.append((f"acc random {k}", randprog.with_acc(prog, rng), img))
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     img = rng.integers(-128, 128, size=256)
     prog = [b("LD", dst=0, src=0, len=200)]
     for ldc, N, tb in ((1, 4, 0), (2, 4, 1), (3, 4, 0), (1, 2, 1), (0, 3, 0), (2, 1, 0)):

@@ -76,7 +76,8 @@ def exact_mm(ins):
 
 def test_mm_hulls_are_tight_and_sound():
     rng = np.random.default_rng(4)
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     for _ in range(400):
         ins = randops.rand_mm(rng, CFG, b)
         a, bb, c = exact_mm(ins)
@@ -110,7 +111,8 @@ def inside(addrs, ranges, space):
 
 
 def random_instr(rng):
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     return [randops.rand_ld, randops.rand_st, randops.rand_mm, randops.rand_rq,
             randops.rand_sm][int(rng.integers(0, 5))](rng, CFG, b)
 

@@ -34,7 +34,8 @@ LENS = {"PACK4": (1, 2, 17, 1000), "UNPACK4": (1, 2, 17, 1000), "SM": (65, 256, 
 
 def _one(op, n, cfg):
     """op of length n alone, with xhi = 1 for the DMA ops (a transfer across 2^16 for LD/ST)."""
-    b = lambda o, **f: isa.build(o, cfg=cfg, **f)  # noqa: E731
+    def b(o, **f):
+        return isa.build(o, cfg=cfg, **f)
     f = {"PACK4": dict(dst=2100, src=0, len=n), "UNPACK4": dict(dst=2000, src=0, len=n),
          "SM": dict(dst=2048, src=0, len=n), "LD": dict(dst=0, src=65536 - n // 2, len=n),
          "ST": dict(src=0, dst=65536 - n // 2, len=n), "LDX": dict(dst=100, src=70000, len=n, idx=0, rows=2)}[op]

@@ -104,7 +104,8 @@ def test_cut_trace_and_a_cut_run():
 def test_references_carry_the_scratchpad_and_keep_ext():
     """references() on one Machine: the second program sees the first one's scratchpad
     and, with KEEP_EXT, its external memory."""
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     first = [b("LD", dst=0, src=0, len=4), b("ST", src=0, dst=100, len=4), b("HALT")]
     second = [b("ST", src=0, dst=200, len=4), b("HALT")]
     r1, r2 = judge.references(Machine(CFG), [(first, [5, 6, 7, 8], None), (second, judge.KEEP_EXT, None)])

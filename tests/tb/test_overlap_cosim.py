@@ -118,7 +118,8 @@ def test_collide_programs_with_acc(sim):
 
 def _long_tail(cfg):
     """A long LD and a long MM (both in flight), then a short RQ on the vector unit."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)            # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     return [b("LD", dst=0, src=100, len=200),
             b("MM", dst=3000, A=2048, B=2400, M=4, K=200, N=4, tb=1, lda=200, ldb=200, ldc=4),
             b("RQ", dst=600, src=400, len=4, m=20000, s=14)]
@@ -136,7 +137,8 @@ def test_overlap_faults(sim):
     """A fault after long instructions in flight: they complete (retire after the fault's
     DECODE), the faulting one writes nothing, code and pc come with done; also the end
     of the instruction memory (code 5) with a long MM in flight."""
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)            # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     dump = [b("ST", src=0, dst=6000, len=256), b("ST", src=3000, dst=6300, len=16),
             b("ST", src=4080, dst=6400, len=16), b("HALT")]
     rng = np.random.default_rng(3)

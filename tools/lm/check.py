@@ -42,7 +42,8 @@ def remedy_problems(quick=False):
     from tools.lm import remedies as RM
     from tools.lm import remedies_ref as REF
     out = []
-    enc = lambda w: [int(t) for t in data.encode(w)]
+    def enc(w):
+        return [int(t) for t in data.encode(w)]
     cases = [("GQA addition", load_model("add", kv_heads=1), RM.Remedies(),
               [data.add_problem(a, b)[:4] for a, b in ((12, 34), (99, 99))], 3),
              ("4-bit cache", load_model("text", kv_bits=4), RM.Remedies(kv_bits=4),

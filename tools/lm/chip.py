@@ -136,8 +136,8 @@ class Layout:
         # of three groups or more, when they cost no attention buffer set; else
         # WEIGHT_BUFFERS. With one or two groups the pipelined order buys nothing: no third
         # group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
-        sets = lambda nb: min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4)
-                                              // per_set))
+        def sets(nb):
+            return min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4) // per_set))
         wide = batch > 2 * GROUP and sets(PIPE_BUFFERS) >= max(2, sets(WEIGHT_BUFFERS))
         self.weight_buffers = PIPE_BUFFERS if wide else WEIGHT_BUFFERS
         for k in range(self.weight_buffers):

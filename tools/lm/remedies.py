@@ -185,9 +185,9 @@ class Layout:
         # tile: the option, or untiled up to AUTO_TILE rows, else the largest of AUTO_TILE,
         # 32, 16 rows with which two attention sets fit (8 if none does); the same when an
         # untiled step's two sets do not fit
-        per_set = lambda TR: (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * self.row_words) if
-                              remedies.kv_bits == 4 else 0) +
-                              mcfg.heads * (2 * _ceil4(self.n_max) + 16))
+        def per_set(TR):
+            return (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * self.row_words) if remedies.kv_bits == 4 else 0) +
+                    mcfg.heads * (2 * _ceil4(self.n_max) + 16))
         if remedies.tile:
             TR = min(remedies.tile, self.n_max)
         else:

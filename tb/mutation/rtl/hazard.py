@@ -70,7 +70,8 @@ def hazard_sites(rtl_dir=RTL_DIR):
             for k in KINDS:
                 full = _conflict_text(KINDS, r1)
                 less = _conflict_text([q for q in KINDS if q != k], r1)
-                sub = lambda e: e.replace("R0", r0).replace("R1", r1 or "").replace("W", w)  # noqa: E731
+                def sub(e, r0=r0, r1=r1, w=w):      # the loop's values, bound now (used at once)
+                    return e.replace("R0", r0).replace("R1", r1 or "").replace("W", w)
                 repl = f"busy[{y}] && (unit_sel[{x}] ? {sub(less)} : {sub(full)})"
                 out.append(Site(fn, "ga2_hazard", line, "hazard", m.start(1), m.end(1), repl, m.group(1),
                                 f"drop {k} for new {new_unit} on busy {busy_unit}"))

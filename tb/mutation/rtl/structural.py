@@ -169,7 +169,8 @@ def stmt_end(toks, i):
 
 def swap_pairs(text, x1, y1, x2, y2):
     """Text of the region x1[0]..y2[1] with (x1, y1) and (x2, y2) exchanged (spans in order)."""
-    seg = lambda a, b: text[a:b]  # noqa: E731
+    def seg(a, b):
+        return text[a:b]
     return (seg(*x2) + seg(x1[1], y1[0]) + seg(*y2) + seg(y1[1], x2[0]) + seg(*x1)
             + seg(x2[1], y2[0]) + seg(*y1))
 

@@ -65,7 +65,8 @@ def test_keep_ext_carries_memory_and_the_bus_record(sim):
     from tb.sim import run as simrun
     from tools.serve import paged
     cfg = config.CH09
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     p1 = [b("LD", dst=0, src=10, len=8), b("ST", src=0, dst=200, len=8), b("LD", dst=20, src=18, len=4),
           b("HALT")]
     p2 = [b("LD", dst=0, src=200, len=8), b("ST", src=0, dst=300, len=8), b("HALT")]
