@@ -5,8 +5,9 @@ A facade over the library in tb/sim: build.py (simulators, flags, builds), run.p
 tb/judge.py (the one judgement) and tb/protocol.py (the files). Call sites use
 hw.build(sim, cfg=...), hw.run(sim, jobs, cfg=...), hw.run_programs(sim, pairs, cfg=...,
 max_cycles=...), hw.Live(sim, cfg=...) (a run whose next program is chosen after the last
-one's outcome: live.run(item) -> its judged ProgResult, ChipMismatch on a disagreement), hw.compare(ref, got) and hw.summary(results); source_set="gls" (build, run)
-simulates the yosys netlist of ga2_top in place of the RTL (tb/sim/gls.py, Icarus).
+one's outcome: live.run(item) -> its judged ProgResult, ChipMismatch on a disagreement), hw.compare(ref, got) and
+hw.summary(results); source_set="gls" (build, run) simulates the yosys netlist of ga2_top in place of the RTL
+(tb/sim/gls.py, Icarus).
 
 CLI: python -m tb.hw --sim icarus|verilator|both [--demo | --build] (the demo programs:
 tb/stimulus/demo.py)

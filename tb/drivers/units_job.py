@@ -140,7 +140,8 @@ async def test_mm_tiles(dut):
         assert out["last_cycle"] == busy - 1, what
         assert out["n_writes"] == M * N, what
         if not acc:     # acc = 1 reads each old C word the cycle before its write
-            assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
+            assert out["last_read"] < out["first_write"], \
+                f"{what}: read at {out['last_read']} after write at {out['first_write']}"
 
 
 def _sm_cases(rng, fast=False):
@@ -222,7 +223,8 @@ async def test_vec_rq(dut):
             dst = min(max(src + int(rng.integers(-n, n + 1)), 0), MEM - n)
         else:
             dst = int(rng.integers(0, MEM - n + 1))
-        m = int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0 else int(rng.integers(0, 1 << 16))
+        m = (int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0
+             else int(rng.integers(0, 1 << 16)))
         s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
         relu = t % 2
         mem = _fill(rng, MEM)

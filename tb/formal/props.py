@@ -108,10 +108,12 @@ def busy_checks(sp=16):
     """One check per unit: busy exactly formula(fields) cycles after each start."""
     cfg = config.DEFAULT
     units = [
-        ("ga2_dma_busy_f", {"LDX_EXTRA": timing.LDX_EXTRA}, "LD/ST len+1, LDX len+LDX_EXTRA+1; len <= 16, any legal base/rows/index"),
+        ("ga2_dma_busy_f", {"LDX_EXTRA": timing.LDX_EXTRA},
+         "LD/ST len+1, LDX len+LDX_EXTRA+1; len <= 16, any legal base/rows/index"),
         ("ga2_mm_busy_f", {"MM_FILL": cfg.mm_fill, "KMAX": 16}, "K+MM_FILL+M*N; M,N 1..4, K 1..16, any strides/tb/acc"),
         ("ga2_vec_rq_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
-        ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
+        ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4},
+         "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
         ("ga2_vec_add_busy_f", {"LMAX": 16}, "2 len+1; len 1..16"),
         ("ga2_argmax_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_norm_busy_f", {"NORM_TAIL": timing.NORM_TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
@@ -216,7 +218,8 @@ def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
                      defines={"LINK_LEMMAS": 1}, params=params, timeout=timeout, expect_fail=bool(bug),
                      what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
     return Check(name, top, [WRAPPERS / f"{top}.v"], depth or 0, mode or "pdr", params=params, timeout=timeout,
-                 expect_fail=bool(bug), what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+                 expect_fail=bool(bug),
+                 what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
 
 
 def link_checks():

@@ -56,7 +56,7 @@ def run_pool(items, judge, jobs=None, on_result=None, scheduler=None, progress=F
                 i, item = todo.pop(0)
             try:
                 r = judge(item, slot)
-            except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            except BaseException as e:  # noqa: BLE001 -- a judge's failure, re-raised in the caller
                 errors.append(e)
                 return
             with lock:

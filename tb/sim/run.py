@@ -36,9 +36,9 @@ DEFAULT_GAP = 2        # cycles between a program's done (or the request) and th
 
 Item = namedtuple("Item", "prog image sp gap abort_at", defaults=(None, None, DEFAULT_GAP, 0))
 Item.__doc__ = """One program of a job: prog (Instr list or words), image (ext words, zero-
-padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
-chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
-(> 0: cut the program by rst after that many cycles; the next program should preload
+padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload,
+zero-padded), gap (cycles the chip idles before this start; 0 = start in the first cycle done is seen high),
+abort_at (> 0: cut the program by rst after that many cycles; the next program should preload
 the scratchpad, since the reference cannot know what the cut program left there)."""
 
 
@@ -382,7 +382,7 @@ def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
                 return   # not landed yet (or never: check_outcomes names that fault)
             try:
                 on_outcome(k, read_raw(run_dir, ext_words, k))
-            except Exception as e:   # noqa: BLE001  (re-raised in the caller's thread)
+            except Exception as e:   # noqa: BLE001 -- re-raised in the caller's thread
                 errors.append(e)
             done[0] += 1
 
@@ -499,7 +499,7 @@ class Live:
             try:
                 _, failed, log = cocotb_test(self.sim, bdir, self.run_dir, LIVE_MODULE, module_dirs=[DRIVERS],
                                              plusargs=plusargs, pytest=False, process=self._proc)
-            except BaseException as e:   # noqa: BLE001  (reported by run() or close())
+            except BaseException as e:   # noqa: BLE001 -- reported by run() or close()
                 failed, log = f"{type(e).__name__}: {e}", self.run_dir / "sim.log"
             self._ended = (failed, log)
         self._thread = threading.Thread(target=simulate, daemon=True)

@@ -51,7 +51,7 @@ def _crafted_programs(seed):
             hit = True
         if hit:
             vecs.append(x)
-    img, prog, pos, out = [], [], 0, 100
+    img, prog, pos = [], [], 0
 
     def b(op, **f):
         prog.append(isa.build(op, cfg=CFG, **f))

@@ -67,7 +67,8 @@ def run_table(tmp):
         jobs.append({"module": GA2, "exe": str(ROOT / "ga2"), "argv": [a.format(d=d) for a in argv],
                      "cwd": str(cwd), "timeout": LIMIT, "real": True})
         where.append(("./ga2", argv, expect))
-    p = subprocess.run([sys.executable, str(FORKRUN)], input=json.dumps({"preload": PRELOAD, "jobs": jobs, "parallel": 2}),
+    p = subprocess.run([sys.executable, str(FORKRUN)],
+                       input=json.dumps({"preload": PRELOAD, "jobs": jobs, "parallel": 2}),
                        capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     out = {}

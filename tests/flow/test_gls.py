@@ -49,7 +49,8 @@ def test_netlist_with_other_parameters_stops_the_simulation(tmp_path):
     net = tmp_path / "net.v"
     net.write_text(gls.with_parameters(NETLIST, {"EXT_WORDS": 8192}))
     tb = tmp_path / "tb.v"
-    tb.write_text("module tb; reg c = 0; wire d; ga2_top #(.EXT_WORDS(4096)) u (.clk(c), .rst(c), .done(d)); endmodule\n")
+    tb.write_text("module tb; reg c = 0; wire d; ga2_top #(.EXT_WORDS(4096)) u (.clk(c), .rst(c), .done(d));"
+                  " endmodule\n")
     exe = tmp_path / "a.vvp"
     subprocess.run(["iverilog", "-g2012", "-o", str(exe), str(net), str(tb)], check=True, capture_output=True)
     out = subprocess.run(["vvp", "-n", str(exe)], capture_output=True, text=True).stdout

@@ -216,7 +216,8 @@ def test_bad_arguments_are_refused():
     n_ext = config.DEFAULT.ext_words
     # each refused before anything is simulated, naming the job, the program and the item
     for jobs, msg in [
-        ([[(halt, np.zeros(n_ext + 1, dtype=np.int64))]], r"job 0 program 0: external memory image of 4097 words larger"),
+        ([[(halt, np.zeros(n_ext + 1, dtype=np.int64))]],
+         r"job 0 program 0: external memory image of 4097 words larger"),
         ([[(halt * (config.DEFAULT.imem_depth + 1), None)]], r"1025 instructions exceeds the instruction memory"),
         ([[(halt, None), (halt + [1 << 128], None)]], r"job 0 program 1: instruction 1: word 0x1(0)+ outside"),
         ([[(halt + [-1], None)]], r"instruction 1: word -0x1 outside"),

@@ -92,7 +92,7 @@ def test_isaext_programs_and_cycles(sim, mode):
         assert (r.error, r.error_code) == (code != 0, code), where
         if not code:
             _spec_checks(name, prog, img, r.ext)
-    for (op, n, prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, res[len(progs):]):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n, mode), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, HALT's FETCH and DECODE; overlap: HALT retires the
@@ -126,7 +126,8 @@ def main():
             for (op, n, _), r in zip(timed, res):
                 assert r.ok, (op, n, sim, mode, r.mismatch)
                 rows.setdefault((op, n), {})[(sim, mode)] = (getattr(r.counters, UNIT[op]), r.counters.cycles)
-    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap | Verilator overlap |")
+    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap "
+          "| Verilator overlap |")
     print("|---|---|---|---|---|---|---|")
     for (op, n), d in rows.items():
         cells = [f"{d[(s, m)][0]} ({d[(s, m)][1]})" for m in ("inorder", "overlap") for s in ("icarus", "verilator")]

@@ -83,7 +83,7 @@ def test_hand_programs_and_cycles(sim, mode):
             ref_io = reference(inorder, prog, img)
             assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), f"{where}: memory"
             assert isinstance(ref_io, GA2Error) == r.error, where
-    for (op, n, prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, res[len(progs):]):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, then HALT's FETCH and DECODE; overlap: HALT's FETCH

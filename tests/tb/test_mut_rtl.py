@@ -231,7 +231,7 @@ def test_seeded_sample_is_killed_or_equivalent(harness):
     sample = rng.sample(harness["sites"], 6)
     equiv = equivalents.load_equivalents()
     bad = []
-    for k, s in enumerate(sample):
+    for s in sample:
         r = runner.judge(s, os.path.join(harness["work"], "ws"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
         listed = equivalents.equiv_key(s, harness["rtl"]) in equiv

@@ -90,7 +90,7 @@ def test_the_judge_reports_error_outputs():
 def test_cut_trace_and_a_cut_run():
     prog, img = self_contained_program()
     ref = run_machine(prog, img)
-    (pc1, c1), (pc2, c2) = ref.trace[1], ref.trace[2]
+    (_, _), (_, c2) = ref.trace[1], ref.trace[2]
     must, may = judge.cut_trace(ref.trace, c2)
     assert must == list(ref.trace[:2]) and may == list(ref.trace[:3])
     host = {"aborted": True, "cut_cycles": c2, "after_reset": dict.fromkeys(judge.HOST_OUTPUTS, 0)}

@@ -144,7 +144,7 @@ def test_overlap_faults(sim):
     rng = np.random.default_rng(3)
     img = rng.integers(-(1 << 31), 1 << 31, size=CFG.ext_words)
     jobs, want = [], []
-    for name, (code, bad) in FAULTS.items():
+    for code, bad in FAULTS.values():
         prog = _long_tail(CFG) + [bad, b("HALT")]
         jobs.append([(prog, img), (dump, None)])
         want.append((code, 3))

@@ -430,7 +430,8 @@ def test_a_killed_run_leaves_no_check_or_simulator_running(spawner, tmp_path):
     (tb.sim.process.run_process) die with the process that started them, even when it is
     killed outright (SIGKILL: nothing of it runs to clean up)."""
     pidfile = tmp_path / "child.pid"
-    child = [sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
+    child = [sys.executable, "-c",
+             f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
     call = ("from tb.mutation import text; text.run_check(%r, '/', 100)" if spawner == "run_check"
             else "from tb.sim import process; process.run_process(%r)") % (child,)
     runner = __import__("subprocess").Popen([sys.executable, "-c", call])

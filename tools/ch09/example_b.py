@@ -116,11 +116,11 @@ def price(steps, wants=WANTS, slots=SLOTS, ticks=None, arrivals=None):
         costs.append(c)
         useful_costs.append(cu)
         ends.append(clock)
-        for s, r, t, u in st:
+        for _s, r, t, u in st:
             if u and t == wants[r]:
                 done[r] = clock
         row = ["."] * slots
-        for s, r, t, u in st:
+        for s, r, _t, u in st:
             row[s] = NAMES[r] if u else "x"
         occupancy.append("".join(row))
 

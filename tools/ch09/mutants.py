@@ -50,8 +50,7 @@ OVERLAP = [PY, "-m", "tools.ch09.batch", "--check", "--mode", "overlap"]
 # (label, old line, new line, tags); each old line occurs exactly once in model/batch.py.
 _PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M=n, K=DM, N=ARRAY, '
          'tb=0, lda=DM, ldb=D, ldc=D)')
-_SCORE = ('            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, '
-          'N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)')
+_SCORE = '            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D,'
 _OUT = ('            ins("MM", dst=SP_O32 + c, A=SP_A8, B=sp_v(j) + c, M=1, K=L, N=ARRAY, '
         'tb=0, lda=L, ldb=D, ldc=D)')
 SPECS = [

@@ -241,7 +241,7 @@ def main(argv=None):
                 faults.append(key)
                 data["sims"][key] = {"pass": False, "fault": str(e)}
                 continue
-            except Exception as e:  # noqa: BLE001 - a broken simulator is a FAIL line, not a traceback
+            except Exception as e:  # noqa: BLE001 -- a broken simulator is a FAIL line, not a traceback
                 print(f"  FAIL {key}: could not run: {type(e).__name__}: {str(e)[:400]}")
                 fails.append(key)
                 data["sims"][key] = {"pass": False, "error": str(e)[:2000]}

@@ -66,7 +66,7 @@ def main(argv=None):
         lines.append(ln)
         print(ln, flush=True)
     if "equiv" in groups and not args.fast:
-        for i, (key, why, site) in enumerate(miter.listed_sites()):
+        for i, (key, _why, site) in enumerate(miter.listed_sites()):
             name = f"equiv/{key[0]} {key[1]}: {key[3]}"
             steps = compose.steps_for(key, site) if site is not None else None
             if site is None:

@@ -187,7 +187,8 @@ def calibrate(device, seed, freq):
     lcs = rep["utilization"]["ICESTORM_LC"]["used"]
     ice = run_icetime(device, build)
     ratio = (1e6 / clk) / use["sta_ps"]
-    lines = [f"calibration on {device.upper()}: ga2_fpga_requant (ga2_requant between two register stages), seed {seed}",
+    lines = [f"calibration on {device.upper()}: ga2_fpga_requant (ga2_requant between two register stages), "
+             f"seed {seed}",
              f"  yosys sta {use['sta_ps']} ps; {use['luts']} SB_LUT4, {lcs} logic cells placed",
              f"  nextpnr-ice40 Fmax {clk:.2f} MHz ({1e3 / clk:.2f} ns, {secs:.0f} s)"
              + (f"; icetime {ice:.2f} MHz" if ice else ""),

@@ -2,8 +2,8 @@
 """Synthesize the GA-2 RTL with yosys 0.23 and report cells and flip-flops per module.
 
 Why: a size figure for the chip that comes from a real synthesis run, not an estimate.
-Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem cells), parses
-yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
+Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem
+cells), parses yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
 instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
 `--overlap` synthesizes the chip with OVERLAP = 1 (the overlap timing mode: ga2_hazard and

@@ -335,7 +335,7 @@ def _step(model, lay, rows, mem, pipe):
     heads = sum(row.write for row in rows)
     assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
     E = Emitter(lay, model.rq, lay.weight_buffers if pipe else WEIGHT_BUFFERS)
-    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights
+    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights  # noqa: E741 -- I emits an instruction (the mutants name it)
     project, residual, norm = E.project, E.residual, E.norm
 
     def matmul(dst, a, K, w, N, ldc, rows):
@@ -437,7 +437,7 @@ def _step(model, lay, rows, mem, pipe):
         # pipelined: what follows a group's layer end, one group behind
         if last:
             tiles = head_tiles() if heads else []
-            follow = [(lambda g0, gn: head(g0, min(gn, heads - g0), tiles)) if g0 < heads
+            follow = [(lambda g0, gn, tiles=tiles: head(g0, min(gn, heads - g0), tiles)) if g0 < heads
                       else None for g0, gn in groups]
         else:
             mats = qkv_weights(i + 1)

@@ -96,13 +96,13 @@ def main(argv=None):
                 return cli.refuse(ap.prog, f"--weights {a.weights}: no {name} in it")
         try:
             load(task, a.weights)
-        except Exception as e:  # noqa: BLE001 - a corrupt or foreign file: say which
+        except Exception as e:  # noqa: BLE001 -- a corrupt or foreign file: say which
             return cli.refuse(ap.prog, f"--weights {a.weights}: the {task} model does not load "
                                        f"({type(e).__name__}: {e})")
     if a.record:
         try:
             cli.out_file()(os.path.join(a.weights, "measured.json"))
-        except Exception as e:  # noqa: BLE001 - argparse.ArgumentTypeError
+        except Exception as e:  # noqa: BLE001 -- the path check's argparse.ArgumentTypeError, as one line
             return cli.refuse(ap.prog, f"--record: {e}")
     out, t0 = {}, time.time()
     if a.task in ("add", "both"):

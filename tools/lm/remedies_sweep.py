@@ -121,7 +121,7 @@ def run_batched(sim, items, job_cycles, log=print, on_row=None):
     for j, job in enumerate(jobs(items, job_cycles)):
         t0 = time.time()
 
-        def landed(k, raw, job=job, t0=t0):
+        def landed(k, raw, job=job, t0=t0, j=j):
             r = job[k][4]
             log(f"  [{sim} job {j}] {r['remedy']} T {r['T']} B {r['B']} {r['mode']}: landed at "
                 f"{time.time() - t0:.0f} s")

@@ -131,7 +131,7 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     lru = []                                # freed cached blocks, least recently freed first
     ref = [0] * n_blocks
     key_of, cache_map = {}, {}              # block -> key, key -> block
-    tables, nxt, start, pending = {}, {}, {}, {}
+    tables, nxt = {}, {}
     programs, running = [], []
     stats = {"prefill_rows": 0, "cached_rows": 0, "copies": 0, "evictions": 0, "revived": 0,
              "peak_blocks": 0}
@@ -257,9 +257,6 @@ def cache_issues(run, ext_after, bus, where):
     for k, (p, ext) in enumerate(zip(run.programs, ext_after)):
         w = f"{where} program {k} ({p.kind})"
         owner = p.r
-        mine = set()
-        if p.kind == "step":
-            mine = {b for r, t, tb in p.entries for b in [tb[(t - 1) // BT]]}
         for kind, a, b in bus[k]:
             if kind != "w" or not paged.POOL <= a < pool_end:
                 continue
@@ -289,8 +286,8 @@ def cache_issues(run, ext_after, bus, where):
                 K, V = run.oracle.kv(r, t)
                 for row in range(t):
                     blk, off = tb[row // BT], D * (row % BT)
-                    if [int(v) for v in ext[paged.k_page(lay, blk) + off:paged.k_page(lay, blk) + off + D]] != K[row] or \
-                       [int(v) for v in ext[paged.v_page(lay, blk) + off:paged.v_page(lay, blk) + off + D]] != V[row]:
+                    k0, v0 = paged.k_page(lay, blk) + off, paged.v_page(lay, blk) + off
+                    if [int(v) for v in ext[k0:k0 + D]] != K[row] or [int(v) for v in ext[v0:v0 + D]] != V[row]:
                         probs.append(f"{w}: request {r} K/V row {row} in block {blk} != alone")
                         break
     ext = ext_after[-1]

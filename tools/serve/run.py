@@ -159,7 +159,7 @@ def report(out, log=print):
     log(f"workload {out['workload']}: {len(out['requests'])} requests, {m0['tokens']} tokens; "
         f"{out['capacity']} slots; pool {out['pool_blocks']} blocks of {out['block_tokens']} tokens "
         f"({m0['kv']['pool_words']} words); chip ext {out['ext_words']} words, mode {out['mode']}")
-    for sim, s in out["sims"].items():
+    for sim in out["sims"]:
         label = "MODEL ONLY" if sim == "model" else sim
         for pol in serving.POLICIES:
             m = out["schedulers"][pol]["measured"][sim]
@@ -172,7 +172,8 @@ def report(out, log=print):
     for pol in serving.POLICIES:
         kv = out["schedulers"][pol]["predicted"]["kv"]
         log(f"  KV memory {pol:<11} peak {kv['peak_words_paged']} words in {kv['peak_blocks']} blocks "
-            f"(paged; at most {kv['peak_words_used']} words hold rows at once) against {kv['peak_words_reserved']} words "
+            f"(paged; at most {kv['peak_words_used']} words hold rows at once) "
+            f"against {kv['peak_words_reserved']} words "
             f"reserved at {paged.MAX_CTX} tokens per admitted request "
             f"(x{kv['peak_words_reserved'] / kv['peak_words_paged']:.1f}); fragmentation inside blocks "
             f"{100 * kv['fragmentation_at_peak']:.0f}% at the peak, {100 * kv['mean_fragmentation']:.0f}% mean")
@@ -222,7 +223,8 @@ def example_b_beside(out, log=print):
             words += sum(i.len for i in prog if i.op in ("LD", "ST")) - sum(i.len for i in ch if i.op in ("LD", "ST"))
             cyc_paged += timing.schedule(prog, oracle.CFG).cycles
             cyc_ch += timing.schedule(ch, oracle.CFG).cycles
-        rows[pol].update({"extra_loads": extra, "extra_words": words, "paged_minus_ch09_same_steps": cyc_paged - cyc_ch})
+        rows[pol].update({"extra_loads": extra, "extra_words": words,
+                          "paged_minus_ch09_same_steps": cyc_paged - cyc_ch})
         log(f"    {pol:<11} the same steps built by chapter 9 cost {cyc_ch} cycles, paged {cyc_paged}: "
             f"{cyc_paged - cyc_ch:+d} = {extra} extra LDs (a gather per run of adjacent blocks, K and V) "
             f"x 3 cycles (FETCH+DECODE and one cycle of read latency each), {words:+d} words moved")

@@ -125,7 +125,8 @@ def load_workload(path):
         name, reqs = parse_workload(text, fmt)
     except ValueError as e:
         msg = str(e)
-        raise ValueError(f"workload {path}: {msg[len('workload: '):] if msg.startswith('workload: ') else msg}") from None
+        detail = msg[len("workload: "):] if msg.startswith("workload: ") else msg
+        raise ValueError(f"workload {path}: {detail}") from None
     return (path.stem if name == "workload" else name), reqs
 
 

@@ -43,7 +43,8 @@ def load_equivalents(path=EQUIV_FILE):
             continue
         parts = [p.strip() for p in line.split(" | ")]
         if len(parts) != 5:
-            raise ValueError(f"{path}:{n}: expected 5 fields 'FILE:LINE | CLASS | CODE | CHANGE | WHY', got {len(parts)}")
+            raise ValueError(f"{path}:{n}: expected 5 fields 'FILE:LINE | CLASS | CODE | CHANGE | WHY', "
+                             f"got {len(parts)}")
         fl, cls, code, change, why = parts
         if not why:
             raise ValueError(f"{path}:{n}: an equivalent mutant needs its argument (WHY)")

@@ -103,7 +103,8 @@ def hazard_sites(rtl_dir=RTL_DIR):
 def main(argv=None):
     ap = cli.Parser(prog="tb.mutation.rtl.hazard", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=cli.jobs, default=2, help="mutants at once (default 2)")
-    ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT, help="the results' JSON (default %(default)s)")
+    ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT,
+                    help="the results' JSON (default %(default)s)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-hazard-")
     manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),

@@ -14,8 +14,9 @@ This file is the command line; the parts:
   ../             the engine: outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tb.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
-     | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the structural classes of
-     structural.py are not in the default run) | --prove (the formal step on the survivors of the last run) | --no-formal | --work DIR
+     | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the
+     structural classes of structural.py are not in the default run) | --prove (the formal step on the survivors of
+     the last run) | --no-formal | --work DIR
 Writes out/mut_rtl.json (key "score") and prints the per-module table with the engine's
 columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); every
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench

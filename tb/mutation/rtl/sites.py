@@ -373,7 +373,7 @@ def parse_file(path, rtl_dir):
     parser.lexer.reset_lineno()
     try:
         ast = parser.parse(pp)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 -- whatever pyverilog's parser raises, the file is named in one ValueError
         raise ValueError(f"pyverilog cannot parse {path}: {e}") from None
     return ast, text
 
@@ -484,7 +484,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
             rn = e.node.right
             nt = toks[ti + 1] if ti + 1 < len(toks) else None
             if type(rn).__name__ == "IntConst" and nt is not None and nt.kind == "num":
-                for d, v in literal_variants(nt.text):
+                for _d, v in literal_variants(nt.text):
                     add(nt.line, "timing", nt.start, nt.end, v, f"{t.text} {nt.text} -> {t.text} {v}")
             elif nt is not None:
                 for d in (1, -1):
@@ -500,7 +500,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
                 parent_cmp = not prev_nba
             if parent_cmp:
                 continue
-            for d, v in literal_variants(t.text):
+            for _d, v in literal_variants(t.text):
                 add(t.line, "const", t.start, t.end, v, f"{t.text} -> {v}")
         elif e.kind == "if":
             if ti + 1 >= len(toks) or toks[ti + 1].text != "(":

@@ -308,7 +308,7 @@ class Evaluator:
             return None
         try:
             return int(eval(e.replace("/", "//")))    # digits and operators only
-        except Exception:
+        except Exception:  # noqa: BLE001 -- any error of the constant expression means: no value
             return None
 
 
@@ -352,12 +352,12 @@ def _width(decl, name, text, ev):
 
 def _top_clear_mask(rng):
     msb, lsb = rng
-    return "{1'b0, {((%s)-(%s)){1'b1}}}" % (msb, lsb)
+    return f"{{1'b0, {{(({msb})-({lsb})){{1'b1}}}}}}"
 
 
 def _ones_mask(rng):
     msb, lsb = rng
-    return "{((%s)-(%s)+1){1'b1}}" % (msb, lsb)
+    return f"{{(({msb})-({lsb})+1){{1'b1}}}}"
 
 
 def _tgt(ctx):

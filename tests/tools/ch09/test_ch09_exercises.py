@@ -243,8 +243,8 @@ def test_mut_ch09_default_list_unchanged():
 
 def test_mut_ch09_extra_mutant_runs_and_is_caught(tmp_path, capsys):
     f = tmp_path / "m.txt"
-    f.write_text("softmax one element short\n" + SM_LINE + "\n" + SM_LINE.replace("len=L)", "len=L - 1 if L > 1 else L)")
-                 + "\n")
+    f.write_text("softmax one element short\n" + SM_LINE + "\n"
+                 + SM_LINE.replace("len=L)", "len=L - 1 if L > 1 else L)") + "\n")
     out_json = tmp_path / "mut.json"
     rc, out, _ = _run(M.main, ["--extra-mutant", str(f), "--extra-only", "--quick", "--json", str(out_json)], capsys)
     assert rc == 0, out

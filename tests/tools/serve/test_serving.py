@@ -198,7 +198,8 @@ def test_bad_request_rejected_and_nothing_lost_for_the_others():
     for bad, match in ((workload.Request("long", 65, 0), "request 'long': 65 tokens"),
                        (workload.Request("zero", 0, 0), "request 'zero': zero tokens"),
                        (workload.Request("ok1", 3, 0), "request 'ok1': duplicate id"),
-                       (workload.Request("big", 13, 0), "request 'big': needs 4 blocks of 4 tokens, the pool has only 3")):
+                       (workload.Request("big", 13, 0),
+                        "request 'big': needs 4 blocks of 4 tokens, the pool has only 3")):
         with pytest.raises(ValueError, match=match):
             sch.submit(bad)
     assert [q.id for q in sch.requests] == ["ok1"]
