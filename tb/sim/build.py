@@ -8,7 +8,6 @@ the plain bench (tb/sim/plain.py) and the RTL mutation suite. The Verilator flag
 here and nowhere else. cocotb_test() runs one cocotb module on a build.
 """
 import contextlib
-import fcntl
 import functools
 import hashlib
 import os
@@ -22,14 +21,12 @@ from pathlib import Path
 
 from model import config
 from tb import ROOT
-from tb.sim.files import rtl_files
-from tb.sim.process import ToolFault, _last_error, describe, error_line, run_process
+from tb.sim.files import HARNESS, HDL_DIR, rtl_files
+from tb.sim.process import ToolFault, _last_error, describe, error_line, locked, run_process
 
 TB_DIR = ROOT / "tb"
-HDL_DIR = TB_DIR / "hdl"            # every bench, the harness and its instance include
 DRIVERS = TB_DIR / "drivers"        # the cocotb drivers
 COMMON = HDL_DIR
-HARNESS = HDL_DIR / "ga2_harness.v"
 SIMS = ("icarus", "verilator")
 TOPLEVEL = "ga2_tb"
 # what a build of the chip simulates: "rtl" (rtl/ga2.f) or "gls" (the yosys netlist of
@@ -140,19 +137,6 @@ def fds_to(path):
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-
-
-@contextlib.contextmanager
-def locked(path):
-    """An exclusive file lock on path for the block."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _headers(rtl_dir):

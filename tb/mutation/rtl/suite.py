@@ -33,7 +33,7 @@ import time
 
 from tb import ROOT, judge, protocol
 from tb.sim import build
-from tb.sim.files import restart_files, rtl_files
+from tb.sim.files import HARNESS, restart_files, rtl_files
 from tb.stimulus import vectors
 from tb.stimulus.programs import overlap_programs, suite_programs
 from tb.stimulus.suitecfg import CFG
@@ -100,7 +100,7 @@ def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None, cfg=CFG):
     the files of rtl_dir/ga2.f for the chip cfg (tb/sim/build.py compile_binary):
     (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
-    srcs = [tb, str(build.HARNESS)] + [str(p) for p in restart_files() + rtl_files(rtl_dir)]
+    srcs = [tb, str(HARNESS)] + [str(p) for p in restart_files() + rtl_files(rtl_dir)]
     t = time.time()
     params = build.cfg_parameters(cfg)
     ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,
