@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 
 from model import config, timing
-from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
+from tb import ROOT
+from tb.formal.engine import BUILD, WRAPPERS, Check
 
 # the whole chip: a 16-word scratchpad, a 16-word external memory, 16 instructions
 CHIP = {"SP_WORDS": 16, "EXT_WORDS": 16, "IMEM_DEPTH": 16}

@@ -19,7 +19,7 @@ import pytest
 
 from tb import ROOT
 from tb.mutation import outcomes, pool, report
-from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer
+from tb.mutation.rtl import equivalents, runner, sites, structural, suite, tokenizer
 from tb.mutation.rtl import run as cli
 from tb.stimulus import programs, suitecfg
 
@@ -307,7 +307,7 @@ def _edits(found, cls):
 
 def test_structural_sites_of_sample(struct_dir):
     """Each structural class on a hand-written module: the exact edited text of every site."""
-    found = sites.enumerate_sites(struct_dir, classes=sites.NEW_CLASSES)
+    found = sites.enumerate_sites(struct_dir, classes=structural.NEW_CLASSES)
     text = SAMPLE_S
     for s in found:
         assert text[s.start:s.end] == s.orig and _line_of(text, s.start) == s.line
@@ -349,7 +349,7 @@ def test_prio_swaps_if_chain_of_sample(sample_dir):
 @needs_iverilog
 def test_every_structural_mutant_compiles(struct_dir, sample_dir, tmp_path):
     for d0, fn, orig in ((struct_dir, "st.v", SAMPLE_S), (sample_dir, "cnt.v", SAMPLE_V)):
-        for s in sites.enumerate_sites(d0, classes=sites.NEW_CLASSES):
+        for s in sites.enumerate_sites(d0, classes=structural.NEW_CLASSES):
             d = sites.make_mutant_dir(s, str(tmp_path / "m"), d0)
             assert open(os.path.join(d, fn)).read() != orig
             p = subprocess.run(["iverilog", "-g2005", "-I", d, "-o", str(tmp_path / "a.vvp"),
@@ -406,7 +406,7 @@ def test_a_broken_preprocessor_is_a_fault_not_a_traceback(sample_dir, tmp_path, 
 
 def test_classes_option():
     assert sites.parse_classes("") == sites.DEFAULT_CLASSES
-    assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + sites.NEW_CLASSES
+    assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + structural.NEW_CLASSES
     assert sites.parse_classes("narrow, prio") == ("narrow", "prio")
     with pytest.raises(ValueError, match="unknown mutation class"):
         sites.parse_classes("narrow,wider")
@@ -421,7 +421,7 @@ def test_one_structural_mutant_per_class_is_caught(harness):
             "delay": ("ga2_divu.v", "last = last_q: one cycle late"),
             "bypass": ("ga2_sram.v", "bypass removed: (wr_en[0] && wr_addr[0 +: AW] == ra) ? ... -> mem[ra]"),
             "prio": ("ga2_mm_ctrl.v", "if arms swapped: (rst) <-> (start)")}
-    found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
+    found = sites.enumerate_sites(harness["rtl"], classes=structural.NEW_CLASSES)
     for cls, (fn, desc) in pick.items():
         s = [x for x in found if x.cls == cls and x.file == fn and x.desc == desc]
         assert len(s) == 1, (cls, desc)

@@ -30,9 +30,10 @@ import sys
 from collections import Counter
 
 from tb import ROOT, cli
-from tb.mutation.rtl import equivalents, prove, runner
+from tb.mutation.rtl import equivalents, prove, runner, structural
 from tb.mutation.rtl import sites as sites_mod
 from tb.mutation.rtl.sites import one_line
+from tb.sim.files import rtl_files
 
 
 def line_ranges(text):
@@ -81,7 +82,7 @@ def main(argv=None):
     ap.add_argument("--classes", default="all",
                     help="comma list of mutation classes (default 'all': the token classes "
                          f"{','.join(sites_mod.DEFAULT_CLASSES)} and the structural "
-                         f"{','.join(sites_mod.NEW_CLASSES)}; 'token' for the first only)")
+                         f"{','.join(structural.NEW_CLASSES)}; 'token' for the first only)")
     ap.add_argument("--rtl", default=sites_mod.RTL_DIR, type=cli.in_dir)
     ap.add_argument("--out", default=runner.OUT_JSON, type=cli.out_file())
     ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, type=cli.in_file,
@@ -105,7 +106,7 @@ def main(argv=None):
             raise ValueError("--classes '': an empty list (all, token, or a comma list of classes)")
         args.classes = sites_mod.parse_classes(args.classes)
         try:
-            known = [p.stem for p in sites_mod.rtl_files(args.rtl)]
+            known = [p.stem for p in rtl_files(args.rtl)]
         except (OSError, ValueError) as e:
             raise ValueError(f"--rtl {args.rtl}: {e}") from None
         bad = [fn for fn, _ in args.lines if fn[:-2] not in known]
