@@ -7,7 +7,8 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT  # noqa: E402
+from tb import ROOT
+
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"
 

@@ -4,9 +4,8 @@ import re
 
 import pytest
 
-from tools import ROOT
+from tb import ROOT, hw
 from tools import ga2
-from tb import hw
 
 
 def commands():

@@ -39,9 +39,11 @@ def remedy_problems(quick=False):
     """The PROBLEM lines of the remedies' builder (tools/lm/remedies.py): generations with
     each remedy on the reference chip, garbage scratchpad, every id and every row the
     cache holds at the end against tools/lm/remedies_ref.py."""
-    from tools.lm import remedies as RM, remedies_ref as REF
+    from tools.lm import remedies as RM
+    from tools.lm import remedies_ref as REF
     out = []
-    enc = lambda w: [int(t) for t in data.encode(w)]
+    def enc(w):
+        return [int(t) for t in data.encode(w)]
     cases = [("GQA addition", load_model("add", kv_heads=1), RM.Remedies(),
               [data.add_problem(a, b)[:4] for a, b in ((12, 34), (99, 99))], 3),
              ("4-bit cache", load_model("text", kv_bits=4), RM.Remedies(kv_bits=4),

@@ -136,8 +136,8 @@ class Layout:
         # of three groups or more, when they cost no attention buffer set; else
         # WEIGHT_BUFFERS. With one or two groups the pipelined order buys nothing: no third
         # group's work to fill the matrix unit's waits (docs/lm.md, the sweep)
-        sets = lambda nb: min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4)
-                                              // per_set))
+        def sets(nb):
+            return min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * -(-biggest // 4) * 4) // per_set))
         wide = batch > 2 * GROUP and sets(PIPE_BUFFERS) >= max(2, sets(WEIGHT_BUFFERS))
         self.weight_buffers = PIPE_BUFFERS if wide else WEIGHT_BUFFERS
         for k in range(self.weight_buffers):
@@ -335,7 +335,7 @@ def _step(model, lay, rows, mem, pipe):
     heads = sum(row.write for row in rows)
     assert not pipe or lay.weight_buffers >= _pipe_buffers(m), "a pipelined step's buffers"
     E = Emitter(lay, model.rq, lay.weight_buffers if pipe else WEIGHT_BUFFERS)
-    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights
+    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights  # noqa: E741 -- I emits an instruction (the mutants name it)
     project, residual, norm = E.project, E.residual, E.norm
 
     def matmul(dst, a, K, w, N, ldc, rows):
@@ -437,7 +437,7 @@ def _step(model, lay, rows, mem, pipe):
         # pipelined: what follows a group's layer end, one group behind
         if last:
             tiles = head_tiles() if heads else []
-            follow = [(lambda g0, gn: head(g0, min(gn, heads - g0), tiles)) if g0 < heads
+            follow = [(lambda g0, gn, tiles=tiles: head(g0, min(gn, heads - g0), tiles)) if g0 < heads
                       else None for g0, gn in groups]
         else:
             mats = qkv_weights(i + 1)

@@ -17,7 +17,9 @@ import numpy as np
 
 from model.machine import Machine
 from tb import cli
-from tools.lm import chip, data, remedies as RM, remedies_ref as REF
+from tools.lm import chip, data
+from tools.lm import remedies as RM
+from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
 

@@ -185,9 +185,9 @@ class Layout:
         # tile: the option, or untiled up to AUTO_TILE rows, else the largest of AUTO_TILE,
         # 32, 16 rows with which two attention sets fit (8 if none does); the same when an
         # untiled step's two sets do not fit
-        per_set = lambda TR: (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * self.row_words) if
-                              remedies.kv_bits == 4 else 0) +
-                              mcfg.heads * (2 * _ceil4(self.n_max) + 16))
+        def per_set(TR):
+            return (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * self.row_words) if remedies.kv_bits == 4 else 0) +
+                    mcfg.heads * (2 * _ceil4(self.n_max) + 16))
         if remedies.tile:
             TR = min(remedies.tile, self.n_max)
         else:
@@ -287,7 +287,7 @@ def step_program(model, lay, rows, mem=None):
     kv4 = rem.kv_bits == 4
     heads = sum(row.write for row in rows)
     E = C.Emitter(lay, model.rq, C.WEIGHT_BUFFERS)
-    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights
+    I, P, rqv, load_matrix, weights = E, E.P, E.rqv, E.load_matrix, E.weights  # noqa: E741 -- I emits an instruction (the mutants name it)
     project, residual, norm = E.project, E.residual, E.norm
 
     def xfer(op, spa, exa, n):
@@ -350,20 +350,20 @@ def step_program(model, lay, rows, mem=None):
             pks = [sp.get(f"pk{s}0"), sp.get(f"pk{s}1")]
             sc = [(sp[f"s{s}{c}"], sp[f"p{s}{c}"], sp[f"o32{s}{c}"]) for c in range(m.heads)]
 
-            def scores(c, buf, u0, u1):
+            def scores(c, buf, u0, u1, r=r, sc=sc):    # this row's values, bound now
                 q = sp["q"] + r * d + 16 * c
                 for k0 in range(u0, u1, 4):
                     N = min(4, u1 - k0)
                     I("MM", dst=sc[c][0] + k0, A=q, B=buf + (k0 - u0) * dk + 16 * (c // g),
                       M=1, K=16, N=N, tb=1, lda=16, ldb=dk, ldc=N)
 
-            def softmax(c):
+            def softmax(c, sc=sc, n=n, i=i):
                 s32, p, _ = sc[c]
                 rqv(s32, s32, n, f"h{i}.scores")
                 I("SM", dst=p, src=s32, len=n)
                 rqv(p, p, n, "weights")
 
-            def wsum(c, buf, u0, u1, first):
+            def wsum(c, buf, u0, u1, first, sc=sc):
                 _, p, o32 = sc[c]
                 for j0 in range(0, 16, 4):
                     I("MM", dst=o32 + j0, A=p + u0, B=buf + 16 * (c // g) + j0, M=1, K=u1 - u0,

@@ -50,11 +50,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from model.machine import Machine
 from model import timing
+from model.machine import Machine
 from tb import hw
-from tools.lm import chip
-from tools.lm import remedies_ref
+from tools.lm import chip, remedies_ref
 from tools.lm.generate import garbage_sp
 from tools.lm.int8 import argmax
 from tools.serve import lm_memory as lmm
@@ -312,7 +311,7 @@ class Server:
         dec = [self.pending(b) == 1 for b, _, _ in picks]
         kind = "decode" if all(dec) else "prefill" if not any(dec) else "mixed"
         self.execute(kind, rows, draft=False)
-        for b, t0, n in picks:
+        for b, _t0, n in picks:
             self.fed[b] += n
             if self.window:
                 self.retire_window(b)
