@@ -60,7 +60,8 @@ def ranges():
         rd = ", ".join(rng(r) + (f" (when {r.rd})" if isinstance(r.rd, str) else "")
                        for r in rec.ranges if r.rd) or "-"
         wr = ", ".join(rng(r) for r in rec.ranges if r.wr) or "-"
-        rows.append(f"| {rec.name} | {rec.summary} | {shape} | {rd} | {wr} |")
+        cells = [rec.name, rec.summary, shape, rd, wr]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
 
 
@@ -71,10 +72,10 @@ def render(text):
     """text with every generated block replaced by its current content; ValueError when a
     block's markers are missing."""
     for name, fn in BLOCKS.items():
-        pat = re.compile(rf"(<!-- generated: {name} -->\n).*?(\n<!-- end generated: {name} -->)", re.S)
+        pat = re.compile(rf"(<!-- generated: {name} -->\n)(?:.*?\n)?(<!-- end generated: {name} -->)", re.S)
         if not pat.search(text):
             raise ValueError(f"{DOC.name}: no block <!-- generated: {name} --> ... <!-- end generated: {name} -->")
-        text = pat.sub(lambda m, fn=fn: m.group(1) + fn() + m.group(2), text)
+        text = pat.sub(lambda m, fn=fn: m.group(1) + fn() + "\n" + m.group(2), text)
     return text
 
 
@@ -83,7 +84,11 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/isa.md's generated tables are stale")
     args = ap.parse_args(argv)
     old = DOC.read_text()
-    new = render(old)
+    try:
+        new = render(old)
+    except ValueError as e:
+        print(f"tools.flow.isa_doc: {e}", file=sys.stderr)
+        return 2
     if args.check:
         if new != old:
             print(f"{DOC} is stale: run python -m tools.flow.isa_doc")
