@@ -32,7 +32,15 @@ OP_W = ops.OP_W
 # From the operation records (model/ops: one module per operation), in opcode order.
 OPCODES = {name: r.code for name, r in ops.TABLE.items()}
 OPNAMES = {v: k for k, v in OPCODES.items()}
-ILLEGAL_OPCODES = tuple(c for c in range(1 << OP_W) if c not in OPNAMES)   # error 1
+# error 1: every 4-bit code no op has (15, EXT_CODE, is the prefix of the extended
+# opcodes: ops.opcode_bits), and every extended code (16 + sub-opcode) no op has
+ILLEGAL_OPCODES = tuple(c for c in range(ops.EXT_BASE) if c not in OPNAMES and c != ops.EXT_CODE)
+ILLEGAL_XOPS = tuple(c for c in range(ops.EXT_BASE, ops.EXT_BASE + (1 << ops.XOP_W)) if c not in OPNAMES)
+
+
+def opcode_word(code):
+    """The bits of an opcode (a legal or an illegal one) at the bottom of a word."""
+    return ops.opcode_bits(code)[0]
 # Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
 FIELDS = {name: r.fields for name, r in ops.TABLE.items()}
 # Fields that may be left out of raw()/build() and of the assembly text, with their value
@@ -44,7 +52,7 @@ DEFAULTS = {name: dict(r.defaults) for name, r in ops.TABLE.items() if r.default
 def _layout():
     out = {}
     for op, fields in FIELDS.items():
-        lsb, pos = OP_W, {}
+        lsb, pos = ops.opcode_bits(OPCODES[op])[1], {}
         for name, width in fields:
             pos[name] = (lsb, width)
             lsb += width
@@ -59,6 +67,7 @@ _INDEX = {op: {name: i for i, (name, _) in enumerate(fields)} for op, fields in 
 _NAMES = {op: tuple(name for name, _ in fields) for op, fields in FIELDS.items()}
 _PACK = {op: tuple(((1 << width) - 1, LAYOUT[op][name][0]) for name, width in fields)
          for op, fields in FIELDS.items()}
+_OPBITS = {op: opcode_word(code) for op, code in OPCODES.items()}
 
 # ---------------------------------------------------------------- error codes
 ERR_NONE = ops.ERR_NONE
@@ -190,7 +199,7 @@ def build(op, cfg=None, **fields):
 def encode(ins):
     """The INSTR_W-bit instruction word of ins, as an int."""
     op = ins.op
-    word = OPCODES[op]
+    word = _OPBITS[op]
     for (mask, lsb), v in zip(_PACK[op], ins.args):
         word |= (v & mask) << lsb
     return word
@@ -204,9 +213,10 @@ def decode(word):
     word = int(word)
     if not 0 <= word < (1 << INSTR_W):
         raise ValueError(f"instruction word {word:#x} wider than {INSTR_W} bits")
-    code = word & ((1 << OP_W) - 1)
+    code = ops.code_of(word)
     if code not in OPNAMES:
-        raise ValueError(f"illegal opcode {code} in word {word:#x}")
+        what = f"{code}" if code < ops.EXT_BASE else f"{code} ({ops.EXT_CODE}, sub-opcode {code - ops.EXT_BASE})"
+        raise ValueError(f"illegal opcode {what} in word {word:#x}")
     op = OPNAMES[code]
     return Instr(op, tuple([(word >> lsb) & mask for mask, lsb in _PACK[op]]))
 
@@ -240,7 +250,7 @@ def _encode_new(ins):
     pack = _PACK.get(op)
     exact = pack is not None and type(args) is tuple and len(args) == len(pack)
     if exact:
-        w = OPCODES[op]
+        w = _OPBITS[op]
         for (mask, lsb), v in zip(pack, args):
             if type(v) is not int or v & mask != v:
                 exact = False
@@ -307,7 +317,7 @@ def disasm(prog):
             try:
                 ins = decode(word)
             except ValueError:
-                lines.append(f"{pc:4d}  .word {word:#034x}   ; illegal opcode {word & 15}")
+                lines.append(f"{pc:4d}  .word {word:#034x}   ; illegal opcode {ops.code_of(word)}")
                 continue
             if encode(ins) != word:
                 lines.append(f"{pc:4d}  .word {word:#034x}   ; decodes as {ins.op} {format_fields(ins)}"

@@ -86,7 +86,13 @@ def isa_header():
            f"`define GA2_EXT_ADDR_W {config.EXT_ADDR_W}",
            "", "// opcodes"]
     for r in ops.TABLE.values():
-        out.append(f"`define GA2_OP_{r.name} {ops.OP_W}'d{r.code}")
+        if r.code < ops.EXT_BASE:
+            out.append(f"`define GA2_OP_{r.name} {ops.OP_W}'d{r.code}")
+        else:
+            out.append(f"`define GA2_XOP_{r.name} {ops.XOP_W}'d{r.code - ops.EXT_BASE}   "
+                       f"// code {r.code}: GA2_OP_EXT, then this sub-opcode in bits 7:4")
+    out += ["// the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits",
+            f"`define GA2_OP_EXT {ops.OP_W}'d{ops.EXT_CODE}", f"`define GA2_XOP_W {ops.XOP_W}"]
     out += ["", "// the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1",
             f"`define GA2_NUM_OPS {max(r.code for r in ops.TABLE.values())}"]
     for r in ops.TABLE.values():
@@ -103,7 +109,7 @@ def isa_header():
     out.append(f"`define GA2_SLOT_HALT {len(ops.UNITS)}")
     out += ["", "// fields: LSB and width of each op's fields in the instruction word"]
     for r in ops.TABLE.values():
-        lsb = ops.OP_W
+        lsb = ops.opcode_bits(r.code)[1]
         for name, width in r.fields:
             key = f"GA2_{r.name}_{name.upper()}"
             out.append(f"`define {key}_LSB {lsb}")
@@ -207,8 +213,12 @@ def decode_body():
     need |= {"sp_words", "ext_words"}
     out += ["  " + PARAM_DECLS[k] for k in PARAM_DECLS if k in need]
     out += ["  wire [`GA2_OP_W-1:0] op = instr[`GA2_OP_W-1:0];", ""]
+    out.append("  wire [`GA2_XOP_W-1:0] xop = instr[`GA2_OP_W +: `GA2_XOP_W];")
     for rec in T.values():
-        out.append(f"  wire is_{rec.name.lower()} = (op == `GA2_OP_{rec.name});")
+        if rec.code < ops.EXT_BASE:
+            out.append(f"  wire is_{rec.name.lower()} = (op == `GA2_OP_{rec.name});")
+        else:
+            out.append(f"  wire is_{rec.name.lower()} = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_{rec.name});")
     out.append("")
     for rec in T.values():
         out.append(f"  assign op_oh[`GA2_OPI_{rec.name}] = is_{rec.name.lower()};")
@@ -351,7 +361,7 @@ def units_body():
 def instr_field(rec, name, instr="instr"):
     """Verilog of a field of rec taken from an instruction word, zero-extended to 32 bits
     (numeric bit positions: usable where the ISA header is not included)."""
-    lsb = ops.OP_W + sum(w for n, w in rec.fields[:rec.index[name]])
+    lsb = ops.opcode_bits(rec.code)[1] + sum(w for n, w in rec.fields[:rec.index[name]])
     w = rec.widths[name]
     return f"{{{W - w}'d0, {instr}[{lsb + w - 1}:{lsb}]}}"
 
@@ -365,7 +375,8 @@ def accepts(module, sizes, instr="instr"):
     for rec in ops_of(module):
         def v(e, rec=rec):
             return expr.verilog(e, lambda n: instr_field(rec, n, instr), lambda k: f"32'd{sizes[k]}")
-        conds = [f"{instr}[{ops.OP_W - 1}:0] == {ops.OP_W}'d{rec.code}"]
+        val, width = ops.opcode_bits(rec.code)
+        conds = [f"{instr}[{width - 1}:0] == {width}'d{val}"]
         for sh in rec.shape:
             x = instr_field(rec, sh.field, instr)
             conds.append(f"{x} >= {v(expr.lift(sh.lo))}")

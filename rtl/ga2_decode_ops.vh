@@ -11,6 +11,7 @@
   localparam [31:0] GA2P_SM_MAX_LEN = SM_MAX_LEN;
   wire [`GA2_OP_W-1:0] op = instr[`GA2_OP_W-1:0];
 
+  wire [`GA2_XOP_W-1:0] xop = instr[`GA2_OP_W +: `GA2_XOP_W];
   wire is_ld = (op == `GA2_OP_LD);
   wire is_st = (op == `GA2_OP_ST);
   wire is_mm = (op == `GA2_OP_MM);

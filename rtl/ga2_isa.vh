@@ -23,6 +23,9 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+// the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
+`define GA2_OP_EXT 4'd15
+`define GA2_XOP_W 4
 
 // the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1
 `define GA2_NUM_OPS 12

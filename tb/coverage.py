@@ -6,7 +6,8 @@ added there appears here as a hole by itself. Its points (cocotb_coverage CoverP
 "ga2."; every bin a string label):
 
   ga2.op                 every opcode retired by the chip, and every illegal opcode the chip
-                         refused (error 1 at that pc)
+                         refused (error 1 at that pc; "illegal_ext": an extended opcode,
+                         the prefix 15 with a sub-opcode no op has)
   ga2.op_mode            every opcode retired in each timing mode
   ga2.field.OP.F         field F of op OP (FIELDS order) at its limits: "min" (0), "max"
                          (2^width - 1) and, where check() puts a limit, just inside and just
@@ -235,7 +236,8 @@ def hazard_label(kind, busy, new):
 def point_bins(cfg=None):
     """{point name: [bin labels]} of the whole model (for cfg's sizes: config.DEFAULT)."""
     cfg = config.resolve(cfg)
-    pts = {f"{PREFIX}.op": list(isa.OPCODES) + [f"illegal_{c}" for c in isa.ILLEGAL_OPCODES],
+    pts = {f"{PREFIX}.op": list(isa.OPCODES) + [f"illegal_{c}" for c in isa.ILLEGAL_OPCODES]
+           + (["illegal_ext"] if isa.ILLEGAL_XOPS else []),
            f"{PREFIX}.op_mode": [f"{op}:{m}" for op in isa.OPCODES for m in config.MODES],
            f"{PREFIX}.mode": list(config.MODES),
            f"{PREFIX}.fault.code": list(error_codes().values()),
@@ -355,7 +357,8 @@ def sample(words, raw, ok, cfg, cov_path=None):
         _hit(f"{PREFIX}.fault.code", {names.get(code, f"code_{code}")})
         if code == isa.ERR_OPCODE and 0 <= epc < cfg.imem_depth:
             word = words[epc] if epc < len(words) else 0       # the host pads imem with 0 words
-            _hit(f"{PREFIX}.op", {f"illegal_{word & ((1 << isa.OP_W) - 1)}"})
+            low = word & ((1 << isa.OP_W) - 1)
+            _hit(f"{PREFIX}.op", {"illegal_ext" if low == ops.EXT_CODE else f"illegal_{low}"})
         elif code not in (isa.ERR_PC,) and 0 <= epc < len(words):
             ins, _ = isa.decoded(words[epc])
             if ins is not None:

@@ -27,6 +27,29 @@ from .expr import Expr, bound, compile_py, fields_of, lift
 ADDR_W = 16            # every address field (scratchpad, external low part) is 16 bits
 OP_W = 4               # the opcode: the instruction word's low OP_W bits
 INSTR_W = 128          # instruction word width (bits)
+# Extended opcodes: the 4-bit opcode EXT_CODE says the next XOP_W bits are a sub-opcode,
+# and the op's fields start above them. An op with code 16 + k is encoded as EXT_CODE
+# with sub-opcode k; codes 1..14 are the 4-bit opcode itself. So the first twelve ops'
+# words (codes 1..12) never change, and the table holds up to 14 + 16 ops.
+EXT_CODE = 15
+XOP_W = 4
+EXT_BASE = 1 << OP_W   # the first extended code
+
+
+def opcode_bits(code):
+    """(value, width) of an opcode's bits at the bottom of its word: the 4-bit code, or
+    EXT_CODE with the sub-opcode above it (8 bits)."""
+    if code < EXT_BASE:
+        return code, OP_W
+    return EXT_CODE | ((code - EXT_BASE) << OP_W), OP_W + XOP_W
+
+
+def code_of(word):
+    """The opcode of an instruction word (an extended one's 16 + sub-opcode)."""
+    low = word & ((1 << OP_W) - 1)
+    if low != EXT_CODE:
+        return low
+    return EXT_BASE + ((word >> OP_W) & ((1 << XOP_W) - 1))
 UNITS = ("dma", "mm", "vec")   # the timing contract's three units (docs/isa.md)
 
 # fault codes (docs/isa.md "Errors")
@@ -260,14 +283,15 @@ def _validate(r, table):
     other = next((o for o in table.values() if o.code == r.code), None)
     if other is not None:
         raise ValueError(f"{r.name} and {other.name} share opcode {r.code}")
-    if not 1 <= r.code < (1 << OP_W):
-        raise ValueError(f"{r.name}: opcode {r.code} outside 1..{(1 << OP_W) - 1}")
+    if not (1 <= r.code < EXT_BASE and r.code != EXT_CODE) and not EXT_BASE <= r.code < EXT_BASE + (1 << XOP_W):
+        raise ValueError(f"{r.name}: opcode {r.code} outside 1..{EXT_CODE - 1} and "
+                         f"{EXT_BASE}..{EXT_BASE + (1 << XOP_W) - 1} ({EXT_CODE}: the extension prefix)")
     if r.unit not in UNITS + (None,):
         raise ValueError(f"{r.name}: unit {r.unit!r} not one of {UNITS} or None")
     names = [n for n, _ in r.fields]
     if len(set(names)) != len(names):
         raise ValueError(f"{r.name}: a field name is repeated")
-    if OP_W + sum(w for _, w in r.fields) > INSTR_W:
+    if opcode_bits(r.code)[1] + sum(w for _, w in r.fields) > INSTR_W:
         raise ValueError(f"{r.name}: fields pass the {INSTR_W}-bit instruction word")
     known = set(names)
     exprs = [r.busy_expr(m) for m in ("inorder", "overlap")] + [r.sp_reads, r.words, r.macs]
@@ -289,5 +313,6 @@ TABLE = _load()
 BY_CODE = {r.code: r for r in TABLE.values()}
 VIEWS = {name: _views(r) for name, r in TABLE.items()}
 
-__all__ = ["ADDR_W", "BY_CODE", "EXT", "INSTR_W", "OP_W", "SP", "TABLE", "UNITS", "VIEWS",
+__all__ = ["ADDR_W", "BY_CODE", "EXT", "EXT_BASE", "EXT_CODE", "INSTR_W", "OP_W", "SP", "TABLE", "UNITS", "VIEWS",
+           "XOP_W", "code_of", "opcode_bits",
            "Expr", "Op", "Range", "Rng", "Shape", "bound", "check"]

@@ -34,7 +34,8 @@ def _busy_verilog(module, mode):
         terms.append((rec.code, v))
     out = "32'd0"
     for code, v in reversed(terms):
-        out = f"((instr[{ops.OP_W - 1}:0] == {ops.OP_W}'d{code}) ? {v} : {out})"
+        val, width = ops.opcode_bits(code)
+        out = f"((instr[{width - 1}:0] == {width}'d{val}) ? {v} : {out})"
     return out
 
 
@@ -43,7 +44,8 @@ def _bounds(module):
     terms = []
     for rec in rtl.ops_of(module):
         conds = [f"{rtl.instr_field(rec, s.field)} <= LMAX" for s in rec.shape]
-        terms.append(f"((instr[{ops.OP_W - 1}:0] != {ops.OP_W}'d{rec.code})" +
+        val, width = ops.opcode_bits(rec.code)
+        terms.append(f"((instr[{width - 1}:0] != {width}'d{val})" +
                      (" || (" + " && ".join(conds) + "))" if conds else " || 1'b1)"))
     return " && ".join(terms) or "1'b1"
 

@@ -236,8 +236,10 @@ def directed_programs(cfg, fields=None):
 
 
 def illegal_programs(cfg):
-    """[(label, prog)]: every illegal opcode of model/isa.py as a word after a valid LD."""
-    return [(f"illegal {c}", [_fill(cfg), c, isa.build("HALT")]) for c in isa.ILLEGAL_OPCODES]
+    """[(label, prog)]: every illegal opcode of model/isa.py as a word after a valid LD, and
+    the first extended code no op has (the prefix 15 with its sub-opcode)."""
+    codes = list(isa.ILLEGAL_OPCODES) + list(isa.ILLEGAL_XOPS[:1])
+    return [(f"illegal {c}", [_fill(cfg), isa.opcode_word(c), isa.build("HALT")]) for c in codes]
 
 
 def sm_programs(cfg):

@@ -68,7 +68,7 @@ def test_xhi_is_appended_and_defaults_to_zero():
 
 def test_pack4_unpack4_opcodes_and_the_illegal_ones():
     assert (isa.OPCODES["PACK4"], isa.OPCODES["UNPACK4"]) == (11, 12)
-    assert isa.ILLEGAL_OPCODES == (0, 13, 14, 15)
+    assert isa.ILLEGAL_OPCODES == (0, 13, 14)          # 15: the extended opcodes' prefix
     p = B("PACK4", dst=7, src=9, len=4)
     assert isa.encode(p) == 11 | 7 << 4 | 9 << 20 | 4 << 36
     assert isa.decode(isa.encode(B("UNPACK4", dst=1, src=2, len=3))).op == "UNPACK4"
