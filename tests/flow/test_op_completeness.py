@@ -87,7 +87,7 @@ def missing_parts(rec, examples, busy, link, decode_text, header_text, filelist,
         if any(timing.busy_cycles(ins, config.DEFAULT.replace(mode=m)) < 1 for m in config.MODES):
             out.append("timing")
     # decode
-    if f"wire is_{op.lower()} = (op == `GA2_OP_{op});" not in decode_text or \
+    if f"wire is_{op.lower()} = (op == `GA2_OP_" not in decode_text or \
             f"`define GA2_OPI_{op} {rec.code - 1}" not in header_text:
         out.append("decode")
     # unit

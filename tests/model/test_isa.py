@@ -41,8 +41,10 @@ def doc_encode(op, fields):
 
 
 def test_tables_match_docs():
-    assert isa.OPCODES == DOC_CODES
-    assert {op: list(f) for op, f in isa.FIELDS.items()} == DOC_FIELDS
+    """The first twelve ops' codes and fields as the spec fixed them (an op added later is
+    pinned by its own tests; docs/isa.md's generated table is compared in test_coverage_model)."""
+    assert {op: isa.OPCODES[op] for op in DOC_CODES} == DOC_CODES
+    assert {op: list(isa.FIELDS[op]) for op in DOC_FIELDS} == DOC_FIELDS
     assert (config.DEFAULT.sp_words, config.DEFAULT.imem_depth, isa.INSTR_W, config.DEFAULT.array,
             config.DEFAULT.sm_max_len) == (4096, 1024, 128, 4, 64)
 
@@ -215,10 +217,10 @@ def test_build_external_size():
 
 # ---------------------------------------------------------------- decode errors, disasm
 @pytest.mark.parametrize("word, code", [(0, 0), (13, 13), (14, 14), (0xF0 | 13, 13), ((1 << 127) | 14, 14),
-                                        (15, 16), (0xF0 | 15, 31)])
+                                        (0xF0 | 15, 31)])
 def test_decode_illegal_opcode(word, code):
     """docs/isa.md: opcodes 0, 13, 14 are illegal; 15 is the extension prefix, whose
-    sub-opcode in bits 7:4 names code 16 + k (none assigned yet: all illegal)."""
+    sub-opcode in bits 7:4 names code 16 + k (assigned from 16 up: 31, the last, is illegal)."""
     with pytest.raises(ValueError, match=f"illegal opcode {code}"):
         isa.decode(word)
 
@@ -254,7 +256,7 @@ def test_decoded_is_decode_memoised():
     ld = isa.build("LD", dst=1, src=2, len=3)
     w = isa.encode(ld)
     assert isa.decoded(w) == (ld, None) and isa.decoded(w) == (ld, None)
-    for bad in (0, 13, 15, 1 << 128):
+    for bad in (0, 13, 0xFF, 1 << 128):
         ins, why = isa.decoded(bad)
         with pytest.raises(ValueError) as ei:
             isa.decode(bad)

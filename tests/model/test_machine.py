@@ -357,7 +357,7 @@ LD8 = isa.build("LD", cfg=config.DEFAULT.replace(ext_words=EXT), dst=0, src=0, l
 SEED_IMG = list(range(1, 65))
 
 
-@pytest.mark.parametrize("word", [0, 13, 14, 15, (1 << 120) | 13])
+@pytest.mark.parametrize("word", [0, 13, 14, 0xFF, (1 << 120) | 13])   # 0xFF: extended code 31
 def test_error_1_illegal_opcode(word):
     prog = [LD8, B("RQ", dst=100, src=0, len=8, m=1, s=0), word, B("ST", src=0, dst=0, len=1), HALT]
     e, _, _ = fault_case(prog, SEED_IMG)

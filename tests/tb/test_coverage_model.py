@@ -180,7 +180,7 @@ def test_the_model_has_every_op_and_field_of_the_isa():
     them)."""
     from model import timing
     doc = _doc_ops()
-    assert len(doc) == 12 and doc["PACK4"] == (11, [("dst", 16), ("src", 16), ("len", 13)])
+    assert len(doc) >= 12 and doc["PACK4"] == (11, [("dst", 16), ("src", 16), ("len", 13)])
     assert {op: (isa.OPCODES[op], list(isa.FIELDS[op])) for op in isa.OPCODES} == doc
     bins = coverage.point_bins(CFG)
     fields = {tuple(p.split(".")[2:]) for p in bins if p.startswith("ga2.field.")}
