@@ -49,18 +49,18 @@ def digest(obj):
 # The only lines that name the builders: updated when the compiler replaces them, the
 # cases below unchanged.
 def _api():
-    from tools.lm import chip as C
+    from tools.lm import compiler as C
+    from tools.lm import generation as G
     from tools.lm import long as L
-    from tools.lm import remedies as RM
     return dict(
         LM_CHIP=C.LM_CHIP, LM_CHIP_OVERLAP=C.LM_CHIP_OVERLAP, Row=C.Row,
-        Remedies=RM.Remedies,
+        Remedies=C.Remedies,
         generation=lambda net, prompts, new, start=None, chip=None:
-            C.Generation(net, prompts, new, start=start, chip=chip),
+            G.Generation(net, prompts, new, start=start, chip=chip),
         remedied=lambda net, prompts, new, rem, mode, start=None:
-            RM.generation(net, prompts, new, rem, mode, start=start),
+            G.generation(net, prompts, new, rem, mode, start=start),
         step=lambda net, lay, rows, mem=None: C.step_program(net, lay, rows, mem=mem),
-        layout=lambda net, batch, ctx, chip: C.Layout(net.cfg, batch, ctx, chip),
+        layout=lambda net, batch, ctx, chip: C.Layout(C.describe(net), batch, ctx, chip),
         image=lambda lay, net, prompts: lay.image(net, prompts),
         long_case=L.case)
 
@@ -100,14 +100,14 @@ def add(a, b):
 def _gen(g):
     """A generation's image and every step's program."""
     A = api()
-    return [("image", g.image())] + [(f"step {k}", A["step"](g.model, g.layout, rows))
+    return [("image", g.image())] + [(f"step {k}", A["step"](g.net, g.layout, rows))
                                      for k, rows in enumerate(g.steps)]
 
 
 def _last(g):
     """A generation's image and its last step's program (a sweep's step)."""
     A = api()
-    return [("image", g.image()), ("last", A["step"](g.model, g.layout, g.steps[-1]))]
+    return [("image", g.image()), ("last", A["step"](g.net, g.layout, g.steps[-1]))]
 
 
 def _chip(mode):

@@ -11,7 +11,7 @@ never returned both caught."""
 import pytest
 
 from tools.lm import data, generate
-from tools.lm import remedies as RM
+from tools.lm import compiler as C
 from tools.lm import remedies_ref as REF
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
@@ -20,9 +20,9 @@ from tools.serve import requests as rq
 STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving.md: space, ".", newline
 W, S = 8, 2
 # name: (kv_heads, kv_bits, remedies, the pool's row in words)
-CASES = {"kv_heads 1": (1, 8, None, 16), "kv_bits 4": (0, 4, RM.Remedies(kv_bits=4), 16),
-         "window": (0, 8, RM.Remedies(window=W, sinks=S), 32),
-         "all three": (1, 4, RM.Remedies(kv_bits=4, window=W, sinks=S), 8)}
+CASES = {"kv_heads 1": (1, 8, None, 16), "kv_bits 4": (0, 4, C.Remedies(kv_bits=4), 16),
+         "window": (0, 8, C.Remedies(window=W, sinks=S), 32),
+         "all three": (1, 4, C.Remedies(kv_bits=4, window=W, sinks=S), 8)}
 _models = {}
 
 
@@ -80,7 +80,7 @@ def test_the_window_changes_what_is_generated():
     """The windowed reference is not the unwindowed one on these prompts (so the served
     tokens above are the window's, not an accident)."""
     model, reqs = _model(0, 8), _reqs()
-    assert _alone(model, reqs, RM.Remedies(window=W, sinks=S)) != _alone(model, reqs, None)
+    assert _alone(model, reqs, C.Remedies(window=W, sinks=S)) != _alone(model, reqs, None)
 
 
 def test_reservation_is_bounded_by_the_window_and_preemption_recomputes():
@@ -89,7 +89,7 @@ def test_reservation_is_bounded_by_the_window_and_preemption_recomputes():
     the pool runs out and preempted requests are recomputed to the same tokens."""
     model = _model(0, 8)
     reqs = rq.poisson(3, 200, seed=5, prompt_len=(20, 22), max_new=(9, 10))
-    rem = RM.Remedies(window=W, sinks=S)
+    rem = C.Remedies(window=W, sinks=S)
     with pytest.raises(ValueError, match="blocks"):
         E.serve(model, reqs, "text", "reserve", "whole", 6)
     alone = _alone(model, reqs, rem)
@@ -120,16 +120,16 @@ class _Never(E.Server):
 def test_planted_release_bugs_are_caught(server, found):
     model, reqs = _model(0, 8), _reqs()
     run = server(model, reqs, "text", "preempt", "chunked", 12,
-                 remedies=RM.Remedies(window=W, sinks=S)).run()
+                 remedies=C.Remedies(window=W, sinks=S)).run()
     assert any(found in p for p in run.problems), run.problems[:3]
-    assert E.check_run(run, model, "text", _alone(model, reqs, RM.Remedies(window=W, sinks=S)))
+    assert E.check_run(run, model, "text", _alone(model, reqs, C.Remedies(window=W, sinks=S)))
 
 
 def test_the_same_pool_words_hold_more_blocks():
     """A row of row_words words: the multi-query 4-bit model's pool of 4x the blocks takes
     the unmodified one's words."""
     base = lmm.MemoryMap(_model(0, 8), 4, 12)
-    small = lmm.MemoryMap(_model(1, 4), 4, 48, remedies=RM.Remedies(kv_bits=4))
+    small = lmm.MemoryMap(_model(1, 4), 4, 48, remedies=C.Remedies(kv_bits=4))
     assert small.pool.words == base.pool.words and small.pool.row_words * 4 == base.pool.row_words
     with pytest.raises(ValueError, match="4-bit"):
-        lmm.MemoryMap(_model(0, 8), 4, 12, remedies=RM.Remedies(kv_bits=4))
+        lmm.MemoryMap(_model(0, 8), 4, 12, remedies=C.Remedies(kv_bits=4))

@@ -145,9 +145,9 @@ def test_remedied_serving_live_on_verilator():
     tokens those of remedies_ref's decoding alone, blocks returned to the pool as the
     request leaves the window."""
     _need("verilator")
-    from tools.lm import remedies as RM
+    from tools.lm import compiler as C
     model = generate.load_model("text", kv_heads=1, kv_bits=4)
-    rem = RM.Remedies(kv_bits=4, window=8, sinks=2)
+    rem = C.Remedies(kv_bits=4, window=8, sinks=2)
     reqs = rq.poisson(1, 60, seed=5, prompt_len=(14, 14), max_new=(4, 4))
     pols = [("preempt", "chunked")]
     ref, probs = L.serve_all(model, reqs, 6, "overlap", pols, remedies=rem)
