@@ -100,7 +100,7 @@ class Layout:
         if not isinstance(ctx, int) or isinstance(ctx, bool) or ctx < 1:
             raise ValueError(f"ctx must be a positive integer, got {ctx!r}")
         self.desc, self.batch, self.ctx, self.chip = desc, batch, ctx, chip
-        R, d, dk, kv4 = batch, desc.d, desc.dk, desc.kv_bits == 4
+        dk, kv4 = desc.dk, desc.kv_bits == 4
         self.row_words = dk // 2 if kv4 else dk
         if whole:
             self.slots = ctx
