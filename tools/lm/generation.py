@@ -30,10 +30,12 @@ class Generation:
     0 through len(prompt) + new - 2: the last generated token is not fed back).
     remedies: a compiler.Remedies (or None: a plain model's whole plan; a grouped-query or
     4-bit model gets Remedies(kv_bits=its)), with a chip of compiler.chip_config for
-    contexts past 64 positions. desc, layout: the compiler's description and layout.
+    contexts past 64 positions. pipeline: the description's (default: the whole plan's
+    steps may be pipelined, the tiled plan's not: compiler.describe). desc, layout: the
+    compiler's description and layout.
     """
 
-    def __init__(self, net, prompts, new, start=None, chip=LM_CHIP, remedies=None):
+    def __init__(self, net, prompts, new, start=None, chip=LM_CHIP, remedies=None, pipeline=None):
         m = net.cfg
         B = len(prompts)
         if B < 1:
@@ -62,7 +64,7 @@ class Generation:
         if remedies is None and (m.kv_heads or kv_bits != 8):
             remedies = Remedies(kv_bits=kv_bits)
         self.remedies = remedies
-        self.desc = describe(net, remedies)
+        self.desc = describe(net, remedies, pipeline)
         self.layout = Layout(self.desc, B, ctx, chip)
         self.steps = []
         for k in range(max(s0 + len(p) + n - 1 for p, n, s0 in zip(prompts, new, start))):
@@ -98,13 +100,13 @@ class Generation:
         return np.asarray(ext[a:a + n * lay.row_words]).reshape(n, lay.row_words)
 
 
-def generation(net, prompts, new, remedies, mode="overlap", start=None):
+def generation(net, prompts, new, remedies, mode="overlap", start=None, pipeline=None):
     """Generation of prompts with remedies on the smallest chip_config of CHIPS whose
     external memory holds its layout (ValueError from the last when none does)."""
     for k, (ext, imem) in enumerate(CHIPS):
         try:
             return Generation(net, prompts, new, start=start, remedies=remedies,
-                              chip=chip_config(mode, ext, imem))
+                              chip=chip_config(mode, ext, imem), pipeline=pipeline)
         except ValueError as e:
             if k == len(CHIPS) - 1 or "external memory" not in str(e):
                 raise

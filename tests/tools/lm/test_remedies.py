@@ -206,3 +206,23 @@ def test_sweep_packs_steps_into_simulator_jobs():
              enumerate([(a, 300), (a, 600), (a, 500), (a, 1500), (b, 100), (b, 100), (a, 10)])]
     got = [[it[4] for it in job] for job in jobs(items, 1000)]
     assert got == [[0, 1], [2], [3], [4, 5], [6]]
+
+
+def test_the_pipelined_order_takes_the_remedies():
+    # the tiled plan with the description's pipeline on: twelve rows get the pipelined
+    # order's six weight buffers, the overlap steps whichever order the timing model finds
+    # faster (the pipelined one where all twelve rows step), every token and cached row
+    # still the reference's
+    from tools.lm.compiler.emit import Step
+    m, rem = model("text", 1, 4), C.Remedies(kv_bits=4, window=8, sinks=2)
+    prompts = [text(("The quick brown fox jumps " * 2)[k:k + 7]) for k in range(12)]
+    g = G.generation(m, prompts, 2, rem, pipeline=True)
+    assert g.layout.weight_buffers == C.PIPE_BUFFERS and g.desc.attention == "tiled"
+    check(m, g, run_on_machine(g, seed=12))
+    rows = g.steps[-2]                   # twelve rows at position 6, every one generating
+    assert len(rows) == 12 and all(r.write for r in rows)
+    plain, piped = (Step(m, g.layout, rows, None, pipe).program() for pipe in (False, True))
+    assert C.step_program(m, g.layout, rows) == piped != plain
+    assert timing.schedule(piped, g.layout.chip).cycles < timing.schedule(plain, g.layout.chip).cycles
+    # without it (the default: today's programs) the same rows keep four buffers
+    assert G.generation(m, prompts, 2, rem).layout.weight_buffers == C.WEIGHT_BUFFERS
