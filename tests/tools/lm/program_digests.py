@@ -45,9 +45,10 @@ def digest(obj):
     return f"program[{len(obj)}]:" + h.hexdigest()
 
 
-# ---------------------------------------------------------------- the builders' API
-# The only lines that name the builders: updated when the compiler replaces them, the
-# cases below unchanged.
+# ---------------------------------------------------------------- the compiler's API
+# The only lines that name the code under test: written for the two builders when the pin
+# was recorded (commit 631d102), rewritten for the compiler that replaced them; the cases
+# below unchanged.
 def _api():
     from tools.lm import compiler as C
     from tools.lm import generation as G
@@ -127,7 +128,7 @@ def cases():
         out.append((name, long, build))
 
     A = api
-    # -- the unmodified model (tools/lm/chip.py's step) -------------------------------
+    # -- the unmodified model (tools/lm/chip.py's step; the whole plan) ----------------
     for mode in MODES:
         case(f"chip/text3/{mode}", lambda mode=mode: _gen(A()["generation"](
             net("text"), [text("The "), text("def "), text("A list is ")], 8, chip=_chip(mode))))
@@ -192,7 +193,7 @@ def cases():
         net("add"), [add(a, (a * 37 + 11) % 100) for a in range(0, 96, 6)], 3,
         chip=_chip("overlap"))))
 
-    # -- the remedies (tools/lm/remedies.py's step) ------------------------------------
+    # -- the remedies (tools/lm/remedies.py's step; the tiled plan) --------------------
     R = lambda **kw: A()["Remedies"](**kw)
     rem_cases = {
         # tests/tools/lm/test_remedies.py

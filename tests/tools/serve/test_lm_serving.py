@@ -2,7 +2,7 @@
 requests.py, report.py) on the reference chip: every request's tokens equal to the
 request served alone by the integer reference (tools/lm/int8.py's greedy decoding,
 written from the spec: no instructions, no addresses), under every policy, with
-preemption, chunked prefill and speculative decoding; the step builder's same-sequence
+preemption, chunked prefill and speculative decoding; the step compiler's same-sequence
 rows held to the integer reference's tokens and KV rows; the isolation sets; bad input.
 """
 
