@@ -1,8 +1,10 @@
-"""The GA-2 instruction set: the single source of truth for opcodes, fields and sizes.
+"""The GA-2 instruction set: the encoding, the checks and the disassembler of the op records.
 
-Everything else derives from the tables here: the Verilog header rtl/ga2_isa.vh is
-generated from them (tools/flow/headers.py), the reference Machine decodes with them,
-and the builders validate with them. The chip's sizes are not the encoding's: they come
+Each operation's facts (name, opcode, fields, checks, ranges, timing, semantics) are its
+record's in model/ops, the single source; this module builds the encoding tables from
+them (OPCODES, FIELDS, LAYOUT), and the Verilog header rtl/ga2_isa.vh is generated from
+the same records (tools/flow/headers.py). The reference Machine decodes with these
+tables, and the builders validate with them. The chip's sizes are not the encoding's: they come
 from a model.config.Config (default config.DEFAULT), which check() and build() take.
 Also here: the binary encoding (with a memoised decode and as_words for the reference's
 speed), the disassembler, the Counters record and MACs / words moved per instruction.
@@ -13,56 +15,30 @@ from collections import namedtuple
 
 import numpy as _np
 
-from . import config
+from . import config, ops
 
 _np_integer, _np_bool = _np.integer, _np.bool_
 
 # ---------------------------------------------------------------- encoding sizes
 # (the chip's memory sizes and options are model/config.py's: a Config)
 WORD_BITS = 32
-ADDR_W = config.ADDR_W   # every address field (scratchpad and external) is 16 bits
+ADDR_W = ops.ADDR_W      # every address field (scratchpad and external) is 16 bits
 XHI_W = config.EXT_ADDR_W - ADDR_W   # LD/ST/LDX xhi: the external address's high 8 bits
 EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^24 words
-INSTR_W = 128            # instruction word width (bits)
-OP_W = 4
+INSTR_W = ops.INSTR_W    # instruction word width (bits)
+OP_W = ops.OP_W
 
 # ---------------------------------------------------------------- opcodes and fields
-OPCODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
-           "LDX": 7, "ADD": 8, "ARGMAX": 9, "NORM": 10, "PACK4": 11, "UNPACK4": 12}
+# From the operation records (model/ops: one module per operation), in opcode order.
+OPCODES = {name: r.code for name, r in ops.TABLE.items()}
 OPNAMES = {v: k for k, v in OPCODES.items()}
-ILLEGAL_OPCODES = tuple(c for c in range(16) if c not in OPNAMES)   # error 1: 0, 13..15
-
+ILLEGAL_OPCODES = tuple(c for c in range(1 << OP_W) if c not in OPNAMES)   # error 1
 # Each op's fields in encoding order, packed upward from bit OP_W; (name, width).
-FIELDS = {
-    "LD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("xhi", XHI_W)),
-    "ST": (("src", ADDR_W), ("dst", ADDR_W), ("len", 13), ("xhi", XHI_W)),
-    "MM": (("dst", ADDR_W), ("A", ADDR_W), ("B", ADDR_W), ("M", 3), ("K", 8), ("N", 3),
-           ("tb", 1), ("lda", 12), ("ldb", 12), ("ldc", 12), ("acc", 1)),
-    "RQ": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6), ("relu", 1)),
-    "SM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
-    "HALT": (),
-    # the language model's operations (docs/lm.md "Numerics"; docs/isa.md)
-    "LDX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("idx", ADDR_W), ("rows", ADDR_W),
-            ("xhi", XHI_W)),
-    "ADD": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("src2", ADDR_W)),
-    "ARGMAX": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
-    "NORM": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13), ("m", 16), ("s", 6)),
-    # the 4-bit KV cache (docs/isa.md): PACK4 reads 2*len words and writes len,
-    # UNPACK4 reads len words and writes 2*len
-    "PACK4": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
-    "UNPACK4": (("dst", ADDR_W), ("src", ADDR_W), ("len", 13)),
-}
-
-
+FIELDS = {name: r.fields for name, r in ops.TABLE.items()}
 # Fields that may be left out of raw()/build() and of the assembly text, with their value
 # when left out; format_fields() leaves a field out when it has that value, so the text of
-# programs written before the field existed is unchanged. MM acc (bit 103): 0 writes
-# dst = A x B, 1 accumulates dst += A x B (32-bit wraparound), as VTA's GEMM reset flag.
-# RQ relu (bit 71): 1 clamps the result to 0..127 (the MLP's ReLU fused into its requant).
-# LD, ST, LDX xhi (bits 49..56 of LD and ST, 81..88 of LDX): the external address is
-# xhi * 65536 + src (LD, LDX) or + dst (ST), so the external memory may reach 2^24 words.
-DEFAULTS = {"MM": {"acc": 0}, "RQ": {"relu": 0}, "LD": {"xhi": 0}, "ST": {"xhi": 0},
-            "LDX": {"xhi": 0}}
+# programs written before the field existed is unchanged (MM acc, RQ relu, LD/ST/LDX xhi).
+DEFAULTS = {name: dict(r.defaults) for name, r in ops.TABLE.items() if r.defaults}
 
 
 def _layout():
@@ -72,7 +48,6 @@ def _layout():
         for name, width in fields:
             pos[name] = (lsb, width)
             lsb += width
-        assert lsb <= INSTR_W, op
         out[op] = pos
     return out
 
@@ -86,33 +61,20 @@ _PACK = {op: tuple(((1 << width) - 1, LAYOUT[op][name][0]) for name, width in fi
          for op, fields in FIELDS.items()}
 
 # ---------------------------------------------------------------- error codes
-ERR_NONE = 0
-ERR_OPCODE = 1           # illegal opcode
-ERR_SP_RANGE = 2         # scratchpad address out of range
-ERR_EXT_RANGE = 3        # external address out of range
-ERR_SHAPE = 4            # M or N outside 1..4, K = 0, len = 0 or too long
-ERR_PC = 5               # ran past the end of the instruction memory without HALT
-ERR_INDEX = 6            # LDX: the row index read from the scratchpad is not below rows
+ERR_NONE = ops.ERR_NONE
+ERR_OPCODE = ops.ERR_OPCODE          # illegal opcode
+ERR_SP_RANGE = ops.ERR_SP_RANGE      # scratchpad address out of range
+ERR_EXT_RANGE = ops.ERR_EXT_RANGE    # external address out of range
+ERR_SHAPE = ops.ERR_SHAPE            # a field outside its shape limits
+ERR_PC = ops.ERR_PC                  # ran past the end of the instruction memory without HALT
+ERR_INDEX = ops.ERR_INDEX            # LDX: the row index read from the scratchpad is not below rows
 ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address out of range",
                ERR_EXT_RANGE: "external address out of range", ERR_SHAPE: "bad shape",
                ERR_PC: "ran past the end of instruction memory",
                ERR_INDEX: "table index out of range"}
 # ERR_INDEX is the one fault found in EXEC, from data: the LDX writes nothing, the program
 # runs on to its end with unchanged timing (timing never depends on data) and the chip
-# reports the first such LDX at done (docs/isa.md "Errors"). Every other fault is DECODE's.
-
-NORM_MAX_LEN = 64        # NORM: ss * 2^10 <= 2^30 keeps the square root in 16 bits
-
-
-
-def s8(w):
-    """The low 8 bits of a word read as two's complement."""
-    return ((int(w) & 0xFF) ^ 0x80) - 0x80
-
-
-def w32(v):
-    """v wrapped to a 32-bit word, as a signed integer."""
-    return ((int(v) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+# reports the first such LDX at done (docs/isa.md "Faults"). Every other fault is DECODE's.
 
 
 # ---------------------------------------------------------------- instructions
@@ -172,68 +134,14 @@ def check(ins, cfg=None):
     """The chip's fault check of one decoded instruction on cfg: (code, field, reason) or None.
 
     Priority, as in the RTL's decode stage: shape (4), scratchpad range (2),
-    external range (3). Illegal opcodes never decode, so they are the caller's (code 1).
+    external range (3), each in its record's order (model/ops). Illegal opcodes never
+    decode, so they are the caller's (code 1).
     """
-    cfg = config.resolve(cfg)
-    ext, sp_words, array, sm_max_len = cfg.ext_words, cfg.sp_words, cfg.array, cfg.sm_max_len
-    op = ins.op
-    f = dict(zip(_NAMES[op], ins.args))             # ins.fields()
-    if op == "HALT":
-        return None
-    if op == "MM":
-        for name in ("M", "N"):
-            if not 1 <= f[name] <= array:
-                return ERR_SHAPE, name, f"{name}={f[name]} outside 1..{array}"
-        if f["K"] == 0:
-            return ERR_SHAPE, "K", "K=0"
-        M, K, N, tb = f["M"], f["K"], f["N"], f["tb"]
-        b_rows, b_cols = (N, K) if tb else (K, N)
-        spans = (("A", f["A"] + (M - 1) * f["lda"] + K - 1),
-                 ("B", f["B"] + (b_rows - 1) * f["ldb"] + b_cols - 1),
-                 ("dst", f["dst"] + (M - 1) * f["ldc"] + N - 1))
-        for name, last in spans:
-            if last >= sp_words:
-                return ERR_SP_RANGE, name, f"{name} reaches scratchpad word {last} (size {sp_words})"
-        return None
-    n = f["len"]
-    if n == 0:
-        return ERR_SHAPE, "len", "len=0"
-    if op == "SM" and n > sm_max_len:
-        return ERR_SHAPE, "len", f"len={n} longer than the softmax unit's {sm_max_len}"
-    if op == "NORM" and n > NORM_MAX_LEN:
-        return ERR_SHAPE, "len", f"len={n} longer than the norm unit's {NORM_MAX_LEN}"
-    if op == "LDX" and f["rows"] == 0:
-        return ERR_SHAPE, "rows", "rows=0"
-    for name in _SP_FIELDS[op]:
-        one = name in _SP_ONE.get(op, ())
-        k = _SP_TWICE.get(op)
-        span = 1 if one else (2 * n if k == name else n)
-        if f[name] + span > sp_words:
-            what = "len" if span == n else "2*len"
-            return ERR_SP_RANGE, name, (f"{name}={f[name]} is past" if one else
-                                        f"{name}={f[name]} + {what}={span} passes") + \
-                f" scratchpad size {sp_words}"
-    ext_field = _EXT_FIELD.get(op)
-    if ext_field:
-        span = f["rows"] * n if op == "LDX" else n
-        first = (f["xhi"] << ADDR_W) + f[ext_field]
-        if first + span > ext:
-            what = f"rows*len={span}" if op == "LDX" else f"len={n}"
-            at = f"{ext_field}={f[ext_field]}" + (f" (xhi={f['xhi']}: address {first})" if f["xhi"] else "")
-            return ERR_EXT_RANGE, ext_field, f"{at} + {what} passes external size {ext}"
-    return None
+    return ops.check(ops.TABLE[ins.op], ins.args, config.resolve(cfg))
 
 
-# check()'s operands of each op with a len: those in the scratchpad (in the order the RTL
-# tests them) and the one in the external memory
-_SP_FIELDS = {"LD": ("dst",), "ST": ("src",), "RQ": ("src", "dst"), "SM": ("src", "dst"),
-              "LDX": ("idx", "dst"), "ADD": ("src", "src2", "dst"), "ARGMAX": ("src", "dst"),
-              "NORM": ("src", "dst"), "PACK4": ("src", "dst"), "UNPACK4": ("src", "dst")}
-_EXT_FIELD = {"LD": "src", "ST": "dst", "LDX": "src"}
-# the scratchpad operands that are one word, not len: LDX's index, ARGMAX's result
-_SP_ONE = {"LDX": ("idx",), "ARGMAX": ("dst",)}
-# the scratchpad operand that spans 2*len words: PACK4's input, UNPACK4's output
-_SP_TWICE = {"PACK4": "src", "UNPACK4": "dst"}
+# the operand of each op that holds an external address (LD, LDX: src; ST: dst)
+_EXT_FIELD = {name: r.ext_ranges()[0].base for name, r in ops.TABLE.items() if r.ext_ranges()}
 
 
 def ext_fields(op, addr):
@@ -415,13 +323,14 @@ Counters = namedtuple("Counters", "cycles mm dma vec instret")
 
 
 def macs(ins):
-    """Multiply-accumulates of one instruction (M*N*K for MM, else 0)."""
-    return ins.M * ins.N * ins.K if ins.op == "MM" else 0
+    """Multiply-accumulates of one instruction (its record's macs: M*N*K for MM, else 0)."""
+    return ops.VIEWS[ins.op]["macs"](ins.args, None)
 
 
 def words(ins):
-    """Words moved between external memory and scratchpad (len for LD, ST, LDX, else 0)."""
-    return ins.len if ins.op in ("LD", "ST", "LDX") else 0
+    """Words moved between external memory and scratchpad (its record's words: len for
+    LD, ST, LDX, else 0)."""
+    return ops.VIEWS[ins.op]["words"](ins.args, None)
 
 
 def _instrs(prog):

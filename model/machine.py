@@ -19,7 +19,6 @@ from collections import namedtuple
 import numpy as np
 
 from . import config, func, hostio, isa, timing
-from .func import requant_vec  # noqa: F401 - kept importable from here
 
 Result = namedtuple("Result", "ext sp counters trace sp_reads", defaults=(None,))
 Result.__doc__ = """A run's outcome: ext, sp (arrays), counters (isa.Counters), trace [(pc, cycle)],

@@ -77,3 +77,13 @@ def matmul_int8(A, B):
         raise ValueError(f"matmul_int8: inner dimensions differ (A rows vs {k} rows of B)")
     cols = list(zip(*B))
     return [[sum(int(x) * int(y) for x, y in zip(row, col)) for col in cols] for row in A]
+
+
+def s8(w):
+    """The low 8 bits of a word read as two's complement."""
+    return ((int(w) & 0xFF) ^ 0x80) - 0x80
+
+
+def w32(v):
+    """v wrapped to a 32-bit word, as a signed integer."""
+    return ((int(v) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000

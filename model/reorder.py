@@ -21,7 +21,7 @@ what decides when the step ends is what is left to do after each transfer: its l
 transfers should be the ones with the least behind them (a decode step's output store,
 which frees the buffer the next sequence's attention writes, goes before a cache load
 whose dependants are shorter). Ties between compute instructions keep the builder's
-order: the same rule on them (docs/measurements.md, the priorities tried) takes 66 cycles
+order: the same rule on them (docs/journal/2026-measurements.md) takes 66 cycles
 off chapter 9's B = 1 step but makes the language model's B = 8 and 16 steps, whose
 matrix and vector units are nearly as busy as the DMA, 4..8% slower than the old order.
 

@@ -14,7 +14,7 @@ an Event(pc, op, unit, issue, start, end, retire):
 
     pc      its instruction-memory address
     op      its mnemonic ("LD", ..., "HALT")
-    unit    the unit that executes it: "dma" (LD, ST), "mm" (MM), "vec" (RQ, SM);
+    unit    the unit that executes it (its record's, model/ops): "dma", "mm" or "vec";
             None for HALT
     issue   its DECODE cycle (its FETCH is issue - 1): the cycle that checks its fields
             and starts its unit
@@ -25,11 +25,12 @@ an Event(pc, op, unit, issue, start, end, retire):
     retire  the counter's value at its retire (the trace's cycle): end for a unit
             instruction, issue for HALT (it retires in DECODE)
 
-In the in-order mode (the only mode today) the next FETCH is the cycle after the
-previous retire, and start = issue + 1. A mode where the units overlap (a later issue)
-keeps in-order issue but may start a unit later than issue + 1 and retire out of the
-FETCH order; it is one more implementation registered in _MODES, behind the same
-schedule() and the same Event fields.
+Two timing modes (cfg.mode), each an implementation registered in _MODES behind the
+same schedule() and the same Event fields. In the in-order mode the next FETCH is the
+cycle after the previous retire, and start = issue + 1. In the overlap mode issue stays
+in order, but DECODE waits until the unit is idle and no busy unit's instruction
+conflicts with it, the next FETCH follows the issue, and instructions retire out of the
+FETCH order (_overlap; docs/isa.md "Timing modes").
 
 A Schedule(events, cycles, fault, counters, reason):
 
@@ -47,81 +48,32 @@ must reproduce exactly.
 """
 from collections import namedtuple
 
-from . import config, func, isa
+from . import config, func, isa, ops
 
 Event = namedtuple("Event", "pc op unit issue start end retire")
 Fault = namedtuple("Fault", "code pc")
 Schedule = namedtuple("Schedule", "events cycles fault counters reason")
 
-# The unit that executes each op (its busy cycles add to that unit's counter).
-UNIT = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec", "HALT": None,
-        "LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
-        "UNPACK4": "vec"}
+# The unit that executes each op (its busy cycles add to that unit's counter): its record's.
+UNIT = {name: r.unit for name, r in ops.TABLE.items()}
+_BUSY = {name: v["busy"] for name, v in ops.VIEWS.items()}
 
 
 def busy_cycles(ins, cfg=None):
-    """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT.
-
-    docs/isa.md's table: LD, ST, RQ, ARGMAX len + 1 (a word or element per cycle, one
-    cycle of read latency); MM K + mm_fill + M*N (K operand steps, the array's skew and
-    read latency, one result written per cycle); SM 2*(len + 1) + sm_div_cycles*len (the
-    max pass, the exp-and-sum pass, then a serial divide per element); LDX len + 3 (the
-    index, the address, an LD); ADD 2*len + 1 (two reads per element); PACK4 and UNPACK4
-    2*len + 1 (two reads per output word; two writes per input word); NORM
-    2*(len + 1) + NORM_TAIL (two passes and the reciprocal square root between them).
-    """
+    """Cycles the instruction's unit is busy (its EXEC state) on cfg; 0 for HALT: its
+    record's busy formula in cfg's timing mode (model/ops; docs/isa.md's table)."""
     return _busy(ins.op, ins.args, config.resolve(cfg))
 
 
-# field positions in Instr.args (isa.FIELDS order), read directly for speed
-_LEN = 2
-_M, _K, _N = 3, 4, 5
-assert all(isa._INDEX[op]["len"] == _LEN for op in isa.FIELDS if op not in ("MM", "HALT"))
-assert (isa._INDEX["MM"]["M"], isa._INDEX["MM"]["K"], isa._INDEX["MM"]["N"]) == (_M, _K, _N)
-
-
 def _busy(op, args, cfg):
-    if op == "LD" or op == "ST" or op == "RQ" or op == "ARGMAX":
-        return args[_LEN] + 1
-    if op == "MM":
-        return args[_K] + cfg.mm_fill + args[_M] * args[_N]
-    if op == "SM":
-        return sm_busy(args[_LEN], cfg)
-    if op == "LDX":
-        return args[_LEN] + LDX_EXTRA + 1
-    if op == "ADD" or op == "PACK4" or op == "UNPACK4":
-        return 2 * args[_LEN] + 1
-    if op == "NORM":
-        return 2 * (args[_LEN] + 1) + NORM_TAIL
-    return 0
-
-
-# LDX: read the index word (1), form the row's address (1), then an LD of len words
-LDX_EXTRA = 2
-# NORM's cycles between its two passes (each len + 1): the integer square root, one bit
-# a cycle (16), then the reciprocal 2^29 / q on a 30-bit serial divider (load, 30 steps,
-# result: 32)
-NORM_TAIL = 48
+    return _BUSY[op][cfg.mode](args, cfg)
 
 
 def sm_busy(n, cfg):
-    """SM's busy cycles for a vector of n elements on cfg.
-
-    In-order mode: the max pass, the exp-and-sum pass (n + 1 each), then the serial
-    divider's sm_div_cycles per element. Overlap mode: the fast softmax (rtl/ga2_softmax.v
-    FAST = 1; docs/isa.md): the two passes, one reciprocal divide of SM_FAST_TAIL
-    cycles, then one element per cycle: 3 n + 36. Exact for n = 1..sm_max_len (up to
-    config.SM_LEN_LIMIT = 1024: the divides are 32-bit whatever the length); the unit
-    never receives n = 0 (fault 4 in DECODE).
-    """
-    if cfg.mode == "overlap":
-        return 2 * (n + 1) + SM_FAST_TAIL + n
-    return 2 * (n + 1) + cfg.sm_div_cycles * n
-
-
-# the fast softmax's cycles after the two passes, beyond one per element (overlap mode):
-# load the divider with 2^32 - 1 and the sum (1), its 32 steps and result cycle (33)
-SM_FAST_TAIL = 34
+    """SM's busy cycles for a vector of n elements on cfg (model/ops/sm.py: in-order, the
+    two passes and a serial divide per element; overlap, the fast softmax's 3 n + 36).
+    Exact for n = 1..sm_max_len; the unit never receives n = 0 (fault 4 in DECODE)."""
+    return _BUSY["SM"][cfg.mode]((0, 0, n), cfg)
 
 
 # Speed (tools/bench/bench_model.py): what one word costs on one Config -- (op, unit, busy,

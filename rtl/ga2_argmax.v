@@ -18,11 +18,9 @@ module ga2_argmax #(
   input  wire                         rst,
   input  wire                         start,
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0]       dst,
-  input  wire [`GA2_ADDR_W-1:0]       src,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [`GA2_ARGMAX_LEN_W-1:0] len,
   output wire                         busy,
   output wire                         last,
   output wire                         rd_en,
@@ -32,6 +30,13 @@ module ga2_argmax #(
   output wire [`GA2_ADDR_W-1:0]       wr_addr,
   output wire [31:0]                  wr_data
 );
+  // the instruction's fields (model/ops/argmax.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W];
+  wire [`GA2_ARGMAX_LEN_W-1:0] len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W];
+  /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end

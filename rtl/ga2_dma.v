@@ -27,16 +27,10 @@ module ga2_dma #(
   input  wire                      clk,
   input  wire                      rst,
   input  wire                      start,
-  input  wire                      dir,          // 0 = LD or LDX, 1 = ST
-  input  wire                      ldx,          // 1 = LDX (with dir = 0)
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW / EAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0]    sp_base,
-  input  wire [`GA2_EXT_ADDR_W-1:0] ext_base,    // the full external address
-  input  wire [`GA2_ADDR_W-1:0]    idx,          // LDX: the index word's address
+  // the instruction word (ga2_decode has range-checked it): only LD's, ST's and LDX's fields count
+  input  wire [`GA2_INSTR_W-1:0]   instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [`GA2_LDX_ROWS_W-1:0] rows,        // LDX: the table's rows
-  input  wire [`GA2_LD_LEN_W-1:0]  len,
   output wire                      busy,
   output wire                      last,
   output wire                      idx_err,      // LDX with tok >= rows: its last busy cycle
@@ -54,7 +48,34 @@ module ga2_dma #(
   output wire [31:0]               ext_wdata,
   input  wire [31:0]               ext_rdata
 );
+  // the instruction's fields (model/ops/ld.py, st.py, ldx.py; rtl/ga2_isa.vh): LDX's dst,
+  // src and len sit at LD's bits (checked below), ST's src and dst swap LD's
+  wire [`GA2_OP_W-1:0] op = instr[`GA2_OP_W-1:0];
+  wire dir = (op == `GA2_OP_ST);               // 0 = LD or LDX, 1 = ST
+  wire ldx = (op == `GA2_OP_LDX);              // 1 = LDX (with dir = 0)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low SAW / EAW bits are kept
+  wire [`GA2_ADDR_W-1:0] ld_dst = instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W];
+  wire [`GA2_ADDR_W-1:0] ld_src = instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W];
+  wire [`GA2_ADDR_W-1:0] st_src = instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W];
+  wire [`GA2_ADDR_W-1:0] st_dst = instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W];
+  wire [`GA2_EXT_ADDR_W-`GA2_ADDR_W-1:0] ld_xhi  = instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W];
+  wire [`GA2_EXT_ADDR_W-`GA2_ADDR_W-1:0] st_xhi  = instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W];
+  wire [`GA2_EXT_ADDR_W-`GA2_ADDR_W-1:0] ldx_xhi = instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W];
+  wire [`GA2_ADDR_W-1:0]    sp_base  = dir ? st_src : ld_dst;
+  wire [`GA2_EXT_ADDR_W-1:0] ext_base = dir ? {st_xhi, st_dst} : {ldx ? ldx_xhi : ld_xhi, ld_src};
+  wire [`GA2_ADDR_W-1:0]    idx      = instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W];   // LDX: the index word's address
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [`GA2_LDX_ROWS_W-1:0] rows    = instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W];  // LDX: the table's rows
+  wire [`GA2_LD_LEN_W-1:0]  len      = dir ? instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W]
+                                           : instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W];
   initial begin
+    if (`GA2_LDX_DST_LSB != `GA2_LD_DST_LSB || `GA2_LDX_SRC_LSB != `GA2_LD_SRC_LSB ||
+        `GA2_LDX_LEN_LSB != `GA2_LD_LEN_LSB || `GA2_LDX_LEN_W != `GA2_LD_LEN_W ||
+        `GA2_ST_LEN_W != `GA2_LD_LEN_W) begin
+      $error("%m: LDX's dst, src, len are not LD's bits, or ST's len is not LD's width");
+      $finish;
+    end
     `GA2_CHECK_SP_WORDS(SP_WORDS);
     `GA2_CHECK_EXT_WORDS(EXT_WORDS);
     if (`GA2_LDX_EXTRA != 2) begin

@@ -21,8 +21,8 @@
 module ga2_hazard (
   input  wire                   clk,
   input  wire                   issue,        // the DECODE cycle that starts a unit
-  input  wire [2:0]             unit_sel,     // the started unit: {vec, mm, dma}
-  input  wire [2:0]             busy,         // the units' busy: {vec, mm, dma}
+  input  wire [`GA2_NUM_T-1:0]  unit_sel,     // the started unit: bit GA2_T_<UNIT>
+  input  wire [`GA2_NUM_T-1:0]  busy,         // the units' busy: bit GA2_T_<UNIT>
   // the instruction in DECODE (ga2_decode)
   input  wire                   rd0_v,
   input  wire [`GA2_ADDR_W-1:0] rd0_first,
@@ -56,16 +56,16 @@ module ga2_hazard (
     vec_rd_d  = vec_rd_q;
     vec_rd1_d = vec_rd1_q;
     vec_wr_d  = vec_wr_q;
-    if (issue && unit_sel[0]) begin
+    if (issue && unit_sel[`GA2_T_DMA]) begin
       dma_rd_d = new_rd0;
       dma_wr_d = new_wr;
     end
-    if (issue && unit_sel[1]) begin
+    if (issue && unit_sel[`GA2_T_MM]) begin
       mm_rd0_d = new_rd0;
       mm_rd1_d = new_rd1;
       mm_wr_d  = new_wr;
     end
-    if (issue && unit_sel[2]) begin
+    if (issue && unit_sel[`GA2_T_VEC]) begin
       vec_rd_d  = new_rd0;
       vec_rd1_d = new_rd1;
       vec_wr_d  = new_wr;
@@ -101,13 +101,13 @@ module ga2_hazard (
   //   RAW  its reads (new_rd0, new_rd1) against the unit's write
   //   WAR  its write against the unit's reads
   //   WAW  its write against the unit's write
-  wire hz_dma = busy[0] && (meet(new_rd0, dma_wr_q) || meet(new_rd1, dma_wr_q)
+  wire hz_dma = busy[`GA2_T_DMA] && (meet(new_rd0, dma_wr_q) || meet(new_rd1, dma_wr_q)
                          || meet(new_wr, dma_rd_q)
                          || meet(new_wr, dma_wr_q));
-  wire hz_mm  = busy[1] && (meet(new_rd0, mm_wr_q) || meet(new_rd1, mm_wr_q)
+  wire hz_mm  = busy[`GA2_T_MM] && (meet(new_rd0, mm_wr_q) || meet(new_rd1, mm_wr_q)
                          || meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)
                          || meet(new_wr, mm_wr_q));
-  wire hz_vec = busy[2] && (meet(new_rd0, vec_wr_q) || meet(new_rd1, vec_wr_q)
+  wire hz_vec = busy[`GA2_T_VEC] && (meet(new_rd0, vec_wr_q) || meet(new_rd1, vec_wr_q)
                          || meet(new_wr, vec_rd_q) || meet(new_wr, vec_rd1_q)
                          || meet(new_wr, vec_wr_q));
 

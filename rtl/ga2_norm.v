@@ -36,22 +36,30 @@ module ga2_norm #(
   input  wire                   rst,
   input  wire                   start,
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0] dst,
-  input  wire [`GA2_ADDR_W-1:0] src,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [6:0]             len,       // 1..64, checked by the decoder
-  input  wire [`GA2_NORM_M_W-1:0] m,
-  input  wire [`GA2_NORM_S_W-1:0] s,
   output wire                   busy,
   output wire                   last,
   output wire                   rd_en,
   output wire [`GA2_ADDR_W-1:0] rd_addr,
-  input  wire [7:0]             rd_byte,   // s8(): only the low byte of a word counts
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                   wr_en,
   output wire [`GA2_ADDR_W-1:0] wr_addr,
   output wire [31:0]            wr_data
 );
+  // the instruction's fields (model/ops/norm.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W];
+  wire [6:0] len = instr[`GA2_NORM_LEN_LSB +: 7];   // 1..64, checked by the decoder
+  wire [`GA2_NORM_M_W-1:0] m = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W];
+  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0] rd_byte = rd_data[7:0];
   // the cycles between the passes: S_SQRT's SQRT_STEPS, S_LOAD's 1, the divider's
   // DIV_W + 1
   localparam SQRT_STEPS = 16;

@@ -26,27 +26,35 @@ module ga2_pack4 #(
   input  wire                        clk,
   input  wire                        rst,
   input  wire                        start,
-  input  wire                        unpack,    // 0 = PACK4, 1 = UNPACK4
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0]      dst,
-  input  wire [`GA2_ADDR_W-1:0]      src,
-  // ISA-width: the decoder has range-checked it (2*len <= SP_WORDS), the low LW bits kept
-  input  wire [`GA2_PACK4_LEN_W-1:0] len,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire                        busy,
   output wire                        last,
   output wire                        rd_en,
   output wire [`GA2_ADDR_W-1:0]      rd_addr,
-  input  wire [7:0]                  rd_byte,   // only the low byte of a word counts
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                        wr_en,
   output wire [`GA2_ADDR_W-1:0]      wr_addr,
   output wire [31:0]                 wr_data
 );
+  // the instruction's fields (model/ops/pack4.py; rtl/ga2_isa.vh)
+  wire unpack = (instr[`GA2_OP_W-1:0] == `GA2_OP_UNPACK4);   // 0 = PACK4, 1 = UNPACK4
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W];
+  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0] rd_byte = rd_data[7:0];
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
-    if (`GA2_PACK4_LEN_W != `GA2_UNPACK4_LEN_W) begin
-      $error("%m: PACK4 and UNPACK4 len widths differ");
+    if (`GA2_PACK4_LEN_W != `GA2_UNPACK4_LEN_W || `GA2_PACK4_LEN_LSB != `GA2_UNPACK4_LEN_LSB ||
+        `GA2_PACK4_DST_LSB != `GA2_UNPACK4_DST_LSB || `GA2_PACK4_SRC_LSB != `GA2_UNPACK4_SRC_LSB) begin
+      $error("%m: PACK4's and UNPACK4's dst, src, len are not the same bits");
       $finish;
     end
   end

@@ -1,11 +1,12 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 // ga2_perf: the five performance counters of docs/isa.md's host interface (CW = 32 bits
 // on the chip; the unit benches also build it narrow, so every counter bit wraps in a test).
 // cycles counts the cycles with running high (FETCH, DECODE, EXEC), mm / dma / vec the
-// cycles with the matching bit of the unit-busy vector high (busy = {vec, dma, mm};
-// vec is RQ or SM), instret the retires (the number of set bits of the retire slots:
+// cycles with the matching bit of the unit-busy vector high (bit GA2_T_<UNIT> of busy;
+// vec is any vector unit), instret the retires (the number of set bits of the retire slots:
 // units can complete in the same cycle in the overlap mode). clear (the sequencer accepting a start)
 // zeroes all five and wins over counting. retire_cycle = cycles including the current
 // cycle (the value in a retire cycle, docs/isa.md).
@@ -16,8 +17,8 @@ module ga2_perf #(
   input  wire        rst,
   input  wire        clear,
   input  wire        running,
-  input  wire [2:0]  busy,           // {vec, dma, mm}
-  input  wire [3:0]  retire,         // slots {HALT, vec, mm, dma}
+  input  wire [`GA2_NUM_T-1:0] busy,   // bit GA2_T_<UNIT>: that unit is busy
+  input  wire [`GA2_NUM_T:0]   retire, // a bit per retire slot (GA2_T_<UNIT>, GA2_SLOT_HALT)
   output wire [CW-1:0] cnt_cycles,
   output wire [CW-1:0] cnt_mm,
   output wire [CW-1:0] cnt_dma,
@@ -39,11 +40,11 @@ module ga2_perf #(
 
   always @* begin
     cyc_d = running ? cyc_q + ONE : cyc_q;
-    mm_d  = busy[0] ? mm_q + ONE : mm_q;
-    dma_d = busy[1] ? dma_q + ONE : dma_q;
-    vec_d = busy[2] ? vec_q + ONE : vec_q;
-    ret_d = ret_q + {{(CW-1){1'b0}}, retire[0]} + {{(CW-1){1'b0}}, retire[1]} +
-            {{(CW-1){1'b0}}, retire[2]} + {{(CW-1){1'b0}}, retire[3]};
+    mm_d  = busy[`GA2_T_MM] ? mm_q + ONE : mm_q;
+    dma_d = busy[`GA2_T_DMA] ? dma_q + ONE : dma_q;
+    vec_d = busy[`GA2_T_VEC] ? vec_q + ONE : vec_q;
+    ret_d = ret_q + {{(CW-1){1'b0}}, retire[`GA2_T_DMA]} + {{(CW-1){1'b0}}, retire[`GA2_T_MM]} +
+            {{(CW-1){1'b0}}, retire[`GA2_T_VEC]} + {{(CW-1){1'b0}}, retire[`GA2_SLOT_HALT]};
     if (clear) begin
       cyc_d = ZERO;
       mm_d  = ZERO;

@@ -17,23 +17,24 @@
 // (idx_q, and its pc, the dma slot's, in ipc_q) and the program runs on with unchanged
 // timing; at the halt (HALT, a DECODE fault or code 5) error / code / pc report it,
 // ahead of a later fault's code and pc (model/machine.py; docs/isa.md "Faults").
-// retire[3:0] per slot: 0 dma, 1 mm, 2 vec (each unit's last busy cycle: unit_last),
-// 3 HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's in-flight instruction
-// (in-order: pc, which holds while EXEC runs), slot 3 pc.
+// retire per slot: GA2_T_DMA, GA2_T_MM, GA2_T_VEC (each unit's last busy cycle:
+// unit_last), GA2_SLOT_HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's
+// in-flight instruction (in-order: pc, which holds while EXEC runs), the HALT slot pc.
 // done = done_q (set by a halt or fault, cleared by a start). clear is high in the cycle a start is accepted (the counters
 // restart), running in FETCH, DECODE and EXEC (the cycles cnt_cycles counts).
 module ga2_seq #(
   parameter IMEM_DEPTH = 1024,
-  parameter OVERLAP    = 0
+  parameter OVERLAP    = 0,
+  parameter NT         = `GA2_NUM_T      // the timing contract's units
 ) (
   input  wire        clk,
   input  wire        rst,
   input  wire        start,
   input  wire [2:0]  fault_code,     // ga2_decode's, valid in DECODE
   input  wire        is_halt,
-  input  wire [2:0]  unit_sel,       // the decoded instruction's unit {vec, mm, dma}
-  input  wire [2:0]  unit_busy,      // {vec, mm, dma}
-  input  wire [2:0]  unit_last,      // each unit's last busy cycle {vec, mm, dma}
+  input  wire [NT-1:0] unit_sel,     // the decoded instruction's unit (bit GA2_T_<UNIT>)
+  input  wire [NT-1:0] unit_busy,    // bit GA2_T_<UNIT>: that unit is busy
+  input  wire [NT-1:0] unit_last,    // each unit's last busy cycle (bit GA2_T_<UNIT>)
   input  wire        hazard,         // ga2_hazard (overlap mode; 0 in the in-order mode)
   input  wire        idx_err,        // ga2_dma: an LDX's row index was not below rows
   output wire        done,
@@ -43,8 +44,8 @@ module ga2_seq #(
   output wire [15:0] pc,
   output wire        imem_en,
   output wire        issue,          // DECODE of a unit instruction without fault: start it
-  output wire [3:0]  retire,
-  output wire [63:0] retire_pc,
+  output wire [NT:0] retire,         // a bit per retire slot (GA2_T_<UNIT>, GA2_SLOT_HALT)
+  output wire [16*NT+15:0] retire_pc,
   output wire        running,
   output reg         clear
 );
@@ -86,8 +87,8 @@ module ga2_seq #(
   wire in_decode = (state_q == S_DECODE);
   wire pc_end    = ({{(32-PCW){1'b0}}, pc_q} == IMEM_DEPTH);
   // overlap mode: a unit still busy (HALT and faults wait), the decoded instruction stalls
-  wire any_busy  = (OVERLAP != 0) && (unit_busy != 3'd0);
-  wire stall     = (OVERLAP != 0) && (((unit_sel & unit_busy) != 3'd0) || hazard);
+  wire any_busy  = (OVERLAP != 0) && (unit_busy != {NT{1'b0}});
+  wire stall     = (OVERLAP != 0) && (((unit_sel & unit_busy) != {NT{1'b0}}) || hazard);
   wire fault     = (fault_code != 3'd0);
   // DECODE's three outcomes, exclusive by their conditions (the decoder never faults a
   // HALT, and go excludes both): a fault, a HALT, an issue
@@ -151,7 +152,7 @@ module ga2_seq #(
         end
       end
       default: begin                               // S_EXEC
-        if (unit_last != 3'd0) begin
+        if (unit_last != {NT{1'b0}}) begin
           state_d = S_FETCH;
           pc_d    = pc_q + 1'b1;
         end
@@ -190,22 +191,23 @@ module ga2_seq #(
   generate
     if (OVERLAP != 0) begin : g_upc
       // each unit keeps the pc of its in-flight instruction, latched at its issue
-      reg [47:0] upc_q, upc_d;
+      reg [16*NT-1:0] upc_q, upc_d;
+      integer u;
       always @* begin
         upc_d = upc_q;
-        if (go && unit_sel[0]) upc_d[15:0]  = pc16;
-        if (go && unit_sel[1]) upc_d[31:16] = pc16;
-        if (go && unit_sel[2]) upc_d[47:32] = pc16;
+        for (u = 0; u < NT; u = u + 1) begin
+          if (go && unit_sel[u]) upc_d[16*u +: 16] = pc16;
+        end
       end
       always @(posedge clk) begin
-        if (rst) upc_q <= 48'd0;
+        if (rst) upc_q <= {16*NT{1'b0}};
         else upc_q <= upc_d;
       end
       assign retire_pc = {pc16, upc_q};
-      assign dma_pc    = upc_q[15:0];
+      assign dma_pc    = upc_q[16*`GA2_T_DMA +: 16];
     end else begin : g_pc
       // one instruction at a time: pc holds during its EXEC
-      assign retire_pc = {4{pc16}};
+      assign retire_pc = {(NT+1){pc16}};
       assign dma_pc    = pc16;
     end
   endgenerate

@@ -38,23 +38,28 @@ module ga2_softmax #(
   input  wire                   rst,
   input  wire                   start,
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0] dst,
-  input  wire [`GA2_ADDR_W-1:0] src,
-  /* verilator lint_on UNUSEDSIGNAL */
-  /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: 1..SM_MAX_LEN after the decoder's check, only the low LENW bits are kept
-  input  wire [`GA2_SM_LEN_W-1:0] len,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire                   busy,
   output wire                   last,
   output wire                   rd_en,
   output wire [`GA2_ADDR_W-1:0] rd_addr,
-  input  wire [7:0]             rd_byte,   // s8(): only the low byte of a word counts
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                   wr_en,
   output wire [`GA2_ADDR_W-1:0] wr_addr,
   output wire [31:0]            wr_data
 );
+  // the instruction's fields (model/ops/sm.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W];
+  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0] rd_byte = rd_data[7:0];
   initial begin
     if (FAST != 0 && FAST != 1) begin
       $error("%m: FAST=%0d is not 0 or 1", FAST);

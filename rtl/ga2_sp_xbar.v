@@ -9,16 +9,13 @@
 //   read  ports 0..ARRAY-1        ga2_mm_ctrl, row i of A
 //               ARRAY..2*ARRAY-1  ga2_mm_ctrl, column j of B
 //               2*ARRAY           ga2_dma
-//               2*ARRAY+1         vec (ga2_vec_rq, ga2_softmax, ga2_vec_add, ga2_argmax,
-//                                 ga2_norm or ga2_pack4: one vector unit, never two
-//                                 busy at once)
-//   write ports 0 vec (the same six), 1 ga2_mm_ctrl, 2 ga2_dma
+//               2*ARRAY+1         vec (the vector units: one of them, never two busy at
+//                                 once; ga2_top's rtl/ga2_units.vh puts them on this port)
+//   write ports 0 vec, 1 ga2_mm_ctrl, 2 ga2_dma
 // Unit addresses are ISA-width (16 bits); after DECODE's range checks the bits above
 // SP_AW are zero, so the scratchpad takes the low SP_AW bits. Read data: each mm port's
 // low byte to ga2_mm_ctrl (and port 0's full word, the old C word of MM acc = 1), the ga2_dma
-// port to ga2_dma, the vec port to ga2_vec_rq, ga2_argmax and (low byte) ga2_softmax,
-// ga2_vec_add, ga2_norm, ga2_pack4. The vec port's address and write data are the AND-OR
-// of the six units' by their enables (at most one unit enabled in a cycle).
+// port to ga2_dma, the vec port's full word to the vector units.
 // Outside synthesis a check stops the simulation when, in one cycle, two units' ports
 // touch the same scratchpad word and at least one of them writes it: the sequencer's
 // hazard check (ga2_hazard) must never let that happen (clk and rst serve only that check).
@@ -54,48 +51,20 @@ module ga2_sp_xbar #(
   input  wire [`GA2_ADDR_W-1:0]              mm_wr_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [31:0]                         mm_wr_data,
-  // ga2_vec_rq
-  input  wire                                rq_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              rq_rd_addr,
-  output wire [31:0]                         rq_rd_data,
-  input  wire                                rq_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              rq_wr_addr,
-  input  wire [31:0]                         rq_wr_data,
-  // ga2_softmax
-  input  wire                                sm_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              sm_rd_addr,
-  output wire [7:0]                          sm_rd_byte,
-  input  wire                                sm_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              sm_wr_addr,
-  input  wire [31:0]                         sm_wr_data,
-  // ga2_vec_add
-  input  wire                                add_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              add_rd_addr,
-  output wire [7:0]                          add_rd_byte,
-  input  wire                                add_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              add_wr_addr,
-  input  wire [31:0]                         add_wr_data,
-  // ga2_argmax
-  input  wire                                amax_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              amax_rd_addr,
-  output wire [31:0]                         amax_rd_data,
-  input  wire                                amax_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              amax_wr_addr,
-  input  wire [31:0]                         amax_wr_data,
-  // ga2_norm
-  input  wire                                norm_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              norm_rd_addr,
-  output wire [7:0]                          norm_rd_byte,
-  input  wire                                norm_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              norm_wr_addr,
-  input  wire [31:0]                         norm_wr_data,
-  // ga2_pack4
-  input  wire                                pk_rd_en,
-  input  wire [`GA2_ADDR_W-1:0]              pk_rd_addr,
-  output wire [7:0]                          pk_rd_byte,
-  input  wire                                pk_wr_en,
-  input  wire [`GA2_ADDR_W-1:0]              pk_wr_addr,
-  input  wire [31:0]                         pk_wr_data,
+  // the vector port: the one busy vector unit's (ga2_top ANDs each unit's address and
+  // data with its enable and ORs them, rtl/ga2_units.vh)
+  input  wire                                vec_rd_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SP_AW bits reach the scratchpad.
+  input  wire [`GA2_ADDR_W-1:0]              vec_rd_addr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output wire [31:0]                         vec_rd_data,
+  input  wire                                vec_wr_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: only the low SP_AW bits reach the scratchpad.
+  input  wire [`GA2_ADDR_W-1:0]              vec_wr_addr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire [31:0]                         vec_wr_data,
   // the scratchpad (ga2_sram): NRD read ports, NWR write ports in the order above
   output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
   output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
@@ -122,21 +91,6 @@ module ga2_sp_xbar #(
   end
 
   // ------------------------------------------------------------------ wiring
-  /* verilator lint_off UNUSEDSIGNAL */
-  // Only the low SP_AW bits of a unit address reach the scratchpad (see above).
-  wire [AW-1:0] vec_ra = ({AW{rq_rd_en}} & rq_rd_addr) | ({AW{sm_rd_en}} & sm_rd_addr) |
-                         ({AW{add_rd_en}} & add_rd_addr) | ({AW{amax_rd_en}} & amax_rd_addr) |
-                         ({AW{norm_rd_en}} & norm_rd_addr) | ({AW{pk_rd_en}} & pk_rd_addr);
-  wire [AW-1:0] vec_wa = ({AW{rq_wr_en}} & rq_wr_addr) | ({AW{sm_wr_en}} & sm_wr_addr) |
-                         ({AW{add_wr_en}} & add_wr_addr) | ({AW{amax_wr_en}} & amax_wr_addr) |
-                         ({AW{norm_wr_en}} & norm_wr_addr) | ({AW{pk_wr_en}} & pk_wr_addr);
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [31:0]   vec_wd = ({32{rq_wr_en}} & rq_wr_data) | ({32{sm_wr_en}} & sm_wr_data) |
-                         ({32{add_wr_en}} & add_wr_data) | ({32{amax_wr_en}} & amax_wr_data) |
-                         ({32{norm_wr_en}} & norm_wr_data) | ({32{pk_wr_en}} & pk_wr_data);
-  wire          vec_re = rq_rd_en || sm_rd_en || add_rd_en || amax_rd_en || norm_rd_en || pk_rd_en;
-  wire          vec_we = rq_wr_en || sm_wr_en || add_wr_en || amax_wr_en || norm_wr_en || pk_wr_en;
-
   genvar p;
   generate
     for (p = 0; p < NMM; p = p + 1) begin : g_port
@@ -148,22 +102,17 @@ module ga2_sp_xbar #(
   assign sp_rd_en[NMM-1:0]                 = mm_rd_en;
   assign sp_rd_en[PDMA]                    = dma_rd_en;
   assign sp_rd_addr[PDMA*SP_AW +: SP_AW]   = dma_rd_addr[SP_AW-1:0];
-  assign sp_rd_en[PVEC]                    = vec_re;
-  assign sp_rd_addr[PVEC*SP_AW +: SP_AW]   = vec_ra[SP_AW-1:0];
+  assign sp_rd_en[PVEC]                    = vec_rd_en;
+  assign sp_rd_addr[PVEC*SP_AW +: SP_AW]   = vec_rd_addr[SP_AW-1:0];
 
-  assign sp_wr_en                          = {dma_wr_en, mm_wr_en, vec_we};
+  assign sp_wr_en                          = {dma_wr_en, mm_wr_en, vec_wr_en};
   assign sp_wr_addr                        = {dma_wr_addr[SP_AW-1:0], mm_wr_addr[SP_AW-1:0],
-                                              vec_wa[SP_AW-1:0]};
-  assign sp_wr_data                        = {dma_wr_data, mm_wr_data, vec_wd};
+                                              vec_wr_addr[SP_AW-1:0]};
+  assign sp_wr_data                        = {dma_wr_data, mm_wr_data, vec_wr_data};
 
   assign mm_rd_word0 = sp_rd_data[0 +: 32];
   assign dma_rd_data = sp_rd_data[PDMA*32 +: 32];
-  assign rq_rd_data  = sp_rd_data[PVEC*32 +: 32];
-  assign sm_rd_byte  = sp_rd_data[PVEC*32 +: 8];
-  assign add_rd_byte = sp_rd_data[PVEC*32 +: 8];
-  assign amax_rd_data = sp_rd_data[PVEC*32 +: 32];
-  assign norm_rd_byte = sp_rd_data[PVEC*32 +: 8];
-  assign pk_rd_byte   = sp_rd_data[PVEC*32 +: 8];
+  assign vec_rd_data = sp_rd_data[PVEC*32 +: 32];
 
   // ------------------------------------------------------------------ missed-hazard check
 `ifndef SYNTHESIS

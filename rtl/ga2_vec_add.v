@@ -20,21 +20,29 @@ module ga2_vec_add #(
   input  wire                      rst,
   input  wire                      start,
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0]    dst,
-  input  wire [`GA2_ADDR_W-1:0]    src,
-  input  wire [`GA2_ADDR_W-1:0]    src2,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [`GA2_ADD_LEN_W-1:0] len,
   output wire                      busy,
   output wire                      last,
   output wire                      rd_en,
   output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  input  wire [7:0]                rd_byte,   // s8(): only the low byte of a word counts
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   output wire                      wr_en,
   output wire [`GA2_ADDR_W-1:0]    wr_addr,
   output wire [31:0]               wr_data
 );
+  // the instruction's fields (model/ops/add.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W];
+  wire [`GA2_ADDR_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W];
+  wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0] rd_byte = rd_data[7:0];
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end

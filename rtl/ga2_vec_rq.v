@@ -16,14 +16,9 @@ module ga2_vec_rq #(
   input  wire                     rst,
   input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low SAW bits are kept
-  input  wire [`GA2_ADDR_W-1:0]   dst,
-  input  wire [`GA2_ADDR_W-1:0]   src,
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire [`GA2_RQ_LEN_W-1:0] len,
-  input  wire [`GA2_RQ_M_W-1:0]   m,
-  input  wire [`GA2_RQ_S_W-1:0]   s,
-  input  wire                     relu,
   output wire                     busy,
   output wire                     last,
   output wire                     rd_en,
@@ -33,6 +28,16 @@ module ga2_vec_rq #(
   output wire [`GA2_ADDR_W-1:0]   wr_addr,
   output wire [31:0]              wr_data
 );
+  // the instruction's fields (model/ops/rq.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W];
+  wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W];
+  wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W];
+  wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W];
+  wire relu = instr[`GA2_RQ_RELU_LSB];
+  /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end

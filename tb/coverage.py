@@ -50,7 +50,7 @@ import os
 import uuid
 from pathlib import Path
 
-from model import config, isa
+from model import config, isa, ops
 
 PREFIX = "ga2"
 UNITS = ("dma", "mm", "vec")            # the order of ga2_tb's monitor and of model/timing.py SLOT
@@ -64,8 +64,17 @@ PK_PAIRS = (("dma", PK_UNIT), ("mm", PK_UNIT), (PK_UNIT, "dma"), (PK_UNIT, "mm")
 SM_LENS = (config.DEFAULT.sm_max_len, config.SM_LEN_LIMIT)
 ENV = "GA2_COVERAGE"
 
-# the fields whose 0 is a fault (check(): shape), besides MM's M and N
-ZERO_FAULTS = ("len", "K", "rows")
+
+
+def _shape(op, field):
+    """The record's Shape check of a field of op (model/ops), or None."""
+    return next((s for s in ops.TABLE[op].shape if s.field == field), None)
+
+
+def _zero_fault(op, field):
+    """Whether 0 in this field is a fault (its record's shape check starts at 1)."""
+    s = _shape(op, field)
+    return s is not None and isinstance(s.lo, int) and s.lo == 1
 
 
 def outside(op, field, label, cfg=None):
@@ -76,8 +85,9 @@ def outside(op, field, label, cfg=None):
         return True
     if field == "xhi" and label == "max":
         return _cap(op, field, config.resolve(cfg)) < (1 << isa.XHI_W) - 1
-    shape = field in ZERO_FAULTS or (op == "MM" and field in ("M", "N"))
-    return (label == "min" and shape) or (label == "max" and op == "MM" and field in ("M", "N"))
+    s = _shape(op, field)
+    return (label == "min" and _zero_fault(op, field)) or \
+        (label == "max" and s is not None and s.style == "range")
 
 
 def error_codes():
@@ -87,53 +97,48 @@ def error_codes():
 
 
 def _cap(op, field, cfg):
-    """The largest legal value of a field that check() bounds by a size, or None."""
-    if op == "MM" and field in ("M", "N"):
-        return cfg.array
+    """The largest legal value of a field that check() bounds by a size (its record's
+    shape limit, on cfg), or None; xhi: the external memory's highest 64K-word page."""
     if field == "xhi":                   # the highest page of the external memory
         return (cfg.ext_words - 1) >> isa.ADDR_W
-    if field == "len" and op == "SM":
-        return cfg.sm_max_len
-    if field == "len" and op == "NORM":
-        return isa.NORM_MAX_LEN
-    return None
+    s = _shape(op, field)
+    if s is None or s.hi is None:
+        return None
+    return ops.VIEWS[op]["shape_hi"][ops.TABLE[op].shape.index(s)](None, cfg)
 
 
 def _sp_fields(op):
-    return ("A", "B", "dst") if op == "MM" else isa._SP_FIELDS.get(op, ())
+    """The scratchpad operands of op (its record's scratchpad ranges' bases, in order)."""
+    return tuple(r.base for r in ops.TABLE[op].sp_ranges())
+
+
+def _ext_field(op):
+    """The operand of op that holds an external address, or None."""
+    rs = ops.TABLE[op].ext_ranges()
+    return rs[0].base if rs else None
 
 
 def field_bins(op, field, width, cfg=None):
     """The bin labels of one field: min, max and check()'s limits on it."""
     cfg = config.resolve(cfg)
     out = ["min", "max"]
-    names = [f for f, _ in isa.FIELDS[op]]
-    if field in ZERO_FAULTS or (op == "MM" and field in ("M", "N")):
+    if _zero_fault(op, field):
         out += ["1"]                                     # 0 is min: outside (fault 4)
     if _cap(op, field, cfg) is not None:
         out += ["cap", "cap+1"]          # xhi: both, whatever cfg (classify says when)
     if field in _sp_fields(op):
         out += ["sp_last", "sp_past"]
-    if isa._EXT_FIELD.get(op) == field and "len" in names:
+    if _ext_field(op) == field:
         out += ["ext_last", "ext_past"]
     return out
 
 
 def _spans(op, f):
-    """{operand field: words it spans from its address} as check() counts them."""
-    if op == "MM":
-        M, K, N, tb = f["M"], f["K"], f["N"], f["tb"]
-        b_rows, b_cols = (N, K) if tb else (K, N)
-        return {"A": (M - 1) * f["lda"] + K, "B": (b_rows - 1) * f["ldb"] + b_cols,
-                "dst": (M - 1) * f["ldc"] + N}
-    n = f.get("len", 0)
-    twice = isa._SP_TWICE.get(op)
-    out = {name: 1 if name in isa._SP_ONE.get(op, ()) else 2 * n if name == twice else n
-           for name in isa._SP_FIELDS.get(op, ())}
-    ext = isa._EXT_FIELD.get(op)
-    if ext:
-        out[ext] = f["rows"] * n if op == "LDX" else n
-    return out
+    """{operand field: words it spans from its address} as check() counts them (the
+    record's extents)."""
+    rec = ops.TABLE[op]
+    a = tuple(f[name] for name, _ in rec.fields)
+    return {r.base: n(a, None) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
 
 
 def classify(ins, cfg=None):
@@ -148,7 +153,7 @@ def classify(ins, cfg=None):
             labels.add("min")
         if v == (1 << width) - 1:
             labels.add("max")
-        if v == 1 and (name in ZERO_FAULTS or (ins.op == "MM" and name in ("M", "N"))):
+        if v == 1 and _zero_fault(ins.op, name):
             labels.add("1")
         cap = _cap(ins.op, name, cfg)
         if cap is not None and v == cap and (name != "xhi" or cap > 0):
@@ -161,7 +166,7 @@ def classify(ins, cfg=None):
                 labels.add("sp_last")
             elif end == cfg.sp_words:
                 labels.add("sp_past")
-        if isa._EXT_FIELD.get(ins.op) == name and spans.get(name, 0) > 0:
+        if _ext_field(ins.op) == name and spans.get(name, 0) > 0:
             end = (f.get("xhi", 0) << isa.ADDR_W) + v + spans[name] - 1   # the full address
             if end == cfg.ext_words - 1:
                 labels.add("ext_last")
@@ -181,7 +186,7 @@ def field_hits(ins, cfg=None, refused=None):
     if refused is None:
         return labels
     blamed = {refused[1]}
-    if isa._EXT_FIELD.get(ins.op) in blamed:
+    if _ext_field(ins.op) in blamed:
         blamed.add("xhi")
     return {name: {lb for lb in lbs if name in blamed or not outside(ins.op, name, lb, cfg)}
             for name, lbs in labels.items()}
@@ -189,16 +194,15 @@ def field_hits(ins, cfg=None, refused=None):
 
 def fault_bins(op):
     """The error codes op can raise (from check()'s tables), as labels."""
-    names = [f for f, _ in isa.FIELDS[op]]
+    rec = ops.TABLE[op]
     codes = []
-    if "len" in names or op == "MM":
+    if rec.shape:
         codes.append(isa.ERR_SHAPE)
-    if _sp_fields(op):
+    if rec.sp_ranges():
         codes.append(isa.ERR_SP_RANGE)
-    if op in isa._EXT_FIELD:
+    if rec.ext_ranges():
         codes.append(isa.ERR_EXT_RANGE)
-    if "rows" in names:                                   # a table lookup: its index from data
-        codes.append(isa.ERR_INDEX)
+    codes += rec.data_faults             # found in EXEC from data (LDX's row index)
     names_ = error_codes()
     return [names_[c] for c in sorted(codes)]
 

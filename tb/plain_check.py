@@ -103,9 +103,9 @@ _XZ = re.compile("[xXzZ]")
 # xcheck refuses a list entry that would match a ga2_top port.
 XCHECK_DUT = "tb_plain.u_h.dut."
 # unit -> its start pulse (dut-relative)
-XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_rq.start",
-                 "sm": "u_sm.start", "div": "u_sm.u_div.start", "add": "u_add.start",
-                 "amax": "u_amax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start",
+XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_vec_rq.start",
+                 "sm": "u_softmax.start", "div": "u_softmax.u_div.start", "add": "u_vec_add.start",
+                 "amax": "u_argmax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start",
                  "seq": "u_seq.clear"}
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
@@ -117,27 +117,25 @@ XCHECK_DATAPATH = [
      r"|rd_addr|wr_addr|di_q|dj_q|dj_off|result|wr_data)|mm_wd"
      r"|u_xbar\.mm_wr_data|u_mm\.u_array\.(a_h|b_v|acc_w|result|sel_row|sel_col|g_row\[\d\]\.g_col\[\d\]\.u_pe\.(a_in|b_in|a_out|b_out|acc|prod))|u_mm\.g_feed\[\d\]\.(a_ptr_q|b_ptr_q)|mm_ra|mm_wa"
      r"|u_xbar\.(mm_rd_addr|mm_wr_addr)|u_sp\.g_rd\[[0-7]\]\.ra", ("mm",)),
-    (r"u_rq\.(cnt_q|len_q|at_end|rp_q|wp_q|m_q|s_q|relu_q|y|rd_addr|wr_addr|wr_data)|u_rq\.u_requant\.\w+"
-     r"|rq_ra|rq_wa|rq_wd|u_xbar\.(rq_rd_addr|rq_wr_addr|rq_wr_data)", ("rq",)),
-    (r"u_sm\.(cnt_q|len_q|at_end|ew_q|idx_q|src_q|rp_q|wp_q|mx_q|sum_q|rd_addr|wr_addr|d|e|e_rd"
-     r"|is_last|x_gt)|u_sm\.u_lut\.\w+|u_sm\.u_div\.(dividend|divisor)|sm_ra|sm_wa"
-     r"|u_xbar\.(sm_rd_addr|sm_wr_addr|vec_ra|vec_wa)|u_sp\.g_rd\[9\]\.ra", ("sm",)),
+    (r"u_vec_rq\.(cnt_q|len_q|at_end|rp_q|wp_q|m_q|s_q|relu_q|y|rd_addr|wr_addr|wr_data)|u_vec_rq\.u_requant\.\w+"
+     r"|vec_rq_ra|vec_rq_wa|vec_rq_wd", ("rq",)),
+    (r"u_softmax\.(cnt_q|len_q|at_end|ew_q|idx_q|src_q|rp_q|wp_q|mx_q|sum_q|rd_addr|wr_addr|d|e|e_rd"
+     r"|is_last|x_gt)|u_softmax\.u_lut\.\w+|u_softmax\.u_div\.(dividend|divisor)|softmax_ra|softmax_wa"
+     r"|vec_rd_addr|vec_wr_addr|u_xbar\.(vec_rd_addr|vec_wr_addr)|u_sp\.g_rd\[9\]\.ra", ("sm",)),
     # the divider's registers and the quotient-derived data of softmax
-    (r"u_sm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
-     r"|u_sm\.(quot|div_rem|rcp|prod|q0|q0s|rem|fix|qfast|wr_data)|sm_wd|u_xbar\.sm_wr_data",
+    (r"u_softmax\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
+     r"|u_softmax\.(quot|div_rem|rcp|prod|q0|q0s|rem|fix|qfast|wr_data)|softmax_wd|vec_wr_data|u_xbar\.vec_wr_data",
      ("div",)),
-    (r"u_add\.(cnt_q|len_q|ph_q|at_end|ap_q|bp_q|wp_q|rd_addr|wr_addr)|add_ra|add_wa"
-     r"|u_xbar\.(add_rd_addr|add_wr_addr)", ("add",)),
-    (r"u_amax\.(cnt_q|len_q|at_end|rp_q|wp_q|best_q|bi_q|vi_w|gt|bi_d|rd_addr|wr_addr|wr_data)"
-     r"|amax_ra|amax_wa|amax_wd|u_xbar\.(amax_rd_addr|amax_wr_addr|amax_wr_data)", ("amax",)),
+    (r"u_vec_add\.(cnt_q|len_q|ph_q|at_end|ap_q|bp_q|wp_q|rd_addr|wr_addr)|vec_add_ra|vec_add_wa", ("add",)),
+    (r"u_argmax\.(cnt_q|len_q|at_end|rp_q|wp_q|best_q|bi_q|vi_w|gt|bi_d|rd_addr|wr_addr|wr_data)"
+     r"|argmax_ra|argmax_wa|argmax_wd", ("amax",)),
     (r"u_norm\.(cnt_q|st_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
-     r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa"
-     r"|u_xbar\.(norm_rd_addr|norm_wr_addr)", ("norm",)),
+     r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa", ("norm",)),
     # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
     (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
     # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
     (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
-     r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd|u_xbar\.norm_wr_data",
+     r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd",
      ("norm", "ndiv")),
     # shared scratchpad buses, and the terms of the simulation-only missed-hazard check
     # (each term is x only with its port disabled, and the check's miss stays 0/1)

@@ -11,7 +11,7 @@
   ga2 serve [--sim model|icarus|verilator] [--requests N --rate R | --workload FILE]
           [--policies P,...] [--blocks N] [--mode inorder|overlap] [--sweep | --spec]
                                         serving the language model (python -m tools.serve.lm_run's
-                                        options; docs/serving.md, "Serving the language model")
+                                        options; docs/serving_lm.md, "Serving the language model")
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
 128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a

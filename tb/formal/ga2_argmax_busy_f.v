@@ -12,8 +12,17 @@ module ga2_argmax_busy_f #(
   wire busy, last, rd_en, wr_en;
   wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
   wire [31:0] wr_data;
+  // the unit takes the instruction word: the free fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_ARGMAX;
+    instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W] = dst;
+    instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W] = src;
+    instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W] = len;
+  end
   ga2_argmax #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(dst), .src(src), .len(len), .busy(busy),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
     .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en),
     .wr_addr(wr_addr), .wr_data(wr_data)
   );

@@ -14,7 +14,7 @@ module ga2_argmax_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [31:0] rd_data
 );
-  localparam UNIT = 5;
+  localparam UNIT = `GA2_U_ARGMAX;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -24,8 +24,7 @@ module ga2_argmax_range_f #(
   wire [AW-1:0] wr_addr;
   wire [31:0] wr_data;
   ga2_argmax #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(amax_dst), .src(amax_src), .len(amax_len),
-    .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en),
     .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `include "range_chk.vh"

@@ -14,7 +14,7 @@ module ga2_dma_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [31:0] sp_rd_data, input wire [31:0] ext_rdata
 );
-  localparam UNIT = 0;
+  localparam UNIT = `GA2_U_DMA;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -33,8 +33,7 @@ module ga2_dma_range_f #(
   wire [`GA2_LD_LEN_W-1:0] cnt_q, len_q;
   wire [SAW-1:0] sp_q, ia_q;
   ga2_dma dut (
-    .clk(clk), .rst(rst), .start(start), .dir(dma_dir), .ldx(dma_ldx), .sp_base(dma_sp_base),
-    .ext_base(dma_ext_base), .idx(dma_idx), .rows(dma_rows), .len(dma_len), .busy(busy),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
     .last(last), .idx_err(idx_err), .sp_rd_en(rd_en), .sp_rd_addr(rd_addr),
     .sp_rd_data(sp_rd_data), .sp_wr_en(wr_en), .sp_wr_addr(wr_addr), .sp_wr_data(wr_data),
     .ext_en(ext_en), .ext_we(ext_we), .ext_addr(ext_addr), .ext_wdata(ext_wdata),
@@ -44,8 +43,7 @@ module ga2_dma_range_f #(
 
 `else
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dir(dma_dir), .ldx(dma_ldx), .sp_base(dma_sp_base),
-    .ext_base(dma_ext_base), .idx(dma_idx), .rows(dma_rows), .len(dma_len), .busy(busy),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
     .last(last), .idx_err(idx_err), .sp_rd_en(rd_en), .sp_rd_addr(rd_addr),
     .sp_rd_data(sp_rd_data), .sp_wr_en(wr_en), .sp_wr_addr(wr_addr), .sp_wr_data(wr_data),
     .ext_en(ext_en), .ext_we(ext_we), .ext_addr(ext_addr), .ext_wdata(ext_wdata),

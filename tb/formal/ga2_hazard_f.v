@@ -83,9 +83,9 @@ module ga2_hazard_f (
     // the environment
     assume (!issue || unit_sel == 3'b001 || unit_sel == 3'b010 || unit_sel == 3'b100);
     assume ((busy & ~seen) == 3'd0);
-    assume (!(issue && unit_sel[0] && rd1_v));
+    assume (!(issue && unit_sel[`GA2_T_DMA] && rd1_v));
     // the dma keeps one read range; its second one (never valid) is not compared
-    if (seen[0]) assert (ref_rd1[RW-1] == 1'b0);
+    if (seen[`GA2_T_DMA]) assert (ref_rd1[RW-1] == 1'b0);
     // the invariant
     if (conflict != 3'd0) assert (hazard);
     // the registers hold the last issue's ranges (what makes induction close)

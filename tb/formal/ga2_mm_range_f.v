@@ -14,10 +14,22 @@ module ga2_mm_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [2*`GA2_ARRAY*8-1:0] rd_byte, input wire [31:0] rd_word0
 );
-  localparam UNIT = 1;
+  localparam UNIT = `GA2_U_MM_CTRL;
   localparam NR = 2 * `GA2_ARRAY;
   localparam RDW = 1;                       // MM's acc = 1 reads the old C in its write range
 `include "range_dec.vh"
+  // the matrix unit's fields, from the instruction word as ga2_top wires them
+  wire [AW-1:0] mm_dst = instr[`GA2_MM_DST_LSB +: `GA2_MM_DST_W];
+  wire [AW-1:0] mm_a   = instr[`GA2_MM_A_LSB +: `GA2_MM_A_W];
+  wire [AW-1:0] mm_b   = instr[`GA2_MM_B_LSB +: `GA2_MM_B_W];
+  wire [`GA2_MM_M_W-1:0]   mm_m   = instr[`GA2_MM_M_LSB +: `GA2_MM_M_W];
+  wire [`GA2_MM_K_W-1:0]   mm_k   = instr[`GA2_MM_K_LSB +: `GA2_MM_K_W];
+  wire [`GA2_MM_N_W-1:0]   mm_n   = instr[`GA2_MM_N_LSB +: `GA2_MM_N_W];
+  wire                     mm_tb  = instr[`GA2_MM_TB_LSB];
+  wire [`GA2_MM_LDA_W-1:0] mm_lda = instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W];
+  wire [`GA2_MM_LDB_W-1:0] mm_ldb = instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W];
+  wire [`GA2_MM_LDC_W-1:0] mm_ldc = instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W];
+  wire                     mm_acc = instr[`GA2_MM_ACC_LSB];
   wire busy, last, wr_en;
   wire [NR-1:0] rd_en;
   wire [NR*AW-1:0] rd_addr;

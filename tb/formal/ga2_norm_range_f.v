@@ -14,7 +14,7 @@ module ga2_norm_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [7:0] rd_byte
 );
-  localparam UNIT = 6;
+  localparam UNIT = `GA2_U_NORM;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -30,16 +30,14 @@ module ga2_norm_range_f #(
   wire [6:0] cnt_q, len_q;
   wire [SAW-1:0] src_q, rp_q, wp_q;
   ga2_norm dut (
-    .clk(clk), .rst(rst), .start(start), .dst(norm_dst), .src(norm_src), .len(norm_len[6:0]),
-    .m(norm_m), .s(norm_s), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
-    .rd_byte(rd_byte), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .rd_data({24'd0, rd_byte}), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
     .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .src_q(src_q), .rp_q(rp_q), .wp_q(wp_q)
   );
 `else
   ga2_norm #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(norm_dst), .src(norm_src), .len(norm_len[6:0]),
-    .m(norm_m), .s(norm_s), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
-    .rd_byte(rd_byte), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .rd_data({24'd0, rd_byte}), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `endif
 `include "range_chk.vh"

@@ -14,7 +14,7 @@ module ga2_pack4_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [7:0] rd_byte
 );
-  localparam UNIT = 7;
+  localparam UNIT = `GA2_U_PACK4;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -31,15 +31,13 @@ module ga2_pack4_range_f #(
   wire [LW-1:0] cnt_q, len_q;
   wire [SAW-1:0] rp_q, wp_q;
   ga2_pack4 dut (
-    .clk(clk), .rst(rst), .start(start), .unpack(pk_unpack), .dst(pk_dst), .src(pk_src),
-    .len(pk_len), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data), .ph_q(ph_q), .un_q(un_q),
     .cnt_q(cnt_q), .len_q(len_q), .rp_q(rp_q), .wp_q(wp_q)
   );
 `else
   ga2_pack4 #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .unpack(pk_unpack), .dst(pk_dst), .src(pk_src),
-    .len(pk_len), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `endif

@@ -35,9 +35,18 @@ module ga2_softmax_fast_busy_f #(
   wire [5:0] idx_q;
   wire [4:0] dcnt;
   wire dstep, dlast;
+  // the unit takes the instruction word: the free fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
+    instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = dst;
+    instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = src;
+    instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = {6'd0, len};
+  end
   ga2_softmax dut (
-    .clk(clk), .rst(rst), .start(start), .dst(dst), .src(src), .len({6'd0, len}), .busy(busy),
-    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte), .wr_en(wr_en),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
+    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
     .wr_addr(wr_addr), .wr_data(wr_data), .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q),
     .idx_q(idx_q), .\u_div.cnt_q (dcnt), .\u_div.step_q (dstep), .\u_div.last_q (dlast)
   );

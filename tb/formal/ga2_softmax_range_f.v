@@ -14,7 +14,7 @@ module ga2_softmax_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [7:0] rd_byte
 );
-  localparam UNIT = 3;
+  localparam UNIT = `GA2_U_SOFTMAX;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -32,15 +32,15 @@ module ga2_softmax_range_f #(
   wire [5:0] idx_q;
   wire [SAW-1:0] src_q, rp_q, wp_q;
   ga2_softmax dut (
-    .clk(clk), .rst(rst), .start(start), .dst(sm_dst), .src(sm_src), .len(sm_len), .busy(busy),
-    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte), .wr_en(wr_en),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
+    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
     .wr_addr(wr_addr), .wr_data(wr_data), .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q),
     .idx_q(idx_q), .src_q(src_q), .rp_q(rp_q), .wp_q(wp_q)
   );
 `else
   ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(sm_dst), .src(sm_src), .len(sm_len), .busy(busy),
-    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte), .wr_en(wr_en),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
+    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
     .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `endif

@@ -38,9 +38,17 @@ module ga2_softmax_recip_f (
   wire [15:0] e_rd;
   wire [16*N-1:0] eb;
 
+  // the unit takes the instruction word: the free fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
+    instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = dst;
+    instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = src;
+    instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = len;
+  end
   ga2_softmax dut (
-    .clk(clk), .rst(rst), .start(start), .dst(dst), .src(src), .len(len),
-    .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
     .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .ew_q(ew_q), .idx_q(idx_q), .sum_q(sum_q),
     .e_rd(e_rd), .\u_div.step_q (div_step), .\u_div.last_q (div_last), .\u_div.dsr_q (div_dsr),

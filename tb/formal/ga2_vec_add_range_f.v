@@ -14,7 +14,7 @@ module ga2_vec_add_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [7:0] rd_byte
 );
-  localparam UNIT = 4;
+  localparam UNIT = `GA2_U_VEC_ADD;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -30,15 +30,13 @@ module ga2_vec_add_range_f #(
   wire [`GA2_ADD_LEN_W-1:0] cnt_q, len_q;
   wire [SAW-1:0] ap_q, bp_q, wp_q;
   ga2_vec_add dut (
-    .clk(clk), .rst(rst), .start(start), .dst(add_dst), .src(add_src), .src2(add_src2),
-    .len(add_len), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data), .ph_q(ph_q), .cnt_q(cnt_q),
     .len_q(len_q), .ap_q(ap_q), .bp_q(bp_q), .wp_q(wp_q)
   );
 `else
   ga2_vec_add #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(add_dst), .src(add_src), .src2(add_src2),
-    .len(add_len), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `endif

@@ -13,9 +13,20 @@ module ga2_vec_rq_busy_f #(
   wire busy, last, rd_en, wr_en;
   wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
   wire [31:0] wr_data;
+  // the unit takes the instruction word: the free fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_RQ;
+    instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W] = dst;
+    instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W] = src;
+    instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W] = len;
+    instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W] = m;
+    instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W] = s;
+    instr[`GA2_RQ_RELU_LSB] = relu;
+  end
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(dst), .src(src), .len(len), .m(m), .s(s),
-    .relu(relu), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
     .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
   wire legal = len >= 1 && len <= LMAX;

@@ -14,7 +14,7 @@ module ga2_vec_rq_range_f #(
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
   input wire [31:0] rd_data
 );
-  localparam UNIT = 2;
+  localparam UNIT = `GA2_U_VEC_RQ;
   localparam NR = 1;
   localparam RDW = 0;
 `include "range_dec.vh"
@@ -24,8 +24,7 @@ module ga2_vec_rq_range_f #(
   wire [AW-1:0] wr_addr;
   wire [31:0] wr_data;
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .dst(rq_dst), .src(rq_src), .len(rq_len), .m(rq_m),
-    .s(rq_s), .relu(rq_relu), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
     .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
 `include "range_chk.vh"

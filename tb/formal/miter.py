@@ -45,7 +45,7 @@ import json
 import os
 import re
 
-from model import config, isa
+from model import config, rtl
 from tb.formal import engine
 from tb.formal.engine import Check
 from tb.sim.files import rtl_files
@@ -82,30 +82,25 @@ OBSERVED = (
     (r"^(\w*)_we$", r"\1_en"),          # ext_we: the direction of an access
 )
 
-# The documented input contract of a unit: the decoder starts it only with fields that
-# pass its checks (docs/isa.md "Faults": code 4 "bad shape", len = 0 and the length
-# limits; code 2, the last word touched below the scratchpad's size). Verilog conditions
-# over the miter's inputs, assumed in every cycle with start high ({SP_WORDS} and
-# {SM_MAX_LEN} are the miter's configuration; 32-bit arithmetic, no wrap). Nothing else
-# is assumed: restarts while busy, reset and every data input stay free.
-CONTRACT = {
-    "ga2_argmax": ("len >= 1", "src + len <= {SP_WORDS}", "dst < {SP_WORDS}"),
-    "ga2_vec_add": ("len >= 1", "src + len <= {SP_WORDS}", "src2 + len <= {SP_WORDS}",
-                    "dst + len <= {SP_WORDS}"),
-    "ga2_vec_rq": ("len >= 1", "src + len <= {SP_WORDS}", "dst + len <= {SP_WORDS}"),
-    "ga2_softmax": ("len >= 1", "len <= {SM_MAX_LEN}", "src + len <= {SP_WORDS}",
-                    "dst + len <= {SP_WORDS}"),
-    "ga2_norm": ("len >= 1", f"len <= {isa.NORM_MAX_LEN}", "src + len <= {SP_WORDS}",
-                 "dst + len <= {SP_WORDS}"),
-    "ga2_pack4": ("len >= 1", "src + (unpack ? len : 2 * len) <= {SP_WORDS}",
-                  "dst + (unpack ? 2 * len : len) <= {SP_WORDS}"),
-    "ga2_mm_ctrl": ("m >= 1", "m <= 4", "n >= 1", "n <= 4", "k >= 1"),   # the shape (code 4)
-}
+# The documented input contract of a unit: the decoder starts it only with an instruction
+# that selects it and passes its checks (docs/isa.md "Faults": code 4 "bad shape", the
+# length limits; code 2, the last word touched below the scratchpad's size). Verilog
+# conditions over the miter's inputs, assumed in every cycle with start high (the miter's
+# configuration: SP_WORDS, SM_MAX_LEN; 32-bit arithmetic, no wrap). The units that take the
+# instruction word have it from their op records (model/rtl.py accepts); the matrix unit,
+# which takes its fields, its shape (code 4) here. Nothing else is assumed: restarts while
+# busy, reset and every data input stay free.
+CONTRACT = {"ga2_mm_ctrl": ("m >= 1", "m <= 4", "n >= 1", "n <= 4", "k >= 1")}
 
 
 def contract(module, params=None):
-    """The assumed conditions of module's miter (CONTRACT, its configuration filled in)."""
-    size = {"SP_WORDS": config.DEFAULT.sp_words, "SM_MAX_LEN": config.DEFAULT.sm_max_len, **(params or {})}
+    """The assumed conditions of module's miter (its configuration filled in)."""
+    size = {"SP_WORDS": config.DEFAULT.sp_words, "SM_MAX_LEN": config.DEFAULT.sm_max_len,
+            "EXT_WORDS": config.DEFAULT.ext_words, **(params or {})}
+    if module in rtl.modules() and module not in CONTRACT:
+        sizes = {"sp_words": size["SP_WORDS"], "sm_max_len": size["SM_MAX_LEN"],
+                 "ext_words": size["EXT_WORDS"], "array": config.DEFAULT.array}
+        return (f"!start || ({rtl.accepts(module, sizes)})",)
     return tuple(f"!start || ({c.format(**size)})" for c in CONTRACT.get(module, ()))
 
 # Stated invariants (the invariant miter: the strengthened one, every register of the two

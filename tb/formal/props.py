@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from model import config, timing
+from model.ops import ldx, norm, sm
 from tb.formal import engine
 from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
 
@@ -24,7 +25,7 @@ from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
 CHIP = {"SP_WORDS": 16, "EXT_WORDS": 16, "IMEM_DEPTH": 16}
 # ga2_top's datapath, cut (its outputs free): the array, the requant units, the exp table
 # and the scratchpad's storage; none of them decides timing or an address
-CUTS = ("u_mm.u_array.*", "u_rq.u_requant.*", "u_norm.u_requant.*", "u_sm.u_lut.*", "u_sp.*")
+CUTS = ("u_mm.u_array.*", "u_vec_rq.u_requant.*", "u_norm.u_requant.*", "u_softmax.u_lut.*", "u_sp.*")
 # nets of the flattened ga2_top that tb/formal/ga2_top_f.v reads
 EXPOSE = ("u_xbar.miss", "sp_wr_en", "issue", "fault_code")
 
@@ -92,7 +93,7 @@ def planted_copy(folder, src_dir, name, old, new):
 def seq_planted():
     """seq_issue on a copy of ga2_seq.v whose stall ignores ga2_hazard's flag: must fail."""
     d = planted_copy("src_seq_nohazard", ROOT / "rtl", "ga2_seq.v",
-                     "(((unit_sel & unit_busy) != 3'd0) || hazard)", "((unit_sel & unit_busy) != 3'd0)")
+                     "(((unit_sel & unit_busy) != {NT{1'b0}}) || hazard)", "((unit_sel & unit_busy) != {NT{1'b0}})")
     return seq_issue(name="overlap/seq-issue planted (stall without the hazard flag)", src=d, expect_fail=True)
 
 
@@ -109,13 +110,13 @@ def busy_checks(sp=16):
     """One check per unit: busy exactly formula(fields) cycles after each start."""
     cfg = config.DEFAULT
     units = [
-        ("ga2_dma_busy_f", {"LDX_EXTRA": timing.LDX_EXTRA}, "LD/ST len+1, LDX len+LDX_EXTRA+1; len <= 16, any legal base/rows/index"),
+        ("ga2_dma_busy_f", {"LDX_EXTRA": ldx.EXTRA}, "LD/ST len+1, LDX len+LDX_EXTRA+1; len <= 16, any legal base/rows/index"),
         ("ga2_mm_busy_f", {"MM_FILL": cfg.mm_fill, "KMAX": 16}, "K+MM_FILL+M*N; M,N 1..4, K 1..16, any strides/tb/acc"),
         ("ga2_vec_rq_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
         ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
         ("ga2_vec_add_busy_f", {"LMAX": 16}, "2 len+1; len 1..16"),
         ("ga2_argmax_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
-        ("ga2_norm_busy_f", {"NORM_TAIL": timing.NORM_TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
+        ("ga2_norm_busy_f", {"NORM_TAIL": norm.TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
     ]
     out = []
     for top, params, what in units:
@@ -131,7 +132,7 @@ def busy_checks(sp=16):
     return out
 
 
-def softmax_fast_phases(name, tail=timing.SM_FAST_TAIL, cw=6, mode="bmc3", depth=60, expect_fail=False,
+def softmax_fast_phases(name, tail=sm.FAST_TAIL, cw=6, mode="bmc3", depth=60, expect_fail=False,
                         timeout=900):
     """ga2_softmax_busy_f with PHASES = 1 (FAST = 1, len 1..16): the phase model of the
     formula without the lemmas; bmc3 to depth by default (a planted tail + 1 fails at the
@@ -148,11 +149,11 @@ def busy_planted():
     the busy assertion itself fails, not a lemma), the induction's phase counter one bit
     too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
     the first start), and the dma's LDX_EXTRA one too large."""
-    return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=timing.SM_FAST_TAIL + 1,
+    return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
-                  params={"SP_WORDS": 16, "LDX_EXTRA": timing.LDX_EXTRA + 1}, timeout=900, expect_fail=True,
+                  params={"SP_WORDS": 16, "LDX_EXTRA": ldx.EXTRA + 1}, timeout=900, expect_fail=True,
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
 
 
@@ -245,7 +246,7 @@ def fast_checks():
 def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):
     """busy/ga2_softmax/fast by k-induction (tb/formal/ga2_softmax_fast_busy_f.v): the
     phase model of the formula and its lemmas over ga2_softmax's exposed registers."""
-    tail = timing.SM_FAST_TAIL if tail is None else tail
+    tail = sm.FAST_TAIL if tail is None else tail
     pre = ("chparam -set FAST 1 -set SP_WORDS 16 ga2_softmax\nhierarchy -top ga2_softmax\nproc\nflatten\n"
            "expose w:state_q w:cnt_q w:len_q w:idx_q w:u_div.cnt_q w:u_div.step_q w:u_div.last_q\n"
            "cutpoint c:u_lut.*\n")

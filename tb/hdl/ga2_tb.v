@@ -209,8 +209,8 @@ module ga2_tb #(
       // on how ga2_top wires them
       wire [2:0] busy = u_h.dut.u_seq.unit_busy;
       wire [2:0] dsel = u_h.dut.u_seq.unit_sel;
-      wire pk_busy = u_h.dut.pk_busy;
-      wire pk_sel  = u_h.dut.unit_sel[7];
+      wire pk_busy = u_h.dut.pack4_busy;
+      wire pk_sel  = u_h.dut.unit_sel[`GA2_U_PACK4];
       integer bu, du, kd, j;
       reg [2:0] kinds;
       // the stall term is read inside the block, only with +cov (no logic in other runs)
@@ -317,7 +317,7 @@ module ga2_tb #(
       $fclose(fd_bus);
 `ifndef GA2_GLS
       cov_cut_busy = cut ? u_h.dut.u_seq.unit_busy : 3'd0;
-      cov_cut_pk = cut ? u_h.dut.pk_busy : 1'b0;
+      cov_cut_pk = cut ? u_h.dut.pack4_busy : 1'b0;
 `endif
       // reset while busy: the status shows the outputs right after the reset
       if (cut) reset_chip;

@@ -129,22 +129,40 @@ module units_tb #(
     .rd_byte(mm_rbyte), .rd_word0(rd_q[31:0]), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
   );
 
+  // the vector units take the instruction word: the bench's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] sm_instr, rq_instr;
+  always @* begin
+    sm_instr = {`GA2_INSTR_W{1'b0}};
+    sm_instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
+    sm_instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = f_dst;
+    sm_instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = f_src;
+    sm_instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = f_len;
+    rq_instr = {`GA2_INSTR_W{1'b0}};
+    rq_instr[`GA2_OP_W-1:0] = `GA2_OP_RQ;
+    rq_instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W] = f_dst;
+    rq_instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W] = f_src;
+    rq_instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W] = f_len;
+    rq_instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W] = f_rqm;
+    rq_instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W] = f_rqs;
+    rq_instr[`GA2_RQ_RELU_LSB] = f_relu;
+  end
+
   // two softmax instances (FAST = 0 and 1); f_fast picks the one started and connected
   wire          s0_busy, s0_last, s0_rd_en, s0_wr_en;
   wire [AW-1:0] s0_rd_addr, s0_wr_addr;
   wire [31:0]   s0_wr_data;
   ga2_softmax #(.FAST(0)) u_sm (
-    .clk(clk), .rst(rst), .start(st_sm && !f_fast), .dst(f_dst), .src(f_src), .len(f_len),
+    .clk(clk), .rst(rst), .start(st_sm && !f_fast), .instr(sm_instr),
     .busy(s0_busy), .last(s0_last), .rd_en(s0_rd_en), .rd_addr(s0_rd_addr),
-    .rd_byte(rd_q[7:0]), .wr_en(s0_wr_en), .wr_addr(s0_wr_addr), .wr_data(s0_wr_data)
+    .rd_data(rd_q[31:0]), .wr_en(s0_wr_en), .wr_addr(s0_wr_addr), .wr_data(s0_wr_data)
   );
   wire          s1_busy, s1_last, s1_rd_en, s1_wr_en;
   wire [AW-1:0] s1_rd_addr, s1_wr_addr;
   wire [31:0]   s1_wr_data;
   ga2_softmax #(.FAST(1)) u_sm_fast (
-    .clk(clk), .rst(rst), .start(st_sm && f_fast), .dst(f_dst), .src(f_src), .len(f_len),
+    .clk(clk), .rst(rst), .start(st_sm && f_fast), .instr(sm_instr),
     .busy(s1_busy), .last(s1_last), .rd_en(s1_rd_en), .rd_addr(s1_rd_addr),
-    .rd_byte(rd_q[7:0]), .wr_en(s1_wr_en), .wr_addr(s1_wr_addr), .wr_data(s1_wr_data)
+    .rd_data(rd_q[31:0]), .wr_en(s1_wr_en), .wr_addr(s1_wr_addr), .wr_data(s1_wr_data)
   );
   wire          sm_busy    = f_fast ? s1_busy : s0_busy;
   wire          sm_last    = f_fast ? s1_last : s0_last;
@@ -158,8 +176,7 @@ module units_tb #(
   wire [AW-1:0] vr_rd_addr, vr_wr_addr;
   wire [31:0]   vr_wr_data;
   ga2_vec_rq u_rq (
-    .clk(clk), .rst(rst), .start(st_rq), .dst(f_dst), .src(f_src), .len(f_len),
-    .m(f_rqm), .s(f_rqs), .relu(f_relu), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
+    .clk(clk), .rst(rst), .start(st_rq), .instr(rq_instr), .busy(vr_busy), .last(vr_last), .rd_en(vr_rd_en),
     .rd_addr(vr_rd_addr), .rd_data(rd_q[31:0]), .wr_en(vr_wr_en), .wr_addr(vr_wr_addr),
     .wr_data(vr_wr_data)
   );

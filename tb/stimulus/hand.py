@@ -12,7 +12,8 @@ external words.
 """
 import random
 
-from model import config, isa
+from model import config, isa, quant
+from model.ops import norm
 
 EXT_HAND = 4096
 CFG_HAND = config.DEFAULT.replace(ext_words=EXT_HAND)
@@ -120,8 +121,8 @@ def hand_programs():
 
 def _norm_ms(x, ss, top):
     """NORM's (m, s) putting the largest |result| of the int8 values x near top."""
-    from model import func, quant
-    return quant.mantissa_shift(top / (max(abs(e) for e in x) * func.norm_recip(ss)))
+
+    return quant.mantissa_shift(top / (max(abs(e) for e in x) * norm.recip(ss)))
 
 
 def lm_programs():
@@ -181,7 +182,7 @@ def lm_programs():
     nm.append(B("LD", dst=0, src=0, len=len(img)))
     out = 1000
     for k, v in enumerate(vecs):
-        x = [isa.s8(w) for w in v]
+        x = [quant.s8(w) for w in v]
         ss = sum(e * e for e in x)
         fitted = [_norm_ms(x, ss, 100), _norm_ms(x, ss, 60)] if ss else [(30000, 31)]
         edges = [(101, 25), (77, 24)] if ss in (1, 4) else [(16513, 29)] if ss == 1 << 20 else []
@@ -192,8 +193,8 @@ def lm_programs():
         pos += len(v)
     nm.append(B("ST", src=1000, dst=0, len=out - 1000))
     base = pos - sum(len(v) for v in vecs[-7:-4])      # 64 random words, then more
-    ms = _norm_ms([isa.s8(w) for w in img[base:base + 64]],
-                  sum(isa.s8(w) ** 2 for w in img[base:base + 64]), 100)
+    ms = _norm_ms([quant.s8(w) for w in img[base:base + 64]],
+                  sum(quant.s8(w) ** 2 for w in img[base:base + 64]), 100)
     for dst in (501, 520, 500, 499):                  # dst ahead by 1 and 20, in place, behind
         nm += [B("LD", dst=500, src=base, len=64),
                B("NORM", dst=dst, src=500, len=64, m=ms[0], s=ms[1]), B("ST", src=499, dst=out, len=90)]

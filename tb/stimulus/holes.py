@@ -103,7 +103,7 @@ def _fits(op, name, v):
 
 def _addr_fields(op):
     """op's address fields: the scratchpad operands, then the external one (with xhi)."""
-    ext = isa._EXT_FIELD.get(op)
+    ext = coverage._ext_field(op)
     return tuple(coverage._sp_fields(op)) + ((ext,) if ext else ())
 
 
@@ -130,7 +130,7 @@ def _bin_value(op, name, label, f, cfg):
 def _draw(rng, op, target, label, cfg):
     """One candidate instruction of op with field target in bin label, or None."""
     names = [n for n, _ in isa.FIELDS[op]]
-    addr, ext = _addr_fields(op), isa._EXT_FIELD.get(op)
+    addr, ext = _addr_fields(op), coverage._ext_field(op)
     f = {}
     for name in names:                                # the shape fields: mostly small
         if name in addr or name == "xhi":

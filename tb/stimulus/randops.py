@@ -14,6 +14,7 @@ same distributions.
 import numpy as np
 
 from model import isa
+from model.ops import norm
 
 def rng_of(seed_or_rng):
     """A numpy Generator: seed_or_rng itself, or a new one seeded with it."""
@@ -165,7 +166,7 @@ def rand_add(rng, cfg, b):
 def rand_norm(rng, cfg, b):
     SP = cfg.sp_words
     r = rng.random()
-    n = int(rng.integers(1, isa.NORM_MAX_LEN + 1)) if r < 0.7 else int(rng.choice([1, 2, 32, 63, 64]))
+    n = int(rng.integers(1, norm.MAX_LEN + 1)) if r < 0.7 else int(rng.choice([1, 2, 32, 63, 64]))
     src = _addr(rng, n, SP)
     dst = _overlapping(rng, src, n, SP) if rng.random() < 0.25 else _addr(rng, n, SP)
     m, s = rand_norm_ms(rng)

@@ -8,6 +8,7 @@ region_program(rng, ext_words, bad) draws a program whose accesses stay in a reg
 import random
 
 from model import config, isa
+from model.ops import norm
 
 # their accesses crowded into a small region so that instructions overlap often, a few
 # with one bad instruction anywhere (not only at the end, as bad_program's).
@@ -56,7 +57,7 @@ def region_program(rng, ext_words, bad=None):
                 dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
                 prog.append(isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=rng.choice([addr(n), src])))
             elif op == "NORM":
-                n = rng.randrange(1, isa.NORM_MAX_LEN + 1)
+                n = rng.randrange(1, norm.MAX_LEN + 1)
                 src = addr(n)
                 dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
                 prog.append(isa.build("NORM", cfg=cfg, dst=dst, src=src, len=n,

@@ -9,12 +9,14 @@ nothing the pytest suite does not.
 """
 import random
 
+from model import ops
 from model.quant import requant
 from tb.stimulus.programs import RANDOM_SEED
 
 N_RQ_VEC = 560     # requant vectors
 N_DV_VEC = 120     # divu vectors
 N_PF_VEC = 400     # ga2_perf cycles
+T = {u: i for i, u in enumerate(ops.UNITS)}    # the busy vector's bits (GA2_T_<UNIT>)
 PF_CW = 5          # the narrow ga2_perf the benches build: every counter bit wraps within the vectors
 
 
@@ -72,8 +74,9 @@ def perf_vectors(n=None, seed=RANDOM_SEED, cw=PF_CW):
     """Per cycle (rst, clear, running, busy[2:0], retire[3:0], expected after the edge:
     cycles, mm, dma, vec, instret, retire_cycle, all mod 2^cw) for ga2_perf #(.CW(cw)),
     the expected counts by plain counting (docs/isa.md: clear and reset zero all five and
-    win; cycles counts running, mm/dma/vec their busy bit {vec, dma, mm}, instret the set
-    retire bits; retire_cycle = cycles + 1); n cycles (default N_PF_VEC)."""
+    win; cycles counts running, mm/dma/vec their busy bit, instret the set
+    retire bits; retire_cycle = cycles + 1); n cycles (default N_PF_VEC). busy's bits are
+    the timing units' GA2_T_<UNIT> (model/ops UNITS order)."""
     n = N_PF_VEC if n is None else n
     rng = random.Random(seed + 2)
     mask = (1 << cw) - 1
@@ -88,8 +91,8 @@ def perf_vectors(n=None, seed=RANDOM_SEED, cw=PF_CW):
         if rst or clear:
             c = [0] * 5
         else:
-            c = [c[0] + running, c[1] + (busy & 1), c[2] + (busy >> 1 & 1), c[3] + (busy >> 2 & 1),
-                 c[4] + bin(retire).count("1")]
+            c = [c[0] + running, c[1] + (busy >> T["mm"] & 1), c[2] + (busy >> T["dma"] & 1),
+                 c[3] + (busy >> T["vec"] & 1), c[4] + bin(retire).count("1")]
             c = [v & mask for v in c]
         out.append((rst, clear, running, busy, retire, *c, (c[0] + 1) & mask))
     return out

@@ -21,7 +21,7 @@ instead of simulating.
 
     python tests/flow/test_bad_input.py              # every command and what each input got
     python tests/flow/test_bad_input.py --summary    # only the inputs not handled right
-    python tests/flow/test_bad_input.py --doc OLD.md # docs/measurements.md "Bad input", OLD.md the
+    python tests/flow/test_bad_input.py --doc OLD.md # docs/journal/2026-measurements.md "Bad input", OLD.md the
                                                      # first form printed on an older checkout
 """
 import json
@@ -113,7 +113,7 @@ def test_bad_input_gets_exit_2_and_one_line_naming_it(command, table):
 
 
 def markdown(table):
-    """The table of docs/measurements.md "Bad input": per command the inputs and what each got."""
+    """The table of docs/journal/2026-measurements.md "Bad input": per command the inputs and what each got."""
     lines = ["| command | bad inputs | handled | input -> message (exit 2 unless said) |", "|---|---|---|---|"]
     for name, rows in table.items():
         ok = sum(not verdict(e, r) for _, e, r in rows)
@@ -153,7 +153,7 @@ def cell_verdict(cell):
 
 
 def doc(table, before):
-    """docs/measurements.md "Bad input": the summary per command, then every input, with
+    """docs/journal/2026-measurements.md "Bad input": the summary per command, then every input, with
     what it got at the earlier checkout (before: read_markdown's) and now."""
     lines = ["| command | inputs | right before | right now | what the others got before |", "|---|---|---|---|---|"]
     total = [0, 0, 0]

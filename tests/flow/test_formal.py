@@ -69,9 +69,10 @@ def test_the_fast_softmax_phase_model_is_the_timing_formula():
     """The phases of tb/formal/ga2_softmax_fast_busy_f.v (len + 1, len + 1, 1,
     SM_FAST_TAIL - 2, 1, len) add up to model/timing.py's busy length for len 1..16."""
     from model import config, timing
+    from model.ops import sm
     cfg = config.DEFAULT.replace(mode="overlap")
     for n in range(1, 17):
-        assert (n + 1) + (n + 1) + 1 + (timing.SM_FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
+        assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
 
 
 def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():

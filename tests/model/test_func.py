@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from model import config, func, isa
+from model import config, func, isa, quant
 from model.func import Range
 from tb.stimulus import progen
 
@@ -222,7 +222,7 @@ def test_mm_acc_adds_with_wraparound_and_reads_dst():
     b = (np.arange(10, 16) - 5).reshape(3, 2)
     c = (a @ b).ravel()
     func.execute(ins, np.zeros(8, dtype=np.int64), sp)
-    assert sp[100:104].tolist() == [isa.w32(o + int(x)) for o, x in zip(old, c)]
+    assert sp[100:104].tolist() == [quant.w32(o + int(x)) for o, x in zip(old, c)]
     assert func.reads(ins)[2] == func.writes(ins)[0] == func.Range("sp", 100, 103)
     plain = isa.build("MM", dst=100, A=0, B=10, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2)
     assert len(func.reads(plain)) == 2 and plain.acc == 0

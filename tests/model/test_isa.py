@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import config, isa, quant
 
 # docs/isa.md "Encoding" table, typed in independently
 DOC_CODES = {"LD": 1, "ST": 2, "MM": 3, "RQ": 4, "SM": 5, "HALT": 6,
@@ -263,14 +263,14 @@ def test_decoded_is_decode_memoised():
     (0, 0), (0x7F, 127), (0x80, -128), (0xFF, -1), (0x180, -128), (-1, -1), (256, 0),
     (-129, 127), (0x12345678, 0x78), (np.int64(200), -56)])
 def test_s8(w, want):
-    assert isa.s8(w) == want
+    assert quant.s8(w) == want
 
 
 @pytest.mark.parametrize("v, want", [
     (0, 0), (2 ** 31 - 1, 2 ** 31 - 1), (2 ** 31, -2 ** 31), (2 ** 32 - 1, -1), (2 ** 32, 0),
     (-2 ** 31, -2 ** 31), (-2 ** 31 - 1, 2 ** 31 - 1), (5 * 2 ** 32 + 7, 7)])
 def test_w32(v, want):
-    assert isa.w32(v) == want
+    assert quant.w32(v) == want
 
 
 def test_macs_and_words():

@@ -138,11 +138,18 @@ def test_files_of_several_processes_merge(tmp_path):
 
 
 def test_a_new_op_is_a_hole_by_itself(monkeypatch):
-    """An op and a field added to model/isa.py show up in the model as holes with no change
-    here (as PACK4, UNPACK4 and the xhi fields did)."""
-    monkeypatch.setitem(isa.OPCODES, "FOO", 13)
-    monkeypatch.setitem(isa.FIELDS, "FOO", (("dst", 16), ("src", 16), ("len", 13)))
-    monkeypatch.setitem(isa.FIELDS, "LD", isa.FIELDS["LD"] + (("bar", 4),))
+    """An op record and a field added in model/ops show up in the model as holes with no
+    change here (as PACK4, UNPACK4 and the xhi fields did)."""
+    from dataclasses import replace
+
+    from model import ops
+    foo = replace(ops.TABLE["ARGMAX"], name="FOO", code=13)
+    ld = replace(ops.TABLE["LD"], fields=ops.TABLE["LD"].fields + (("bar", 4),))
+    for rec in (foo, ld):
+        monkeypatch.setitem(ops.TABLE, rec.name, rec)
+        monkeypatch.setitem(ops.VIEWS, rec.name, ops._views(rec))
+        monkeypatch.setitem(isa.OPCODES, rec.name, rec.code)
+        monkeypatch.setitem(isa.FIELDS, rec.name, rec.fields)
     bins = coverage.point_bins()
     assert "FOO" in bins["ga2.op"] and "ga2.field.FOO.len" in bins
     assert bins["ga2.field.LD.bar"] == ["min", "max"]

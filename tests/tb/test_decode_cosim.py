@@ -57,15 +57,16 @@ def test_decode(sim):
 
 
 def test_decode_test_catches_a_broken_decoder(tmp_path):
-    """The decoder test fails on a copy whose LD external-range check is off by one."""
+    """The decoder test fails on a copy whose (generated) LD external-range check is off by one."""
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_decode.v").read_text()
-    broken = re.sub(r"ext_bad   = \(ld_xlast >= EXT_END\);", "ext_bad   = (ld_xlast + 17'd1 >= EXT_END);", src)
-    assert broken != src, "ga2_decode.v no longer has the LD ext check: update this mutation"
-    (rtl / "ga2_decode.v").write_text(broken)
+    src = (rtl / "ga2_decode_ops.vh").read_text()
+    broken = re.sub(r"wire ld_ext_bad = \(ld_end1 > GA2P_EXT_WORDS\);",
+                    "wire ld_ext_bad = (ld_end1 >= GA2P_EXT_WORDS);", src)
+    assert broken != src, "ga2_decode_ops.vh no longer has the LD ext check: update this mutation"
+    (rtl / "ga2_decode_ops.vh").write_text(broken)
     with pytest.raises(AssertionError, match="test_decode failed"):
         _run_decode("icarus", rtl_dir=rtl, build_dir=tmp_path / "build")

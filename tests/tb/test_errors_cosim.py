@@ -147,10 +147,10 @@ def test_wrap_programs_reach_past_the_widths():
 
 
 @pytest.mark.parametrize("kind, pattern, repl", [
-    (("LD", "dst", 16), r"sp_bad    = \(ld_last >= SP_END\);",
-     "sp_bad    = ({1'b0, ld_last[15:0]} >= SP_END);"),
-    (("MM", "B", 20), r"\{5'd0, mm_b\} \+ \{1'b0, mm_kldb\} \+ \{18'd0, mm_n\} - 21'd1;",
-     "{1'b0, {4'd0, mm_b} + mm_kldb + {17'd0, mm_n} - 20'd1};"),
+    (("LD", "dst", 16), r"wire ld_sp_bad = \(ld_end0 > GA2P_SP_WORDS\);",
+     "wire ld_sp_bad = ({16'd0, ld_end0[15:0]} > GA2P_SP_WORDS);"),
+    (("MM", "B", 20), r"wire \[31:0\] mm_end1 = mm_b \+ mm_span1;",
+     "wire [31:0] mm_end1 = {12'd0, mm_b[19:0] + mm_span1[19:0]};"),
 ], ids=["ld_dst_16bit", "mm_b_20bit"])
 def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
@@ -162,10 +162,10 @@ def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     for p in (ROOT / "rtl").iterdir():
         if p.suffix in (".v", ".vh", ".f"):
             (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_decode.v").read_text()
+    src = (rtl / "ga2_decode_ops.vh").read_text()
     broken = re.sub(pattern, repl, src, count=1)
     assert broken != src
-    (rtl / "ga2_decode.v").write_text(broken)
+    (rtl / "ga2_decode_ops.vh").write_text(broken)
     bads, jobs = wrap_jobs(WRAP_SEEDS[0])
     i = progen.WRAP_KINDS.index(kind)
     res = hw.run("icarus", jobs, rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=200000)

@@ -117,7 +117,7 @@ def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
 
 def main():
     """Print the measured busy cycles (and total cycles) of each timed program on both
-    simulators in both modes as docs/measurements.md's table: python tests/tb/test_isaext_cosim.py"""
+    simulators in both modes as a table (docs/journal/2026-measurements.md): python tests/tb/test_isaext_cosim.py"""
     rows = {}
     for mode, cfg in sorted(LM_CFGS.items()):
         timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
@@ -142,7 +142,7 @@ BIG_SP = config.Config(sp_words=16384, ext_words=(1 << 17), mode="overlap")
 
 @pytest.mark.long          # a 16,384-word chip on Icarus, and its mutant: about 30-60 s
 def test_ldx_table_past_2_29_faults_and_catches_the_narrow_sum(tmp_path):
-    """The mutation run's one survivor of the isaext lines (docs/measurements.md): the LDX
+    """The mutation run's one survivor of the isaext lines (docs/mutation_rtl.md): the LDX
     table sum ldx_xlast one bit narrow passes the suite's 4,096-word chip; on a 16,384-word
     chip hand.ldx_wide_table_program faults (external range, code 3) on the RTL, as the
     reference does, and not on the mutant."""

@@ -1,5 +1,5 @@
 """The cost per step of the two ways to let the host choose each step after the last one's
-outcome on a simulator (docs/serving.md, "Live on the circuit"): one simulator process per
+outcome on a simulator (docs/serving_lm.md, "Live on the circuit"): one simulator process per
 step (tb.hw.run, the build reused, the whole memory image passed in and read back each
 time) against one live session (tb.hw.Live: one process that waits for each program).
 

@@ -9,7 +9,7 @@ the integer reference), admissions in arrival order, every step's program inside
 isolation set, the pool's invariant before every step, cycles equal to the timing
 model; the preempting run must preempt (the pool is too small) and the reserving one
 must not; speculative decoding of 2 requests at k = 2 held to plain greedy decoding.
-The remedies (docs/serving.md "Remedies in the server"): long prompts served with a
+The remedies (docs/serving_lm.md "Remedies in the server"): long prompts served with a
 window of WINDOW and SINKS sinks (preempt with chunked prefill, reserve with whole) and
 by the multi-query 4-bit model with the window, each request held to
 tools/lm/remedies_ref.py's greedy decoding alone; a windowed run must return blocks to

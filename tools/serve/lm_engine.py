@@ -1,20 +1,21 @@
 """The language-model server's scheduler: continuous batching over a paged KV pool, with
 whole or chunked prefill on the chip, reservation or optimistic admission with
-preemption by recompute (docs/serving.md, "Serving the language model").
+preemption by recompute (docs/serving_lm.md, "Serving the language model").
 
 serve(model, requests, policy, prefill, ...) runs a workload on the reference chip
-(model.machine.Machine), step by step, as a server does: at the clock (chip cycles,
-the sum of the steps' counters) it admits the requests that have arrived, picks the
-step's rows, allocates blocks, compiles the step's program (tools/lm/compiler's
-step_program with this step's block tables as its address protocol, mem=), runs it, reads the tokens the
-step wrote, and ends each request at its stop token or its limit: lengths are discovered
-while serving. With chip= a live simulator session (tb.hw.Live: Icarus or Verilator) each
-step runs on the circuit instead, and what the host decides next is taken from the
-chip's outcome, as a real server takes it: the tokens read back from the chip's memory
-image, the clock from the chip's counters; the session judges every step against the
-reference chip before the server sees it (a disagreement raises hw.ChipMismatch: the run
-stops there), and the server holds the chip's bus record to the step's allowed set. The
-Run holds every step's program, scratchpad garbage, rows, tables and cycles.
+(model.machine.Machine), step by step, as a server does: at the clock (chip cycles, the
+sum of the steps' counters) it admits the requests that have arrived, picks the step's
+rows, allocates blocks, compiles the step's program (tools/lm/compiler's step_program
+with this step's block tables as its address protocol, mem=), runs it, reads the tokens
+the step wrote, and ends each request at its stop token or its limit: lengths are
+discovered while serving. With chip= a live simulator session (tb.hw.Live: Icarus or
+Verilator) each step runs on the circuit instead, and what the host decides next is
+taken from the chip's outcome, as a real server takes it: the tokens read back from the
+chip's memory image, the clock from the chip's counters; the session judges every step
+against the reference chip before the server sees it (a disagreement raises
+hw.ChipMismatch: the run stops there), and the server holds the chip's bus record to the
+step's allowed set. The Run holds every step's program, scratchpad garbage, rows, tables
+and cycles.
 
 Policies (admission):
   static    batches: up to `slots` requests admitted together into an empty batch, which
@@ -36,11 +37,12 @@ A row of sequence b at position t feeds token t; the last pending row of a reque
 its next token (ARGMAX on chip, stored in its token area at t + 1).
 
 Remedies (Server(..., remedies=Remedies(...)) with the model variant of
-generate.load_model(task, kv_heads=, kv_bits=); docs/serving.md "Remedies in the
+generate.load_model(task, kv_heads=, kv_bits=); docs/serving_lm.md "Remedies in the
 server"): the steps are the compiler's tiled plan (with lm_memory.Paged's kv_attend), a
-pool row is row_words words; tiles as in a generation. With a sliding window of W positions and S sinks the table
-stays indexed by position; after every step each block whose positions have all left
-the window of every future step (all >= S and <= fed - (W - S)) returns to the pool
+pool row is row_words words; tiles as in a generation. With a sliding window of W
+positions and S sinks the table stays indexed by position; after every step each block
+whose positions have all left the window of every future step (all >= S and <= fed -
+(W - S)) returns to the pool
 (its table entry None), so a request holds at most window_blocks() blocks: the
 reservation and static policies reserve that many, not prompt + limit, and the pool
 invariant holds each request to it. The reference is tools/lm/remedies_ref.py's greedy

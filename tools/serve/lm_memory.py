@@ -15,7 +15,7 @@ of block table[t // block_tokens]. Paged(...) turns a step's tables into the com
 address protocol (token, kv_row, kv_attend); allowed(...) is the isolation monitor's set
 of words a step may touch, from the tables alone (not from the program).
 
-With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving.md
+With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving_lm.md
 "Remedies in the server") the main model's description is the compiler's tiled plan: a
 pool row is its row_words words (kv_heads * 16 for grouped-query attention, half that for
 the 4-bit cache: the same pool words hold more blocks); with a sliding window a table is

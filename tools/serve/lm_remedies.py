@@ -1,6 +1,6 @@
 """The chapter's remedies in the server, measured: `python -m tools.serve.lm_remedies
 [--sim model|verilator|icarus] [--mode overlap|inorder]` (make serve-lm-remedies;
-docs/serving.md "Remedies in the server").
+docs/serving_lm.md "Remedies in the server").
 
 One Poisson workload (REQUESTS requests, long prompts) served under preempt+chunked by
 the unmodified int8 model and by each remedy (VARIANTS: the multi-query model, the

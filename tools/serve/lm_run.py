@@ -1,4 +1,4 @@
-"""Serving the language model on the chip (make serve-lm; docs/serving.md, "Serving the
+"""Serving the language model on the chip (make serve-lm; docs/serving_lm.md, "Serving the
 language model").
 
     python -m tools.serve.lm_run --sim verilator --requests 64 --rate 12   # every policy
@@ -28,8 +28,8 @@ The chapter's remedies are `ga2 generate`'s options (--kv-heads 1: the multi-que
 --kv-bits 4: its 4-bit-cache export; --window W --sinks S: attend the first S and the
 last W - S positions, blocks returned to the pool as they leave the window; --tile T: the
 attended rows in tiles of T): the model variant of generate.load_model, each request held
-to tools/lm/remedies_ref.py's greedy decoding (docs/serving.md "Remedies in the server");
-with --spec too (the draft stays the unmodified draft model: it only proposes).
+to tools/lm/remedies_ref.py's greedy decoding (docs/serving_lm.md "Remedies in the
+server"); with --spec too (the draft stays the unmodified draft model: it only proposes).
 Exit 1 on any problem; bad arguments exit 2; a fault of the simulator exits 4.
 """
 import contextlib

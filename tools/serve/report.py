@@ -1,4 +1,4 @@
-"""The serving report of the language-model server (docs/serving.md): what a serving
+"""The serving report of the language-model server (docs/serving_lm.md): what a serving
 engineer reads, from a Run (lm_engine) and the cycles of its steps.
 
 metrics(run, cycles): throughput (generated tokens per 1,000 cycles, requests per

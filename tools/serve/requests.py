@@ -1,5 +1,5 @@
 """Requests for the language model on the chip: prompts, generation limits, stop tokens,
-workload files and a seeded Poisson arrival process (docs/serving.md, "Serving the
+workload files and a seeded Poisson arrival process (docs/serving_lm.md, "Serving the
 language model").
 
 A request is an id, a prompt (text for the "text" model; "A+B" for the "add" model), a

@@ -1,5 +1,5 @@
 """Speculative decoding on the chip: a small draft model proposes k tokens, the main model
-verifies them in ONE step of k + 1 rows per request (docs/serving.md, "Speculative
+verifies them in ONE step of k + 1 rows per request (docs/serving_lm.md, "Speculative
 decoding").
 
 The draft (tools/lm/weights/text_draft_int8.npz: `python -m tools.lm.train --task text

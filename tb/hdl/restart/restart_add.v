@@ -33,17 +33,23 @@ module restart_add #(
   wire [7:0]    aa_q, ab_q;           // the read data: the low byte of a scratchpad word
   restart_rd #(.AW(AW), .W(8)) u_rd_a (.clk(clk), .en(aa_rd_en), .addr(aa_rd_addr), .q(aa_q));
   restart_rd #(.AW(AW), .W(8)) u_rd_b (.clk(clk), .en(ab_rd_en), .addr(ab_rd_addr), .q(ab_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_ADD;
+    instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W] = dst;
+    instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W] = src;
+    instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W] = src2;
+    instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W] = len;
+  end
   ga2_vec_add #(.SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dst(dst), .src(src), .src2(src2),
-    .len(len),
-    .busy(aa_busy), .last(aa_last), .rd_en(aa_rd_en), .rd_addr(aa_rd_addr),
-    .rd_byte(aa_q), .wr_en(aa_wr_en), .wr_addr(aa_wr_addr), .wr_data(aa_wr_data)
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(aa_busy), .last(aa_last), .rd_en(aa_rd_en), .rd_addr(aa_rd_addr),
+    .rd_data({24'd0, aa_q}), .wr_en(aa_wr_en), .wr_addr(aa_wr_addr), .wr_data(aa_wr_data)
   );
   ga2_vec_add #(.SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dst(dst), .src(src), .src2(src2),
-    .len(len),
-    .busy(ab_busy), .last(ab_last), .rd_en(ab_rd_en), .rd_addr(ab_rd_addr),
-    .rd_byte(ab_q), .wr_en(ab_wr_en), .wr_addr(ab_wr_addr), .wr_data(ab_wr_data)
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(ab_busy), .last(ab_last), .rd_en(ab_rd_en), .rd_addr(ab_rd_addr),
+    .rd_data({24'd0, ab_q}), .wr_en(ab_wr_en), .wr_addr(ab_wr_addr), .wr_data(ab_wr_data)
   );
 
   assign busy_a = aa_busy;

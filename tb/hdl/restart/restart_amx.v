@@ -32,14 +32,21 @@ module restart_amx #(
   wire [31:0]   xa_q, xb_q;           // the read data: a scratchpad word
   restart_rd #(.AW(AW), .W(32)) u_rd_a (.clk(clk), .en(xa_rd_en), .addr(xa_rd_addr), .q(xa_q));
   restart_rd #(.AW(AW), .W(32)) u_rd_b (.clk(clk), .en(xb_rd_en), .addr(xb_rd_addr), .q(xb_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_ARGMAX;
+    instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W] = dst;
+    instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W] = src;
+    instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W] = len;
+  end
   ga2_argmax #(.SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dst(dst), .src(src), .len(len),
-    .busy(xa_busy), .last(xa_last), .rd_en(xa_rd_en), .rd_addr(xa_rd_addr),
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(xa_busy), .last(xa_last), .rd_en(xa_rd_en), .rd_addr(xa_rd_addr),
     .rd_data(xa_q), .wr_en(xa_wr_en), .wr_addr(xa_wr_addr), .wr_data(xa_wr_data)
   );
   ga2_argmax #(.SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dst(dst), .src(src), .len(len),
-    .busy(xb_busy), .last(xb_last), .rd_en(xb_rd_en), .rd_addr(xb_rd_addr),
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(xb_busy), .last(xb_last), .rd_en(xb_rd_en), .rd_addr(xb_rd_addr),
     .rd_data(xb_q), .wr_en(xb_wr_en), .wr_addr(xb_wr_addr), .wr_data(xb_wr_data)
   );
 

@@ -52,10 +52,32 @@ module restart_dma #(
   restart_rd #(.AW(AW), .BYTE_PAGE(1)) u_sp_b (.clk(clk), .en(db_sp_rd_en), .addr(db_sp_rd_addr), .q(db_sp_q));
   restart_rd #(.AW(AW), .SALT(SALT_EXT)) u_ext_a (.clk(clk), .en(da_ext_en), .addr(da_ext_addr[AW-1:0]), .q(da_ext_q));
   restart_rd #(.AW(AW), .SALT(SALT_EXT)) u_ext_b (.clk(clk), .en(db_ext_en), .addr(db_ext_addr[AW-1:0]), .q(db_ext_q));
-  wire [`GA2_EXT_ADDR_W-1:0] ext_base_w = {{(`GA2_EXT_ADDR_W-AW){1'b0}}, ext_base};
+  // the unit takes the instruction word: the job's fields at their record's bits (the
+  // jobs' external addresses are below 2^16: xhi 0)
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    if (dir) begin
+      instr[`GA2_OP_W-1:0] = `GA2_OP_ST;
+      instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W] = sp_base;
+      instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W] = ext_base;
+      instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W] = len;
+    end else if (ldx) begin
+      instr[`GA2_OP_W-1:0] = `GA2_OP_LDX;
+      instr[`GA2_LDX_DST_LSB +: `GA2_LDX_DST_W] = sp_base;
+      instr[`GA2_LDX_SRC_LSB +: `GA2_LDX_SRC_W] = ext_base;
+      instr[`GA2_LDX_LEN_LSB +: `GA2_LDX_LEN_W] = len;
+      instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W] = idx;
+      instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W] = rows;
+    end else begin
+      instr[`GA2_OP_W-1:0] = `GA2_OP_LD;
+      instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W] = sp_base;
+      instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W] = ext_base;
+      instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W] = len;
+    end
+  end
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dir(dir), .ldx(ldx), .sp_base(sp_base),
-    .ext_base(ext_base_w), .idx(idx), .rows(rows), .len(len), .busy(da_busy), .last(da_last),
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(da_busy), .last(da_last),
     .idx_err(da_idx_err),
     .sp_rd_en(da_sp_rd_en), .sp_rd_addr(da_sp_rd_addr), .sp_rd_data(da_sp_q),
     .sp_wr_en(da_sp_wr_en), .sp_wr_addr(da_sp_wr_addr), .sp_wr_data(da_sp_wr_data),
@@ -63,8 +85,7 @@ module restart_dma #(
     .ext_rdata(da_ext_q)
   );
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dir(dir), .ldx(ldx), .sp_base(sp_base),
-    .ext_base(ext_base_w), .idx(idx), .rows(rows), .len(len), .busy(db_busy), .last(db_last),
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(db_busy), .last(db_last),
     .idx_err(db_idx_err),
     .sp_rd_en(db_sp_rd_en), .sp_rd_addr(db_sp_rd_addr), .sp_rd_data(db_sp_q),
     .sp_wr_en(db_sp_wr_en), .sp_wr_addr(db_sp_wr_addr), .sp_wr_data(db_sp_wr_data),

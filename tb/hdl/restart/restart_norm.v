@@ -35,17 +35,24 @@ module restart_norm #(
   wire [7:0]    na_q, nb_q;           // the read data: the low byte of a scratchpad word
   restart_rd #(.AW(AW), .W(8)) u_rd_a (.clk(clk), .en(na_rd_en), .addr(na_rd_addr), .q(na_q));
   restart_rd #(.AW(AW), .W(8)) u_rd_b (.clk(clk), .en(nb_rd_en), .addr(nb_rd_addr), .q(nb_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_NORM;
+    instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W] = dst;
+    instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W] = src;
+    instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W] = len;
+    instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W] = m;
+    instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W] = s;
+  end
   ga2_norm #(.SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dst(dst), .src(src), .len(len),
-    .m(m), .s(s),
-    .busy(na_busy), .last(na_last), .rd_en(na_rd_en), .rd_addr(na_rd_addr),
-    .rd_byte(na_q), .wr_en(na_wr_en), .wr_addr(na_wr_addr), .wr_data(na_wr_data)
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(na_busy), .last(na_last), .rd_en(na_rd_en), .rd_addr(na_rd_addr),
+    .rd_data({24'd0, na_q}), .wr_en(na_wr_en), .wr_addr(na_wr_addr), .wr_data(na_wr_data)
   );
   ga2_norm #(.SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dst(dst), .src(src), .len(len),
-    .m(m), .s(s),
-    .busy(nb_busy), .last(nb_last), .rd_en(nb_rd_en), .rd_addr(nb_rd_addr),
-    .rd_byte(nb_q), .wr_en(nb_wr_en), .wr_addr(nb_wr_addr), .wr_data(nb_wr_data)
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(nb_busy), .last(nb_last), .rd_en(nb_rd_en), .rd_addr(nb_rd_addr),
+    .rd_data({24'd0, nb_q}), .wr_en(nb_wr_en), .wr_addr(nb_wr_addr), .wr_data(nb_wr_data)
   );
 
   assign busy_a = na_busy;

@@ -33,17 +33,22 @@ module restart_pack4 #(
   wire [7:0]    pa_q, pb_q;           // the read data: the low byte of a scratchpad word
   restart_rd #(.AW(AW), .W(8)) u_rd_a (.clk(clk), .en(pa_rd_en), .addr(pa_rd_addr), .q(pa_q));
   restart_rd #(.AW(AW), .W(8)) u_rd_b (.clk(clk), .en(pb_rd_en), .addr(pb_rd_addr), .q(pb_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = unpack ? `GA2_OP_UNPACK4 : `GA2_OP_PACK4;
+    instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W] = dst;
+    instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W] = src;
+    instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W] = len;
+  end
   ga2_pack4 #(.SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .unpack(unpack), .dst(dst), .src(src),
-    .len(len),
-    .busy(pa_busy), .last(pa_last), .rd_en(pa_rd_en), .rd_addr(pa_rd_addr),
-    .rd_byte(pa_q), .wr_en(pa_wr_en), .wr_addr(pa_wr_addr), .wr_data(pa_wr_data)
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(pa_busy), .last(pa_last), .rd_en(pa_rd_en), .rd_addr(pa_rd_addr),
+    .rd_data({24'd0, pa_q}), .wr_en(pa_wr_en), .wr_addr(pa_wr_addr), .wr_data(pa_wr_data)
   );
   ga2_pack4 #(.SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .unpack(unpack), .dst(dst), .src(src),
-    .len(len),
-    .busy(pb_busy), .last(pb_last), .rd_en(pb_rd_en), .rd_addr(pb_rd_addr),
-    .rd_byte(pb_q), .wr_en(pb_wr_en), .wr_addr(pb_wr_addr), .wr_data(pb_wr_data)
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(pb_busy), .last(pb_last), .rd_en(pb_rd_en), .rd_addr(pb_rd_addr),
+    .rd_data({24'd0, pb_q}), .wr_en(pb_wr_en), .wr_addr(pb_wr_addr), .wr_data(pb_wr_data)
   );
 
   assign busy_a = pa_busy;

@@ -35,16 +35,24 @@ module restart_rq #(
   wire [31:0]   ra_q, rb_q;           // the read data: a scratchpad word
   restart_rd #(.AW(AW), .W(32)) u_rd_a (.clk(clk), .en(ra_rd_en), .addr(ra_rd_addr), .q(ra_q));
   restart_rd #(.AW(AW), .W(32)) u_rd_b (.clk(clk), .en(rb_rd_en), .addr(rb_rd_addr), .q(rb_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_RQ;
+    instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W] = dst;
+    instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W] = src;
+    instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W] = len;
+    instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W] = m;
+    instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W] = s;
+    instr[`GA2_RQ_RELU_LSB] = relu;
+  end
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dst(dst), .src(src), .len(len),
-    .m(m), .s(s), .relu(relu),
-    .busy(ra_busy), .last(ra_last), .rd_en(ra_rd_en), .rd_addr(ra_rd_addr),
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(ra_busy), .last(ra_last), .rd_en(ra_rd_en), .rd_addr(ra_rd_addr),
     .rd_data(ra_q), .wr_en(ra_wr_en), .wr_addr(ra_wr_addr), .wr_data(ra_wr_data)
   );
   ga2_vec_rq #(.SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dst(dst), .src(src), .len(len),
-    .m(m), .s(s), .relu(relu),
-    .busy(rb_busy), .last(rb_last), .rd_en(rb_rd_en), .rd_addr(rb_rd_addr),
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(rb_busy), .last(rb_last), .rd_en(rb_rd_en), .rd_addr(rb_rd_addr),
     .rd_data(rb_q), .wr_en(rb_wr_en), .wr_addr(rb_wr_addr), .wr_data(rb_wr_data)
   );
 

@@ -34,15 +34,22 @@ module restart_sm #(
   wire [7:0]    sa_q, sb_q;           // the read data: the low byte of a scratchpad word
   restart_rd #(.AW(AW), .W(8)) u_rd_a (.clk(clk), .en(sa_rd_en), .addr(sa_rd_addr), .q(sa_q));
   restart_rd #(.AW(AW), .W(8)) u_rd_b (.clk(clk), .en(sb_rd_en), .addr(sb_rd_addr), .q(sb_q));
+  // the units take the instruction word: the job's fields at their record's bits
+  reg [`GA2_INSTR_W-1:0] instr;
+  always @* begin
+    instr = {`GA2_INSTR_W{1'b0}};
+    instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
+    instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = dst;
+    instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = src;
+    instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = len;
+  end
   ga2_softmax #(.FAST(FAST), .SP_WORDS(SP_WORDS)) u_a (
-    .clk(clk), .rst(rst), .start(st_a), .dst(dst), .src(src), .len(len),
-    .busy(sa_busy), .last(sa_last), .rd_en(sa_rd_en), .rd_addr(sa_rd_addr),
-    .rd_byte(sa_q), .wr_en(sa_wr_en), .wr_addr(sa_wr_addr), .wr_data(sa_wr_data)
+    .clk(clk), .rst(rst), .start(st_a), .instr(instr), .busy(sa_busy), .last(sa_last), .rd_en(sa_rd_en), .rd_addr(sa_rd_addr),
+    .rd_data({24'd0, sa_q}), .wr_en(sa_wr_en), .wr_addr(sa_wr_addr), .wr_data(sa_wr_data)
   );
   ga2_softmax #(.FAST(FAST), .SP_WORDS(SP_WORDS)) u_b (
-    .clk(clk), .rst(rst), .start(st_b), .dst(dst), .src(src), .len(len),
-    .busy(sb_busy), .last(sb_last), .rd_en(sb_rd_en), .rd_addr(sb_rd_addr),
-    .rd_byte(sb_q), .wr_en(sb_wr_en), .wr_addr(sb_wr_addr), .wr_data(sb_wr_data)
+    .clk(clk), .rst(rst), .start(st_b), .instr(instr), .busy(sb_busy), .last(sb_last), .rd_en(sb_rd_en), .rd_addr(sb_rd_addr),
+    .rd_data({24'd0, sb_q}), .wr_en(sb_wr_en), .wr_addr(sb_wr_addr), .wr_data(sb_wr_data)
   );
 
   assign busy_a = sa_busy;

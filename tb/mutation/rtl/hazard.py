@@ -7,11 +7,9 @@ the named bugs a hazard unit ships with, written as one textual change each:
                       DECODE belongs to unit X and the busy unit is Y (18: every ordered
                       pair of the three units, every kind);
   hull one word short the last word of one scratchpad range ga2_decode gives the hazard
-                      unit is one less (20: every op's read and write ranges, MM B for
-                      tb = 0 and 1, ADD's src and src2, PACK4 / UNPACK4's (2*len or len
-                      words, by the op), LDX's index word and ARGMAX's
-                      result word, whose one-word ranges then are empty; the range
-                      checks that fault keep the true hull);
+                      unit is one less (every op's read and write ranges, from its
+                      record: one-word ranges then are empty; the range checks that
+                      fault keep the true hull);
   no external check   not a mutant here: only the DMA unit touches the external memory
                       and it runs one transfer at a time in program order, so there is no
                       store-to-load external check to remove (docs/isa.md "Timing modes").
@@ -27,12 +25,13 @@ import sys
 import tempfile
 import time
 
+from model import ops, rtl
 from tb import ROOT, cli
 from tb.mutation import engine
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
 
-UNITS = ("dma", "mm", "vec")
+UNITS = ops.UNITS
 KINDS = ("RAW", "WAR", "WAW")
 OUT = os.path.join(ROOT, "out", "mut_hazard.json")
 
@@ -57,15 +56,17 @@ def hazard_sites(rtl_dir=RTL_DIR):
     text = open(os.path.join(rtl_dir, fn)).read()
     regs = {"dma": ("dma_rd_q", None, "dma_wr_q"), "mm": ("mm_rd0_q", "mm_rd1_q", "mm_wr_q"),
             "vec": ("vec_rd_q", "vec_rd1_q", "vec_wr_q")}
-    for y, busy_unit in enumerate(UNITS):
+    for busy_unit in UNITS:
+        y = f"`GA2_T_{busy_unit.upper()}"
         m = re.search(rf"wire hz_{busy_unit}\s*=\s*(busy\[{y}\] && \([^;]*\));", text)
         if not m:
             raise ValueError(f"ga2_hazard.v: no 'wire hz_{busy_unit} = busy[{y}] && (...)'")
         r0, r1, w = regs[busy_unit]
         line = text[:m.start(1)].count("\n") + 1
-        for x, new_unit in enumerate(UNITS):
+        for new_unit in UNITS:
             if new_unit == busy_unit:
                 continue
+            x = f"`GA2_T_{new_unit.upper()}"
             for k in KINDS:
                 full = _conflict_text(KINDS, r1)
                 less = _conflict_text([q for q in KINDS if q != k], r1)
@@ -73,28 +74,21 @@ def hazard_sites(rtl_dir=RTL_DIR):
                 repl = f"busy[{y}] && (unit_sel[{x}] ? {sub(less)} : {sub(full)})"
                 out.append(Site(fn, "ga2_hazard", line, "hazard", m.start(1), m.end(1), repl, m.group(1),
                                 f"drop {k} for new {new_unit} on busy {busy_unit}"))
-    fn = "ga2_decode.v"
+    # the decoder's hulls (generated from the op records into ga2_decode_ops.vh): each
+    # op's term of each range output, one word short
+    fn = "ga2_decode_ops.vh"
     text = open(os.path.join(rtl_dir, fn)).read()
-    hulls = [("rd0_last", "st_last", "ST read"), ("rd0_last", "mm_a_last", "MM A read"),
-             ("rd0_last", "rq_rlast", "RQ read"), ("rd0_last", "sm_rlast", "SM read"),
-             ("rd1_last", "mm_bt_last", "MM B read (tb = 1)"),
-             ("rd1_last", "mm_bn_last", "MM B read (tb = 0)"), ("wr_last", "ld_last", "LD write"),
-             ("wr_last", "mm_d_last", "MM write"), ("wr_last", "rq_wlast", "RQ write"),
-             ("wr_last", "sm_wlast", "SM write"),
-             ("rd0_last", "add_rlast", "ADD src read"), ("rd1_last", "add_r2last", "ADD src2 read"),
-             ("rd0_last", "amax_rlast", "ARGMAX read"), ("rd0_last", "norm_rlast", "NORM read"),
-             ("wr_last", "add_wlast", "ADD write"), ("wr_last", "norm_wlast", "NORM write"),
-             ("rd0_last", "dma_idx", "LDX index read"), ("wr_last", "amax_dst", "ARGMAX write"),
-             ("rd0_last", "pk_rlast", "PACK4/UNPACK4 read"), ("wr_last", "pk_wlast", "PACK4/UNPACK4 write")]
-    for out_name, sig, what in hulls:
-        one = not sig.endswith("last")            # a one-word range: the field itself
-        word = sig if one else f"{sig}[AW-1:0]"
-        m = re.search(rf"assign {out_name}\s*=[^;]*?({re.escape(word)})", text, re.S)
-        if not m:
-            raise ValueError(f"ga2_decode.v: no {word} in 'assign {out_name}'")
-        line = text[:m.start(1)].count("\n") + 1
-        out.append(Site(fn, "ga2_decode", line, "hazard", m.start(1), m.end(1),
-                        f"({word} - 16'd1)", m.group(1), f"{what} hull one word short"))
+    for rec in ops.TABLE.values():
+        rd, wr = rtl.hazard_ranges(rec)
+        for out_name, r, what in [(f"rd{k}_last", x, "read") for k, x in enumerate(rd)] + \
+                ([("wr_last", wr, "write")] if wr else []):
+            word = f"{rec.name.lower()}_end{rec.ranges.index(r)}_m1[`GA2_ADDR_W-1:0]"
+            m = re.search(rf"assign {out_name}\s*=[^;]*?({re.escape(word)})", text, re.S)
+            if not m:
+                raise ValueError(f"{fn}: no {word} in 'assign {out_name}'")
+            line = text[:m.start(1)].count("\n") + 1
+            out.append(Site(fn, "ga2_decode", line, "hazard", m.start(1), m.end(1),
+                            f"({word} - 16'd1)", m.group(1), f"{rec.name} {r.base} {what} hull one word short"))
     return out
 
 

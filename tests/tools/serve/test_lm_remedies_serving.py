@@ -1,5 +1,5 @@
 """The chapter's remedies in the language-model server (lm_engine.Server(remedies=),
-lm_memory with remedied rows and windowed tables; docs/serving.md "Remedies in the
+lm_memory with remedied rows and windowed tables; docs/serving_lm.md "Remedies in the
 server") on the reference chip: per remedy (the multi-query model, the 4-bit cache, a
 window with sinks, all three) a workload of long prompts whose tokens equal each request
 decoded alone by tools/lm/remedies_ref.py (greedy, written from docs/lm.md's numerics:
@@ -19,7 +19,7 @@ from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
 from tools.serve import requests as rq
 
-STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving.md: space, ".", newline
+STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving_lm.md: space, ".", newline
 W, S = 8, 2
 # name: (kv_heads, kv_bits, remedies, the pool's row in words)
 CASES = {"kv_heads 1": (1, 8, None, 16), "kv_bits 4": (0, 4, C.Remedies(kv_bits=4), 16),

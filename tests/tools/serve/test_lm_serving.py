@@ -20,7 +20,7 @@ from tools.serve import report as R
 from tools.serve import requests as rq
 from tools.serve import spec as S
 
-STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving.md: space, ".", newline
+STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving_lm.md: space, ".", newline
 
 
 @pytest.fixture(scope="module")
