@@ -148,7 +148,7 @@ def cache_equals_weights(rows, name, T):
     r = next(r for r in rows if r["remedy"] == name and r["T"] == T and r["B"] == 1)
     kvh, bits, rem = REMEDIES[name]
     cfg = M.Config(vocab=len(data.TEXT_CHARS), kv_heads=kvh)
-    weights = sum(a * b for n, a, b in C.matrices(C.describe_config(cfg, bits, rem)))
+    weights = sum(a * b for n, a, b in C.matrices(C.describe_shape(cfg, bits, rem)))
     attended = min(T, rem.window or T)
     per_request = 2 * cfg.layers * cfg.dk * attended * bits / 8
     return r["weight_words"] / r["kv_per_token"], weights / per_request

@@ -17,25 +17,25 @@ from tools.lm.generate import load_model
 
 WEIGHTS = Path(__file__).resolve().parents[3] / "tools" / "lm" / "weights"
 MODELS = sorted(p.name[:-len("_int8.npz")] for p in WEIGHTS.glob("*_int8.npz"))
-CFG = ("vocab", "ctx", "d", "heads", "layers", "mlp", "kv_heads")    # the export's cfg array
+ARCH = ("vocab", "ctx", "d", "heads", "layers", "mlp", "kv_heads")    # the export's cfg array
 HEAD_TILE = 32          # docs/lm.md: the output head in column tiles of 32
 
 
 def read_npz(name):
-    """(cfg dict, {matrix: int64 array}, kv_bits) of a committed export, by numpy alone."""
+    """(arch dict, {matrix: int64 array}, kv_bits) of a committed export, by numpy alone."""
     with np.load(WEIGHTS / f"{name}_int8.npz") as f:
-        cfg = dict(zip(CFG, (int(v) for v in f["cfg"])))
-        cfg.setdefault("kv_heads", 0)
+        arch = dict(zip(ARCH, (int(v) for v in f["cfg"])))
+        arch.setdefault("kv_heads", 0)
         w = {k[2:]: f[k].astype(np.int64) for k in f.files if k.startswith("w.")}
         bits = int(f["kv_bits"]) if "kv_bits" in f.files else 8
-    return cfg, w, bits
+    return arch, w, bits
 
 
-def documented_order(cfg, w):
+def documented_order(arch, w):
     """docs/lm.md's order: [(name, rows x cols values)]: wte, wpe, per layer wq, wk, wv, wo,
     w1, w2, then the head's column tiles of 32, each row-major."""
     out = [("wte", w["wte"]), ("wpe", w["wpe"])]
-    for i in range(cfg["layers"]):
+    for i in range(arch["layers"]):
         out += [(f"h{i}.w{n}", w[f"h{i}.w{n}"]) for n in ("q", "k", "v", "o", "1", "2")]
     V = w["wout"].shape[1]
     return out + [(f"wout.{j}", w["wout"][:, c0:c0 + HEAD_TILE])
@@ -43,15 +43,15 @@ def documented_order(cfg, w):
 
 
 def weight_words(name):
-    cfg, w, _ = read_npz(name)
-    return sum(m.size for _, m in documented_order(cfg, w))
+    arch, w, _ = read_npz(name)
+    return sum(m.size for _, m in documented_order(arch, w))
 
 
 def check_weights(ext, name, base):
     """Problems of ext's weight area of model `name` at base: every row of every matrix."""
-    cfg, w, _ = read_npz(name)
+    arch, w, _ = read_npz(name)
     out, at = [], base
-    for mat, m in documented_order(cfg, w):
+    for mat, m in documented_order(arch, w):
         rows, cols = m.shape
         got = np.asarray(ext[at:at + rows * cols], dtype=np.int64)
         if got.size != m.size:
@@ -62,7 +62,7 @@ def check_weights(ext, name, base):
         at += m.size
     # named on their own: the embedding's first and last rows (token 0 and vocab - 1) and
     # the head's (its first and last rows; the first and last token's column, across tiles)
-    V, d = cfg["vocab"], cfg["d"]
+    V, d = arch["vocab"], arch["d"]
     if not np.array_equal(ext[base:base + d], w["wte"][0]) or \
             not np.array_equal(ext[base + (V - 1) * d:base + V * d], w["wte"][V - 1]):
         out.append("wte: the first or the last row differs")
@@ -99,7 +99,7 @@ def check_rest(ext, size, areas, prompts=(), tokens=0, ctx=0):
     return [f"{bad.size} words outside the weights differ (first at {bad[0]})"] if bad.size else []
 
 
-def slots(cfg, ctx, rem):
+def slots(arch, ctx, rem):
     """docs/lm.md: the cache rows a sequence -- the whole plan every position of ctx, the
     tiled plan the positions fed (ctx - 1, at least 1), at most the window."""
     if rem is None:
@@ -109,7 +109,7 @@ def slots(cfg, ctx, rem):
 
 
 def generation_image_problems(name, rem, prompts, new, chip=None):
-    cfg, _, bits = read_npz(name)
+    arch, _, bits = read_npz(name)
     net = load_model(path=WEIGHTS / f"{name}_int8.npz", kv_bits=bits)
     if rem is None:
         g = G.Generation(net, prompts, new, chip=chip or C.LM_CHIP)
@@ -118,16 +118,16 @@ def generation_image_problems(name, rem, prompts, new, chip=None):
     ext = g.image()
     ctx = max(len(p) + new for p in prompts)
     B, W = len(prompts), weight_words(name)
-    dk = 16 * (cfg["kv_heads"] or cfg["heads"])
+    dk = 16 * (arch["kv_heads"] or arch["heads"])
     row = dk // 2 if bits == 4 else dk
-    size = W + B * ctx + cfg["layers"] * 2 * B * slots(cfg, ctx, rem) * row
+    size = W + B * ctx + arch["layers"] * 2 * B * slots(arch, ctx, rem) * row
     return check_weights(ext, name, 0) + check_rest(ext, size, [(0, W)], prompts, W, ctx)
 
 
 def variants(name):
     """The layout variants of a model: (label, remedies or None)."""
-    cfg, _, bits = read_npz(name)
-    plain = bits == 8 and not cfg["kv_heads"]
+    arch, _, bits = read_npz(name)
+    plain = bits == 8 and not arch["kv_heads"]
     out = [("whole", None)] if plain else []
     return out + [("tiled", C.Remedies(kv_bits=bits)),
                   ("window", C.Remedies(kv_bits=bits, window=6, sinks=2)),
@@ -146,8 +146,8 @@ def test_every_committed_model_is_checked():
 @pytest.mark.parametrize("name, label", CASES, ids=[f"{m}-{v}" for m, v in CASES])
 def test_generation_image_is_the_weights_word_for_word(name, label):
     rem = dict(variants(name))[label]
-    cfg, _, _ = read_npz(name)
-    vocab = cfg["vocab"]
+    arch, _, _ = read_npz(name)
+    vocab = arch["vocab"]
     prompts = [[0, vocab - 1, 1], [vocab - 1] * 5, [2]]          # the table's first and last ids
     assert generation_image_problems(name, rem, prompts, 4) == []
 
@@ -168,9 +168,9 @@ def test_the_servers_image_holds_both_models():
     srv = SP.SpecServer(net, draft, reqs, 2, remedies=C.Remedies(kv_bits=4, tile=4))
     ext = srv.image()
     W1, W2 = weight_words("text_kv4"), weight_words("text_draft")
-    cfg, dcfg = read_npz("text_kv4")[0], read_npz("text_draft")[0]
+    arch, darch = read_npz("text_kv4")[0], read_npz("text_draft")[0]
     n = srv.mm.pool.n_blocks                              # the pools: n blocks of 4 rows each
-    pools = 2 * cfg["layers"] * n * 4 * 16 + 2 * dcfg["layers"] * srv.mm.dpool.n_blocks * 4 * dcfg["d"]
+    pools = 2 * arch["layers"] * n * 4 * 16 + 2 * darch["layers"] * srv.mm.dpool.n_blocks * 4 * darch["d"]
     prompts = [rq.ids("text", q) for q in reqs]
     size = W1 + W2 + len(reqs) * SP.SPEC_CTX + pools
     assert check_weights(ext, "text_kv4", 0) == []

@@ -149,18 +149,18 @@ SPEC_CASES = {"tiles of 4": (0, 8, dict(tile=4)), "kv_bits 4": (0, 4, dict(kv_bi
 def test_speculative_decoding_takes_every_remedy(name):
     from tools.serve import spec as SP
     kvh, bits, kw = SPEC_CASES[name]
-    model, rem = _model(kvh, bits), C.Remedies(**kw)
+    net, rem = _model(kvh, bits), C.Remedies(**kw)
     reqs = rq.poisson(2, 10, seed=3, prompt_len=(4, 8), max_new=(8, 8), ctx=SP.SPEC_CTX)
-    alone = [REF.greedy(model, rq.ids("text", q), q.max_new, rem.window, rem.sinks)[-q.max_new:]
+    alone = [REF.greedy(net, rq.ids("text", q), q.max_new, rem.window, rem.sinks)[-q.max_new:]
              for q in reqs]
     if rem.window:                       # the window decides these tokens (not an accident)
-        assert alone != [REF.greedy(model, rq.ids("text", q), q.max_new)[-q.max_new:] for q in reqs]
+        assert alone != [REF.greedy(net, rq.ids("text", q), q.max_new)[-q.max_new:] for q in reqs]
     returned = 0
     for k in (0, 2, 4):
-        run, proposed, accepted = SP.spec_serve(model, SP.load_draft(), reqs, k, remedies=rem)
+        run, proposed, accepted = SP.spec_serve(net, SP.load_draft(), reqs, k, remedies=rem)
         assert run.problems == []        # the pool's invariant, isolation, timing
         assert run.tokens == alone, k
-        assert E.check_run(run, model, "text", alone) == []
+        assert E.check_run(run, net, "text", alone) == []
         assert (proposed > 0) == (k > 0) and 0 <= accepted <= proposed
         verify = [st for st in run.steps if st.kind == "verify"]
         if k:                            # several rows of one sequence in a verify step
@@ -178,11 +178,11 @@ def test_speculative_decoding_takes_every_remedy(name):
                                                                               sinks=S, tile=4))],
                          ids=["tiles", "all four"])
 def test_a_tiled_server_serves_every_request_as_alone(kvh, bits, kw):
-    model, rem = _model(kvh, bits), C.Remedies(**kw)
+    net, rem = _model(kvh, bits), C.Remedies(**kw)
     reqs = _reqs()
-    alone = _alone(model, reqs, rem)
-    run = E.serve(model, reqs, "text", "preempt", "chunked", 8, remedies=rem)
+    alone = _alone(net, reqs, rem)
+    run = E.serve(net, reqs, "text", "preempt", "chunked", 8, remedies=rem)
     assert run.problems == [] and run.tokens == alone
-    assert E.check_run(run, model, "text", alone) == []
+    assert E.check_run(run, net, "text", alone) == []
     assert run.mm.lay.tile == 4
     assert any(i.op == "MM" and i.acc for st in run.steps for i in st.program)   # tiles summed

@@ -165,20 +165,20 @@ class Desc:
 
 
 def describe(net, remedies=None, pipeline=None):
-    """The Desc of an int8 export net (tools/lm/int8.py's Int8Model: its cfg and kv_bits)
-    with remedies (a Remedies, or None): describe_config's."""
-    return describe_config(net.cfg, getattr(net, "kv_bits", 8), remedies, pipeline)
+    """The Desc of an int8 export net (tools/lm/int8.py's Int8Model: its shape, net.cfg, and
+    its kv_bits) with remedies (a Remedies, or None): describe_shape's."""
+    return describe_shape(net.cfg, getattr(net, "kv_bits", 8), remedies, pipeline)
 
 
-def describe_config(cfg, kv_bits=8, remedies=None, pipeline=None):
-    """The Desc of a network of tools/lm/model.py's Config cfg (layers, d, heads, kv_heads,
-    mlp, vocab, ctx) whose cache is kv_bits wide, with remedies (a Remedies, or None).
+def describe_shape(shape, kv_bits=8, remedies=None, pipeline=None):
+    """The Desc of a network of shape (tools/lm/model.py's Config: layers, d, heads,
+    kv_heads, mlp, vocab, ctx) whose cache is kv_bits wide, with remedies (or None).
     Without remedies a plain network (an 8-bit cache, a KV head per query head) gets the
     whole attention plan, anything else the tiled one with Remedies(kv_bits=kv_bits);
     pipeline: default True for the whole plan (today's steps), False for the tiled one.
     ValueError for remedies the network was not exported for."""
-    kvh = cfg.kv_heads or cfg.heads
-    if remedies is None and (kvh != cfg.heads or kv_bits != 8):
+    kvh = shape.kv_heads or shape.heads
+    if remedies is None and (kvh != shape.heads or kv_bits != 8):
         remedies = Remedies(kv_bits=kv_bits)
     if remedies is not None and remedies.kv_bits != kv_bits:
         raise ValueError(f"a {remedies.kv_bits}-bit KV cache needs a model exported for it; "
@@ -186,7 +186,8 @@ def describe_config(cfg, kv_bits=8, remedies=None, pipeline=None):
                          "(remedies_ref.export_kv4 exports the 4-bit one)")
     attention = "whole" if remedies is None else "tiled"
     rem = remedies or Remedies()
-    return Desc(layers=cfg.layers, d=cfg.d, heads=cfg.heads, kv_heads=kvh, mlp=cfg.mlp,
-                vocab=cfg.vocab, ctx=cfg.ctx, head_dim=cfg.d // cfg.heads, kv_bits=rem.kv_bits,
-                window=rem.window, sinks=rem.sinks, tile=rem.tile, attention=attention,
+    return Desc(layers=shape.layers, d=shape.d, heads=shape.heads, kv_heads=kvh,
+                mlp=shape.mlp, vocab=shape.vocab, ctx=shape.ctx, head_dim=shape.d // shape.heads,
+                kv_bits=rem.kv_bits, window=rem.window, sinks=rem.sinks, tile=rem.tile,
+                attention=attention,
                 pipeline=(attention == "whole") if pipeline is None else pipeline)
