@@ -6,7 +6,7 @@ one chip -- the reference Machine ("model") or a simulated RTL ("icarus", "veril
 where every step is also judged against the reference Machine by tb.hw, cycle for cycle)
 -- and returns an Outcome: the generated ids, the per-step counters, and whether the ids
 and the KV cache equal the integer reference's (tools/lm/int8.py: greedy decoding of the
-whole model written from the spec, not from the builder).
+whole model written from the spec, not from the compiler).
 
 A Generation with remedies (compiler.Remedies: grouped-query attention, a 4-bit cache,
 a sliding window with sinks, tiled long contexts) runs the same way; its ids and the rows

@@ -94,7 +94,7 @@ class Stopped(Exception):
 
 def reference_tokens(model, prompt_ids, max_new, stop, ctx, remedies=None):
     """A request served alone: greedy decoding of the integer reference (Int8Model, from
-    the spec, not from the builder), to one of its stop tokens (a tuple) or its limit.
+    the spec, not from the compiler), to one of its stop tokens (a tuple) or its limit.
     remedies: a compiler.Remedies (or None): then tools/lm/remedies_ref.py's forward (the
     grouped-query and 4-bit models are their own int8 models; window and sinks masked)."""
     ids = list(prompt_ids)
