@@ -89,6 +89,11 @@ class Op:
     shape: tuple = ()
     ranges: tuple = ()
     prepare: object = None        # args -> extra for execute (memoised per word), or None
+    # random-stimulus ranges (tb/stimulus/randops.py rand_op): a shape field's cap (an int),
+    # "near:<field>[|<field>]" (a destination sometimes over that source), "same:<field>",
+    # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "weight" (its share
+    # of a random program; 0 or absent: drawn only where a test asks for it), "index_of":
+    # <field> (its one-word result is an index below that field: a program may look it up)
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
     sizes: tuple = ()             # fields any of which at 0 leaves the op touching nothing (MM's M, K, N)

@@ -31,5 +31,5 @@ ADD = Op(
             Rng(SP, "dst", LEN, wr=True)),
     busy=2 * LEN + 1, sp_reads=2 * LEN,
     execute=execute,
-    stim={"len": "len256", "dst": "near:src|src2"},
+    stim={"len": 256, "dst": "near:src|src2", "src2": "same:src", "weight": 1},
 )

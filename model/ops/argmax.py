@@ -21,5 +21,5 @@ ARGMAX = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(SP, "dst", 1, wr=True)),
     busy=LEN + 1, sp_reads=LEN,
     execute=execute,
-    stim={"len": "len512"},
+    stim={"len": 512, "weight": 1, "index_of": "len"},
 )

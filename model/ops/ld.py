@@ -21,5 +21,5 @@ LD = Op(
     ranges=(Rng(SP, "dst", LEN, wr=True), Rng(EXT, "src", LEN, rd=True)),
     busy=LEN + 1, sp_reads=0, words=LEN,
     execute=execute,
-    stim={"len": "len"},
+    stim={"weight": 2},
 )

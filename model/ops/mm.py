@@ -100,5 +100,5 @@ MM = Op(
     busy=K + Param("mm_fill") + M * N,
     sp_reads=(M + N) * K + ACC * M * N,
     macs=M * N * K, sizes=("M", "K", "N"),
-    execute=execute, prepare=prepare,
+    execute=execute, prepare=prepare, stim={"weight": 2.5},
 )

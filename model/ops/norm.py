@@ -55,5 +55,5 @@ NORM = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(SP, "dst", LEN, wr=True)),
     busy=2 * (LEN + 1) + TAIL, sp_reads=2 * LEN,
     execute=execute,
-    stim={"len": "normlen", "dst": "near:src", "m": "normms"},
+    stim={"dst": "near:src", "m": "normms", "weight": 1},
 )

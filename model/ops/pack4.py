@@ -41,5 +41,5 @@ PACK4 = Op(
     ranges=(Rng(SP, "src", 2 * LEN, rd=True), Rng(SP, "dst", LEN, wr=True)),
     busy=2 * LEN + 1, sp_reads=2 * LEN,
     execute=execute,
-    stim={"len": "halfsp", "dst": "near:src"},
+    stim={"len": 2048, "dst": "near:src", "weight": 0.5},
 )

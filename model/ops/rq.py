@@ -45,5 +45,5 @@ RQ = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(SP, "dst", LEN, wr=True)),
     busy=LEN + 1, sp_reads=LEN,
     execute=execute,
-    stim={"len": "len256", "dst": "near:src", "m": "ms", "relu": "flag"},
+    stim={"len": 256, "dst": "near:src", "m": "ms", "weight": 2},
 )

@@ -37,5 +37,5 @@ SM = Op(
     sp_reads=2 * LEN,
     params={"FAST": "OVERLAP", "SM_MAX_LEN": "SM_MAX_LEN"},
     execute=execute,
-    stim={"len": "smlen", "dst": "same:src"},
+    stim={"dst": "same:src", "weight": 1.2},
 )

@@ -21,5 +21,5 @@ ST = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(EXT, "dst", LEN, wr=True)),
     busy=LEN + 1, sp_reads=LEN, words=LEN,
     execute=execute,
-    stim={"len": "len"},
+    stim={"weight": 1.5},
 )

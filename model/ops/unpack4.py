@@ -37,5 +37,5 @@ UNPACK4 = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(SP, "dst", 2 * LEN, wr=True)),
     busy=2 * LEN + 1, sp_reads=LEN,
     execute=execute,
-    stim={"len": "halfsp", "dst": "near:src"},
+    stim={"len": 2048, "dst": "near:src", "weight": 0.5},
 )

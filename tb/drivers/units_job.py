@@ -30,12 +30,15 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Edge, FallingEdge, Timer
 
-from model import config, isa, timing
+from model import config, func, isa, ops, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
-from tb.stimulus import vectors
+from tb import vecunits
+from tb.stimulus import randops, vectors
 
 MEM = 4096
+EXT = config.DEFAULT.ext_words       # units_tb's external memory (the DMA's jobs)
+V_DMA = 31                           # units_tb's f_var of the DMA
 SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
 SCALE = float(os.environ.get("GA2_UNIT_SCALE", "1"))
 NONE = 0xFFFFFFFF
@@ -423,7 +426,7 @@ async def test_perf(dut):
     dut._log.info("ga2_perf: %d cycles", len(cycles))
 
 
-RESTART_LIMIT = 20000   # cycles: the check runs about 6000 (the mutation bench's limit)
+RESTART_LIMIT = 40000   # cycles: the check runs about 17,000 (the mutation bench's limit)
 
 
 def _ascii(sig):
@@ -456,3 +459,70 @@ async def test_restart(dut):
     assert fail == "0", (f"unit restart {_ascii(dut.rc_unit_name)} scenario {scn} {_ascii(dut.rc_sig_name)} "
                          f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else fid.binstr})")
     dut._log.info("restart: every scenario passed in %d cycles", n)
+
+
+def _hex(path, words):
+    Path(path).write_text("\n".join(map("{:08x}".format, (np.asarray(words, dtype=np.int64)
+                                                           & 0xFFFFFFFF).tolist())) + "\n")
+
+
+def _read_hex(path):
+    lines = [ln for ln in Path(path).read_text().split("\n") if ln and not ln.startswith("//")]
+    assert not any(c in "".join(lines).lower() for c in "xz"), f"x/z in {path}"
+    return _w32([int(ln, 16) for ln in lines])
+
+
+def unit_cases():
+    """[(op, f_var, variant name, cfg)] of the by-instruction cases: every op of every
+    vector unit variant (tb/vecunits.py) and the DMA's ops (the matrix unit: test_mm_tiles)."""
+    out = []
+    for v, (name, module, overlap) in enumerate(vecunits.variants()):
+        cfg = config.DEFAULT.replace(mode="overlap" if overlap else "inorder")
+        out += [(r.name, v, name, cfg) for r in ops.TABLE.values() if r.module == module]
+    out += [(r.name, V_DMA, "dma", config.DEFAULT) for r in ops.TABLE.values() if r.module == "ga2_dma"]
+    return out
+
+
+@cocotb.test(timeout_time=4 * TIMEOUT_MS, timeout_unit="ms")
+async def test_ops(dut):
+    """Every op of every vector unit and of the DMA, started alone with its instruction word
+    (sel 4; the vector units generated from the op records, tb/vecunits.py): random valid
+    instructions from the records' stimulus ranges on random memories; the scratchpad (and
+    the external memory for the DMA) equal model/func.py's execute of the same
+    instruction, the busy cycles equal model/timing.py's (the variant's timing mode), last
+    in the final busy cycle, an LDX index fault (idx_err) exactly when the reference's."""
+    rng = np.random.default_rng(SEED + 7)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    assert int(dut.n_var.value) == len(vecunits.variants()), "units_vec holds another set of units"
+    seen = {}
+    for op, var, name, cfg in unit_cases():
+        cfg = cfg.replace(sp_words=MEM, ext_words=EXT)
+
+        def b(o, **f):
+            return isa.build(o, cfg=cfg, **f)
+        for _ in range(_n(12)):
+            ins = randops.rand_op(rng, cfg, b, op)
+            sp = _w32(randops.random_image(rng, MEM))
+            if rng.random() < 0.5:                       # small index words: LDX's rows
+                sp = np.where(rng.random(MEM) < 0.5, rng.integers(0, 8, size=MEM), sp)
+            ext = _w32(randops.random_image(rng, EXT))
+            want_sp, want_ext = sp.copy(), ext.copy()
+            faulted = bool(func.execute(ins, want_ext, want_sp))
+            if var == V_DMA:
+                _hex("ext_in.hex", ext)
+            dut.f_instr.value = isa.encode(ins)
+            out = await r.run(4, mem=sp, f_var=var)
+            busy = timing.busy_cycles(ins, cfg)
+            assert out["busy_cycles"] == busy and out["last_cycle"] == busy - 1, \
+                f"{name} {ins}: busy {out['busy_cycles']} last {out['last_cycle']}, model {busy}"
+            bad = np.flatnonzero(out["mem"] != want_sp)
+            assert bad.size == 0, (f"{name} {ins}: scratchpad word {int(bad[0])} is {int(out['mem'][bad[0]])}, "
+                                   f"model {int(want_sp[bad[0]])}")
+            if var == V_DMA:
+                got_ext = _read_hex("ext_out.hex")
+                bad = np.flatnonzero(got_ext != want_ext)
+                assert bad.size == 0, f"{name} {ins}: external word {int(bad[0])} differs"
+                assert int(dut.idx_err_seen.value) == faulted, f"{name} {ins}: idx_err {dut.idx_err_seen.value}, model {faulted}"
+            seen[(op, name)] = seen.get((op, name), 0) + 1
+    dut._log.info("ops: %s", seen)

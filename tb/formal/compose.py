@@ -263,7 +263,7 @@ def mm_steps(site=None):
     first = ([("scratchpad miter (unit and mutant, one ga2_sram) with its invariant",
                lambda: engine.run(mm_sp_inv_check(site, BUILD / "equiv" / "compose_mm_sp")))]
              if site is not None else [])
-    writers = [u for u, _ in props.LINK_UNITS if u != "mm"]
+    writers = [u for u, _ in props.link_units() if u != "mm"]
     return first + [
         ("the others off the C hull: ga2_hazard's invariant", lambda: engine.run(props.hazard(8))),
         ("ga2_seq issues only without a hazard", lambda: engine.run(props.seq_issue())),

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from model import config, timing
 from model.ops import ldx, norm, sm
-from tb.formal import engine
+from tb.formal import engine, gen
 from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
 
 # the whole chip: a 16-word scratchpad, a 16-word external memory, 16 instructions
@@ -106,30 +106,49 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
                        "(ga2_sp_xbar check) and host contract rules 1-6, a fault writes nothing"))
 
 
+# the vector units whose busy proof is a hand-written wrapper with its own strategy (the
+# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; pdr on the
+# generated wrapper did not close in 900 s): their checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1"}
+
+
 def busy_checks(sp=16):
-    """One check per unit: busy exactly formula(fields) cycles after each start."""
+    """One check per unit: busy exactly formula(fields) cycles after each start. The DMA
+    and the matrix unit by their hand-written wrappers, every vector unit by the wrapper
+    generated from its records (tb/formal/gen.py), the softmax by its own strategies."""
     cfg = config.DEFAULT
-    units = [
-        ("ga2_dma_busy_f", {"LDX_EXTRA": ldx.EXTRA}, "LD/ST len+1, LDX len+LDX_EXTRA+1; len <= 16, any legal base/rows/index"),
-        ("ga2_mm_busy_f", {"MM_FILL": cfg.mm_fill, "KMAX": 16}, "K+MM_FILL+M*N; M,N 1..4, K 1..16, any strides/tb/acc"),
-        ("ga2_vec_rq_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
-        ("ga2_softmax_busy_f", {"FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, "2(len+1)+SM_DIV*len (FAST=0); len 1..4"),
-        ("ga2_vec_add_busy_f", {"LMAX": 16}, "2 len+1; len 1..16"),
-        ("ga2_argmax_busy_f", {"LMAX": 16}, "len+1; len 1..16"),
-        ("ga2_norm_busy_f", {"NORM_TAIL": norm.TAIL, "LMAX": 16}, "2(len+1)+NORM_TAIL; len 1..16"),
+    out = [
+        Check("busy/ga2_dma", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
+              params={"SP_WORDS": sp, "LDX_EXTRA": ldx.EXTRA}, inc=None, timeout=900,
+              what=f"ga2_dma (SP {sp}), any start/restart: busy = LD/ST len+1, LDX len+LDX_EXTRA+1; "
+                   "len <= 16, any legal base/rows/index"),
+        Check("busy/ga2_mm_ctrl", "ga2_mm_busy_f", [WRAPPERS / "ga2_mm_busy_f.v"], 0, "pdr",
+              params={"SP_WORDS": sp, "MM_FILL": cfg.mm_fill, "KMAX": 16}, inc=None, timeout=900,
+              what=f"ga2_mm_ctrl (SP {sp}), any start/restart: busy = K+MM_FILL+M*N; M,N 1..4, K 1..16, "
+                   "any strides/tb/acc"),
+        Check("busy/ga2_softmax", "ga2_softmax_busy_f", [WRAPPERS / "ga2_softmax_busy_f.v"], 0, "pdr",
+              params={"SP_WORDS": sp, "FAST": 0, "SM_DIV": cfg.sm_div_cycles, "LMAX": 4}, inc=None,
+              timeout=900, what=f"ga2_softmax (SP {sp}), any start/restart: busy = 2(len+1)+SM_DIV*len "
+                                "(FAST=0); len 1..4"),
+        softmax_fast_induction(),
     ]
-    out = []
-    for top, params, what in units:
-        unit = top[:-len("_busy_f")]
-        tag = unit + ("/fast" if params.get("FAST") == 1 else "")
-        out.append(Check(f"busy/{tag}", top, [WRAPPERS / f"{top}.v"], 0, "pdr",
-                         params={"SP_WORDS": sp, **params}, inc=None, timeout=900,
-                         what=f"{unit} (SP {sp}), any start/restart: busy = {what}"))
-        if unit == "ga2_softmax":
-            # FAST = 1: pdr did not close in 900 s (one counter, 20 or 7 bits; the phase
-            # model: 600 s), so k-induction with the lemmas of ga2_softmax_fast_busy_f.v
-            out.append(softmax_fast_induction())
+    for name, (top, path) in gen.busy_files(sp).items():
+        if name in BUSY_HAND:
+            continue
+        out.append(Check(f"busy/{name}", top, [path], 0, "pdr", params={"SP_WORDS": sp, "LMAX": 16},
+                         inc=None, timeout=900,
+                         what=f"{name} (SP {sp}), any start/restart, every instruction the decoder accepts "
+                              "with shape fields <= 16: busy = its record's formula (generated wrapper)"))
     return out
+
+
+def generated_busy_planted(name="pack4", sp=16):
+    """A generated busy wrapper (tb/formal/gen.py) whose formula is one cycle too long: must
+    fail (the generated wrappers' starts are reachable under their assumptions)."""
+    top, path = gen.busy_files(sp, offset=1)[name]
+    return Check(f"busy/{name} planted formula+1", top, [path], 0, "pdr", params={"SP_WORDS": sp, "LMAX": 16},
+                 inc=None, timeout=900, expect_fail=True,
+                 what=f"the generated busy wrapper of {name} with its formula one cycle too long")
 
 
 def softmax_fast_phases(name, tail=sm.FAST_TAIL, cw=6, mode="bmc3", depth=60, expect_fail=False,
@@ -152,22 +171,36 @@ def busy_planted():
     return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
+            generated_busy_planted(),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
                   params={"SP_WORDS": 16, "LDX_EXTRA": ldx.EXTRA + 1}, timeout=900, expect_fail=True,
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
 
 
-# the units behind a scratchpad port: (wrapper's unit name, what it touches)
-LINK_UNITS = (
+# the units with a hand-written link wrapper (tb/formal/ga2_<unit>_range_f.v: the DMA, the
+# matrix unit and the vector units whose proof is a k-induction with lemmas,
+# LINK_INDUCTION): (wrapper's unit name, what it touches); every other vector unit's link
+# wrapper is generated from its records (tb/formal/gen.py, link_units())
+LINK_HAND = (
     ("dma", "LD/ST/LDX: ST's src range, LDX's index word; LD/LDX's dst range"),
     ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
-    ("vec_rq", "src and dst ranges"),
     ("softmax", "FAST=1: src (two passes) and dst ranges"),
     ("vec_add", "src, src2 and dst ranges"),
-    ("argmax", "src range, the one word dst"),
     ("norm", "src (two passes) and dst ranges"),
     ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
 )
+
+
+def link_units():
+    """[(unit, what)]: the hand-written link wrappers' units, then every other vector unit
+    (its generated wrapper)."""
+    hand = {u for u, _ in LINK_HAND}
+    hand_modules = {f"ga2_{u}" for u in hand}
+    gen_units = [(name, "its records' ranges (generated wrapper)") for name, module, _ in gen.variants()
+                 if module not in hand_modules]
+    return list(LINK_HAND) + gen_units
+
+
 # the planted bugs of tb/formal/range_chk.vh (BUG): each must fail
 LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address + 1"}
 
@@ -203,8 +236,10 @@ def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
     range ga2_decode reports for its instruction, and only while busy (BUG: a planted
     bug, which must fail). ABC pdr, or for the units of LINK_INDUCTION z3 k-induction
     (k = 2) with the wrapper's lemmas, the unit's registers exposed."""
-    top = f"ga2_{unit}_range_f"
-    what = dict(LINK_UNITS)[unit]
+    generated = gen.range_files()
+    top, path = generated[unit] if unit in generated and unit not in dict(LINK_HAND) \
+        else (f"ga2_{unit}_range_f", WRAPPERS / f"ga2_{unit}_range_f.v")
+    what = dict(link_units())[unit]
     name = f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else "")
     params = {"SP_WORDS": sp, "BUG": bug}
     if unit in LINK_INDUCTION and mode in (None, "induction"):
@@ -214,10 +249,10 @@ def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
                + f"chparam -set SP_WORDS {sp} {LINK_PARAMS.get(unit, '')} {mod}\nproc {mod}\nflatten {mod}\n"
                + (f"cutpoint {cuts}\n" if cuts else "")
                + f"expose {' '.join(f'{mod}/w:{r}' for r in regs.split())}\n")
-        return Check(name, top, [WRAPPERS / f"{top}.v"], 2 if depth is None else depth, "induction", pre=pre,
+        return Check(name, top, [path], 2 if depth is None else depth, "induction", pre=pre,
                      defines={"LINK_LEMMAS": 1}, params=params, timeout=timeout, expect_fail=bool(bug),
                      what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
-    return Check(name, top, [WRAPPERS / f"{top}.v"], depth or 0, mode or "pdr", params=params, timeout=timeout,
+    return Check(name, top, [path], depth or 0, mode or "pdr", params=params, timeout=timeout,
                  expect_fail=bool(bug), what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
 
 
@@ -228,19 +263,21 @@ def link_checks():
     # planted bugs by pdr: a counterexample needs a whole instruction, deeper than the
     # induction's base case
     # (mm's by bmc3: pdr found no counterexample in 3.5 minutes)
-    return ([link(u) for u, _ in LINK_UNITS]
+    return ([link(u) for u, _ in link_units()]
             + [link(u, 1, mode="bmc3" if u in LINK_BOUNDED else "pdr", depth=LINK_BOUNDED.get(u))
-               for u, _ in LINK_UNITS]
+               for u, _ in link_units()]
             + [link("vec_rq", b, mode="pdr") for b in LINK_BUGS if b != 1])
 
 
 def fast_checks():
     """The few seconds of `make test` (tests/flow/test_formal.py): the hazard invariant,
     the sequencer's issue rule and its planted bug (must fail), the fast softmax's planted
-    tail (must fail), the softmax unit's link proof and vec_rq's planted write past its
-    range (must fail)."""
+    tail (must fail), the softmax unit's link proof, vec_rq's planted write past its
+    range (must fail), and a busy proof generated from the op records (pack4's) with its
+    planted formula + 1 (must fail)."""
     return [hazard(4), seq_issue(), seq_planted(), busy_planted()[0], link("softmax"),
-            link("vec_rq", 1, mode="pdr")]
+            link("vec_rq", 1, mode="pdr"), next(c for c in busy_checks() if c.name == "busy/pack4"),
+            generated_busy_planted()]
 
 
 def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):

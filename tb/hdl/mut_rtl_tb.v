@@ -337,7 +337,7 @@ module mut_rtl_tb #(
     // cycle by cycle, those of a twin started from idle in the restart cycle
     rc_go = 1'b1;
     ncyc = 0;
-    while (rc_done !== 1'b1 && ncyc < 20000) begin
+    while (rc_done !== 1'b1 && ncyc < 40000) begin
       @(negedge clk);
       ncyc = ncyc + 1;
     end

@@ -73,9 +73,9 @@ module restart_chk #(
   localparam [11:0] LIM = LIMIT;
 
   // ------------------------------------------------------------------ control
-  reg        run_q, rst_u, st_a, st_b, go_q;
+  reg        run_q, rst_u, st_a, st_b, go_q, jsel;
   reg [2:0]  ph;
-  reg [7:0]  scn;
+  reg [9:0]  scn;
   reg [11:0] cnt;
   reg [4:0]  job;
   wire       uclk = clk & run_q;      // run_q changes on the falling edge only
@@ -83,44 +83,45 @@ module restart_chk #(
   localparam [2:0] P_IDLE = 3'd0, P_RST = 3'd1, P_RUN1 = 3'd2, P_CMP = 3'd3, P_TAIL = 3'd4;
 
   // ------------------------------------------------------------------ the job, the scenario
-  wire          f_dir, f_tb, f_acc, f_ldx, f_relu, f_unpack;
+  wire          f_dir, f_tb, f_acc, f_ldx;
   wire [AW-1:0] f_idx, f_dst, f_a, f_b;
-  wire [15:0]   f_rows, f_rqm;
+  wire [15:0]   f_rows;
   wire [12:0]   f_len;
   wire [2:0]    f_m, f_n;
   wire [7:0]    f_k;
   wire [11:0]   f_lda, f_ldb, f_ldc;
-  wire [5:0]    f_rqs;
   wire [31:0]   f_dvd, f_dvs;
   restart_jobs #(.AW(AW)) u_jobs (
-    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_ldx(f_ldx), .f_relu(f_relu),
-    .f_unpack(f_unpack), .f_idx(f_idx), .f_rows(f_rows), .f_dst(f_dst), .f_a(f_a), .f_b(f_b),
+    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_ldx(f_ldx),
+    .f_idx(f_idx), .f_rows(f_rows), .f_dst(f_dst), .f_a(f_a), .f_b(f_b),
     .f_len(f_len), .f_m(f_m), .f_n(f_n), .f_k(f_k), .f_lda(f_lda), .f_ldb(f_ldb), .f_ldc(f_ldc),
-    .f_rqm(f_rqm), .f_rqs(f_rqs), .f_dvd(f_dvd), .f_dvs(f_dvs)
+    .f_dvd(f_dvd), .f_dvs(f_dvs)
   );
-  wire [3:0] sc_unit;
+  // scenarios 0 .. N_HAND-1: the hand table (dma, mm_ctrl, divu); then the vector units'
+  // (restart_vec, generated from the op records: scenario N_HAND + k is its k)
+  wire [3:0] sh_unit;
   wire [4:0] sc_j1, sc_j2;
-  wire [8:0] sc_c;
-  restart_scn u_scn (.scn(scn), .sc_unit(sc_unit), .sc_j1(sc_j1), .sc_j2(sc_j2), .sc_c(sc_c));
+  wire [8:0] sh_c, sv_c;
+  restart_scn u_scn (.scn(scn), .sc_unit(sh_unit), .sc_j1(sc_j1), .sc_j2(sc_j2), .sc_c(sh_c));
+  wire       vec_scn = (scn >= N_HAND);
+  wire [9:0] vk = scn - N_HAND;
+  wire [9:0] n_vec;
+  wire [9:0] n_scn = N_HAND + n_vec;
+  wire [3:0] sc_unit = vec_scn ? U_VEC : sh_unit;
+  wire [8:0] sc_c    = vec_scn ? sv_c : sh_c;
 
   // ------------------------------------------------------------------ the units' pairs
   // unit u's pair starts only in u's scenarios; its outputs (o_*[u]) are chosen below
-  wire [9:0]   on = 10'd1 << sc_unit;
-  wire [9:0]   o_busy_a, o_busy_b, o_last_b;
-  wire [15:0]  o_mis [0:9];
-  wire [127:0] o_obs_a [0:9];
-  wire [127:0] o_obs_b [0:9];
+  wire [15:0]  on = vec_scn ? 16'd0 : (16'd1 << sh_unit);
+  wire [15:0]  o_busy_a, o_busy_b, o_last_b;
+  wire [15:0]  o_mis [0:15];
+  wire [127:0] o_obs_a [0:15];
+  wire [127:0] o_obs_b [0:15];
   restart_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) u_dma (
     .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_DMA]), .st_b(st_b && on[U_DMA]), .dir(f_dir),
     .ldx(f_ldx), .sp_base(f_a), .ext_base(f_b), .idx(f_idx), .rows(f_rows), .len(f_len),
     .busy_a(o_busy_a[U_DMA]), .busy_b(o_busy_b[U_DMA]), .last_b(o_last_b[U_DMA]),
     .mis(o_mis[U_DMA]), .obs_a(o_obs_a[U_DMA]), .obs_b(o_obs_b[U_DMA])
-  );
-  restart_rq #(.SP_WORDS(SP_WORDS)) u_rq (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_RQ]), .st_b(st_b && on[U_RQ]), .dst(f_dst),
-    .src(f_a), .len(f_len), .m(f_rqm), .s(f_rqs), .relu(f_relu),
-    .busy_a(o_busy_a[U_RQ]), .busy_b(o_busy_b[U_RQ]), .last_b(o_last_b[U_RQ]),
-    .mis(o_mis[U_RQ]), .obs_a(o_obs_a[U_RQ]), .obs_b(o_obs_b[U_RQ])
   );
   restart_mm #(.SP_WORDS(SP_WORDS)) u_mm (
     .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_MM]), .st_b(st_b && on[U_MM]), .dst(f_dst),
@@ -129,48 +130,32 @@ module restart_chk #(
     .busy_a(o_busy_a[U_MM]), .busy_b(o_busy_b[U_MM]), .last_b(o_last_b[U_MM]),
     .mis(o_mis[U_MM]), .obs_a(o_obs_a[U_MM]), .obs_b(o_obs_b[U_MM])
   );
-  restart_sm #(.FAST(0), .SP_WORDS(SP_WORDS)) u_sm0 (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_SM0]), .st_b(st_b && on[U_SM0]), .dst(f_dst),
-    .src(f_a), .len(f_len),
-    .busy_a(o_busy_a[U_SM0]), .busy_b(o_busy_b[U_SM0]), .last_b(o_last_b[U_SM0]),
-    .mis(o_mis[U_SM0]), .obs_a(o_obs_a[U_SM0]), .obs_b(o_obs_b[U_SM0])
-  );
-  restart_sm #(.FAST(1), .SP_WORDS(SP_WORDS)) u_sm1 (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_SM1]), .st_b(st_b && on[U_SM1]), .dst(f_dst),
-    .src(f_a), .len(f_len),
-    .busy_a(o_busy_a[U_SM1]), .busy_b(o_busy_b[U_SM1]), .last_b(o_last_b[U_SM1]),
-    .mis(o_mis[U_SM1]), .obs_a(o_obs_a[U_SM1]), .obs_b(o_obs_b[U_SM1])
-  );
   restart_divu u_div (
     .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_DIV]), .st_b(st_b && on[U_DIV]),
     .dividend(f_dvd), .divisor(f_dvs),
     .busy_a(o_busy_a[U_DIV]), .busy_b(o_busy_b[U_DIV]), .last_b(o_last_b[U_DIV]),
     .mis(o_mis[U_DIV]), .obs_a(o_obs_a[U_DIV]), .obs_b(o_obs_b[U_DIV])
   );
-  restart_add #(.SP_WORDS(SP_WORDS)) u_add (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_ADD]), .st_b(st_b && on[U_ADD]), .dst(f_dst),
-    .src(f_a), .src2(f_b), .len(f_len),
-    .busy_a(o_busy_a[U_ADD]), .busy_b(o_busy_b[U_ADD]), .last_b(o_last_b[U_ADD]),
-    .mis(o_mis[U_ADD]), .obs_a(o_obs_a[U_ADD]), .obs_b(o_obs_b[U_ADD])
+  wire [8*8-1:0] vec_name;
+  restart_vec #(.SP_WORDS(SP_WORDS)) u_vec (
+    .clk(uclk), .rst(rst_u), .st_a(st_a && vec_scn), .st_b(st_b && vec_scn), .k(vk), .j2(jsel),
+    .n_scn(n_vec), .c(sv_c), .name(vec_name),
+    .busy_a(o_busy_a[U_VEC]), .busy_b(o_busy_b[U_VEC]), .last_b(o_last_b[U_VEC]),
+    .mis(o_mis[U_VEC]), .obs_a(o_obs_a[U_VEC]), .obs_b(o_obs_b[U_VEC])
   );
-  restart_amx #(.SP_WORDS(SP_WORDS)) u_amx (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_AMX]), .st_b(st_b && on[U_AMX]), .dst(f_dst),
-    .src(f_a), .len(f_len),
-    .busy_a(o_busy_a[U_AMX]), .busy_b(o_busy_b[U_AMX]), .last_b(o_last_b[U_AMX]),
-    .mis(o_mis[U_AMX]), .obs_a(o_obs_a[U_AMX]), .obs_b(o_obs_b[U_AMX])
-  );
-  restart_norm #(.SP_WORDS(SP_WORDS)) u_nrm (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_NRM]), .st_b(st_b && on[U_NRM]), .dst(f_dst),
-    .src(f_a), .len(f_len[6:0]), .m(f_rqm), .s(f_rqs),
-    .busy_a(o_busy_a[U_NRM]), .busy_b(o_busy_b[U_NRM]), .last_b(o_last_b[U_NRM]),
-    .mis(o_mis[U_NRM]), .obs_a(o_obs_a[U_NRM]), .obs_b(o_obs_b[U_NRM])
-  );
-  restart_pack4 #(.SP_WORDS(SP_WORDS)) u_pk (
-    .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_PK]), .st_b(st_b && on[U_PK]),
-    .unpack(f_unpack), .dst(f_dst), .src(f_a), .len(f_len),
-    .busy_a(o_busy_a[U_PK]), .busy_b(o_busy_b[U_PK]), .last_b(o_last_b[U_PK]),
-    .mis(o_mis[U_PK]), .obs_a(o_obs_a[U_PK]), .obs_b(o_obs_b[U_PK])
-  );
+  genvar gu;
+  generate
+    for (gu = 0; gu < 16; gu = gu + 1) begin : g_unused
+      if (gu != U_DMA && gu != U_MM && gu != U_DIV && gu != U_VEC) begin : g_none
+        assign o_busy_a[gu] = 1'b0;
+        assign o_busy_b[gu] = 1'b0;
+        assign o_last_b[gu] = 1'b0;
+        assign o_mis[gu] = 16'd0;
+        assign o_obs_a[gu] = 128'd0;
+        assign o_obs_b[gu] = 128'd0;
+      end
+    end
+  endgenerate
 
   // ------------------------------------------------------------------ comparison
   // the unit under test's: mis[s] (signal s of A differs from B's this cycle), busy, last
@@ -178,20 +163,12 @@ module restart_chk #(
   reg         busy_a, busy_b, last_b;
   reg [127:0] obs_a, obs_b;              // VERBOSE: the unit's outputs, for the message
   always @* begin
-    mis = 16'd0;
-    busy_a = 1'b0;
-    busy_b = 1'b0;
-    last_b = 1'b0;
-    obs_a = 128'd0;
-    obs_b = 128'd0;
-    if (sc_unit <= U_PK) begin
-      mis    = o_mis[sc_unit];
-      busy_a = o_busy_a[sc_unit];
-      busy_b = o_busy_b[sc_unit];
-      last_b = o_last_b[sc_unit];
-      obs_a  = o_obs_a[sc_unit];
-      obs_b  = o_obs_b[sc_unit];
-    end
+    mis    = o_mis[sc_unit];
+    busy_a = o_busy_a[sc_unit];
+    busy_b = o_busy_b[sc_unit];
+    last_b = o_last_b[sc_unit];
+    obs_a  = o_obs_a[sc_unit];
+    obs_b  = o_obs_b[sc_unit];
   end
 
   // the first signal that differs
@@ -209,15 +186,9 @@ module restart_chk #(
     begin
       case (u)
         U_DMA:   unit_name = "dma";
-        U_ADD:   unit_name = "vec_add";
-        U_AMX:   unit_name = "argmax";
-        U_NRM:   unit_name = "norm";
-        U_PK:    unit_name = "pack4";
-        U_RQ:    unit_name = "vec_rq";
         U_MM:    unit_name = "mm_ctrl";
-        U_SM0:   unit_name = "softmax0";
-        U_SM1:   unit_name = "softmax1";
         U_DIV:   unit_name = "divu";
+        U_VEC:   unit_name = vec_name;
         default: unit_name = "?";
       endcase
     end
@@ -285,9 +256,10 @@ module restart_chk #(
     st_b = 1'b0;
     go_q = 1'b0;
     ph = P_IDLE;
-    scn = 8'd0;
+    scn = 10'd0;
     cnt = 12'd0;
     job = J_LD6;
+    jsel = 1'b0;
   end
 
   // the end of the run: at the first mismatch (sig) or after the last scenario
@@ -297,7 +269,7 @@ module restart_chk #(
     begin
       if (bad) begin
         fail           <= 1'b1;
-        fail_id        <= {4'd0, scn, sig};
+        fail_id        <= {2'd0, scn, sig};
         fail_unit      <= sc_unit;
         fail_unit_name <= unit_name(sc_unit);
         fail_sig_name  <= sig_name(sc_unit, sig);
@@ -321,7 +293,7 @@ module restart_chk #(
         if (go === 1'b1 && go_q !== 1'b1) begin
           done  <= 1'b0;
           fail  <= 1'b0;
-          scn   <= 8'd0;
+          scn   <= 10'd0;
           cnt   <= 12'd0;
           run_q <= 1'b1;
           rst_u <= 1'b1;
@@ -333,6 +305,7 @@ module restart_chk #(
           rst_u <= 1'b0;
           st_a  <= 1'b1;
           job   <= sc_j1;
+          jsel  <= 1'b0;
           cnt   <= 12'd0;
           ph    <= P_RUN1;
         end else begin
@@ -347,6 +320,7 @@ module restart_chk #(
             st_a <= 1'b1;
             st_b <= 1'b1;
             job  <= sc_j2;
+            jsel <= 1'b1;
             cnt  <= 12'd0;
             ph   <= P_CMP;
           end
@@ -375,10 +349,10 @@ module restart_chk #(
         end else if (busy_a !== 1'b0 || busy_b !== 1'b0) begin
           stop_run(1'b1, 4'd14);
         end else if (cnt == 12'd1) begin
-          if (scn == N_SCN - 8'd1) begin
+          if (scn == n_scn - 10'd1) begin
             stop_run(1'b0, 4'd0);
           end else begin
-            scn   <= scn + 8'd1;
+            scn   <= scn + 10'd1;
             cnt   <= 12'd0;
             rst_u <= 1'b1;
             ph    <= P_RST;

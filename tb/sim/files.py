@@ -14,6 +14,7 @@ RTL_DIR = ROOT / "rtl"
 FILELIST = "ga2.f"
 RESTART_DIR = ROOT / "tb" / "hdl" / "restart"
 RESTART_TOP = ROOT / "tb" / "hdl" / "restart_chk.v"
+GEN_DIR = ROOT / "build" / "gen"          # Verilog generated from the op records for the benches
 
 
 def rtl_files(rtl_dir=None):
@@ -23,8 +24,18 @@ def rtl_files(rtl_dir=None):
 
 
 def restart_files():
-    """The restart check's files (tb/hdl/restart/restart.f, then its top restart_chk.v)."""
-    return read_filelist(RESTART_DIR / "restart.f") + [RESTART_TOP]
+    """The restart check's files: tb/hdl/restart/restart.f's, the vector units' pairs
+    generated from the op records (tb/restart.py, written into build/gen), then its top
+    restart_chk.v."""
+    from tb import restart
+    return read_filelist(RESTART_DIR / "restart.f") + [restart.write(GEN_DIR), RESTART_TOP]
+
+
+def units_vec_file():
+    """The units bench's vector units, generated from the op records (tb/vecunits.py)
+    into build/gen: its path."""
+    from tb import vecunits
+    return vecunits.write(GEN_DIR, "units_vec", vecunits.units_text())
 
 
 def read_filelist(flist):

@@ -312,11 +312,12 @@ def pack4_programs():
 
 def isaext_programs(cfg):
     """(name, program, image) for the wider external addresses and the long softmax, on a
-    chip cfg with ext_words > 2^16 + 2^12 and sm_max_len 1024 (tests/tb/test_isaext_cosim.py):
-    LD / ST / LDX with xhi > 0, transfers crossing the 65,536-word boundary both ways, an
-    LDX table across it, the top word of the memory, the external-range faults of the full
-    address (xhi past the memory, a transfer one word past its end), and SM of 65, 256
-    and 1024 elements (all equal, extremes, random) stored back."""
+    chip cfg with ext_words > 2^16 + 2^12 and sm_max_len 1024
+    (tests/tb/test_xhi_pack4_long_softmax_cosim.py): LD / ST / LDX with xhi > 0, transfers
+    crossing the 65,536-word boundary both ways, an LDX table across it, the top word of
+    the memory, the external-range faults of the full address (xhi past the memory, a
+    transfer one word past its end), and SM of 65, 256 and 1024 elements (all equal,
+    extremes, random) stored back."""
     assert cfg.ext_words > (1 << 16) + 4096 and cfg.sm_max_len == 1024, cfg
     rng = random.Random(12)
     ext = cfg.ext_words
@@ -377,7 +378,8 @@ def ldx_wide_table_program(cfg):
     external-range fault of a 30-bit sum (the mutation survivor "ga2_decode.v:295 narrow
     ldx_xlast", which wraps it below the memory's end and lets the LDX run). It needs
     len 8191 words of scratchpad (sp_words >= 8192), which the mutation suite's 4,096-word
-    chip does not have: tests/tb/test_isaext_cosim.py runs it on a 16,384-word chip."""
+    chip does not have: tests/tb/test_xhi_pack4_long_softmax_cosim.py runs it on a
+    16,384-word chip."""
     assert cfg.sp_words >= 8192 and cfg.ext_words > 82019, cfg
     base, n, rows = 73828, 8191, 65535
     assert base + rows * n - 1 >= 1 << 29 and base + rows * n - 1 - (1 << 29) < cfg.ext_words

@@ -21,7 +21,7 @@ class; pk_hazard_programs() every hazard kind between the pack4 unit and the dma
 matrix unit, both ways; cut_programs() restarts with the pack4 unit busy too. The xhi
 bins above page 0 and the softmax classes up to 1024 need a chip that has them: WIDE
 (2^17 external words: page 1 is the top page, xhi = 2 the first past it; sm_max_len 1024,
-the build of tests/tb/test_isaext_cosim.py).
+the build of tests/tb/test_xhi_pack4_long_softmax_cosim.py).
 
 hole_jobs(mode) -> [(Config, items)]: the first report's, one job on config.DEFAULT;
 hole2_jobs(mode): the second's, a job on config.DEFAULT and one on WIDE.

@@ -1,20 +1,22 @@
 """The random drawers of the co-simulation's programs: fields, images and one instruction each.
 
-rand_ld, rand_st, rand_mm, rand_rq, rand_sm, rand_add, rand_norm, rand_argmax, rand_ldx and
-rand_pack4 draw ONE valid instruction of their op (through the builder b, model.isa.build
-on the chip's Config) with random fields: strides (including 0 and overlapping outputs),
-tb, RQ mantissa / shift from realistic to extreme (rand_ms; relu 0 / 1), SM and NORM
-lengths 1..64, overlapping RQ, ADD and NORM src / dst, PACK4 / UNPACK4 (dst near src
-sometimes), addresses at both ends of both memories (past 2^16 on a chip with more
-external words: build splits them into xhi and the 16-bit field). random_image draws an
-external memory mixing int8-range and full 32-bit words. Why a module: the random
-programs (randprog.py), the hazard programs (collide.py) and the tests draw from the
-same distributions.
+rand_op(rng, cfg, b, op) draws ONE valid instruction of any op (through the builder b,
+model.isa.build on the chip's Config) from its record's random-stimulus ranges (model/ops,
+Op.stim): its shape fields at their limits or inside them (a length: mostly short,
+sometimes up to its cap), its ranges placed at both ends of their memory (past 2^16 on a
+chip with more external words: build splits them into xhi and the 16-bit field), a
+destination over a source when the record asks ("near:src": ahead, behind, in place),
+mantissa / shift pairs from realistic to extreme (rand_ms), other fields uniform in their
+width. rand_ld, rand_st and rand_mm draw the ops every program uses with finer control
+(strides including 0 and overlapping outputs, tb), rand_ldx an embedding lookup whose
+index word another op has written. random_image draws an external memory mixing
+int8-range and full 32-bit words. Why a module: the random programs (randprog.py), the
+hazard programs (collide.py), the units bench and the tests draw from the same
+distributions.
 """
 import numpy as np
 
-from model import isa
-from model.ops import norm
+from model import isa, ops
 
 def rng_of(seed_or_rng):
     """A numpy Generator: seed_or_rng itself, or a new one seeded with it."""
@@ -127,52 +129,6 @@ def rand_ms(rng):
             int(rng.choice([0, 1, 2, 15, 16, 31, 32, 47, 48, 62, 63])))
 
 
-def rand_rq(rng, cfg, b):
-    SP = cfg.sp_words
-    n = _len(rng, 256)
-    src = _addr(rng, n, SP)
-    if rng.random() < 0.3:                  # overlapping src/dst, ahead or behind
-        d = int(rng.integers(-n, n + 1))
-        dst = min(max(src + d, 0), SP - n)
-    else:
-        dst = _addr(rng, n, SP)
-    m, s = rand_ms(rng)
-    return b("RQ", dst=dst, src=src, len=n, m=m, s=s, relu=int(rng.random() < 0.3))
-
-
-def _overlapping(rng, src, n, SP):
-    """A dst near src: ahead by 1..n-1 (streamed), in place, or behind."""
-    d = int(rng.integers(-n, n + 1))
-    return min(max(src + d, 0), SP - n)
-
-
-def rand_add(rng, cfg, b):
-    SP = cfg.sp_words
-    n = _len(rng, 256)
-    src, src2 = _addr(rng, n, SP), _addr(rng, n, SP)
-    r = rng.random()
-    if r < 0.2:
-        dst = _overlapping(rng, src, n, SP)
-    elif r < 0.3:
-        dst = _overlapping(rng, src2, n, SP)
-    elif r < 0.35:
-        src2 = src                              # x + x
-        dst = _addr(rng, n, SP)
-    else:
-        dst = _addr(rng, n, SP)
-    return b("ADD", dst=dst, src=src, len=n, src2=src2)
-
-
-def rand_norm(rng, cfg, b):
-    SP = cfg.sp_words
-    r = rng.random()
-    n = int(rng.integers(1, norm.MAX_LEN + 1)) if r < 0.7 else int(rng.choice([1, 2, 32, 63, 64]))
-    src = _addr(rng, n, SP)
-    dst = _overlapping(rng, src, n, SP) if rng.random() < 0.25 else _addr(rng, n, SP)
-    m, s = rand_norm_ms(rng)
-    return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
-
-
 def rand_norm_ms(rng):
     """(m, s) for NORM: mostly the language model's range (results of random int8 inputs
     inside -128..127, where a wrong r shows), else rand_ms's."""
@@ -181,12 +137,70 @@ def rand_norm_ms(rng):
     return rand_ms(rng)
 
 
-def rand_argmax(rng, cfg, b, dst=None, cap=512):
-    SP = cfg.sp_words
-    n = _len(rng, cap)
-    src = _addr(rng, n, SP)
-    dst = _addr(rng, 1, SP) if dst is None else dst
-    return b("ARGMAX", dst=dst, src=src, len=n)
+def rand_value(rng, kind, width):
+    """A value field by its record's stimulus kind: "ms" / "normms" a mantissa or shift
+    (the caller takes the pair), else uniform in its width."""
+    return int(rng.integers(0, 1 << width))
+
+
+def _shape_value(rng, rec, s, cfg):
+    """A shape field's value: inside its record's bounds, often at them."""
+    k = rec.shape.index(s)
+    lo = ops.VIEWS[rec.name]["shape_lo"][k](None, cfg)
+    hi = None if s.hi is None else ops.VIEWS[rec.name]["shape_hi"][k](None, cfg)
+    cap = rec.stim.get(s.field)
+    if hi is not None:
+        top = hi if not isinstance(cap, int) else min(hi, cap)
+        if rng.random() < 0.7:
+            return int(rng.integers(lo, top + 1))
+        return int(rng.choice([lo, min(lo + 1, top), max(lo, top - 1), top]))
+    top = cap if isinstance(cap, int) else min(cfg.ext_words, cfg.sp_words)
+    return max(lo, _len(rng, min(top, (1 << rec.widths[s.field]) - 1)))
+
+
+def rand_op(rng, cfg, b, op, **fixed):
+    """One valid instruction of op drawn from its record's stimulus ranges (the module
+    docstring); fixed: fields given by the caller."""
+    rec = ops.TABLE[op]
+    widths = rec.widths
+    f = dict(fixed)
+    for s in rec.shape:
+        if s.field not in f:
+            f[s.field] = _shape_value(rng, rec, s, cfg)
+    kinds = rec.stim
+    if kinds.get("m") in ("ms", "normms") and "m" not in f:
+        f["m"], f["s"] = rand_norm_ms(rng) if kinds["m"] == "normms" else rand_ms(rng)
+    bases = {r.base for r in rec.ranges}
+    for name, w in rec.fields:
+        if name not in f and name not in bases and name != "xhi":
+            f[name] = rand_value(rng, kinds.get(name), w)
+    # the extents follow from the fields drawn so far (the drawn shape fields halved until
+    # every range fits its memory); the bases are placed to fit them
+    for _ in range(32):
+        a = tuple(f.get(n, 0) for n, _ in rec.fields)
+        spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
+        if all(spans[r.base] <= (cfg.sp_words if r.space == ops.SP else cfg.ext_words) for r in rec.ranges):
+            break
+        for sh in rec.shape:
+            if sh.field not in fixed:
+                lo = ops.VIEWS[op]["shape_lo"][rec.shape.index(sh)](None, cfg)
+                f[sh.field] = max(lo, f[sh.field] // 2)
+    for r in rec.ranges:
+        if r.base in f:
+            continue
+        size = cfg.sp_words if r.space == ops.SP else cfg.ext_words
+        hint = kinds.get(r.base, "")
+        near = [x for x in hint[len("near:"):].split("|") if x in f] if hint.startswith("near:") else []
+        same = hint[len("same:"):] if hint.startswith("same:") else None
+        if same in f and rng.random() < 0.15:
+            f[r.base] = f[same]
+        elif near and rng.random() < 0.3:
+            base = f[near[int(rng.integers(0, len(near)))]]
+            d = int(rng.integers(-spans[r.base], spans[r.base] + 1))
+            f[r.base] = min(max(base + d, 0), size - spans[r.base])
+        else:
+            f[r.base] = _addr(rng, spans[r.base], size)
+    return b(op, **f)
 
 
 def rand_ldx(rng, cfg, b, idx, rows_min):
@@ -200,27 +214,3 @@ def rand_ldx(rng, cfg, b, idx, rows_min):
     n = max(1, min(n, ext // rows, SP))
     src = _addr(rng, rows * n, ext)
     return b("LDX", dst=_addr(rng, n, SP), src=src, len=n, idx=idx, rows=rows)
-
-
-def rand_sm(rng, cfg, b):
-    SP = cfg.sp_words
-    r = rng.random()
-    n = int(rng.integers(1, 65)) if r < 0.7 else int(rng.choice([1, 2, 63, 64]))
-    src = _addr(rng, n, SP)
-    dst = src if rng.random() < 0.15 else _addr(rng, n, SP)
-    return b("SM", dst=dst, src=src, len=n)
-
-
-def rand_pack4(rng, cfg, b):
-    """PACK4 (reads 2*len, writes len) or UNPACK4 (reads len, writes 2*len), dst sometimes
-    over src (ahead, behind, in place: streamed pair by pair / element by element)."""
-    SP = cfg.sp_words
-    op = "PACK4" if rng.random() < 0.5 else "UNPACK4"
-    n = _len(rng, SP // 2)
-    rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
-    src = _addr(rng, rd, SP)
-    if rng.random() < 0.25:
-        dst = min(max(src + int(rng.integers(-wr, wr + 1)), 0), SP - wr)
-    else:
-        dst = _addr(rng, wr, SP)
-    return b(op, dst=dst, src=src, len=n)

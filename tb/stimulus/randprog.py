@@ -1,30 +1,26 @@
 """Seeded random VALID GA-2 programs for co-simulation: random_program, random_programs, with_acc.
 
 random_program(rng, cfg) draws a program (model.isa.build checks every instruction, and
-every LDX reads a row index below its rows) that uses every op through the drawers of
-randops.py, an ARGMAX before each LDX whose index it writes (the language model's decode:
-the token, then its embedding row), and stores results back to the external memory so the
-comparison sees them. The draws from a seed are the contract: the same seed gives the
-same program (the soak, the shrinker and the tests name programs by seed).
+every table lookup reads a row index below its rows) that uses every op whose record
+gives it a share (Op.stim "weight") through the drawers of randops.py; after an op that
+writes one word (an index: the language model's decode, the token, then its embedding
+row) it often looks that index up (rand_ldx); and it stores results back to the external
+memory so the comparison sees them. The draws from a seed are the contract: the same seed
+gives the same program (the soak, the shrinker and the tests name programs by seed).
 """
 import numpy as np
 
-from model import config, isa
-from tb.stimulus.randops import (_addr, rand_add, rand_argmax, rand_ld, rand_ldx, rand_mm,
-                                 rand_norm, rand_pack4, rand_rq, rand_sm, rand_st, random_image,
-                                 rng_of)
+from model import config, func, isa, ops
+from tb.stimulus.randops import _addr, rand_ld, rand_ldx, rand_mm, rand_op, rand_st, random_image, rng_of
+
+# the ops a program draws with finer control than their records' ranges (randops.py)
+_DRAW = {"LD": rand_ld, "ST": rand_st, "MM": rand_mm}
+
 
 def _span(ins):
-    """(first, words) of the scratchpad region an instruction writes (None for ST/HALT)."""
-    if ins.op in ("LD", "RQ", "SM", "LDX", "ADD", "NORM", "PACK4"):
-        return ins.dst, ins.len
-    if ins.op == "UNPACK4":
-        return ins.dst, 2 * ins.len
-    if ins.op == "ARGMAX":
-        return ins.dst, 1
-    if ins.op == "MM":
-        return ins.dst, (ins.M - 1) * ins.ldc + ins.N
-    return None
+    """(first, words) of the scratchpad region an instruction writes (None when none)."""
+    w = [r for r in func.writes(ins) if r.space == func.SP]
+    return (w[0].first, w[0].last - w[0].first + 1) if w else None
 
 
 def random_program(seed_or_rng, cfg=None, n_instr=None):
@@ -42,33 +38,18 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     if rng.random() < 0.8:
         n = min(int(rng.integers(16, 300)), ext, SP)
         prog.append(b("LD", dst=_addr(rng, n, SP, small=256), src=_addr(rng, n, ext), len=n))
-    weights = {"LD": 2, "ST": 1.5, "MM": 2.5, "RQ": 2, "SM": 1.2, "ADD": 1, "NORM": 1, "ARGMAX": 1,
-               "PACK4": 1}
-    ops, p = list(weights), np.array(list(weights.values()))
+    weights = {name: r.stim["weight"] for name, r in ops.TABLE.items() if r.stim.get("weight")}
+    names, p = list(weights), np.array(list(weights.values()), dtype=float)
     p = p / p.sum()
     while len(prog) < n_instr:
-        op = ops[int(rng.choice(len(ops), p=p))]
-        if op == "LD":
-            ins = rand_ld(rng, cfg, b)
-        elif op == "ST":
-            ins = rand_st(rng, cfg, b)
-        elif op == "MM":
-            ins = rand_mm(rng, cfg, b)
-        elif op == "RQ":
-            ins = rand_rq(rng, cfg, b)
-        elif op == "ADD":
-            ins = rand_add(rng, cfg, b)
-        elif op == "NORM":
-            ins = rand_norm(rng, cfg, b)
-        elif op == "PACK4":
-            ins = rand_pack4(rng, cfg, b)
-        elif op == "ARGMAX":
-            ins = rand_argmax(rng, cfg, b, cap=min(512, ext))
-            if rng.random() < 0.7:            # the token's embedding row: an LDX of its index
-                prog.append(ins)
-                ins = rand_ldx(rng, cfg, b, ins.dst, ins.len)
-        else:
-            ins = rand_sm(rng, cfg, b)
+        op = names[int(rng.choice(len(names), p=p))]
+        ins = _DRAW[op](rng, cfg, b) if op in _DRAW else rand_op(rng, cfg, b, op)
+        index_of = ops.TABLE[op].stim.get("index_of")
+        if index_of and rng.random() < 0.7:
+            # its one-word result is an index below that field: its table row, looked up
+            # on chip (the token's embedding row)
+            prog.append(ins)
+            ins = rand_ldx(rng, cfg, b, _span(ins)[0], ins.fields()[index_of])
         prog.append(ins)
         span = _span(ins)
         if ins.op != "LD" and span and rng.random() < 0.8:

@@ -100,3 +100,21 @@ def test_a_write_past_the_reserved_range_is_a_counterexample():
     assert c.expect_fail
     v = engine.run(c)
     assert v.result == "FAILED", v
+
+
+def test_a_busy_proof_generated_from_the_records_closes():
+    """busy/pack4: the wrapper generated from PACK4's and UNPACK4's records (tb/formal/gen.py:
+    the unit behind the decoder's accept condition, the records' busy formula by opcode)
+    proves the unit busy for exactly that many cycles (abc pdr, about a second)."""
+    c = next(c for c in props.busy_checks() if c.name == "busy/pack4")
+    v = engine.run(c)
+    assert v.result == "proven", v
+
+
+def test_a_generated_busy_formula_one_too_long_is_a_counterexample():
+    """The same generated wrapper with the formula one cycle too long fails: the
+    generated wrapper's starts are reachable, the proof is not vacuous."""
+    c = props.generated_busy_planted()
+    assert c.expect_fail
+    v = engine.run(c)
+    assert v.result == "FAILED", v

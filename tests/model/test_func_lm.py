@@ -153,7 +153,7 @@ def test_ldx_index_error_outranks_a_later_decode_fault():
     (isa.raw("NORM", dst=0, src=0, len=65, m=1, s=0), 4, "len"),
     (isa.raw("NORM", dst=0, src=0, len=0, m=1, s=0), 4, "len"),
 ])
-def test_decode_faults_of_the_new_ops(ins, code, field):
+def test_decode_faults_of_ldx_add_argmax_norm(ins, code, field):
     bad = isa.check(ins, CFG)
     assert bad is not None and bad[:2] == (code, field)
 

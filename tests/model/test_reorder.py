@@ -107,7 +107,7 @@ def test_reorder_keeps_dependences_and_results(seed, acc):
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_reorder_keeps_dependences_of_the_new_ops(seed):
+def test_reorder_keeps_dependences_of_ldx_add_argmax_norm(seed):
     rng = random.Random(f"reorder new ops {seed}")
     ops = set()
     for _ in range(25):

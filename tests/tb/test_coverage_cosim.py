@@ -100,7 +100,8 @@ def test_the_hole_programs_close_their_holes_on_the_chip(mode, tmp_path, monkeyp
     assert [f"{p}[{b}]" for p, b in want if not hits.get(p, {}).get(b)] == []
 
 
-@pytest.mark.long          # two 2^17-word builds (those of tests/tb/test_isaext_cosim.py)
+# two 2^17-word builds (those of tests/tb/test_xhi_pack4_long_softmax_cosim.py)
+@pytest.mark.long
 @pytest.mark.parametrize("mode", config.MODES)
 def test_the_wide_chips_hole_programs_close_theirs(mode, tmp_path, monkeypatch):
     """WIDE (2^17 external words, sm_max_len 1024): xhi at its top page (1), valid, and the

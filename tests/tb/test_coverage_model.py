@@ -137,7 +137,7 @@ def test_files_of_several_processes_merge(tmp_path):
     assert hits["ga2.op"]["LD"] == 2 and hits["ga2.op"]["RQ"] == 1 and hits["ga2.op"]["MM"] == 0
 
 
-def test_a_new_op_is_a_hole_by_itself(monkeypatch):
+def test_an_added_op_and_field_are_holes_by_themselves(monkeypatch):
     """An op record and a field added in model/ops show up in the model as holes with no
     change here (as PACK4, UNPACK4 and the xhi fields did)."""
     from dataclasses import replace
@@ -216,7 +216,7 @@ def test_the_hole_programs_aim_at_every_field_bin():
     assert any(i.xhi == 1 for i in wide)
 
 
-def test_the_new_limits_are_the_documented_ones():
+def test_pack4_xhi_and_sm_limits_are_the_documented_ones():
     """docs/isa.md: PACK4 reads 2*len words at src, UNPACK4 writes 2*len at dst; the
     external address is xhi * 65536 + the field, at most 2^24 words; SM up to sm_max_len,
     a build up to 1024."""

@@ -90,7 +90,7 @@ def test_hand_programs_and_cycles(sim, mode):
         assert r.counters.cycles == busy + (4 if mode == "inorder" else 3), (op, n, mode)
 
 
-def test_collide_programs_with_the_new_ops(sim):
+def test_collide_programs_with_ldx_add_argmax_norm(sim):
     """Programs built to collide (every hazard kind) with LDX, ADD (both reads), ARGMAX and
     NORM in the mix, overlap mode: equal to the reference and to the in-order memory."""
     cfg = CFGS["overlap"]

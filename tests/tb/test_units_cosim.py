@@ -23,17 +23,17 @@ import pytest
 from model import config, isa
 from tb.sim import build
 from tb import hw
-from tb.sim.files import restart_files, rtl_files, top_file
+from tb.sim.files import restart_files, rtl_files, top_file, units_vec_file
 
 from tools import ROOT  # noqa: E402
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
-              "test_divu", "test_perf", "test_restart")
+              "test_divu", "test_perf", "test_restart", "test_ops")
 
 
 def _build_units(sim, rtl_dir=None, build_dir=None):
     rtl_dir = Path(rtl_dir) if rtl_dir else ROOT / "rtl"
     srcs = [p for p in rtl_files(rtl_dir) if p != top_file(rtl_dir)]
-    srcs += restart_files() + [ROOT / "tb" / "hdl" / "units_tb.v"]   # u_rc: test_restart
+    srcs += restart_files() + [units_vec_file(), ROOT / "tb" / "hdl" / "units_tb.v"]   # u_rc: test_restart
     return build.build(sim, toplevel="units_tb", srcs=srcs, parameters={}, rtl_dir=rtl_dir,
                     build_dir=build_dir or ROOT / "build" / f"{sim}-units")
 

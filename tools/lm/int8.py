@@ -11,7 +11,10 @@ leaves int32 except inside a requant's 48-bit product); Int8Model strings them t
 export() turns a float model (tools/lm/model.py) into an Int8Model: the RMSNorm gains are
 folded into the next matrix, every matrix gets one scale (model.quant.scale_for) and
 every activation one scale calibrated on training data (max |value| / 127), and each
-requantization its (m, s) by model.quant.mantissa_shift of the ratio of scales.
+requantization its (m, s) by model.quant.mantissa_shift of the ratio of scales. The
+calibration runs the float model in a fixed order without BLAS (peaks), so an export is
+the same bits on every machine: its int8 values and (m, s) pairs (the chip's contract)
+and its logit_scale too.
 """
 import math
 
@@ -205,17 +208,111 @@ def _q(v, s):
     return np.vectorize(lambda t: quantize(float(t), s), otypes=[np.int64])(v)
 
 
-def calibrate(p, cfg, X):
-    """The activation scales: max |value| / 127 of each site over the float run on X."""
-    _, c = M.forward(p, cfg, X, keep=True)
-    s = {f"res{j}": _scale(r) for j, r in enumerate(c["res"])}
+# -- the calibration run: the float model in a fixed order -----------------------------
+# The export's scales are maxima of the float model's activations, so they are the same
+# bits on every machine only if the activations are. tools/lm/model.py's forward is not:
+# its @ calls BLAS, whose kernel (and so its order of summation) OpenBLAS picks by CPU, and
+# numpy's float64 exp is its own AVX-512 code where the CPU has AVX-512 and libm's
+# elsewhere (they differ in the last bit on about 5% of arguments). The run below is the
+# same model from IEEE-754 basic operations only (+ - * / sqrt, max, compare: correctly
+# rounded, one element at a time, whatever the SIMD width), each sum in a fixed order:
+# the same bits on any IEEE-754 machine, any BLAS, any numpy dispatch.
+
+CHUNK = 8192            # positions (windows x length) a calibration chunk runs at once
+_LN2_HI = 6.93147180369123816490e-01   # ln 2's top 32 bits: k * _LN2_HI is exact here
+_LN2_LO = 1.90821492927058770002e-10   # ln 2 - _LN2_HI
+_INV_FACT = [1.0 / math.factorial(j) for j in range(14)]
+
+
+def sum_last(v):
+    """The sum over v's last axis, left to right: ((v0 + v1) + v2) + ..."""
+    v = np.moveaxis(v, -1, 0).copy()
+    acc = v[0]
+    for j in range(1, len(v)):
+        acc += v[j]
+    return acc
+
+
+def dot(a, b):
+    """a @ b of float64 (..., M, K) and (..., K, N) without BLAS: each output the sum of
+    its K products left to right (k = 0, 1, ...), every product and sum rounded once."""
+    at = np.ascontiguousarray(np.swapaxes(a, -1, -2))[..., None]     # (..., K, M, 1)
+    b = np.ascontiguousarray(b)[..., None, :]                        # (..., K, 1, N)
+    acc = at[..., 0, :, :] * b[..., 0, :, :]
+    tmp = np.empty_like(acc)
+    for j in range(1, at.shape[-3]):
+        acc += np.multiply(at[..., j, :, :], b[..., j, :, :], out=tmp)
+    return acc
+
+
+def exp(x):
+    """e^x of float64 x <= 0 (e^-inf = 0), from basic operations: x = k ln 2 + r with
+    |r| <= ln 2 / 2 (Cody and Waite's two-part ln 2), e^r by its Taylor series to r^13
+    (the rest under 1e-17 relative) in Horner's order, times 2^k (exact). Within a few
+    units of the last place of e^x (measured: within one of libm's on a million arguments
+    in -16..0)."""
+    finite = np.isfinite(x)
+    x = np.where(finite, x, 0.0)
+    k = np.rint(x / (_LN2_HI + _LN2_LO))
+    r = (x - k * _LN2_HI) - k * _LN2_LO
+    e = np.full_like(r, _INV_FACT[-1])
+    for c in reversed(_INV_FACT[:-1]):
+        e *= r
+        e += c
+    return np.where(finite, np.ldexp(e, k.astype(np.int64)), 0.0)
+
+
+def _norm(x):
+    """tools/lm/model.py's RMSNorm before its gain: x / sqrt(mean(x^2) + EPS)."""
+    return x * (1.0 / np.sqrt(sum_last(x * x)[..., None] / x.shape[-1] + M.EPS))
+
+
+def _peaks(p, cfg, X):
+    """site -> per-channel max |value| of the float model's activations on ids X (one chunk)."""
+    T = X.shape[1]
+    x = p["wte"][X] + p["wpe"][:T]
+    future = np.triu(np.ones((T, T), dtype=bool), 1)
+    out = {"res0": x}
     for i in range(cfg.layers):
-        h, q, k, v, a, y, h2, u, r, _ = c[i]
-        s.update({f"h{i}.n1": _scale(c[i, "n1"][0]), f"h{i}.q": _scale(q),
-                  f"h{i}.k": _scale(k), f"h{i}.v": _scale(v), f"h{i}.o": _scale(y),
-                  f"h{i}.n2": _scale(c[i, "n2"][0]), f"h{i}.u": _scale(r)})
-    s["nf"] = _scale(c["nf"][0])
-    return s
+        n1 = _norm(x)
+        h = n1 * p[f"h{i}.g1"]
+        qkv = {n: dot(h, p[f"h{i}.w{n}"]) for n in "qkv"}
+        q, k, v = (M.split_heads(qkv[n], cfg) for n in "qkv")
+        s = np.clip(dot(q, k.transpose(0, 1, 3, 2)) / np.sqrt(M.HEAD), M.SCORE_LO, M.SCORE_HI)
+        s[..., future] = -np.inf
+        e = exp(s - s.max(axis=-1, keepdims=True))
+        y = M.merge_heads(dot(e / sum_last(e)[..., None], v))
+        x = x + dot(y, p[f"h{i}.wo"])
+        out[f"res{2 * i + 1}"] = x
+        n2 = _norm(x)
+        u = np.maximum(dot(n2 * p[f"h{i}.g2"], p[f"h{i}.w1"]), 0.0)
+        x = x + dot(u, p[f"h{i}.w2"])
+        out[f"res{2 * i + 2}"] = x
+        out.update({f"h{i}.n1": n1, f"h{i}.o": y, f"h{i}.n2": n2, f"h{i}.u": u},
+                   **{f"h{i}.{n}": t for n, t in qkv.items()})
+    out["nf"] = _norm(x)
+    return {site: np.abs(t).max(axis=(0, 1)) for site, t in out.items()}
+
+
+def peaks(p, cfg, X, chunk=CHUNK):
+    """site -> (channels,) max |value| over token ids X (B, T) of each channel of the float
+    model's activations (the fixed-order run above, chunk positions at a time: the windows
+    are independent, so the chunking changes no bit). Sites: res0..res{2 layers} (the
+    residual after the embedding and every add), and per layer i h{i}.n1, h{i}.n2 (a norm's
+    output before its gain), h{i}.q, .k, .v (the projections), h{i}.o (the attention
+    output), h{i}.u (the MLP's hidden layer after its ReLU); nf (the final norm's)."""
+    X = M.check_tokens(X, cfg)
+    rows = max(1, chunk // X.shape[1])
+    out = {}
+    for b in range(0, len(X), rows):
+        for site, pk in _peaks(p, cfg, X[b:b + rows]).items():
+            out[site] = np.maximum(out[site], pk) if site in out else pk
+    return out
+
+
+def calibrate(p, cfg, X):
+    """The activation scales: max |value| / 127 of each site (peaks) over the float run on X."""
+    return {site: scale_for([float(pk.max())]) for site, pk in peaks(p, cfg, X).items()}
 
 
 def export(p, cfg, X, fixed=None):

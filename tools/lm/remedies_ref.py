@@ -111,14 +111,11 @@ def pack4(v):
 
 def kv4_scales(p, cfg, X):
     """Per layer the static per-channel scales (c_k, c_v), each (dk,): max |value| / 7 of
-    the float model's k and v channels on token ids X (calibration data)."""
-    _, c = M.forward(p, cfg, X, keep=True)
-    out = []
-    for i in range(cfg.layers):
-        h = c[i][0]
-        ck, cv = (np.max(np.abs(h @ p[f"h{i}.w{n}"]), axis=(0, 1)) / KV4[1] for n in "kv")
-        out.append((np.maximum(ck, 1e-12), np.maximum(cv, 1e-12)))
-    return out
+    the float model's k and v channels on token ids X (calibration data), from the export's
+    fixed-order run (int8.peaks: the same bits on every machine)."""
+    pk = int8.peaks(p, cfg, X)
+    return [tuple(np.maximum(pk[f"h{i}.{n}"] / KV4[1], 1e-12) for n in "kv")
+            for i in range(cfg.layers)]
 
 
 def export_kv4(p, cfg, X):

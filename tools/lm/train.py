@@ -7,8 +7,9 @@ by CPU: across CPUs the last bit may differ; tests/tools/lm/test_train.py replay
 steps against the committed trace to 1e-12 relative, docs/lm.md "Training").
 
 Writes tools/lm/weights/<task>.npz (the float weights and the Config),
-<task>_int8.npz (the integer export, tools/lm/int8.py) and <task>_trace.json (the loss of
-every step, the held-out loss at the end, the wall time).
+<task>_int8.npz (the integer export, tools/lm/int8.py: fixed-order arithmetic without
+BLAS, the same bits on any machine) and <task>_trace.json (the loss of every step, the
+held-out loss at the end, the wall time).
 
 AdamW (betas 0.9, 0.99; weight decay 0.01 on the matrices and tables, not the gains), a
 linear warm-up, cosine decay to a tenth of the peak rate, gradients clipped to norm 1.

@@ -1,15 +1,10 @@
 // The restart check's parts (tb/sim/files.py restart_files: these, then tb/hdl/restart_chk.v,
-// the top); their shared codes are tb/hdl/restart_codes.vh (on every bench's include path).
+// the top, after the vector units' pairs generated from the op records: tb/restart.py);
+// their shared codes are tb/hdl/restart_codes.vh (on every bench's include path).
 restart_rd.v
 restart_cmp1.v
 restart_jobs.v
 restart_scn.v
 restart_dma.v
-restart_rq.v
 restart_mm.v
-restart_sm.v
 restart_divu.v
-restart_add.v
-restart_amx.v
-restart_norm.v
-restart_pack4.v

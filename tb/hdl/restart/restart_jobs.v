@@ -1,7 +1,9 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// restart_jobs: the restart check's jobs (restart_chk.v): the fields of job J_* (the codes
+// restart_jobs: the restart check's jobs of the DMA, the matrix unit and the divider
+// (restart_chk.v; the vector units' are instruction words from their records,
+// tb/restart.py): the fields of job J_* (the codes
 // in restart_codes.vh) for whichever unit runs it, every other field 0 (divisor 1). Why a
 // table of its own: the scenarios (restart_scn.v) name a first and a second job by code,
 // and each unit's pair (restart_<unit>.v) takes the fields it needs from here; the busy
@@ -14,13 +16,11 @@ module restart_jobs #(
   output reg           f_tb,              // MM: B transposed
   output reg           f_acc,             // MM: accumulate
   output reg           f_ldx,             // dma: LDX
-  output reg           f_relu,            // vec_rq
-  output reg           f_unpack,          // pack4: UNPACK4
   output reg  [AW-1:0] f_idx,             // LDX: the index word's address
   output reg  [15:0]   f_rows,            // LDX: the rows
   output reg  [AW-1:0] f_dst,
-  output reg  [AW-1:0] f_a,               // dma sp_base, src, MM A
-  output reg  [AW-1:0] f_b,               // dma ext_base, src2, MM B
+  output reg  [AW-1:0] f_a,               // dma sp_base, MM A
+  output reg  [AW-1:0] f_b,               // dma ext_base, MM B
   output reg  [12:0]   f_len,
   output reg  [2:0]    f_m,
   output reg  [2:0]    f_n,
@@ -28,8 +28,6 @@ module restart_jobs #(
   output reg  [11:0]   f_lda,
   output reg  [11:0]   f_ldb,
   output reg  [11:0]   f_ldc,
-  output reg  [15:0]   f_rqm,             // vec_rq and norm: the mantissa
-  output reg  [5:0]    f_rqs,             // vec_rq and norm: the shift
   output reg  [31:0]   f_dvd,             // divu: the dividend
   output reg  [31:0]   f_dvs              // divu: the divisor
 );
@@ -39,8 +37,8 @@ module restart_jobs #(
     f_dst = {AW{1'b0}}; f_a = {AW{1'b0}}; f_b = {AW{1'b0}};
     f_len = 13'd0; f_m = 3'd0; f_n = 3'd0; f_k = 8'd0;
     f_lda = 12'd0; f_ldb = 12'd0; f_ldc = 12'd0;
-    f_rqm = 16'd0; f_rqs = 6'd0; f_dvd = 32'd0; f_dvs = 32'd1;
-    f_ldx = 1'b0; f_relu = 1'b0; f_idx = {AW{1'b0}}; f_rows = 16'd0; f_unpack = 1'b0;
+    f_dvd = 32'd0; f_dvs = 32'd1;
+    f_ldx = 1'b0; f_idx = {AW{1'b0}}; f_rows = 16'd0;
     case (job)
       // dma: dir, sp_base (f_a), ext_base (f_b), len; busy len + 1
       J_LD6: begin f_dir = 1'b0; f_a = 16'd100; f_b = 16'd200;  f_len = 13'd6; end
@@ -51,11 +49,6 @@ module restart_jobs #(
       // (< rows 256), LX2's a full word (>= rows: error 6, no ext access, no write)
       J_LX1: begin f_ldx = 1'b1; f_a = 16'd100; f_b = 16'd300; f_len = 13'd5; f_idx = 16'hF05; f_rows = 16'd256; end
       J_LX2: begin f_ldx = 1'b1; f_a = 16'd40;  f_b = 16'd20;  f_len = 13'd4; f_idx = 16'd77;  f_rows = 16'd256; end
-      // vec_rq: dst, src (f_a), len, m, s (results mostly inside -128..127); busy len + 1
-      J_RQ6:  begin f_dst = 16'd600; f_a = 16'd610; f_len = 13'd6; f_rqm = 16'd20000; f_rqs = 6'd40; end
-      J_RQ5:  begin f_dst = 16'd30;  f_a = 16'd10;  f_len = 13'd5; f_rqm = 16'd777;   f_rqs = 6'd36;
-                    f_relu = 1'b1; end
-      J_RQ6B: begin f_dst = 16'd0;   f_a = 16'd1;   f_len = 13'd6; f_rqm = 16'd65535; f_rqs = 6'd42; end
       // mm_ctrl: busy K + 7 + M*N (A, C: 32; B: 18; D: 26)
       J_MMA: begin f_dst = 16'd800; f_a = 16'd100; f_b = 16'd300; f_m = 3'd4; f_k = 8'd9; f_n = 3'd4;
                    f_tb = 1'b0; f_lda = 12'd9;  f_ldb = 12'd4; f_ldc = 12'd4; f_acc = 1'b1; end
@@ -65,28 +58,9 @@ module restart_jobs #(
                    f_tb = 1'b0; f_lda = 12'd10; f_ldb = 12'd5; f_ldc = 12'd6; f_acc = 1'b0; end
       J_MMD: begin f_dst = 16'd700; f_a = 16'd20;  f_b = 16'd60;  f_m = 3'd4; f_k = 8'd7; f_n = 3'd3;
                    f_tb = 1'b1; f_lda = 12'd8;  f_ldb = 12'd7; f_ldc = 12'd3; f_acc = 1'b0; end
-      // softmax: dst, src (f_a), len; busy FAST = 0: 2(len+1) + 34 len, FAST = 1: 3 len + 36
-      J_SM7: begin f_dst = 16'd500; f_a = 16'd120; f_len = 13'd7; end
-      J_SM5: begin f_dst = 16'd12;  f_a = 16'd333; f_len = 13'd5; end
-      J_SM8: begin f_dst = 16'd41;  f_a = 16'd40;  f_len = 13'd8; end
-      J_SM6: begin f_dst = 16'd900; f_a = 16'd77;  f_len = 13'd6; end
       // divu: busy 33
       J_DV1: begin f_dvd = 32'hDEADBEEF; f_dvs = 32'd12345; end
       J_DV2: begin f_dvd = 32'h12345678; f_dvs = 32'd7; end
-      // vec_add: dst, src (f_a), src2 (f_b), len; busy 2 len + 1
-      J_AD4: begin f_dst = 16'd600; f_a = 16'd610; f_b = 16'd700; f_len = 13'd4; end
-      J_AD3: begin f_dst = 16'd31;  f_a = 16'd30;  f_b = 16'd40;  f_len = 13'd3; end
-      // argmax: dst, src (f_a), len; busy len + 1
-      J_AM6: begin f_dst = 16'd50;  f_a = 16'd100; f_len = 13'd6; end
-      J_AM4: begin f_dst = 16'd7;   f_a = 16'd300; f_len = 13'd4; end
-      // norm: dst, src (f_a), len, m, s; busy 2 (len + 1) + 48: NM5 sum 0..5, square root
-      // 6..21, divider load 22, division 23..53, scaling 54..59
-      J_NM5: begin f_dst = 16'd500; f_a = 16'd120; f_len = 13'd5; f_rqm = 16'd20000; f_rqs = 6'd21; end
-      J_NM3: begin f_dst = 16'd12;  f_a = 16'd13;  f_len = 13'd3; f_rqm = 16'd30000; f_rqs = 6'd22; end
-      // pack4: dst, src (f_a), len, unpack; busy 2 len + 1 (PK4: PACK4 of 4, 9 cycles;
-      // UP3: UNPACK4 of 3, 7 cycles, dst over src)
-      J_PK4: begin f_dst = 16'd600; f_a = 16'd610; f_len = 13'd4; end
-      J_UP3: begin f_dst = 16'd31;  f_a = 16'd30;  f_len = 13'd3; f_unpack = 1'b1; end
       default: ;
     endcase
   end

@@ -20,7 +20,7 @@ def test_check_batching_overlap_mode():
     assert batch.check_batching(cfg=config.CH09_OVERLAP, quick=True) == []
 
 
-def test_overlap_order_is_a_permutation_and_in_order_is_unchanged():
+def test_overlap_order_is_a_permutation_and_in_order_is_the_default():
     ex = batch.make_batch(4, 16, 1)
     P = batch.rq_params(ex)
     for seqs, ts in (([0, 1, 2, 3], [16] * 4), ([2, 0, 3], [1, 9, 14])):

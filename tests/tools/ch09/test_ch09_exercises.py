@@ -232,7 +232,7 @@ def test_example_b_bad_values_exit_2_with_one_line(args, match, tmp_path, capsys
 SM_LINE = '        ins("SM", dst=SP_P, src=SP_S8, len=L)'
 
 
-def test_mut_ch09_default_list_unchanged():
+def test_mut_ch09_extra_mutants_append_to_the_default_24():
     labels = [m.label for m in M.mutants()]
     assert len(labels) == 24 and labels[0] == "projection with M = 1 instead of the batch"
     assert M.mutants(extra=()) == M.mutants()

@@ -173,7 +173,7 @@ def test_overlap_step_b16_t8_reaches_90_percent_of_its_ceiling():
 
 
 
-def test_in_order_step_b16_t8_unchanged_by_the_pipelining():
+def test_in_order_step_b16_t8_takes_the_documented_113083_cycles():
     # the in-order chip's cycles are the sum of its instructions' (docs/lm.md's table):
     # the pipelined order of the same instructions costs what the unpipelined one did
     g = Generation(TEXT, [[0] * 7] * 16, 1)

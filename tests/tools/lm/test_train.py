@@ -1,18 +1,30 @@
 """Training is deterministic and the committed files are what it and the export give.
 
-The first 20 steps of each task's training, from its seed, give the committed losses
-(tools/lm/weights/<task>_trace.json) to 1e-12 relative, on the corpus the text model was
-trained on; the committed weights are the tasks' Configs. The replay runs in a child
-process with one BLAS thread, as make train does: a threaded BLAS on the two busy cores
-of pytest -n 2 is ten times slower, and one thread is the configuration the trace was
-made in.
-
-Why not bit for bit: numpy's OpenBLAS (DYNAMIC_ARCH) picks its matrix kernels by CPU,
-and kernels sum a dot product in different orders. The traces were made with the
-SkylakeX kernels (an Intel AVX-512 machine); on an AMD EPYC of the same machine type
-OpenBLAS picks other kernels and the losses differ from step 14 in the last bit (at most
-4e-16 relative; OPENBLAS_CORETYPE=SkylakeX gives the committed bits there). Any change
-of the training itself (a rate, a seed, a step of AdamW) moves them by far more than 1e-12.
+What is bit for bit, on any machine, and what is held to a tolerance:
+- the int8 exports (tools/lm/weights/<task>_int8.npz, <task>_kv4_int8.npz): every int8
+  table and matrix value and every requant (m, s) are the chip's contract (its programs,
+  the toy model's tokens and cycles); they and the logit_scale are the export of the
+  committed float weights bit for bit. The export's arithmetic is fixed-order float64
+  without BLAS (tools/lm/int8.py peaks), and a child process under another BLAS kernel
+  (OPENBLAS_CORETYPE=Sandybridge, two threads) and without numpy's dispatched SIMD code
+  (NPY_DISABLE_CPU_FEATURES: numpy's float64 exp is then libm's, not its AVX-512 one)
+  gives the committed files bit for bit. (Before, the calibration ran the float model's
+  forward with BLAS and np.exp: those two environments moved add's, text's and
+  text_ctx256's logit_scale in the last bits.)
+- the training losses are informational: the first 20 steps of each task's training,
+  from its seed, give the committed losses (tools/lm/weights/<task>_trace.json) to 1e-12
+  relative, on the corpus the text model was trained on. Training is float64 through
+  BLAS, and numpy's OpenBLAS (DYNAMIC_ARCH) picks its matrix kernels by CPU; kernels sum
+  a dot product in different orders. The traces were made with the SkylakeX kernels (an
+  Intel AVX-512 machine); on an AMD EPYC of the same machine type OpenBLAS picks other
+  kernels and the losses differ from step 14 in the last bit (at most 4e-16 relative;
+  OPENBLAS_CORETYPE=SkylakeX gives the committed bits there). Any change of the training
+  itself (a rate, a seed, a step of AdamW) moves them by far more than 1e-12. No test
+  retrains a whole task: the committed float weights are the one run's, and the exports
+  above are computed from them. The replay runs in a child process with one BLAS thread,
+  as make train does: a threaded BLAS on the two busy cores of pytest -n 2 is ten times
+  slower, and one thread is the configuration the trace was made in.
+- the committed weights are the tasks' Configs.
 """
 import json
 import os
@@ -31,6 +43,7 @@ REL = 1e-12          # the BLAS kernels' last bit (the docstring), far below any
 # the tasks, then the remedies' variants (train.VARIANTS: long, they replay in make test-long)
 ALL = sorted(set(train.TASKS) - set(train.VARIANTS)) + [
     pytest.param(v, marks=pytest.mark.long) for v in sorted(train.VARIANTS)]
+KV4 = ["add", "text", "add_kv1", "text_kv1", "text_ctx256"]     # the 4-bit-cache exports
 
 
 def _trace(task):
@@ -74,7 +87,7 @@ def test_the_committed_int8_export_is_the_export_of_the_committed_weights(task):
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("task", ["add", "text", "add_kv1", "text_kv1", "text_ctx256"])
+@pytest.mark.parametrize("task", KV4)
 def test_the_committed_4bit_export_is_export_kv4_of_the_committed_weights(task):
     from tools.lm import int8, remedies_ref
     p, cfg = M.load(os.path.join(train.WEIGHTS, f"{task}.npz"))
@@ -83,6 +96,39 @@ def test_the_committed_4bit_export_is_export_kv4_of_the_committed_weights(task):
     assert got.kv_bits == want.kv_bits == 4
     assert got.cfg == want.cfg and got.rq == want.rq and got.logit_scale == want.logit_scale
     assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+
+
+# another machine: OpenBLAS's Sandybridge kernels (AVX, not the SkylakeX or Zen ones this
+# numpy picks on an AVX-512 or AMD CPU), two BLAS threads, and numpy with none of its
+# dispatched SIMD code (the list np.show_runtime reports)
+def _another_machine():
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+    return dict(os.environ, OPENBLAS_CORETYPE="Sandybridge", OPENBLAS_NUM_THREADS="2",
+                OMP_NUM_THREADS="2", NPY_DISABLE_CPU_FEATURES=" ".join(__cpu_dispatch__))
+
+
+@pytest.mark.parametrize("task,kind", [
+    pytest.param(t, "int8", marks=[pytest.mark.long] * (t in train.VARIANTS))
+    for t in sorted(train.TASKS)] + [
+    pytest.param(t, "kv4_int8", marks=pytest.mark.long) for t in KV4])
+def test_the_export_is_the_same_bits_on_another_machine(task, kind, tmp_path):
+    from tools.lm import int8
+    code = ("import sys; from tools.lm import train, int8, remedies_ref; "
+            "from tools.lm import model as M; task, kind, out = sys.argv[1:]; "
+            "p, cfg = M.load(f'{train.WEIGHTS}/{task}.npz'); "
+            "fn = int8.export if kind == 'int8' else remedies_ref.export_kv4; "
+            "fn(p, cfg, train.calibration(task)).save(out)")
+    out = tmp_path / "export.npz"
+    run = subprocess.run([sys.executable, "-c", code, task, kind, str(out)],
+                         env=_another_machine(), cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    got = int8.Int8Model.load(out)
+    want = int8.Int8Model.load(os.path.join(train.WEIGHTS, f"{task}_{kind}.npz"))
+    assert got.cfg == want.cfg and got.rq == want.rq and got.kv_bits == want.kv_bits
+    assert sorted(got.w) == sorted(want.w)
+    assert all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+    assert got.logit_scale.hex() == want.logit_scale.hex()
 
 
 def test_the_draft_model_reproduces_its_trace_and_export():
@@ -105,5 +151,6 @@ def test_the_draft_model_reproduces_its_trace_and_export():
     want = int8.export(p, cfg, train.calibration("text"))
     got = int8.Int8Model.load(os.path.join(train.WEIGHTS, "text_draft_int8.npz"))
     assert got.rq == want.rq and all(np.array_equal(got.w[n], want.w[n]) for n in want.w)
+    assert got.logit_scale == want.logit_scale
     with pytest.raises(ValueError, match="size"):
         train.hyper("text", "huge")

@@ -66,7 +66,7 @@ def test_xhi_is_appended_and_defaults_to_zero():
         isa.raw("LD", dst=0, src=0, len=1, xhi=256)
 
 
-def test_new_opcodes_and_illegal_ones():
+def test_pack4_unpack4_opcodes_and_the_illegal_ones():
     assert (isa.OPCODES["PACK4"], isa.OPCODES["UNPACK4"]) == (11, 12)
     assert isa.ILLEGAL_OPCODES == (0, 13, 14, 15)
     p = B("PACK4", dst=7, src=9, len=4)

@@ -75,7 +75,7 @@ def _spec_checks(name, prog, img, ext):
 
 @pytest.mark.long          # about 30-50 s a simulator and mode: two 2^17-word builds (make test-long)
 @pytest.mark.parametrize("mode", sorted(LM_CFGS))
-def test_isaext_programs_and_cycles(sim, mode):
+def test_xhi_pack4_long_softmax_programs_and_busy_cycles(sim, mode):
     cfg = LM_CFGS[mode]
     progs = hand.isaext_programs(cfg) + hand.pack4_programs()
     timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
@@ -100,7 +100,7 @@ def test_isaext_programs_and_cycles(sim, mode):
         assert r.counters.cycles == busy + (4 if mode == "inorder" else 3), (op, n, mode)
 
 
-def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
+def test_the_ch09_chip_faults_xhi_1_and_sm_past_64(sim):
     """On chapter 9's chip (8192 external words, sm_max_len 64; its build is every suite's):
     xhi = 1 and SM of 65 are faults 3 and 4, SM of 64 runs; the words of earlier programs
     are unchanged (xhi = 0). PACK4 / UNPACK4 on this chip: tests/tb/test_lm_cosim.py (the
@@ -117,7 +117,8 @@ def test_the_default_chip_still_refuses_what_the_extensions_need(sim):
 
 def main():
     """Print the measured busy cycles (and total cycles) of each timed program on both
-    simulators in both modes as a table (docs/journal/2026-measurements.md): python tests/tb/test_isaext_cosim.py"""
+    simulators in both modes as docs/measurements.md's table:
+    python tests/tb/test_xhi_pack4_long_softmax_cosim.py"""
     rows = {}
     for mode, cfg in sorted(LM_CFGS.items()):
         timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]

@@ -1,0 +1,123 @@
+"""The vector units as the benches see them, from the op records (model/ops, model/rtl.py).
+
+A vector unit is an RTL unit of the timing contract's vec unit: one scratchpad read port,
+one write port, started with the instruction word. The benches check every one of them
+with no per-unit code:
+
+  variants()     the units as checked: one per RTL unit, two (OVERLAP 0 and 1) for a unit
+                 whose parameters follow the timing mode (the softmax's FAST), each named
+                 <unit>[<overlap>] in at most 8 characters;
+  params(v)      a variant's parameters (SP_WORDS, the unit's own from its record);
+  units_text()   the module units_vec of the units bench (tb/hdl/units_tb.v): one instance
+                 of each variant on the bench's scratchpad port, the selected one's
+                 outputs (f_var: the variant's index);
+  write(text, name)  a generated module into build/gen, content-addressed.
+
+tb/restart.py builds the restart check's pairs from the same variants.
+"""
+import hashlib
+import random
+from pathlib import Path
+
+from model import rtl
+
+NAME_W = 8                       # a variant's name: 8 ASCII characters
+
+
+def variants():
+    """[(name, module, overlap)] of the vector units."""
+    out = []
+    for m in rtl.vec_modules():
+        short = m[len("ga2_"):]
+        if "OVERLAP" in rtl.unit_params(m).values():
+            out += [(f"{short}{o}"[:NAME_W], m, o) for o in (0, 1)]
+        else:
+            out.append((short[:NAME_W], m, 0))
+    return out
+
+
+def params(variant):
+    """{parameter: value text} of a variant's instance."""
+    _, module, overlap = variant
+    p = {"SP_WORDS": "SP_WORDS"}
+    for key, val in rtl.unit_params(module).items():
+        p[key] = str(overlap) if val == "OVERLAP" else val
+    return p
+
+
+def instance(variant, name, start, instr, pre, rd_data, indent="  "):
+    """An instance of a variant with its port wires <pre>busy, <pre>last, <pre>re,
+    <pre>ra, <pre>we, <pre>wa, <pre>wd (declared here)."""
+    module = variant[1]
+    plist = ", ".join(f".{a}({b})" for a, b in params(variant).items())
+    return [f"{indent}wire          {pre}busy, {pre}last, {pre}re, {pre}we;",
+            f"{indent}wire [`GA2_ADDR_W-1:0] {pre}ra, {pre}wa;",
+            f"{indent}wire [31:0]   {pre}wd;",
+            f"{indent}{module} #({plist}) {name} (",
+            f"{indent}  .clk(clk), .rst(rst), .start({start}), .instr({instr}),",
+            f"{indent}  .busy({pre}busy), .last({pre}last), .rd_en({pre}re), .rd_addr({pre}ra), .rd_data({rd_data}),",
+            f"{indent}  .wr_en({pre}we), .wr_addr({pre}wa), .wr_data({pre}wd)",
+            f"{indent});"]
+
+
+def ascii_const(text, n=NAME_W):
+    b = text.encode()[:n].rjust(n, b"\0")
+    return f"{8 * n}'h{b.hex()}"
+
+
+def units_text():
+    """The Verilog of module units_vec (see the module docstring)."""
+    vs = variants()
+    out = [rtl.GENERATED.replace("tools/flow/headers.py", "tb/vecunits.py"),
+           "`timescale 1ns/1ps", "`default_nettype none", '`include "ga2_isa.vh"', '`include "ga2_cfg.vh"',
+           "// units_vec: every vector unit of the op records on one scratchpad port (the units",
+           "// bench, tb/hdl/units_tb.v): variant f_var is started by start with the instruction",
+           "// word instr; the outputs are the selected variant's.",
+           "module units_vec #(",
+           "  parameter SP_WORDS   = `GA2_SP_WORDS,",
+           "  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN",
+           ") (",
+           "  input  wire                    clk,",
+           "  input  wire                    rst,",
+           "  input  wire                    start,",
+           "  input  wire [4:0]              f_var,",
+           "  input  wire [`GA2_INSTR_W-1:0] instr,",
+           "  input  wire [31:0]             rd_data,",
+           "  output wire [4:0]              n_var,",
+           f"  output reg  [{8 * NAME_W - 1}:0]    name,",
+           "  output reg                     busy,",
+           "  output reg                     last,",
+           "  output reg                     rd_en,",
+           "  output reg  [`GA2_ADDR_W-1:0]  rd_addr,",
+           "  output reg                     wr_en,",
+           "  output reg  [`GA2_ADDR_W-1:0]  wr_addr,",
+           "  output reg  [31:0]             wr_data",
+           ");",
+           f"  assign n_var = 5'd{len(vs)};"]
+    for v, var in enumerate(vs):
+        out += instance(var, f"u_v{v}", f"start && f_var == 5'd{v}", "instr", f"v{v}_", "rd_data")
+    out += ["  always @* begin",
+            "    busy = 1'b0; last = 1'b0; rd_en = 1'b0; rd_addr = {`GA2_ADDR_W{1'b0}};",
+            f"    wr_en = 1'b0; wr_addr = {{`GA2_ADDR_W{{1'b0}}}}; wr_data = 32'd0; name = {8 * NAME_W}'d0;",
+            "    case (f_var)"]
+    for v, var in enumerate(vs):
+        p = f"v{v}_"
+        out += [f"      5'd{v}: begin",
+                f"        busy = {p}busy; last = {p}last; rd_en = {p}re; rd_addr = {p}ra;",
+                f"        wr_en = {p}we; wr_addr = {p}wa; wr_data = {p}wd; name = {ascii_const(var[0])};",
+                "      end"]
+    out += ["      default: ;", "    endcase", "  end", "endmodule", "`resetall", ""]
+    return "\n".join(out)
+
+
+def write(folder, name, text):
+    """text as folder/<name>_<digest>.v (content-addressed: concurrent builds write the
+    same file once); its path."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / f"{name}_{hashlib.sha256(text.encode()).hexdigest()[:12]}.v"
+    if not p.exists():
+        tmp = p.with_suffix(f".{random.getrandbits(32):08x}.tmp")
+        tmp.write_text(text)
+        tmp.replace(p)
+    return p
