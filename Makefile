@@ -1,6 +1,7 @@
 # GA-2: `make sim` (the main job) and `make test` (all tests). `make help` lists the rest.
 SHELL := /bin/bash
 PY    := .venv/bin/python
+RUFF  := .venv/bin/ruff
 SIM   ?= both
 N     ?= 2000
 SEED  ?= 1
@@ -87,7 +88,8 @@ train-remedies: setup ## retrain the remedies' models one after another (add_kv1
 lm-eval: setup ## the language models' quality, float against int8: addition on all 10,000 problems, text loss, agreement, samples
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m tools.lm.eval
 
-lint: setup    ## verilator --lint-only -Wall on the RTL
+lint: setup    ## ruff on the Python (pyproject.toml's rule set), then verilator --lint-only -Wall on the RTL
+	$(RUFF) check --no-cache .
 	$(PY) -m tools.flow.lint
 
 synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module into out/synth.txt (OVERLAP=1: out/synth_overlap.txt; SM_MAX_LEN=1024: out/synth_sm1024.txt)

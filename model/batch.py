@@ -1,4 +1,5 @@
-"""`model/batch.py`, the path chapter 9 names: a face of `tools/ch09/batch.py` (the batched decode builder and its oracle).
+"""`model/batch.py`, the path chapter 9 names: a face of `tools/ch09/batch.py` (the batched decode builder and its
+oracle).
 
 Importing this module gives that module itself; `python -m model.batch` runs its main().
 """

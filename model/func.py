@@ -27,6 +27,10 @@ reads and writes when dst overlaps src); this module is the one interface to the
 from . import isa, ops
 from .ops import EXT, SP, Range
 
+# the one interface to an instruction's memory ranges: Range(space, first, last) with
+# space SP or EXT (defined with the records, model/ops)
+__all__ = ["EXT", "SP", "Range", "execute", "execute_words", "mm_hulls", "reads", "sp_reads", "writes"]
+
 _VIEWS = ops.VIEWS
 _READS = {name: v["reads"] for name, v in _VIEWS.items()}
 _WRITES = {name: v["writes"] for name, v in _VIEWS.items()}

@@ -7,8 +7,8 @@ number of scratchpad words the executed instructions read (func.sp_reads).
 Faults raise GA2Error(code, pc) carrying the state and counters up to the fault; the
 faulting instruction writes nothing. The one fault found from data (error 6, an LDX
 index not below rows) lets the program run to its end (its timing does not change) and
-is reported at the end, with the first such LDX's pc; it outranks a later DECODE fault. The scratchpad persists across runs, as on the chip
-(it powers up zero and start does not clear it).
+is reported at the end, with the first such LDX's pc; it outranks a later DECODE fault. The scratchpad persists
+across runs, as on the chip (it powers up zero and start does not clear it).
 
 The Machine computes neither cycles nor semantics itself: it asks model/timing.py for the
 program's schedule (which instructions retire, the counters, the trace, the fault) and

@@ -3,8 +3,8 @@
 These functions are the arithmetic contract shared by the reference Machine, the
 program builders and the RTL's requantization unit (tests hold the RTL to them).
 """
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 QMAX = 127
 M_MIN, M_MAX = 1 << 14, (1 << 15) - 1   # mantissa range of mantissa_shift

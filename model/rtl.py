@@ -283,7 +283,7 @@ def decode_body():
                                   for op, f, _ in items) or "{`GA2_ADDR_W{1'b0}}"
         last = " |\n      ".join(f"({{`GA2_ADDR_W{{is_{op}}}}} & {e}_m1[`GA2_ADDR_W-1:0])"
                                  for op, _, e in items) or "{`GA2_ADDR_W{1'b0}}"
-        for op, _, e in items:
+        for _, _, e in items:
             decl = f"  wire [{W - 1}:0] {e}_m1 = {e} - 32'd1;"
             if decl not in out:
                 out.append(decl)

@@ -39,7 +39,7 @@ def guard(main):
     -- a simulator, its build, yosys or iverilog's preprocessor failed, so nothing is
     known of the chip or of the input -- ends it with one line, `PROG: FAULT: ...`, and
     exit 4 instead of a traceback. Anything else propagates as it is."""
-    from tb.sim.build import ToolFault
+    from tb.sim.process import ToolFault
     try:
         return main()
     except ToolFault as e:

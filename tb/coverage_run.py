@@ -12,13 +12,13 @@ written to their own file; Verilator runs use the line + toggle build (GA2_RTL_C
 build/verilator-<config>-linecov) and leave a coverage.dat each. The sets (each in both
 timing modes):
 
-  random  N seeded random programs per mode (tb/soak.py's chunks: progen, half built to
+  random  N seeded random programs per mode (tb/soak.py's chunks: randprog, half built to
           collide in the overlap mode), on two local workers
   hand    tb/stimulus/hand.py: every op, edge shapes, every error code, the LM ops
   suite   the RTL mutation bench's suites (tb/stimulus/programs.py: the boundary, index-error,
           crafted, wrap, long, accumulate, chapter 9, LM and reset-while-busy programs;
           overlap_programs() with the colliding and one-word edge programs)
-  bad     progen.bad_program for every error code with its follow-up, and the wrapped-range ones
+  bad     badprog.bad_program for every error code with its follow-up, and the wrapped-range ones
   holes   tb/stimulus/holes.py: the directed programs written for the holes the first report
           showed (hole_jobs)
   holes2  the same for the second report's (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes
@@ -60,22 +60,22 @@ def _pairs_job(pairs):
 
 def set_jobs(name, mode, n, seed):
     """[(Config, jobs)] of one set in one timing mode (jobs: hw.run's list of lists)."""
-    from tb.stimulus import hand, holes, programs, progen
+    from tb.stimulus import badprog, hand, holes, programs, suitecfg
     if name == "hand":
         cfg = hand.CFG_HAND.replace(mode=mode)
         return [(cfg, _pairs_job((p, img) for _, p, img in hand.hand_programs()))]
     if name == "suite":
-        cfg, entries = ((programs.CFG, programs.suite_programs()) if mode == "inorder"
-                        else (programs.CFG_OVERLAP, programs.overlap_programs()))
+        cfg, entries = ((suitecfg.CFG, programs.suite_programs()) if mode == "inorder"
+                        else (suitecfg.CFG_OVERLAP, programs.overlap_programs()))
         return [(cfg, [[it for _, it in programs.bench_items(entries)]])]
     if name == "bad":
         cfg = config.DEFAULT.replace(mode=mode)
         job = []
         for code in range(1, 7):
-            bad = progen.bad_program(seed * 100 + code, code, cfg=cfg)
-            job += [(bad.prog, bad.image), progen.follow_up(bad, cfg=cfg)]
-        for bad in progen.wrap_bad_programs(seed, cfg=cfg):
-            job += [(bad.prog, bad.image), progen.follow_up(bad, cfg=cfg)]
+            bad = badprog.bad_program(seed * 100 + code, code, cfg=cfg)
+            job += [(bad.prog, bad.image), badprog.follow_up(bad, cfg=cfg)]
+        for bad in badprog.wrap_bad_programs(seed, cfg=cfg):
+            job += [(bad.prog, bad.image), badprog.follow_up(bad, cfg=cfg)]
         return [(cfg, [job])]
     if name == "holes":
         return [(cfg, [items]) for cfg, items in holes.hole_jobs(mode)]

@@ -5,8 +5,9 @@ A facade over the library in tb/sim: build.py (simulators, flags, builds), run.p
 tb/judge.py (the one judgement) and tb/protocol.py (the files). Call sites use
 hw.build(sim, cfg=...), hw.run(sim, jobs, cfg=...), hw.run_programs(sim, pairs, cfg=...,
 max_cycles=...), hw.Live(sim, cfg=...) (a run whose next program is chosen after the last
-one's outcome: live.run(item) -> its judged ProgResult, ChipMismatch on a disagreement), hw.compare(ref, got) and hw.summary(results); source_set="gls" (build, run)
-simulates the yosys netlist of ga2_top in place of the RTL (tb/sim/gls.py, Icarus).
+one's outcome: live.run(item) -> its judged ProgResult, ChipMismatch on a disagreement), hw.compare(ref, got) and
+hw.summary(results); source_set="gls" (build, run) simulates the yosys netlist of ga2_top in place of the RTL
+(tb/sim/gls.py, Icarus).
 
 CLI: python -m tb.hw --sim icarus|verilator|both [--demo | --build] (the demo programs:
 tb/stimulus/demo.py)
@@ -17,15 +18,44 @@ import sys
 import time
 
 from tb import cli
-from tb.sim.build import SIMS, RTL_COVERAGE_ENV, available_sims, build, default_build_dir  # noqa: F401
-from tb.sim.build import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, sources  # noqa: F401  (the FuseSoC cores)
-from tb.sim.build import error_line  # noqa: F401  (a tool's failing line, for the flows' own ToolFaults)
-from tb.judge import ProgResult, compare, expected, reference  # noqa: F401
-from tb.sim.run import DEFAULT_GAP, KEEP_EXT, ChipMismatch, DesignAssertion, Item, Live, SimulatorFault, ToolFault, cycle_limit, prepare_jobs, read_raw, run, run_programs, summary  # noqa: F401,E501
-from tb.sim.files import rtl_files, top_file  # noqa: F401
-from tb.sim import plain  # noqa: F401  (the plain Verilog bench: plain.build, plain.run)
-from tb.sim import gls  # noqa: F401  (the gate-level netlist: gls.netlist, gls.cells; run(..., source_set="gls"))
+from tb.judge import KEEP_EXT, compare
+from tb.sim import gls, plain
+from tb.sim.build import (
+    ICARUS_ARGS,
+    RTL_COVERAGE_ENV,
+    SIMS,
+    VERILATOR_ARGS,
+    available_sims,
+    build,
+    cfg_parameters,
+    sources,
+)
+from tb.sim.files import rtl_files
+from tb.sim.process import ToolFault, error_line
+from tb.sim.run import (
+    ChipMismatch,
+    DesignAssertion,
+    Item,
+    Live,
+    SimulatorFault,
+    cycle_limit,
+    prepare_jobs,
+    read_raw,
+    run,
+    run_programs,
+    summary,
+)
 from tb.stimulus.demo import demo_programs
+
+# the entry point's names: what tools/ and tests/ reach through tb.hw (the library's own, re-exported
+# here on purpose); plain (the plain Verilog bench: plain.build, plain.run) and gls (the gate-level
+# netlist: gls.netlist, gls.cells; run(..., source_set="gls")); ICARUS_ARGS, VERILATOR_ARGS,
+# cfg_parameters and sources (the FuseSoC cores); error_line (a tool's failing line, for the
+# flows' own ToolFaults)
+__all__ = ["ChipMismatch", "DesignAssertion", "ICARUS_ARGS", "Item", "KEEP_EXT", "Live", "RTL_COVERAGE_ENV", "SIMS",
+           "SimulatorFault", "ToolFault", "VERILATOR_ARGS", "available_sims", "build", "cfg_parameters", "compare",
+           "cycle_limit", "error_line", "gls", "main", "plain", "prepare_jobs", "read_raw", "rtl_files", "run",
+           "run_programs", "simulator_calls", "sources", "summary"]
 
 
 @contextlib.contextmanager

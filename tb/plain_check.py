@@ -8,7 +8,7 @@ outputs, per run against the reference Machine run over the same runs): the exte
 memory, the five counters, the scratchpad words read, error/code/pc, the retire trace,
 done, timeouts, x/z and out-of-range accesses. The programs are tb/stimulus's: the hand
 programs (tb/stimulus/hand.py: every op and every error code, each run twice on one
-chip) and random region programs (tb/stimulus/progen.py region_cases: valid, and with
+chip) and random region programs (tb/stimulus/regionprog.py region_cases: valid, and with
 one bad instruction, which run twice). The X check (--xcheck, the X policy below) is
 this bench's own.
 
@@ -20,11 +20,11 @@ import re
 import sys
 import time
 
-from tb import ROOT, cli, judge
-from tb.sim import plain
-from tb.stimulus import hand, progen
 from model import config, isa
 from model.machine import Machine
+from tb import ROOT, cli, judge
+from tb.sim import plain
+from tb.stimulus import hand, regionprog
 
 BUILD = ROOT / "build" / "plain"
 SIMS = ("icarus", "verilator")
@@ -256,7 +256,7 @@ def main():
         cases = [(n, p, i, hand.EXT_HAND, cmd4, 2) for n, p, i in hand.hand_programs() if args.only in n]
         if not args.only:
             cases += [(name, prog, img, RANDOM_EXT, cmd8, 1 if bad is None else 2)
-                      for name, prog, img, bad in progen.region_cases(args.seed, args.random, RANDOM_EXT)]
+                      for name, prog, img, bad in regionprog.region_cases(args.seed, args.random, RANDOM_EXT)]
         nfail = 0
         for name, prog, img, extw, cmd, runs in cases:
             _, errs = check(cmd, prog, img, extw, BUILD / sim / name, runs=runs)

@@ -40,7 +40,7 @@ from pathlib import Path
 # a thousand-cycle program (tests/tb/test_one_judge.py keeps it out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _nibble():
     """A table of each ASCII code's hex digit value, -1 for a non-digit."""
     import numpy as np

@@ -37,7 +37,6 @@ def _job(rec, rng, overlap_dst):
     scratchpad ranges placed in SP words (dst over src when overlap_dst), other fields
     random."""
     f = {}
-    widths = rec.widths
     cfg = config.DEFAULT
     for s in rec.shape:
         lo = ops.VIEWS[rec.name]["shape_lo"][rec.shape.index(s)](None, cfg)
@@ -138,7 +137,8 @@ def module_text():
     for v, var in enumerate(vs):
         name, module, overlap = var
         pre = f"v{v}_"
-        out += [f"  // {name}: {module}" + (f" (OVERLAP {overlap})" if "OVERLAP" in rtl.unit_params(module).values() else ""),
+        mode = f" (OVERLAP {overlap})" if "OVERLAP" in rtl.unit_params(module).values() else ""
+        out += [f"  // {name}: {module}{mode}",
                 f"  wire {pre}on = (v == 5'd{v});"]
         for side in "ab":
             q = f"{pre}{side}_"

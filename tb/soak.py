@@ -7,7 +7,7 @@
 --mode both (what `make fuzz` and `make soak` run) soaks each simulator in the in-order
 and the overlap timing mode: the same programs, a build per mode.
 
-The programs (tb/stimulus/progen.py random_program; in the overlap mode half of them built to
+The programs (tb/stimulus/randprog.py random_program; in the overlap mode half of them built to
 collide by tb/stimulus/collide.py) go out in chunks; each chunk is one
 simulator process (tb.hw.run_programs) run by a worker: a local process pool by
 default, or a Dask distributed scheduler (--scheduler tcp://host:8786) when the work
@@ -54,19 +54,19 @@ DESIGN_CHECK = "a check of the design stopped the simulation: "
 
 
 def chunk_seed(seed, c):
-    """The progen seed of chunk c of a soak with seed `seed` (independent streams)."""
+    """The randprog seed of chunk c of a soak with seed `seed` (independent streams)."""
     return seed * 1_000_003 + c
 
 
 def chunk_programs(seed, c, k, cfg):
-    """The k (prog, image) pairs of chunk c: progen's random programs; in the overlap mode
+    """The k (prog, image) pairs of chunk c: randprog's random programs; in the overlap mode
     every other one is built to collide (tb/stimulus/collide.py, SM included, one in eight
     of those ending in a fault behind busy units)."""
-    from tb.stimulus import collide, progen
+    from tb.stimulus import collide, randprog
     if cfg.mode != "overlap":
-        return progen.random_programs(chunk_seed(seed, c), k, cfg=cfg)
+        return randprog.random_programs(chunk_seed(seed, c), k, cfg=cfg)
     rng = np.random.default_rng(chunk_seed(seed, c))
-    return [progen.random_program(rng, cfg) if i % 2 == 0 else
+    return [randprog.random_program(rng, cfg) if i % 2 == 0 else
             collide.collide_program(rng, cfg, with_sm=True, fault=(i % 16 == 15)) for i in range(k)]
 
 
@@ -219,7 +219,6 @@ def soak(sim, n, seed=1, cfg=None, chunk=CHUNK, scheduler=None, jobs=2, progress
 
 def reproduce(sim, seed, result, cfg, out_dir=None):
     """Shrink the first failing program of a chunk result; the saved path and replay command."""
-    from tb.stimulus import progen
     from tb import shrink
     c, _, _, _, bad, mismatch = result[:6]
     pairs = chunk_programs(seed, c, bad + 1, cfg)

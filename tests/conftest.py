@@ -84,8 +84,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """For --dist load (what -n sets): xdist's load-scope scheduler with a scope per test,
-    except one per GROUPS module and one per simulator of a SIM_GROUPS test. It hands a worker the next scope when the worker has
-    at most two tests left; the groups go first (it orders scopes by size, stably)."""
+    except one per GROUPS module and one per simulator of a SIM_GROUPS test. It hands a worker the next scope when
+    the worker has at most two tests left; the groups go first (it orders scopes by size, stably)."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling

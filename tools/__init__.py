@@ -5,4 +5,3 @@ with its builder, scheduler, oracle, run script, figures, mutants and workloads;
 `ga2` command); flow/ (setup, lint, synthesis, generated headers); bench/ (benchmarks).
 Imports the twin (model) and verification (tb); nothing imports tools.
 """
-from tb import ROOT  # noqa: F401  (the repository root, one definition)

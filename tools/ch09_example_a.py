@@ -1,4 +1,5 @@
-"""`tools/ch09_example_a.py`, the path chapter 9 names: a face of `tools/ch09/example_a.py` (running example A, the capacity planner).
+"""`tools/ch09_example_a.py`, the path chapter 9 names: a face of `tools/ch09/example_a.py` (running example A, the
+capacity planner).
 
 Importing this module gives that module itself; `python -m tools.ch09_example_a` runs its main().
 """

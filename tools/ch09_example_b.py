@@ -1,4 +1,5 @@
-"""`tools/ch09_example_b.py`, the path chapter 9 names: a face of `tools/ch09/example_b.py` (running example B, static against continuous batching).
+"""`tools/ch09_example_b.py`, the path chapter 9 names: a face of `tools/ch09/example_b.py` (running example B,
+static against continuous batching).
 
 Importing this module gives that module itself; `python -m tools.ch09_example_b` runs its main().
 """

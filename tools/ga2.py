@@ -224,7 +224,9 @@ def cmd_run(args):
 
 
 def cmd_generate(args):
-    from tools.lm import compiler as C, generate as G, generation
+    from tools.lm import compiler as C
+    from tools.lm import generate as G
+    from tools.lm import generation
     try:
         model = G.load_model(args.task, args.weights, args.kv_heads, args.kv_bits, args.ctx)
         texts = [args.prompt] if args.prompt is not None else []
@@ -328,7 +330,8 @@ def parser():
     common(p, raw=True)
     p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator", "both"))
     p.add_argument("--ext", type=cli.in_file, help="external memory image (.hex, .npy or integer text)")
-    p.add_argument("--ext-out", type=cli.out_file(parents=False), help="write the final external memory here (8 hex digits a line)")
+    p.add_argument("--ext-out", type=cli.out_file(parents=False),
+                   help="write the final external memory here (8 hex digits a line)")
     p.add_argument("--waves", type=cli.out_file(), help="write the simulation's waveform (VCD) here")
     p.add_argument("--max-cycles", type=cli.integer(1, 2 ** 31 - 1), default=None,
                    help="cycle limit of a simulation (default: derived from the prediction)")

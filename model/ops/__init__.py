@@ -157,7 +157,7 @@ def _views(op):
         body = " + ".join(parts) if parts else "()"
         if op.sizes and parts:
             body = f"(({body}) if {' and '.join(f'a[{i[n]}]' for n in op.sizes)} else ())"
-        return eval(f"lambda a: {body}", {"_R": Range})  # noqa: S307 -- source built here from the record's own fields
+        return eval(f"lambda a: {body}", {"_R": Range})
 
     def ok_fn():
         """A fast test that the instruction has no fault (check()'s messages only when not)."""
@@ -171,7 +171,7 @@ def _views(op):
             first = f"a[{i[r.base]}]" if r.space == SP else _ext_first(op, r)
             size = "cfg.sp_words" if r.space == SP else "cfg.ext_words"
             conds.append(f"{first} + {compile_src(r.extent)} <= {size}")
-        return eval(f"lambda a, cfg: {' and '.join(conds) or 'True'}", {})  # noqa: S307 -- source built here from the record
+        return eval(f"lambda a, cfg: {' and '.join(conds) or 'True'}", {})
 
     return {
         "ok": ok_fn(),

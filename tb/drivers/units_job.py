@@ -143,7 +143,8 @@ async def test_mm_tiles(dut):
         assert out["last_cycle"] == busy - 1, what
         assert out["n_writes"] == M * N, what
         if not acc:     # acc = 1 reads each old C word the cycle before its write
-            assert out["last_read"] < out["first_write"], f"{what}: read at {out['last_read']} after write at {out['first_write']}"
+            assert out["last_read"] < out["first_write"], \
+                f"{what}: read at {out['last_read']} after write at {out['first_write']}"
 
 
 def _sm_cases(rng, fast=False):
@@ -225,7 +226,8 @@ async def test_vec_rq(dut):
             dst = min(max(src + int(rng.integers(-n, n + 1)), 0), MEM - n)
         else:
             dst = int(rng.integers(0, MEM - n + 1))
-        m = int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0 else int(rng.integers(0, 1 << 16))
+        m = (int(rng.choice([0, 1, 1 << 14, (1 << 15) - 1, (1 << 16) - 1])) if t % 4 == 0
+             else int(rng.integers(0, 1 << 16)))
         s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
         relu = t % 2
         mem = _fill(rng, MEM)
@@ -499,7 +501,7 @@ async def test_ops(dut):
     for op, var, name, cfg in unit_cases():
         cfg = cfg.replace(sp_words=MEM, ext_words=EXT)
 
-        def b(o, **f):
+        def b(o, cfg=cfg, **f):
             return isa.build(o, cfg=cfg, **f)
         for _ in range(_n(12)):
             ins = randops.rand_op(rng, cfg, b, op)
@@ -523,6 +525,7 @@ async def test_ops(dut):
                 got_ext = _read_hex("ext_out.hex")
                 bad = np.flatnonzero(got_ext != want_ext)
                 assert bad.size == 0, f"{name} {ins}: external word {int(bad[0])} differs"
-                assert int(dut.idx_err_seen.value) == faulted, f"{name} {ins}: idx_err {dut.idx_err_seen.value}, model {faulted}"
+                assert int(dut.idx_err_seen.value) == faulted, \
+                    f"{name} {ins}: idx_err {dut.idx_err_seen.value}, model {faulted}"
             seen[(op, name)] = seen.get((op, name), 0) + 1
     dut._log.info("ops: %s", seen)

@@ -455,7 +455,8 @@ def mm_sp_check(site, work, mode="bmc3", depth=20, timeout=600, sp=16, xfree=0):
              f"read_verilog -formal -I{ROOT / 'rtl'} {ROOT / 'rtl' / 'ga2_sram.v'} {WRAPPERS / 'ga2_mm_sp_miter_f.v'}\n"
              f"chparam -set SP_WORDS {sp} -set SAW {saw} -set XFREE {xfree} ga2_mm_sp_miter_f\n"
              "hierarchy -top ga2_mm_sp_miter_f\n")
-    return Check(f"equiv/compose/mm-sp {mode}" + (" planted" if xfree else ""), "ga2_mm_sp_miter_f", [], depth, mode, front=front,
+    return Check(f"equiv/compose/mm-sp {mode}" + (" planted" if xfree else ""), "ga2_mm_sp_miter_f", [], depth, mode,
+                 front=front,
                  post=miter.ZERO_INIT, timeout=timeout,
                  what=f"ga2_mm_ctrl and the early old-C read mutant on one scratchpad of {sp} words")
 

@@ -250,8 +250,8 @@ def run(check):
         st, n, out = _bmc3(work, d, check.timeout)
         secs = time.perf_counter() - t0
         if st in ("PASSED", "TIMEOUT") and n:
-            return Verdict(check.name, "bounded", "abc bmc3", f"bmc {n}" + ("" if st == "PASSED" else f" (of {d}: time limit)"),
-                           secs)
+            return Verdict(check.name, "bounded", "abc bmc3",
+                           f"bmc {n}" + ("" if st == "PASSED" else f" (of {d}: time limit)"), secs)
         return Verdict(check.name, st, "abc bmc3", "-", secs,
                        f"counterexample: {work / 'bmc3.aiw'}" if st == "FAILED" else _why(out, work / "bmc3.log"))
     if check.mode == "cover":
@@ -275,7 +275,8 @@ def run(check):
     secs = time.perf_counter() - t0
     if st == "PASSED":
         return Verdict(check.name, "proven", f"smtbmc {check.solver} bmc + k-induction", f"induction k={d}", secs)
-    return Verdict(check.name, "bounded", f"smtbmc {check.solver} bmc", f"bmc {d} (induction k={d}: {st.lower()})", secs,
+    return Verdict(check.name, "bounded", f"smtbmc {check.solver} bmc", f"bmc {d} (induction k={d}: {st.lower()})",
+                   secs,
                    "induction did not close" if st == "FAILED" else _why(out, work / "induct.log"))
 
 

@@ -16,10 +16,11 @@ solver's work grows with the state, and the logic is the same at every size.
 import re
 from pathlib import Path
 
-from model import config, timing
-from model.ops import ldx, norm, sm
-from tb.formal import engine, gen
-from tb.formal.engine import BUILD, ROOT, WRAPPERS, Check
+from model import config
+from model.ops import ldx, sm
+from tb import ROOT
+from tb.formal import gen
+from tb.formal.engine import BUILD, WRAPPERS, Check
 
 # the whole chip: a 16-word scratchpad, a 16-word external memory, 16 instructions
 CHIP = {"SP_WORDS": 16, "EXT_WORDS": 16, "IMEM_DEPTH": 16}
@@ -253,7 +254,8 @@ def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
                      defines={"LINK_LEMMAS": 1}, params=params, timeout=timeout, expect_fail=bool(bug),
                      what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
     return Check(name, top, [path], depth or 0, mode or "pdr", params=params, timeout=timeout,
-                 expect_fail=bool(bug), what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
+                 expect_fail=bool(bug),
+                 what=f"ga2_{unit} behind ga2_decode (SP {sp}), free instruction and data: {what}")
 
 
 def link_checks():

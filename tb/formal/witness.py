@@ -34,7 +34,8 @@ def read_vcd(path):
     scope = []
     text = Path(path).read_text()
     head, _, body = text.partition("$enddefinitions")
-    for m in re.finditer(r"\$scope \w+ (\S+) \$end|\$upscope \$end|\$var \w+ \d+ (\S+) (\S+)(?: \[[^\]]*\])? \$end", head):
+    for m in re.finditer(r"\$scope \w+ (\S+) \$end|\$upscope \$end"
+                         r"|\$var \w+ \d+ (\S+) (\S+)(?: \[[^\]]*\])? \$end", head):
         if m.group(0).startswith("$scope"):
             scope.append(m.group(1))
         elif m.group(0).startswith("$upscope"):
@@ -96,5 +97,5 @@ def format_trace(rows):
     out = []
     for r in rows:
         out.append(f"cycle {r['cycle']:3d}: " + ", ".join(
-            f"{k}={'0x%x' % x if isinstance(x, int) and x > 9 else x}" for k, x in r.items() if k != "cycle"))
+            f"{k}={hex(x) if isinstance(x, int) and x > 9 else x}" for k, x in r.items() if k != "cycle"))
     return "\n".join(out)

@@ -11,6 +11,7 @@ from tb.mutation.journal import journal_path, open_journal
 from tb.mutation.report import exit_code, failures, print_table, write_json
 from tb.mutation.text import run_mutants
 
+
 def run_and_report(mutants, check, root, json_path=None, extra=None, title="mutant", **kw):
     """run_mutants, print the table, write the JSON; returns exit_code (for sys.exit)."""
     t0 = time.monotonic()

@@ -3,7 +3,7 @@
 Why a module of its own: every judge (the text judge, tb/mutation/text.py; the RTL judge,
 tb/mutation/rtl/runner.py), the journal and the reports speak of the same statuses and
 the same two records, and nothing else. Only "caught" counts as caught
-(tb/mutation/engine.py lists the statuses and the score).
+(tb/mutation/__init__.py lists the statuses and the score).
 """
 from collections import namedtuple
 

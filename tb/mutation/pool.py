@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 
+
 def _in_slot(judge, item):
     """judge(item, slot) inside a Dask worker: the slot is the worker process's own number."""
     from tb import parallel
@@ -31,6 +32,7 @@ def run_pool(items, judge, jobs=None, on_result=None, scheduler=None, progress=F
     bar = tqdm(total=len(items), desc=desc, unit="mutant", disable=not progress, file=sys.stderr)
     if scheduler:
         import concurrent.futures as cf
+
         from tb import parallel
         with bar, parallel.executor(scheduler, jobs) as ex:
             futs = {ex.submit(_in_slot, judge, item): i for i, item in enumerate(items)}
@@ -54,7 +56,7 @@ def run_pool(items, judge, jobs=None, on_result=None, scheduler=None, progress=F
                 i, item = todo.pop(0)
             try:
                 r = judge(item, slot)
-            except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            except BaseException as e:  # noqa: BLE001 -- a judge's failure, re-raised in the caller
                 errors.append(e)
                 return
             with lock:

@@ -10,8 +10,21 @@ import os
 import pathlib
 import sys
 
-from tb.mutation.outcomes import (BAD_ANCHOR, CAUGHT, CRASHED, EQUIVALENT, INCOMPETENT, NOT_RUN,
-                                  REFUSED, STATUSES, STOPPED, SURVIVED, TIMED_OUT, key)
+from tb.mutation.outcomes import (
+    BAD_ANCHOR,
+    CAUGHT,
+    CRASHED,
+    EQUIVALENT,
+    INCOMPETENT,
+    NOT_RUN,
+    REFUSED,
+    STATUSES,
+    STOPPED,
+    SURVIVED,
+    TIMED_OUT,
+    key,
+)
+
 
 def score(results):
     """Counts per status (keys as key(status)), hangs, and the score.

@@ -16,11 +16,20 @@ import time
 from functools import partial
 
 from tb.mutation.journal import mutant_key
-from tb.mutation.outcomes import (BAD_ANCHOR, CAUGHT, CRASHED, REFUSED, SURVIVED, TIMED_OUT,
-                                  BaselineError, Mutant, Result)
+from tb.mutation.outcomes import (
+    BAD_ANCHOR,
+    CAUGHT,
+    CRASHED,
+    REFUSED,
+    SURVIVED,
+    TIMED_OUT,
+    BaselineError,
+    Mutant,
+    Result,
+)
 from tb.mutation.pool import run_pool
-from tb.sim.build import parent_bound
 from tb.mutation.tree import COPY_IGNORE, anchor_problem, apply_mutant, copy_project
+from tb.sim.process import parent_bound
 
 OUTPUT_TAIL = 2000                 # characters of the check's output kept per result
 PROBLEM_RE = re.compile(r"^PROBLEM\b", re.M)
@@ -34,7 +43,7 @@ def run_check(cmd, cwd, timeout, env_extra=None):
 
     The check gets its own process group, killed whole on a timeout (a check that starts
     simulators or subprocesses leaves nothing behind), and dies with this process
-    (tb/sim/build.py parent_bound: a killed run leaves no check running).
+    (tb/sim/process.py parent_bound: a killed run leaves no check running).
     """
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)

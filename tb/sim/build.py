@@ -8,7 +8,6 @@ the plain bench (tb/sim/plain.py) and the RTL mutation suite. The Verilator flag
 here and nowhere else. cocotb_test() runs one cocotb module on a build.
 """
 import contextlib
-import fcntl
 import functools
 import hashlib
 import os
@@ -18,20 +17,16 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import namedtuple
 from pathlib import Path
 
-from tb import ROOT
-from tb.sim.files import rtl_files
-from tb.sim.process import (_SETPRIV, Process, ToolFault, _kill_group, _last_error,  # noqa: F401
-                             describe, error_line, parent_bound, run_process, tail, wait_exit)
 from model import config
+from tb import ROOT
+from tb.sim.files import HARNESS, HDL_DIR, rtl_files
+from tb.sim.process import ToolFault, _last_error, describe, error_line, locked, run_process
 
 TB_DIR = ROOT / "tb"
-HDL_DIR = TB_DIR / "hdl"            # every bench, the harness and its instance include
 DRIVERS = TB_DIR / "drivers"        # the cocotb drivers
 COMMON = HDL_DIR
-HARNESS = HDL_DIR / "ga2_harness.v"
 SIMS = ("icarus", "verilator")
 TOPLEVEL = "ga2_tb"
 # what a build of the chip simulates: "rtl" (rtl/ga2.f) or "gls" (the yosys netlist of
@@ -144,19 +139,6 @@ def fds_to(path):
             os.close(saved[1])
 
 
-@contextlib.contextmanager
-def locked(path):
-    """An exclusive file lock on path for the block."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def _headers(rtl_dir):
     """The include files a build reads: the RTL's and the harness's."""
     return sorted(Path(rtl_dir).glob("*.vh")) + sorted(COMMON.glob("*.vh"))
@@ -229,7 +211,7 @@ def _runtime_objects(bdir):
     return objs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _verilator_version():
     return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
 

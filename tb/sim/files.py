@@ -4,7 +4,9 @@ mutation bench).
 
 rtl_files(rtl_dir) gives the chip's Verilog files in the list's order; a mutant's copy of
 the RTL folder carries its own ga2.f, so the same call works there. restart_files() gives
-the restart check's parts and its top, tb/hdl/restart_chk.v, last.
+the restart check's parts and its top, tb/hdl/restart_chk.v, last. HDL_DIR and HARNESS
+are the benches' folder and the harness every bench of the chip instantiates (the RTL's
+builds and the gate-level netlist's).
 """
 from pathlib import Path
 
@@ -12,6 +14,8 @@ from tb import ROOT
 
 RTL_DIR = ROOT / "rtl"
 FILELIST = "ga2.f"
+HDL_DIR = ROOT / "tb" / "hdl"       # every bench, the harness and its instance include
+HARNESS = HDL_DIR / "ga2_harness.v"  # the chip with its memories, under every bench of the chip
 RESTART_DIR = ROOT / "tb" / "hdl" / "restart"
 RESTART_TOP = ROOT / "tb" / "hdl" / "restart_chk.v"
 GEN_DIR = ROOT / "build" / "gen"          # Verilog generated from the op records for the benches

@@ -35,8 +35,8 @@ from pathlib import Path
 
 from model import config
 from tb import ROOT
-from tb.sim.build import ToolFault, error_line
-from tb.sim.files import rtl_files
+from tb.sim.files import HARNESS, HDL_DIR, rtl_files
+from tb.sim.process import ToolFault, error_line, locked
 
 TOP = "ga2_top"
 NETLIST = "ga2_top_gls.v"
@@ -64,7 +64,7 @@ def build_dir(cfg):
     return ROOT / "build" / f"gls-{cfg.name}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def datdir():
     """yosys's data directory (simcells.v, simlib.v): `yosys-config --datdir`, or
     <prefix>/share/yosys beside the yosys executable when yosys-config is absent."""
@@ -122,7 +122,6 @@ def netlist(cfg=None, rtl_dir=None):
     digest = _digest(cfg, files)
     if stamp.exists() and net.exists() and stamp.read_text() == digest:
         return net
-    from tb.sim.build import locked
     with locked(out.parent / f".{out.name}.lock"):
         if stamp.exists() and net.exists() and stamp.read_text() == digest:
             return net
@@ -161,7 +160,6 @@ def library_files(text):
 
 def sources(cfg=None, rtl_dir=None):
     """The gate-level source list: the netlist, the libraries it needs, the harness and the bench."""
-    from tb.sim.build import HARNESS, HDL_DIR
     net = netlist(cfg, rtl_dir)
     return [net] + library_files(net.read_text()) + [HARNESS, HDL_DIR / "ga2_tb.v"]
 

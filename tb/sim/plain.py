@@ -16,7 +16,8 @@ from pathlib import Path
 from model import config, isa
 from tb import protocol
 from tb.judge import MONITORS
-from tb.sim.build import HDL_DIR, build_binary
+from tb.sim.build import build_binary
+from tb.sim.files import HDL_DIR
 
 BENCH = HDL_DIR / "tb_plain.v"
 TOP = "tb_plain"

@@ -1,7 +1,10 @@
 """How the simulation library runs a tool and reports its end: run_process (a simulator or
 build in its own process group, bound to this process, killed at a wall-clock limit),
 Process and describe (how it ended, in words), ToolFault (a tool that failed: one line,
-its log), error_line and tail (what a log says). tb/sim/build.py re-exports these."""
+its log), error_line and tail (what a log says), locked (one process at a time on a build
+directory: the builds, the gate-level netlist)."""
+import contextlib
+import fcntl
 import os
 import re
 import select
@@ -140,3 +143,16 @@ def describe(proc):
             name = "?"
         return f"killed by signal {proc.signal} ({name})"
     return f"exit code {proc.returncode}"
+
+
+@contextlib.contextmanager
+def locked(path):
+    """An exclusive file lock on path for the block."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

@@ -27,18 +27,18 @@ from pathlib import Path
 from model import config, hostio, isa, timing
 from model.machine import Machine
 from tb import coverage, protocol
-from tb.protocol import read_bus  # noqa: F401  (re-exported: the wrapper's bus log)
-from tb.sim.build import DRIVERS, Process, ToolFault, build, check_sim, cocotb_test, describe, rtl_coverage_dir, tail
-from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, ProgResult, keeps_ext, make_result, references
+from tb.judge import HOST_OUTPUTS, KEEP_EXT, MONITORS, keeps_ext, make_result, references
+from tb.sim.build import DRIVERS, build, check_sim, cocotb_test, rtl_coverage_dir
+from tb.sim.process import Process, ToolFault, describe, tail
 
 JOB_MODULE = "ga2_job"
 DEFAULT_GAP = 2        # cycles between a program's done (or the request) and the next start
 
 Item = namedtuple("Item", "prog image sp gap abort_at", defaults=(None, None, DEFAULT_GAP, 0))
 Item.__doc__ = """One program of a job: prog (Instr list or words), image (ext words, zero-
-padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload, zero-padded), gap (cycles the
-chip idles before this start; 0 = start in the first cycle done is seen high), abort_at
-(> 0: cut the program by rst after that many cycles; the next program should preload
+padded; KEEP_EXT: keep the external memory the previous program left), sp (None, or the scratchpad words to preload,
+zero-padded), gap (cycles the chip idles before this start; 0 = start in the first cycle done is seen high),
+abort_at (> 0: cut the program by rst after that many cycles; the next program should preload
 the scratchpad, since the reference cannot know what the cut program left there)."""
 
 
@@ -56,7 +56,7 @@ class SimulatorFault(ToolFault):
 
     sim, program (the simulator's executable), job and item (the program within the job
     that was running: the first without a complete outcome; item None: after the job's
-    last program), k (its index in the run) of n, process (a tb.sim.build.Process or
+    last program), k (its index in the run) of n, process (a tb.sim.process.Process or
     None), why (what is missing), log (the simulator's log).
     """
 
@@ -199,7 +199,8 @@ def job_wait(job, cycles, max_cycles=None):
     predicted cycles of its programs (a cut one's up to its cut, none past the cycle
     limit), at most what the wrapper takes for them on a chip equal to the model (its
     start and done cycles come on top)."""
-    cap = lambda it, c: min([c] + ([it.abort_at] if it.abort_at else []) + ([max_cycles] if max_cycles else []))  # noqa: E731
+    def cap(it, c):
+        return min([c] + ([it.abort_at] if it.abort_at else []) + ([max_cycles] if max_cycles else []))
     n = sum(it.gap + cap(it, c) for it, c in zip(job, cycles))
     return n * protocol.CLOCK_NS
 
@@ -381,7 +382,7 @@ def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
                 return   # not landed yet (or never: check_outcomes names that fault)
             try:
                 on_outcome(k, read_raw(run_dir, ext_words, k))
-            except Exception as e:   # noqa: BLE001  (re-raised in the caller's thread)
+            except Exception as e:   # noqa: BLE001 -- re-raised in the caller's thread
                 errors.append(e)
             done[0] += 1
 
@@ -498,7 +499,7 @@ class Live:
             try:
                 _, failed, log = cocotb_test(self.sim, bdir, self.run_dir, LIVE_MODULE, module_dirs=[DRIVERS],
                                              plusargs=plusargs, pytest=False, process=self._proc)
-            except BaseException as e:   # noqa: BLE001  (reported by run() or close())
+            except BaseException as e:   # noqa: BLE001 -- reported by run() or close()
                 failed, log = f"{type(e).__name__}: {e}", self.run_dir / "sim.log"
             self._ended = (failed, log)
         self._thread = threading.Thread(target=simulate, daemon=True)
@@ -591,5 +592,5 @@ def summary(results):
     return len(flat), sum(p.ok for p in flat), sum(int(p.counters.cycles) for p in flat)
 
 
-__all__ = ["Item", "KEEP_EXT", "Live", "ChipMismatch", "read_bus", "ProgResult", "run", "run_programs", "summary", "read_raw", "write_run",
-           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "ToolFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]
+__all__ = ["Item", "Live", "ChipMismatch", "run", "run_programs", "summary", "read_raw", "write_run",
+           "prepare_jobs", "DEFAULT_GAP", "SimulatorFault", "DesignAssertion", "check_outcomes", "wall_limit_for"]

@@ -76,13 +76,15 @@ def bad_program(seed_or_rng, code, cfg=None):
         kind = rng.integers(0, 4)
         if kind == 0:
             n = 20
-            prog.append(isa.raw("LD", dst=SP - 10, src=0, len=n)); sp_range = (SP - 10, 10)
+            prog.append(isa.raw("LD", dst=SP - 10, src=0, len=n))
+            sp_range = (SP - 10, 10)
         elif kind == 1:
             n = min(20, ext)
             prog.append(isa.raw("ST", src=SP - 5, dst=40 % max(1, ext - n), len=n))
             ext_range = (40 % max(1, ext - n), n)
         elif kind == 2:
-            prog.append(isa.raw("RQ", dst=SP - 3, src=64, len=8, m=20000, s=10)); sp_range = (SP - 3, 3)
+            prog.append(isa.raw("RQ", dst=SP - 3, src=64, len=8, m=20000, s=10))
+            sp_range = (SP - 3, 3)
         else:
             prog.append(isa.raw("MM", dst=SP - 2, A=64, B=64, M=2, K=4, N=2, tb=0, lda=4, ldb=4, ldc=2))
             sp_range = (SP - 2, 2)
@@ -93,7 +95,8 @@ def bad_program(seed_or_rng, code, cfg=None):
             prog.append(isa.raw("ST", src=128, dst=dst, len=n))
             ext_range = (dst, ext - dst)
         else:
-            prog.append(isa.raw("LD", dst=300, src=max(0, ext - 4), len=16)); sp_range = (300, 16)
+            prog.append(isa.raw("LD", dst=300, src=max(0, ext - 4), len=16))
+            sp_range = (300, 16)
     elif code == isa.ERR_SHAPE:
         kind = rng.integers(0, 5)
         if kind == 0:
@@ -107,9 +110,11 @@ def bad_program(seed_or_rng, code, cfg=None):
             prog.append(isa.raw("SM", dst=400, src=64, len=int(rng.choice([65, 100, 8191]))))
             sp_range = (400, 64)
         elif kind == 3:
-            prog.append(isa.raw("ST", src=64, dst=100, len=0)); ext_range = (100, 8)
+            prog.append(isa.raw("ST", src=64, dst=100, len=0))
+            ext_range = (100, 8)
         else:
-            prog.append(isa.raw("RQ", dst=400, src=64, len=0, m=1, s=1)); sp_range = (400, 8)
+            prog.append(isa.raw("RQ", dst=400, src=64, len=0, m=1, s=1))
+            sp_range = (400, 8)
     elif code == isa.ERR_PC:
         # fill the whole instruction memory with valid instructions, no HALT
         filler = [b("LD", dst=500, src=0, len=1), b("ST", src=64, dst=min(200, ext - 1), len=1)]
@@ -126,7 +131,7 @@ def bad_program(seed_or_rng, code, cfg=None):
 def follow_up(bad, cfg=None):
     """A valid program that stores the bad instruction's scratchpad range to ext[0..)."""
     cfg = config.resolve(cfg)
-    ext, SP = cfg.ext_words, cfg.sp_words
+    ext = cfg.ext_words
     prog = []
     if bad.sp_range:
         first, n = bad.sp_range

@@ -27,7 +27,7 @@ lm_edge_programs(cfg) are edge_programs' one-word edges for every pair with a ne
 import numpy as np
 
 from model import config, func, isa, timing
-from tb.stimulus.progen import random_image, rand_ms
+from tb.stimulus.randops import rand_ms, random_image
 
 NEAR = (0, 96)           # the colliding window: sp[0:96]
 FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]
@@ -302,7 +302,8 @@ _EDGE_REGIONS = 28
 def _edge_producers(cfg, at):
     """Long instructions of every op with their ranges placed at `at`: [(op, ins, {side:
     [(first, last)]})] (side "r" read, "w" write)."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     out = [("LD", b("LD", dst=at, src=0, len=40)),
            ("ST", b("ST", src=at, dst=0, len=40)),
            ("MM A", b("MM", dst=at + 48, A=at, B=at + 40, M=1, K=40, N=2, tb=0, lda=0, ldb=2, ldc=0)),
@@ -326,7 +327,8 @@ def edge_programs(cfg=None):
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4242)
     img = rng.integers(-128, 128, size=cfg.ext_words)
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     progs = []
     for k, (label, _) in enumerate(_edge_producers(cfg, 0)):
         prog, n = [], 0
@@ -402,7 +404,8 @@ def _lm_edge_producers(cfg, at):
     """The language model's long instructions, their ranges at `at` (as _edge_producers):
     [(label, ins)]. The LDX reads its index at at + 60, which an ARGMAX of the eight
     words at at + 64 writes first (lm_edge_programs), so its row is really copied."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     return [("LDX", b("LDX", dst=at, src=0, len=40, idx=at + 60, rows=8)),
             ("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24)),
             ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
@@ -454,7 +457,8 @@ def lm_edge_programs(cfg=None):
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4343)
     img = rng.integers(-128, 128, size=cfg.ext_words)
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
 
     def producers(at):
         return _edge_producers(cfg, at) + _lm_edge_producers(cfg, at)

@@ -31,7 +31,7 @@ def crafted_programs(seed=RANDOM_SEED):
     return copy.deepcopy(_crafted_programs(seed))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _crafted_programs(seed):
     from model import isa
     rng = random.Random(seed + 11)
@@ -51,7 +51,7 @@ def _crafted_programs(seed):
             hit = True
         if hit:
             vecs.append(x)
-    img, prog, pos, out = [], [], 0, 100
+    img, prog, pos = [], [], 0
 
     def b(op, **f):
         prog.append(isa.build(op, cfg=CFG, **f))
@@ -78,7 +78,7 @@ def _crafted_programs(seed):
 def self_contained_program():
     """(prog, image): LD, MM, RQ, SM, ST that reads only scratchpad words it wrote itself,
     so its results do not depend on what an aborted program left in the scratchpad."""
-    from model import config, isa
+    from model import isa
     rng = np.random.default_rng(RANDOM_SEED + 99)
     img = rng.integers(-128, 128, size=64)
 

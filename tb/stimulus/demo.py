@@ -8,14 +8,15 @@ seeded random programs (`python -m tb.demo`).
 import numpy as np
 
 from model import config, isa
-from tb.stimulus import progen
+from tb.stimulus import badprog, randprog
 
 
 def demo_programs(cfg=None):
     """A small fixed set of programs touching every op (LD, MM both layouts, RQ, SM, ST)."""
     cfg = config.resolve(cfg)
     ext = cfg.ext_words
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     rng = np.random.default_rng(7)
     image = rng.integers(-128, 128, size=min(ext, 256))
     p1 = [b("LD", dst=0, src=0, len=64),
@@ -35,7 +36,7 @@ def demo_set():
     its follow-up, and 20 seeded random programs (config.DEFAULT)."""
     pairs = list(demo_programs())
     for code in (1, 2, 3, 4, 5):
-        bad = progen.bad_program(code, code)
-        pairs += [(bad.prog, bad.image), progen.follow_up(bad)]
-    pairs += progen.random_programs(2024, 20)
+        bad = badprog.bad_program(code, code)
+        pairs += [(bad.prog, bad.image), badprog.follow_up(bad)]
+    pairs += randprog.random_programs(2024, 20)
     return pairs

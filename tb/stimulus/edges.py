@@ -10,17 +10,17 @@ from tb.stimulus.suitecfg import CFG, EXT, RANDOM_SEED
 
 def index_error_programs(seed=RANDOM_SEED):
     """[(label, prog, image)]: error 6 (an LDX row index not below rows, found in EXEC):
-    each kind of progen.bad_program's (a lone bad LDX, a good one after it, a second bad
+    each kind of badprog.bad_program's (a lone bad LDX, a good one after it, a second bad
     one, a later DECODE fault) and hand.py's (rows itself, -1, 2^31, 2^16, a later illegal
     opcode, running past the instruction memory), each followed by its follow-up (the
     error clears at the next start)."""
-    from tb.stimulus import hand, progen
+    from tb.stimulus import badprog, hand
     out = []
     rng = np.random.default_rng(seed + 61)
     for k in range(4):
-        bad = progen.bad_program(rng, 6, cfg=CFG)
+        bad = badprog.bad_program(rng, 6, cfg=CFG)
         out.append((f"error 6 ({k})", bad.prog, bad.image))
-        fprog, fimg = progen.follow_up(bad, cfg=CFG)
+        fprog, fimg = badprog.follow_up(bad, cfg=CFG)
         out.append((f"after error 6 ({k})", fprog, fimg))
     for name, prog, img in hand.lm_programs():
         if name.startswith("err6_") and name != "err6_then_pc":
@@ -42,7 +42,7 @@ def boundary_programs(seed=RANDOM_SEED):
     UNPACK4 dst) and len spans at the end, past it and past 2^16; LD / ST / LDX with xhi > 0
     (this chip's external memory is below 2^16: every xhi > 0 faults), their full address
     sums just past 2^24 (xhi = 255, a 24-bit sum without its carry would wrap to 0)."""
-    from model import config, isa
+    from model import isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
     valid, bad = [], []
@@ -227,13 +227,13 @@ def boundary_programs(seed=RANDOM_SEED):
 
 def wrap_programs(seed=RANDOM_SEED):
     """One bad program per field-sum kind whose sum reaches past the width the decoder's
-    range arithmetic needs (tb/stimulus/progen.wrap_bad_program: past 2^16, 2^20 for MM
+    range arithmetic needs (tb/stimulus/badprog.wrap_bad_program: past 2^16, 2^20 for MM
     B), each followed by its follow-up: a range check on a truncated sum would accept it."""
-    from tb.stimulus import progen
+    from tb.stimulus import badprog
     out = []
-    for k, bad in enumerate(progen.wrap_bad_programs(seed + 31, cfg=CFG)):
+    for k, bad in enumerate(badprog.wrap_bad_programs(seed + 31, cfg=CFG)):
         out.append((f"wrap {k} code {bad.code}", bad.prog, bad.image))
-        fprog, fimg = progen.follow_up(bad, cfg=CFG)
+        fprog, fimg = badprog.follow_up(bad, cfg=CFG)
         out.append((f"after wrap {k}", fprog, fimg))
     return out
 
@@ -248,7 +248,8 @@ def long_programs(seed=RANDOM_SEED):
     SP = CFG.sp_words
     img = rng.integers(-128, 128, size=EXT)
     img[:16] = rng.integers(-2**31, 2**31, size=16)
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     prog = [b("LD", dst=0, src=EXT - SP, len=SP),
             b("RQ", dst=0, src=0, len=SP, m=(1 << 16) - 1, s=9),
             b("ST", src=0, dst=0, len=SP),

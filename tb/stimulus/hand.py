@@ -4,8 +4,8 @@ hand_programs() lists (name, program, image) covering every op (LD/ST at both en
 both memories, MM for every M x N x tb with random K and strides, overlapping and
 aliasing MMs, RQ at every shift class and with overlapping src/dst, the requant edges,
 SM at every length class with all-equal and extreme inputs; the language model's ops:
-lm_programs(), with PACK4 / UNPACK4: pack4_programs()) and every error code with the instruction that raises it at its edge
-(error 6, LDX's row index, included); the plain check (tb/plain_check.py) runs
+lm_programs(), with PACK4 / UNPACK4: pack4_programs()) and every error code with the instruction that raises it at
+its edge (error 6, LDX's row index, included); the plain check (tb/plain_check.py) runs
 each twice on one chip and its X check dumps them. bench_program() is a valid program
 of about a million cycles (simulation speed). All for config.DEFAULT with EXT_HAND
 external words.
@@ -163,7 +163,8 @@ def lm_programs():
         am.append(B("ARGMAX", dst=1000 + k, src=pos, len=len(v)))
         pos += len(v)
     am += [B("ARGMAX", dst=4095, src=0, len=4096), B("ARGMAX", dst=0, src=1, len=4),   # dst in src's past
-           B("ST", src=1000, dst=0, len=len(vecs)), B("ST", src=4095, dst=100, len=1), B("ST", src=0, dst=101, len=1), H]
+           B("ST", src=1000, dst=0, len=len(vecs)), B("ST", src=4095, dst=100, len=1),
+           B("ST", src=0, dst=101, len=1), H]
     progs.append(("lm_argmax", am, img))
     # NORM: ss = 0, len 1 and 64, all -128, ss = 1 (r = 2^24) and 4, overlap, m and s at
     # their ends. Each vector with an (m, s) that puts its largest result near 100 (where

@@ -44,7 +44,8 @@ CYCLES_PER_PROGRAM = 60000           # valid directed instructions are split int
 
 def fault_programs(cfg):
     """[(label, prog)]: one faulting instruction with a field at its encoding's top each."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     r = isa.raw
     top = (1 << 13) - 1                            # len: 13 bits
     far = (1 << isa.ADDR_W) - 1                    # an address: 16 bits
@@ -67,7 +68,8 @@ def fault_programs(cfg):
 def stride_program(cfg):
     """MM with lda = 4095 and with ldc = 4095 (M = 2 from word 0: rows at 0 and 4095),
     the results stored back; valid."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     s = (1 << 12) - 1
     return [b("LD", dst=0, src=0, len=64), b("LD", dst=s, src=64, len=1),
             b("MM", dst=100, A=0, B=8, M=2, K=1, N=2, tb=0, lda=s, ldb=2, ldc=2),
@@ -81,7 +83,8 @@ def cut_programs(cfg, units=("dma", "mm", "vec", "none")):
     matrix unit's MM, the vector unit's SM, the pack4 unit's UNPACK4: cut half way into its
     busy cycles, from the timing model's schedule) and while none is (the first cycle of
     the run), for each of units (default: the first report's)."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     H = b("HALT")
     out = []
     for unit, ins in (("dma", b("LD", dst=0, src=0, len=200)),
@@ -240,7 +243,8 @@ def illegal_programs(cfg):
 def sm_programs(cfg):
     """[(label, prog)]: one SM per length class of cfg's sm_max_len (a range: its middle),
     stored back."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     top = cfg.sm_max_len
     prog = [b("LD", dst=0, src=0, len=min(top, cfg.ext_words))]
     for c in coverage.sm_classes(cfg):
@@ -254,7 +258,8 @@ def pk_hazard_programs(cfg):
     """[(label, prog)]: for every hazard kind and every pair of the pack4 unit with the dma
     and the matrix unit (either one busy, the other's instruction decoding), two
     instructions whose ranges meet in exactly that kind (PACK4 and UNPACK4 in turn)."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     a = 1000                                          # the shared words
     far = 3000                                        # everything else
 
@@ -264,8 +269,10 @@ def pk_hazard_programs(cfg):
     def mm(rd=None, wr=None, k=40):
         return b("MM", dst=a if wr else far + 400, A=a if rd else far + 600, B=far + 800, M=4, K=k,
                  N=4, tb=1, lda=k, ldb=k, ldc=4)
-    ld = lambda n=40: b("LD", dst=a, src=0, len=n)          # noqa: E731  writes a
-    st = lambda n=40: b("ST", src=a, dst=0, len=n)          # noqa: E731  reads a
+    def ld(n=40):  # writes a
+        return b("LD", dst=a, src=0, len=n)
+    def st(n=40):  # reads a
+        return b("ST", src=a, dst=0, len=n)
     pairs = {("dma", "RAW"): [ld(), pk("PACK4", rd=1)], ("dma", "WAR"): [st(), pk("UNPACK4", wr=1)],
              ("dma", "WAW"): [ld(), pk("PACK4", wr=1)],
              ("mm", "RAW"): [mm(wr=1), pk("UNPACK4", rd=1)], ("mm", "WAR"): [mm(rd=1), pk("PACK4", wr=1)],

@@ -7,18 +7,18 @@ suite_programs() is the in-order suite (config.CH09), overlap_programs() the ove
 for a cut by reset, and (label, prog, None, 0, 1) for a light fault program that keeps the
 external memory. Each group says in its docstring which checks or bits it is there for.
 The groups at the edges are in edges.py, the crafted ones and the resets in crafted.py, the
-chip and seeds in suitecfg.py; this module composes the suites and re-exports them.
+chip and seeds in suitecfg.py; this module composes the suites.
 """
 from pathlib import Path
 
 import numpy as np
 
-from tb.stimulus.crafted import (crafted_programs, reset_programs, self_contained_lm_program,  # noqa: F401
-                                 self_contained_pack4_program, self_contained_program)
-from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs  # noqa: F401
-from tb.stimulus.suitecfg import (CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST,  # noqa: F401
-                                  N_RANDOM_LATE, RANDOM_SEED)
-
+from tb.stimulus.crafted import (
+    crafted_programs,
+    reset_programs,
+)
+from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
 
@@ -36,17 +36,18 @@ def chapter9_programs(cfg=CFG):
 
 def acc_programs(rng, cfg, n=3):
     """[(label, prog, image)]: MM with acc = 1 (dst += A x B): n random programs with
-    half their products accumulating (progen.with_acc), and a crafted one whose output
+    half their products accumulating (randprog.with_acc), and a crafted one whose output
     rows overlap (ldc < N: each result adds onto the word an earlier result of the same
     product just wrote, which the matrix unit reads back through the scratchpad's
     write-first path)."""
     from model import isa
-    from tb.stimulus import progen
+    from tb.stimulus import randprog
     out = []
     for k in range(n):
-        prog, img = progen.random_program(rng, cfg=cfg)
-        out.append((f"acc random {k}", progen.with_acc(prog, rng), img))
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+        prog, img = randprog.random_program(rng, cfg=cfg)
+        out.append((f"acc random {k}", randprog.with_acc(prog, rng), img))
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     img = rng.integers(-128, 128, size=256)
     prog = [b("LD", dst=0, src=0, len=200)]
     for ldc, N, tb in ((1, 4, 0), (2, 4, 1), (3, 4, 0), (1, 2, 1), (0, 3, 0), (2, 1, 0)):
@@ -66,7 +67,7 @@ def overlap_programs(quick=False):
     (the CI harness) leaves out the edge and chapter-9 programs, which the co-simulation
     tests run on both simulators anyway."""
     from model import isa, timing
-    from tb.stimulus import collide, progen
+    from tb.stimulus import badprog, collide, randprog
     rng = np.random.default_rng(RANDOM_SEED + 7)
     cfg = CFG_OVERLAP
     progs = [(f"colliding {k}", *collide.collide_program(rng, cfg, with_sm=k % 2 == 1))
@@ -79,11 +80,11 @@ def overlap_programs(quick=False):
             b("MM", dst=300, A=400, B=420, M=4, K=60, N=4, tb=1, lda=60, ldb=60, ldc=4),
             b("SM", dst=500, src=520, len=64)]
     for code in (1, 2, 3, 4):                     # a fault behind three busy units
-        bad = progen.bad_program(RANDOM_SEED + 40 + code, code, cfg=cfg)
+        bad = badprog.bad_program(RANDOM_SEED + 40 + code, code, cfg=cfg)
         fault = bad.prog[bad.pc]
         progs.append((f"overlap error {code}", busy + [fault, b("ST", src=0, dst=0, len=8), b("HALT")], img))
         progs.append((f"after overlap error {code}", busy + [b("ST", src=0, dst=1000, len=600), b("HALT")], img))
-    bad = progen.bad_program(RANDOM_SEED + 45, isa.ERR_PC, cfg=cfg)   # past the end, units busy
+    bad = badprog.bad_program(RANDOM_SEED + 45, isa.ERR_PC, cfg=cfg)   # past the end, units busy
     progs.append(("overlap error 5", bad.prog, bad.image))
     # error 6 found while other units run: alone (HALT waits for them), before a DECODE
     # fault that waits for them too, twice (the first pc stays)
@@ -101,12 +102,12 @@ def overlap_programs(quick=False):
     for k in range(4):
         progs.append((f"colliding lm {k}", *collide.collide_program(rng, cfg, with_sm=k % 2 == 1, with_lm=True)))
     for k in range(3):
-        prog, im = progen.random_program(rng, cfg=cfg)
+        prog, im = randprog.random_program(rng, cfg=cfg)
         progs.append((f"random overlap {k}", prog, im))
     if not quick:
         progs.extend(collide.edge_programs(cfg))     # one-word overlaps at every hull's ends
         progs.extend(collide.lm_edge_programs(cfg))  # the same with the new ops
-    progs.extend((f"{label} overlap", progen.with_acc(prog, rng), im)
+    progs.extend((f"{label} overlap", randprog.with_acc(prog, rng), im)
                  for label, prog, im in (("colliding acc", *collide.collide_program(rng, cfg, with_sm=True)),))
     progs.extend(acc_programs(rng, cfg, n=1))
     # a read 2048 words from a write in the same cycle (LD writing sp[k] while RQ reads
@@ -135,16 +136,16 @@ def suite_programs(quick=False):
     """[(label, prog, image)] in suite order: cheap and broad first, chapter 9 last.
     quick=True (the CI harness test) leaves out the wrap, longest-transfer and chapter-9
     programs, which tests/tb/test_bench_suite.py runs on both simulators anyway."""
-    from tb.stimulus import progen
+    from tb.stimulus import badprog, randprog
     rng = np.random.default_rng(RANDOM_SEED)
     progs = []
     for k in range(N_RANDOM_FIRST):
-        prog, img = progen.random_program(rng, cfg=CFG)
+        prog, img = randprog.random_program(rng, cfg=CFG)
         progs.append((f"random {k}", prog, img))
     for code in (1, 4, 2, 3, 5, 6):
-        bad = progen.bad_program(RANDOM_SEED + code, code, cfg=CFG)
+        bad = badprog.bad_program(RANDOM_SEED + code, code, cfg=CFG)
         progs.append((f"error {code}", bad.prog, bad.image))
-        fprog, fimg = progen.follow_up(bad, cfg=CFG)
+        fprog, fimg = badprog.follow_up(bad, cfg=CFG)
         progs.append((f"after error {code}", fprog, fimg))
     progs.extend(index_error_programs())
     progs.extend(crafted_programs())
@@ -154,7 +155,7 @@ def suite_programs(quick=False):
         progs.extend(wrap_programs())
         progs.extend(long_programs())
     for k in range(N_RANDOM_LATE):
-        prog, img = progen.random_program(rng, cfg=CFG)
+        prog, img = randprog.random_program(rng, cfg=CFG)
         progs.append((f"random {N_RANDOM_FIRST + k}", prog, img))
     progs.extend(acc_programs(rng, CFG))
     if not quick:
@@ -179,7 +180,8 @@ def bench_items(entries):
     abort_at) -> the same cut by rst after abort_at cycles; (label, prog, None, 0, 1), a
     light fault program, -> Item(prog, KEEP_EXT): the external memory stays as the previous
     program left it."""
-    from tb.sim.run import DEFAULT_GAP, KEEP_EXT, Item
+    from tb.judge import KEEP_EXT
+    from tb.sim.run import DEFAULT_GAP, Item
     out = []
     for e in entries:
         if len(e) not in (3, 4, 5):

@@ -16,7 +16,8 @@ distributions.
 """
 import numpy as np
 
-from model import isa, ops
+from model import ops
+
 
 def rng_of(seed_or_rng):
     """A numpy Generator: seed_or_rng itself, or a new one seeded with it."""
@@ -162,7 +163,6 @@ def rand_op(rng, cfg, b, op, **fixed):
     """One valid instruction of op drawn from its record's stimulus ranges (the module
     docstring); fixed: fields given by the caller."""
     rec = ops.TABLE[op]
-    widths = rec.widths
     f = dict(fixed)
     for s in rec.shape:
         if s.field not in f:

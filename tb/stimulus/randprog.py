@@ -43,8 +43,12 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     p = p / p.sum()
     while len(prog) < n_instr:
         op = names[int(rng.choice(len(names), p=p))]
-        ins = _DRAW[op](rng, cfg, b) if op in _DRAW else rand_op(rng, cfg, b, op)
         index_of = ops.TABLE[op].stim.get("index_of")
+        if index_of:          # an index its table can hold: below the external memory's size
+            top = min(ops.TABLE[op].stim.get(index_of, ext), ext)
+            ins = rand_op(rng, cfg, b, op, **{index_of: int(rng.integers(1, top + 1))})
+        else:
+            ins = _DRAW[op](rng, cfg, b) if op in _DRAW else rand_op(rng, cfg, b, op)
         if index_of and rng.random() < 0.7:
             # its one-word result is an index below that field: its table row, looked up
             # on chip (the token's embedding row)

@@ -10,6 +10,7 @@ import random
 from model import config, isa
 from model.ops import norm
 
+
 # their accesses crowded into a small region so that instructions overlap often, a few
 # with one bad instruction anywhere (not only at the end, as bad_program's).
 def region_program(rng, ext_words, bad=None):
@@ -96,11 +97,13 @@ def region_program(rng, ext_words, bad=None):
             spa, exa = rng.randrange(0, 4096 - n), rng.randrange(ext_words - n + 1, 65536 - n)
             w = isa.raw(op, len=n, **(dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)))
         elif kind == 3:
-            w = isa.raw("RQ", dst=rng.randrange(3900, 65536), src=rng.randrange(0, 4096), len=rng.randrange(0, 300), m=1, s=1)
+            w = isa.raw("RQ", dst=rng.randrange(3900, 65536), src=rng.randrange(0, 4096), len=rng.randrange(0, 300),
+                        m=1, s=1)
         elif kind == 4:
             w = isa.raw("SM", dst=rng.randrange(0, 4096), src=rng.randrange(3900, 4096), len=rng.randrange(0, 100))
         else:
-            w = isa.raw("MM", dst=rng.randrange(0, 4096), A=rng.randrange(0, 4096), B=rng.randrange(0, 4096), M=rng.randrange(1, 5),
+            w = isa.raw("MM", dst=rng.randrange(0, 4096), A=rng.randrange(0, 4096), B=rng.randrange(0, 4096),
+                  M=rng.randrange(1, 5),
                   K=rng.randrange(1, 256), N=rng.randrange(1, 5), tb=rng.randrange(2), lda=rng.randrange(0, 4096),
                   ldb=rng.randrange(0, 4096), ldc=rng.randrange(0, 4096))
         prog.insert(rng.randrange(0, len(prog) + 1), w)

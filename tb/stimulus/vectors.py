@@ -11,7 +11,7 @@ import random
 
 from model import ops
 from model.quant import requant
-from tb.stimulus.programs import RANDOM_SEED
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 N_RQ_VEC = 560     # requant vectors
 N_DV_VEC = 120     # divu vectors

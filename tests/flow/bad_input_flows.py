@@ -12,6 +12,10 @@ ROWS = {
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.isa_doc": ("tools.flow.isa_doc", [
+        (["--bogus"], "--bogus"),
+        (["--check", "x"], "unrecognized"),
+    ]),
     "python -m tools.flow.synth": ("tools.flow.synth", [
         (["--sm-max-len", "0"], "--sm-max-len"),
         (["--sm-max-len", "1025"], "--sm-max-len"),

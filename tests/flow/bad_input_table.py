@@ -9,6 +9,9 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from bad_input_apps import ROWS as _APPS
+from bad_input_flows import ROWS as _FLOWS
+from bad_input_runs import ROWS as _RUNS
 
 ROOT = Path(__file__).resolve().parents[2]
 FORKRUN = Path(__file__).with_name("forkrun.py")
@@ -76,10 +79,6 @@ def make_files(d):
 
 # ---------------------------------------------------------------- the table
 # command -> (module, [(argv, what stderr must name)]), in three modules by layer
-from bad_input_apps import GA2, ROWS as _APPS  # noqa: E402
-from bad_input_flows import ROWS as _FLOWS  # noqa: E402
-from bad_input_runs import ROWS as _RUNS  # noqa: E402
-
 TABLE = {**_APPS, **_RUNS, **_FLOWS}
 # the commands whose first row also runs as a genuine `sys.executable -m` subprocess: one of
 # each kind of entry point (a module, a package's __main__, a face, a long-running command)
@@ -93,10 +92,13 @@ SCRIPT_ROWS = [
 PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run", "tools.ch09.example_a",
            "tools.ch09.example_b", "tools.ch09.stimulus", "tools.lm.score", "tools.lm.sweep", "tools.lm.check",
            "tools.lm.eval", "tools.lm.train", "tools.lm.remedies_sweep", "tools.lm.long",
-           "tools.serve.lm_run", "tools.serve.lm_remedies", "tools.serve.live_cost", "tools.serve.lm_check", "tb.soak", "tb.soak_scale",
+           "tools.serve.lm_run", "tools.serve.lm_remedies", "tools.serve.live_cost", "tools.serve.lm_check", "tb.soak",
+           "tb.soak_scale",
            "tb.coverage_run", "tools.ch09.mutants", "tools.serve.mutants",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
-           "tools.flow.headers", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga", "tools.flow.formal", "tools.bench.bench_model",
+           "tools.flow.headers", "tools.flow.isa_doc", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga",
+           "tools.flow.formal",
+           "tools.bench.bench_model",
            "tools.bench.bench_sim", "tools.ch09.figures", "tools.flow.lint", "tools.flow.exp_lut", "tools.flow.core",
            "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
            "tb.mutation.rtl.hazard", "tb.demo"]

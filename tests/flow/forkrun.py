@@ -31,7 +31,6 @@ import traceback
 import types
 import warnings
 
-
 _CODE = {}
 
 
@@ -82,7 +81,7 @@ def _child(job, out_path, err_path):
             else:
                 print(e.code, file=sys.stderr)
                 code = 1
-        except BaseException:  # noqa: BLE001 - what the interpreter would print
+        except BaseException:  # noqa: BLE001 -- printed as the interpreter would print it
             traceback.print_exc()
             code = 1
     finally:

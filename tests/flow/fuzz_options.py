@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import test_bad_input as T  # noqa: E402
+import test_bad_input as T
 
 SUBCOMMANDS = {"tools.ga2": ["asm", "disasm", "cycles", "run", "serve", "generate"]}
 FILES = ("adir", "garbage.txt", "empty.txt", "empty.json", "garbage.json", "garbage.npz", "empty.npz",

@@ -32,9 +32,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bad_input_table import (FACES, FORKRUN, GA2, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS,  # noqa: E402,F401
-                             SHIMMED, TABLE, make_files)
+from bad_input_apps import GA2
+from bad_input_table import FACES, FORKRUN, LIMIT, PRELOAD, REAL, ROOT, SCRIPT_ROWS, SHIMMED, TABLE, make_files
 
 
 def shim_dir(d):
@@ -68,7 +67,8 @@ def run_table(tmp):
         jobs.append({"module": GA2, "exe": str(ROOT / "ga2"), "argv": [a.format(d=d) for a in argv],
                      "cwd": str(cwd), "timeout": LIMIT, "real": True})
         where.append(("./ga2", argv, expect))
-    p = subprocess.run([sys.executable, str(FORKRUN)], input=json.dumps({"preload": PRELOAD, "jobs": jobs, "parallel": 2}),
+    p = subprocess.run([sys.executable, str(FORKRUN)],
+                       input=json.dumps({"preload": PRELOAD, "jobs": jobs, "parallel": 2}),
                        capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     out = {}

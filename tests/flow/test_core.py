@@ -16,9 +16,8 @@ import yaml
 
 from model import config, isa
 from model.machine import Machine
-from tb import protocol
+from tb import ROOT, protocol
 from tb.hw import rtl_files
-from tools import ROOT
 from tools.flow import core
 from tools.ga2 import read_image, read_program
 
@@ -123,7 +122,7 @@ def test_fusesoc_lint_is_clean_in_both_timing_modes(tmp_path):
     for extra in ([], ["--OVERLAP=1"]):
         ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME] + extra, tmp_path)
         assert ok, out
-    vc = (tmp_path / "ga2_ip_ga2_{}".format(core.version()) / "lint").glob("*.vc")
+    vc = (tmp_path / f"ga2_ip_ga2_{core.version()}" / "lint").glob("*.vc")
     text = next(vc).read_text()
     assert "--lint-only" in text and "-Wall" in text and "-GOVERLAP=1" in text
     assert text.count(".v\n") == len(rtl_files())

@@ -4,7 +4,7 @@ figures fast; and docs/measurements.md is one table row per figure, each naming 
 that measures it again, a command of this repository."""
 import re
 
-from tools import ROOT
+from tb import ROOT
 
 LIMIT = 40 * 1024
 MEASURED = ["figure", "value", "measured", "command"]

@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT  # noqa: E402
+from tb import ROOT
 
 
 def test_generator_check_passes_on_committed_table():

@@ -1,7 +1,7 @@
 """rtl/ga2.f names every RTL module file exactly once, and its reader rejects bad lists."""
 import pytest
 
-from tools import ROOT
+from tb import ROOT
 from tb.sim.files import rtl_files, top_file
 
 

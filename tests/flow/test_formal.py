@@ -29,7 +29,8 @@ def test_hazard_invariant_is_proven_by_induction():
 
 def test_a_missing_waw_check_is_a_counterexample():
     bad = props.planted_copy("src_aw4_nowaw", props.narrow_header(4), "ga2_hazard.v",
-                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n                         || meet(new_wr, mm_wr_q));",
+                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n"
+                             "                         || meet(new_wr, mm_wr_q));",
                              "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q));")
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
     assert v.result == "FAILED", v

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from tb import ROOT
 from tb.formal import compose, engine
 
 pytestmark = pytest.mark.skipif(not (shutil.which("yosys") and shutil.which("yosys-smtbmc") and shutil.which("z3")),
@@ -68,7 +69,7 @@ def test_softmax_pass3_lines_small_sums():
 def test_the_dividend_reaches_only_the_quotient_and_wr_data():
     """The composition's structural step: proven on ga2_norm; the cone of a control
     register (the divider's step counter reaches its busy flags) is refused."""
-    rtl = [engine.ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_requant.v", "ga2_norm.v")]
+    rtl = [ROOT / "rtl" / f for f in ("ga2_divu.v", "ga2_requant.v", "ga2_norm.v")]
     assert compose.cone_check("equiv/compose/test-cone", "ga2_norm", rtl).result == "proven"
     v = compose.cone_check("equiv/compose/test-cone-planted", "ga2_norm", rtl, regs=("u_div.cnt_q",), extra=())
     assert v.result == "FAILED", v

@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from tools import ROOT
+from tb import ROOT
 from tools.flow import fpga
 
 needs_pnr = pytest.mark.skipif(shutil.which("nextpnr-ice40") is None or shutil.which("yosys") is None,

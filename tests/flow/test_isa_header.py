@@ -7,7 +7,8 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT  # noqa: E402
+from tb import ROOT
+
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"
 
@@ -68,3 +69,15 @@ def test_header_values():
     assert d["GA2_ERR_PC"] == "3'd5" and d["GA2_MM_FILL"] == "7" and d["GA2_SM_DIV_CYCLES"] == "34"
     assert text.startswith("// GENERATED") and "`ifndef GA2_ISA_VH" in text
     assert d["GA2_EXT_WORDS"] == "4096" and d["GA2_SM_MAX_LEN"] == "64" and d["GA2_ISSUE_CYCLES"] == "2"
+
+
+def test_isa_doc_tables_are_current_and_a_stale_one_is_caught(tmp_path, monkeypatch):
+    """docs/isa.md's generated tables (tools/flow/isa_doc.py) are those of the records,
+    and a table edited by hand is found stale."""
+    from tools.flow import isa_doc
+    r = subprocess.run([sys.executable, "-m", "tools.flow.isa_doc", "--check"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = (ROOT / "docs" / "isa.md").read_text()
+    assert "| ARGMAX | 9 |" in text and "<!-- generated: timing -->" in text
+    assert isa_doc.render(text.replace("| ARGMAX | 9 |", "| ARGMAX | 19 |")) == text

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tools import ROOT  # noqa: E402
+from tb import ROOT
 
 
 def run(tool):
@@ -28,6 +28,7 @@ def test_synthesis_succeeds_and_reports_per_module():
     assert m, text
     cells, ffs = int(m.group(1)), int(m.group(2))
     assert cells > 1000 and ffs > 500
-    for module in ("ga2_top", "ga2_mm_ctrl", "ga2_systolic", "ga2_pe", "ga2_requant", "ga2_softmax", "ga2_divu", "ga2_dma"):
+    for module in ("ga2_top", "ga2_mm_ctrl", "ga2_systolic", "ga2_pe", "ga2_requant", "ga2_softmax", "ga2_divu",
+                   "ga2_dma"):
         assert re.search(rf"^{module}\s+\d+\s+\d+\s+\d+", text, re.M), module
     assert "ga2_sram.mem: 4096 x 32 bits" in text

@@ -2,7 +2,7 @@
 folder of the top-level folders is named in it."""
 import re
 
-from tools import ROOT
+from tb import ROOT
 
 
 def layout():

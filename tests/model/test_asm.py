@@ -5,7 +5,7 @@ import pytest
 
 from model import config, isa
 from model.asm import AsmError, assemble, assemble_file
-from tb.stimulus import progen
+from tb.stimulus import randprog
 
 
 def words(prog):
@@ -14,7 +14,7 @@ def words(prog):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_programs_round_trip(seed):
-    prog, _ = progen.random_program(seed)
+    prog, _ = randprog.random_program(seed)
     text = isa.disasm(prog)
     assert words(assemble(text)) == words(prog)
 

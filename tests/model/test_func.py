@@ -13,7 +13,7 @@ import pytest
 
 from model import config, func, isa, quant
 from model.func import Range
-from tb.stimulus import progen
+from tb.stimulus import randops, randprog
 
 CFG = config.DEFAULT
 
@@ -76,9 +76,10 @@ def exact_mm(ins):
 
 def test_mm_hulls_are_tight_and_sound():
     rng = np.random.default_rng(4)
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     for _ in range(400):
-        ins = progen.rand_mm(rng, CFG, b)
+        ins = randops.rand_mm(rng, CFG, b)
         a, bb, c = exact_mm(ins)
         (ra, rb), (rc,) = func.reads(ins), func.writes(ins)
         for r, words in ((ra, a), (rb, bb), (rc, c)):
@@ -88,7 +89,7 @@ def test_mm_hulls_are_tight_and_sound():
 def test_ranges_of_valid_programs_lie_in_the_memories():
     size = {"sp": CFG.sp_words, "ext": CFG.ext_words}
     for seed in range(60):
-        prog, _ = progen.random_program(seed, CFG)
+        prog, _ = randprog.random_program(seed, CFG)
         for ins in prog:
             for r in func.reads(ins) + func.writes(ins):
                 assert 0 <= r.first <= r.last < size[r.space], (ins, r)
@@ -114,7 +115,7 @@ def random_instr(rng):
     def b(op, **f):
         return isa.build(op, cfg=CFG, **f)
     names = [op for op in isa.OPCODES if op != "HALT"]
-    return progen.rand_op(rng, CFG, b, names[int(rng.integers(0, len(names)))])
+    return randops.rand_op(rng, CFG, b, names[int(rng.integers(0, len(names)))])
 
 
 def test_execute_writes_only_inside_writes_and_reads_only_inside_reads():
@@ -217,6 +218,7 @@ def test_ld_st_copy_words():
 # ---------------------------------------------------------------- MM acc (dst += A x B)
 def test_mm_acc_adds_with_wraparound_and_reads_dst():
     import numpy as np
+
     from model import func, isa
     ins = isa.build("MM", dst=100, A=0, B=10, M=2, K=3, N=2, tb=0, lda=3, ldb=2, ldc=2, acc=1)
     sp = np.zeros(4096, dtype=np.int64)
@@ -236,6 +238,7 @@ def test_mm_acc_adds_with_wraparound_and_reads_dst():
 def test_mm_acc_overlapping_rows_accumulate_in_order():
     """ldc = 0: both rows add into the same N words, the second onto the first's result."""
     import numpy as np
+
     from model import func, isa
     ins = isa.build("MM", dst=50, A=0, B=8, M=2, K=2, N=2, tb=1, lda=2, ldb=2, ldc=0, acc=1)
     sp = np.zeros(4096, dtype=np.int64)

@@ -4,7 +4,6 @@ here (Python integers, one element at a time), on a fresh Machine per case."""
 import math
 import random
 
-import numpy as np
 import pytest
 
 from model import config, isa, timing

@@ -43,8 +43,8 @@ def doc_encode(op, fields):
 def test_tables_match_docs():
     assert isa.OPCODES == DOC_CODES
     assert {op: list(f) for op, f in isa.FIELDS.items()} == DOC_FIELDS
-    assert (config.DEFAULT.sp_words, config.DEFAULT.imem_depth, isa.INSTR_W, config.DEFAULT.array, config.DEFAULT.sm_max_len) == \
-        (4096, 1024, 128, 4, 64)
+    assert (config.DEFAULT.sp_words, config.DEFAULT.imem_depth, isa.INSTR_W, config.DEFAULT.array,
+            config.DEFAULT.sm_max_len) == (4096, 1024, 128, 4, 64)
 
 
 def extreme_cases():
@@ -87,7 +87,7 @@ def test_instr_attributes():
     ins = isa.raw("LD", dst=1, src=2, len=3)
     assert (ins.dst, ins.src, ins.len) == (1, 2, 3)
     with pytest.raises(AttributeError, match="no field 'K'"):
-        ins.K
+        _ = ins.K
     assert "LD" in repr(ins) and "len=3" in repr(ins)
 
 

@@ -479,7 +479,8 @@ def test_scratchpad_persists_across_runs():
     r = m.run([B("ST", src=4000, dst=0, len=3), HALT])        # empty image
     assert list(r.ext[:3]) == [11, -22, 33]
     assert list(m.sp[4000:4003]) == [11, -22, 33]
-    assert Machine(config.DEFAULT.replace(ext_words=EXT)).run([B("ST", src=4000, dst=0, len=3), HALT]).ext[:3].tolist() == [0, 0, 0]
+    fresh = Machine(config.DEFAULT.replace(ext_words=EXT)).run([B("ST", src=4000, dst=0, len=3), HALT])
+    assert fresh.ext[:3].tolist() == [0, 0, 0]
 
 
 def test_trace_cycles():

@@ -10,9 +10,9 @@ import random
 import numpy as np
 import pytest
 
-from tools.ch09 import batch
 from model import config, func, isa, reorder
 from model.machine import Machine
+from tools.ch09 import batch
 
 OVL = config.DEFAULT.replace(mode="overlap")
 
@@ -28,7 +28,8 @@ def random_valid_program(rng, n, acc=False):
     out = []
     for _ in range(n):
         op = rng.choice(["LD", "ST", "MM", "MM", "RQ", "SM"])
-        a = lambda: rng.randrange(span)  # noqa: E731
+        def a():
+            return rng.randrange(span)
         ln = rng.choice([1, 4, 16, 33])
         if op == "LD":
             f = dict(dst=a(), src=rng.randrange(200), len=ln)
@@ -61,7 +62,8 @@ def with_new_ops(rng, prog):
         out.append(ins)
         if rng.random() < 0.4:
             op = rng.choice(["LDX", "ADD", "ARGMAX", "NORM"])
-            a = lambda: rng.randrange(128)  # noqa: E731
+            def a():
+                return rng.randrange(128)
             ln = rng.choice([1, 4, 16, 33])
             if op == "LDX":
                 f = dict(dst=a(), src=rng.randrange(100), len=ln, idx=IDX + rng.randrange(4), rows=4)

@@ -10,11 +10,11 @@ import random
 import numpy as np
 import pytest
 
-from tools.ch09 import batch
 from model import config, isa, timing
 from model.machine import GA2Error, Machine
 from model.timing import Event
-from tb.stimulus import progen
+from tb.stimulus import badprog, randprog
+from tools.ch09 import batch
 
 CFG = config.DEFAULT
 HALT = isa.build("HALT")
@@ -201,7 +201,7 @@ def test_program_longer_than_the_instruction_memory_is_refused():
 # ---------------------------------------------------------------- structure on random programs
 def test_event_structure_on_random_programs():
     for seed in range(60):
-        prog, _ = progen.random_program(seed, CFG)
+        prog, _ = randprog.random_program(seed, CFG)
         s = timing.schedule(prog, CFG)
         assert s.fault is None and s.events[-1].op == "HALT"
         prev = 0
@@ -219,13 +219,13 @@ def test_event_structure_on_random_programs():
 def test_machine_counters_and_trace_are_the_schedules():
     m = Machine(CFG)
     for seed in range(40):
-        prog, img = progen.random_program(seed, CFG)
+        prog, img = randprog.random_program(seed, CFG)
         r = m.run(prog, img)
         s = timing.schedule(prog, CFG)
         assert r.counters == s.counters and r.trace == timing.trace(s), seed
     for code in (1, 2, 3, 4, 5):
         for seed in range(3):
-            bad = progen.bad_program(seed * 10 + code, code, CFG)
+            bad = badprog.bad_program(seed * 10 + code, code, CFG)
             with pytest.raises(GA2Error) as ei:
                 Machine(CFG).run(bad.prog, bad.image)
             s = timing.schedule(bad.prog, CFG)
@@ -237,7 +237,7 @@ def test_machine_counters_and_trace_are_the_schedules():
 def test_machine_with_a_cold_and_a_warm_schedule_cache():
     # the same program through a cold and a warm schedule cache gives the same result
     rng = random.Random(5)
-    prog, img = progen.random_program(rng.randint(0, 10 ** 6), CFG)
+    prog, img = randprog.random_program(rng.randint(0, 10 ** 6), CFG)
     timing._SCHED.clear()
     a = Machine(CFG).run(prog, img)
     b = Machine(CFG).run(prog, img)

@@ -142,7 +142,8 @@ def colliding_program(rng, cfg, n):
     out = []
     for _ in range(n):
         op = rng.choice(["LD", "LD", "ST", "MM", "MM", "RQ", "RQ", "SM"])
-        a = lambda: rng.randrange(span)  # noqa: E731
+        def a():
+            return rng.randrange(span)
         ln = rng.choice([1, 2, 3, 8, 16, 40])
         if op == "LD":
             f = dict(dst=a(), src=rng.randrange(64), len=ln)

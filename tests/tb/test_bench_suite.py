@@ -28,22 +28,22 @@ import functools
 import pytest
 
 from model import isa
-from tb.mutation.rtl import suite
 from tb import hw
-from tb.sim.run import KEEP_EXT
-from tb.stimulus.programs import bench_items
+from tb.judge import KEEP_EXT
+from tb.stimulus.programs import bench_items, overlap_programs, suite_programs
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP
 
-MODES = {"inorder": (suite.CFG, suite.suite_programs),
-         "overlap": (suite.CFG_OVERLAP, suite.overlap_programs)}
+MODES = {"inorder": (CFG, suite_programs),
+         "overlap": (CFG_OVERLAP, overlap_programs)}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mode_entries(mode):
     """The bench's entry list of the mode (built once per session: a few seconds)."""
     return tuple(MODES[mode][1]())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mode_items(mode):
     return tuple(bench_items(mode_entries(mode)))
 
@@ -51,7 +51,7 @@ def mode_items(mode):
 def test_bench_items_map_the_entries():
     """The mapping: plain entries keep their image (None: zeros), cuts keep abort_at,
     light entries keep the external memory; order and count are the bench's."""
-    p = [isa.build("HALT", cfg=suite.CFG)]
+    p = [isa.build("HALT", cfg=CFG)]
     items = bench_items([("a", p, [1, 2]), ("b", p, None), ("c", p, [3], 17), ("d", p, None, 0, 1)])
     assert [lb for lb, _ in items] == ["a", "b", "c", "d"]
     (_, a), (_, b), (_, c), (_, d) = items

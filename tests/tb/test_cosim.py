@@ -1,6 +1,6 @@
 """Co-simulation of the whole chip against the reference, on Icarus and Verilator.
 
-Seeded random valid programs (tb/stimulus/progen.py) run in a few batched simulator calls;
+Seeded random valid programs (tb/stimulus/randprog.py) run in a few batched simulator calls;
 every program must match the reference Machine bit for bit and cycle for cycle (ext
 memory, the five counters, done/error and the retire trace), with no x/z on Icarus.
 The counters and trace are also checked against the program's schedule
@@ -15,7 +15,7 @@ import pytest
 from model import config, isa, timing
 from model.machine import Result
 from tb import hw
-from tb.stimulus import progen
+from tb.stimulus import badprog, randprog
 from tb.stimulus.demo import demo_programs
 
 BATCHES = 1
@@ -33,7 +33,7 @@ def _report(results, pairs):
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_random_programs(sim, batch):
-    pairs = progen.random_programs(1000 + batch, PER_BATCH)
+    pairs = randprog.random_programs(1000 + batch, PER_BATCH)
     res = hw.run_programs(sim, pairs)
     assert len(res) == PER_BATCH
     assert all(p.ok for p in res), _report(res, pairs)
@@ -49,8 +49,8 @@ def test_random_programs(sim, batch):
 
 def test_random_programs_with_acc(sim):
     """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
-    pairs = [(progen.with_acc(prog, 7000 + i), img)
-             for i, (prog, img) in enumerate(progen.random_programs(3000, 50))]
+    pairs = [(randprog.with_acc(prog, 7000 + i), img)
+             for i, (prog, img) in enumerate(randprog.random_programs(3000, 50))]
     n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
     assert n_acc >= 20, n_acc
     res = hw.run_programs(sim, pairs)
@@ -66,10 +66,10 @@ def test_small_ext_memory_edges():
     are cheap to reach (valid and bad programs)."""
     sim = "icarus"
     cfg = config.DEFAULT.replace(ext_words=64)
-    pairs = progen.random_programs(77, 40, cfg=cfg)
+    pairs = randprog.random_programs(77, 40, cfg=cfg)
     for code in (isa.ERR_EXT_RANGE, isa.ERR_SP_RANGE):
         for k in range(3):
-            bad = progen.bad_program(500 + 10 * code + k, code, cfg=cfg)
+            bad = badprog.bad_program(500 + 10 * code + k, code, cfg=cfg)
             pairs.append((bad.prog, bad.image))
     res = hw.run_programs(sim, pairs, cfg=cfg)
     assert all(p.ok for p in res), _report(res, pairs)
@@ -91,8 +91,8 @@ def test_scratchpad_persists_between_programs(sim):
 
 def test_two_jobs_in_one_call(sim):
     """run() keeps jobs apart in its result and runs them in order in one process."""
-    a = progen.random_programs(5, 3)
-    b = progen.random_programs(6, 2)
+    a = randprog.random_programs(5, 3)
+    b = randprog.random_programs(6, 2)
     res = hw.run(sim, [a, b])
     assert [len(j) for j in res] == [3, 2]
     assert all(p.ok for p in itertools.chain(*res))
@@ -216,7 +216,8 @@ def test_bad_arguments_are_refused():
     n_ext = config.DEFAULT.ext_words
     # each refused before anything is simulated, naming the job, the program and the item
     for jobs, msg in [
-        ([[(halt, np.zeros(n_ext + 1, dtype=np.int64))]], r"job 0 program 0: external memory image of 4097 words larger"),
+        ([[(halt, np.zeros(n_ext + 1, dtype=np.int64))]],
+         r"job 0 program 0: external memory image of 4097 words larger"),
         ([[(halt * (config.DEFAULT.imem_depth + 1), None)]], r"1025 instructions exceeds the instruction memory"),
         ([[(halt, None), (halt + [1 << 128], None)]], r"job 0 program 1: instruction 1: word 0x1(0)+ outside"),
         ([[(halt + [-1], None)]], r"instruction 1: word -0x1 outside"),
@@ -239,7 +240,7 @@ def test_bad_arguments_are_refused():
 def test_outcomes_are_delivered_as_they_land(sim):
     """hw.run's on_outcome: every program's outcome once, in program order, before run
     returns, with the memory the judged result has; a callback's exception reaches the caller."""
-    pairs = progen.random_programs(77, 5)
+    pairs = randprog.random_programs(77, 5)
     seen = []
     res = hw.run_programs(sim, pairs, on_outcome=lambda k, raw: seen.append((k, np.array(raw["ext"]))))
     assert [k for k, _ in seen] == list(range(len(pairs)))
@@ -258,10 +259,10 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     callback sees no status file of program 1 in this run's directory yet."""
     import glob
     import os
-    from tb import protocol
-    from tb.sim.build import ROOT
+
+    from tb import ROOT, protocol
     gap = 3_000_000 if sim == "verilator" else 60_000
-    (p0, i0), (p1, i1) = progen.random_programs(78, 2)
+    (p0, i0), (p1, i1) = randprog.random_programs(78, 2)
     seen = {}
     pattern = str(ROOT / "build" / "*" / "runs" / f"{os.getpid()}-*" / protocol.program_file(".", 1, "status").name)
     before = set(glob.glob(pattern))          # earlier runs' directories kept by this process
@@ -279,7 +280,7 @@ def test_live_chooses_each_program_after_the_last_outcome(sim):
     outcome is back (here its image is built from that outcome's memory, as a host's next
     step is), and the results equal hw.run's of the same sequence."""
     from tb import protocol
-    pairs = progen.random_programs(79, 3)
+    pairs = randprog.random_programs(79, 3)
     got, images = [], []
     with hw.Live(sim) as live:
         for i, (p, img) in enumerate(pairs):
@@ -299,7 +300,7 @@ def test_live_driver_gives_up_on_a_quiet_host():
     if "verilator" not in hw.available_sims():
         pytest.skip("verilator not installed")
     import time
-    (p0, i0), (p1, i1) = progen.random_programs(80, 2)
+    (p0, i0), (p1, i1) = randprog.random_programs(80, 2)
     with pytest.raises(hw.SimulatorFault, match="program 1"):
         with hw.Live("verilator", idle_limit=1) as live:
             assert live.run(hw.Item(p0, i0)).ok
@@ -322,8 +323,8 @@ def test_live_simulator_ends_when_its_host_is_gone(bound):
     import sys
     import time
     from pathlib import Path
-    code = ("import os\nfrom tb import hw\nfrom tb.stimulus import progen\n"
-            "(p, i), = progen.random_programs(81, 1)\n"
+    code = ("import os\nfrom tb import hw\nfrom tb.stimulus import randprog\n"
+            "(p, i), = randprog.random_programs(81, 1)\n"
             "live = hw.Live('verilator'); live.start()\nassert live.run(hw.Item(p, i)).ok\n"
             "print(live.run_dir, flush=True)\nos._exit(0)\n")
     env = dict(os.environ, GA2_PARENT_BOUND="1" if bound else "0")

@@ -161,6 +161,7 @@ def _doc_ops():
     """{op: (code, [(field, width)])} of docs/isa.md's instruction table (the spec, read
     here, not model/isa.py)."""
     import re
+
     from tb import ROOT
     out = {}
     for line in (ROOT / "docs" / "isa.md").read_text().split("\n"):

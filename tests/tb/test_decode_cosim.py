@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from model import config
-from tools import ROOT
-from tb.sim import build
+from tb import ROOT
+from tb.sim import build, process
 
 # another chip: a small scratchpad, an external memory just past 2^16 (xhi = 1 reaches its
 # end) and a long softmax (odd sizes, so no power-of-two coincidences)
@@ -45,11 +45,11 @@ def _run_decode(sim, rtl_dir=None, build_dir=None):
     xml, err, log = build.cocotb_test(sim, bdir, run_dir, "decode_job", toplevel="decode_tb",
                                       module_dirs=[ROOT / "tb" / "drivers"], testcase="test_decode",
                                       extra_env={"GA2_DECODE_CFGS": cfgs})
-    assert xml is not None and xml.exists(), f"{sim}: no results ({err}); log {log}:\n{build.tail(log)}"
+    assert xml is not None and xml.exists(), f"{sim}: no results ({err}); log {log}:\n{process.tail(log)}"
     cases = list(ET.parse(xml).iter("testcase"))
     fails = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
     assert len(cases) == 1, f"{sim}: ran {[c.get('name') for c in cases]}"
-    assert not fails and err is None, f"{sim} test_decode failed; log {log}:\n{build.tail(log, 25)}"
+    assert not fails and err is None, f"{sim} test_decode failed; log {log}:\n{process.tail(log, 25)}"
 
 
 def test_decode(sim):

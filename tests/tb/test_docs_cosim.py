@@ -4,9 +4,8 @@ import re
 
 import pytest
 
-from tools import ROOT
+from tb import ROOT, hw
 from tools import ga2
-from tb import hw
 
 
 def commands():
@@ -37,3 +36,18 @@ def test_run_reports_a_fault_with_exit_3(sim, tmp_path, capsys):
     assert ga2.main(["run", str(prog), "--sim", sim, "--raw"]) == 3  # the chip faults, code 4 at pc 1
     out = capsys.readouterr().out
     assert out.count("error 4 (bad shape) at pc 1") == 2, out
+
+
+def test_isa_examples_run_on_the_chip(sim, both_modes=("inorder", "overlap")):
+    """docs/isa.md's example of every operation (#### OP, an ```asm block) runs on the
+    simulator in both timing modes, equal to the reference (memory, counters, trace)."""
+    import numpy as np
+
+    from model import asm, config
+    text = (ROOT / "docs" / "isa.md").read_text()
+    progs = [asm.assemble(t) for t in re.findall(r"^#### \w+\n```asm\n(.*?)^```", text, re.M | re.S)]
+    assert len(progs) >= 12
+    image = np.arange(config.DEFAULT.ext_words) % 97 - 48
+    for mode in both_modes:
+        res = hw.run_programs(sim, [(p, image) for p in progs], cfg=config.DEFAULT.replace(mode=mode))
+        assert all(r.ok for r in res), [r.mismatch for r in res if not r.ok]

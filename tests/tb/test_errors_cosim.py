@@ -1,6 +1,6 @@
 """Bad programs on the chip: one per error code (1..6), on Icarus and Verilator.
 
-Each bad program (tb/stimulus/progen.bad_program) writes both memories and then faults. The
+Each bad program (tb/stimulus/badprog.bad_program) writes both memories and then faults. The
 chip must raise error with the code and pc the generator planted (independent of the
 Machine), counters equal to the program's schedule (model/timing.py, from the program
 alone) up to the fault, write nothing for the
@@ -9,7 +9,7 @@ stored by the next program and must equal the reference), and the next program i
 same job must run correctly. Error 6 (an LDX row index not below rows) is found in EXEC:
 the program runs on with unchanged timing, the chip reports code 6 and the first such
 LDX's pc at done (ahead of a later DECODE fault). Random bad programs whose field sums reach past 2^16 (and
-2^20 for MM B; tb/stimulus/progen.wrap_bad_program) fault the same way, and a decoder with
+2^20 for MM B; tb/stimulus/badprog.wrap_bad_program) fault the same way, and a decoder with
 a range sum narrowed to 16 (20) bits is shown to fail that test.
 """
 import numpy as np
@@ -18,7 +18,7 @@ import pytest
 from model import config, isa, timing
 from model.machine import GA2Error
 from tb import hw
-from tb.stimulus import progen
+from tb.stimulus import badprog
 
 CODES = (1, 2, 3, 4, 5, 6)
 SEEDS = (0, 1, 2)     # different variants of each fault (which op, which field)
@@ -28,8 +28,8 @@ def test_bad_programs(sim):
     jobs, bads = [], []
     for code in CODES:
         for seed in (SEEDS if code != isa.ERR_PC else SEEDS[:1]):
-            bad = progen.bad_program(seed * 10 + code, code)
-            jobs.append([(bad.prog, bad.image), progen.follow_up(bad)])
+            bad = badprog.bad_program(seed * 10 + code, code)
+            jobs.append([(bad.prog, bad.image), badprog.follow_up(bad)])
             bads.append(bad)
     res = hw.run(sim, jobs, max_cycles=50000)
     seen = set()
@@ -60,7 +60,7 @@ def test_bad_programs(sim):
 
 def test_fault_then_clean_start_resets_error(sim):
     """error/code/pc clear at the next start; counters restart from zero."""
-    bad = progen.bad_program(5, isa.ERR_SHAPE)
+    bad = badprog.bad_program(5, isa.ERR_SHAPE)
     good = [isa.build("HALT")]
     res = hw.run_programs(sim, [(bad.prog, bad.image), (good, None)])
     assert res[0].error and res[0].error_code == isa.ERR_SHAPE
@@ -94,7 +94,7 @@ def test_default_cycle_limit_follows_the_prediction():
 @pytest.mark.parametrize("code", [7, 0])
 def test_bad_code_rejected(code):
     with pytest.raises(ValueError, match="code"):
-        progen.bad_program(0, code)
+        badprog.bad_program(0, code)
 
 
 # ------------------------------------------------------------------ field sums past the widths
@@ -102,8 +102,8 @@ WRAP_SEEDS = (11, 12)
 
 
 def wrap_jobs(seed):
-    bads = progen.wrap_bad_programs(seed)
-    return bads, [[(bad.prog, bad.image), progen.follow_up(bad)] for bad in bads]
+    bads = badprog.wrap_bad_programs(seed)
+    return bads, [[(bad.prog, bad.image), badprog.follow_up(bad)] for bad in bads]
 
 
 def test_wrap_bad_programs(sim):
@@ -122,14 +122,14 @@ def test_wrap_bad_programs(sim):
         assert r_bad.ok, f"{where}: {r_bad.mismatch}"
         assert (r_bad.error, r_bad.error_code, r_bad.error_pc) == (True, bad.code, bad.pc), where
         assert r_next.ok and not r_next.error, f"{where}, next program: {r_next.mismatch}"
-    assert {k[0] for k in progen.WRAP_KINDS} == {"LD", "ST", "RQ", "SM", "MM"}
+    assert {k[0] for k in badprog.WRAP_KINDS} == {"LD", "ST", "RQ", "SM", "MM"}
 
 
 def test_wrap_programs_reach_past_the_widths():
     """The generator's sums really pass 2^W and wrap back inside the memory."""
     cfg = config.DEFAULT
     for seed in WRAP_SEEDS:
-        for kind, bad in zip(progen.WRAP_KINDS, progen.wrap_bad_programs(seed)):
+        for kind, bad in zip(badprog.WRAP_KINDS, badprog.wrap_bad_programs(seed)):
             op, field, width = kind
             f = bad.prog[bad.pc].fields()
             if op == "MM":
@@ -156,7 +156,8 @@ def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
     run: the wrap test fails on it."""
     import re
-    from tools import ROOT
+
+    from tb import ROOT
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():
@@ -167,9 +168,9 @@ def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     assert broken != src
     (rtl / "ga2_decode_ops.vh").write_text(broken)
     bads, jobs = wrap_jobs(WRAP_SEEDS[0])
-    i = progen.WRAP_KINDS.index(kind)
+    i = badprog.WRAP_KINDS.index(kind)
     res = hw.run("icarus", jobs, rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=200000)
     assert not res[i][0].ok, res[i][0]
     assert not res[i][0].error or res[i][0].error_code != bads[i].code
-    others = [r[0].ok for k, r in enumerate(res) if progen.WRAP_KINDS[k][0] != kind[0]]
+    others = [r[0].ok for k, r in enumerate(res) if badprog.WRAP_KINDS[k][0] != kind[0]]
     assert all(others)          # the narrowing is specific: the other ops still fault right

@@ -6,9 +6,10 @@ One of them is judged here through the bench; `python -m tb.mutation.rtl.hazard`
 judges all."""
 import os
 
-from tb.mutation import engine
+from tb.mutation import outcomes
 from tb.mutation.rtl import hazard, runner, suite
 from tb.mutation.rtl.sites import RTL_DIR
+from tb.stimulus import suitecfg
 
 
 def test_every_named_mutant_is_one_change_of_the_rtl():
@@ -29,11 +30,11 @@ def test_every_named_mutant_is_one_change_of_the_rtl():
 def test_a_hull_one_word_short_is_caught_by_the_overlap_suite(tmp_path):
     site = next(s for s in hazard.hazard_sites() if s.desc == "LD dst write hull one word short")
     man = suite.build_suite(str(tmp_path / "suite"), programs=[("edges LD", *_edges("edges LD"))],
-                            cfg=suite.CFG_OVERLAP)
+                            cfg=suitecfg.CFG_OVERLAP)
     r = runner.judge(site, str(tmp_path / "w"), [man], 120)
-    assert r.status == engine.CAUGHT, (r.status, r.detail)
+    assert r.status == outcomes.CAUGHT, (r.status, r.detail)
 
 
 def _edges(label):
     from tb.stimulus import collide
-    return next((p, img) for lab, p, img in collide.edge_programs(suite.CFG_OVERLAP) if lab == label)
+    return next((p, img) for lab, p, img in collide.edge_programs(suitecfg.CFG_OVERLAP) if lab == label)

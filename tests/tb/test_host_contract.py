@@ -11,8 +11,8 @@ The per-cycle rules (docs/isa.md "Host interface": counter and done timing, hold
 done, no memory access while idle, the reset state in every cycle until the first start,
 error_code = error_pc = 0 while error = 0, retire only in a run with retire_cycle =
 cycles + 1, the event counters 0 in a run's first cycle) are monitored by the harness on
-EVERY co-simulated program and judged by compare(); here contract_jobs() runs every idle situation on both simulators, and BROKEN
-lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
+EVERY co-simulated program and judged by compare(); here contract_jobs() runs every idle situation on both
+simulators, and BROKEN lists one broken chip per rule (done a cycle late, ext_en or imem_en high while idle, an
 instret blip right after reset, error_pc left stale by a start, retire while idle, the
 cycle counter counting while done, the MM counter one cycle late so a new run starts with
 the old count), each shown to make its monitor fire. The harness also counts the
@@ -26,8 +26,7 @@ import numpy as np
 import pytest
 
 from model import config, isa, timing
-from tools import ROOT
-from tb import hw
+from tb import ROOT, hw
 from tb import judge as compare
 from tb.judge import HOST_OUTPUTS, MONITORS
 from tb.stimulus.demo import demo_programs

@@ -36,7 +36,8 @@ LENS = {"LDX": (1, 2, 17, 64), "ADD": (1, 2, 17, 64), "ARGMAX": (1, 2, 17, 100),
 def _one(op, n, cfg):
     """[op of length n, HALT] on the scratchpad the previous program left (LDX's index
     word sp[0] may or may not name a row: the same cycles)."""
-    b = lambda o, **f: isa.build(o, cfg=cfg, **f)  # noqa: E731
+    def b(o, **f):
+        return isa.build(o, cfg=cfg, **f)
     f = {"LDX": dict(dst=100, src=0, len=n, idx=0, rows=2), "ADD": dict(dst=200, src=300, len=n, src2=400),
          "ARGMAX": dict(dst=200, src=300, len=n), "NORM": dict(dst=200, src=300, len=n, m=20000, s=18),
          "RQ": dict(dst=200, src=300, len=n, m=20000, s=9, relu=1)}[op]
@@ -82,7 +83,7 @@ def test_hand_programs_and_cycles(sim, mode):
             ref_io = reference(inorder, prog, img)
             assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), f"{where}: memory"
             assert isinstance(ref_io, GA2Error) == r.error, where
-    for (op, n, prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, res[len(progs):]):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, then HALT's FETCH and DECODE; overlap: HALT's FETCH

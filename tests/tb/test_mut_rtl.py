@@ -14,15 +14,14 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from tools import ROOT  # noqa: E402
-
-from tb.mutation import engine  # noqa: E402
-from tb.mutation.rtl import equivalents, runner, sites, suite, tokenizer  # noqa: E402
-from tb.mutation.rtl import run as cli  # noqa: E402
+from tb import ROOT
+from tb.mutation import outcomes, pool, report
+from tb.mutation.rtl import equivalents, runner, sites, structural, suite, tokenizer
+from tb.mutation.rtl import run as cli
+from tb.stimulus import programs, suitecfg
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 
@@ -134,11 +133,11 @@ def test_list_cli(sample_dir, capsys):
 def test_suite_verdicts_become_engine_outcomes():
     """Caught only on MUT FAIL; the bench's cycle limit is caught AND a hang; a run with no
     verdict is crashed; the runner's wall limit is timed out."""
-    assert runner.status_of("fail", "memory") == (engine.CAUGHT, False)
-    assert runner.status_of("timeout", "timeout") == (engine.CAUGHT, True)
-    assert runner.status_of("timeout", "wall") == (engine.TIMED_OUT, False)
-    assert runner.status_of("crash", "crash") == (engine.CRASHED, False)
-    assert runner.status_of("pass", "") == (engine.SURVIVED, False)
+    assert runner.status_of("fail", "memory") == (outcomes.CAUGHT, False)
+    assert runner.status_of("timeout", "timeout") == (outcomes.CAUGHT, True)
+    assert runner.status_of("timeout", "wall") == (outcomes.TIMED_OUT, False)
+    assert runner.status_of("crash", "crash") == (outcomes.CRASHED, False)
+    assert runner.status_of("pass", "") == (outcomes.SURVIVED, False)
     with pytest.raises(ValueError, match="unknown suite verdict"):
         runner.status_of("maybe", "")
 
@@ -182,25 +181,25 @@ def harness(tmp_path_factory):
     # fast softmax live
     # (both suites without their edge, wrap, longest-transfer and chapter-9 programs,
     # which tests/tb/test_bench_suite.py runs on both simulators: CI time)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), programs=suite.suite_programs(quick=True),
-                                  cfg=suite.CFG),
+    manifest = [suite.build_suite(os.path.join(work, "suite"), programs=programs.suite_programs(quick=True),
+                                  cfg=suitecfg.CFG),
                 suite.build_suite(os.path.join(work, "suite-overlap"),
-                                  programs=suite.overlap_programs(quick=True), cfg=suite.CFG_OVERLAP)]
+                                  programs=programs.overlap_programs(quick=True), cfg=suitecfg.CFG_OVERLAP)]
     all_sites = sites.enumerate_sites(snap)
     base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
     return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,
-            "timeout": engine.limit_from_baseline(base.seconds, slack=30)}
+            "timeout": pool.limit_from_baseline(base.seconds, slack=30)}
 
 
 def test_mutant0_passes(harness):
-    assert harness["base"].status == engine.SURVIVED, harness["base"]
+    assert harness["base"].status == outcomes.SURVIVED, harness["base"]
 
 
 def test_known_bad_mutant_is_caught(harness):
     bad = runner.known_bad_site(harness["sites"])
     r = runner.judge(bad, os.path.join(harness["work"], "wb"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r.status == engine.CAUGHT and r.caught, r
+    assert r.status == outcomes.CAUGHT and r.caught, r
 
 
 def test_uncompilable_mutant_is_incompetent(harness):
@@ -210,7 +209,7 @@ def test_uncompilable_mutant_is_incompetent(harness):
                 "endmodule", "syntax error on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
                  harness["rtl"])
-    assert r.status == engine.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
+    assert r.status == outcomes.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
 
 
 def test_mutant_without_verdict_is_crashed(harness):
@@ -221,8 +220,8 @@ def test_mutant_without_verdict_is_crashed(harness):
                    "a simulation stopped without a verdict on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wc"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
-    assert r.status == engine.CRASHED and not r.caught, r
-    assert engine.score([r])["stopped"] == 1 and engine.score([r])["score"] == 0.0
+    assert r.status == outcomes.CRASHED and not r.caught, r
+    assert report.score([r])["stopped"] == 1 and report.score([r])["score"] == 0.0
 
 
 @pytest.mark.long
@@ -232,11 +231,11 @@ def test_seeded_sample_is_killed_or_equivalent(harness):
     sample = rng.sample(harness["sites"], 6)
     equiv = equivalents.load_equivalents()
     bad = []
-    for k, s in enumerate(sample):
+    for s in sample:
         r = runner.judge(s, os.path.join(harness["work"], "ws"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
         listed = equivalents.equiv_key(s, harness["rtl"]) in equiv
-        if not (r.caught or r.status == engine.INCOMPETENT or (r.status == engine.SURVIVED and listed)):
+        if not (r.caught or r.status == outcomes.INCOMPETENT or (r.status == outcomes.SURVIVED and listed)):
             bad.append(f"{s.file}:{s.line} {s.cls} {r.info['change']}: {r.status}")
     assert not bad, "neither caught nor listed in tb/mutation/rtl/equivalents.txt: " + "; ".join(bad)
 
@@ -251,7 +250,7 @@ def test_mutant_tripping_a_design_assertion_is_caught(harness):
                    "a design assertion fired on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
                      harness["rtl"])
-    assert r.status == engine.CAUGHT and r.caught and r.info["check"] == "assertion", r
+    assert r.status == outcomes.CAUGHT and r.caught and r.info["check"] == "assertion", r
 
 
 # ------------------------------------------------------------------ structural classes
@@ -308,7 +307,7 @@ def _edits(found, cls):
 
 def test_structural_sites_of_sample(struct_dir):
     """Each structural class on a hand-written module: the exact edited text of every site."""
-    found = sites.enumerate_sites(struct_dir, classes=sites.NEW_CLASSES)
+    found = sites.enumerate_sites(struct_dir, classes=structural.NEW_CLASSES)
     text = SAMPLE_S
     for s in found:
         assert text[s.start:s.end] == s.orig and _line_of(text, s.start) == s.line
@@ -350,7 +349,7 @@ def test_prio_swaps_if_chain_of_sample(sample_dir):
 @needs_iverilog
 def test_every_structural_mutant_compiles(struct_dir, sample_dir, tmp_path):
     for d0, fn, orig in ((struct_dir, "st.v", SAMPLE_S), (sample_dir, "cnt.v", SAMPLE_V)):
-        for s in sites.enumerate_sites(d0, classes=sites.NEW_CLASSES):
+        for s in sites.enumerate_sites(d0, classes=structural.NEW_CLASSES):
             d = sites.make_mutant_dir(s, str(tmp_path / "m"), d0)
             assert open(os.path.join(d, fn)).read() != orig
             p = subprocess.run(["iverilog", "-g2005", "-I", d, "-o", str(tmp_path / "a.vvp"),
@@ -407,7 +406,7 @@ def test_a_broken_preprocessor_is_a_fault_not_a_traceback(sample_dir, tmp_path, 
 
 def test_classes_option():
     assert sites.parse_classes("") == sites.DEFAULT_CLASSES
-    assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + sites.NEW_CLASSES
+    assert sites.parse_classes("all") == sites.DEFAULT_CLASSES + structural.NEW_CLASSES
     assert sites.parse_classes("narrow, prio") == ("narrow", "prio")
     with pytest.raises(ValueError, match="unknown mutation class"):
         sites.parse_classes("narrow,wider")
@@ -422,13 +421,13 @@ def test_one_structural_mutant_per_class_is_caught(harness):
             "delay": ("ga2_divu.v", "last = last_q: one cycle late"),
             "bypass": ("ga2_sram.v", "bypass removed: (wr_en[0] && wr_addr[0 +: AW] == ra) ? ... -> mem[ra]"),
             "prio": ("ga2_mm_ctrl.v", "if arms swapped: (rst) <-> (start)")}
-    found = sites.enumerate_sites(harness["rtl"], classes=sites.NEW_CLASSES)
+    found = sites.enumerate_sites(harness["rtl"], classes=structural.NEW_CLASSES)
     for cls, (fn, desc) in pick.items():
         s = [x for x in found if x.cls == cls and x.file == fn and x.desc == desc]
         assert len(s) == 1, (cls, desc)
         r = runner.judge(s[0], os.path.join(harness["work"], "wn"), harness["manifest"], harness["timeout"],
                          harness["rtl"])
-        assert r.status == engine.CAUGHT and r.caught, (cls, r)
+        assert r.status == outcomes.CAUGHT and r.caught, (cls, r)
 
 
 def test_structural_widths_evaluate_clog2_and_conditionals():

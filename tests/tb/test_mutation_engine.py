@@ -1,4 +1,4 @@
-"""tb/mutation/engine.py on a toy project generated in tmp: every outcome and the exit rule.
+"""The mutation engine (tb/mutation/) on a toy project generated in tmp: every outcome and the exit rule.
 
 The toy: toy/mod.py (add, hook, a constant nobody checks, a line written twice) and
 check.py (exit 0 when add works; a `PROBLEM` line and exit 1 when it does not; a
@@ -15,8 +15,10 @@ import time
 
 import pytest
 
-from tb.mutation import engine as mutation
-from tb.mutation.engine import Mutant
+from tb.mutation import command, outcomes, pool
+from tb.mutation import report as mut_report
+from tb.mutation import text as mut_text
+from tb.mutation.outcomes import Mutant
 
 MOD = textwrap.dedent('''\
     UNUSED = 1  # nobody checks this
@@ -90,7 +92,7 @@ def test_outcomes_table_json_and_exit_code(toy, tmp_path, monkeypatch, capsys):
         Mutant("hang", "toy/mod.py", "def hook():\n    return None", HANG),
     ]
     t0 = time.monotonic()
-    res = mutation.run_mutants(ms, CMD, toy, timeout=3, jobs=2)
+    res = mut_text.run_mutants(ms, CMD, toy, timeout=3, jobs=2)
     wall = time.monotonic() - t0
     assert [r.label for r in res] == [m.label for m in ms]
     r = by_label(res)
@@ -123,27 +125,27 @@ def test_outcomes_table_json_and_exit_code(toy, tmp_path, monkeypatch, capsys):
     # the original tree is untouched and no temporary copy is left behind
     assert (toy / "toy" / "mod.py").read_text() == MOD
     # bad anchors and must_catch mutants that crashed, refused or timed out fail the run
-    assert mutation.exit_code(res) == 1
-    assert {p.split(": ")[1] for p in mutation.failures(res) if p.startswith("bad anchor")} == \
+    assert mut_report.exit_code(res) == 1
+    assert {p.split(": ")[1] for p in mut_report.failures(res) if p.startswith("bad anchor")} == \
         {"missing", "no file", "no-op", "not unique"}
-    assert {p.split(": ")[-1] for p in mutation.failures(res) if not p.startswith("bad anchor")} == \
+    assert {p.split(": ")[-1] for p in mut_report.failures(res) if not p.startswith("bad anchor")} == \
         {"crash", "exit 2", "refuse", "hang"}
-    s = mutation.score(res)
+    s = mut_report.score(res)
     assert (s["total"], s["caught"], s["crashed"], s["refused"], s["timed_out"], s["survived"],
             s["bad_anchor"], s["stopped"], s["valid"]) == (10, 1, 2, 1, 1, 1, 4, 4, 6)
     assert s["score"] == round(1 / 6, 4) and s["score_if_stopped_counted"] == round(5 / 6, 4)
-    text = mutation.print_table(res)
+    text = mut_report.print_table(res)
     assert capsys.readouterr().out.strip() == text.strip()
     assert "score: 1/6 caught (16.7%)" in text and "BAD ANCHOR" in text
     assert "4 not counted as caught: ended without a reported problem (2 crashed, 1 refused, 1 timed out)" in text
-    out = mutation.write_json(tmp_path / "o" / "mut.json", res, {"check": "toy"})
+    out = mut_report.write_json(tmp_path / "o" / "mut.json", res, {"check": "toy"})
     doc = json.loads(out.read_text())
     assert doc["check"] == "toy" and doc["exit_code"] == 1 and doc["counts"]["caught"] == 1
     assert doc["score"] == round(1 / 6, 4)
     assert [d["status"] for d in doc["results"]] == [x.status for x in res]
     assert doc["results"][0]["caught"] is True and doc["results"][4]["tags"] == ["equiv"]
     # the other argument order works too
-    mutation.write_json(res, tmp_path / "swapped.json")
+    mut_report.write_json(res, tmp_path / "swapped.json")
     assert json.loads((tmp_path / "swapped.json").read_text())["counts"] == doc["counts"]
 
 
@@ -151,12 +153,12 @@ def test_exit_code_rule(toy):
     caught = Mutant("minus", "toy/mod.py", "return a + b", "return a - b")
     may = Mutant("equivalent", "toy/mod.py", "UNUSED = 1", "UNUSED = 2", must_catch=False)
     must = Mutant("must", "toy/mod.py", "UNUSED = 1", "UNUSED = 3")
-    res = mutation.run_mutants([caught, may], CMD, toy, timeout=20, jobs=2)
+    res = mut_text.run_mutants([caught, may], CMD, toy, timeout=20, jobs=2)
     assert [x.status for x in res] == ["caught", "survived"]
-    assert mutation.exit_code(res) == 0 and mutation.failures(res) == []
-    res = mutation.run_mutants([caught, must], CMD, toy, timeout=20, jobs=2)
-    assert mutation.exit_code(res) == 1
-    assert mutation.failures(res) == ["survived (must be caught): must"]
+    assert mut_report.exit_code(res) == 0 and mut_report.failures(res) == []
+    res = mut_text.run_mutants([caught, must], CMD, toy, timeout=20, jobs=2)
+    assert mut_report.exit_code(res) == 1
+    assert mut_report.failures(res) == ["survived (must be caught): must"]
 
 
 def test_parallel_and_copy(toy, monkeypatch, tmp_path):
@@ -177,7 +179,7 @@ def test_parallel_and_copy(toy, monkeypatch, tmp_path):
         return CMD
 
     t0 = time.monotonic()
-    res = mutation.run_mutants(ms, check, toy, timeout=20, jobs=5, tmp_root=tmp_path)
+    res = mut_text.run_mutants(ms, check, toy, timeout=20, jobs=5, tmp_root=tmp_path)
     wall = time.monotonic() - t0
     assert all(x.status == "survived" for x in res)
     assert sum(x.seconds for x in res) >= 4.0
@@ -189,21 +191,21 @@ def test_parallel_and_copy(toy, monkeypatch, tmp_path):
 
 def test_baseline_failure_raises(toy):
     (toy / "check.py").write_text("import sys; sys.exit(1)\n")
-    with pytest.raises(mutation.BaselineError, match="fails on the unmutated project"):
-        mutation.run_mutants([Mutant("x", "toy/mod.py", "UNUSED = 1", "UNUSED = 2")], CMD, toy,
+    with pytest.raises(outcomes.BaselineError, match="fails on the unmutated project"):
+        mut_text.run_mutants([Mutant("x", "toy/mod.py", "UNUSED = 1", "UNUSED = 2")], CMD, toy,
                              timeout=20, jobs=2)
 
 
 def test_bad_arguments(toy):
     m = Mutant("x", "toy/mod.py", "UNUSED = 1", "UNUSED = 2")
     with pytest.raises(ValueError, match="duplicate"):
-        mutation.run_mutants([m, m], CMD, toy)
+        mut_text.run_mutants([m, m], CMD, toy)
     with pytest.raises(ValueError, match="check"):
-        mutation.run_mutants([m], [], toy)
+        mut_text.run_mutants([m], [], toy)
     with pytest.raises(ValueError, match="timeout"):
-        mutation.run_mutants([m], CMD, toy, timeout=0)
+        mut_text.run_mutants([m], CMD, toy, timeout=0)
     with pytest.raises(ValueError, match="not a directory"):
-        mutation.run_mutants([m], CMD, toy / "nope")
+        mut_text.run_mutants([m], CMD, toy / "nope")
 
 
 def test_mutant_defaults():
@@ -214,7 +216,7 @@ def test_mutant_defaults():
 
 def test_run_and_report(toy, tmp_path, capsys):
     ms = [Mutant("minus", "toy/mod.py", "return a + b", "return a - b")]
-    rc = mutation.run_and_report(ms, CMD, toy, json_path=tmp_path / "r.json", timeout=20, jobs=2)
+    rc = command.run_and_report(ms, CMD, toy, json_path=tmp_path / "r.json", timeout=20, jobs=2)
     assert rc == 0
     out = capsys.readouterr().out
     assert "score: 1/1 caught (100.0%)" in out and "PASS" in out
@@ -223,7 +225,7 @@ def test_run_and_report(toy, tmp_path, capsys):
 
 def test_classification_rule():
     """Caught only when the check reports a problem; the rest in their own columns."""
-    c = mutation.classify_output
+    c = mut_text.classify_output
     assert c(1, "x\nPROBLEM wrong answer\n") == "caught"
     assert c(1, "REFUSED builder: no\nPROBLEM wrong answer\n") == "caught"
     assert c(1, "REFUSED builder: no\n") == "refused"
@@ -250,7 +252,7 @@ def test_pool_order_slots_and_errors():
         return item * 10
 
     calls = []
-    out = mutation.run_pool(range(9), judge, jobs=3, on_result=lambda i, r, n: calls.append((i, r, n)))
+    out = pool.run_pool(range(9), judge, jobs=3, on_result=lambda i, r, n: calls.append((i, r, n)))
     assert out == [i * 10 for i in range(9)]
     assert set(seen) == {0, 1, 2}
     assert sorted(c[0] for c in calls) == list(range(9)) and [c[2] for c in calls] == list(range(1, 10))
@@ -259,15 +261,15 @@ def test_pool_order_slots_and_errors():
         raise RuntimeError(f"judge broke on {item}")
 
     with pytest.raises(RuntimeError, match="judge broke"):
-        mutation.run_pool([1, 2], bad, jobs=2)
+        pool.run_pool([1, 2], bad, jobs=2)
 
 
 def test_summary_table_has_every_column():
-    R = mutation.Result
+    R = outcomes.Result
     groups = {"a": [R("1", "f", "caught", hang=True), R("2", "f", "crashed"), R("3", "f", "incompetent")],
               "b": [R("4", "f", "caught"), R("5", "f", "equivalent"), R("6", "f", "timed out"),
                     R("7", "f", "survived")]}
-    text = mutation.format_summary(groups, "module")
+    text = mut_report.format_summary(groups, "module")
     head, a, b, tot = text.splitlines()
     for col in ("total", "caught", "hang", "survived", "crashed", "refused", "timed out",
                 "incompetent", "equivalent", "bad anchor", "score"):

@@ -23,16 +23,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model import config, isa
+from model import isa
 from model.machine import GA2Error, Machine
 from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite
 from tb.sim import plain
-from tb.stimulus import hand, progen
-from tb.stimulus.programs import self_contained_program
+from tb.stimulus import badprog, hand
+from tb.stimulus.crafted import self_contained_program
+from tb.stimulus.suitecfg import CFG
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
-CFG = suite.CFG
 
 
 def ideal(ref):
@@ -76,7 +76,7 @@ def test_the_judge_reports_each_perturbed_part():
 
 
 def test_the_judge_reports_error_outputs():
-    bad = progen.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
+    bad = badprog.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
     ref = run_machine(bad.prog, bad.image)
     assert isinstance(ref, GA2Error) and (ref.code, ref.pc) == (bad.code, bad.pc)
     got = ideal(ref)
@@ -90,7 +90,7 @@ def test_the_judge_reports_error_outputs():
 def test_cut_trace_and_a_cut_run():
     prog, img = self_contained_program()
     ref = run_machine(prog, img)
-    (pc1, c1), (pc2, c2) = ref.trace[1], ref.trace[2]
+    (_, _), (_, c2) = ref.trace[1], ref.trace[2]
     must, may = judge.cut_trace(ref.trace, c2)
     assert must == list(ref.trace[:2]) and may == list(ref.trace[:3])
     host = {"aborted": True, "cut_cycles": c2, "after_reset": dict.fromkeys(judge.HOST_OUTPUTS, 0)}
@@ -104,7 +104,8 @@ def test_cut_trace_and_a_cut_run():
 def test_references_carry_the_scratchpad_and_keep_ext():
     """references() on one Machine: the second program sees the first one's scratchpad
     and, with KEEP_EXT, its external memory."""
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     first = [b("LD", dst=0, src=0, len=4), b("ST", src=0, dst=100, len=4), b("HALT")]
     second = [b("ST", src=0, dst=200, len=4), b("HALT")]
     r1, r2 = judge.references(Machine(CFG), [(first, [5, 6, 7, 8], None), (second, judge.KEEP_EXT, None)])
@@ -186,9 +187,9 @@ def suite_entries():
     """A valid program, a fault and its follow-up, a light fault that keeps the external
     memory, a cut in the MM and the program after it."""
     prog, img = self_contained_program()
-    bad = progen.bad_program(7, isa.ERR_SHAPE, cfg=CFG)
+    bad = badprog.bad_program(7, isa.ERR_SHAPE, cfg=CFG)
     light = [isa.raw("SM", dst=0, src=100, len=65)]
-    return [("valid", prog, img), ("fault", bad.prog, bad.image), ("after", *progen.follow_up(bad, cfg=CFG)),
+    return [("valid", prog, img), ("fault", bad.prog, bad.image), ("after", *badprog.follow_up(bad, cfg=CFG)),
             ("light", light, None, 0, 1), ("cut", prog, img, 92), ("after cut", prog, img)]
 
 

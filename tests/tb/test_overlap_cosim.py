@@ -18,9 +18,9 @@ import pytest
 
 from model import config, isa, timing
 from model.machine import GA2Error, Machine
-from tb.stimulus import collide, progen
 from tb import hw
 from tb.judge import reference
+from tb.stimulus import collide, randprog
 
 # Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
 # by the other co-simulation tests of make test)
@@ -101,7 +101,7 @@ def test_collide_programs_with_acc(sim):
     reference and to the in-order mode's memory."""
     jobs, progs = collide_jobs(60, seed=SEED + 7)
     rng = np.random.default_rng(99)
-    jobs = [[(progen.with_acc(p, rng) if p is not None else p, img) for p, img in job] for job in jobs]
+    jobs = [[(randprog.with_acc(p, rng) if p is not None else p, img) for p, img in job] for job in jobs]
     progs = [job[0][0] for job in jobs]
     assert sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p in progs for w in p) >= 40
     res = hw.run(sim, jobs, cfg=CFG)
@@ -118,7 +118,8 @@ def test_collide_programs_with_acc(sim):
 
 def _long_tail(cfg):
     """A long LD and a long MM (both in flight), then a short RQ on the vector unit."""
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)            # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     return [b("LD", dst=0, src=100, len=200),
             b("MM", dst=3000, A=2048, B=2400, M=4, K=200, N=4, tb=1, lda=200, ldb=200, ldc=4),
             b("RQ", dst=600, src=400, len=4, m=20000, s=14)]
@@ -136,13 +137,14 @@ def test_overlap_faults(sim):
     """A fault after long instructions in flight: they complete (retire after the fault's
     DECODE), the faulting one writes nothing, code and pc come with done; also the end
     of the instruction memory (code 5) with a long MM in flight."""
-    b = lambda op, **f: isa.build(op, cfg=CFG, **f)            # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     dump = [b("ST", src=0, dst=6000, len=256), b("ST", src=3000, dst=6300, len=16),
             b("ST", src=4080, dst=6400, len=16), b("HALT")]
     rng = np.random.default_rng(3)
     img = rng.integers(-(1 << 31), 1 << 31, size=CFG.ext_words)
     jobs, want = [], []
-    for name, (code, bad) in FAULTS.items():
+    for code, bad in FAULTS.values():
         prog = _long_tail(CFG) + [bad, b("HALT")]
         jobs.append([(prog, img), (dump, None)])
         want.append((code, 3))
@@ -187,7 +189,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_broken_hazard_check_fails(tmp_path, name):
-    from tools import ROOT
+    from tb import ROOT
     rtl = tmp_path / "rtl"
     rtl.mkdir()
     for p in (ROOT / "rtl").iterdir():

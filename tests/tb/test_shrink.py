@@ -5,8 +5,8 @@ import pytest
 
 from model import isa
 from model.asm import assemble_file
-from tb.stimulus import progen
 from tb.shrink import ddmin, save, shrink
+from tb.stimulus import randprog
 
 
 def test_ddmin_finds_the_two_needed_items_and_batches_its_questions():
@@ -34,7 +34,7 @@ def _bug(prog, image):
 def test_shrink_a_random_program_to_the_bug(tmp_path):
     rng = np.random.default_rng(5)
     for _ in range(200):
-        prog, image = progen.random_program(rng, n_instr=30)
+        prog, image = randprog.random_program(rng, n_instr=30)
         image[300] = 7
         if _bug(prog, image):
             break
@@ -49,7 +49,7 @@ def test_shrink_a_random_program_to_the_bug(tmp_path):
 
 
 def test_shrink_refuses_a_passing_program():
-    prog, image = progen.random_program(1)
+    prog, image = randprog.random_program(1)
     with pytest.raises(ValueError, match="does not fail"):
         shrink(prog, image, lambda cands: [False for _ in cands])
     assert isa.build("HALT") == prog[-1]

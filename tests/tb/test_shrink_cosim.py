@@ -8,9 +8,8 @@ import pytest
 
 from model import config
 from model.asm import assemble_file
-from tools import ROOT
-from tb.stimulus import progen
-from tb import hw, shrink
+from tb import ROOT, hw, shrink
+from tb.stimulus import randprog
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +35,7 @@ def test_shrink_finds_a_minimal_reproducer_on_a_broken_chip(broken, tmp_path):
     cfg = config.DEFAULT
     fails = shrink.chip_oracle("icarus", cfg, **broken)
     rng = np.random.default_rng(12)
-    cands = [progen.random_program(rng, cfg, n_instr=10) for _ in range(6)]
+    cands = [randprog.random_program(rng, cfg, n_instr=10) for _ in range(6)]
     verdicts = fails(cands)
     assert any(verdicts), "no random program shows the broken store"
     prog, image = cands[verdicts.index(True)]

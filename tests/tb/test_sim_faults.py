@@ -16,6 +16,7 @@ import pytest
 from model import isa
 from tb import protocol
 from tb.sim import build as sim_build
+from tb.sim import process as sim_process
 from tb.sim import run as sim_run
 
 FAKE = Path(__file__).with_name("fake_sim.py")
@@ -28,16 +29,16 @@ def _py(code):
 
 
 def test_run_process_reports_exit_code_signal_and_hang(tmp_path):
-    p = sim_build.run_process(_py("import sys; sys.exit(3)"))
-    assert (p.returncode, p.signal, p.hung) == (3, None, False) and sim_build.describe(p) == "exit code 3"
-    p = sim_build.run_process(_py("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"))
+    p = sim_process.run_process(_py("import sys; sys.exit(3)"))
+    assert (p.returncode, p.signal, p.hung) == (3, None, False) and sim_process.describe(p) == "exit code 3"
+    p = sim_process.run_process(_py("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"))
     assert (p.returncode, p.signal, p.hung) == (None, signal.SIGSEGV, False)
-    assert sim_build.describe(p) == "killed by signal 11 (SIGSEGV)"
+    assert sim_process.describe(p) == "killed by signal 11 (SIGSEGV)"
     pidfile = tmp_path / "grandchild"
     t0 = time.monotonic()
-    p = sim_build.run_process(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], wall_limit=0.5)
+    p = sim_process.run_process(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], wall_limit=0.5)
     assert p.hung and p.returncode is None and time.monotonic() - t0 < 20
-    assert "no end after" in sim_build.describe(p)
+    assert "no end after" in sim_process.describe(p)
     gpid = int(pidfile.read_text())
     for _ in range(100):                       # the whole process group went with it
         try:
@@ -161,7 +162,7 @@ def test_ga2_run_exits_4_on_a_simulator_fault(monkeypatch, tmp_path, capsys):
     prog.write_text("HALT\n")
 
     def crash(*a, **k):
-        raise sim_run.SimulatorFault("icarus", "vvp", 0, 0, 0, 1, sim_build.Process("vvp", None, 9, False, 1.0))
+        raise sim_run.SimulatorFault("icarus", "vvp", 0, 0, 0, 1, sim_process.Process("vvp", None, 9, False, 1.0))
     monkeypatch.setattr(hw, "run_programs", crash)
     monkeypatch.setattr(hw, "available_sims", lambda: ["icarus", "verilator"])
     assert ga2.main(["run", str(prog), "--sim", "icarus"]) == 4
@@ -247,39 +248,43 @@ def _project(tmp_path):
 
 
 def test_mutation_journal_resumes_and_a_killed_check_is_named(tmp_path, monkeypatch):
-    from tb.mutation import engine
+    from tb.mutation import journal as mut_journal
+    from tb.mutation import outcomes
+    from tb.mutation import text as mut_text
     root = _project(tmp_path)
     ran = tmp_path / "ran.txt"
     monkeypatch.setenv("RAN", str(ran))
-    ms = [engine.Mutant("A off", "pkg/code.py", "A = 1", "A = 0"),
-          engine.Mutant("B off", "pkg/code.py", "B = 2", "B = 3"),
-          engine.Mutant("C killed", "pkg/code.py", "C = 3", "C = 9")]
+    ms = [outcomes.Mutant("A off", "pkg/code.py", "A = 1", "A = 0"),
+          outcomes.Mutant("B off", "pkg/code.py", "B = 2", "B = 3"),
+          outcomes.Mutant("C killed", "pkg/code.py", "C = 3", "C = 9")]
     check = [sys.executable, "-m", "pkg.check"]
     jpath = tmp_path / "mut.journal.jsonl"
-    j = engine.open_journal(jpath, root, resume=False)
-    first = engine.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
-    assert [r.status for r in first] == [engine.CAUGHT, engine.CAUGHT, engine.CRASHED]
+    j = mut_journal.open_journal(jpath, root, resume=False)
+    first = mut_text.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
+    assert [r.status for r in first] == [outcomes.CAUGHT, outcomes.CAUGHT, outcomes.CRASHED]
     assert "killed by signal 9 (SIGKILL)" in first[2].detail and first[2].returncode == -9
     # the run killed after its first result: the journal holds it (and a torn line)
     lines = jpath.read_text().splitlines()
     assert len(lines) == 4
     jpath.write_text(lines[0] + "\n" + next(ln for ln in lines[1:] if '"A off"' in ln) + "\n" + lines[2][:30])
     ran.write_text("")
-    j = engine.open_journal(jpath, root, resume=True)
-    again = engine.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
+    j = mut_journal.open_journal(jpath, root, resume=True)
+    again = mut_text.run_mutants(ms, check, root, timeout=60, jobs=1, journal=j)
     assert again == first or [r.status for r in again] == [r.status for r in first]
     assert sorted(ran.read_text().splitlines()) == sorted(["(baseline)", "B off", "C killed"])
     # the project changed since: the journal is another run's
     (root / "pkg" / "code.py").write_text("A = 1\nB = 2\nC = 3\nD = 4\n")
     with pytest.raises(ValueError, match="another run"):
-        engine.open_journal(jpath, root, resume=True)
+        mut_journal.open_journal(jpath, root, resume=True)
 
 
 def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
     """tb/mutation/rtl/runner.py run(): the sites the journal holds are not judged again."""
     from collections import namedtuple
     from types import SimpleNamespace
-    from tb.mutation import engine
+
+    from tb.mutation import journal as mut_journal
+    from tb.mutation import outcomes
     from tb.mutation.rtl import runner, suite
     Site = namedtuple("Site", "file line start cls desc module")
     sites = [Site("ga2_sram.v", 10, 100, "nba", "removed mem[a] <= d", "ga2_sram"),
@@ -289,12 +294,12 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
 
     def judge(site, work, manifests, timeout, rtl_dir=None):
         judged.append(site.line if site else 0)
-        status = engine.SURVIVED if site is None or site.line == 30 else engine.CAUGHT
-        return engine.Result("(mutant 0)" if site is None else f"{site.file}:{site.line}", site.file if site else "",
-                             status, True, (), None, 0.1, "", False,
-                             {"module": site.module if site else None, "cls": site.cls if site else None,
-                              "file": site.file if site else None, "line": site.line if site else None,
-                              "change": "c", "check": "x", "compile_s": 0.0, "run_s": 0.0})
+        status = outcomes.SURVIVED if site is None or site.line == 30 else outcomes.CAUGHT
+        return outcomes.Result("(mutant 0)" if site is None else f"{site.file}:{site.line}", site.file if site else "",
+                               status, True, (), None, 0.1, "", False,
+                               {"module": site.module if site else None, "cls": site.cls if site else None,
+                                "file": site.file if site else None, "line": site.line if site else None,
+                                "change": "c", "check": "x", "compile_s": 0.0, "run_s": 0.0})
     monkeypatch.setattr(runner, "judge", judge)
     monkeypatch.setattr(runner, "equiv_key", lambda s, rtl: (s.file, s.cls, "code", "c"))
     monkeypatch.setattr(suite, "build_suite", lambda d, cfg=None: {"mode": "inorder", "nprog": 1, "rq_n": 0,
@@ -307,7 +312,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
         return SimpleNamespace(work=str(tmp_path / "w"), rtl=str(tmp_path), equiv=str(equiv), jobs=1, sample=0,
                                seed=1, verbose=False, out=str(tmp_path / "mut_rtl.json"), module=None,
                                classes=("nba", "cmp", "arith"), scheduler=None,
-                               journal_log=engine.Journal(jpath, {"design": "d"}, resume))
+                               journal_log=mut_journal.Journal(jpath, {"design": "d"}, resume))
     assert runner.run(args(False), sites, {}) == 0
     assert sorted(judged) == [0, 10, 10, 20, 30]        # mutant 0, the known-bad one, then the three
     lines = jpath.read_text().splitlines()
@@ -321,7 +326,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ the applications
 def _fault(*a, **k):
-    raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_build.Process("Vtop", 139, None, False, 3.0))
+    raise sim_run.SimulatorFault("verilator", "Vtop", 2, 5, 9, 20, sim_process.Process("Vtop", 139, None, False, 3.0))
 
 
 @pytest.mark.parametrize("app", ["serve", "score", "sweep", "bench_sim"])
@@ -369,14 +374,14 @@ def test_a_failed_build_is_a_tool_fault_of_one_line(sim, tmp_path, monkeypatch):
     line naming the simulator, the tool's own words and its log -- not a bare RuntimeError
     with the log pasted in, and never a result of the chip."""
     monkeypatch.setenv("PATH", _shims(tmp_path))
-    with pytest.raises(sim_build.ToolFault) as e:
+    with pytest.raises(sim_process.ToolFault) as e:
         from tb.sim import plain
         sim_build.build_binary(sim, plain.TOP, plain.BENCH, out_dir=tmp_path / "out")
     msg = str(e.value)
     assert "\n" not in msg and f"{sim} compile of tb_plain failed" in msg and "a failing shim" in msg
     assert e.value.log and Path(e.value.log).read_text().strip(), "the tool's output kept in its log"
     assert not isinstance(e.value, sim_run.SimulatorFault)
-    assert issubclass(sim_run.SimulatorFault, sim_build.ToolFault)   # every simulator fault is a tool fault
+    assert issubclass(sim_run.SimulatorFault, sim_process.ToolFault)   # every simulator fault is a tool fault
 
 
 def test_guard_ends_a_command_on_a_tool_fault_with_one_line_and_exit_4(capsys):
@@ -386,7 +391,7 @@ def test_guard_ends_a_command_on_a_tool_fault_with_one_line_and_exit_4(capsys):
     from tb import cli
 
     def fails():
-        raise sim_build.ToolFault("yosys exit 1: ERROR: something", "/x/yosys.log")
+        raise sim_process.ToolFault("yosys exit 1: ERROR: something", "/x/yosys.log")
     assert cli.guard(fails) == 4
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "FAULT: yosys exit 1: ERROR: something; log /x/yosys.log" in err[0]
@@ -422,12 +427,13 @@ def _alive(pid):
 @pytest.mark.parametrize("spawner", ["run_check", "run_process"])
 def test_a_killed_run_leaves_no_check_or_simulator_running(spawner, tmp_path):
     """The mutation runs' checks (tb.mutation.text.run_check) and the simulators
-    (tb.sim.build.run_process) die with the process that started them, even when it is
+    (tb.sim.process.run_process) die with the process that started them, even when it is
     killed outright (SIGKILL: nothing of it runs to clean up)."""
     pidfile = tmp_path / "child.pid"
-    child = [sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
+    child = [sys.executable, "-c",
+             f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"]
     call = ("from tb.mutation import text; text.run_check(%r, '/', 100)" if spawner == "run_check"
-            else "from tb.sim import build; build.run_process(%r)") % (child,)
+            else "from tb.sim import process; process.run_process(%r)") % (child,)
     runner = __import__("subprocess").Popen([sys.executable, "-c", call])
     t0 = time.monotonic()
     while not pidfile.exists() or not pidfile.read_text():

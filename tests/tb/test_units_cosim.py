@@ -21,11 +21,10 @@ import numpy as np
 import pytest
 
 from model import config, isa
-from tb.sim import build
-from tb import hw
+from tb import ROOT, hw
+from tb.sim import build, process
 from tb.sim.files import restart_files, rtl_files, top_file, units_vec_file
 
-from tools import ROOT  # noqa: E402
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart", "test_ops")
 
@@ -44,11 +43,11 @@ def _run_units(sim, testcase, rtl_dir=None, build_dir=None):
     run_dir.mkdir(parents=True, exist_ok=True)
     xml, err, log = build.cocotb_test(sim, bdir, run_dir, "units_job", toplevel="units_tb",
                                       module_dirs=[ROOT / "tb" / "drivers"], testcase=testcase)
-    assert xml is not None and xml.exists(), f"{sim} {testcase}: no results ({err}); log {log}:\n{build.tail(log)}"
+    assert xml is not None and xml.exists(), f"{sim} {testcase}: no results ({err}); log {log}:\n{process.tail(log)}"
     cases = list(ET.parse(xml).iter("testcase"))
     fails = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
     assert len(cases) == 1 and cases[0].get("name") == testcase, f"{sim}: ran {[c.get('name') for c in cases]}"
-    assert not fails and err is None, f"{sim} {testcase} failed; log {log}:\n{build.tail(log, 25)}"
+    assert not fails and err is None, f"{sim} {testcase} failed; log {log}:\n{process.tail(log, 25)}"
 
 
 _BATCH = {}

@@ -14,7 +14,6 @@ unit counters, must be the formulas of docs/isa.md typed in below. The LM-config
 long (make test-long); the default suite runs the CH09 one here and PACK4 / UNPACK4 in
 tests/tb/test_lm_cosim.py.
 """
-import numpy as np
 import pytest
 
 from model import config, isa, timing
@@ -35,7 +34,8 @@ LENS = {"PACK4": (1, 2, 17, 1000), "UNPACK4": (1, 2, 17, 1000), "SM": (65, 256, 
 
 def _one(op, n, cfg):
     """op of length n alone, with xhi = 1 for the DMA ops (a transfer across 2^16 for LD/ST)."""
-    b = lambda o, **f: isa.build(o, cfg=cfg, **f)  # noqa: E731
+    def b(o, **f):
+        return isa.build(o, cfg=cfg, **f)
     f = {"PACK4": dict(dst=2100, src=0, len=n), "UNPACK4": dict(dst=2000, src=0, len=n),
          "SM": dict(dst=2048, src=0, len=n), "LD": dict(dst=0, src=65536 - n // 2, len=n),
          "ST": dict(src=0, dst=65536 - n // 2, len=n), "LDX": dict(dst=100, src=70000, len=n, idx=0, rows=2)}[op]
@@ -92,7 +92,7 @@ def test_xhi_pack4_long_softmax_programs_and_busy_cycles(sim, mode):
         assert (r.error, r.error_code) == (code != 0, code), where
         if not code:
             _spec_checks(name, prog, img, r.ext)
-    for (op, n, prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, res[len(progs):]):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n, mode), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, HALT's FETCH and DECODE; overlap: HALT retires the
@@ -127,7 +127,8 @@ def main():
             for (op, n, _), r in zip(timed, res):
                 assert r.ok, (op, n, sim, mode, r.mismatch)
                 rows.setdefault((op, n), {})[(sim, mode)] = (getattr(r.counters, UNIT[op]), r.counters.cycles)
-    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap | Verilator overlap |")
+    print("| op | len | docs/isa.md in-order / overlap | Icarus in-order | Verilator in-order | Icarus overlap "
+          "| Verilator overlap |")
     print("|---|---|---|---|---|---|---|")
     for (op, n), d in rows.items():
         cells = [f"{d[(s, m)][0]} ({d[(s, m)][1]})" for m in ("inorder", "overlap") for s in ("icarus", "verilator")]

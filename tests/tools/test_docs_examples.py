@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tools import ROOT
+from tb import ROOT
 from tools import ga2
 
 PAGE = ROOT / "docs" / "programming.md"

@@ -102,7 +102,8 @@ def steps(programs, image):
 
 def tile_program():
     """100 instructions: 4x4 output tiles of a (16 x 64) @ (64 x 16) product, K = 16 steps."""
-    B = lambda op, **f: isa.build(op, cfg=CFG, **f)  # noqa: E731
+    def B(op, **f):
+        return isa.build(op, cfg=CFG, **f)
     prog = [B("LD", dst=0, src=0, len=1024),           # A: 16 rows x 64
             B("LD", dst=1024, src=1024, len=1024)]     # B stored transposed: 16 rows x 64
     tiles = [(i, j) for i in range(4) for j in range(4)]

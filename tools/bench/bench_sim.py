@@ -46,7 +46,8 @@ def long_program(groups, ext=None):
     if not 1 <= groups <= (config.DEFAULT.imem_depth - 1) // 8:
         raise ValueError(f"groups must be 1..{(config.DEFAULT.imem_depth - 1) // 8}, got {groups}")
     n = min(256, ext)
-    b = lambda op, **f: isa.build(op, cfg=config.DEFAULT.replace(ext_words=ext), **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=config.DEFAULT.replace(ext_words=ext), **f)
     prog = []
     for g in range(groups):
         prog += [b("LD", dst=0, src=(g * 7) % (ext - n + 1), len=n),

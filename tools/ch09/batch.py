@@ -24,9 +24,9 @@ import zlib
 import numpy as np
 
 from model import config, isa
-from model.reorder import reorder
 from model.machine import Machine
 from model.quant import mantissa_shift, quantize, requant, scale_for
+from model.reorder import reorder
 from model.softmax_gold import softmax_fixed
 
 # ---------------------------------------------------------------- sizes
@@ -116,7 +116,7 @@ def make_batch(nseq, L, seed):
     Q = [_matmul(x, W["wq"]) for x in X]
     K = [_matmul(x, W["wk"]) for x in X]
     V = [_matmul(x, W["wv"]) for x in X]
-    O = []                                    # O[b][t]: attention output at token t (0-based)
+    O = []  # noqa: E741 -- O[b][t]: attention output at token t (0-based), next to Q, K, V
     for b in range(nseq):
         rows = []
         for t in range(L):
@@ -256,7 +256,8 @@ def program(seqs, ts, P, cfg=CFG):
     for j, b in enumerate(seqs):
         L = ts[j]
         for c in range(0, L, ARRAY):
-            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)
+            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D,
+                N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)
         ins("RQ", dst=SP_S8, src=SP_S32, len=L, m=P["scores"][0], s=P["scores"][1])
         ins("SM", dst=SP_P, src=SP_S8, len=L)
         ins("RQ", dst=SP_A8, src=SP_P, len=L, m=P["weights"][0], s=P["weights"][1])
@@ -426,7 +427,7 @@ def _step(seqs, ts, P, ext, where, probs, cfg):
         return None, g
     try:
         return fresh_machine(g, cfg).run(prog, ext).ext, g
-    except Exception as e:  # noqa: BLE001 - every crash is a finding
+    except Exception as e:  # noqa: BLE001 -- every crash is a finding
         probs.append(f"{where} garbage={g}: crashed: {type(e).__name__}: {e}")
         return None, g
 

@@ -1,12 +1,9 @@
-"""The command lines of chapter 9's scripts: bad input is exit 2 and ONE line naming it.
+"""Chapter 9's own argument type: int_list, a comma-separated list of integers.
 
-Parser, refuse and the argument types are tb/cli.py's (every command of the project uses
-them): argparse's errors (an unknown option, a value of the wrong type, two options that
-exclude each other) print one line, `prog: message`, instead of the usage and the
-message; refuse(prog, message) does the same for the values a script checks itself. No
-traceback reaches the user for bad input. int_list is chapter 9's own.
+The command lines of chapter 9's scripts take everything else from tb/cli.py (every command
+of the project uses it: Parser, refuse and the argument types): bad input is exit 2 and ONE
+line naming it, no traceback.
 """
-from tb.cli import BAD_INPUT, Parser, integer, out_dir, out_file, refuse, text_file  # noqa: F401
 
 
 def int_list(text, what):

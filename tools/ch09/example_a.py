@@ -28,8 +28,8 @@ import os
 import sys
 from pathlib import Path
 
-from tools import ROOT
-from tools.ch09 import cli
+from tb import ROOT, cli
+from tools.ch09.cli import int_list
 
 # the 7B-class model of the chapter (also section 5 of tools/ch09/run.py): 7e9 weights,
 # 32 layers of 32 heads of 128, int8 K and V cached per token
@@ -231,7 +231,7 @@ def main(argv=None):
         chips = chips_of(a.chips, a.chip)
         weights = WEIGHTS if a.weight_bytes is None else positive(a.weight_bytes, "--weight-bytes")
         kv_tok = KV_PER_TOKEN if a.kv_per_token is None else positive(a.kv_per_token, "--kv-per-token")
-        contexts = CONTEXTS if a.contexts is None else tuple(cli.int_list(a.contexts, "--contexts"))
+        contexts = CONTEXTS if a.contexts is None else tuple(int_list(a.contexts, "--contexts"))
         for c in contexts:
             if c < 1:
                 raise ValueError(f"--contexts {a.contexts!r}: context {c} must be at least 1 token")

@@ -26,15 +26,16 @@ import os
 import string
 import sys
 
-from tools import ROOT
-
-from tools.ch09 import batch, cli
-from tools.serve import engine as serving
 from model import timing
+from tb import ROOT, cli
+from tools.ch09 import batch
+from tools.ch09.cli import int_list
+from tools.serve import engine as serving
+from tools.serve import workload as serve_workload
 
 # the workload is stated once, in tools/serve/workloads/example_b.json (make serve reads it too)
-WORKLOAD_FILE = serving.EXAMPLE_B_FILE
-REQUESTS = tuple(serving.EXAMPLE_B)
+WORKLOAD_FILE = serve_workload.EXAMPLE_B_FILE
+REQUESTS = tuple(serve_workload.EXAMPLE_B)
 WANTS = tuple(q.tokens for q in REQUESTS)        # 14, 3, 9, 5, 12, 2, 7, 10 (from the file)
 SLOTS = batch.BMAX                               # room for 4: the batched builder's slots
 # one character per request in the occupancy rows ("x" and "." are taken)
@@ -58,7 +59,7 @@ def requests_of(wants):
     wants = list(wants)
     if len(wants) > len(NAMES):
         raise ValueError(f"{len(wants)} requests, at most {len(NAMES)} (one letter each in the occupancy rows)")
-    return [serving.Request(NAMES[i], w, 0) for i, w in enumerate(wants)]
+    return [serve_workload.Request(NAMES[i], w, 0) for i, w in enumerate(wants)]
 
 
 def plan(policy, requests=REQUESTS, slots=SLOTS):
@@ -115,11 +116,11 @@ def price(steps, wants=WANTS, slots=SLOTS, ticks=None, arrivals=None):
         costs.append(c)
         useful_costs.append(cu)
         ends.append(clock)
-        for s, r, t, u in st:
+        for _s, r, t, u in st:
             if u and t == wants[r]:
                 done[r] = clock
         row = ["."] * slots
-        for s, r, t, u in st:
+        for s, r, _t, u in st:
             row[s] = NAMES[r] if u else "x"
         occupancy.append("".join(row))
 
@@ -201,9 +202,9 @@ def workload(lens=None, path=None):
     arrivals are kept), else the chapter's (tools/serve/workloads/example_b.json).
     ValueError naming the problem."""
     if lens is not None:
-        return requests_of(cli.int_list(lens, "--lens"))
+        return requests_of(int_list(lens, "--lens"))
     if path is not None:
-        return serving.load_workload(path)[1]
+        return serve_workload.load_workload(path)[1]
     return list(REQUESTS)
 
 
@@ -236,7 +237,7 @@ def main(argv=None):
           "batched program (the chip's timing contract; no simulation)")
     at8 = {n: step_cycles(list(range(n)), [8] * n) for n in range(1, slots + 1)}
     print("  step cost at token 8: " + ", ".join(f"{n} seq: {c} cycles ({c / n:.0f}/token)" for n, c in at8.items()))
-    print(f"  requests (tokens wanted): " + ", ".join(
+    print("  requests (tokens wanted): " + ", ".join(
         f"{NAMES[i]}={q.tokens}" if q.id == NAMES[i] else f"{NAMES[i]} ({q.id})={q.tokens}"
         for i, q in enumerate(reqs))
         + ("" if not any(q.arrival for q in reqs) else

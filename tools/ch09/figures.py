@@ -3,8 +3,8 @@
 9.1 roofline of GA-2 with the measured steps in both timing modes; 9.2 how batching
 stacks requests into one matrix product; 9.3 words per step against B; 9.4 arithmetic
 intensity against B with its limit; 9.7 the unit timeline of the B = 4 step in both
-modes (busy intervals from the chip's retire trace). Measured points (from the circuit's counters and the programs it ran) are
-markers; derived curves are lines labelled "derived".
+modes (busy intervals from the chip's retire trace). Measured points (from the circuit's counters and the programs
+it ran) are markers; derived curves are lines labelled "derived".
 """
 import json
 import os
@@ -84,8 +84,8 @@ def fig_stacking(data, path, B=3):
     ax.text(3, 15.4, f"new tokens: {B} x 16\n(one hidden row per request)", ha="center", fontsize=8)
     ax.text(6.8, 13.5, "x", fontsize=14, va="center")
     ax.add_patch(Rectangle((7.5, 9), 6, 6, fc="lightgrey", ec="k"))   # W: 16 x 16
-    ax.text(10.5, 12, f"Wq | Wk | Wv\n{batch.DM} x {batch.D} each\n{SHARED_W} words,\nloaded ONCE\nper step", ha="center",
-            va="center", fontsize=8)
+    ax.text(10.5, 12, f"Wq | Wk | Wv\n{batch.DM} x {batch.D} each\n{SHARED_W} words,\nloaded ONCE\nper step",
+            ha="center", va="center", fontsize=8)
     ax.text(14.2, 13.5, "=", fontsize=14, va="center")
     for j in range(B):                                  # Q/K/V rows
         ax.add_patch(Rectangle((15, 14 - j), 6, 1, fc=cols[j], ec="k", alpha=0.4))
@@ -240,8 +240,7 @@ def draw_all(json_path, outdir):
 
 
 def main(argv=None):
-    from tb import cli
-    from tools import ROOT
+    from tb import ROOT, cli
     ap = cli.Parser(prog="tools.ch09.figures", description=__doc__.splitlines()[0])
     ap.add_argument("run_json", nargs="?", type=cli.in_file,
                     help="the run's JSON (tools.ch09.run --json; default out/ch09_run.json)")
@@ -251,7 +250,8 @@ def main(argv=None):
     if a.run_json is None:
         a.run_json = os.path.join(ROOT, "out", "ch09_run.json")
         if not os.path.isfile(a.run_json):
-            return cli.refuse(ap.prog, "no out/ch09_run.json: run `make sim` (tools.ch09.run) first, or name a run's JSON")
+            return cli.refuse(ap.prog,
+                              "no out/ch09_run.json: run `make sim` (tools.ch09.run) first, or name a run's JSON")
     try:
         data = load_run(a.run_json)
     except ValueError as e:

@@ -4,7 +4,7 @@ Each mutant changes ONE line of a copy of model/batch.py (the batched program bu
 into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
 problem (`python -m model.batch --check` prints a PROBLEM line and exits 1); a crash
 (traceback), a builder refusal (REFUSED lines only) or a timeout is listed in its own
-column and is not caught (tb/mutation/engine.py). Three columns: the full check, the
+column and is not caught (tb/mutation/__init__.py). Three columns: the full check, the
 check without the ragged batch, and the full check in the overlap timing mode (the same
 builder lines, the instructions in model/reorder.py's order). The full check must catch every mutant; without the
 ragged batch exactly the length-confusing ones (tag "length") survive, which is what the
@@ -26,7 +26,7 @@ exactly once in tools/ch09/batch.py, as a whole line. --extra-only runs only the
 mutants (all three columns); without it they are added to the list.
 
 The mutation engine (copying the tree, applying a mutant, running the check, outcomes,
-timeouts, score, tables) is tb/mutation/engine.py.
+timeouts, score, tables) is tb/mutation/ (its __init__.py says which module holds what).
 """
 import json
 import os
@@ -34,11 +34,12 @@ import sys
 import time
 from pathlib import Path
 
-from tools import ROOT
+from tb import ROOT, cli
 from tb.cli import MAX_JOBS, MAX_SECONDS, scheduler
-from tools.ch09 import cli
-
-from tb.mutation import engine as mutation
+from tb.mutation import journal as mut_journal
+from tb.mutation import outcomes
+from tb.mutation import report as mut_report
+from tb.mutation import text as mut_text
 
 FILE = "tools/ch09/batch.py"
 PY = sys.executable
@@ -49,8 +50,7 @@ OVERLAP = [PY, "-m", "tools.ch09.batch", "--check", "--mode", "overlap"]
 # (label, old line, new line, tags); each old line occurs exactly once in model/batch.py.
 _PROJ = ('            ins("MM", dst=proj + c, A=SP_X, B=SP_W + w * DM * D + c, M=n, K=DM, N=ARRAY, '
          'tb=0, lda=DM, ldb=D, ldc=D)')
-_SCORE = ('            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D, '
-          'N=min(ARRAY, L - c), tb=1, lda=D, ldb=D, ldc=D)')
+_SCORE = '            ins("MM", dst=SP_S32 + c, A=SP_Q8 + D * j, B=sp_k(j) + D * c, M=1, K=D,'
 _OUT = ('            ins("MM", dst=SP_O32 + c, A=SP_A8, B=sp_v(j) + c, M=1, K=L, N=ARRAY, '
         'tb=0, lda=L, ldb=D, ldc=D)')
 SPECS = [
@@ -141,7 +141,7 @@ def mutants(fast=False, ragged=True, extra=(), extra_only=False):
     Against the full check every mutant must be caught; without the ragged batch the
     length-confusing ones are expected to survive (must_catch=False)."""
     specs = [] if extra_only else [sp for sp in SPECS if not fast or sp[0] in FAST]
-    return [mutation.Mutant(label, FILE, old, new, must_catch=ragged or "length" not in tags, tags=tags)
+    return [outcomes.Mutant(label, FILE, old, new, must_catch=ragged or "length" not in tags, tags=tags)
             for label, old, new, tags in specs + list(extra)]
 
 
@@ -223,9 +223,9 @@ def run(fast=False, jobs=2, timeout=120, quick=False, scheduler=None, progress=F
     flags = ["--quick"] if quick else []
     t0 = time.time()
     kw = {"scheduler": scheduler, "progress": progress, "journal": journal}
-    full = mutation.run_mutants(ms, FULL + flags, ROOT, timeout, jobs, **kw)
-    nor = mutation.run_mutants(mutants(fast, False, extra, extra_only), NO_RAGGED + flags, ROOT, timeout, jobs, **kw)
-    ovl = mutation.run_mutants(ms, OVERLAP + flags, ROOT, timeout, jobs, **kw)
+    full = mut_text.run_mutants(ms, FULL + flags, ROOT, timeout, jobs, **kw)
+    nor = mut_text.run_mutants(mutants(fast, False, extra, extra_only), NO_RAGGED + flags, ROOT, timeout, jobs, **kw)
+    ovl = mut_text.run_mutants(ms, OVERLAP + flags, ROOT, timeout, jobs, **kw)
     rows = []
     for m, a, b, c in zip(ms, full, nor, ovl):
         rows.append({"label": m.label, "tags": list(m.tags), "full": a.caught, "no_ragged": b.caught,
@@ -239,7 +239,7 @@ def verdict(rows):
     is not a catch); without ragged exactly the length-confusing mutants survive."""
     bad = []
     for r in rows:
-        if r.get("status_full") == mutation.BAD_ANCHOR or r.get("status_no_ragged") == mutation.BAD_ANCHOR:
+        if r.get("status_full") == outcomes.BAD_ANCHOR or r.get("status_no_ragged") == outcomes.BAD_ANCHOR:
             bad.append(f"bad anchor (the mutant's line is not in {FILE}): {r['label']}")
             continue
         if not r["full"]:
@@ -248,9 +248,9 @@ def verdict(rows):
             bad.append(f"full check in overlap mode did not catch ({r['status_overlap']}): {r['label']}")
         nr = r["status_no_ragged"]
         if "length" in r["tags"]:
-            if nr != mutation.SURVIVED:
+            if nr != outcomes.SURVIVED:
                 bad.append(f"length-confusing mutant not survived without the ragged batch ({nr}): {r['label']}")
-        elif nr != mutation.CAUGHT:
+        elif nr != outcomes.CAUGHT:
             bad.append(f"mutant not caught without the ragged batch ({nr}) but is not length-confusing: "
                        f"{r['label']}")
     return bad
@@ -287,8 +287,8 @@ def main(argv=None):
         if not a.timeout <= MAX_SECONDS or a.jobs > MAX_JOBS:
             raise ValueError(f"--jobs {a.jobs} and --timeout {a.timeout:g}: at most {MAX_JOBS} jobs "
                              f"and {MAX_SECONDS:g} s")
-        journal = mutation.open_journal(a.journal or mutation.journal_path(a.json), ROOT, a.resume,
-                                        quick=a.quick)
+        journal = mut_journal.open_journal(a.journal or mut_journal.journal_path(a.json), ROOT, a.resume,
+                                           quick=a.quick)
     except ValueError as e:
         return cli.refuse(ap.prog, e)
     rows, full, nor, ovl, wall = run(a.fast, a.jobs, a.timeout, a.quick, a.scheduler, progress=True,
@@ -304,9 +304,9 @@ def main(argv=None):
     no = sum(r["overlap"] for r in rows)
     print(f"{'total caught':<{w}}  {f'{nf}/{len(rows)}':>11}  {f'{nn}/{len(rows)}':>11}  {f'{no}/{len(rows)}':>11}")
     print()
-    print(mutation.format_summary({"full check": full, "no ragged": nor, "overlap": ovl}, "check", total=None))
+    print(mut_report.format_summary({"full check": full, "no ragged": nor, "overlap": ovl}, "check", total=None))
     for name, res in (("full check", full), ("no ragged", nor), ("overlap", ovl)):
-        print(f"{name}: " + mutation.score_line(res))
+        print(f"{name}: " + mut_report.score_line(res))
     bad = verdict(rows)
     for b in bad:
         print("FAIL", b)
@@ -316,13 +316,13 @@ def main(argv=None):
         json.dump({"fast": a.fast, "quick": a.quick, "extra_mutants": [
                        {"label": lab, "old": old, "new": new, "tags": list(tags)} for lab, old, new, tags in extra],
                    "extra_only": a.extra_only, "mutants": rows, "caught_full": nf, "caught_no_ragged": nn,
-                   "caught_overlap": no, "score_overlap": mutation.score(ovl),
-                   "score_full": mutation.score(full), "score_no_ragged": mutation.score(nor),
+                   "caught_overlap": no, "score_overlap": mut_report.score(ovl),
+                   "score_full": mut_report.score(full), "score_no_ragged": mut_report.score(nor),
                    "total": len(rows), "problems": bad, "wall_s": round(wall, 2)}, f, indent=1)
     base = os.path.splitext(a.json)[0]
-    mutation.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})
-    mutation.write_json(base + "_no_ragged_raw.json", nor, {"check": " ".join(NO_RAGGED[1:])})
-    mutation.write_json(base + "_overlap_raw.json", ovl, {"check": " ".join(OVERLAP[1:])})
+    mut_report.write_json(base + "_full_raw.json", full, {"check": " ".join(FULL[1:])})
+    mut_report.write_json(base + "_no_ragged_raw.json", nor, {"check": " ".join(NO_RAGGED[1:])})
+    mut_report.write_json(base + "_overlap_raw.json", ovl, {"check": " ".join(OVERLAP[1:])})
     return 1 if bad else 0
 
 

@@ -23,14 +23,12 @@ import os
 import sys
 import time
 
-from tb import cli
-from tb.hw import ToolFault
-from tools import ROOT
-
-from tools.ch09 import batch, roofline
-from tools.ch09.example_a import MODEL_7B, sci
 from model import config, isa, timing
 from model.machine import Machine
+from tb import ROOT, cli
+from tb.hw import ToolFault
+from tools.ch09 import batch, roofline
+from tools.ch09.example_a import MODEL_7B, sci
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)
 MODES = {"inorder": CFG, "overlap": config.CH09_OVERLAP}   # the two timing modes, same sizes
@@ -243,7 +241,7 @@ def main(argv=None):
                 faults.append(key)
                 data["sims"][key] = {"pass": False, "fault": str(e)}
                 continue
-            except Exception as e:  # noqa: BLE001 - a broken simulator is a FAIL line, not a traceback
+            except Exception as e:  # noqa: BLE001 -- a broken simulator is a FAIL line, not a traceback
                 print(f"  FAIL {key}: could not run: {type(e).__name__}: {str(e)[:400]}")
                 fails.append(key)
                 data["sims"][key] = {"pass": False, "error": str(e)[:2000]}

@@ -35,9 +35,8 @@ import tomllib
 from pathlib import Path
 
 from model import config, isa
-from tb import cli, protocol
+from tb import ROOT, cli, protocol
 from tb.hw import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, plain, rtl_files, sources
-from tools import ROOT
 from tools.flow import lint
 
 RTL = ROOT / "rtl"

@@ -7,9 +7,8 @@ rewrites it; `--check` exits 1 when the committed file is stale (a test can run 
 """
 import sys
 
-from tb import cli
-from tools import ROOT
 from model.softmax_gold import LUT, LUT_SIZE
+from tb import ROOT, cli
 
 OUT = ROOT / "rtl" / "ga2_exp_lut.v"
 IDX_W = (LUT_SIZE - 1).bit_length()

@@ -18,9 +18,8 @@ part; `--fast` the seconds-long subset that `make test` runs (tests/flow/test_fo
 import sys
 import time
 
-from tb import cli
+from tb import ROOT, cli
 from tb.formal import compose, engine, miter, props
-from tools import ROOT
 
 OUT = ROOT / "out" / "formal.txt"
 GROUPS = ("overlap", "chip", "busy", "link", "equiv")
@@ -67,7 +66,7 @@ def main(argv=None):
         lines.append(ln)
         print(ln, flush=True)
     if "equiv" in groups and not args.fast:
-        for i, (key, why, site) in enumerate(miter.listed_sites()):
+        for i, (key, _why, site) in enumerate(miter.listed_sites()):
             name = f"equiv/{key[0]} {key[1]}: {key[3]}"
             steps = compose.steps_for(key, site) if site is not None else None
             if site is None:

@@ -33,9 +33,8 @@ import subprocess
 import sys
 import time
 
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault, error_line, rtl_files
-from tools import ROOT
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
 # the calibration top: ga2_requant between two register stages (--calibrate)
@@ -188,7 +187,8 @@ def calibrate(device, seed, freq):
     lcs = rep["utilization"]["ICESTORM_LC"]["used"]
     ice = run_icetime(device, build)
     ratio = (1e6 / clk) / use["sta_ps"]
-    lines = [f"calibration on {device.upper()}: ga2_fpga_requant (ga2_requant between two register stages), seed {seed}",
+    lines = [f"calibration on {device.upper()}: ga2_fpga_requant (ga2_requant between two register stages), "
+             f"seed {seed}",
              f"  yosys sta {use['sta_ps']} ps; {use['luts']} SB_LUT4, {lcs} logic cells placed",
              f"  nextpnr-ice40 Fmax {clk:.2f} MHz ({1e3 / clk:.2f} ns, {secs:.0f} s)"
              + (f"; icetime {ice:.2f} MHz" if ice else ""),

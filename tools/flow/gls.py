@@ -9,7 +9,7 @@ and overlap), two program sets run on the RTL and on the netlist, both on Icarus
 tb.hw.run (source sets "rtl" and "gls", the same bench tb/hdl/ga2_tb.v and judge):
   - the five chapter-9 decode steps (tools/ch09/run.py steps/jobs_for: B = 1..4 and the
     ragged batch, each from a seeded garbage scratchpad);
-  - --random N seeded random programs (tb/soak.py chunk_programs: progen's, and in the
+  - --random N seeded random programs (tb/soak.py chunk_programs: randprog's, and in the
     overlap mode every other one built to collide) in one job.
 A program matches when the judge passes it on both (memory, trace, the five counters,
 host contract, against the reference) AND the netlist's memory, counters, trace, fault
@@ -25,8 +25,7 @@ import time
 import numpy as np
 
 from model import config
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 
 OUT = ROOT / "out" / "gls.txt"
 SIM = "icarus"

@@ -20,8 +20,7 @@ import sys
 
 from model import config, rtl
 from model.ops import ldx, norm
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"

@@ -9,17 +9,17 @@ import subprocess
 import sys
 import time
 
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 from tb.hw import rtl_files
+
 RTL = ROOT / "rtl"
 # the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)
 FLAGS = ("--lint-only", "-Wall")
 # ga2_top covers everything it instantiates; the units are linted alone as well, so a
 # unit's own parameters/ports are checked outside the chip's constant context.
-TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma", "ga2_mm_ctrl", "ga2_systolic",
-        "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax", "ga2_vec_add",
-        "ga2_argmax", "ga2_norm", "ga2_pack4")
+TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma",
+        "ga2_mm_ctrl", "ga2_systolic", "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax",
+        "ga2_vec_add", "ga2_argmax", "ga2_norm", "ga2_pack4")
 # non-default parameter sets that the chip's default build never elaborates
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long
@@ -55,7 +55,8 @@ def main(argv=None):
     if bad:
         print(f"lint: FAIL ({', '.join(bad)}) -- verilator -Wall, {nfiles} files, {secs:.1f} s")
         return 1
-    print(f"lint: clean -- verilator --lint-only -Wall, {nfiles} files, {len(TOPS) + len(TOPS_PARAMS)} tops, {secs:.1f} s")
+    print(f"lint: clean -- verilator --lint-only -Wall, {nfiles} files, {len(TOPS) + len(TOPS_PARAMS)} tops, "
+          f"{secs:.1f} s")
     return 0
 
 

@@ -2,8 +2,8 @@
 """Synthesize the GA-2 RTL with yosys 0.23 and report cells and flip-flops per module.
 
 Why: a size figure for the chip that comes from a real synthesis run, not an estimate.
-Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem cells), parses
-yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
+Reads the files of rtl/ga2.f and runs tools/flow/synth.ys (generic gates, hierarchy kept, memories kept as $mem
+cells), parses yosys's `stat -json` and the $mem cell dump, and writes out/synth.txt: per module the
 instances, its own cells and flip-flops, the same including submodules, and the
 memories (words x bits, ports). Prints a summary; exits 1 when yosys fails.
 `--overlap` synthesizes the chip with OVERLAP = 1 (the overlap timing mode: ga2_hazard and
@@ -19,9 +19,9 @@ import sys
 import time
 
 from model.config import SM_LEN_LIMIT
-from tools import ROOT
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import rtl_files
+
 SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"
@@ -164,7 +164,7 @@ def main(argv=None):
         return 1
     inst = instances(mods, TOP)
     mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
-    lines = [f"GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
+    lines = ["GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
              + (", OVERLAP = 1" if overlap else ", OVERLAP = 0")
              + (f", SM_MAX_LEN = {a.sm_max_len}" if a.sm_max_len else ""),
              f"yosys wall time {secs:.1f} s", "",

@@ -22,7 +22,8 @@ from model import timing
 from model.machine import GA2Error, Machine
 from tb import cli
 from tools.lm import compiler as C
-from tools.lm import data, generation as G
+from tools.lm import data
+from tools.lm import generation as G
 from tools.lm.generate import load_model, reference
 
 
@@ -42,7 +43,9 @@ def remedy_problems(quick=False):
     cache holds at the end against tools/lm/remedies_ref.py."""
     from tools.lm import remedies_ref as REF
     out = []
-    enc = lambda w: [int(t) for t in data.encode(w)]
+
+    def enc(w):
+        return [int(t) for t in data.encode(w)]
     cases = [("GQA addition", load_model("add", kv_heads=1), C.Remedies(),
               [data.add_problem(a, b)[:4] for a, b in ((12, 34), (99, 99))], 3),
              ("4-bit cache", load_model("text", kv_bits=4), C.Remedies(kv_bits=4),

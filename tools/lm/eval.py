@@ -16,8 +16,7 @@ import time
 
 import numpy as np
 
-from tb import cli
-from tools import ROOT
+from tb import ROOT, cli
 from tools.lm import data, int8
 from tools.lm import model as M
 from tools.lm.train import WEIGHTS
@@ -97,13 +96,13 @@ def main(argv=None):
                 return cli.refuse(ap.prog, f"--weights {a.weights}: no {name} in it")
         try:
             load(task, a.weights)
-        except Exception as e:  # noqa: BLE001 - a corrupt or foreign file: say which
+        except Exception as e:  # noqa: BLE001 -- a corrupt or foreign file: say which
             return cli.refuse(ap.prog, f"--weights {a.weights}: the {task} model does not load "
                                        f"({type(e).__name__}: {e})")
     if a.record:
         try:
             cli.out_file()(os.path.join(a.weights, "measured.json"))
-        except Exception as e:  # noqa: BLE001 - argparse.ArgumentTypeError
+        except Exception as e:  # noqa: BLE001 -- the path check's argparse.ArgumentTypeError, as one line
             return cli.refuse(ap.prog, f"--record: {e}")
     out, t0 = {}, time.time()
     if a.task in ("add", "both"):

@@ -67,7 +67,7 @@ def load_model(task=None, path=None, kv_heads=0, kv_bits=8, ctx=0):
         raise ValueError(f"{path}: no such weights file")
     try:
         model = Int8Model.load(p)
-    except Exception as e:                      # a corrupt or foreign file: say which
+    except Exception as e:  # noqa: BLE001 -- a corrupt or foreign file, whatever numpy raises: say which
         raise ValueError(f"{path}: not a GA-2 int8 model export ({type(e).__name__}: {e})") from None
     cfg = model.cfg
     vocab = {"text": len(data.TEXT_CHARS), "add": data.ADD_VOCAB}.get(task)

@@ -17,8 +17,7 @@ the compiler): tools/lm/generate.py and the tests hold every token and cached ro
 """
 import numpy as np
 
-from tools.lm.compiler import (CHIPS, LM_CHIP, Layout, Remedies, Row, chip_config, describe,
-                               step_program)
+from tools.lm.compiler import CHIPS, LM_CHIP, Layout, Remedies, Row, chip_config, describe, step_program
 
 
 class Generation:

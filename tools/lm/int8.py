@@ -325,7 +325,8 @@ def export(p, cfg, X, fixed=None):
     ws = {n: _scale(v) for n, v in f.items()}
     ws["wte"] = ws["wpe"] = a["res0"]             # the tables are the residual's int8
     w = {n: _q(v, ws[n]) for n, v in f.items()}
-    norm = lambda site: mantissa_shift(math.sqrt(cfg.d) / (NORM_GAIN * a[site]))
+    def norm(site):
+        return mantissa_shift(math.sqrt(cfg.d) / (NORM_GAIN * a[site]))
     rq = {"weights": mantissa_shift(127 / Q16), "nf": norm("nf")}
     for i in range(cfg.layers):
         j = 2 * i                                 # the residual site before layer i

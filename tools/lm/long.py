@@ -18,7 +18,9 @@ import numpy as np
 from model.machine import Machine
 from tb import cli
 from tools.lm import compiler as C
-from tools.lm import data, generation as G, remedies_ref as REF
+from tools.lm import data
+from tools.lm import generation as G
+from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
 

@@ -3,7 +3,7 @@
 Each mutant changes ONE line of the step compiler (tools/lm/compiler: the emitter, the
 layout's address protocol, the description's ring slots) or of the generation
 (tools/lm/generation.py) into a mistake a compiler could make; "caught" = `python -m
-tools.lm.check` prints a PROBLEM line and exits non-zero (tb/mutation/engine.py, as
+tools.lm.check` prints a PROBLEM line and exits non-zero (tb/mutation/__init__.py, as
 tools/prefix/mutants.py). The
 check holds every token and every cached K and V row to the integer reference on the
 reference chip, from a garbage scratchpad each step, in both timing modes; it also counts
@@ -19,9 +19,8 @@ the matrix unit waits for the vector unit's norms).
 import os
 import sys
 
-from tools import ROOT
-
-from tb.mutation import engine as mutation
+from tb import ROOT
+from tb.mutation import command, outcomes
 
 PY = sys.executable
 # --first: a mutant needs only to be caught, so the check stops at its first part with a
@@ -113,7 +112,7 @@ FAST = ("the weighted sum one value short",
 
 def mutants(fast=False):
     """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
-    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=("lm",))
+    return [outcomes.Mutant(label, f, old, new, must_catch=True, tags=("lm",))
             for label, f, old, new in SPECS if not fast or label in FAST]
 
 
@@ -126,8 +125,8 @@ def mutant(label):
 
 
 def main(argv=None):
-    return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_lm.json"),
-                        title="mutant of the step compiler", quick_help="the check's quick subset")
+    return command.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_lm.json"),
+                       title="mutant of the step compiler", quick_help="the check's quick subset")
 
 
 if __name__ == "__main__":

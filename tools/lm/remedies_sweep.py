@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from model import isa, timing
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools import ROOT
 from tools.ch09 import example_a
 from tools.lm import compiler as C
-from tools.lm import data, generation, remedies_ref as REF, train
+from tools.lm import data, generation, train
 from tools.lm import model as M
+from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
 OUT = ROOT / "out"
@@ -121,7 +121,7 @@ def run_batched(sim, items, job_cycles, log=print, on_row=None):
     for j, job in enumerate(jobs(items, job_cycles)):
         t0 = time.time()
 
-        def landed(k, raw, job=job, t0=t0):
+        def landed(k, raw, job=job, t0=t0, j=j):
             r = job[k][4]
             log(f"  [{sim} job {j}] {r['remedy']} T {r['T']} B {r['B']} {r['mode']}: landed at "
                 f"{time.time() - t0:.0f} s")

@@ -19,8 +19,8 @@ from tb import cli
 from tb.hw import ToolFault
 from tools.lm import data
 from tools.lm.compiler import LM_CHIP, LM_CHIP_OVERLAP
-from tools.lm.generation import Generation
 from tools.lm.generate import load_model, run
+from tools.lm.generation import Generation
 
 
 def sample(n, seed):

@@ -17,19 +17,17 @@ against B) and out/lm_roofline.png (MACs per cycle against intensity, on the roo
 """
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from model import isa, timing
+from model import isa
 from model.machine import Machine
-from tb import cli
+from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools import ROOT
-from tools.flow.fpga import CLOCK_MHZ     # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
+from tools.flow.fpga import CLOCK_MHZ  # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
 from tools.lm import compiler as C
-from tools.lm.generation import Generation
 from tools.lm.generate import load_model
+from tools.lm.generation import Generation
 
 OUT = ROOT / "out"
 CTX = (8, 16)

@@ -1,8 +1,7 @@
 """`python -m tools.prefix`: the run script (tools/prefix/run.py)."""
 import sys
 
+from tb.cli import guard
 from tools.prefix.run import main
-
-from tb.cli import guard  # noqa: E402
 
 sys.exit(guard(main))

@@ -34,10 +34,17 @@ time), the int32 outputs (SH_O32, 8 x 16) and one int8 output row; SP_Q32 .. SP_
 tools/serve/paged.py; SH_S32 8 score vectors of 64; SH_KC, SH_VC the gathered K and V rows of
 ONE group: its prefix in rows 0..S-1, each member's suffix in rows S..t-1 in turn.
 """
+import random as _random
+from collections import namedtuple as _nt
+
 from model import config, isa
+from model.quant import quantize as _quantize
 from model.reorder import reorder
+from tools.serve import engine as _serving
+from tools.serve import oracle as _oracle
 from tools.serve import paged
-from tools.serve.paged import D, DM, SP_K32, SP_Q8, SP_Q32, SP_V32, SP_W, SP_X, W_WORDS, EXT_W
+from tools.serve import workload as _workload
+from tools.serve.paged import DM, EXT_W, SP_K32, SP_Q8, SP_Q32, SP_V32, SP_W, SP_X, W_WORDS, D
 
 SH_A8 = 0             # 8 x 64 int8 weights (per sequence)
 SH_S8 = 512           # 64
@@ -166,13 +173,6 @@ def step_program(entries, lay, P, cfg=config.CH09):
 
 
 # ---------------------------------------------------------------- requests with a shared prefix
-import random as _random                                     # noqa: E402
-from collections import namedtuple as _nt                    # noqa: E402
-
-
-from tools.serve import engine as _serving  # noqa: E402
-from model.quant import quantize as _quantize                     # noqa: E402
-
 PReq = _nt("PReq", "id group plen tokens arrival prompt", defaults=(None, 0, 1, 0, None))
 PReq.__doc__ = """A request whose first plen hidden rows are its group's shared prompt
 prefix (the same rows for every request of the group), then its own rows; tokens rows in
@@ -193,14 +193,14 @@ def group_rows(model, group, n=paged.MAX_CTX, period=None):
 
 def request_rows(model, q, periods=None):
     """q's hidden rows: its group's first q.plen rows, then its own (serving.request_rows)."""
-    own = _serving.request_rows(model, _serving.Request(q.id, q.tokens, q.arrival))
+    own = _oracle.request_rows(model, _workload.Request(q.id, q.tokens, q.arrival))
     if not q.group or not q.plen:
         return own
     pre = group_rows(model, q.group, period=(periods or {}).get(q.group))
     return [list(r) for r in pre[:q.plen]] + own[q.plen:]
 
 
-class Oracle(_serving.Oracle):
+class Oracle(_oracle.Oracle):
     """Each request decoded ALONE by chapter 9's plain-Python integer reference (no
     sharing, no instructions): serving.Oracle on the rows of request_rows."""
 
@@ -211,7 +211,7 @@ class Oracle(_serving.Oracle):
         self._out = {}
 
 
-base_image = _serving.base_image        # weights and every request's hidden rows, the rest garbage
+base_image = _oracle.base_image        # weights and every request's hidden rows, the rest garbage
 
 
 def put_kv(img, lay, oracle, r, table, rows):
@@ -230,7 +230,7 @@ def shared_step(B, P, extra=3, block_tokens=16, seed=1):
     P..t-2 already in its own blocks. Returns a dict: model, requests, layout, cfg,
     entries, image (prefix and own rows written from the oracle: the prefill's result,
     not computed by the step), oracle."""
-    model = _serving.model_data(seed)
+    model = _oracle.model_data(seed)
     t = P + extra + 1
     reqs = [PReq(f"s{i}", "sys", P, t, 0) for i in range(B)]
     oracle = Oracle(model, reqs)
@@ -276,7 +276,7 @@ def decode_run(requests, block_tokens, capacity=paged.MAX_BATCH, seed=1, periods
     private block (copy-on-write: the member's new rows go there). Then decode steps:
     each tick, the arrived unfinished requests (FIFO by arrival, at most `capacity`)
     each run their next token t = plen + 1 .. tokens."""
-    model = _serving.model_data(seed)
+    model = _oracle.model_data(seed)
     oracle = Oracle(model, requests, periods)
     BT = block_tokens
     tables, shared, nb = [], {}, 0

@@ -10,16 +10,27 @@ block tables). check_prefix / `python -m tools.prefix.cache --check` is the chec
 tools/prefix/mutants.py runs. The shared-prefix attention the steps use is tools/prefix/attention.py.
 """
 import random as _random
+import sys
 from collections import namedtuple as _nt
 
-from tools.ch09 import batch as _batch
 from model import config, isa
 from model.reorder import reorder
-from tools.serve import paged, engine as _serving
-from tools.serve.paged import D, DM, EXT_W
-from tools.prefix.attention import (Oracle, PReq, base_image, decode_run, output_issues, random_requests, run_issues,
-                     run_programs, step_program)
-
+from tools.ch09 import batch as _batch
+from tools.prefix.attention import (
+    Oracle,
+    PReq,
+    base_image,
+    decode_run,
+    output_issues,
+    random_requests,
+    run_issues,
+    run_programs,
+    step_program,
+)
+from tools.serve import engine as _serving
+from tools.serve import oracle as _oracle
+from tools.serve import paged
+from tools.serve.paged import DM, EXT_W, D
 
 # ---------------------------------------------------------------- prefill on the chip
 PF_X = 0              # up to 64 hidden rows of 16
@@ -107,12 +118,12 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     cache=False: no lookups and no registration (every prompt fully prefilled).
     Each tick: admissions (their copy and prefill programs), then one decode step of
     every running request (shared-prefix attention with shared=True)."""
-    model = _serving.model_data(seed)
+    model = _oracle.model_data(seed)
     oracle = Oracle(model, requests, periods)
     BT = block_tokens
     lay = paged.make_layout(BT, n_blocks, [q.tokens for q in requests])
-    cfg = _serving.config_for(lay, _serving.CFG.replace(mode=mode) if mode != _serving.CFG.mode
-                              else _serving.CFG)   # mode: the timing mode its programs are built for
+    cfg = _serving.config_for(lay, _oracle.CFG.replace(mode=mode) if mode != _oracle.CFG.mode
+                              else _oracle.CFG)   # mode: the timing mode its programs are built for
     P = model["P"]
     img = base_image(lay, model, oracle)
     rows = [ex["Xi"][0] for ex in oracle.ex]
@@ -120,7 +131,7 @@ def cache_run(requests, block_tokens, n_blocks, cache=True, capacity=paged.MAX_B
     lru = []                                # freed cached blocks, least recently freed first
     ref = [0] * n_blocks
     key_of, cache_map = {}, {}              # block -> key, key -> block
-    tables, nxt, start, pending = {}, {}, {}, {}
+    tables, nxt = {}, {}
     programs, running = [], []
     stats = {"prefill_rows": 0, "cached_rows": 0, "copies": 0, "evictions": 0, "revived": 0,
              "peak_blocks": 0}
@@ -246,9 +257,6 @@ def cache_issues(run, ext_after, bus, where):
     for k, (p, ext) in enumerate(zip(run.programs, ext_after)):
         w = f"{where} program {k} ({p.kind})"
         owner = p.r
-        mine = set()
-        if p.kind == "step":
-            mine = {b for r, t, tb in p.entries for b in [tb[(t - 1) // BT]]}
         for kind, a, b in bus[k]:
             if kind != "w" or not paged.POOL <= a < pool_end:
                 continue
@@ -278,8 +286,8 @@ def cache_issues(run, ext_after, bus, where):
                 K, V = run.oracle.kv(r, t)
                 for row in range(t):
                     blk, off = tb[row // BT], D * (row % BT)
-                    if [int(v) for v in ext[paged.k_page(lay, blk) + off:paged.k_page(lay, blk) + off + D]] != K[row] or \
-                       [int(v) for v in ext[paged.v_page(lay, blk) + off:paged.v_page(lay, blk) + off + D]] != V[row]:
+                    k0, v0 = paged.k_page(lay, blk) + off, paged.v_page(lay, blk) + off
+                    if [int(v) for v in ext[k0:k0 + D]] != K[row] or [int(v) for v in ext[v0:v0 + D]] != V[row]:
                         probs.append(f"{w}: request {r} K/V row {row} in block {blk} != alone")
                         break
     ext = ext_after[-1]
@@ -360,8 +368,8 @@ def check_prefix(quick=False):
 
 
 def main(argv=None):
-    import sys
     import time
+
     from tb import cli
     ap = cli.Parser(prog="tools.prefix.cache", description="shared-prefix check on the reference (check_prefix)")
     ap.add_argument("--check", action="store_true", help="run check_prefix (the default action)")
@@ -377,6 +385,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    import sys as _sys
     from tb.cli import guard
-    _sys.exit(guard(main))
+    sys.exit(guard(main))

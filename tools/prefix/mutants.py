@@ -3,7 +3,7 @@
 Each mutant changes ONE line of tools/prefix/attention.py (shared-prefix attention) or
 tools/prefix/cache.py (the prefix cache) into a mistake an engine could make; "caught" =
 `python -m tools.prefix.cache --check`
-prints a PROBLEM line and exits non-zero (tb/mutation/engine.py, as tools/serve/mutants.py).
+prints a PROBLEM line and exits non-zero (tb/mutation/__init__.py, as tools/serve/mutants.py).
 The check runs random shared-prefix decode runs and random prefix-cache runs on the
 reference, holds every token to each request alone and, from the programs' bus ranges
 and the block tables alone, every write to the blocks other requests or the cache hold
@@ -18,9 +18,8 @@ import os
 import sys
 import time
 
-from tools import ROOT
-
-from tb.mutation import engine as mutation
+from tb import ROOT
+from tb.mutation import command, outcomes, text
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.prefix.cache", "--check"]
@@ -58,7 +57,7 @@ FAST = ("copy-on-write dropped: a fully cached prompt writes its last row into t
 
 def mutants(fast=False):
     """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
-    return [mutation.Mutant(label, FILES[tags[0]], old, new, must_catch=True, tags=tags)
+    return [outcomes.Mutant(label, FILES[tags[0]], old, new, must_catch=True, tags=tags)
             for label, old, new, tags in SPECS if not fast or label in FAST]
 
 
@@ -73,13 +72,13 @@ def mutant(label):
 
 def run(fast=False, jobs=2, timeout=120, quick=False):
     t0 = time.time()
-    res = mutation.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
+    res = text.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
     return res, time.time() - t0
 
 
 def main(argv=None):
-    return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_prefix.json"),
-                        title="mutant of the shared-prefix engine", quick_help="the check's quick subset")
+    return command.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_prefix.json"),
+                       title="mutant of the shared-prefix engine", quick_help="the check's quick subset")
 
 
 if __name__ == "__main__":

@@ -26,14 +26,13 @@ import os
 import sys
 import time
 
-from tb import cli, hw
-from tools import ROOT
-
-from tools.ch09 import batch, roofline
 from model import isa, reorder
-from tools.serve import paged
-from tools.prefix import attention as prefix, cache as prefix_cache
 from model.machine import Machine
+from tb import ROOT, cli, hw
+from tools.ch09 import batch, roofline
+from tools.prefix import attention as prefix
+from tools.prefix import cache as prefix_cache
+from tools.serve import paged
 
 OUT = os.path.join(ROOT, "out")
 BS = (1, 2, 4, 8)
@@ -259,7 +258,8 @@ def report(rows, log=print):
     log(f"{'mode':<8}{'P':>3}{'B':>3} {'kind':<9}{'cycles':>8}{'cyc/tok':>9}{'words':>7}{'words/tok':>10}"
         f"{'MACs':>7}{'MAC/word':>9}{'MAC/cyc':>8}{f'vs {LIMIT:.2f}':>8}")
     for r in rows:
-        log(f"{r['mode']:<8}{r['P']:>3}{r['B']:>3} {r['kind']:<9}{r['cycles']:>8}{r['cycles_per_token']:>9.1f}{r['words']:>7}"
+        log(f"{r['mode']:<8}{r['P']:>3}{r['B']:>3} {r['kind']:<9}{r['cycles']:>8}{r['cycles_per_token']:>9.1f}"
+            f"{r['words']:>7}"
             f"{r['words_per_token']:>10.1f}{r['macs']:>7}{r['mac_per_word']:>9.3f}{r['mac_per_cycle']:>8.3f}"
             f"{r['mac_per_word'] / LIMIT:>7.2f}x")
 
@@ -274,7 +274,8 @@ def figures(data, path_roof, path_words):
     fig, ax = plt.subplots(figsize=(8, 5.5))
     x = np.logspace(-1, 2, 300)
     ax.plot(x, np.minimum(PEAK, BW * x), "k-", lw=2, label=f"roofline min({PEAK:g}, {BW:g} word/cycle x I) (derived)")
-    ax.axvline(LIMIT, color="tab:red", ls="--", lw=1.2, label=f"chapter 9's batching limit {LIMIT:.2f} MAC/word (derived)")
+    ax.axvline(LIMIT, color="tab:red", ls="--", lw=1.2,
+               label=f"chapter 9's batching limit {LIMIT:.2f} MAC/word (derived)")
     marks = {16: "o", 32: "s", 48: "D"}
     cols = {1: "tab:blue", 2: "tab:orange", 4: "tab:green", 8: "tab:purple"}
     for r in rows:

@@ -18,16 +18,11 @@ import sys
 import time
 from collections import namedtuple
 
-from tools.serve import paged
-from tools.serve.paged import blocks_needed  # noqa: F401 (callers reach it here)
 from tb import cli
-# the requests and workloads (tools/serve/workload.py), the data, oracle and reference run
-# (tools/serve/oracle.py): used here and reached through this module by its callers
-from tools.serve.workload import (Request, check_request, check_workload, parse_workload,  # noqa: F401
-                                  load_workload, WORKLOADS, EXAMPLE_B_FILE, EXAMPLE_B)
-from tools.serve.oracle import (CFG, model_data, request_rows, Oracle, base_image, ext_image,  # noqa: F401
-                                build_programs, garbage_sps, step_issues, final_issues, pool_issues,
-                                reference_run, metrics)
+from tools.serve import paged
+from tools.serve.oracle import CFG, model_data, reference_run
+from tools.serve.paged import blocks_needed
+from tools.serve.workload import EXAMPLE_B, Request, check_request
 
 POLICIES = ("static", "continuous")
 

@@ -19,8 +19,8 @@ the pool while requests run, and hold no request to more than its window's block
 import sys
 
 from tb import cli
-from tools.lm import generate
 from tools.lm import compiler as C
+from tools.lm import generate
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
 from tools.serve import requests as rq

@@ -52,8 +52,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from model.machine import Machine
 from model import timing
+from model.machine import Machine
 from tb import hw
 from tools.lm import compiler as C
 from tools.lm import remedies_ref
@@ -314,7 +314,7 @@ class Server:
         dec = [self.pending(b) == 1 for b, _, _ in picks]
         kind = "decode" if all(dec) else "prefill" if not any(dec) else "mixed"
         self.execute(kind, rows, draft=False)
-        for b, t0, n in picks:
+        for b, _t0, n in picks:
             self.fed[b] += n
             if self.window:
                 self.retire_window(b)

@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from tb import cli, hw
-from tools.lm import generate
 from tools.lm import compiler as C
+from tools.lm import generate
 from tools.serve import lm_memory as lmm
 from tools.serve import lm_run as L
 from tools.serve import report as R

@@ -37,8 +37,7 @@ import json
 import os
 import time
 
-from tb import cli, hw
-from tools import ROOT
+from tb import ROOT, cli, hw
 from tools.lm import compiler as C
 from tools.lm import generate
 from tools.serve import lm_engine as E
@@ -237,11 +236,11 @@ def main(argv=None, prog="tools.serve.lm_run"):
     try:
         try:
             a.rates = [cli.number(above=0)(x) for x in a.rates.split(",")]
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 -- whatever the item's parse raises, --rates is named in one ValueError
             raise ValueError(f"--rates {a.rates!r}: {e}") from None
         try:
             a.ks = sorted({cli.integer(1, 4)(x) for x in a.ks.split(",")})
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 -- whatever the item's parse raises, --ks is named in one ValueError
             raise ValueError(f"--ks {a.ks!r}: {e}") from None
         if a.tag is not None and (not a.tag or "/" in a.tag):
             raise ValueError(f"--tag {a.tag!r}: a name without '/'")

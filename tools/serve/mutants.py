@@ -4,7 +4,7 @@ Each mutant changes ONE line of a copy of tools/serve/paged.py (the paged step b
 tools/serve/engine.py (the scheduler and its block pool) into a mistake a server could
 make; the broken variants live only here (the product has no bug switches). "Caught" =
 `python -m tools.serve.engine --check` prints a PROBLEM line and exits non-zero
-(tb/mutation/engine.py: crashes, refusals and timeouts are their own columns, not
+(tb/mutation/__init__.py: crashes, refusals and timeouts are their own columns, not
 catches). Tests that need a broken builder build it from its mutant (`mutant(label)`,
 applied to a temporary copy of the file). The check runs every step of example B and a
 staggered workload under both schedulers on the reference, holds every token to each
@@ -25,9 +25,8 @@ import os
 import sys
 import time
 
-from tools import ROOT
-
-from tb.mutation import engine as mutation
+from tb import ROOT
+from tb.mutation import command, outcomes, text
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.serve.engine", "--check"]
@@ -146,7 +145,7 @@ FAST = ("each gather reads one block past its last one (a freed or another reque
 
 def mutants(fast=False):
     """The mutants as mutation.Mutant objects (the --fast subset if fast); all must be caught."""
-    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
+    return [outcomes.Mutant(label, f, old, new, must_catch=True, tags=tags)
             for label, f, old, new, tags in SPECS if not fast or label in FAST]
 
 
@@ -154,7 +153,7 @@ def lm_mutants(fast=False, labels=None):
     """The language-model server's mutants (the --fast subset if fast, or those of
     labels, e.g. LM_REMEDIES); all must be caught."""
     keep = LM_FAST if fast else labels
-    return [mutation.Mutant(label, f, old, new, must_catch=True, tags=tags)
+    return [outcomes.Mutant(label, f, old, new, must_catch=True, tags=tags)
             for label, f, old, new, tags in LM_SPECS if keep is None or label in keep]
 
 
@@ -162,8 +161,8 @@ def run_lm(fast=False, jobs=2, timeout=180, quick=False, labels=None):
     """(results, wall seconds): every LM mutant (or those of labels) judged by the LM
     serving check."""
     t0 = time.time()
-    res = mutation.run_mutants(lm_mutants(fast, labels), CHECK_LM + (["--quick"] if quick else []),
-                               ROOT, timeout, jobs)
+    res = text.run_mutants(lm_mutants(fast, labels), CHECK_LM + (["--quick"] if quick else []),
+                           ROOT, timeout, jobs)
     return res, time.time() - t0
 
 
@@ -179,7 +178,7 @@ def mutant(label):
 def run(fast=False, jobs=2, timeout=120, quick=False):
     """(results, wall seconds): every mutant judged by the serving check."""
     t0 = time.time()
-    res = mutation.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
+    res = text.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
     return res, time.time() - t0
 
 
@@ -187,11 +186,11 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--lm" in argv:
         argv.remove("--lm")
-        return mutation.cli(argv, __doc__.splitlines()[0], lm_mutants, CHECK_LM,
-                            os.path.join(ROOT, "out", "mut_serve_lm.json"),
-                            title="mutant of the LM server", quick_help="the check's quick subset")
-    return mutation.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_serve.json"),
-                        title="mutant of the serving engine", quick_help="the check's quick subset (staggered only)")
+        return command.cli(argv, __doc__.splitlines()[0], lm_mutants, CHECK_LM,
+                           os.path.join(ROOT, "out", "mut_serve_lm.json"),
+                           title="mutant of the LM server", quick_help="the check's quick subset")
+    return command.cli(argv, __doc__.splitlines()[0], mutants, CHECK, os.path.join(ROOT, "out", "mut_serve.json"),
+                       title="mutant of the serving engine", quick_help="the check's quick subset (staggered only)")
 
 
 if __name__ == "__main__":

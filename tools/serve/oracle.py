@@ -14,11 +14,11 @@ import random
 
 import numpy as np
 
-from tools.ch09 import batch
 from model import config, timing
-from tools.serve import paged
 from model.machine import Machine
 from model.quant import quantize
+from tools.ch09 import batch
+from tools.serve import paged
 
 CFG = config.CH09
 
@@ -205,7 +205,8 @@ def metrics(plan_, step_cycles):
     peak = int(np.argmax(alloc_words))
     frag = [1 - u / a for u, a in zip(used_words, alloc_words)]
     return {
-        "steps": len(plan_.steps), "idle_ticks": plan_.idle_ticks, "block_waits": plan_.block_waits, "total_cycles": int(clock),
+        "steps": len(plan_.steps), "idle_ticks": plan_.idle_ticks, "block_waits": plan_.block_waits,
+        "total_cycles": int(clock),
         "tokens": tokens, "cycles_per_token": clock / tokens,
         "completion": comp, "mean_completion": float(np.mean(list(comp.values()))),
         "worst_completion": int(max(comp.values())),

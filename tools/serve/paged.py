@@ -44,7 +44,7 @@ from collections import namedtuple
 
 from model import config, isa
 from model.reorder import reorder
-from tools.ch09.batch import D, DM      # the model slice's sizes: chapter 9's head (hidden 16, head 16)
+from tools.ch09.batch import DM, D  # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 
 MAX_CTX = config.CH09.sm_max_len        # longest context: the softmax unit's longest vector (64)
 MAX_BATCH = 8        # most sequences in one step

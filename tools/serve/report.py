@@ -80,7 +80,8 @@ HEAD = ("| policy | steps | tokens / 1,000 cycles | requests / M cycles | TTFT p
 
 
 def row(m):
-    f = lambda v: "-" if v is None else f"{v:,.0f}"
+    def f(v):
+        return "-" if v is None else f"{v:,.0f}"
     return (f"| {name(m)} | {m['steps']} | {m['tokens_per_kcycle']:.3f} | {m['requests_per_mcycle']:.2f} | "
             f"{f(m['ttft'][50])} | {f(m['ttft'][90])} | {f(m['ttft'][99])} | {f(m['tpot'][50])} | "
             f"{f(m['tpot'][99])} | {100 * m['slot_util']:.0f}% | {100 * m['pool_mean']:.0f}% / "

@@ -27,18 +27,17 @@ import os
 import sys
 import time
 
-from tb import cli, hw
-from tools import ROOT
-
-from tools.ch09 import example_b as exb
-from tools.serve import paged, engine as serving
 from model import config, timing
+from tb import ROOT, cli, hw
+from tools.ch09 import example_b as exb
+from tools.serve import engine as serving
+from tools.serve import oracle, paged, workload
 
 OUT = os.path.join(ROOT, "out")
-WORKLOADS = str(serving.WORKLOADS)
+WORKLOADS = str(workload.WORKLOADS)
 # the shipped runs: workload file, capacity (slots), block_tokens, pool blocks
 RUNS = {
-    "example_b": (serving.EXAMPLE_B_FILE.name, exb.SLOTS, 4, 12),     # chapter 9's 4 slots
+    "example_b": (workload.EXAMPLE_B_FILE.name, exb.SLOTS, 4, 12),     # chapter 9's 4 slots
     "staggered": ("staggered.json", 8, 4, 40),
     "short": ("short.csv", 3, 4, 6),
 }
@@ -59,9 +58,9 @@ def merged(ranges):
 
 def prepare(requests, policy, capacity, block_tokens, n_blocks, model, cfg=None, tag=None, mode=None):
     """A scheduler's run on the reference: (plan, cfg, reference_run dict)."""
-    p = serving.plan(requests, policy, capacity, block_tokens, n_blocks, cfg or serving.CFG)
-    cfg = cfg or serving.config_for(p.layout, serving.CFG.replace(mode=mode) if mode else serving.CFG)
-    ref = serving.reference_run(p, model, cfg, tag=tag or policy)
+    p = serving.plan(requests, policy, capacity, block_tokens, n_blocks, cfg or oracle.CFG)
+    cfg = cfg or serving.config_for(p.layout, oracle.CFG.replace(mode=mode) if mode else oracle.CFG)
+    ref = oracle.reference_run(p, model, cfg, tag=tag or policy)
     return p, cfg, ref
 
 
@@ -89,9 +88,9 @@ def chip_issues(res, plan_, ref, where):
         if merged(bus) != merged(ref["bus"][i]):
             probs.append(f"{where} step {i}: the chip's bus record differs from the program's LD/ST ranges")
         probs += paged.isolation_issues(bus, plan_.steps[i].entries, plan_.layout, f"{where} step {i} (chip bus)")
-        probs += serving.step_issues(r.ext, plan_, i, ref["oracle"], f"{where} (chip)")
+        probs += oracle.step_issues(r.ext, plan_, i, ref["oracle"], f"{where} (chip)")
     if res:
-        probs += serving.final_issues(res[-1].ext, plan_, ref["oracle"], f"{where} (chip)")
+        probs += oracle.final_issues(res[-1].ext, plan_, ref["oracle"], f"{where} (chip)")
     total = sum(int(r.counters.cycles) for r in res)
     if total != sum(ref["predicted"]):
         probs.append(f"{where}: total {total} cycles on the chip, timing model {sum(ref['predicted'])}")
@@ -110,7 +109,7 @@ def serve(requests, capacity, block_tokens, n_blocks, sims=("icarus", "verilator
           seed=1, name="workload", cfg=None, log=print, mode=None):
     """Plan, build, run and check a workload under both schedulers; a result dict with the
     figures per scheduler, per simulator the problems, cycles and wall time, and `ok`."""
-    model = serving.model_data(seed)
+    model = oracle.model_data(seed)
     runs = {}
     for pol in serving.POLICIES:
         runs[pol] = prepare(requests, pol, capacity, block_tokens, n_blocks, model, cfg, f"{name} {pol}",
@@ -121,7 +120,7 @@ def serve(requests, capacity, block_tokens, n_blocks, sims=("icarus", "verilator
            "schedulers": {}, "sims": {}, "model_problems": []}
     for pol, (p, _, ref) in runs.items():
         out["model_problems"] += ref["problems"]
-        out["schedulers"][pol] = {"predicted": serving.metrics(p, ref["predicted"]),
+        out["schedulers"][pol] = {"predicted": oracle.metrics(p, ref["predicted"]),
                                   "step_slots": [st.slots for st in p.steps],
                                   "step_requests": [[p.requests[r].id for r, _, _ in st.entries] for st in p.steps],
                                   "rows_in_use": [st.rows_in_use for st in p.steps]}
@@ -144,7 +143,7 @@ def serve(requests, capacity, block_tokens, n_blocks, sims=("icarus", "verilator
             p, _, ref = runs[pol]
             probs += chip_issues(res[pol], p, ref, f"{name} {pol} on {sim}")
             cyc = [int(r.counters.cycles) for r in res[pol]]
-            out["schedulers"][pol].setdefault("measured", {})[sim] = serving.metrics(p, cyc)
+            out["schedulers"][pol].setdefault("measured", {})[sim] = oracle.metrics(p, cyc)
             out["schedulers"][pol].setdefault("step_cycles", {})[sim] = cyc
         nprog = sum(len(v) for v in res.values())
         cycles = sum(int(r.counters.cycles) for v in res.values() for r in v)
@@ -160,7 +159,7 @@ def report(out, log=print):
     log(f"workload {out['workload']}: {len(out['requests'])} requests, {m0['tokens']} tokens; "
         f"{out['capacity']} slots; pool {out['pool_blocks']} blocks of {out['block_tokens']} tokens "
         f"({m0['kv']['pool_words']} words); chip ext {out['ext_words']} words, mode {out['mode']}")
-    for sim, s in out["sims"].items():
+    for sim in out["sims"]:
         label = "MODEL ONLY" if sim == "model" else sim
         for pol in serving.POLICIES:
             m = out["schedulers"][pol]["measured"][sim]
@@ -173,7 +172,8 @@ def report(out, log=print):
     for pol in serving.POLICIES:
         kv = out["schedulers"][pol]["predicted"]["kv"]
         log(f"  KV memory {pol:<11} peak {kv['peak_words_paged']} words in {kv['peak_blocks']} blocks "
-            f"(paged; at most {kv['peak_words_used']} words hold rows at once) against {kv['peak_words_reserved']} words "
+            f"(paged; at most {kv['peak_words_used']} words hold rows at once) "
+            f"against {kv['peak_words_reserved']} words "
             f"reserved at {paged.MAX_CTX} tokens per admitted request "
             f"(x{kv['peak_words_reserved'] / kv['peak_words_paged']:.1f}); fragmentation inside blocks "
             f"{100 * kv['fragmentation_at_peak']:.0f}% at the peak, {100 * kv['mean_fragmentation']:.0f}% mean")
@@ -211,19 +211,20 @@ def example_b_beside(out, log=print):
     # what is left, instruction by instruction: the paged step against chapter 9's step
     # for the same slots at the same lengths (batch.program, contiguous caches)
     from tools.ch09 import batch
-    model = serving.model_data(1)
-    reqs = [serving.Request(**q) for q in out["requests"]]
+    model = oracle.model_data(1)
+    reqs = [workload.Request(**q) for q in out["requests"]]
     for pol in serving.POLICIES:
         p = serving.plan(reqs, pol, out["capacity"], out["block_tokens"], out["pool_blocks"])
-        progs = serving.build_programs(p, model)
+        progs = oracle.build_programs(p, model)
         extra, words, cyc_paged, cyc_ch = 0, 0, 0, 0
         for st, prog in zip(p.steps, progs):
             ch = batch.program(list(range(len(st.entries))), [t for _, t, _ in st.entries], model["P"])
             extra += sum(i.op == "LD" for i in prog) - sum(i.op == "LD" for i in ch)
             words += sum(i.len for i in prog if i.op in ("LD", "ST")) - sum(i.len for i in ch if i.op in ("LD", "ST"))
-            cyc_paged += timing.schedule(prog, serving.CFG).cycles
-            cyc_ch += timing.schedule(ch, serving.CFG).cycles
-        rows[pol].update({"extra_loads": extra, "extra_words": words, "paged_minus_ch09_same_steps": cyc_paged - cyc_ch})
+            cyc_paged += timing.schedule(prog, oracle.CFG).cycles
+            cyc_ch += timing.schedule(ch, oracle.CFG).cycles
+        rows[pol].update({"extra_loads": extra, "extra_words": words,
+                          "paged_minus_ch09_same_steps": cyc_paged - cyc_ch})
         log(f"    {pol:<11} the same steps built by chapter 9 cost {cyc_ch} cycles, paged {cyc_paged}: "
             f"{cyc_paged - cyc_ch:+d} = {extra} extra LDs (a gather per run of adjacent blocks, K and V) "
             f"x 3 cycles (FETCH+DECODE and one cycle of read latency each), {words:+d} words moved")
@@ -323,7 +324,7 @@ def main(argv=None):
         else:
             path, cap, bt, nb = w, 4, 4, 16
         try:
-            name, reqs = serving.load_workload(path)
+            name, reqs = workload.load_workload(path)
         except ValueError as e:
             return cli.refuse(ap.prog, e)
         runs.append((name, reqs, a.capacity if a.capacity is not None else cap,
@@ -337,7 +338,7 @@ def main(argv=None):
     for name, reqs, cap, bt, nb in runs:          # the pool and the slots fit every request
         try:
             for pol in serving.POLICIES:
-                serving.plan(reqs, pol, cap, bt, nb, serving.CFG)
+                serving.plan(reqs, pol, cap, bt, nb, oracle.CFG)
         except ValueError as e:
             return cli.refuse(ap.prog, f"workload {name} with --capacity {cap} --block-tokens {bt} "
                                        f"--pool-blocks {nb}: {e}")

@@ -117,7 +117,7 @@ class SpecServer(E.Server):
             for j in range(max(kk.values())):
                 spans = [(b, self.dfed[b], L[b] - 1 + j, "last") for b in self.running if j < kk[b]]
                 self.execute("draft", self.rows_of(spans), True)
-                for b, t0, t1, _ in spans:
+                for b, _t0, t1, _ in spans:
                     self.dfed[b] = t1 + 1
             props = {b: [int(self.ext[self.mm.token(b, L[b] + j)]) for j in range(kk[b])]
                      for b in self.running}

@@ -12,8 +12,8 @@ import json
 from collections import namedtuple
 from pathlib import Path
 
-from tools.serve import paged
 from tb import cli
+from tools.serve import paged
 
 Request = namedtuple("Request", "id tokens arrival")
 Request.__doc__ = "One request: id (a non-empty string), tokens to generate (1..64), arrival step (>= 0)."
@@ -125,7 +125,8 @@ def load_workload(path):
         name, reqs = parse_workload(text, fmt)
     except ValueError as e:
         msg = str(e)
-        raise ValueError(f"workload {path}: {msg[len('workload: '):] if msg.startswith('workload: ') else msg}") from None
+        detail = msg[len("workload: "):] if msg.startswith("workload: ") else msg
+        raise ValueError(f"workload {path}: {detail}") from None
     return (path.stem if name == "workload" else name), reqs
 
 

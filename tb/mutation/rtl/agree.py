@@ -24,9 +24,10 @@ import tempfile
 import time
 
 from tb import ROOT, cli
-from tb.mutation import engine
+from tb.mutation import outcomes
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import ALL_CLASSES, RTL_DIR, enumerate_sites, make_mutant_dir, one_line
+from tb.stimulus import suitecfg
 
 # the pytest selection: every co-simulation test, Icarus only (the bench's simulator)
 PYTEST_ARGS = ["tests/tb", "tests/tools/ch09/test_ch09_cosim.py", "tests/tools/serve", "tests/tools/prefix", "-x", "-q",
@@ -75,8 +76,8 @@ def main(argv=None):
                     help="where the rows go (default out/mut_agree.json)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-agree-")
-    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
-                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
     sites = enumerate_sites(RTL_DIR, classes=ALL_CLASSES)   # token and structural, as make mutants-rtl
     pick = sorted(random.Random(a.seed).sample(range(len(sites)), min(a.sample, len(sites))))
     rows = []
@@ -87,7 +88,7 @@ def main(argv=None):
         b = runner.judge(s, w, manifests, 120)
         caught, why, sec = pytest_verdict(s, w)
         shutil.rmtree(w, ignore_errors=True)
-        agree = None if caught is None or b.status in engine.STOPPED else (b.caught == caught)
+        agree = None if caught is None or b.status in outcomes.STOPPED else (b.caught == caught)
         row = {"site": f"{s.file}:{s.line}", "cls": s.cls, "change": one_line(s.desc)[:90],
                "bench": b.status, "bench_check": b.info.get("check", ""), "pytest_caught": caught,
                "pytest": why, "pytest_s": round(sec, 1), "agree": agree}
@@ -96,8 +97,8 @@ def main(argv=None):
               f"({row['bench_check']}), pytest {'caught' if caught else 'passed' if caught is False else 'error'}"
               f" ({sec:.0f} s): {'agree' if agree else 'DISAGREE' if agree is False else 'n/a'}", flush=True)
     shutil.rmtree(work, ignore_errors=True)
-    gaps = [r for r in rows if r["agree"] is False and r["bench"] == engine.CAUGHT]
-    extra = [r for r in rows if r["agree"] is False and r["bench"] != engine.CAUGHT]
+    gaps = [r for r in rows if r["agree"] is False and r["bench"] == outcomes.CAUGHT]
+    extra = [r for r in rows if r["agree"] is False and r["bench"] != outcomes.CAUGHT]
     n_agree = sum(1 for r in rows if r["agree"])
     print(f"{n_agree}/{len(rows)} agree; caught by the bench only: {len(gaps)}; by pytest only: {len(extra)}; "
           f"{time.time() - t0:.0f} s")

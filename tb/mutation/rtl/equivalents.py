@@ -8,8 +8,8 @@ run's score (proven()); the others are listed to be named, and count as survivor
 """
 import os
 
-from tb import ROOT  # noqa: E402
-from tb.mutation.rtl.sites import RTL_DIR, one_line  # noqa: E402
+from tb import ROOT
+from tb.mutation.rtl.sites import RTL_DIR, one_line
 
 EQUIV_FILE = os.path.join(ROOT, "tb", "mutation", "rtl", "equivalents.txt")
 
@@ -43,7 +43,8 @@ def load_equivalents(path=EQUIV_FILE):
             continue
         parts = [p.strip() for p in line.split(" | ")]
         if len(parts) != 5:
-            raise ValueError(f"{path}:{n}: expected 5 fields 'FILE:LINE | CLASS | CODE | CHANGE | WHY', got {len(parts)}")
+            raise ValueError(f"{path}:{n}: expected 5 fields 'FILE:LINE | CLASS | CODE | CHANGE | WHY', "
+                             f"got {len(parts)}")
         fl, cls, code, change, why = parts
         if not why:
             raise ValueError(f"{path}:{n}: an equivalent mutant needs its argument (WHY)")

@@ -27,9 +27,10 @@ import time
 
 from model import ops, rtl
 from tb import ROOT, cli
-from tb.mutation import engine
+from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
+from tb.stimulus import suitecfg
 
 UNITS = ops.UNITS
 KINDS = ("RAW", "WAR", "WAW")
@@ -70,7 +71,8 @@ def hazard_sites(rtl_dir=RTL_DIR):
             for k in KINDS:
                 full = _conflict_text(KINDS, r1)
                 less = _conflict_text([q for q in KINDS if q != k], r1)
-                sub = lambda e: e.replace("R0", r0).replace("R1", r1 or "").replace("W", w)  # noqa: E731
+                def sub(e, r0=r0, r1=r1, w=w):      # the loop's values, bound now (used at once)
+                    return e.replace("R0", r0).replace("R1", r1 or "").replace("W", w)
                 repl = f"busy[{y}] && (unit_sel[{x}] ? {sub(less)} : {sub(full)})"
                 out.append(Site(fn, "ga2_hazard", line, "hazard", m.start(1), m.end(1), repl, m.group(1),
                                 f"drop {k} for new {new_unit} on busy {busy_unit}"))
@@ -95,25 +97,26 @@ def hazard_sites(rtl_dir=RTL_DIR):
 def main(argv=None):
     ap = cli.Parser(prog="tb.mutation.rtl.hazard", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=cli.jobs, default=2, help="mutants at once (default 2)")
-    ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT, help="the results' JSON (default %(default)s)")
+    ap.add_argument("--out", type=cli.out_file(regular=True), default=OUT,
+                    help="the results' JSON (default %(default)s)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-hazard-")
-    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
-                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
     sites = hazard_sites()
     base = runner.judge(None, os.path.join(work, "w0"), manifests, runner.MUTANT0_LIMIT)
-    if base.status != engine.SURVIVED:
+    if base.status != outcomes.SURVIVED:
         print(f"ABORT: the unchanged design fails the suite: {base.detail}", file=sys.stderr)
         return 2
-    timeout = engine.limit_from_baseline(base.seconds)
+    timeout = pool.limit_from_baseline(base.seconds)
     t0 = time.time()
-    res = engine.run_pool(sites, lambda s, slot: runner.judge(s, os.path.join(work, f"w{slot + 1}"), manifests,
+    res = pool.run_pool(sites, lambda s, slot: runner.judge(s, os.path.join(work, f"w{slot + 1}"), manifests,
                                                              timeout), a.jobs, None, progress=False)
     for s, r in zip(sites, res):
         print(f"  {s.desc:<40} {r.status:<10} {r.info.get('mode', '')}:{r.info.get('check', '')}")
-    print(engine.score_line(res))
+    print(report.score_line(res))
     print(f"{len(res)} hazard mutants in {time.time() - t0:.0f} s with {a.jobs} jobs")
-    engine.write_json(a.out, res, {"mutants": [s.desc for s in sites]})
+    report.write_json(a.out, res, {"mutants": [s.desc for s in sites]})
     print(f"wrote {a.out}")
     return 0 if all(r.caught for r in res) else 1
 

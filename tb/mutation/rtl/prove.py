@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 from tb.formal import miter
-from tb.mutation.rtl.sites import ALL_CLASSES, enumerate_sites, one_line  # noqa: E402
-from tb.mutation.rtl.equivalents import equiv_line  # noqa: E402
+from tb.mutation.rtl.equivalents import equiv_line
+from tb.mutation.rtl.sites import ALL_CLASSES, enumerate_sites, one_line
 
 
 def formal_step(sites, work, rtl_dir, pdr_timeout=300):

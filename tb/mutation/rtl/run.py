@@ -11,11 +11,12 @@ This file is the command line; the parts:
   equivalents.py  the keys and lines of tb/mutation/rtl/equivalents.txt
   runner.py       judging a site through suite.py on the engine's job pool, the report
   prove.py        the formal step: each survivor's miter (tb/formal/miter.py)
-  ../engine.py    outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
+  ../             the engine: outcomes, job pool, timeouts, score, tables, JSON (shared with chapter 9)
 
 CLI: python -m tb.mutation.rtl.run --jobs 2 (full) | --sample N --seed S | --list
-     | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the structural classes of
-     structural.py are not in the default run) | --prove (the formal step on the survivors of the last run) | --no-formal | --work DIR
+     | --module NAME | --lines FILE:A-B[,C-D...] (only sites on those lines) | --classes all (or a comma list: the
+     structural classes of structural.py are not in the default run) | --prove (the formal step on the survivors of
+     the last run) | --no-formal | --work DIR
 Writes out/mut_rtl.json (key "score") and prints the per-module table with the engine's
 columns (caught, hang, survived, crashed, timed out, incompetent, equivalent); every
 surviving mutant must be caught by a sharper test or listed in equivalents.txt. The bench
@@ -28,10 +29,11 @@ import os
 import sys
 from collections import Counter
 
-from tb import ROOT, cli  # noqa: E402
-from tb.mutation.rtl import equivalents, prove, runner  # noqa: E402
-from tb.mutation.rtl import sites as sites_mod  # noqa: E402
-from tb.mutation.rtl.sites import one_line  # noqa: E402
+from tb import ROOT, cli
+from tb.mutation.rtl import equivalents, prove, runner, structural
+from tb.mutation.rtl import sites as sites_mod
+from tb.mutation.rtl.sites import one_line
+from tb.sim.files import rtl_files
 
 
 def line_ranges(text):
@@ -80,7 +82,7 @@ def main(argv=None):
     ap.add_argument("--classes", default="all",
                     help="comma list of mutation classes (default 'all': the token classes "
                          f"{','.join(sites_mod.DEFAULT_CLASSES)} and the structural "
-                         f"{','.join(sites_mod.NEW_CLASSES)}; 'token' for the first only)")
+                         f"{','.join(structural.NEW_CLASSES)}; 'token' for the first only)")
     ap.add_argument("--rtl", default=sites_mod.RTL_DIR, type=cli.in_dir)
     ap.add_argument("--out", default=runner.OUT_JSON, type=cli.out_file())
     ap.add_argument("--equiv", default=equivalents.EQUIV_FILE, type=cli.in_file,
@@ -104,7 +106,7 @@ def main(argv=None):
             raise ValueError("--classes '': an empty list (all, token, or a comma list of classes)")
         args.classes = sites_mod.parse_classes(args.classes)
         try:
-            known = [p.stem for p in sites_mod.rtl_files(args.rtl)]
+            known = [p.stem for p in rtl_files(args.rtl)]
         except (OSError, ValueError) as e:
             raise ValueError(f"--rtl {args.rtl}: {e}") from None
         bad = [fn for fn, _ in args.lines if fn[:-2] not in known]
@@ -127,10 +129,10 @@ def main(argv=None):
             if not isinstance(last, dict) or not isinstance(last.get("survivors"), list):
                 raise ValueError(f"--out {args.out}: not a mutation run's results (no survivors list)")
         if not args.list and not args.prove:
-            from tb.mutation import engine
-            args.journal = os.path.abspath(args.journal or engine.journal_path(args.out))
+            from tb.mutation import journal, tree
+            args.journal = os.path.abspath(args.journal or journal.journal_path(args.out))
             if args.resume:
-                engine.Journal.read(args.journal)   # a bad file is refused before the trees are read
+                journal.Journal.read(args.journal)   # a bad file is refused before the trees are read
             # one run per scratch directory, taken after the input's checks and before the
             # journal is opened: a second run would remove the first's snapshot and builds
             # (held until this process ends)
@@ -141,9 +143,9 @@ def main(argv=None):
             except OSError:
                 raise ValueError(f"--work {args.work}: another mutation run is using it "
                                  "(give this run a --work of its own)") from None
-            args.journal_log = engine.Journal(args.journal, {"design": engine.tree_digest(args.rtl),
-                                                             "bench": engine.tree_digest(os.path.join(ROOT, "tb")),
-                                                             "classes": list(args.classes)}, args.resume)
+            args.journal_log = journal.Journal(args.journal, {"design": tree.tree_digest(args.rtl),
+                                                              "bench": tree.tree_digest(os.path.join(ROOT, "tb")),
+                                                              "classes": list(args.classes)}, args.resume)
     except ValueError as e:
         return cli.refuse(ap.prog, f"--classes {e}" if str(e).startswith("unknown mutation class") else e)
     if args.prove:

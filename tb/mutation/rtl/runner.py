@@ -21,11 +21,12 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from tb import ROOT  # noqa: E402
-from tb.mutation import engine  # noqa: E402
-from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line  # noqa: E402
-from tb.mutation.rtl.equivalents import equiv_key, load_equivalents, proven  # noqa: E402
-from tb.mutation.rtl import prove  # noqa: E402
+from tb import ROOT
+from tb.mutation import outcomes, pool
+from tb.mutation import report as mut_report
+from tb.mutation.rtl import prove
+from tb.mutation.rtl.equivalents import equiv_key, load_equivalents, proven
+from tb.mutation.rtl.sites import RTL_DIR, enumerate_sites, make_mutant_dir, one_line
 
 OUT_JSON = os.path.join(ROOT, "out", "mut_rtl.json")
 MUTANT0 = "(mutant 0)"
@@ -47,15 +48,15 @@ def known_bad_site(sites):
 def status_of(verdict, check):
     """(engine status, hang) for suite.run_mutant's verdict and check."""
     if verdict == "pass":
-        return engine.SURVIVED, False
+        return outcomes.SURVIVED, False
     if verdict == "fail":
-        return engine.CAUGHT, False
+        return outcomes.CAUGHT, False
     if verdict == "timeout":
         # the bench's own cycle limit (MUT FAIL timeout) is a detected mismatch against the
         # reference's cycles: caught, and a hang; the wall-clock limit is the runner's
-        return (engine.CAUGHT, True) if check == "timeout" else (engine.TIMED_OUT, False)
+        return (outcomes.CAUGHT, True) if check == "timeout" else (outcomes.TIMED_OUT, False)
     if verdict == "crash":
-        return engine.CRASHED, False
+        return outcomes.CRASHED, False
     raise ValueError(f"unknown suite verdict {verdict!r}")
 
 
@@ -69,6 +70,7 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
     of the mutant for each one's Config, and the first that does not pass decides: a
     mutant caught by the in-order suite costs one compile, as before the overlap mode."""
     from tb.mutation.rtl import suite
+    from tb.stimulus import suitecfg
     manifests = [manifests] if isinstance(manifests, dict) else list(manifests)
     t0 = time.time()
     mdir = make_mutant_dir(site, os.path.join(work, "rtl"), rtl_dir)
@@ -76,24 +78,24 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
     info = {"file": site.file if site else None, "line": site.line if site else None,
             "module": site.module if site else None, "cls": site.cls if site else None,
             "change": change, "compile_s": 0.0, "run_s": 0.0}
-    status, hang, check, detail = engine.SURVIVED, False, "", ""
+    status, hang, check, detail = outcomes.SURVIVED, False, "", ""
     for man in manifests:
-        cfg = man.get("cfg", suite.CFG)
+        cfg = man.get("cfg", suitecfg.CFG)
         ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, f"build-{cfg.mode}"), cfg=cfg)
         info["compile_s"] = round(info["compile_s"] + ct, 3)
         info["mode"] = cfg.mode
         if not ok:
-            status, hang, check, detail = engine.INCOMPETENT, False, "compile", one_line(log)
+            status, hang, check, detail = outcomes.INCOMPETENT, False, "compile", one_line(log)
             break
         verdict, check, detail, rt = suite.run_mutant(vvp, man, timeout)
         info["run_s"] = round(info["run_s"] + rt, 3)
         status, hang = status_of(verdict, check)
-        if status != engine.SURVIVED:
+        if status != outcomes.SURVIVED:
             break
     info["check"] = check
     label = MUTANT0 if site is None else f"{site.file}:{site.line} {site.cls} {change}"
-    return engine.Result(label, site.file if site else "", status, True, (info["cls"] or "",), None,
-                         round(time.time() - t0, 3), detail[:300], hang, info)
+    return outcomes.Result(label, site.file if site else "", status, True, (info["cls"] or "",), None,
+                           round(time.time() - t0, 3), detail[:300], hang, info)
 
 
 def site_key(site):
@@ -104,21 +106,22 @@ def site_key(site):
 def run(args, sites, stats):
     """Self-checks, then every site (or a seeded sample) on args.jobs workers; the report."""
     from tb.mutation.rtl import suite
+    from tb.stimulus import suitecfg
     t_start = time.time()
     work = args.work
     os.makedirs(work, exist_ok=True)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suite.CFG),
-                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suite.CFG_OVERLAP)]
+    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
     for man in manifest:
         print(f"suite [{man['mode']}]: {man['nprog']} programs ({man['total_cycles']} reference cycles), "
               f"{man['rq_n']} requant and {man['dv_n']} divu vectors")
     # self-check 1: mutant 0 (unchanged text, same path) passes the whole suite
     base = judge(None, os.path.join(work, "w0"), manifest, MUTANT0_LIMIT, args.rtl)
-    if base.status != engine.SURVIVED:
+    if base.status != outcomes.SURVIVED:
         print(f"ABORT: mutant 0 (the unchanged design) does not pass the suite: {base.status} "
               f"{base.info.get('check', '')} {base.detail}", file=sys.stderr)
         return 2
-    timeout = engine.limit_from_baseline(base.seconds)
+    timeout = pool.limit_from_baseline(base.seconds)
     print(f"mutant 0 passes: compile {base.info['compile_s']:.2f} s, suite {base.info['run_s']:.2f} s; "
           f"per-mutant wall limit {timeout:.1f} s")
     # self-check 2: a mutant known to break the chip is caught
@@ -143,8 +146,8 @@ def run(args, sites, stats):
         if key in equiv:
             r.info["equiv_why"] = equiv[key]
             # only a tool's proof makes a listed survivor equivalent (equivalents.proven)
-            if r.status == engine.SURVIVED and proven(equiv[key]):
-                r = r._replace(status=engine.EQUIVALENT)
+            if r.status == outcomes.SURVIVED and proven(equiv[key]):
+                r = r._replace(status=outcomes.EQUIVALENT)
         return r
 
     journal = getattr(args, "journal_log", None)     # an engine.Journal: resume, and record as we go
@@ -158,13 +161,13 @@ def run(args, sites, stats):
         s = todo[i]
         if journal is not None:
             journal.add(site_key(s), r)
-        if args.verbose or r.status == engine.SURVIVED:
+        if args.verbose or r.status == outcomes.SURVIVED:
             print(f"  [{done + len(resumed)}/{len(sites)}] {s.file}:{s.line} {s.cls} {r.info['change'][:70]}: "
                   f"{r.status} {r.info.get('check', '')}", flush=True)
 
     t_run = time.time()
-    judged = iter(engine.run_pool(todo, judge_listed, args.jobs, progress,
-                                  scheduler=getattr(args, "scheduler", None), progress=True, desc="RTL mutants"))
+    judged = iter(pool.run_pool(todo, judge_listed, args.jobs, progress,
+                                scheduler=getattr(args, "scheduler", None), progress=True, desc="RTL mutants"))
     results = [resumed[i] if i in resumed else next(judged) for i in range(len(sites))]
     wall = time.time() - t_run
     return report(args, results, wall, time.time() - t_start, base, kb, manifest, stats)
@@ -182,10 +185,10 @@ def report(args, results, wall, total, base, kb, manifest, stats):
     order = list(getattr(args, "classes", ())) or sorted(classes)
     classes = {c: classes[c] for c in order if c in classes}
     print()
-    print(engine.format_summary(mods, "module"))
+    print(mut_report.format_summary(mods, "module"))
     print()
-    print(engine.format_summary(classes, "class"))
-    survivors = [r for r in results if r.status == engine.SURVIVED]
+    print(mut_report.format_summary(classes, "class"))
+    survivors = [r for r in results if r.status == outcomes.SURVIVED]
     if survivors:
         print("\nsurvivors (neither caught nor proven equivalent in tb/mutation/rtl/equivalents.txt):")
         for r in survivors:
@@ -199,27 +202,27 @@ def report(args, results, wall, total, base, kb, manifest, stats):
             prove.formal_step([args.site_of[r.info["key"]] for r in survivors
                                if r.info["key"] in args.site_of and not r.info.get("equiv_why")],
                               args.work, args.rtl)
-    stopped = [r for r in results if r.status in engine.STOPPED]
+    stopped = [r for r in results if r.status in outcomes.STOPPED]
     if stopped:
         print("\nended without a verdict of the bench (not caught):")
         for r in stopped:
             print(f"  {r.info['file']}:{r.info['line']}  {r.info['cls']:<6} {r.info['change']}: "
                   f"{r.status} {r.detail[:100]}")
-    stale = [r for r in results if r.info.get("equiv_why") and r.status not in (engine.EQUIVALENT, engine.SURVIVED)]
+    stale = [r for r in results if r.info.get("equiv_why") and r.status not in (outcomes.EQUIVALENT, outcomes.SURVIVED)]
     for r in stale:
         print(f"  note: listed equivalent but {r.status}: {r.info['file']}:{r.info['line']} {r.info['change']}")
     rate = len(results) / (wall / 60) if wall > 0 else 0.0
     kills = Counter(r.info.get("check", "") for r in results if r.caught)
     print()
-    print(engine.score_line(results))
+    print(mut_report.score_line(results))
     print(f"{len(results)} mutants in {wall:.0f} s with {args.jobs} jobs: {rate:.1f} mutants/minute "
           f"(whole run {total:.0f} s)")
     print("first failing check of caught mutants: " + ", ".join(f"{k} {v}" for k, v in kills.most_common()))
     pick = ("file", "line", "cls", "change", "key")
-    engine.write_json(args.out, results, {
+    mut_report.write_json(args.out, results, {
         "mutants": len(results),
-        "modules": {m: engine.score(rs) for m, rs in mods.items()},
-        "classes": {c: engine.score(rs) for c, rs in classes.items()},
+        "modules": {m: mut_report.score(rs) for m, rs in mods.items()},
+        "classes": {c: mut_report.score(rs) for c, rs in classes.items()},
         "classes_selected": list(getattr(args, "classes", ())),
         "survivors": [{k: r.info[k] for k in pick} for r in survivors],
         "stale_equivalents": [{"file": r.info["file"], "line": r.info["line"], "change": r.info["change"],

@@ -23,13 +23,13 @@ import os
 import re
 import shutil
 import tempfile
-from collections import namedtuple, defaultdict
+from collections import defaultdict, namedtuple
 
-from tb import ROOT  # noqa: E402
-from tb.sim.build import ToolFault  # noqa: E402
-from tb.sim.files import rtl_files  # noqa: E402
-from tb.mutation.rtl.tokenizer import tokenize, match_paren, stmt_bounds  # noqa: E402
-from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites  # noqa: E402
+from tb import ROOT
+from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
+from tb.mutation.rtl.tokenizer import match_paren, stmt_bounds, tokenize
+from tb.sim.files import rtl_files
+from tb.sim.process import ToolFault
 
 RTL_DIR = os.path.join(ROOT, "rtl")
 
@@ -337,8 +337,9 @@ _PARSER = {}
 def _parser():
     """One pyverilog parser for every file (building its LALR tables costs seconds)."""
     if "p" not in _PARSER:
-        import io
         import contextlib
+        import io
+
         from pyverilog.vparser.parser import VerilogParser
         tabdir = os.path.join(tempfile.gettempdir(), "mut_rtl_pyverilog")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -372,7 +373,7 @@ def parse_file(path, rtl_dir):
     parser.lexer.reset_lineno()
     try:
         ast = parser.parse(pp)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 -- whatever pyverilog's parser raises, the file is named in one ValueError
         raise ValueError(f"pyverilog cannot parse {path}: {e}") from None
     return ast, text
 
@@ -483,7 +484,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
             rn = e.node.right
             nt = toks[ti + 1] if ti + 1 < len(toks) else None
             if type(rn).__name__ == "IntConst" and nt is not None and nt.kind == "num":
-                for d, v in literal_variants(nt.text):
+                for _d, v in literal_variants(nt.text):
                     add(nt.line, "timing", nt.start, nt.end, v, f"{t.text} {nt.text} -> {t.text} {v}")
             elif nt is not None:
                 for d in (1, -1):
@@ -499,7 +500,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
                 parent_cmp = not prev_nba
             if parent_cmp:
                 continue
-            for d, v in literal_variants(t.text):
+            for _d, v in literal_variants(t.text):
                 add(t.line, "const", t.start, t.end, v, f"{t.text} -> {v}")
         elif e.kind == "if":
             if ti + 1 >= len(toks) or toks[ti + 1].text != "(":

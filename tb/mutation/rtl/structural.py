@@ -169,7 +169,8 @@ def stmt_end(toks, i):
 
 def swap_pairs(text, x1, y1, x2, y2):
     """Text of the region x1[0]..y2[1] with (x1, y1) and (x2, y2) exchanged (spans in order)."""
-    seg = lambda a, b: text[a:b]  # noqa: E731
+    def seg(a, b):
+        return text[a:b]
     return (seg(*x2) + seg(x1[1], y1[0]) + seg(*y2) + seg(y1[1], x2[0]) + seg(*x1)
             + seg(x2[1], y2[0]) + seg(*y1))
 
@@ -307,7 +308,7 @@ class Evaluator:
             return None
         try:
             return int(eval(e.replace("/", "//")))    # digits and operators only
-        except Exception:
+        except Exception:  # noqa: BLE001 -- any error of the constant expression means: no value
             return None
 
 
@@ -351,12 +352,12 @@ def _width(decl, name, text, ev):
 
 def _top_clear_mask(rng):
     msb, lsb = rng
-    return "{1'b0, {((%s)-(%s)){1'b1}}}" % (msb, lsb)
+    return f"{{1'b0, {{(({msb})-({lsb})){{1'b1}}}}}}"
 
 
 def _ones_mask(rng):
     msb, lsb = rng
-    return "{((%s)-(%s)+1){1'b1}}" % (msb, lsb)
+    return f"{{(({msb})-({lsb})+1){{1'b1}}}}"
 
 
 def _tgt(ctx):

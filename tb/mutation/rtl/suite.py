@@ -3,7 +3,7 @@
 What: build_suite(dir) writes, once per mutation run, every input of the mutation bench:
 unit vectors for requant, divu and ga2_perf (tb/stimulus/vectors.py, with their expected
 values), then chip programs in the order cheapest-most-killing first: a few
-seeded random programs (tb/stimulus/progen.py), one bad program per error code 1..5 with its
+seeded random programs (tb/stimulus/randprog.py), one bad program per error code 1..5 with its
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
 a crafted SM/RQ program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
@@ -33,13 +33,12 @@ import time
 
 from tb import ROOT, judge, protocol
 from tb.sim import build
-from tb.sim.files import restart_files, rtl_files
+from tb.sim.files import HARNESS, restart_files, rtl_files
 from tb.stimulus import vectors
+from tb.stimulus.programs import overlap_programs, suite_programs
+from tb.stimulus.suitecfg import CFG
+
 TB = os.path.join(ROOT, "tb", "hdl", "mut_rtl_tb.v")
-from tb.stimulus.programs import (  # noqa: E402,F401  (the program lists, re-exported)
-    CFG, CFG_OVERLAP, EXT, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED,
-    acc_programs, boundary_programs, chapter9_programs, crafted_programs, long_programs,
-    overlap_programs, reset_programs, self_contained_program, suite_programs, wrap_programs)
 
 
 def _entries(programs):
@@ -101,7 +100,7 @@ def compile_mutant(rtl_dir, build_dir, timeout=120, tb=None, cfg=CFG):
     the files of rtl_dir/ga2.f for the chip cfg (tb/sim/build.py compile_binary):
     (ok, seconds, log, vvp path)."""
     tb = TB if tb is None else tb
-    srcs = [tb, str(build.HARNESS)] + [str(p) for p in restart_files() + rtl_files(rtl_dir)]
+    srcs = [tb, str(HARNESS)] + [str(p) for p in restart_files() + rtl_files(rtl_dir)]
     t = time.time()
     params = build.cfg_parameters(cfg)
     ok, log, cmd = build.compile_binary("icarus", "mut_rtl_tb", srcs, build_dir, rtl_dir,

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from tools.ch09 import batch
 from model import config, isa, timing
+from tools.ch09 import batch
 
 
 def test_check_batching_finds_no_problem():

@@ -9,10 +9,10 @@ cannot be covered by rows an earlier program left behind."""
 
 import pytest
 
-from tools.ch09 import run as ch09_run  # noqa: E402
+from model import timing
+from tb import hw
 from tools.ch09 import batch
-from model import timing  # noqa: E402
-from tb import hw  # noqa: E402
+from tools.ch09 import run as ch09_run
 
 
 @pytest.mark.parametrize("mode", ["inorder", "overlap"])

@@ -9,11 +9,11 @@ import json
 import math
 
 import pytest
+from test_ch09_cycles import step_cycles as contract_cycles  # the timing contract's closed form
 
 from tools.ch09 import example_a as A
 from tools.ch09 import example_b as B
 from tools.ch09 import mutants as M
-from test_ch09_cycles import step_cycles as contract_cycles   # the timing contract's closed form
 
 
 def _run(main, args, capsys):
@@ -243,8 +243,8 @@ def test_mut_ch09_extra_mutants_append_to_the_default_24():
 
 def test_mut_ch09_extra_mutant_runs_and_is_caught(tmp_path, capsys):
     f = tmp_path / "m.txt"
-    f.write_text("softmax one element short\n" + SM_LINE + "\n" + SM_LINE.replace("len=L)", "len=L - 1 if L > 1 else L)")
-                 + "\n")
+    f.write_text("softmax one element short\n" + SM_LINE + "\n"
+                 + SM_LINE.replace("len=L)", "len=L - 1 if L > 1 else L)") + "\n")
     out_json = tmp_path / "mut.json"
     rc, out, _ = _run(M.main, ["--extra-mutant", str(f), "--extra-only", "--quick", "--json", str(out_json)], capsys)
     assert rc == 0, out
@@ -297,7 +297,8 @@ def test_mut_ch09_bad_options_exit_2_with_one_line(args, match, capsys):
 # ------------------------------------------------------------------ the commands docs/ch09.md shows
 def _doc_commands():
     import re
-    from tools import ROOT
+
+    from tb import ROOT
     text = (ROOT / "docs" / "ch09.md").read_text()
     sec = text.split("## Exercises, as commands", 1)[1]
     block = re.search(r"^```sh\n(.*?)^```", sec, re.M | re.S).group(1)
@@ -312,7 +313,7 @@ def test_docs_exercise_block_is_seven_commands():
 
 @pytest.mark.parametrize("argv", _doc_commands(), ids=" ".join)
 def test_docs_exercise_commands_exit_0(argv, tmp_path, monkeypatch, capsys):
-    from tools import ROOT
+    from tb import ROOT
     monkeypatch.chdir(ROOT)
     mod, args = argv[0], argv[1:]
     if mod == "tools.mut_ch09":

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tools import ROOT
+from tb import ROOT
 
 FACES = {"model.batch": "tools.ch09.batch", "tools.ch09_run": "tools.ch09.run",
          "tools.ch09_example_a": "tools.ch09.example_a", "tools.ch09_example_b": "tools.ch09.example_b",

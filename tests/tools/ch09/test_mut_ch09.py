@@ -3,9 +3,9 @@ builder is caught by check_batching with the ragged batch and missed without it,
 ordinary mutant is caught by both; every mutant's anchor line exists exactly once."""
 import pytest
 
-from tools import ROOT
+from tb import ROOT
+from tb.mutation import tree
 from tools.ch09 import mutants as mut_ch09
-from tb.mutation import engine as mutation
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +15,7 @@ def fast_run():
 
 def test_every_mutant_anchor_is_one_line_of_batch_py():
     for m in mut_ch09.mutants():
-        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert tree.anchor_problem(ROOT, m) is None, m.label
         assert "\n" not in m.old and "\n" not in m.new, m.label
     assert len(mut_ch09.mutants()) >= 16
     assert sum("length" in m.tags for m in mut_ch09.mutants()) >= 3

@@ -9,8 +9,9 @@ import pathlib
 import pytest
 
 from model import config
-from tools import ROOT
-from tools.ch09 import roofline, run as ch09_run, figures
+from tb import ROOT
+from tools.ch09 import figures, roofline
+from tools.ch09 import run as ch09_run
 from tools.prefix import run as prefix_run
 
 

@@ -194,7 +194,9 @@ def cases():
         chip=_chip("overlap"))))
 
     # -- the remedies (tools/lm/remedies.py's step; the tiled plan) --------------------
-    R = lambda **kw: A()["Remedies"](**kw)
+
+    def R(**kw):
+        return A()["Remedies"](**kw)
     rem_cases = {
         # tests/tools/lm/test_remedies.py
         "gqa-add": (("add", 1), {}, lambda: [add(12, 34), add(99, 99), add(7, 80)], 3),
@@ -276,7 +278,7 @@ def cases():
         from tools.serve import requests as rq
         return rq.poisson(6, 60, seed=4, max_new=(8, 16))
 
-    from tools.serve import lm_engine as E   # noqa: E402 (the names of the policies)
+    from tools.serve import lm_engine as E
     for pol in E.POLICIES:
         for pf in E.PREFILLS:
             for mode in MODES:

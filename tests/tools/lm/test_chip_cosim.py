@@ -8,8 +8,8 @@ import pytest
 from tb import hw
 from tools.lm import compiler as C
 from tools.lm import data
-from tools.lm.generation import Generation
 from tools.lm.generate import load_model, run
+from tools.lm.generation import Generation
 
 MODES = [C.LM_CHIP, C.LM_CHIP_OVERLAP]
 

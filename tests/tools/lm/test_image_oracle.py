@@ -70,7 +70,7 @@ def check_weights(ext, name, base):
     tiles = [(c0, min(HEAD_TILE, V - c0)) for c0 in range(0, V, HEAD_TILE)]
     for r in (0, d - 1):
         row, a = [], head
-        for c0, n in tiles:
+        for _c0, n in tiles:
             row += list(ext[a + r * n:a + (r + 1) * n])
             a += d * n
         if row != w["wout"][r].tolist():

@@ -16,7 +16,8 @@ import pytest
 
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
-from tools.lm import data, eval as lm_eval, int8
+from tools.lm import data, int8
+from tools.lm import eval as lm_eval
 from tools.lm.train import WEIGHTS
 
 

@@ -120,7 +120,8 @@ def test_a_character_outside_the_vocabulary_is_named():
 
 def test_a_prompt_past_the_context_is_refused():
     cfg = M.Config(vocab=12)
-    logits = lambda ids: np.zeros(ids.shape + (cfg.vocab,), dtype=np.int64)
+    def logits(ids):
+        return np.zeros(ids.shape + (cfg.vocab,), dtype=np.int64)
     with pytest.raises(ValueError, match="65 tokens is longer than the context 64"):
         int8.greedy(logits, np.zeros((1, 65), dtype=int), 0, cfg.ctx)
     with pytest.raises(ValueError, match="60 prompt tokens \\+ 5 new ones exceed the context 64"):

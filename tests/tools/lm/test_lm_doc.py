@@ -3,7 +3,7 @@ the traces), so the page cannot go stale after a `make train`."""
 import json
 import os
 
-from tools import ROOT
+from tb import ROOT
 from tools.lm.train import WEIGHTS
 
 

@@ -3,20 +3,20 @@
 overlap timing check sees it) and, in the tiled plan (the remedies), a weighted sum that
 overwrites instead of accumulating are caught by `python -m tools.lm.check`; every anchor
 is one line of the step compiler (tools/lm/compiler) or tools/lm/generation.py."""
-from tools import ROOT
+from tb import ROOT
+from tb.mutation import text, tree
 from tools.lm import mutants as mut_lm
-from tb.mutation import engine as mutation
 
 
 def test_every_anchor_is_one_line():
     ms = mut_lm.mutants()
     assert len(ms) >= 10
     for m in ms:
-        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert tree.anchor_problem(ROOT, m) is None, m.label
     assert set(mut_lm.FAST) <= {m.label for m in ms}
 
 
 def test_fast_subset_all_caught():
-    res = mutation.run_mutants(mut_lm.mutants(fast=True), mut_lm.CHECK + ["--quick"], ROOT, 120, 2)
+    res = text.run_mutants(mut_lm.mutants(fast=True), mut_lm.CHECK + ["--quick"], ROOT, 120, 2)
     assert len(res) == len(mut_lm.FAST)
     assert all(r.caught for r in res), [(r.label, r.status) for r in res]

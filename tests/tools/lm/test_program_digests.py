@@ -4,9 +4,8 @@ merged into one compiler): every case of program_digests.cases() recomputed, dig
 digest. make test runs the quick cases of each group, make test-long the rest."""
 import json
 
-import pytest
-
 import program_digests as PD
+import pytest
 
 PIN = json.loads(PD.PIN.read_text())
 GROUPS = sorted({name.split("/")[0] for name in PIN})

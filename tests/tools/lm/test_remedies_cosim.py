@@ -7,8 +7,8 @@ Verilator build of its own (about 2 minutes the first time)."""
 import pytest
 
 from tb import hw
-from tools.lm import data, long
 from tools.lm import compiler as C
+from tools.lm import data, long
 from tools.lm import generation as G
 from tools.lm.generate import load_model, run
 

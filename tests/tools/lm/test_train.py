@@ -34,7 +34,7 @@ import sys
 import numpy as np
 import pytest
 
-from tools import ROOT
+from tb import ROOT
 from tools.lm import data, train
 from tools.lm import model as M
 

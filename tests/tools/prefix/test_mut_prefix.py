@@ -1,16 +1,16 @@
 """Testing the shared-prefix test (tools/prefix/mutants.py --fast): a missing copy-on-write
 and a block key without position (both leave every answer right: only the structural
 checks see them) are caught by `python -m tools.prefix.cache --check`; every anchor is one line."""
-from tools import ROOT
+from tb import ROOT
+from tb.mutation import tree
 from tools.prefix import mutants as mut_prefix
-from tb.mutation import engine as mutation
 
 
 def test_every_anchor_is_one_line():
     ms = mut_prefix.mutants()
     assert len(ms) >= 7
     for m in ms:
-        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert tree.anchor_problem(ROOT, m) is None, m.label
     assert set(mut_prefix.FAST) <= {m.label for m in ms}
 
 

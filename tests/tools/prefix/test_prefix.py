@@ -10,12 +10,14 @@ broken builder is caught. On both simulators: a short sweep and one random run.
 import numpy as np
 import pytest
 
-from tools.ch09 import batch
 from model import isa
-from tools.serve import paged
-from tools.prefix import attention as prefix, cache as prefix_cache
 from model.machine import Machine
-from tools.prefix import run as tprefix, mutants as mut_prefix
+from tools.ch09 import batch
+from tools.prefix import attention as prefix
+from tools.prefix import cache as prefix_cache
+from tools.prefix import mutants as mut_prefix
+from tools.prefix import run as tprefix
+from tools.serve import paged
 
 # Icarus runs this one in make test-long (Verilator in make test; Icarus's X check is held
 # by the other co-simulation tests of make test)

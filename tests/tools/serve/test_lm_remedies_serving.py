@@ -12,8 +12,8 @@ cache, the window, one KV head, all four) and a tiled server: every request's to
 those of it decoded alone."""
 import pytest
 
-from tools.lm import data, generate
 from tools.lm import compiler as C
+from tools.lm import data, generate
 from tools.lm import remedies_ref as REF
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm

@@ -214,9 +214,11 @@ def test_the_paged_serving_engine_in_the_overlap_mode():
     """tools/serve's chapter-9 engine in the overlap mode (programs reordered): every
     check of the reference run passes, the cycles equal the timing model and are fewer
     than in-order's."""
-    from tools import ROOT
-    from tools.serve import engine as serving, run as srv
-    short = serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
+    from tb import ROOT
+    from tools.serve import engine as serving
+    from tools.serve import run as srv
+    from tools.serve import workload
+    short = workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
     ov = srv.serve(short, 3, 4, 6, model_only=True, mode="overlap")
     io = srv.serve(short, 3, 4, 6, model_only=True)
     assert ov["ok"] and io["ok"] and ov["mode"] == "overlap" and io["mode"] == "inorder"

@@ -4,16 +4,16 @@ request's block and a block handed to two requests are all caught by
 `python -m tools.serve.engine --check`; every mutant's anchor is one line of its file."""
 import pytest
 
-from tools import ROOT
+from tb import ROOT
+from tb.mutation import report, tree
 from tools.serve import mutants as mut_serve
-from tb.mutation import engine as mutation
 
 
 def test_every_anchor_is_one_line():
     ms = mut_serve.mutants()
     assert len(ms) >= 10
     for m in ms:
-        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert tree.anchor_problem(ROOT, m) is None, m.label
         assert "\n" not in m.old and "\n" not in m.new, m.label
     assert set(mut_serve.FAST) <= {m.label for m in ms}
 
@@ -22,14 +22,14 @@ def test_fast_subset_all_caught():
     res, _ = mut_serve.run(fast=True, quick=True)
     assert len(res) == len(mut_serve.FAST)
     assert all(r.caught for r in res), [(r.label, r.status) for r in res]
-    assert mutation.exit_code(res) == 0
+    assert report.exit_code(res) == 0
 
 
 def test_every_lm_anchor_is_one_line():
     ms = mut_serve.lm_mutants()
     assert len(ms) >= 9
     for m in ms:
-        assert mutation.anchor_problem(ROOT, m) is None, m.label
+        assert tree.anchor_problem(ROOT, m) is None, m.label
     assert set(mut_serve.LM_FAST) <= {m.label for m in ms}
 
 

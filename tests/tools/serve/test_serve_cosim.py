@@ -6,15 +6,16 @@ inside each step's block tables, the totals equal to the timing model. And the c
 bus monitor catching a builder that reads a block past its table (answers unchanged)."""
 import pytest
 
+from tb import ROOT, hw
 from tools.serve import engine as serving
-from tools import ROOT
-from tools.serve import run as srv, paged, mutants as mut_serve
-from tb import hw
+from tools.serve import mutants as mut_serve
+from tools.serve import paged, workload
+from tools.serve import run as srv
 
 
 @pytest.fixture(scope="module")
 def short():
-    return serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
+    return workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
 
 
 @pytest.mark.parametrize("sim", ["icarus", "verilator"])
@@ -58,15 +59,18 @@ def test_keep_ext_carries_memory_and_the_bus_record(sim):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
     import numpy as np
+
     from model import config, isa
-    from tools.serve import paged
+    from tb.judge import KEEP_EXT
     from tb.sim import run as simrun
+    from tools.serve import paged
     cfg = config.CH09
-    b = lambda op, **f: isa.build(op, cfg=cfg, **f)  # noqa: E731
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
     p1 = [b("LD", dst=0, src=10, len=8), b("ST", src=0, dst=200, len=8), b("LD", dst=20, src=18, len=4),
           b("HALT")]
     p2 = [b("LD", dst=0, src=200, len=8), b("ST", src=0, dst=300, len=8), b("HALT")]
-    res = simrun.run_programs(sim, [(p1, np.arange(100)), (p2, simrun.KEEP_EXT)], cfg=cfg)
+    res = simrun.run_programs(sim, [(p1, np.arange(100)), (p2, KEEP_EXT)], cfg=cfg)
     assert all(r.ok for r in res), [r.mismatch for r in res]
     assert list(res[1].ext[300:308]) == list(range(10, 18))
     assert res[0].host["bus"] == [("r", 10, 17), ("w", 200, 207), ("r", 18, 21)] == paged.accesses(p1)

@@ -1,16 +1,17 @@
 """Serving on the reference (tools/serve/paged.py, tools/serve/engine.py): the schedulers against
 chapter 9's example B, every token of every request against it decoded alone, contexts
 to 64 and 8 sequences per step, the block pool, bad input, and the isolation check."""
-import json
 
 import pytest
 
 from model import config, timing
-from tools.serve import paged, engine as serving, mutants as mut_serve
+from tb import ROOT
 from tools.ch09 import example_b as exb
-from tools import ROOT
+from tools.serve import engine as serving
+from tools.serve import mutants as mut_serve
+from tools.serve import oracle, paged, workload
 
-MODEL = serving.model_data(1)
+MODEL = oracle.model_data(1)
 
 
 def _plan(reqs, pol, cap=4, bt=4, nb=12, **kw):
@@ -26,7 +27,7 @@ def test_schedules_equal_chapter_9_example_b():
     static: the same useful (slot, request, token) per step (finished requests' slots are
     empty here instead of riding along)."""
     for pol, ch in (("continuous", exb.schedule_continuous()), ("static", exb.schedule_static())):
-        p = _plan(serving.EXAMPLE_B, pol, nb=32)
+        p = _plan(workload.EXAMPLE_B, pol, nb=32)
         mine = [sorted((s, r, t) for s, (r, t, _) in zip(st.slots, st.entries)) for st in p.steps]
         assert mine == _useful(ch), pol
 
@@ -35,8 +36,8 @@ def test_ride_along_lists_finished_slots_and_serves_the_same_steps():
     """Static with ride_along (chapter 9's example B prices these steps): a finished
     request's slot is listed in Step.riding at the tokens past its last until its group
     ends; the served entries are those of plain static batching."""
-    plain = _plan(serving.EXAMPLE_B, "static", nb=32)
-    ride = _plan(serving.EXAMPLE_B, "static", nb=32, ride_along=True)
+    plain = _plan(workload.EXAMPLE_B, "static", nb=32)
+    ride = _plan(workload.EXAMPLE_B, "static", nb=32, ride_along=True)
     assert [st.entries for st in ride.steps] == [st.entries for st in plain.steps]
     assert all(st.riding == () for st in plain.steps)
     # group 1 is A, B, C, D (14, 3, 9, 5 tokens): B rides in slot 1 at tokens 4..14
@@ -52,50 +53,50 @@ def test_example_b_is_stated_once_in_its_file():
     """engine.EXAMPLE_B, the chapter's example (tools/ch09/example_b.py) and make serve's
     example_b run all read tools/serve/workloads/example_b.json."""
     from tools.serve import run as srv
-    assert [(q.id, q.tokens, q.arrival) for q in serving.EXAMPLE_B] == \
+    assert [(q.id, q.tokens, q.arrival) for q in workload.EXAMPLE_B] == \
         [(n, w, 0) for n, w in zip("ABCDEFGH", (14, 3, 9, 5, 12, 2, 7, 10))]
-    assert tuple(exb.REQUESTS) == tuple(serving.EXAMPLE_B) and exb.WORKLOAD_FILE == serving.EXAMPLE_B_FILE
-    assert srv.RUNS["example_b"][:2] == (serving.EXAMPLE_B_FILE.name, exb.SLOTS) == ("example_b.json", 4)
+    assert tuple(exb.REQUESTS) == tuple(workload.EXAMPLE_B) and exb.WORKLOAD_FILE == workload.EXAMPLE_B_FILE
+    assert srv.RUNS["example_b"][:2] == (workload.EXAMPLE_B_FILE.name, exb.SLOTS) == ("example_b.json", 4)
 
 
 @pytest.mark.parametrize("pol", serving.POLICIES)
 def test_example_b_every_token_equals_alone(pol):
-    p = _plan(serving.EXAMPLE_B, pol)
-    ref = serving.reference_run(p, MODEL, tag=pol)
+    p = _plan(workload.EXAMPLE_B, pol)
+    ref = oracle.reference_run(p, MODEL, tag=pol)
     assert ref["problems"] == []
     assert ref["step_cycles"] == ref["predicted"]
-    m = serving.metrics(p, ref["step_cycles"])
+    m = oracle.metrics(p, ref["step_cycles"])
     assert m["tokens"] == 62 and m["steps"] == (19 if pol == "continuous" else 26)
-    assert m["total_cycles"] == sum(timing.schedule(q, serving.CFG).cycles for q in ref["programs"])
+    assert m["total_cycles"] == sum(timing.schedule(q, oracle.CFG).cycles for q in ref["programs"])
 
 
 def test_staggered_workload_contexts_to_64_and_8_per_step():
-    name, reqs = serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "staggered.json")
+    name, reqs = workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "staggered.json")
     p = _plan(reqs, "continuous", cap=8, bt=4, nb=40)
     assert max(len(st.entries) for st in p.steps) == 8
     assert max(t for st in p.steps for _, t, _ in st.entries) == 64
     assert p.block_waits > 0                           # the pool makes some requests wait
     cfg = serving.config_for(p.layout)
-    ref = serving.reference_run(p, MODEL, cfg, tag="staggered")
+    ref = oracle.reference_run(p, MODEL, cfg, tag="staggered")
     assert ref["problems"] == []
     assert max(len(q) for q in ref["programs"]) <= cfg.imem_depth
 
 
 def test_overlap_mode_builds_and_checks():
     """The engine takes a cfg: in the overlap timing mode the same steps give the same tokens."""
-    p = _plan(serving.EXAMPLE_B[:3], "continuous", cap=3)
-    ref = serving.reference_run(p, MODEL, config.CH09_OVERLAP, tag="overlap")
+    p = _plan(workload.EXAMPLE_B[:3], "continuous", cap=3)
+    ref = oracle.reference_run(p, MODEL, config.CH09_OVERLAP, tag="overlap")
     assert ref["problems"] == [] and ref["step_cycles"] == ref["predicted"]
 
 
 def test_pool_allocates_as_requests_grow_and_returns_blocks():
-    p = _plan(serving.EXAMPLE_B, "continuous", bt=2, nb=30)
+    p = _plan(workload.EXAMPLE_B, "continuous", bt=2, nb=30)
     for st in p.steps:
         for _, t, table in st.entries:
             assert len(table) == -(-t // 2)
-    assert serving.pool_issues(p, "x") == []
+    assert oracle.pool_issues(p, "x") == []
     # blocks come back: the peak is far below the sum of every request's blocks
-    assert max(st.blocks_in_use for st in p.steps) < sum(-(-q.tokens // 2) for q in serving.EXAMPLE_B)
+    assert max(st.blocks_in_use for st in p.steps) < sum(-(-q.tokens // 2) for q in workload.EXAMPLE_B)
     # a freed block is reused by a later request
     first_owner = {}
     reused = False
@@ -108,12 +109,12 @@ def test_pool_allocates_as_requests_grow_and_returns_blocks():
 
 
 def test_a_request_waits_for_blocks_and_nothing_admitted_is_hurt():
-    reqs = [serving.Request("a", 12, 0), serving.Request("b", 10, 0), serving.Request("c", 3, 1)]
+    reqs = [workload.Request("a", 12, 0), workload.Request("b", 10, 0), workload.Request("c", 3, 1)]
     for pol in serving.POLICIES:
         p = _plan(reqs, pol, cap=2, bt=4, nb=4)
         assert max(st.blocks_in_use for st in p.steps) <= 4
         assert [q.id for q in p.requests] == ["a", "b", "c"]
-        assert serving.reference_run(p, MODEL, tag=pol)["problems"] == []
+        assert oracle.reference_run(p, MODEL, tag=pol)["problems"] == []
     p = _plan(reqs, "continuous", cap=2, bt=4, nb=4)
     assert p.block_waits > 0 and [r for r, _, _ in p.steps[0].entries] == [0]
 
@@ -125,8 +126,8 @@ def test_runs_merge_adjacent_blocks_only():
 
 
 def test_model_bus_record_inside_the_allowed_set_and_tight():
-    p = _plan(serving.EXAMPLE_B, "continuous")
-    ref = serving.reference_run(p, MODEL, tag="bus")
+    p = _plan(workload.EXAMPLE_B, "continuous")
+    ref = oracle.reference_run(p, MODEL, tag="bus")
     for st, acc in zip(p.steps, ref["bus"]):
         assert paged.isolation_issues(acc, st.entries, p.layout) == []
         assert sum(b - a + 1 for k, a, b in acc if k == "w") == 48 * len(st.entries)
@@ -176,49 +177,50 @@ def test_the_product_builder_has_no_bug_switch():
 ])
 def test_bad_workloads_raise_naming_the_request(text, fmt, match):
     with pytest.raises(ValueError, match=match):
-        serving.parse_workload(text, fmt)
+        workload.parse_workload(text, fmt)
 
 
 def test_load_workload_files(tmp_path):
-    assert serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "example_b.json")[1] == serving.EXAMPLE_B
-    name, reqs = serving.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")
+    assert workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "example_b.json")[1] == workload.EXAMPLE_B
+    name, reqs = workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")
     assert name == "short" and [q.tokens for q in reqs] == [6, 3, 9, 2, 5]
     bad = tmp_path / "w.txt"
     bad.write_text("x")
     with pytest.raises(ValueError, match=r"\.json or \.csv"):
-        serving.load_workload(bad)
+        workload.load_workload(bad)
     with pytest.raises(ValueError, match="none.json: No such file"):
-        serving.load_workload(tmp_path / "none.json")
+        workload.load_workload(tmp_path / "none.json")
 
 
 def test_bad_request_rejected_and_nothing_lost_for_the_others():
     sch = serving.Scheduler("continuous", 2, 4, 3)
-    sch.submit(serving.Request("ok1", 5, 0))
-    for bad, match in ((serving.Request("long", 65, 0), "request 'long': 65 tokens"),
-                       (serving.Request("zero", 0, 0), "request 'zero': zero tokens"),
-                       (serving.Request("ok1", 3, 0), "request 'ok1': duplicate id"),
-                       (serving.Request("big", 13, 0), "request 'big': needs 4 blocks of 4 tokens, the pool has only 3")):
+    sch.submit(workload.Request("ok1", 5, 0))
+    for bad, match in ((workload.Request("long", 65, 0), "request 'long': 65 tokens"),
+                       (workload.Request("zero", 0, 0), "request 'zero': zero tokens"),
+                       (workload.Request("ok1", 3, 0), "request 'ok1': duplicate id"),
+                       (workload.Request("big", 13, 0),
+                        "request 'big': needs 4 blocks of 4 tokens, the pool has only 3")):
         with pytest.raises(ValueError, match=match):
             sch.submit(bad)
     assert [q.id for q in sch.requests] == ["ok1"]
     # a workload with bad requests, served leniently: the others run and check out
-    reqs = [serving.Request("a", 5, 0), serving.Request("long", 70, 0), serving.Request("b", 4, 1),
-            serving.Request("a", 2, 0), serving.Request("c", 3, 0)]
+    reqs = [workload.Request("a", 5, 0), workload.Request("long", 70, 0), workload.Request("b", 4, 1),
+            workload.Request("a", 2, 0), workload.Request("c", 3, 0)]
     p = serving.plan(reqs, "continuous", 2, 4, 3, strict=False)
     assert [q.id for q in p.requests] == ["a", "b", "c"]
     assert [q.id for q, _ in p.rejected] == ["long", "a"]
-    assert serving.reference_run(p, MODEL, tag="lenient")["problems"] == []
+    assert oracle.reference_run(p, MODEL, tag="lenient")["problems"] == []
     with pytest.raises(ValueError, match="request 'long'"):
         serving.plan(reqs, "continuous", 2, 4, 3)
 
 
 def test_pool_too_small_for_any_request():
     with pytest.raises(ValueError, match="request 'A': needs 4 blocks of 4 tokens, the pool has only 2"):
-        serving.plan(serving.EXAMPLE_B, "static", 4, 4, 2)
+        serving.plan(workload.EXAMPLE_B, "static", 4, 4, 2)
     with pytest.raises(ValueError, match="at least one block"):
-        serving.plan(serving.EXAMPLE_B, "static", 4, 4, 0)
+        serving.plan(workload.EXAMPLE_B, "static", 4, 4, 0)
     with pytest.raises(ValueError, match="capacity 9"):
-        serving.plan(serving.EXAMPLE_B, "static", 9, 4, 20)
+        serving.plan(workload.EXAMPLE_B, "static", 9, 4, 20)
 
 
 def test_config_for_grows_the_external_memory():

@@ -28,8 +28,16 @@ builder.
 from tools.lm.compiler.chips import CHIPS, LM_CHIP, LM_CHIP_OVERLAP, SM_MAX, chip_config
 from tools.lm.compiler.desc import MAX_TILE, Desc, Remedies, describe, describe_shape
 from tools.lm.compiler.emit import Row, order_rows, step_program
-from tools.lm.compiler.layout import (GROUP, PIPE_BUFFERS, TILE_COLS, WEIGHT_BUFFERS, Contiguous,
-                                      Layout, matrices, weights)
+from tools.lm.compiler.layout import (
+                                      GROUP,
+                                      PIPE_BUFFERS,
+                                      TILE_COLS,
+                                      WEIGHT_BUFFERS,
+                                      Contiguous,
+                                      Layout,
+                                      matrices,
+                                      weights,
+)
 
 __all__ = ["CHIPS", "LM_CHIP", "LM_CHIP_OVERLAP", "SM_MAX", "chip_config", "MAX_TILE", "Desc",
            "Remedies", "describe", "describe_shape", "Row", "order_rows", "step_program", "GROUP", "PIPE_BUFFERS",

@@ -39,8 +39,16 @@ from collections import namedtuple
 
 from model import isa, timing
 from model.reorder import reorder
-from tools.lm.compiler.layout import (GROUP, LD_MAX, PAGE, RESULT_BUFFERS, TILE_COLS,
-                                      WEIGHT_BUFFERS, Contiguous, pipe_buffers)
+from tools.lm.compiler.layout import (
+    GROUP,
+    LD_MAX,
+    PAGE,
+    RESULT_BUFFERS,
+    TILE_COLS,
+    WEIGHT_BUFFERS,
+    Contiguous,
+    pipe_buffers,
+)
 
 Row = namedtuple("Row", "b t write")
 Row.__doc__ = """One active row of a step: sequence b at position t; write: its ARGMAX is the
@@ -110,11 +118,10 @@ class Step:
             for j, r in enumerate(self.att):
                 self.attention(i, r, j % self.lay.sets)
             ends = self.end_weights(i)
-            end = lambda g0, gn, i=i: blocks["activation"][desc.activation](self, i, g0, gn, ends)
             last = i + 1 == desc.layers
             if not self.pipe:
                 for g0, gn in self.groups:   # the rest of the layer, a group at a time
-                    end(g0, gn)
+                    self.layer_end(i, g0, gn, ends)
                 if not last:
                     mats = self.qkv_weights(i + 1)
                     for g0, gn in self.groups:
@@ -123,17 +130,18 @@ class Step:
             # pipelined: what follows a group's layer end, one group behind
             if last:
                 tiles = self.head_tiles() if self.heads else []
-                follow = [(lambda g0, gn: self.head(g0, min(gn, self.heads - g0), tiles))
-                          if g0 < self.heads else None for g0, gn in self.groups]
+                follow = [(self.head, (g0, min(gn, self.heads - g0), tiles)) if g0 < self.heads
+                          else None for g0, gn in self.groups]
             else:
                 mats = self.qkv_weights(i + 1)
-                follow = [lambda g0, gn, i=i, mats=mats: self.qkv(i + 1, mats, g0, gn)] * len(self.groups)
+                follow = [(self.qkv, (i + 1, mats, g0, gn)) for g0, gn in self.groups]
             lag = 1                          # group k's follow-up after group k + 1's end
             for k in range(len(self.groups) + lag):
                 if k < len(self.groups):
-                    end(*self.groups[k])
+                    self.layer_end(i, *self.groups[k], ends)
                 if k >= lag and follow[k - lag]:
-                    follow[k - lag](*self.groups[k - lag])
+                    fn, args = follow[k - lag]
+                    fn(*args)
         if self.heads and not self.pipe:     # the output head, for the generating rows only:
             self.norm(0, self.heads, "nf")   # each tile loaded, then its products
             V, d = self.desc.vocab, self.desc.d
@@ -254,7 +262,9 @@ class Step:
         tiles = [(u0, min(n, u0 + lay.tile)) for u0 in range(0, n, lay.tile)]
         bufs = [sp[f"tile{s}.0"], sp[f"tile{s}.1"]]
         pks = [sp.get(f"pack{s}.0"), sp.get(f"pack{s}.1")]
-        vec = lambda x, c: sp[f"{x}.{s}.{c}"]
+
+        def vec(x, c):
+            return sp[f"{x}.{s}.{c}"]
 
         def load(kind, k, u0, u1):
             """The cached rows u0..u1-1 of the attended ones into buffer k (packed: LD
@@ -332,6 +342,10 @@ class Step:
             k += 1
         for c in range(desc.heads):
             out(c)
+
+    def layer_end(self, i, g0, gn, ends):
+        """Layer i's end for a group: the block of the description's activation."""
+        BLOCKS["activation"][self.desc.activation](self, i, g0, gn, ends)
 
     def end_weights(self, i):
         d, mlp = self.desc.d, self.desc.mlp

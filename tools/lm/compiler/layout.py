@@ -158,8 +158,11 @@ class Layout:
             take(f"a{k}", R * max(d, desc.mlp))
         biggest = _ceil4(max(r * c for name, r, c in matrices(desc) if name not in ("wte", "wpe")))
         vectors = 4 if whole else 2                  # s32, s8, p, w8; or s8, w8 in place
-        per_set = lambda TR: (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * rw) if kv4 else 0) +
-                              desc.heads * (vectors * _ceil4(self.n_max) + _ceil4(desc.head_dim)))
+
+        def per_set(TR):
+            return (2 * _ceil4(TR * dk) + (2 * _ceil4(TR * rw) if kv4 else 0) +
+                    desc.heads * (vectors * _ceil4(self.n_max) + _ceil4(desc.head_dim)))
+
         # the tile: the whole plan's is every attended row; the tiled plan's the option, or
         # untiled up to AUTO_TILE rows, else the largest of AUTO_TILE, 32, 16 rows with which
         # two attention sets fit beside WEIGHT_BUFFERS weight buffers (8 if none does)
@@ -176,7 +179,9 @@ class Layout:
         # more when they cost no attention set; else WEIGHT_BUFFERS. With one or two groups
         # the pipelined order buys nothing: no third group's work to fill the matrix unit's
         # waits (docs/lm.md, the sweep)
-        sets = lambda nb: min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * biggest) // per_set(TR)))
+        def sets(nb):
+            return min(KV_BUFFERS, max(0, (chip.sp_words - at - nb * biggest) // per_set(TR)))
+
         pipe = desc.pipeline and R > 2 * GROUP and \
             sets(PIPE_BUFFERS) >= max(2, sets(WEIGHT_BUFFERS))
         self.weight_buffers = PIPE_BUFFERS if pipe else WEIGHT_BUFFERS
