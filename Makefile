@@ -143,7 +143,7 @@ mutants-agree: setup ## one suite: a sample of RTL mutants judged by the bench a
 mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.mutants): broken attention and prefix cache
 	$(PY) -m tools.prefix.mutants
 
-mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): broken step builders against tools.lm.check
+mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): a broken step compiler against tools.lm.check
 	$(PY) -m tools.lm.mutants
 
 bench: setup   ## benchmarks: reference model speed and simulation speed

@@ -224,8 +224,9 @@ def cmd_run(args):
 
 
 def cmd_generate(args):
-    from tools.lm import chip
+    from tools.lm import compiler as C
     from tools.lm import generate as G
+    from tools.lm import generation
     try:
         model = G.load_model(args.task, args.weights, args.kv_heads, args.kv_bits, args.ctx)
         texts = [args.prompt] if args.prompt is not None else []
@@ -242,20 +243,19 @@ def cmd_generate(args):
                 prompts.append(G.encode_prompt(args.task, t))
             except ValueError as e:
                 raise ValueError(f"prompt {t[:40]!r}: {e}") from None
-        cfg = chip.LM_CHIP if args.mode == "inorder" else chip.LM_CHIP_OVERLAP
+        cfg = C.LM_CHIP if args.mode == "inorder" else C.LM_CHIP_OVERLAP
         rem = None
         if args.kv_bits == 4 or args.window or args.sinks or args.tile or args.ctx > 64 or \
                 model.cfg.kv_heads:
-            from tools.lm import remedies
-            rem = remedies.Remedies(kv_bits=args.kv_bits, window=args.window, sinks=args.sinks,
-                                    tile=args.tile)
+            rem = C.Remedies(kv_bits=args.kv_bits, window=args.window, sinks=args.sinks,
+                             tile=args.tile)
         if args.ctx and any(len(p) + args.tokens > max(args.ctx, 1) for p in prompts):
             raise ValueError(f"a prompt and --tokens {args.tokens} exceed --ctx {args.ctx}")
         try:
             if rem is None:
-                gen = chip.Generation(model, prompts, args.tokens, chip=cfg)
+                gen = generation.Generation(model, prompts, args.tokens, chip=cfg)
             else:
-                gen = remedies.generation(model, prompts, args.tokens, rem, args.mode)
+                gen = generation.generation(model, prompts, args.tokens, rem, args.mode)
         except ValueError as e:
             raise ValueError(f"the prompt(s) and --tokens {args.tokens}: {e}") from None
     except ValueError as e:

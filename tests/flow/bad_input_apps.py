@@ -95,7 +95,7 @@ ROWS = {
         (["serve", "--window", "0"], "--window"),
         (["serve", "--sinks", "3"], "--sinks 3 needs --window"),
         (["serve", "--window", "8", "--sinks", "9"], "below --window"),
-        (["serve", "--window", "8", "--spec"], "--spec"),
+        (["serve", "--tile", "256"], "--tile"),
     ]),
     "ga2 generate": (GA2, [
         (["generate", "The "], "--tokens"),
@@ -303,7 +303,7 @@ ROWS = {
         (["--sinks", "2"], "--sinks 2 needs --window"),
         (["--window", "4", "--sinks", "4"], "below --window"),
         (["--sinks", "-1", "--window", "4"], "--sinks"),
-        (["--kv-bits", "4", "--spec"], "--spec"),
+        (["--tile", "-1", "--spec"], "--tile"),
         (["--workload", "nosuch"], "nosuch"),
         (["--workload", "{d}/adir"], "adir"),
         (["--workload", "{d}/empty.json"], "empty.json"),

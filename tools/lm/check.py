@@ -1,4 +1,4 @@
-"""The model's step programs checked on the reference chip: the oracle of tools/lm/mutants.py.
+"""The compiled step programs checked on the reference chip: the oracle of tools/lm/mutants.py.
 
 python -m tools.lm.check [--quick] [--first]
 
@@ -21,7 +21,9 @@ import numpy as np
 from model import timing
 from model.machine import GA2Error, Machine
 from tb import cli
-from tools.lm import chip, data
+from tools.lm import compiler as C
+from tools.lm import data
+from tools.lm import generation as G
 from tools.lm.generate import load_model, reference
 
 
@@ -36,31 +38,31 @@ def _run(g, cfg, seed):
 
 
 def remedy_problems(quick=False):
-    """The PROBLEM lines of the remedies' builder (tools/lm/remedies.py): generations with
+    """The PROBLEM lines of the compiler's remedies (its tiled plan): generations with
     each remedy on the reference chip, garbage scratchpad, every id and every row the
     cache holds at the end against tools/lm/remedies_ref.py."""
-    from tools.lm import remedies as RM
     from tools.lm import remedies_ref as REF
     out = []
+
     def enc(w):
         return [int(t) for t in data.encode(w)]
-    cases = [("GQA addition", load_model("add", kv_heads=1), RM.Remedies(),
+    cases = [("GQA addition", load_model("add", kv_heads=1), C.Remedies(),
               [data.add_problem(a, b)[:4] for a, b in ((12, 34), (99, 99))], 3),
-             ("4-bit cache", load_model("text", kv_bits=4), RM.Remedies(kv_bits=4),
+             ("4-bit cache", load_model("text", kv_bits=4), C.Remedies(kv_bits=4),
               [enc("The "), enc("x")], 5),
-             ("window 8, 2 sinks", load_model("text"), RM.Remedies(window=8, sinks=2),
+             ("window 8, 2 sinks", load_model("text"), C.Remedies(window=8, sinks=2),
               [enc("The "), enc("def ")], 10),
-             ("tiles of 4", load_model("text"), RM.Remedies(tile=4), [enc("A list is ")], 4),
+             ("tiles of 4", load_model("text"), C.Remedies(tile=4), [enc("A list is ")], 4),
              ("all, GQA", load_model("text", kv_heads=1, kv_bits=4),
-              RM.Remedies(kv_bits=4, window=6, sinks=1, tile=4), [enc("for "), enc("x")], 8),
-             ("context 70 (positions past 64, tiles of 64)", load_model("text"), RM.Remedies(),
+              C.Remedies(kv_bits=4, window=6, sinks=1, tile=4), [enc("for "), enc("x")], 8),
+             ("context 70 (positions past 64, tiles of 64)", load_model("text"), C.Remedies(),
               [enc("ab" * 33)], 4)]
     if not quick:          # past 64K words of external memory: xhi
-        cases.append(("16 x 40 (xhi)", load_model("text"), RM.Remedies(),
+        cases.append(("16 x 40 (xhi)", load_model("text"), C.Remedies(),
                       [enc("The ")] + [[1] * 36] * 15, 4))
     for name, model, rem, prompts, n in cases:
         for mode in ("overlap",) if quick else ("inorder", "overlap"):
-            g = RM.generation(model, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
+            g = G.generation(model, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
             try:
                 ext = _run(g, g.layout.chip, seed=len(prompts))
             except GA2Error as e:          # a fault of the chip: the program is wrong
@@ -74,7 +76,7 @@ def remedy_problems(quick=False):
                     out.append(f"{tag}: tokens {toks[b]}, the reference's {want}")
                 for i in range(model.cfg.layers):
                     for kind in (0, 1):
-                        pos, words, vals = RM.cache_rows(g, ext, i, kind, b)
+                        pos, words, vals = G.cache_rows(g, ext, i, kind, b)
                         if not np.array_equal(vals, kv[i][kind][pos]) or (
                                 rem.kv_bits == 4 and not np.array_equal(
                                     words, REF.pack4(kv[i][kind][pos]))):
@@ -85,8 +87,8 @@ def remedy_problems(quick=False):
 def problems(quick=False, first=False):
     """The PROBLEM lines (an empty list when everything holds). first: stop after the
     first part that has one (a mutant needs only to be caught: tools/lm/mutants.py). The
-    parts run cheapest first: the overlap steps' timing, the generations of chip.py, then
-    the remedies' builder; without a problem every part runs, so what holds is the same."""
+    parts run cheapest first: the overlap steps' timing, the generations of the whole plan,
+    then the remedies (the tiled plan); without a problem every part runs, so what holds is the same."""
     out = []
     for part in (_timing_problems, _generation_problems, remedy_problems):
         out += part(quick)
@@ -96,9 +98,9 @@ def problems(quick=False, first=False):
 
 
 def _generation_problems(quick):
-    """The generations of tools/lm/chip.py on the reference chip in both timing modes:
-    every id and every cached row against the integer reference, each weight tile loaded
-    once a step."""
+    """The generations of the whole plan (the unmodified model) on the reference chip in
+    both timing modes: every id and every cached row against the integer reference, each
+    weight tile loaded once a step."""
     out = []
     text, add = load_model("text"), load_model("add")
     words = ["The ", "def ", "A list is ", "x"] if quick else \
@@ -110,11 +112,11 @@ def _generation_problems(quick):
              ("add", add, [data.add_problem(a, b)[:4] for a, b in probs], 3, None)]
     sixteen = ("add, sixteen", add, [data.add_problem(a, (a * 37 + 11) % 100)[:4]
                                      for a in range(0, 96, 6)], 3, None)
-    for mode_cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+    for mode_cfg in (C.LM_CHIP, C.LM_CHIP_OVERLAP):
         # sixteen rows: six tile buffers, the overlap steps pipelined (step_program)
         for name, model, prompts, n, start in cases + ([sixteen] if not quick and
                                                        mode_cfg.mode == "overlap" else []):
-            g = chip.Generation(model, prompts, n, start=start, chip=mode_cfg)
+            g = G.Generation(model, prompts, n, start=start, chip=mode_cfg)
             ext = _run(g, mode_cfg, seed=len(prompts))
             ref = reference(model, g)
             toks = g.tokens(ext)
@@ -130,7 +132,7 @@ def _generation_problems(quick):
                 tiles = sorted(i.src for i in prog if i.op == "LD" and i.src < g.layout.weight_words
                                and i.len > model.cfg.d)
                 head = any(r.write for r in g.steps[k])      # the output head: if a row writes
-                want = sorted(g.layout.w[nm] for nm, _, _ in chip._matrices(model.cfg)
+                want = sorted(g.layout.w[nm] for nm, _, _ in C.matrices(g.desc)
                               if nm not in ("wte", "wpe") and (head or not nm.startswith("wout")))
                 if tiles != want:
                     out.append(f"{name} {mode_cfg.mode} step {k}: weight tiles loaded "
@@ -144,14 +146,14 @@ def _timing_problems(quick):
     same with and without quick)."""
     out = []
     text = load_model("text")
-    g = chip.Generation(text, [[1] * 7] * 4, 1, chip=chip.LM_CHIP_OVERLAP)
-    c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    g = G.Generation(text, [[1] * 7] * 4, 1, chip=C.LM_CHIP_OVERLAP)
+    c = timing.schedule(C.step_program(text, g.layout, g.steps[-1]), C.LM_CHIP_OVERLAP).counters
     if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
         out.append(f"overlap B = 4 step at position 7: {c.cycles} cycles, under 90% of its "
                    f"busiest unit ({max(c.dma, c.mm, c.vec)})")
     # the step bound by the matrix unit (B = 16 at position 7: docs/lm.md's sweep)
-    g = chip.Generation(text, [[1] * 7] * 16, 1, chip=chip.LM_CHIP_OVERLAP)
-    c = timing.schedule(chip.step_program(text, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    g = G.Generation(text, [[1] * 7] * 16, 1, chip=C.LM_CHIP_OVERLAP)
+    c = timing.schedule(C.step_program(text, g.layout, g.steps[-1]), C.LM_CHIP_OVERLAP).counters
     if max(c.dma, c.mm, c.vec) < 0.9 * c.cycles:
         out.append(f"overlap B = 16 step at position 7: {c.cycles} cycles, under 90% of its "
                    f"busiest unit ({max(c.dma, c.mm, c.vec)})")

@@ -1,13 +1,14 @@
 """Generating with the model on the chip: the runner behind `ga2 generate` and `make lm`.
 
-run(gen, sim) runs a Generation's step programs (tools/lm/chip.py) one after another on
+run(gen, sim) runs a Generation's step programs (tools/lm/generation.py, compiled by
+tools/lm/compiler) one after another on
 one chip -- the reference Machine ("model") or a simulated RTL ("icarus", "verilator",
 where every step is also judged against the reference Machine by tb.hw, cycle for cycle)
 -- and returns an Outcome: the generated ids, the per-step counters, and whether the ids
 and the KV cache equal the integer reference's (tools/lm/int8.py: greedy decoding of the
-whole model written from the spec, not from the builder).
+whole model written from the spec, not from the compiler).
 
-A Generation with remedies (tools/lm/remedies.py: grouped-query attention, a 4-bit cache,
+A Generation with remedies (compiler.Remedies: grouped-query attention, a 4-bit cache,
 a sliding window with sinks, tiled long contexts) runs the same way; its ids and the rows
 its cache holds at the end are held to tools/lm/remedies_ref.py instead (`reference`,
 `remedied_kv_ok`).
@@ -22,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from model.machine import GA2Error, Machine
-from tools.lm import chip, data
+from tools.lm import data, generation
+from tools.lm.compiler import describe, matrices, weights
 from tools.lm.int8 import Int8Model, greedy
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
@@ -72,9 +74,8 @@ def load_model(task=None, path=None, kv_heads=0, kv_bits=8, ctx=0):
     if vocab is not None and cfg.vocab != vocab:
         raise ValueError(f"{path}: a model of {cfg.vocab} tokens, the {task} task's has {vocab} "
                          "(another task's weights?)")
-    from tools.lm import remedies
-    for name, r, c in remedies._matrices(cfg):
-        w = chip._weights(model, name) if name.startswith("wout.") or name in model.w else None
+    for name, r, c in matrices(describe(model)):
+        w = weights(model, name) if name.startswith("wout.") or name in model.w else None
         if w is None or w.shape != (r, c):
             raise ValueError(f"{path}: matrix {name.split('.')[0]} is "
                              f"{'missing' if w is None else w.shape}, the model needs {(r, c)}")
@@ -138,11 +139,11 @@ def _kv_ok(model, gen, ext, ref):
 def remedied_kv_ok(model, gen, ext, ref):
     """Every row a remedied cache holds at the end (its positions' values, and for a
     4-bit cache its packed words) equal to the reference's rows at those positions."""
-    from tools.lm import remedies, remedies_ref
+    from tools.lm import remedies_ref
     for b in range(len(gen.prompts)):
         for i in range(model.cfg.layers):
             for kind in (0, 1):
-                pos, words, vals = remedies.cache_rows(gen, ext, i, kind, b)
+                pos, words, vals = generation.cache_rows(gen, ext, i, kind, b)
                 want = ref[b][1][i][kind][pos]
                 if not np.array_equal(vals, want):
                     return False
@@ -164,7 +165,7 @@ def run(gen, sim="model", on_step=None, garbage=None):
     before every step (the chip's and the reference's alike: tb.hw's Item.sp)."""
     cfg = gen.layout.chip
     progs = gen.programs()
-    ref = reference(gen.model, gen)
+    ref = reference(gen.net, gen)
     ext, counters, ok, error = gen.image(), [], True, ""
     junk = (lambda k: None) if garbage is None else (lambda k: garbage_sp(garbage, k, cfg))
     if sim == "model":
@@ -198,4 +199,4 @@ def run(gen, sim="model", on_step=None, garbage=None):
             ext = r.ext
     tokens = gen.tokens(ext)
     return Outcome(tokens, counters, ok and not error, [r[0] for r in ref],
-                   not error and _kv_ok(gen.model, gen, ext, ref), error)
+                   not error and _kv_ok(gen.net, gen, ext, ref), error)

@@ -6,7 +6,7 @@ the integer reference (tools/lm/remedies_ref.py: what a prefill would have writt
 long context costs one step, not T), run on the reference chip and, with --sim, on a
 simulator (judged against the reference chip by tb.hw, cycle for cycle). PASS when every
 sequence's next token and the K and V rows the step writes equal the reference's.
-The attention streams the cache in tiles (tools/lm/remedies.py; --tile, default automatic)
+The attention streams the cache in tiles (tools/lm/compiler's tiled plan; --tile, default automatic)
 with one softmax over the whole context (SM up to 1,024 scores); beyond the model's 64 or
 256 learned positions the last position's embedding is used (docs/lm.md "Remedies").
 """
@@ -17,30 +17,31 @@ import numpy as np
 
 from model.machine import Machine
 from tb import cli
-from tools.lm import chip, data
-from tools.lm import remedies as RM
+from tools.lm import compiler as C
+from tools.lm import data
+from tools.lm import generation as G
 from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
 
-def case(model, rem, B, T, mode="overlap", cfg=None):
+def case(net, rem, B, T, mode="overlap", cfg=None):
     """(gen, image with the cache prefilled, the last step's program, the reference's
-    next tokens and rows at T - 1); cfg: the chip (default: RM.generation's)."""
+    next tokens and rows at T - 1); cfg: the chip (default: generation.generation's)."""
     ids = data.text_split()[1]
     prompts = [[int(t) for t in ids[1000 * b:1000 * b + T]] for b in range(B)]
-    gen = RM.generation(model, prompts, 1, rem, mode) if cfg is None else \
-        chip.Generation(model, prompts, 1, remedies=rem, chip=cfg)
+    gen = G.generation(net, prompts, 1, rem, mode) if cfg is None else \
+        G.Generation(net, prompts, 1, remedies=rem, chip=cfg)
     ext = gen.image()
     want = []
     for b, p in enumerate(prompts):
-        lg, kv = REF.forward(model, np.array([p]), rem.window, rem.sinks)
+        lg, kv = REF.forward(net, np.array([p]), rem.window, rem.sinks)
         held = [u for u in gen.layout.attended(T - 1) if u < T - 1]
-        for i in range(model.cfg.layers):
+        for i in range(net.cfg.layers):
             for kind in (0, 1):
-                RM.write_cache(gen, ext, i, kind, b, held, kv[i][kind][0][held])
+                G.write_cache(gen, ext, i, kind, b, held, kv[i][kind][0][held])
         want.append((int(np.argmax(lg[0, -1])), [(kv[i][0][0][T - 1], kv[i][1][0][T - 1])
-                                                  for i in range(model.cfg.layers)]))
-    return gen, ext, chip.step_program(model, gen.layout, gen.steps[-1]), want
+                                                  for i in range(net.cfg.layers)]))
+    return gen, ext, C.step_program(net, gen.layout, gen.steps[-1]), want
 
 
 def judge(gen, ext, want):
@@ -53,9 +54,9 @@ def judge(gen, ext, want):
             bad.append(f"sequence {b}: token {got}, the reference's {tok}")
         for i, kr in enumerate(rows):
             for kind in (0, 1):
-                a = lay.kv(i, kind, b) + gen.remedies.slot(T - 1) * lay.row_words
+                a = lay.kv(i, kind, b) + lay.desc.slot(T - 1) * lay.row_words
                 w = np.asarray(ext[a:a + lay.row_words], dtype=np.int64)
-                vals = RM.unpack4(w) if lay.remedies.kv_bits == 4 else w
+                vals = G.unpack4(w) if lay.desc.kv_bits == 4 else w
                 if not np.array_equal(vals, kr[kind]):
                     bad.append(f"sequence {b}: layer {i} {'KV'[kind]} row {T - 1} differs")
     return bad
@@ -63,18 +64,18 @@ def judge(gen, ext, want):
 
 def main(argv=None):
     ap = cli.Parser(prog="tools.lm.long", description=__doc__.splitlines()[0])
-    ap.add_argument("--ctx", type=cli.integer(2, RM.SM_MAX), nargs="+", default=[256])
+    ap.add_argument("--ctx", type=cli.integer(2, C.SM_MAX), nargs="+", default=[256])
     ap.add_argument("--batch", type=cli.integer(1, 16), nargs="+", default=[1])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
     ap.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
-    ap.add_argument("--tile", type=cli.integer(0, RM.MAX_TILE), default=0)
+    ap.add_argument("--tile", type=cli.integer(0, C.MAX_TILE), default=0)
     ap.add_argument("--kv-bits", type=int, choices=(4, 8), default=8)
     ap.add_argument("--kv-heads", type=cli.integer(1, 2), default=0)
-    ap.add_argument("--window", type=cli.integer(0, RM.SM_MAX), default=0)
-    ap.add_argument("--sinks", type=cli.integer(0, RM.SM_MAX - 1), default=0)
+    ap.add_argument("--window", type=cli.integer(0, C.SM_MAX), default=0)
+    ap.add_argument("--sinks", type=cli.integer(0, C.SM_MAX - 1), default=0)
     a = ap.parse_args(argv)
     try:
-        rem = RM.Remedies(kv_bits=a.kv_bits, window=a.window, sinks=a.sinks, tile=a.tile)
+        rem = C.Remedies(kv_bits=a.kv_bits, window=a.window, sinks=a.sinks, tile=a.tile)
         models = {T: load_model("text", kv_heads=a.kv_heads, kv_bits=a.kv_bits, ctx=T)
                   for T in a.ctx}
     except ValueError as e:

@@ -1,7 +1,7 @@
 """The integer reference of the chapter's remedies: what the chip computes with them, bit for bit.
 
-Written from docs/lm.md "Remedies: numerics", not from the step builder
-(tools/lm/remedies.py), so tests can hold the chip's tokens and cached rows to it:
+Written from docs/lm.md "Remedies: numerics", not from the step compiler
+(tools/lm/compiler), so tests can hold the chip's tokens and cached rows to it:
 
 - grouped-query attention: a model whose k and v have kvh < heads heads (Config.kv_heads);
   query head c reads KV head c // (heads / kvh) (tools.lm.model.split_heads);

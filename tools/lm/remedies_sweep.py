@@ -30,9 +30,9 @@ from model import isa, timing
 from tb import ROOT, cli
 from tb.hw import ToolFault
 from tools.ch09 import example_a
-from tools.lm import chip, data, train
+from tools.lm import compiler as C
+from tools.lm import data, generation, train
 from tools.lm import model as M
-from tools.lm import remedies as RM
 from tools.lm import remedies_ref as REF
 from tools.lm.generate import load_model
 
@@ -42,11 +42,11 @@ BATCH = (1, 2, 4, 8, 16)
 WINDOW, SINKS = 32, 4
 # name -> (load_model's kv_heads, kv_bits; the Remedies)
 REMEDIES = {
-    "unmodified": (0, 8, RM.Remedies()),
-    "GQA (1 KV head)": (1, 8, RM.Remedies()),
-    "4-bit KV": (0, 4, RM.Remedies(kv_bits=4)),
-    f"window {WINDOW}, {SINKS} sinks": (0, 8, RM.Remedies(window=WINDOW, sinks=SINKS)),
-    "all three": (1, 4, RM.Remedies(kv_bits=4, window=WINDOW, sinks=SINKS)),
+    "unmodified": (0, 8, C.Remedies()),
+    "GQA (1 KV head)": (1, 8, C.Remedies()),
+    "4-bit KV": (0, 4, C.Remedies(kv_bits=4)),
+    f"window {WINDOW}, {SINKS} sinks": (0, 8, C.Remedies(window=WINDOW, sinks=SINKS)),
+    "all three": (1, 4, C.Remedies(kv_bits=4, window=WINDOW, sinks=SINKS)),
 }
 
 
@@ -54,9 +54,9 @@ def step(model, rem, B, T, mode="overlap", tile=None):
     """(Generation, program) of one step of B rows at position T - 1 (attending T rows, or
     the window's) with remedies rem."""
     if tile is not None:
-        rem = RM.Remedies(rem.kv_bits, rem.window, rem.sinks, tile)
-    g = RM.generation(model, [[0] * T] * B, 1, rem, mode)
-    return g, chip.step_program(model, g.layout, g.steps[-1])
+        rem = C.Remedies(rem.kv_bits, rem.window, rem.sinks, tile)
+    g = generation.generation(model, [[0] * T] * B, 1, rem, mode)
+    return g, C.step_program(model, g.layout, g.steps[-1])
 
 
 def measure(name, model, rem, B, T, sim=None, tile=None, mode="overlap"):
@@ -148,7 +148,7 @@ def cache_equals_weights(rows, name, T):
     r = next(r for r in rows if r["remedy"] == name and r["T"] == T and r["B"] == 1)
     kvh, bits, rem = REMEDIES[name]
     cfg = M.Config(vocab=len(data.TEXT_CHARS), kv_heads=kvh)
-    weights = sum(a * b for n, a, b in RM._matrices(cfg))
+    weights = sum(a * b for n, a, b in C.matrices(C.describe_shape(cfg, bits, rem)))
     attended = min(T, rem.window or T)
     per_request = 2 * cfg.layers * cfg.dk * attended * bits / 8
     return r["weight_words"] / r["kv_per_token"], weights / per_request
@@ -191,9 +191,9 @@ def quality(log=print):
     X2, Y2 = data.text_windows(data.text_split()[1], 256)
     base = load_model("text")
     long = load_model("text", ctx=256)
-    out["long"] = {"text (64 positions) at 256": _loss(base, X2, Y2, RM.Remedies()),
-                   "text_ctx256 at 256": _loss(long, X2, Y2, RM.Remedies()),
-                   "text_ctx256 at 64": _loss(long, X, Y, RM.Remedies())}
+    out["long"] = {"text (64 positions) at 256": _loss(base, X2, Y2, C.Remedies()),
+                   "text_ctx256 at 256": _loss(long, X2, Y2, C.Remedies()),
+                   "text_ctx256 at 64": _loss(long, X, Y, C.Remedies())}
     p, cfg = M.load(train.WEIGHTS + "/text_ctx256.npz")
     out["long"]["text_ctx256 float at 256"] = M.cross_entropy(
         np.concatenate([M.forward(p, cfg, X2[k:k + 16]) for k in range(0, len(X2), 16)]),
@@ -242,7 +242,7 @@ def figure(rows, path):
 def main(argv=None):
     ap = cli.Parser(prog="tools.lm.remedies_sweep", description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
-    ap.add_argument("--ctx", type=cli.integer(2, RM.SM_MAX), nargs="+", default=list(CTX))
+    ap.add_argument("--ctx", type=cli.integer(2, C.SM_MAX), nargs="+", default=list(CTX))
     ap.add_argument("--batch", type=cli.integer(1, 16), nargs="+", default=list(BATCH))
     ap.add_argument("--sim-max-cycles", type=cli.integer(1), default=200000,
                     help="steps the cycle-exact model puts above this run on the model only")
@@ -315,15 +315,15 @@ def main(argv=None):
         print("\ntiled against untiled where both fit (T = 64, cycle-exact model)")
     for B in a.batch if base is not None else ():
         for tile in (0, 32, 16):
-            r = measure("unmodified", base, RM.Remedies(), B, 64, tile=tile or None)
+            r = measure("unmodified", base, C.Remedies(), B, 64, tile=tile or None)
             out["tiles"].append(dict(B=B, tile=r["tile"], cycles=r["model_cycles"]))
-        g = chip.Generation(base, [[0] * 16] * B, 1, chip=chip.LM_CHIP_OVERLAP)
-        c0 = timing.schedule(chip.step_program(base, g.layout, g.steps[-1]),
-                             chip.LM_CHIP_OVERLAP).counters.cycles
-        c1 = measure("unmodified", base, RM.Remedies(), B, 16)["model_cycles"]
-        out["tiles"].append(dict(B=B, T=16, chip_py=c0, remedies=c1))
+        g = generation.Generation(base, [[0] * 16] * B, 1, chip=C.LM_CHIP_OVERLAP)
+        c0 = timing.schedule(C.step_program(base, g.layout, g.steps[-1]),
+                             C.LM_CHIP_OVERLAP).counters.cycles
+        c1 = measure("unmodified", base, C.Remedies(), B, 16)["model_cycles"]
+        out["tiles"].append(dict(B=B, T=16, whole=c0, tiled=c1))
         print(f"  B {B:>2}: " + "  ".join(f"tile {x['tile']}: {x['cycles']}" for x in out["tiles"][-4:-1])
-              + f"   (T 16: chip.py's step {c0}, the remedies' builder {c1})")
+              + f"   (T 16: the whole plan's step {c0}, the tiled plan's {c1})")
     if not a.no_quality:
         print("\nquality (the integer reference of each remedy)")
         out["quality"] = quality()

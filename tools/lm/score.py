@@ -17,8 +17,10 @@ import numpy as np
 
 from tb import cli
 from tb.hw import ToolFault
-from tools.lm import chip, data
+from tools.lm import data
+from tools.lm.compiler import LM_CHIP, LM_CHIP_OVERLAP
 from tools.lm.generate import load_model, run
+from tools.lm.generation import Generation
 
 
 def sample(n, seed):
@@ -29,7 +31,7 @@ def sample(n, seed):
     return [(int(i) // 10 ** data.NDIGIT, int(i) % 10 ** data.NDIGIT) for i in idx]
 
 
-def score(probs, sim, batch=16, cfg=chip.LM_CHIP_OVERLAP):
+def score(probs, sim, batch=16, cfg=LM_CHIP_OVERLAP):
     """(right by Python's a + b, equal to the reference, cycles, wrong list) over probs."""
     model = load_model("add")
     right = same = cycles = 0
@@ -37,7 +39,7 @@ def score(probs, sim, batch=16, cfg=chip.LM_CHIP_OVERLAP):
     for k in range(0, len(probs), batch):
         part = probs[k:k + batch]
         prompts = [data.add_problem(a, b)[:2 * data.NDIGIT] for a, b in part]
-        g = chip.Generation(model, prompts, data.NDIGIT + 1, chip=cfg)
+        g = Generation(model, prompts, data.NDIGIT + 1, chip=cfg)
         out = run(g, sim)
         if out.error:
             raise RuntimeError(f"batch {k // batch}: {out.error}")
@@ -65,7 +67,7 @@ def main(argv=None):
             raise ValueError(f"--batch {a.batch}: outside 1..16")
     except ValueError as e:
         return cli.refuse(ap.prog, e)
-    cfg = chip.LM_CHIP if a.mode == "inorder" else chip.LM_CHIP_OVERLAP
+    cfg = LM_CHIP if a.mode == "inorder" else LM_CHIP_OVERLAP
     t0 = time.perf_counter()
     try:
         right, same, cycles, wrong = score(probs, a.sim, a.batch, cfg)

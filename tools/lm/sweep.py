@@ -25,8 +25,9 @@ from model.machine import Machine
 from tb import ROOT, cli
 from tb.hw import ToolFault
 from tools.flow.fpga import CLOCK_MHZ  # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
-from tools.lm import chip
+from tools.lm import compiler as C
 from tools.lm.generate import load_model
+from tools.lm.generation import Generation
 
 OUT = ROOT / "out"
 CTX = (8, 16)
@@ -35,8 +36,8 @@ BATCH = (1, 2, 4, 8, 16)     # 32 fits at no context of CTX (docs/lm.md)
 
 def step(model, B, T, cfg):
     """(Layout, program) of one step of B rows at position T - 1."""
-    g = chip.Generation(model, [[0] * (T - 1)] * B, 1, chip=cfg)
-    return g, chip.step_program(model, g.layout, g.steps[-1])
+    g = Generation(model, [[0] * (T - 1)] * B, 1, chip=cfg)
+    return g, C.step_program(model, g.layout, g.steps[-1])
 
 
 def measure(model, B, T, cfg, sims):
@@ -147,9 +148,9 @@ def main(argv=None):
                 raise ValueError(f"--batch {B}: must be >= 1")
             fits = []
             for T in a.ctx:
-                for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+                for cfg in (C.LM_CHIP, C.LM_CHIP_OVERLAP):
                     try:
-                        fits.append(chip.Layout(model.cfg, B, T, cfg))
+                        fits.append(C.Layout(C.describe(model), B, T, cfg))
                     except ValueError as e:
                         why = e
             if not fits:
@@ -159,7 +160,7 @@ def main(argv=None):
     rows, skipped = [], []
     for T in a.ctx:
         for B in a.batch:
-            for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
+            for cfg in (C.LM_CHIP, C.LM_CHIP_OVERLAP):
                 try:
                     rows.append(measure(model, B, T, cfg, sims))
                 except ValueError as e:

@@ -19,8 +19,8 @@ the pool while requests run, and hold no request to more than its window's block
 import sys
 
 from tb import cli
+from tools.lm import compiler as C
 from tools.lm import generate
-from tools.lm import remedies as RM
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
 from tools.serve import requests as rq
@@ -40,7 +40,7 @@ def remedied(kv_heads, kv_bits, pol, pf, blocks):
     """A windowed scenario's findings: long prompts (16..22 characters, past the window),
     every request held to remedies_ref alone."""
     model = generate.load_model("text", kv_heads=kv_heads, kv_bits=kv_bits)
-    rem = RM.Remedies(kv_bits=kv_bits, window=WINDOW, sinks=SINKS)
+    rem = C.Remedies(kv_bits=kv_bits, window=WINDOW, sinks=SINKS)
     reqs = rq.poisson(4, 60, seed=1, prompt_len=(16, 22), max_new=(6, 10))
     run = E.serve(model, reqs, "text", pol, pf, blocks, remedies=rem)
     what = f"kv_heads {kv_heads} kv_bits {kv_bits} window {WINDOW}/{SINKS} {pol}/{pf}"

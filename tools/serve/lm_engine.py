@@ -3,18 +3,19 @@ whole or chunked prefill on the chip, reservation or optimistic admission with
 preemption by recompute (docs/serving_lm.md, "Serving the language model").
 
 serve(model, requests, policy, prefill, ...) runs a workload on the reference chip
-(model.machine.Machine), step by step, as a server does: at the clock (chip cycles,
-the sum of the steps' counters) it admits the requests that have arrived, picks the
-step's rows, allocates blocks, builds the step's program (tools/lm/chip.py's
-step_program with this step's block tables as its mem=), runs it, reads the tokens the
-step wrote, and ends each request at its stop token or its limit: lengths are discovered
-while serving. With chip= a live simulator session (tb.hw.Live: Icarus or Verilator) each
-step runs on the circuit instead, and what the host decides next is taken from the
-chip's outcome, as a real server takes it: the tokens read back from the chip's memory
-image, the clock from the chip's counters; the session judges every step against the
-reference chip before the server sees it (a disagreement raises hw.ChipMismatch: the run
-stops there), and the server holds the chip's bus record to the step's allowed set. The
-Run holds every step's program, scratchpad garbage, rows, tables and cycles.
+(model.machine.Machine), step by step, as a server does: at the clock (chip cycles, the
+sum of the steps' counters) it admits the requests that have arrived, picks the step's
+rows, allocates blocks, compiles the step's program (tools/lm/compiler's step_program
+with this step's block tables as its address protocol, mem=), runs it, reads the tokens
+the step wrote, and ends each request at its stop token or its limit: lengths are
+discovered while serving. With chip= a live simulator session (tb.hw.Live: Icarus or
+Verilator) each step runs on the circuit instead, and what the host decides next is
+taken from the chip's outcome, as a real server takes it: the tokens read back from the
+chip's memory image, the clock from the chip's counters; the session judges every step
+against the reference chip before the server sees it (a disagreement raises
+hw.ChipMismatch: the run stops there), and the server holds the chip's bus record to the
+step's allowed set. The Run holds every step's program, scratchpad garbage, rows, tables
+and cycles.
 
 Policies (admission):
   static    batches: up to `slots` requests admitted together into an empty batch, which
@@ -37,10 +38,11 @@ its next token (ARGMAX on chip, stored in its token area at t + 1).
 
 Remedies (Server(..., remedies=Remedies(...)) with the model variant of
 generate.load_model(task, kv_heads=, kv_bits=); docs/serving_lm.md "Remedies in the
-server"): the steps are tools/lm/remedies.py's (with lm_memory.Paged's kv_attend), a
-pool row is row_words words. With a sliding window of W positions and S sinks the table
-stays indexed by position; after every step each block whose positions have all left
-the window of every future step (all >= S and <= fed - (W - S)) returns to the pool
+server"): the steps are the compiler's tiled plan (with lm_memory.Paged's kv_attend), a
+pool row is row_words words; tiles as in a generation. With a sliding window of W
+positions and S sinks the table stays indexed by position; after every step each block
+whose positions have all left the window of every future step (all >= S and <= fed -
+(W - S)) returns to the pool
 (its table entry None), so a request holds at most window_blocks() blocks: the
 reservation and static policies reserve that many, not prompt + limit, and the pool
 invariant holds each request to it. The reference is tools/lm/remedies_ref.py's greedy
@@ -53,7 +55,8 @@ import numpy as np
 from model import timing
 from model.machine import Machine
 from tb import hw
-from tools.lm import chip, remedies_ref
+from tools.lm import compiler as C
+from tools.lm import remedies_ref
 from tools.lm.generate import garbage_sp
 from tools.lm.int8 import argmax
 from tools.serve import lm_memory as lmm
@@ -66,7 +69,7 @@ SLOTS = 4
 
 StepRec = namedtuple("StepRec", "kind rows tables program cycles predicted start sp allowed running blocks")
 StepRec.__doc__ = """One executed step: kind ("prefill", "decode", "mixed"; spec.py adds
-"draft", "verify"), rows (chip.Row list: b = request index), tables {b: block table}
+"draft", "verify"), rows (compiler.Row list: b = request index), tables {b: block table}
 (copies), program, cycles (the reference chip's counters), predicted (model.timing's),
 start (the clock at its start), sp (the scratchpad garbage it started from), allowed
 (the isolation monitor's sets), running (requests holding a slot), blocks (pool blocks
@@ -91,8 +94,8 @@ class Stopped(Exception):
 
 def reference_tokens(model, prompt_ids, max_new, stop, ctx, remedies=None):
     """A request served alone: greedy decoding of the integer reference (Int8Model, from
-    the spec, not from the builder), to one of its stop tokens (a tuple) or its limit.
-    remedies: a remedies.Remedies (or None): then tools/lm/remedies_ref.py's forward (the
+    the spec, not from the compiler), to one of its stop tokens (a tuple) or its limit.
+    remedies: a compiler.Remedies (or None): then tools/lm/remedies_ref.py's forward (the
     grouped-query and 4-bit models are their own int8 models; window and sinks masked)."""
     ids = list(prompt_ids)
     out = []
@@ -162,7 +165,7 @@ class Server:
 
     # -- memory ---------------------------------------------------------------------
     def image(self):
-        """The external memory the host writes before the run: the weights (chip.Layout's
+        """The external memory the host writes before the run: the weights (the Layout's
         image of the weights alone) and every request's prompt ids in its token area."""
         ext = np.zeros(self.mm.ext_words, dtype=np.int64)
         ext[:self.mm.lay.weight_words] = self.mm.lay.image(self.model, [])[:self.mm.lay.weight_words]
@@ -307,7 +310,7 @@ class Server:
         rows = []
         for b, t0, n in picks:
             last = len(self.seq(b)) - 1
-            rows += [chip.Row(b, t, t == last) for t in range(t0, t0 + n)]
+            rows += [C.Row(b, t, t == last) for t in range(t0, t0 + n)]
         dec = [self.pending(b) == 1 for b, _, _ in picks]
         kind = "decode" if all(dec) else "prefill" if not any(dec) else "mixed"
         self.execute(kind, rows, draft=False)
@@ -331,7 +334,7 @@ class Server:
                 raise Stopped(gone[0])
         mem = lmm.Paged(self.mm, tables, draft)
         model = self.draft_model if draft else self.model
-        prog = chip.step_program(model, self.mm.layout(draft), rows, mem=mem)
+        prog = C.step_program(model, self.mm.layout(draft), rows, mem=mem)
         sp = garbage_sp(self.garbage, len(self.steps), self.cfg) if self.garbage is not None else None
         allowed = lmm.allowed(self.mm, rows, tables, draft)
         self.problems += lmm.isolation_issues(paged.accesses(prog), allowed,

@@ -1,47 +1,47 @@
 """The memory map of the language-model server: weights, token areas, paged KV pools,
-and the address functions the step builder takes (tools/lm/chip.py's mem= hook).
+and the address protocol the step compiler takes (tools/lm/compiler's mem=).
 
 External memory (16-bit addresses: 65,536 words), a MemoryMap:
-    0             the main model's int8 weights (tools/lm/chip.py's order)
+    0             the main model's int8 weights (tools/lm/compiler's order: compiler.Layout)
     (then)        the draft model's weights, when speculative decoding serves (spec.py)
     tokens        one token area of ctx words per request, in workload order: its prompt
                   ids (written by the host before the run), then what the chip generates
-    pools         per model a KV pool (Pool): n_blocks blocks of block_tokens rows, stored
-                  as one plane per (layer, K or V): plane p holds every block's rows of
-                  that layer and kind, block i at +i * block_tokens * d, so adjacent
-                  blocks of a table are one load
+    pools         per model a KV pool (Pool): n_blocks blocks of block_tokens rows of its
+                  layout's row_words words, stored as one plane per (layer, K or V): plane
+                  p holds every block's rows of that layer and kind, block i at
+                  +i * block_tokens * row_words, so adjacent blocks of a table are one load
 A request's block table lists its blocks in token order: its row t is row t % block_tokens
-of block table[t // block_tokens]. Paged(...) turns a step's tables into the builder's
-token / kv_row / kv_runs; allowed(...) is the isolation monitor's set of words a step may
-touch, from the tables alone (not from the program).
+of block table[t // block_tokens]. Paged(...) turns a step's tables into the compiler's
+address protocol (token, kv_row, kv_attend); allowed(...) is the isolation monitor's set
+of words a step may touch, from the tables alone (not from the program).
 
 With the chapter's remedies (MemoryMap(..., remedies=Remedies(...)), docs/serving_lm.md
-"Remedies in the server"): the main model's Layout is tools/lm/remedies.py's, a pool row
-is its row_words words (kv_heads * 16 for grouped-query attention, half that for the
-4-bit cache: the same pool words hold more blocks), and with a sliding window a table is
+"Remedies in the server") the main model's description is the compiler's tiled plan: a
+pool row is its row_words words (kv_heads * 16 for grouped-query attention, half that for
+the 4-bit cache: the same pool words hold more blocks); with a sliding window a table is
 still indexed by position (block t // block_tokens) but holds None where a block has
-returned to the pool: its positions have all left the window and it holds no sink.
-Paged.kv_attend gives the remedied step the attended rows (the sinks and the last W - S
-positions) as runs of adjacent rows.
+returned to the pool: its positions have all left the window and it holds no sink;
+tiles split the attended rows as in a generation. Paged.kv_attend gives a step the
+attended rows (the sinks and the last W - S positions, or all) as runs of adjacent rows.
+The draft model (speculative decoding) is always the plain one: its own pool, no window.
 """
-from tools.lm import chip
-from tools.lm import remedies as RM
+from tools.lm import compiler as C
 
 BLOCK_TOKENS = 4
 CTX = 32                 # the serving context: a request's prompt + generated tokens
 ROWS = 8                 # rows per step at most: the token budget (the Layout's batch)
-SERVE_CHIP = chip.LM_CHIP
+SERVE_CHIP = C.LM_CHIP
 
 
 class Pool:
-    """The planes of one model's KV blocks: n_blocks of block_tokens rows of row_words
-    words (default d: the unmodified model's row)."""
+    """The planes of one model's KV blocks: n_blocks of block_tokens rows of its layout's
+    row_words words, every layer's K and V."""
 
-    def __init__(self, mcfg, n_blocks, block_tokens, base, row_words=None):
-        self.m, self.n_blocks, self.bt, self.base = mcfg, n_blocks, block_tokens, base
-        self.row_words = mcfg.d if row_words is None else row_words
+    def __init__(self, lay, n_blocks, block_tokens, base):
+        self.layers, self.n_blocks, self.bt, self.base = lay.desc.layers, n_blocks, block_tokens, base
+        self.row_words = lay.row_words
         self.plane_words = n_blocks * block_tokens * self.row_words
-        self.words = 2 * mcfg.layers * self.plane_words
+        self.words = 2 * self.layers * self.plane_words
 
     def plane(self, layer, kind):
         return self.base + (layer * 2 + kind) * self.plane_words
@@ -58,44 +58,36 @@ class Pool:
 class MemoryMap:
     """Where everything of a serving run is (ValueError when it does not fit the chip).
 
-    lay: the main model's chip Layout (its weights at 0, no cache of its own), pool its
+    lay: the main model's compiler.Layout (its weights at 0, no cache of its own), pool its
     KV pool; dlay, dpool the draft model's (None without one); tokens: the first token
-    area; ctx: words per token area. remedies: a remedies.Remedies (or None: the
+    area; ctx: words per token area. remedies: a compiler.Remedies (or None: the
     unmodified model; a grouped-query or 4-bit model gets Remedies(kv_bits=...)), kept
-    as .remedies; lay is then a remedies.Layout."""
+    as .remedies."""
 
-    def __init__(self, model, n_requests, n_blocks, block_tokens=BLOCK_TOKENS, ctx=CTX,
+    def __init__(self, net, n_requests, n_blocks, block_tokens=BLOCK_TOKENS, ctx=CTX,
                  rows=ROWS, draft=None, draft_blocks=None, chip_cfg=SERVE_CHIP, remedies=None):
         for what, v, lo in (("pool blocks", n_blocks, 1), ("block_tokens", block_tokens, 1),
                             ("rows per step", rows, 1), ("requests", n_requests, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise ValueError(f"{what} must be an integer >= {lo}, got {v!r}")
         self.ctx, self.bt, self.rows = ctx, block_tokens, rows
-        kv_bits = getattr(model, "kv_bits", 8)
-        if remedies is None and (model.cfg.kv_heads or kv_bits != 8):
-            remedies = RM.Remedies(kv_bits=kv_bits)
-        if remedies is not None and draft is not None:
-            raise ValueError("speculative decoding serves the unmodified model only (no remedies)")
-        if remedies is not None and remedies.tile:
-            raise ValueError("the server's context is short: no tiles (tile=0)")
+        kv_bits = getattr(net, "kv_bits", 8)
+        if remedies is None and (net.cfg.kv_heads or kv_bits != 8):
+            remedies = C.Remedies(kv_bits=kv_bits)
         self.remedies = remedies
-        if remedies is None:
-            self.lay = chip.Layout(model.cfg, rows, ctx, chip_cfg, cache=False)
-        else:
-            self.lay = RM.Layout(model.cfg, rows, ctx, chip_cfg, remedies, kv_bits, cache=False)
+        self.lay = C.Layout(C.describe(net, remedies), rows, ctx, chip_cfg, cache=False)
         at = self.lay.weight_words
         self.dlay = None
         if draft is not None:
-            self.dlay = chip.Layout(draft.cfg, rows, ctx, chip_cfg, cache=False, base=at)
+            self.dlay = C.Layout(C.describe(draft), rows, ctx, chip_cfg, cache=False, base=at)
             at = self.dlay.weight_words
         self.tokens = at
         at += n_requests * ctx
-        self.pool = Pool(model.cfg, n_blocks, block_tokens, at,
-                         None if remedies is None else self.lay.row_words)
+        self.pool = Pool(self.lay, n_blocks, block_tokens, at)
         at += self.pool.words
         self.dpool = None
         if draft is not None:
-            self.dpool = Pool(draft.cfg, draft_blocks or n_blocks, block_tokens, at)
+            self.dpool = Pool(self.dlay, draft_blocks or n_blocks, block_tokens, at)
             at += self.dpool.words
         self.ext_words = at
         if at > chip_cfg.ext_words:
@@ -114,11 +106,12 @@ class MemoryMap:
 
 
 class Paged:
-    """The step builder's address functions (chip.step_program's mem=) for one step:
-    request b's token ids in its token area, its KV rows in its block table's blocks."""
+    """The address protocol (compiler.step_program's mem=) of one step: request b's token
+    ids in its token area, its KV rows in its block table's blocks."""
 
     def __init__(self, mm, tables, draft=False):
-        self.mm, self.tables, self.pool = mm, tables, mm.kv_pool(draft)
+        self.mm, self.tables = mm, tables
+        self.lay, self.pool = mm.layout(draft), mm.kv_pool(draft)
 
     def token(self, b, t):
         return self.mm.token(b, t)
@@ -127,22 +120,12 @@ class Paged:
         bt = self.pool.bt
         return self.pool.row(layer, kind, self.tables[b][t // bt], t % bt)
 
-    def kv_runs(self, layer, kind, b, n):
-        bt, out = self.pool.bt, []
-        for k in range(-(-n // bt)):
-            blk, rows = self.tables[b][k], min(bt, n - k * bt)
-            if out and out[-1][2] == blk - 1 and out[-1][1] % bt == 0:
-                out[-1] = (out[-1][0], out[-1][1] + rows, blk)
-            else:
-                out.append((self.pool.row(layer, kind, blk, 0), rows, blk))
-        return [(a, r) for a, r, _ in out]
-
     def kv_attend(self, layer, kind, b, t):
-        """The remedied step's (runs, index, n) (remedies.Slots.kv_attend): the positions
-        row t attends (the sinks and the last W - S, or all), by position; row t last
-        (index n - 1), the cached ones LDed as runs of adjacent rows. ValueError for a
-        position whose block has returned to the pool (the server checks first)."""
-        pos = self.mm.lay.attended(t)
+        """(runs, index, n) of the row at position t: the positions it attends (the sinks
+        and the last W - S, or all), by position; row t last (index n - 1), the cached
+        ones loaded as runs of adjacent rows (adjacent blocks of a table merge). ValueError
+        for a position whose block has returned to the pool (the server checks first)."""
+        pos = self.lay.attended(t)
         runs, bt, rw = [], self.pool.bt, self.pool.row_words
         for k, u in enumerate(pos[:-1]):
             blk = self.tables[b][u // bt]
@@ -162,7 +145,7 @@ def released_reads(mm, rows, tables):
     out = []
     bt = mm.pool.bt
     for row in rows:
-        pos = mm.lay.attended(row.t) if mm.remedies is not None else range(row.t + 1)
+        pos = mm.lay.attended(row.t)
         tab = tables[row.b]
         gone = sorted({u // bt for u in pos if u // bt >= len(tab) or tab[u // bt] is None})
         if gone:
@@ -179,20 +162,19 @@ def allowed(mm, rows, tables, draft=False):
     lay, pool = mm.layout(draft), mm.kv_pool(draft)
     first = 0 if not draft else mm.lay.weight_words
     rd, wr = [(first, lay.weight_words - 1)], []
-    m = pool.m
     for row in rows:
         a = mm.token(row.b, row.t)
         rd.append((a, a))
         if row.write:
             wr.append((a + 1, a + 1))
         blk = tables[row.b][row.t // pool.bt]
-        for i in range(m.layers):
+        for i in range(pool.layers):
             for kind in (0, 1):
                 w = pool.row(i, kind, blk, row.t % pool.bt)
                 wr.append((w, w + pool.row_words - 1))
     for b in {row.b for row in rows}:
         for blk in (x for x in tables[b] if x is not None):   # the live blocks only
-            for i in range(m.layers):
+            for i in range(pool.layers):
                 for kind in (0, 1):
                     rd.append(pool.block_range(i, kind, blk))
     return rd, wr

@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from tb import cli, hw
+from tools.lm import compiler as C
 from tools.lm import generate
-from tools.lm import remedies as RM
 from tools.serve import lm_memory as lmm
 from tools.serve import lm_run as L
 from tools.serve import report as R
@@ -36,9 +36,9 @@ BASE_BLOCKS = 16                 # the unmodified model's blocks in WORDS
 # name: (kv_heads, kv_bits, Remedies or None)
 VARIANTS = {"unmodified int8": (0, 8, None),
             "GQA (1 KV head)": (1, 8, None),
-            "4-bit KV": (0, 4, RM.Remedies(kv_bits=4)),
-            "window 16, 4 sinks": (0, 8, RM.Remedies(window=16, sinks=4)),
-            "all three": (1, 4, RM.Remedies(kv_bits=4, window=16, sinks=4))}
+            "4-bit KV": (0, 4, C.Remedies(kv_bits=4)),
+            "window 16, 4 sinks": (0, 8, C.Remedies(window=16, sinks=4)),
+            "all three": (1, 4, C.Remedies(kv_bits=4, window=16, sinks=4))}
 
 
 def pool_words(mcfg, blocks, row_words):

@@ -7,6 +7,7 @@ language model").
     python -m tools.serve.lm_run --sim model --spec           # speculative decoding table
     python -m tools.serve.lm_run --workload FILE.json --sim model
     python -m tools.serve.lm_run --kv-heads 1 --kv-bits 4 --window 16 --sinks 4   # remedies
+    python -m tools.serve.lm_run --sim model --spec --kv-bits 4 --tile 8   # speculative, remedied
 
 A workload (a file, or --requests N Poisson arrivals at --rate requests per million
 cycles, seeded) is served under each policy (lm_engine: static, reserve, preempt, each
@@ -25,9 +26,10 @@ isolation set, every step's cycles equal to the timing model. The figures are th
 counters; on --sim model, the reference chip's (= the timing model's), labelled so.
 The chapter's remedies are `ga2 generate`'s options (--kv-heads 1: the multi-query model;
 --kv-bits 4: its 4-bit-cache export; --window W --sinks S: attend the first S and the
-last W - S positions, blocks returned to the pool as they leave the window): the model
-variant of generate.load_model, each request held to tools/lm/remedies_ref.py's greedy
-decoding (docs/serving_lm.md "Remedies in the server"); not with --spec.
+last W - S positions, blocks returned to the pool as they leave the window; --tile T: the
+attended rows in tiles of T): the model variant of generate.load_model, each request held
+to tools/lm/remedies_ref.py's greedy decoding (docs/serving_lm.md "Remedies in the
+server"); with --spec too (the draft stays the unmodified draft model: it only proposes).
 Exit 1 on any problem; bad arguments exit 2; a fault of the simulator exits 4.
 """
 import contextlib
@@ -36,7 +38,8 @@ import os
 import time
 
 from tb import ROOT, cli, hw
-from tools.lm import chip, generate
+from tools.lm import compiler as C
+from tools.lm import generate
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
 from tools.serve import report as R
@@ -49,7 +52,7 @@ MAX_NEW = (4, 20)        # the generation limits of the Poisson workloads: unifo
 
 
 def chip_cfg(mode):
-    return chip.LM_CHIP_OVERLAP if mode == "overlap" else chip.LM_CHIP
+    return C.LM_CHIP_OVERLAP if mode == "overlap" else C.LM_CHIP
 
 
 def live(sim, mode, **kw):
@@ -63,7 +66,7 @@ def serve_all(model, reqs, n_blocks, mode, policies=ALL, slots=E.SLOTS, chip=Non
               remedies=None):
     """Every policy's Run and its problems: on the reference chip, or live on chip= (a
     tb.hw.Live session: the policies one after the other in its simulator process).
-    remedies: a remedies.Remedies for the servers (model: its variant)."""
+    remedies: a compiler.Remedies for the servers (model: its variant)."""
     servers = [E.Server(model, reqs, "text", pol, pf, n_blocks, slots=slots, chip_cfg=chip_cfg(mode),
                         chip=chip, remedies=remedies)
                for pol, pf in policies]          # ValueError first, before any work
@@ -97,12 +100,13 @@ def add_remedies(ap):
     ap.add_argument("--window", type=cli.integer(2, lmm.CTX - 1), default=0,
                     help="remedy: attend the last W positions (with --sinks S, the first S and the last W - S)")
     ap.add_argument("--sinks", type=cli.integer(0, lmm.CTX - 2), default=0, help="attention sinks of --window")
+    ap.add_argument("--tile", type=cli.integer(0, C.MAX_TILE), default=0,
+                    help="remedy: the attended K and V rows in tiles of T rows (0: untiled)")
 
 
 def remedied(a):
     """(the model variant, the Remedies or None) of parsed remedy options; ValueError on a
     bad value or combination."""
-    from tools.lm import remedies as RM
     if a.kv_bits not in (4, 8):
         raise ValueError(f"--kv-bits {a.kv_bits}: 4 or 8")
     if a.sinks and not a.window:
@@ -111,15 +115,14 @@ def remedied(a):
         raise ValueError(f"--sinks {a.sinks} must be below --window {a.window}")
     model = generate.load_model("text", kv_heads=a.kv_heads, kv_bits=a.kv_bits)
     rem = None
-    if a.kv_bits == 4 or a.window or model.cfg.kv_heads:
-        rem = RM.Remedies(kv_bits=a.kv_bits, window=a.window, sinks=a.sinks)
-    if rem is not None and getattr(a, "spec", False):
-        raise ValueError("--spec serves the unmodified model: no --kv-heads, --kv-bits, --window")
+    tile = getattr(a, "tile", 0)
+    if a.kv_bits == 4 or a.window or tile or model.cfg.kv_heads:
+        rem = C.Remedies(kv_bits=a.kv_bits, window=a.window, sinks=a.sinks, tile=tile)
     return model, rem
 
 
 def describe(rem, model=None):
-    """A remedies.Remedies (and the model's KV heads) in words."""
+    """A compiler.Remedies (and the model's KV heads) in words."""
     out = ["1 KV head"] if model is not None and model.cfg.kv_heads == 1 else []
     if rem is None:
         return ", ".join(out) or "none"
@@ -127,6 +130,8 @@ def describe(rem, model=None):
         out.append("4-bit KV")
     if rem.window:
         out.append(f"window {rem.window}, {rem.sinks} sinks")
+    if rem.tile:
+        out.append(f"tiles of {rem.tile}")
     return ", ".join(out) or "none"
 
 
@@ -172,10 +177,13 @@ def figure(sw, path, what="ttft", p=50):
 
 def spec_table(model, a, log=print, ks=range(1, 5), chip=None):
     """Speculative decoding at B = 1 and B = 4, k = 0 (plain) and ks: a list of dicts
-    (chip: a live session, every draft and verify step decided from the chip's outcome)."""
+    (chip: a live session, every draft and verify step decided from the chip's outcome;
+    a.rem: the remedies of the main model, or None)."""
     draft = S.load_draft()
+    rem = getattr(a, "rem", None)
     reqs = rq.poisson(8, 10, a.seed, prompt_len=(4, 8), max_new=(8, 8), ctx=S.SPEC_CTX)
-    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX) for q in reqs]
+    alone = [E.reference_tokens(model, rq.ids("text", q), q.max_new, (), S.SPEC_CTX, rem)
+             for q in reqs]
     out, probs = [], []
     for B in (1, 4):
         batches = [list(range(i, i + B)) for i in range(0, len(reqs), B)]
@@ -184,7 +192,7 @@ def spec_table(model, a, log=print, ks=range(1, 5), chip=None):
             runs, P, A = [], 0, 0
             for bb in batches:
                 run, p, acc = S.spec_serve(model, draft, [reqs[i] for i in bb], k,
-                                           chip_cfg=chip_cfg(a.mode), chip=chip)
+                                           chip_cfg=chip_cfg(a.mode), chip=chip, remedies=rem)
                 probs += [f"spec B={B} k={k}: {x}" for x in
                           E.check_run(run, model, "text", [alone[i] for i in bb])]
                 runs.append(run)

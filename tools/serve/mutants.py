@@ -78,7 +78,7 @@ SPECS = [
 
 # The language-model server's scheduler, pool, speculative decoding and address functions
 # (tools/serve/lm_engine.py, spec.py, lm_memory.py) and the same-sequence rows of the step
-# builder (tools/lm/chip.py), judged by CHECK_LM.
+# compiler (tools/lm/compiler/emit.py), judged by CHECK_LM.
 CHECK_LM = [PY, "-m", "tools.serve.lm_check"]
 LM_SPECS = [
     ("a preempted request resumed at its old position (its cache not recomputed)",
@@ -92,8 +92,8 @@ LM_SPECS = [
      "                n = self.blocks_for(len(self.seq(b)))", ("pool",)),
     ("every chunk's last row generates (a mid-prompt chunk overwrites the prompt)",
      "tools/serve/lm_engine.py",
-     "            rows += [chip.Row(b, t, t == last) for t in range(t0, t0 + n)]",
-     "            rows += [chip.Row(b, t, t == t0 + n - 1) for t in range(t0, t0 + n)]", ("chunked",)),
+     "            rows += [C.Row(b, t, t == last) for t in range(t0, t0 + n)]",
+     "            rows += [C.Row(b, t, t == t0 + n - 1) for t in range(t0, t0 + n)]", ("chunked",)),
     ("a draft token accepted without verification",
      "tools/serve/spec.py", "                while a < kk[b] and props[b][a] == ys[a]:",
      "                while a < kk[b]:", ("spec",)),
@@ -106,10 +106,10 @@ LM_SPECS = [
      "        return self.pool.row(layer, kind, self.tables[b][t // bt], (t + 1) % bt)", ()),
     ("runs of blocks merged without checking adjacency",
      "tools/serve/lm_memory.py",
-     "            if out and out[-1][2] == blk - 1 and out[-1][1] % bt == 0:",
-     "            if out and out[-1][1] % bt == 0:", ("isolation",)),
+     "            if runs and runs[-1][1] + runs[-1][2] * rw == a:",
+     "            if runs:", ("isolation",)),
     ("a sequence's rows attending in batch order (before the rows they must see)",
-     "tools/lm/chip.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
+     "tools/lm/compiler/emit.py", "        att.sort(key=lambda r: rows[r].t)", "        pass", ("chunked",)),
     # the remedies in the server: the window's block release, the pool's row size
     ("a window's block returned to the pool one position (a step) early",
      "tools/serve/lm_engine.py",
@@ -125,11 +125,11 @@ LM_SPECS = [
      "            if blk is not None and (k + 1) * self.bt - 1 <= last:", ("window", "pool")),
     ("the pool's rows d words wide under a remedied step's narrower rows",
      "tools/serve/lm_memory.py",
-     "                         None if remedies is None else self.lay.row_words)",
-     "                         None)", ("remedies",)),
+     "        self.row_words = lay.row_words",
+     "        self.row_words = lay.desc.d", ("remedies",)),
     ("a remedied sequence's rows attending in batch order (before the rows they must see)",
-     "tools/lm/remedies.py", "    rows, att = C.order_rows(rows, lay.batch)",
-     "    rows, att = C.order_rows(rows, lay.batch)[0], list(range(len(rows)))", ("chunked",)),
+     "tools/lm/compiler/emit.py", "        self.rows, self.att = order_rows(rows, lay.batch)",
+     "        self.rows, self.att = order_rows(rows, lay.batch)[0], list(range(len(rows)))", ("chunked",)),
 ]
 LM_REMEDIES = tuple(spec[0] for spec in LM_SPECS if spec[4] and spec[4][0] in ("window", "remedies")) + \
     ("a remedied sequence's rows attending in batch order (before the rows they must see)",)

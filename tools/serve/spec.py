@@ -21,10 +21,17 @@ limit (no stop token: the measure is the decoding speed). Per request:
     cache is valid through L + a - 1 (+ 1 row fed), the draft's through min(its last
     row, L + a - 1): the next round starts there.
 The draft's steps run on the chip too and count in every figure.
+
+The main model takes every remedy (SpecServer(..., remedies=Remedies(...)) with its model
+variant: the compiler's tiled plan, a 4-bit cache, tiles, a window with sinks); the draft
+stays the unmodified draft model (it only proposes: the output is the main model's greedy
+decoding whatever it proposes). With a window the main model's tables grow as the rows go
+(every step's blocks taken before it) and return each block whose positions left the
+window of every future step once the round's committed rows are known.
 """
 from pathlib import Path
 
-from tools.lm import chip
+from tools.lm.compiler import Row
 from tools.lm.generate import WEIGHTS, load_model
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
@@ -70,9 +77,9 @@ class SpecServer(E.Server):
         return self.dtables if draft else self.tables
 
     def rows_of(self, spans):
-        """chip.Rows of [(b, first, last, writes)] spans; writes: "none", "last" (the last
+        """compiler.Rows of [(b, first, last, writes)] spans; writes: "none", "last" (the last
         row writes the next token: a draft step) or "all" (a verify step)."""
-        return [chip.Row(b, t, w == "all" or (w == "last" and t == t1))
+        return [Row(b, t, w == "all" or (w == "last" and t == t1))
                 for b, t0, t1, w in spans for t in range(t0, t1 + 1)]
 
     def chunked(self, spans, draft, kind):
@@ -81,11 +88,20 @@ class SpecServer(E.Server):
         for i in range(0, len(rows), self.rows):
             self.execute(kind, rows[i:i + self.rows], draft)
 
+    def execute(self, kind, rows, draft=False):
+        """A step; with a window, the main model's blocks for its rows taken first."""
+        if self.window and not draft:
+            for b in {row.b for row in rows}:
+                top = max(row.t for row in rows if row.b == b)
+                self.take(b, max(0, self.blocks_for(top + 1) - len(self.tables[b])))
+        super().execute(kind, rows, draft)
+
     def run(self, max_steps=100000):
         self.arrive()
         self.admit()                       # static: everyone, every main block reserved
         for b in self.running:
-            self.dtables[b] = [self.dfree.pop(0) for _ in range(self.need_total(b))]
+            whole = self.blocks_for(len(self.prompt[b]) + self.reqs[b].max_new - 1)
+            self.dtables[b] = [self.dfree.pop(0) for _ in range(whole)]     # no window
         pre = [(b, 0, len(self.prompt[b]) - 2, "none") for b in self.running if len(self.prompt[b]) > 1]
         if pre:
             self.chunked(pre, False, "prefill")
@@ -93,6 +109,8 @@ class SpecServer(E.Server):
                 self.chunked(pre, True, "draft prefill")
         for b in self.running:
             self.fed[b] = self.dfed[b] = len(self.prompt[b]) - 1
+            if self.window:
+                self.retire_window(b)
         while self.running:
             L = {b: len(self.seq(b)) for b in self.running}
             kk = {b: min(self.k, self.reqs[b].max_new - len(self.gen[b]) - 1) for b in self.running}
@@ -114,6 +132,8 @@ class SpecServer(E.Server):
                 self.accepted += a
                 self.fed[b] = L[b] + a
                 self.dfed[b] = min(self.dfed[b], L[b] + a)
+                if self.window:
+                    self.retire_window(b)
                 for y in props[b][:a] + ys[a:a + 1]:     # = ys[:a + 1] when verified
                     self.emit(b, y)
                     if self.done[b]:

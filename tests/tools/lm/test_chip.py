@@ -10,10 +10,12 @@ import pytest
 
 from model import isa, timing
 from model.machine import GA2Error, Machine
-from tools.lm import chip, data
+from tools.lm import compiler as C
+from tools.lm import data
+from tools.lm.generation import Generation
 from tools.lm.int8 import Int8Model, greedy
 
-W = chip.__file__.rsplit("/", 1)[0] + "/weights"
+W = data.__file__.rsplit("/", 1)[0] + "/weights"
 TEXT = Int8Model.load(f"{W}/text_int8.npz")
 ADD = Int8Model.load(f"{W}/add_int8.npz")
 
@@ -49,19 +51,19 @@ def text(s):
     return [int(t) for t in data.encode(s)]
 
 
-@pytest.mark.parametrize("cfg", [chip.LM_CHIP, chip.LM_CHIP_OVERLAP], ids=["inorder", "overlap"])
+@pytest.mark.parametrize("cfg", [C.LM_CHIP, C.LM_CHIP_OVERLAP], ids=["inorder", "overlap"])
 def test_text_generation_equals_the_reference(cfg):
     prompts = [text("The "), text("def "), text("A list is ")]
-    g = chip.Generation(TEXT, prompts, 8, chip=cfg)
+    g = Generation(TEXT, prompts, 8, chip=cfg)
     check(TEXT, g, run_on_machine(g, cfg))
 
 
-@pytest.mark.parametrize("cfg", [chip.LM_CHIP, chip.LM_CHIP_OVERLAP], ids=["inorder", "overlap"])
+@pytest.mark.parametrize("cfg", [C.LM_CHIP, C.LM_CHIP_OVERLAP], ids=["inorder", "overlap"])
 def test_addition_on_the_chip(cfg):
     rng = np.random.default_rng(7)
     probs = [(int(a), int(b)) for a, b in rng.integers(0, 100, size=(16, 2))]
     prompts = [[int(t) for t in data.add_problem(a, b)[:4]] for a, b in probs]
-    g = chip.Generation(ADD, prompts, 3, chip=cfg)
+    g = Generation(ADD, prompts, 3, chip=cfg)
     toks = check(ADD, g, run_on_machine(g, cfg))
     for (a, b), t in zip(probs, toks):           # the digits of a + b, reversed
         assert t == [int(c) for c in f"{a + b:03d}"[::-1]], (a, b, t)
@@ -82,8 +84,8 @@ def alone_tokens(invariance_prompts):
     """The first four prompts' tokens, each generated alone (4 tokens, in-order chip)."""
     out = []
     for p in invariance_prompts[:4]:
-        g = chip.Generation(TEXT, [p], 4)
-        out.append(g.tokens(run_on_machine(g, chip.LM_CHIP))[0])
+        g = Generation(TEXT, [p], 4)
+        out.append(g.tokens(run_on_machine(g, C.LM_CHIP))[0])
     return out
 
 
@@ -95,8 +97,8 @@ def test_batch_invariance_ragged(B, invariance_prompts, alone_tokens):
     start = [int(s) for s in rng.integers(0, 4, size=B)]
     new = [int(n) for n in rng.integers(1, 5, size=B)]
     new[:min(B, 4)] = [4] * min(B, 4)
-    for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
-        g = chip.Generation(TEXT, invariance_prompts[:B], new, start=start, chip=cfg)
+    for cfg in (C.LM_CHIP, C.LM_CHIP_OVERLAP):
+        g = Generation(TEXT, invariance_prompts[:B], new, start=start, chip=cfg)
         if B > 1:
             assert len({t for rows in g.steps for t in {r.t for r in rows}}) > 1
         toks = check(TEXT, g, run_on_machine(g, cfg, seed=B))
@@ -106,8 +108,8 @@ def test_batch_invariance_ragged(B, invariance_prompts, alone_tokens):
 def test_the_host_writes_nothing_between_steps():
     # each step program's reads of the external memory are the weights, the token area
     # and the KV cache: the generation's whole input is the first image
-    g = chip.Generation(TEXT, [text("ab"), text("c")], 3)
-    m = Machine(chip.LM_CHIP)
+    g = Generation(TEXT, [text("ab"), text("c")], 3)
+    m = Machine(C.LM_CHIP)
     ext = g.image()
     for prog in g.programs():
         ext = m.run(prog, ext).ext            # the previous step's memory, untouched
@@ -118,19 +120,19 @@ def test_weights_are_streamed_once_per_step():
     # every weight matrix but the tables is loaded exactly once per step, whatever the batch
     lay_words = {B: None for B in (1, 4, 8)}
     for B in lay_words:
-        g = chip.Generation(TEXT, [text("ab")] * B, 2)
-        prog = chip.step_program(TEXT, g.layout, g.steps[-1])
+        g = Generation(TEXT, [text("ab")] * B, 2)
+        prog = C.step_program(TEXT, g.layout, g.steps[-1])
         lds = [i for i in prog if i.op == "LD" and i.len >= 32 * 32]
         assert sorted(i.src for i in lds) == sorted(
-            g.layout.w[n] for n, _, _ in chip._matrices(TEXT.cfg) if n not in ("wte", "wpe"))
+            g.layout.w[n] for n, _, _ in C.matrices(g.desc) if n not in ("wte", "wpe"))
 
 
 def test_a_bad_token_id_on_chip_is_error_6():
-    g = chip.Generation(TEXT, [text("ab")], 2)
+    g = Generation(TEXT, [text("ab")], 2)
     ext = g.image()
     ext[g.layout.tokens] = TEXT.cfg.vocab            # an id past the table
     with pytest.raises(GA2Error) as ei:
-        Machine(chip.LM_CHIP).run(g.programs()[0], ext)
+        Machine(C.LM_CHIP).run(g.programs()[0], ext)
     assert ei.value.code == isa.ERR_INDEX
 
 
@@ -144,15 +146,15 @@ def test_a_bad_token_id_on_chip_is_error_6():
 ])
 def test_bad_generations(kw, msg):
     with pytest.raises(ValueError, match=msg):
-        chip.Generation(TEXT, kw["prompts"], kw["new"])
+        Generation(TEXT, kw["prompts"], kw["new"])
 
 
 def test_overlap_steps_at_b4_reach_90_percent_of_their_ceiling():
     # B = 4 in the overlap mode: every step within 90% of the cycles its busiest unit
     # needs (the DMA here: the memory ceiling)
-    g = chip.Generation(TEXT, [text("The ")] * 4, 4, chip=chip.LM_CHIP_OVERLAP)
+    g = Generation(TEXT, [text("The ")] * 4, 4, chip=C.LM_CHIP_OVERLAP)
     for prog in g.programs():
-        c = timing.schedule(prog, chip.LM_CHIP_OVERLAP).counters
+        c = timing.schedule(prog, C.LM_CHIP_OVERLAP).counters
         assert max(c.dma, c.mm, c.vec) >= 0.9 * c.cycles, c
 
 
@@ -162,9 +164,9 @@ B16_T8_OVERLAP_CYCLES = 37983
 
 
 def test_overlap_step_b16_t8_reaches_90_percent_of_its_ceiling():
-    g = chip.Generation(TEXT, [[0] * 7] * 16, 1, chip=chip.LM_CHIP_OVERLAP)
-    assert g.layout.weight_buffers == chip.PIPE_BUFFERS      # the pipelined step
-    c = timing.schedule(chip.step_program(TEXT, g.layout, g.steps[-1]), chip.LM_CHIP_OVERLAP).counters
+    g = Generation(TEXT, [[0] * 7] * 16, 1, chip=C.LM_CHIP_OVERLAP)
+    assert g.layout.weight_buffers == C.PIPE_BUFFERS      # the pipelined step
+    c = timing.schedule(C.step_program(TEXT, g.layout, g.steps[-1]), C.LM_CHIP_OVERLAP).counters
     assert c.mm == max(c.dma, c.mm, c.vec) == 34400, c         # the matrix unit binds
     assert c.cycles <= B16_T8_OVERLAP_CYCLES, c
     assert c.mm >= 0.9 * c.cycles, c
@@ -174,5 +176,5 @@ def test_overlap_step_b16_t8_reaches_90_percent_of_its_ceiling():
 def test_in_order_step_b16_t8_takes_the_documented_113083_cycles():
     # the in-order chip's cycles are the sum of its instructions' (docs/lm.md's table):
     # the pipelined order of the same instructions costs what the unpipelined one did
-    g = chip.Generation(TEXT, [[0] * 7] * 16, 1)
-    assert timing.schedule(chip.step_program(TEXT, g.layout, g.steps[-1]), chip.LM_CHIP).cycles == 113083
+    g = Generation(TEXT, [[0] * 7] * 16, 1)
+    assert timing.schedule(C.step_program(TEXT, g.layout, g.steps[-1]), C.LM_CHIP).cycles == 113083

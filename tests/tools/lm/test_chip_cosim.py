@@ -6,10 +6,12 @@ scratchpad is random garbage before every step. CI-sized: make lm runs the addit
 import pytest
 
 from tb import hw
-from tools.lm import chip, data
+from tools.lm import compiler as C
+from tools.lm import data
 from tools.lm.generate import load_model, run
+from tools.lm.generation import Generation
 
-MODES = [chip.LM_CHIP, chip.LM_CHIP_OVERLAP]
+MODES = [C.LM_CHIP, C.LM_CHIP_OVERLAP]
 
 
 def need(sim):
@@ -22,7 +24,7 @@ def test_text_batch_on_verilator(cfg):
     need("verilator")
     model = load_model("text")
     prompts = [[int(t) for t in data.encode(w)] for w in ("The ", "def ", "A list is ")]
-    g = chip.Generation(model, prompts, 3, start=[0, 2, 1], chip=cfg)
+    g = Generation(model, prompts, 3, start=[0, 2, 1], chip=cfg)
     assert len({r.t for rows in g.steps for r in rows}) > 1      # ragged positions
     out = run(g, "verilator", garbage=1)
     assert out.error == "" and out.steps_ok
@@ -38,7 +40,7 @@ def test_addition_step_on_icarus(cfg):
     # problem; the whole closed loop on Icarus is `make sim`'s generation
     need("icarus")
     model = load_model("add")
-    g = chip.Generation(model, [data.add_problem(47, 85)[:4]], 3, chip=cfg)
+    g = Generation(model, [data.add_problem(47, 85)[:4]], 3, chip=cfg)
     g.steps = g.steps[:2]
     out = run(g, "icarus", garbage=2)
     assert out.error == "" and out.steps_ok and len(out.counters) == 2

@@ -1,8 +1,8 @@
 """Testing the model's check (tools/lm/mutants.py --fast): a weighted sum one value short
 (wrong tokens and caches), one weight buffer for every tile (every value right: only the
-overlap timing check sees it) and, in the remedies' builder, a tiled weighted sum that
+overlap timing check sees it) and, in the tiled plan (the remedies), a weighted sum that
 overwrites instead of accumulating are caught by `python -m tools.lm.check`; every anchor
-is one line of tools/lm/chip.py or tools/lm/remedies.py."""
+is one line of the step compiler (tools/lm/compiler) or tools/lm/generation.py."""
 from tb import ROOT
 from tb.mutation import text, tree
 from tools.lm import mutants as mut_lm

@@ -7,11 +7,13 @@ no instructions, no addresses), the pool's invariant clean before every step, th
 row the remedy's width; with the window, blocks returned to the pool while requests run
 and no request holding more than its window's blocks, the reservation bounded by the
 window, preemption by recompute still exact; a block returned one step early and blocks
-never returned both caught."""
+never returned both caught. Speculative decoding with every remedy (tiles, the 4-bit
+cache, the window, one KV head, all four) and a tiled server: every request's tokens
+those of it decoded alone."""
 import pytest
 
+from tools.lm import compiler as C
 from tools.lm import data, generate
-from tools.lm import remedies as RM
 from tools.lm import remedies_ref as REF
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
@@ -20,9 +22,9 @@ from tools.serve import requests as rq
 STOP = tuple(int(t) for t in data.encode(" .\n"))       # docs/serving_lm.md: space, ".", newline
 W, S = 8, 2
 # name: (kv_heads, kv_bits, remedies, the pool's row in words)
-CASES = {"kv_heads 1": (1, 8, None, 16), "kv_bits 4": (0, 4, RM.Remedies(kv_bits=4), 16),
-         "window": (0, 8, RM.Remedies(window=W, sinks=S), 32),
-         "all three": (1, 4, RM.Remedies(kv_bits=4, window=W, sinks=S), 8)}
+CASES = {"kv_heads 1": (1, 8, None, 16), "kv_bits 4": (0, 4, C.Remedies(kv_bits=4), 16),
+         "window": (0, 8, C.Remedies(window=W, sinks=S), 32),
+         "all three": (1, 4, C.Remedies(kv_bits=4, window=W, sinks=S), 8)}
 _models = {}
 
 
@@ -80,7 +82,7 @@ def test_the_window_changes_what_is_generated():
     """The windowed reference is not the unwindowed one on these prompts (so the served
     tokens above are the window's, not an accident)."""
     model, reqs = _model(0, 8), _reqs()
-    assert _alone(model, reqs, RM.Remedies(window=W, sinks=S)) != _alone(model, reqs, None)
+    assert _alone(model, reqs, C.Remedies(window=W, sinks=S)) != _alone(model, reqs, None)
 
 
 def test_reservation_is_bounded_by_the_window_and_preemption_recomputes():
@@ -89,7 +91,7 @@ def test_reservation_is_bounded_by_the_window_and_preemption_recomputes():
     the pool runs out and preempted requests are recomputed to the same tokens."""
     model = _model(0, 8)
     reqs = rq.poisson(3, 200, seed=5, prompt_len=(20, 22), max_new=(9, 10))
-    rem = RM.Remedies(window=W, sinks=S)
+    rem = C.Remedies(window=W, sinks=S)
     with pytest.raises(ValueError, match="blocks"):
         E.serve(model, reqs, "text", "reserve", "whole", 6)
     alone = _alone(model, reqs, rem)
@@ -120,16 +122,67 @@ class _Never(E.Server):
 def test_planted_release_bugs_are_caught(server, found):
     model, reqs = _model(0, 8), _reqs()
     run = server(model, reqs, "text", "preempt", "chunked", 12,
-                 remedies=RM.Remedies(window=W, sinks=S)).run()
+                 remedies=C.Remedies(window=W, sinks=S)).run()
     assert any(found in p for p in run.problems), run.problems[:3]
-    assert E.check_run(run, model, "text", _alone(model, reqs, RM.Remedies(window=W, sinks=S)))
+    assert E.check_run(run, model, "text", _alone(model, reqs, C.Remedies(window=W, sinks=S)))
 
 
 def test_the_same_pool_words_hold_more_blocks():
     """A row of row_words words: the multi-query 4-bit model's pool of 4x the blocks takes
     the unmodified one's words."""
     base = lmm.MemoryMap(_model(0, 8), 4, 12)
-    small = lmm.MemoryMap(_model(1, 4), 4, 48, remedies=RM.Remedies(kv_bits=4))
+    small = lmm.MemoryMap(_model(1, 4), 4, 48, remedies=C.Remedies(kv_bits=4))
     assert small.pool.words == base.pool.words and small.pool.row_words * 4 == base.pool.row_words
     with pytest.raises(ValueError, match="4-bit"):
-        lmm.MemoryMap(_model(0, 8), 4, 12, remedies=RM.Remedies(kv_bits=4))
+        lmm.MemoryMap(_model(0, 8), 4, 12, remedies=C.Remedies(kv_bits=4))
+
+
+# Speculative decoding and tiles take every remedy (the step compiler's tiled plan): the
+# main model remedied, the draft the unmodified draft model; every request's tokens those
+# of remedies_ref's greedy decoding of it alone, whatever the draft proposed.
+SPEC_CASES = {"tiles of 4": (0, 8, dict(tile=4)), "kv_bits 4": (0, 4, dict(kv_bits=4)),
+              "window 8, 2 sinks": (0, 8, dict(window=8, sinks=2)), "kv_heads 1": (1, 8, {}),
+              "all four": (1, 4, dict(kv_bits=4, window=6, sinks=1, tile=4))}
+
+
+@pytest.mark.parametrize("name", SPEC_CASES)
+def test_speculative_decoding_takes_every_remedy(name):
+    from tools.serve import spec as SP
+    kvh, bits, kw = SPEC_CASES[name]
+    net, rem = _model(kvh, bits), C.Remedies(**kw)
+    reqs = rq.poisson(2, 10, seed=3, prompt_len=(4, 8), max_new=(8, 8), ctx=SP.SPEC_CTX)
+    alone = [REF.greedy(net, rq.ids("text", q), q.max_new, rem.window, rem.sinks)[-q.max_new:]
+             for q in reqs]
+    if rem.window:                       # the window decides these tokens (not an accident)
+        assert alone != [REF.greedy(net, rq.ids("text", q), q.max_new)[-q.max_new:] for q in reqs]
+    returned = 0
+    for k in (0, 2, 4):
+        run, proposed, accepted = SP.spec_serve(net, SP.load_draft(), reqs, k, remedies=rem)
+        assert run.problems == []        # the pool's invariant, isolation, timing
+        assert run.tokens == alone, k
+        assert E.check_run(run, net, "text", alone) == []
+        assert (proposed > 0) == (k > 0) and 0 <= accepted <= proposed
+        verify = [st for st in run.steps if st.kind == "verify"]
+        if k:                            # several rows of one sequence in a verify step
+            assert max(len(st.rows) for st in verify) > len(reqs)
+        assert run.mm.lay.desc.attention == "tiled" and run.mm.dlay.desc.attention == "whole"
+        if rem.tile:                     # the main model's attention in tiles
+            assert run.mm.lay.tile == rem.tile and any(
+                i.op == "MM" and i.acc for st in run.steps if not st.kind.startswith("draft")
+                for i in st.program)
+        returned += sum(x is None for st in run.steps for t in st.tables.values() for x in t)
+    assert (returned > 0) == bool(rem.window)   # blocks left the window while requests ran
+
+
+@pytest.mark.parametrize("kvh, bits, kw", [(0, 8, dict(tile=4)), (1, 4, dict(kv_bits=4, window=W,
+                                                                              sinks=S, tile=4))],
+                         ids=["tiles", "all four"])
+def test_a_tiled_server_serves_every_request_as_alone(kvh, bits, kw):
+    net, rem = _model(kvh, bits), C.Remedies(**kw)
+    reqs = _reqs()
+    alone = _alone(net, reqs, rem)
+    run = E.serve(net, reqs, "text", "preempt", "chunked", 8, remedies=rem)
+    assert run.problems == [] and run.tokens == alone
+    assert E.check_run(run, net, "text", alone) == []
+    assert run.mm.lay.tile == 4
+    assert any(i.op == "MM" and i.acc for st in run.steps for i in st.program)   # tiles summed

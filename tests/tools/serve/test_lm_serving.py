@@ -2,7 +2,7 @@
 requests.py, report.py) on the reference chip: every request's tokens equal to the
 request served alone by the integer reference (tools/lm/int8.py's greedy decoding,
 written from the spec: no instructions, no addresses), under every policy, with
-preemption, chunked prefill and speculative decoding; the step builder's same-sequence
+preemption, chunked prefill and speculative decoding; the step compiler's same-sequence
 rows held to the integer reference's tokens and KV rows; the isolation sets; bad input.
 """
 
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from model.machine import Machine
-from tools.lm import chip, data, generate
+from tools.lm import compiler as C
+from tools.lm import data, generate
 from tools.lm.int8 import greedy
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
@@ -50,15 +51,15 @@ def test_same_sequence_rows_in_one_step_are_causal(model):
     then two decode steps: the tokens and every cached K and V row equal the integer
     reference's (the cache is Int8Model.cache of the ids fed)."""
     p = [int(t) for t in data.encode("class ")]
-    for cfg in (chip.LM_CHIP, chip.LM_CHIP_OVERLAP):
-        lay = chip.Layout(model.cfg, 8, 12, cfg)
+    for cfg in (C.LM_CHIP, C.LM_CHIP_OVERLAP):
+        lay = C.Layout(C.describe(model), 8, 12, cfg)
         ext = lay.image(model, [p])
         m = Machine(cfg)
-        steps = [[chip.Row(0, t, t == len(p) - 1) for t in range(len(p))],
-                 [chip.Row(0, len(p), True)], [chip.Row(0, len(p) + 1, True)]]
+        steps = [[C.Row(0, t, t == len(p) - 1) for t in range(len(p))],
+                 [C.Row(0, len(p), True)], [C.Row(0, len(p) + 1, True)]]
         for k, rows in enumerate(steps):
             m.sp[:] = generate.garbage_sp(7, k, cfg)
-            ext = m.run(chip.step_program(model, lay, rows), ext).ext
+            ext = m.run(C.step_program(model, lay, rows), ext).ext
         got = [int(v) for v in ext[lay.tokens:lay.tokens + len(p) + 3]]
         want = greedy(model.logits, np.array([p]), 3, 64)[0].tolist()
         assert got == want
@@ -71,9 +72,9 @@ def test_same_sequence_rows_in_one_step_are_causal(model):
 
 
 def test_same_sequence_rows_must_be_consecutive(model):
-    lay = chip.Layout(model.cfg, 8, 12)
+    lay = C.Layout(C.describe(model), 8, 12)
     with pytest.raises(ValueError, match="consecutive"):
-        chip.step_program(model, lay, [chip.Row(0, 0, False), chip.Row(0, 2, True)])
+        C.step_program(model, lay, [C.Row(0, 0, False), C.Row(0, 2, True)])
 
 
 @pytest.mark.parametrize("policy,prefill", [(p, f) for p in E.POLICIES for f in E.PREFILLS])
@@ -117,15 +118,17 @@ def test_paged_addresses_and_isolation(model, work):
     b = st.rows[0].b
     wrong = {k: list(v) for k, v in st.tables.items()}
     wrong[b] = [(blk + 1) % 24 for blk in wrong[b]]
-    prog = chip.step_program(model, run.mm.lay, st.rows, mem=lmm.Paged(run.mm, wrong))
+    prog = C.step_program(model, run.mm.lay, st.rows, mem=lmm.Paged(run.mm, wrong))
     assert lmm.isolation_issues(paged.accesses(prog), st.allowed, "x")
 
 
 def test_runs_merge_adjacent_blocks_only(model):
+    # position 10 attends rows 0..9 (blocks 2 and 3 adjacent, then 5) and itself, last
     mm = lmm.MemoryMap(model, 1, 8)
     pg = lmm.Paged(mm, {0: [2, 3, 5]})
     d, bt = model.cfg.d, lmm.BLOCK_TOKENS
-    assert pg.kv_runs(0, 0, 0, 10) == [(mm.pool.row(0, 0, 2, 0), 8), (mm.pool.row(0, 0, 5, 0), 2)]
+    plane = mm.pool.plane(0, 0)
+    assert pg.kv_attend(0, 0, 0, 10) == ([(0, plane + 2 * bt * d, 8), (8, plane + 5 * bt * d, 2)], 10, 11)
     assert pg.kv_row(1, 1, 0, 9) == mm.pool.plane(1, 1) + (5 * bt + 1) * d
 
 

@@ -145,9 +145,9 @@ def test_remedied_serving_live_on_verilator():
     tokens those of remedies_ref's decoding alone, blocks returned to the pool as the
     request leaves the window."""
     _need("verilator")
-    from tools.lm import remedies as RM
+    from tools.lm import compiler as C
     model = generate.load_model("text", kv_heads=1, kv_bits=4)
-    rem = RM.Remedies(kv_bits=4, window=8, sinks=2)
+    rem = C.Remedies(kv_bits=4, window=8, sinks=2)
     reqs = rq.poisson(1, 60, seed=5, prompt_len=(14, 14), max_new=(4, 4))
     pols = [("preempt", "chunked")]
     ref, probs = L.serve_all(model, reqs, 6, "overlap", pols, remedies=rem)
@@ -158,3 +158,32 @@ def test_remedied_serving_live_on_verilator():
     assert runs[0].tokens == ref[0].tokens
     assert [int(r.counters.cycles) for r in chip.results] == [st.cycles for st in ref[0].steps]
     assert any(x is None for st in runs[0].steps for t in st.tables.values() for x in t)
+
+
+@pytest.mark.long
+def test_remedied_speculative_and_tiled_serving_live_on_verilator():
+    """Speculative decoding of the multi-query 4-bit model with a window and tiles, and a
+    tiled server, live on the circuit: the same steps, tokens and cycles as on the
+    reference chip (whose tokens tests/tools/serve/test_lm_remedies_serving.py holds to
+    remedies_ref's decoding alone)."""
+    _need("verilator")
+    from tools.lm import compiler as C
+    from tools.serve import spec as SP
+    cfg = L.chip_cfg("overlap")
+    net = generate.load_model("text", kv_heads=1, kv_bits=4)
+    rem = C.Remedies(kv_bits=4, window=6, sinks=1, tile=4)
+    reqs = rq.poisson(2, 10, seed=3, prompt_len=(4, 8), max_new=(6, 6), ctx=SP.SPEC_CTX)
+    ref = SP.spec_serve(net, SP.load_draft(), reqs, 2, remedies=rem, chip_cfg=cfg)[0]
+    with L.live("verilator", "overlap") as chip:
+        run = SP.spec_serve(net, SP.load_draft(), reqs, 2, remedies=rem, chip_cfg=cfg, chip=chip)[0]
+        k = len(chip.results)
+        tiled = C.Remedies(tile=4)
+        plain = generate.load_model("text")
+        tref = L.serve_all(plain, _reqs(2), 6, "overlap", [("preempt", "chunked")], remedies=tiled)
+        truns, probs = L.serve_all(plain, _reqs(2), 6, "overlap", [("preempt", "chunked")], chip=chip,
+                                   remedies=tiled)
+    assert run.problems == [] and run.tokens == ref.tokens
+    assert tref[1] == [] and probs == [] and truns[0].tokens == tref[0][0].tokens
+    assert [int(r.counters.cycles) for r in chip.results] == \
+        [st.cycles for st in ref.steps] + [st.cycles for st in tref[0][0].steps]
+    assert k == len(ref.steps)

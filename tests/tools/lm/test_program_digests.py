@@ -1,0 +1,37 @@
+"""The language model's step programs and memory images are the pinned ones
+(tests/tools/lm/program_digests.json, recorded from the two step builders before they were
+merged into one compiler): every case of program_digests.cases() recomputed, digest for
+digest. make test runs the quick cases of each group, make test-long the rest."""
+import json
+
+import program_digests as PD
+import pytest
+
+PIN = json.loads(PD.PIN.read_text())
+GROUPS = sorted({name.split("/")[0] for name in PIN})
+
+
+def test_every_pinned_case_is_enumerated():
+    assert {name for name, _, _ in PD.cases()} == set(PIN)
+    assert sum(len(v) for v in PIN.values()) > 2000
+
+
+def _check(group, long):
+    names = {name for name, is_long, _ in PD.cases() if is_long == long and
+             name.split("/")[0] == group}
+    got = PD.compute(lambda n: n in names)
+    assert got.keys() == names
+    bad = [(c, lab) for c, v in got.items() for lab in set(v) | set(PIN[c])
+           if v.get(lab) != PIN[c].get(lab)]
+    assert not bad, f"{len(bad)} programs or images differ from the pin: {bad[:5]}"
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_quick_cases_equal_the_pin(group):
+    _check(group, long=False)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("group", GROUPS)
+def test_long_cases_equal_the_pin(group):
+    _check(group, long=True)
