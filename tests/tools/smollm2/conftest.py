@@ -65,3 +65,22 @@ def small_gguf(path, arch="llama", meta=None, tensors=None):
     w.write_tensors_to_file()
     w.close()
     return Path(path)
+
+
+def tiny_model(seed=0, n_layer=2, d=16, n_head=4, n_kv_head=2, head_dim=4, ffn=24, vocab=50, ctx=32):
+    """A random gguf_model.Model of the given shapes (float32), for the forward pass's own tests."""
+    from tools.smollm2 import gguf_model
+    rng = np.random.default_rng(seed)
+    c = gguf_model.Config(n_layer=n_layer, d=d, n_head=n_head, n_kv_head=n_kv_head, head_dim=head_dim,
+                          ffn=ffn, vocab=vocab, eps=1e-5, rope_base=10.0, ctx=ctx)
+
+    def r(*s, scale=0.5):
+        return (rng.standard_normal(s) * scale).astype(np.float32)
+    layers = tuple(gguf_model.Layer(attn_norm=1 + r(d, scale=0.1), wq=r(n_head * head_dim, d),
+                                    wk=r(n_kv_head * head_dim, d), wv=r(n_kv_head * head_dim, d),
+                                    wo=r(d, n_head * head_dim), ffn_norm=1 + r(d, scale=0.1),
+                                    w_gate=r(ffn, d), w_up=r(ffn, d), w_down=r(d, ffn))
+                   for _ in range(n_layer))
+    embed = r(vocab, d, scale=1.0)
+    return gguf_model.Model(config=c, embed=embed, head=embed, out_norm=1 + r(d, scale=0.1), layers=layers,
+                            tokens=(), merges=(), token_types=(), bos=1, eos=2, chat_template="", meta={})
