@@ -1,0 +1,6 @@
+"""`python -m tools.smollm2`: the command line (tools/smollm2/cli.py)."""
+import sys
+
+from tools.smollm2.cli import main
+
+sys.exit(main())
