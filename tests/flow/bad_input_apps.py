@@ -294,7 +294,7 @@ ROWS = {
     "python -m tools.smollm2.numerics_study": ("tools.smollm2.numerics_study", [
         (["--tokens", "0"], "--tokens"),
         (["--tokens", "15"], "--tokens"),
-        (["--tokens", "1025"], "--tokens"),
+        (["--tokens", "4097"], "--tokens"),
         (["--tokens", "x"], "--tokens"),
         (["--out", "{d}/adir"], "--out"),
         (["--bogus"], "--bogus"),
