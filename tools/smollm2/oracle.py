@@ -8,12 +8,12 @@
         perplexity over 128 held-out tokens and over a short text, for the fast tests that
         hold the float reference and the command line to them)
 
-The oracle is llama-cpp-python (LLAMA_CPP, pinned), built from its sdist into this
-.venv on first use, CPU only (no native tuning, BLAS, CUDA, Metal or Vulkan; about 10 to
-25 minutes on 2 shared cores, under nice). It runs an F32 GGUF written here from the
-very float32 arrays the reference uses (gguf_model.load(): the Q4_1 / Q8_0 weights
-dequantized by gguf), with the original file's metadata and tokenizer copied, so both
-sides compute from the same weights and only the arithmetic differs.
+The oracle is llama-cpp-python (LLAMA_CPP, pinned), built from its sdist into this .venv
+on first use, CPU only (no native tuning, BLAS, CUDA, Metal or Vulkan; 45 minutes when
+first measured, on 2 cores shared with other jobs, under nice). It runs an F32 GGUF
+written here from the very float32 arrays the reference uses (gguf_model.load(): the Q4_1
+/ Q8_0 weights dequantized by gguf), with the original file's metadata and tokenizer
+copied, so both sides compute from the same weights and only the arithmetic differs.
 
 The checks (the goal of each in GOALS):
   tokens       llama.cpp's tokenization of every prompt equals tokenizer.py's;
@@ -97,7 +97,7 @@ def install(log=print):
         return
     if have != LLAMA_CPP:
         log(f"oracle: building llama-cpp-python {LLAMA_CPP} from its sdist (CPU only, nice; "
-            f"{'replacing ' + have if have else 'first time'}: 10 to 40 minutes on 2 cores)")
+            f"{'replacing ' + have if have else 'first time'}: about 45 minutes on 2 busy cores)")
     env = dict(os.environ, CMAKE_ARGS=CMAKE_ARGS, FORCE_CMAKE="1", CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
     cmd = ["nice", "-n", "10"] + _pip() + ["install", "--disable-pip-version-check", "--no-binary",
                                            "llama-cpp-python", f"llama-cpp-python=={LLAMA_CPP}"]
