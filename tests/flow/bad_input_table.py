@@ -101,11 +101,12 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.bench.bench_model",
            "tools.bench.bench_sim", "tools.ch09.figures", "tools.flow.lint", "tools.flow.exp_lut", "tools.flow.core",
            "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
-           "tb.mutation.rtl.hazard", "tb.demo"]
+           "tb.mutation.rtl.hazard", "tb.demo", "tools.smollm2.cli", "tools.smollm2.fetch", "tools.smollm2.oracle",
+           "tools.smollm2.numerics_study"]
 
 
 # commands the table reaches through the path users type (the chapter's names, a package's
 # __main__): the face runs this module's main
 FACES = {"tools.ch09.run": "tools.ch09_run", "tools.ch09.example_a": "tools.ch09_example_a",
          "tools.ch09.example_b": "tools.ch09_example_b", "tools.ch09.mutants": "tools.mut_ch09",
-         "tools.prefix.run": "tools.prefix", "tools.serve.run": "tools.serve"}
+         "tools.prefix.run": "tools.prefix", "tools.serve.run": "tools.serve", "tools.smollm2.cli": "tools.smollm2"}
