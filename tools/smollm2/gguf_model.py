@@ -136,7 +136,7 @@ def read_gguf(path, sha256=fetch_mod.GGUF_SHA256):
         fetch_mod.check_file(path, None, sha256, "GGUF")
     try:
         reader = gguf.GGUFReader(path, "r")
-    except Exception as e:      # gguf raises ValueError, IndexError, struct and mmap errors
+    except Exception as e:  # noqa: BLE001 -- gguf raises ValueError, IndexError, struct and mmap errors: one line
         raise ValueError(f"{name}: not a readable GGUF file ({' '.join(str(e).split()) or type(e).__name__})") from None
     try:
         meta = {}
@@ -144,7 +144,7 @@ def read_gguf(path, sha256=fetch_mod.GGUF_SHA256):
             if key.startswith("GGUF."):
                 continue
             meta[key] = field.contents()
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 -- any failure of the metadata's parse is a corrupt file: one line
         raise ValueError(f"{name}: corrupt metadata ({' '.join(str(e).split()) or type(e).__name__})") from None
     c = _config(name, meta)
     tensors = {t.name: t for t in reader.tensors}
@@ -158,7 +158,7 @@ def read_gguf(path, sha256=fetch_mod.GGUF_SHA256):
             raise ValueError(f"{name}: tensor {tname} missing")
         try:
             a = gguf.quants.dequantize(t.data, t.tensor_type)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 -- any failure of a tensor's dequantization: one line
             raise ValueError(f"{name}: tensor {tname} ({t.tensor_type.name}) unreadable "
                              f"({' '.join(str(e).split()) or type(e).__name__}): a corrupt or truncated file") from None
         if a.shape != shape:

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools import ROOT
+from tb import ROOT
 from tools.smollm2 import float_ref, gguf_model, text, tokenizer
 
 SITES = ("qkv", "o", "gate_up", "down", "head")
@@ -320,7 +320,7 @@ def run(n_tokens=1024, log=print):
         names.append(name)
         last = row("+".join(names), f"cumulative: + {what}", "channel", act=bacts, **kw_all)
     cheapest = last["row"] if last["meets_goal"] else None
-    for name, what, acts in ladder[[n for n, _, _ in ladder].index(bname) + 1:]:
+    for name, _, acts in ladder[[n for n, _, _ in ladder].index(bname) + 1:]:
         if cheapest:
             break
         r = row(f"{name}+f..j", f"{name} with the same f..j", "channel", act=acts, **kw_all)
@@ -329,7 +329,8 @@ def run(n_tokens=1024, log=print):
         # the same set on the last base: how much margin 16 bits at the gate/up inputs buy
         row(f"{ladder[-1][0]}+f..j", f"{ladder[-1][0]} with the same f..j (the margin)", "channel",
             act=ladder[-1][2], **kw_all)
-    return {"tokens": n_tokens, "held_out": f"pydoc topics tokens {text.HELD_OUT[0]}..{text.HELD_OUT[0] + n_tokens - 1}",
+    held = f"pydoc topics tokens {text.HELD_OUT[0]}..{text.HELD_OUT[0] + n_tokens - 1}"
+    return {"tokens": n_tokens, "held_out": held,
             "calibration": f"pydoc topics tokens {text.CALIBRATION[0]}..{text.CALIBRATION[0] + len(cal_ids) - 1}",
             "goal": {"top1": GOAL_TOP1, "ppl_rel": GOAL_PPL}, "base": bname, "base_meets_goal": base is not None,
             "chosen": {k: v[0] for k, v in chosen.items()}, "cheapest": cheapest,

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools import ROOT
+from tb import ROOT
 from tools.smollm2 import fetch, float_ref, gguf_model, text, tokenizer
 
 LLAMA_CPP = "0.3.36"
@@ -60,7 +60,8 @@ TABLE_TEXTS = [
     "\n\n\nthree newlines first", "spaces     in      runs", "   \n  \t \n", " ", "\t", "\n",
     "mixed \r\n line endings\r\n", "café naïve résumé façade", "Straße, Ærø, Øresund, Łódź",
     "日本語のテキストです。", "中文文本，标点符号。", "한국어 텍스트", "Ελληνικά και русский текст",
-    "עברית ו العربية", "emoji: 🙂🚀🎉 and 👩‍👩‍👧", "math: ∑ x² ≤ ∞, α→β, ½ ¾", "“smart quotes” ‘single’ — dash … ellipsis",
+    "עברית ו العربية", "emoji: 🙂🚀🎉 and 👩‍👩‍👧", "math: ∑ x² ≤ ∞, α→β, ½ ¾",
+    "“smart quotes” ‘single’ — dash … ellipsis",
     "def f(x):\n    return x ** 2  # square\n", "for (int i = 0; i < n; ++i) { a[i] += b[i]; }",
     "<html><body class=\"x\">Hi</body></html>", "{\"key\": [1, 2, 3], \"n\": null}",
     "SELECT * FROM t WHERE id = 7;", "$ pip install numpy==2.4.6 && echo ok", "https://example.com/a?b=1&c=2#d",
@@ -255,7 +256,8 @@ def make_reference_table(lc, tok, log=print):
     doc = {"made_by": f"python -m tools.smollm2.oracle --make-reference-table (llama-cpp-python {LLAMA_CPP} "
                       f"on {F32_GGUF.name}, the reference's own float32 weights)",
            "greedy": rows,
-           "perplexity": {"ids": ids, "ppl": float_ref.perplexity(float_ref.log_softmax_nll(lg[:-1], np.asarray(ids[1:]))),
+           "perplexity": {"ids": ids,
+                          "ppl": float_ref.perplexity(float_ref.log_softmax_nll(lg[:-1], np.asarray(ids[1:]))),
                           "top1": lg.argmax(axis=-1).tolist()},
            "short_text": {"text": SHORT_TEXT, "tokens": len(short),
                           "ppl": float_ref.perplexity(float_ref.log_softmax_nll(lg_short[:-1], np.asarray(short[1:])))}}

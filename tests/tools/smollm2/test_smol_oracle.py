@@ -24,8 +24,9 @@ def test_the_f32_gguf_holds_the_references_weights(model, tmp_path):
 def test_the_report_table_names_every_check():
     rep = {"prompts": [{"prompt": "p" * 60, "tokenization_equal": True, "equal": False, "first_difference": 3,
                         "smallest_margin": 0.01, "text": "x"}],
-           "teacher_forced": {"text": "t", "positions": 10, "top1_agreement": 0.9, "misses": [{"reference_margin": 0.5}],
-                              "ppl_llama_cpp": 10.0, "ppl_reference": 10.1, "ppl_rel_diff": 0.01, "max_abs_logit_diff": 0.1},
+           "teacher_forced": {"text": "t", "positions": 10, "top1_agreement": 0.9,
+                              "misses": [{"reference_margin": 0.5}], "ppl_llama_cpp": 10.0,
+                              "ppl_reference": 10.1, "ppl_rel_diff": 0.01, "max_abs_logit_diff": 0.1},
            "pass": {"tokens": True, "greedy": False, "top1": False, "ppl": False}}
     t = oracle.table(rep)
     assert "diff@3" in t and "90.00%" in t and "+1.000%" in t and "greedy FAIL" in t and "tokens pass" in t

@@ -5,11 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from conftest import tiny_model
 
 from tools.smollm2 import float_ref
 from tools.smollm2 import numerics_study as S
-
-from conftest import tiny_model
 
 
 def test_per_row_int8_is_the_max_abs_grid():

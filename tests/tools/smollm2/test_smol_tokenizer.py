@@ -8,10 +8,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import table
 
 from tools.smollm2 import text, tokenizer
-
-from conftest import table
 
 
 def test_every_text_of_the_table_gives_llama_cpps_ids(tok):
