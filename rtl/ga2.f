@@ -4,6 +4,7 @@
 // tb/sim/files.py (simulators, lint, synthesis, mutation); tests/flow/test_filelist.py
 // checks it names every rtl/*.v exactly once.
 ga2_exp_lut.v
+ga2_exp2_lut.v
 ga2_sram.v
 ga2_pe.v
 ga2_systolic.v
@@ -17,6 +18,7 @@ ga2_vec_add.v
 ga2_argmax.v
 ga2_norm.v
 ga2_pack4.v
+ga2_smw.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

@@ -7,6 +7,9 @@
   spreads against model.softmax_gold.softmax_fixed; busy = timing.sm_busy(len) of the
   matching timing mode (2(len+1) + 34 len; 3 len + 36); last in the final busy cycle;
   one write per element; reads before writes.
+- smw (test_smw): score rows of the measured range and its corners, lengths 1 .. 1,024,
+  in place, apart and overlapping by 1, 2, len - 1 words either way, against
+  model/func.py's execute; busy = 19 len + 3; len writes, the first after both read passes.
 - vec_rq: random and edge values and overlapping src/dst against model.quant.requant
   applied element by element in order; busy = len + 1.
 - requant (combinational): random and edge a, m, s against model.quant.requant, and the
@@ -438,6 +441,55 @@ def _ascii(sig):
         return v.binstr
     n = len(v.binstr) // 8
     return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
+
+
+def _smw_rows(rng):
+    """SMW's score rows (int32, log2 units in Q8): the compiler's measured range
+    (-25,900 .. 7,400) at lengths 1, 2, 3, 17 and 1,024, a key 70 below the maximum (its p
+    is 0), ties, narrow rows (every key contributes), keys at the cut (d = 4095, 4096),
+    the truncation's worst keys (d = 14 * 256 + 1), the int32 extremes."""
+    rows = [rng.integers(-25900, 7401, size=n) for n in (1, 2, 3, 17, 1024)]
+    rows += [np.array([5000, 5000 - round(70 * 256 * 1.4426950408889634)]),
+             np.zeros(1024, dtype=np.int64), np.full(64, -7), rng.integers(-300, 301, size=200),
+             np.array([0, -4095, -4096, -4097, -4095, 0]), np.array([100] + [100 - 14 * 256 - 1] * 99),
+             np.array([-(1 << 31), (1 << 31) - 1, 0, (1 << 31) - 1]), np.array([-(1 << 31)] * 5),
+             rng.integers(-4096, 1, size=300)]
+    return [np.asarray(x, dtype=np.int64) for x in rows]
+
+
+@cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
+async def test_smw(dut):
+    """SMW (ga2_smw) on score rows of the measured range and its corners (_smw_rows),
+    placed apart from, over (in place) and ahead of or behind its destination by 1, 2 and
+    len - 1 words (pass 3 streams): the scratchpad equal to model/func.py's execute, busy =
+    the record's 19 len + 3, last in its final cycle, len writes, the first after both
+    read passes (cycle 2 (len + 1) + 17)."""
+    rng = np.random.default_rng(SEED + 11)
+    r = Runner(dut)
+    await Timer(1, units="ns")
+    var = next(v for v, (_, module, _) in enumerate(vecunits.variants()) if module == "ga2_smw")
+    cfg = config.DEFAULT.replace(sp_words=MEM, ext_words=EXT)
+    for k, x in enumerate(_smw_rows(rng)):
+        n = len(x)
+        src = int(rng.integers(0, MEM - 2 * n)) if k % 5 else MEM - n
+        for off in ([None, 0, 1, 2, -1, n - 1, 1 - n] if n < 1024 else [None, 0, 1]):
+            dst = int(rng.integers(0, MEM - n + 1)) if off is None else min(max(src + off, 0), MEM - n)
+            ins = isa.build("SMW", cfg=cfg, dst=dst, src=src, len=n)
+            sp = _w32(randops.random_image(rng, MEM))
+            sp[src:src + n] = x
+            want = sp.copy()
+            func.execute(ins, np.zeros(EXT, dtype=np.int64), want)
+            dut.f_instr.value = isa.encode(ins)
+            out = await r.run(4, mem=sp, f_var=var)
+            busy = timing.busy_cycles(ins, cfg)
+            assert busy == 19 * n + 3
+            assert out["busy_cycles"] == busy and out["last_cycle"] == busy - 1, \
+                f"SMW len={n}: busy {out['busy_cycles']} last {out['last_cycle']}, model {busy}"
+            bad = np.flatnonzero(out["mem"] != want)
+            assert bad.size == 0, (f"SMW len={n} src={src} dst={dst}: scratchpad word {int(bad[0])} is "
+                                   f"{int(out['mem'][bad[0]])}, model {int(want[bad[0]])}")
+            assert out["n_writes"] == n and out["first_write"] == 2 * (n + 1) + 17, \
+                f"SMW len={n}: {out['n_writes']} writes, the first in cycle {out['first_write']}"
 
 
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")

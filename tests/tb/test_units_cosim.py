@@ -26,7 +26,7 @@ from tb.sim import build, process
 from tb.sim.files import restart_files, rtl_files, top_file, units_vec_file
 
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
-              "test_divu", "test_perf", "test_restart", "test_ops")
+              "test_divu", "test_perf", "test_restart", "test_ops", "test_smw")
 
 
 def _build_units(sim, rtl_dir=None, build_dir=None):

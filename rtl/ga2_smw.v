@@ -1,0 +1,180 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
+`include "ga2_checks.vh"
+// ga2_smw: SMW, the softmax over wide scores (model/ops/smw.py): the int32 words
+// s_i = sp[src+i] (log2 units in Q8), 1 <= len <= 8191, give the Q15 probabilities
+// p_i = round(e_i * 2^15 / S) in sp[dst+i]. Busy exactly 2*(len + 1) + 17*len + 1,
+// a function of len alone:
+//  - pass 1 (S_MAX, len+1 cycles): read s_i at cycle i, the signed maximum mx the cycle
+//    after (mx starts at the smallest int32, so no special case for s_0);
+//  - pass 2 (S_SUM, len+1 cycles): read s_i at cycle i, the cycle after
+//    d = mx - s_i (32 bits), e = EXP2[d[7:0]] >> d[11:8] (ga2_exp2_lut, Q16, <= 2^16),
+//    0 when d[31:12] != 0 (d >> 8 >= 16), and S += e (29 bits: 8191 * 2^16 < 2^29);
+//  - pass 3 (S_DIV, 1 + 17*len cycles): per element a boundary cycle (ph_q = 16), the load
+//    (ph_q = 0) and 16 restoring-division steps (ph_q = 1..16, the last one being the
+//    next boundary). The boundary reads s_i (i = cnt_q) and, but for the first, writes
+//    the previous p; the load recomputes e from the word read and loads the divider with
+//    e * 2^15 + floor(S/2): its high 16 bits as the partial remainder (< S, as e <= 2^16
+//    <= S), its low 16 as the quotient bits to come; each step shifts one quotient bit
+//    in (trial = 2 rem + bit, ge = trial >= S: trial < 2S, so 30 bits carry the
+//    difference). The 16th step's bit is combinational: the boundary writes
+//    {quo_q[14:0], ge} = floor((e * 2^15 + floor(S/2)) / S) <= 2^15 and reads the next
+//    word in the same cycle, so (the scratchpad being write-first) with dst ahead of src
+//    element i reads the p already written (model/ops/smw.py's in-order loop), and
+//    passes 1 and 2 read every word before any write.
+// No data decides a cycle. FSM: state_q / state_d; the datapath registers in one clocked
+// block without reset.
+module ga2_smw #(
+  parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
+) (
+  input  wire                   clk,
+  input  wire                   rst,
+  input  wire                   start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output wire                   busy,
+  output wire                   last,
+  output wire                   rd_en,
+  output wire [`GA2_ADDR_W-1:0] rd_addr,
+  input  wire [31:0]            rd_data,
+  output wire                   wr_en,
+  output wire [`GA2_ADDR_W-1:0] wr_addr,
+  output wire [31:0]            wr_data
+);
+  // the instruction's fields (model/ops/smw.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [`GA2_SMW_LEN_W-1:0] len = instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W];
+  initial begin
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
+    if (`GA2_SMW_LEN_W != 13) begin
+      $error("%m: GA2_SMW_LEN_W=%0d, not 13 (the 29-bit sum assumes len <= 8191)",
+             `GA2_SMW_LEN_W);
+      $finish;
+    end
+  end
+
+  localparam LW  = `GA2_SMW_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
+  localparam SW  = 29;                     // the sum: len * 2^16 < 2^29
+  localparam [1:0] S_IDLE = 2'd0, S_MAX = 2'd1, S_SUM = 2'd2, S_DIV = 2'd3;
+  localparam [4:0] PH_BND = 5'd16;         // pass 3: the boundary (and the 16th step)
+
+  reg [1:0]     state_q, state_d;
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [4:0]     ph_q;                      // pass 3: 0 load, 1..16 the steps, 16 the boundary
+  reg [SAW-1:0] src_q, rp_q, wp_q;
+  reg [31:0]    mx_q;                      // the maximum
+  reg [SW-1:0]  sum_q;                     // S
+  reg [SW-1:0]  rem_q;                     // the division's partial remainder (< S)
+  reg [15:0]    quo_q;                     // its dividend bits to come / quotient bits so far
+
+  wire pass12  = (state_q == S_MAX) || (state_q == S_SUM);
+  wire div     = (state_q == S_DIV);
+  wire bnd     = div && (ph_q == PH_BND);
+  wire load    = div && (ph_q == 5'd0);
+  // one compare ends each pass: the read enable, the state step and the counters' step
+  // are its sides
+  wire at_end  = (cnt_q == len_q);
+  wire reading = (pass12 || bnd) && !at_end;
+  wire have_v  = pass12 && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
+  wire wrote   = bnd && (cnt_q != {LW{1'b0}});        // a p to write (none at the first)
+
+  // e of the word read: d = mx - s (mod 2^32), EXP2[d & 255] >> (d >> 8), 0 when d >> 8 >= 16
+  wire [31:0] d   = mx_q - rd_data;
+  wire [16:0] lut_e;
+  ga2_exp2_lut u_lut (
+    .d(d[7:0]),
+    .e(lut_e)
+  );
+  wire [16:0] e   = (d[31:12] != 20'd0) ? 17'd0 : (lut_e >> d[11:8]);
+  // the load: e * 2^15 + floor(S/2) (< 2^31 + 2^28: 32 bits)
+  wire [31:0] dvd = {e, 15'd0} + {4'd0, sum_q[SW-1:1]};
+  // one division step: the next bit in, trial - S (trial < 2S < 2^30: bit 29 the borrow)
+  wire [SW:0] trial = {rem_q, quo_q[15]};
+  wire [SW:0] diff  = trial - {1'b0, sum_q};
+  wire        ge    = !diff[SW];
+  wire        gt    = $signed(rd_data) > $signed(mx_q);
+
+  // next state: start wins (the sequencer starts a unit only while it is idle)
+  always @* begin
+    state_d = state_q;
+    case (state_q)
+      S_MAX:   if (at_end) state_d = S_SUM;
+      S_SUM:   if (at_end) state_d = S_DIV;
+      S_DIV:   if (bnd && at_end) state_d = S_IDLE;
+      default: state_d = S_IDLE;
+    endcase
+    if (start) state_d = S_MAX;
+  end
+
+  always @(posedge clk) begin
+    if (rst) state_q <= S_IDLE;
+    else     state_q <= state_d;
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register a
+  // pass reads before writing it; in S_IDLE (after reset) they hold and every use is
+  // gated by state_q (reading, have_v, wrote)
+  always @(posedge clk) begin
+    if (start) begin
+      cnt_q <= {LW{1'b0}};
+      len_q <= len;
+      src_q <= src[SAW-1:0];
+      rp_q  <= src[SAW-1:0];
+      wp_q  <= dst[SAW-1:0];
+      mx_q  <= 32'h8000_0000;              // the smallest int32
+      sum_q <= {SW{1'b0}};
+    end else begin
+      if (pass12) begin
+        if (at_end) begin
+          cnt_q <= {LW{1'b0}};
+          rp_q  <= src_q;
+          ph_q  <= PH_BND;
+        end else begin
+          cnt_q <= cnt_q + 1'b1;
+          rp_q  <= rp_q + 1'b1;
+        end
+      end
+      if (have_v && state_q == S_MAX && gt) mx_q <= rd_data;
+      if (have_v && state_q == S_SUM) sum_q <= sum_q + {{(SW-17){1'b0}}, e};
+      if (bnd) begin
+        if (!at_end) begin
+          cnt_q <= cnt_q + 1'b1;
+          rp_q  <= rp_q + 1'b1;
+        end
+        ph_q <= 5'd0;
+      end else if (div) begin
+        ph_q <= ph_q + 5'd1;
+      end
+      if (load) begin
+        rem_q <= {{(SW-16){1'b0}}, dvd[31:16]};
+        quo_q <= dvd[15:0];
+      end else if (div) begin
+        rem_q <= ge ? diff[SW-1:0] : trial[SW-1:0];
+        quo_q <= {quo_q[14:0], ge};
+      end
+      if (wrote) wp_q <= wp_q + 1'b1;
+    end
+  end
+
+  assign busy    = (state_q != S_IDLE);
+  assign last    = bnd && at_end;
+  assign rd_en   = reading;
+  assign wr_en   = wrote;
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = rp_q;
+  assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
+  assign wr_data = {16'd0, quo_q[14:0], ge};
+endmodule
+`resetall
