@@ -9,7 +9,8 @@
 // p_i = round(e_i * 2^15 / S) in sp[dst+i]. Busy exactly 2*(len + 1) + 17*len + 1,
 // a function of len alone:
 //  - pass 1 (S_MAX, len+1 cycles): read s_i at cycle i, the signed maximum mx the cycle
-//    after (mx starts at the smallest int32, so no special case for s_0);
+//    after (s_i > mx: the sign of the 33-bit mx - s_i that pass 2 uses too; mx starts at
+//    the smallest int32, so no special case for s_0);
 //  - pass 2 (S_SUM, len+1 cycles): read s_i at cycle i, the cycle after
 //    d = mx - s_i (32 bits), e = EXP2[d[7:0]] >> d[11:8] (ga2_exp2_lut, Q16, <= 2^16),
 //    0 when d[31:12] != 0 (d >> 8 >= 16), and S += e (29 bits: 8191 * 2^16 < 2^29);
@@ -88,8 +89,12 @@ module ga2_smw #(
   wire have_v  = pass12 && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
   wire wrote   = bnd && (cnt_q != {LW{1'b0}});        // a p to write (none at the first)
 
-  // e of the word read: d = mx - s (mod 2^32), EXP2[d & 255] >> (d >> 8), 0 when d >> 8 >= 16
-  wire [31:0] d   = mx_q - rd_data;
+  // the word read against the maximum: one 33-bit signed difference mx - s, its sign
+  // pass 1's compare (s > mx), its low 32 bits pass 2's and 3's d (mod 2^32; mx >= s but
+  // for a probability pass 3 reads back); e = EXP2[d & 255] >> (d >> 8), 0 when d >> 8 >= 16
+  wire [32:0] dd  = {mx_q[31], mx_q} - {rd_data[31], rd_data};
+  wire [31:0] d   = dd[31:0];
+  wire        gt  = dd[32];
   wire [16:0] lut_e;
   ga2_exp2_lut u_lut (
     .d(d[7:0]),
@@ -102,7 +107,6 @@ module ga2_smw #(
   wire [SW:0] trial = {rem_q, quo_q[15]};
   wire [SW:0] diff  = trial - {1'b0, sum_q};
   wire        ge    = !diff[SW];
-  wire        gt    = $signed(rd_data) > $signed(mx_q);
 
   // next state: start wins (the sequencer starts a unit only while it is idle)
   always @* begin

@@ -77,5 +77,5 @@ SMW = Op(
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(SP, "dst", LEN, wr=True)),
     busy=2 * (LEN + 1) + DIV_CYCLES * LEN + 1, sp_reads=3 * LEN,
     execute=execute,
-    stim={"len": 300, "dst": "near:src", "weight": 0.6},
+    stim={"len": 128, "dst": "near:src", "weight": 0.5},
 )

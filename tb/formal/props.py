@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from model import config
-from model.ops import ldx, sm
+from model.ops import ldx, sm, smw
 from tb import ROOT
 from tb.formal import gen
 from tb.formal.engine import BUILD, WRAPPERS, Check
@@ -108,9 +108,10 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 
 
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
-# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; pdr on the
-# generated wrapper did not close in 900 s): their checks below, the others generated
-BUSY_HAND = {"softmax0", "softmax1"}
+# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; SMW by
+# k-induction with lemmas; pdr on the generated wrappers did not close in 900 s): their
+# checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1", "smw"}
 
 
 def busy_checks(sp=16):
@@ -132,6 +133,7 @@ def busy_checks(sp=16):
               timeout=900, what=f"ga2_softmax (SP {sp}), any start/restart: busy = 2(len+1)+SM_DIV*len "
                                 "(FAST=0); len 1..4"),
         softmax_fast_induction(),
+        smw_busy(),
     ]
     for name, (top, path) in gen.busy_files(sp).items():
         if name in BUSY_HAND:
@@ -173,6 +175,8 @@ def busy_planted():
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
             generated_busy_planted(),
+            smw_busy(per=smw.DIV_CYCLES + 1, name="busy/ga2_smw planted PER+1", expect_fail=True, mode="bmc3",
+                     depth=30),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
                   params={"SP_WORDS": 16, "LDX_EXTRA": ldx.EXTRA + 1}, timeout=900, expect_fail=True,
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
@@ -189,6 +193,7 @@ LINK_HAND = (
     ("vec_add", "src, src2 and dst ranges"),
     ("norm", "src (two passes) and dst ranges"),
     ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+    ("smw", "src (three passes) and dst ranges"),
 )
 
 
@@ -207,12 +212,13 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 
 
 # units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
-# pdr did not close in 600 s on vec_add and mm, and was not needed on the others): the
+# pdr did not close in 600 s on vec_add, mm and smw, and was not needed on the others): the
 # unit module, its registers the lemmas read
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
+                  "smw": ("ga2_smw", "state_q cnt_q len_q ph_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
                   "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
                          "g_feed?0?.a_ptr_q g_feed?1?.a_ptr_q g_feed?2?.a_ptr_q g_feed?3?.a_ptr_q "
@@ -225,7 +231,8 @@ LINK_BOUNDED = {"mm": 42}
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
              "dma": "w:ep_q w:row_off",
-             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}
+             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s",
+             "smw": "w:mx_q w:sum_q w:rem_q w:quo_q w:lut_e"}
 # chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
 LINK_PARAMS = {"softmax": "-set FAST 1", "dma": "-set EXT_WORDS 16"}
 # modules cut whole (their outputs free) before the unit is elaborated
@@ -280,6 +287,22 @@ def fast_checks():
     return [hazard(4), seq_issue(), seq_planted(), busy_planted()[0], link("softmax"),
             link("vec_rq", 1, mode="pdr"), next(c for c in busy_checks() if c.name == "busy/pack4"),
             generated_busy_planted()]
+
+
+def smw_busy(per=smw.DIV_CYCLES, lmax=16, name=None, expect_fail=False, timeout=900, mode="induction", depth=2):
+    """busy/ga2_smw by k-induction (tb/formal/ga2_smw_busy_f.v): the record's formula
+    2 (len + 1) + per len + 1 and the lemmas over ga2_smw's exposed registers, its
+    datapath (the maximum, the sum, the divider, the exp table) cut: no cycle depends on
+    it. The planted bug (busy_planted): per = DIV_CYCLES + 1, the formula one cycle longer
+    an element, by ABC bmc3 to 30 frames (a counterexample at the first SMW of len 1's
+    end; z3's bmc took 380 s to the same)."""
+    pre = ("chparam -set SP_WORDS 16 ga2_smw\nhierarchy -top ga2_smw\nproc\nflatten\n"
+           "cutpoint w:mx_q w:sum_q w:rem_q w:quo_q c:u_lut.*\n"
+           "expose w:state_q w:cnt_q w:len_q w:ph_q\n")
+    return Check(name or "busy/ga2_smw", "ga2_smw_busy_f", [WRAPPERS / "ga2_smw_busy_f.v"], depth, mode,
+                 pre=pre, params={"LMAX": lmax, "PER": per}, timeout=timeout, expect_fail=expect_fail,
+                 what=f"ga2_smw (SP 16), any start/restart, any data: busy = 2(len+1)+{per} len+1 "
+                      f"(k-induction with lemmas), len 1..{lmax}")
 
 
 def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=False, timeout=900):

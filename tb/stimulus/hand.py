@@ -4,7 +4,8 @@ hand_programs() lists (name, program, image) covering every op (LD/ST at both en
 both memories, MM for every M x N x tb with random K and strides, overlapping and
 aliasing MMs, RQ at every shift class and with overlapping src/dst, the requant edges,
 SM at every length class with all-equal and extreme inputs; the language model's ops:
-lm_programs(), with PACK4 / UNPACK4: pack4_programs()) and every error code with the instruction that raises it at
+lm_programs(), with PACK4 / UNPACK4: pack4_programs(), SMW: smw_programs()) and every
+error code with the instruction that raises it at
 its edge (error 6, LDX's row index, included); the plain check (tb/plain_check.py) runs
 each twice on one chip and its X check dumps them. bench_program() is a valid program
 of about a million cycles (simulation speed). All for config.DEFAULT with EXT_HAND
@@ -262,7 +263,7 @@ def lm_programs():
         ("err2_norm_src", [R("NORM", dst=0, src=4033, len=64, m=1, s=1), H], img),
         ("err2_norm_dst", [R("NORM", dst=4095, src=0, len=2, m=1, s=1), H], img),
     ]
-    return progs + pack4_programs()
+    return progs + pack4_programs() + smw_programs()
 
 
 # the 4-bit packing ops' edge inputs: every saturation boundary of PACK4 (int8 low bytes,
@@ -309,6 +310,41 @@ def pack4_programs():
             ("err2_unpack4_src_first", [R("UNPACK4", dst=5000, src=5000, len=1), H], img),
             ("ok_pack4_top", [R("PACK4", dst=4092, src=4088, len=4), R("UNPACK4", dst=4088, src=4092, len=4),
                               B("ST", src=4080, dst=0, len=16), H], img)]
+
+
+def smw_programs():
+    """(name, program, image) for SMW on the hand programs' chip: score rows of the
+    compiler's measured range (int32, log2 units in Q8: -25,900 .. 7,400) at lengths 1,
+    2, 17 and 1,024, a key 70 below the maximum (p = 0), ties, keys at the cut (d = 4095,
+    4096), the int32 extremes (d wraps past 2^31), dst over src ahead by 1, 2 and 7
+    (pass 3 reads the probabilities already written), in place and behind, the
+    scratchpad's last words, and every DECODE fault (len 0, src / dst past the
+    scratchpad, len 0 before a range past it)."""
+    rng = random.Random(13)
+    H = B("HALT")
+    img = [rng.randrange(-25900, 7401) for _ in range(1024)]                     # 0..1023
+    img += [5000, 5000 - 25853, 4000, -20000]                                     # 1024: 70 below
+    img += [0, -4095, -4096, -4097, -4095, 0, -3585, -3585]                       # 1028: the cut
+    img += [-(1 << 31), (1 << 31) - 1, 0, (1 << 31) - 1, -1, -(1 << 31)]           # 1036: extremes
+    img += [-7] * 16 + [rng.randrange(-300, 301) for _ in range(26)]              # 1042: ties, narrow
+    img += [rng.randrange(-128, 128) for _ in range(4096 - len(img))]
+    rows = [B("LD", dst=0, src=0, len=1084)]
+    for k, (src, n) in enumerate(((0, 1), (1, 2), (3, 17), (0, 1024), (1024, 4), (1028, 8), (1036, 6),
+                                  (1042, 16), (1042, 42))):
+        rows.append(B("SMW", dst=2000 + 64 * k if n < 64 else 3000, src=src, len=n))
+    rows += [B("ST", src=2000, dst=0, len=576), B("ST", src=3000, dst=576, len=1024), H]
+    over = [B("LD", dst=0, src=1028, len=56)]
+    for k, shift in enumerate((-3, -1, 0, 1, 2, 7)):
+        base = 100 + 30 * k
+        over += [B("LD", dst=base, src=1028 + 4 * k, len=12), B("SMW", dst=base + shift, src=base, len=12)]
+    over += [B("LD", dst=4084, src=1042, len=12), B("SMW", dst=4088, src=4084, len=8),
+             B("ST", src=0, dst=0, len=300), B("ST", src=4080, dst=300, len=16), H]
+    return [("smw_rows", rows, img), ("smw_overlap", over, img),
+            ("err4_smw_len0", [R("SMW", dst=0, src=0, len=0), H], img),
+            ("err4_smw_beats_range", [R("SMW", dst=65535, src=65535, len=0), H], img),
+            ("err2_smw_src", [R("SMW", dst=0, src=4000, len=97), H], img),
+            ("err2_smw_dst", [R("SMW", dst=4000, src=0, len=97), H], img),
+            ("err2_smw_len_max", [R("SMW", dst=0, src=0, len=8191), H], img)]
 
 
 def isaext_programs(cfg):

@@ -76,6 +76,24 @@ def test_the_fast_softmax_phase_model_is_the_timing_formula():
         assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
 
 
+def test_the_smw_busy_wrapper_states_the_record_formula():
+    """tb/formal/ga2_smw_busy_f.v's L = 2 (len + 1) + PER len + 1 with props.smw_busy's PER
+    (the record's DIV_CYCLES) is model/timing.py's busy length of SMW for len 1..16, and
+    the planted check's PER is one more."""
+    import re
+
+    from model import config, isa, timing
+    from model.ops import smw
+    text = (engine.WRAPPERS / "ga2_smw_busy_f.v").read_text()
+    assert re.search(r"L_new = 2 \* \(\{19'd0, len\} \+ 1\) \+ PER \* \{19'd0, len\} \+ 1;", text)
+    per = props.smw_busy().params["PER"]
+    for n in range(1, 17):
+        ins = isa.build("SMW", dst=0, src=0, len=n)
+        assert 2 * (n + 1) + per * n + 1 == timing.busy_cycles(ins, config.DEFAULT), n
+    planted = next(c for c in props.busy_planted() if c.name == "busy/ga2_smw planted PER+1")
+    assert planted.expect_fail and planted.params["PER"] == smw.DIV_CYCLES + 1
+
+
 def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():
     """busy/ga2_softmax/fast's phase model with SM_FAST_TAIL + 1 fails on the RTL (bmc3):
     the busy check is not vacuous."""
