@@ -318,8 +318,8 @@ def smw_programs():
     2, 17 and 1,024, a key 70 below the maximum (p = 0), ties, keys at the cut (d = 4095,
     4096), the int32 extremes (d wraps past 2^31), dst over src ahead by 1, 2 and 7
     (pass 3 reads the probabilities already written), in place and behind, the
-    scratchpad's last words, and every DECODE fault (len 0, src / dst past the
-    scratchpad, len 0 before a range past it)."""
+    scratchpad's last words, the whole scratchpad in place (len 4096), and every DECODE
+    fault (len 0, src / dst past the scratchpad, len 0 before a range past it)."""
     rng = random.Random(13)
     H = B("HALT")
     img = [rng.randrange(-25900, 7401) for _ in range(1024)]                     # 0..1023
@@ -329,17 +329,22 @@ def smw_programs():
     img += [-7] * 16 + [rng.randrange(-300, 301) for _ in range(26)]              # 1042: ties, narrow
     img += [rng.randrange(-128, 128) for _ in range(4096 - len(img))]
     rows = [B("LD", dst=0, src=0, len=1084)]
-    for k, (src, n) in enumerate(((0, 1), (1, 2), (3, 17), (0, 1024), (1024, 4), (1028, 8), (1036, 6),
-                                  (1042, 16), (1042, 42))):
-        rows.append(B("SMW", dst=2000 + 64 * k if n < 64 else 3000, src=src, len=n))
-    rows += [B("ST", src=2000, dst=0, len=576), B("ST", src=3000, dst=576, len=1024), H]
+    for k, (src, n) in enumerate(((0, 1), (1, 2), (3, 17), (1024, 4), (1028, 8), (1036, 6), (1042, 16),
+                                  (1042, 42))):
+        rows.append(B("SMW", dst=2000 + 64 * k, src=src, len=n))
+    rows += [B("ST", src=2000, dst=0, len=512), H]
+    long = [B("LD", dst=0, src=0, len=1024), B("SMW", dst=3000, src=0, len=1024), B("ST", src=3000, dst=0, len=1024), H]
     over = [B("LD", dst=0, src=1028, len=56)]
     for k, shift in enumerate((-3, -1, 0, 1, 2, 7)):
         base = 100 + 30 * k
         over += [B("LD", dst=base, src=1028 + 4 * k, len=12), B("SMW", dst=base + shift, src=base, len=12)]
     over += [B("LD", dst=4084, src=1042, len=12), B("SMW", dst=4088, src=4084, len=8),
              B("ST", src=0, dst=0, len=300), B("ST", src=4080, dst=300, len=16), H]
-    return [("smw_rows", rows, img), ("smw_overlap", over, img),
+    # the whole scratchpad in place, every score equal: len = 4096 (the counters' top bit)
+    # and S = 4096 * 2^16 = 2^28 (the sum's top bit); every p = 2^15 / 4096 = 8
+    whole = [B("LD", dst=0, src=0, len=4096), B("SMW", dst=0, src=0, len=4096), B("ST", src=0, dst=0, len=4096), H]
+    return [("smw_rows", rows, img), ("smw_overlap", over, img), ("smw_long", long, img),
+            ("smw_whole", whole, [0] * 4096),
             ("err4_smw_len0", [R("SMW", dst=0, src=0, len=0), H], img),
             ("err4_smw_beats_range", [R("SMW", dst=65535, src=65535, len=0), H], img),
             ("err2_smw_src", [R("SMW", dst=0, src=4000, len=97), H], img),
