@@ -9,8 +9,8 @@
 // p_i = round(e_i * 2^15 / S) in sp[dst+i]. Busy exactly 2*(len + 1) + 17*len + 1,
 // a function of len alone:
 //  - pass 1 (S_MAX, len+1 cycles): read s_i at cycle i, the signed maximum mx the cycle
-//    after (s_i > mx: the sign of the 33-bit mx - s_i that pass 2 uses too; mx starts at
-//    the smallest int32, so no special case for s_0);
+//    after: s_0 loads it, a later s_i when s_i > mx (the sign of the 33-bit mx - s_i
+//    that pass 2 uses too);
 //  - pass 2 (S_SUM, len+1 cycles): read s_i at cycle i, the cycle after
 //    d = mx - s_i (32 bits), e = EXP2[d[7:0]] >> d[11:8] (ga2_exp2_lut, Q16, <= 2^16),
 //    0 when d[31:12] != 0 (d >> 8 >= 16), and S += e (29 bits: 8191 * 2^16 < 2^29);
@@ -88,6 +88,7 @@ module ga2_smw #(
   wire reading = (pass12 || bnd) && !at_end;
   wire have_v  = pass12 && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
   wire wrote   = bnd && (cnt_q != {LW{1'b0}});        // a p to write (none at the first)
+  wire first   = (cnt_q == {{(LW-1){1'b0}}, 1'b1});    // pass 1: rd_data is s_0
 
   // the word read against the maximum: one 33-bit signed difference mx - s, its sign
   // pass 1's compare (s > mx), its low 32 bits pass 2's and 3's d (mod 2^32; mx >= s but
@@ -126,8 +127,8 @@ module ga2_smw #(
   end
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register a
-  // pass reads before writing it; in S_IDLE (after reset) they hold and every use is
-  // gated by state_q (reading, have_v, wrote)
+  // pass reads before writing it (mx: s_0 loads it); in S_IDLE (after reset) they hold
+  // and every use is gated by state_q (reading, have_v, wrote)
   always @(posedge clk) begin
     if (start) begin
       cnt_q <= {LW{1'b0}};
@@ -135,7 +136,6 @@ module ga2_smw #(
       src_q <= src[SAW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
-      mx_q  <= 32'h8000_0000;              // the smallest int32
       sum_q <= {SW{1'b0}};
     end else begin
       if (pass12) begin
@@ -148,7 +148,7 @@ module ga2_smw #(
           rp_q  <= rp_q + 1'b1;
         end
       end
-      if (have_v && state_q == S_MAX && gt) mx_q <= rd_data;
+      if (have_v && state_q == S_MAX && (gt || first)) mx_q <= rd_data;
       if (have_v && state_q == S_SUM) sum_q <= sum_q + {{(SW-17){1'b0}}, e};
       if (bnd) begin
         if (!at_end) begin

@@ -447,12 +447,14 @@ def _ascii(sig):
 def _smw_rows(rng):
     """SMW's score rows (int32, log2 units in Q8): the compiler's measured range
     (-25,900 .. 7,400) at lengths 1, 2, 3, 17 and 1,024, a key 70 below the maximum (its p
-    is 0), ties, narrow rows (every key contributes), keys at the cut (d = 4095, 4096),
+    is 0), ties, narrow rows (every key contributes), keys at the cut (d = 4095, 4096), a
+    key of e = 1 beside the maximum (2^15 / 65537: a hair below the rounding's half),
     the truncation's worst keys (d = 14 * 256 + 1), the int32 extremes."""
     rows = [rng.integers(-25900, 7401, size=n) for n in (1, 2, 3, 17, 1024)]
     rows += [np.array([5000, 5000 - round(70 * 256 * 1.4426950408889634)]),
              np.zeros(1024, dtype=np.int64), np.full(64, -7), rng.integers(-300, 301, size=200),
              np.array([0, -4095, -4096, -4097, -4095, 0]), np.array([100] + [100 - 14 * 256 - 1] * 99),
+             np.array([7400, 7400 - 3841]), np.array([0, -4067, -3881]),
              np.array([-(1 << 31), (1 << 31) - 1, 0, (1 << 31) - 1]), np.array([-(1 << 31)] * 5),
              rng.integers(-4096, 1, size=300)]
     return [np.asarray(x, dtype=np.int64) for x in rows]

@@ -316,8 +316,10 @@ def smw_programs():
     """(name, program, image) for SMW on the hand programs' chip: score rows of the
     compiler's measured range (int32, log2 units in Q8: -25,900 .. 7,400) at lengths 1,
     2, 17 and 1,024, a key 70 below the maximum (p = 0), ties, keys at the cut (d = 4095,
-    4096), the int32 extremes (d wraps past 2^31), dst over src ahead by 1, 2 and 7
-    (pass 3 reads the probabilities already written), in place and behind, the
+    4096), keys whose e * 2^15 + floor(S/2) is S - 1 (p a hair below a half: e = 1
+    beside the maximum's 2^16, S = 65537; and 0, -4067, -3881), the int32 extremes (d
+    wraps past 2^31), dst over src ahead by 1, 2 and 7 (pass 3 reads the probabilities
+    already written), in place and behind, the
     scratchpad's last words, the whole scratchpad in place (len 4096), and every DECODE
     fault (len 0, src / dst past the scratchpad, len 0 before a range past it)."""
     rng = random.Random(13)
@@ -327,12 +329,13 @@ def smw_programs():
     img += [0, -4095, -4096, -4097, -4095, 0, -3585, -3585]                       # 1028: the cut
     img += [-(1 << 31), (1 << 31) - 1, 0, (1 << 31) - 1, -1, -(1 << 31)]           # 1036: extremes
     img += [-7] * 16 + [rng.randrange(-300, 301) for _ in range(26)]              # 1042: ties, narrow
+    img += [7400, 7400 - 3841, 0, -4067, -3881]                                  # 1084: a hair below a half
     img += [rng.randrange(-128, 128) for _ in range(4096 - len(img))]
-    rows = [B("LD", dst=0, src=0, len=1084)]
+    rows = [B("LD", dst=0, src=0, len=1089)]
     for k, (src, n) in enumerate(((0, 1), (1, 2), (3, 17), (1024, 4), (1028, 8), (1036, 6), (1042, 16),
-                                  (1042, 42))):
+                                  (1042, 42), (1084, 2), (1086, 3))):
         rows.append(B("SMW", dst=2000 + 64 * k, src=src, len=n))
-    rows += [B("ST", src=2000, dst=0, len=512), H]
+    rows += [B("ST", src=2000, dst=0, len=640), H]
     long = [B("LD", dst=0, src=0, len=1024), B("SMW", dst=3000, src=0, len=1024), B("ST", src=3000, dst=0, len=1024), H]
     over = [B("LD", dst=0, src=1028, len=56)]
     for k, shift in enumerate((-3, -1, 0, 1, 2, 7)):

@@ -157,6 +157,15 @@ def test_key_70_below_the_maximum_is_zero():
     assert p[0] == round(2 ** 15 * 65536 / 66536) and set(p[1:1001]) == {0} and set(p[1001:]) == {0}
 
 
+def test_rounding_edge():
+    """A key with e = 1 beside the maximum (d = 3841: EXP2[1] >> 15 = 1): S = 65537 and
+    e * 2^15 + floor(S / 2) = 65536 = S - 1, so p = 0, a hair below the half (one more in
+    the dividend would make it 1); the maximum's p = round(2^31 / 65537) = 32768."""
+    assert _e_def(-3841, 0) == 1
+    assert smw_vec(np.array([0, -3841])).tolist() == [32768, 0]
+    assert _p_def(1, 65537) == 0 and (1 * 2 ** 15 + 65537 // 2 + 1) // 65537 == 1
+
+
 def test_analytic_bound_holds_on_the_worst_rows():
     """Rows of keys where the shift's floor loses the most (d = 14 * 256 + 1: e = 3 for a
     real 3.989) and of keys at the cut (d = 4096: e = 0 for a real 1): the error grows
