@@ -9,25 +9,25 @@
 // p_i = round(e_i * 2^15 / S) in sp[dst+i]. Busy exactly 2*(len + 1) + 17*len + 1,
 // a function of len alone:
 //  - pass 1 (S_MAX, len+1 cycles): read s_i at cycle i, the signed maximum mx the cycle
-//    after: s_0 loads it, a later s_i when s_i > mx (the sign of the 33-bit mx - s_i
-//    that pass 2 uses too);
+//    after: s_0 loads it (mxv_q), a later s_i when s_i > mx (the sign of the 33-bit
+//    mx - s_i that pass 2 uses too);
 //  - pass 2 (S_SUM, len+1 cycles): read s_i at cycle i, the cycle after
 //    d = mx - s_i (32 bits), e = EXP2[d[7:0]] >> d[11:8] (ga2_exp2_lut, Q16, <= 2^16),
 //    0 when d[31:12] != 0 (d >> 8 >= 16), and S += e (29 bits: 8191 * 2^16 < 2^29);
-//  - pass 3 (S_DIV, 1 + 17*len cycles): per element a boundary cycle (ph_q = 16), the load
-//    (ph_q = 0) and 16 restoring-division steps (ph_q = 1..16, the last one being the
-//    next boundary). The boundary reads s_i (i = cnt_q) and, but for the first, writes
-//    the previous p; the load recomputes e from the word read and loads the divider with
-//    e * 2^15 + floor(S/2): its high 16 bits as the partial remainder (< S, as e <= 2^16
-//    <= S), its low 16 as the quotient bits to come; each step shifts one quotient bit
-//    in (trial = 2 rem + bit, ge = trial >= S: trial < 2S, so 30 bits carry the
-//    difference). The 16th step's bit is combinational: the boundary writes
+//  - pass 3 (S_DIV, 1 + 17*len cycles): a boundary cycle (st_q = 15) reads s_0; then per
+//    element the load (ld_q) and 16 restoring-division steps (st_q = 0..15, the last
+//    one being the next boundary). The boundary reads s_i (i = cnt_q) and, but for the
+//    first, writes the previous p; the load recomputes e from the word read and loads
+//    the divider with e * 2^15 + floor(S/2): its high 16 bits as the partial remainder
+//    (< S, as e <= 2^16 <= S), its low 16 as the quotient bits to come; each step shifts
+//    one quotient bit in (trial = 2 rem + bit, ge = trial >= S: trial < 2S, so 30 bits
+//    carry the difference). The 16th step's bit is combinational: the boundary writes
 //    {quo_q[14:0], ge} = floor((e * 2^15 + floor(S/2)) / S) <= 2^15 and reads the next
 //    word in the same cycle, so (the scratchpad being write-first) with dst ahead of src
 //    element i reads the p already written (model/ops/smw.py's in-order loop), and
 //    passes 1 and 2 read every word before any write.
-// No data decides a cycle. FSM: state_q / state_d; the datapath registers in one clocked
-// block without reset.
+// No data decides a cycle. FSM: state_q / state_d; the datapath registers (pass 3's
+// ld_q and st_q too) in one clocked block without reset.
 module ga2_smw #(
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
@@ -66,29 +66,32 @@ module ga2_smw #(
   localparam LW  = `GA2_SMW_LEN_W;
   localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
   localparam SW  = 29;                     // the sum: len * 2^16 < 2^29
-  localparam [1:0] S_IDLE = 2'd0, S_MAX = 2'd1, S_SUM = 2'd2, S_DIV = 2'd3;
-  localparam [4:0] PH_BND = 5'd16;         // pass 3: the boundary (and the 16th step)
+  // State codes: bit 0 the two read passes (S_MAX, S_SUM); under a compare narrowed to
+  // bit 0 each pass aliases the other and S_DIV aliases S_IDLE (docs/mutation_rtl.md)
+  localparam [1:0] S_IDLE = 2'd0, S_MAX = 2'd1, S_SUM = 2'd3, S_DIV = 2'd2;
 
   reg [1:0]     state_q, state_d;
   reg [LW-1:0]  cnt_q, len_q;
-  reg [4:0]     ph_q;                      // pass 3: 0 load, 1..16 the steps, 16 the boundary
+  reg           ld_q;                      // pass 3: this cycle loads the divider
+  reg [3:0]     st_q;                      // pass 3: the division step (15: the boundary)
   reg [SAW-1:0] src_q, rp_q, wp_q;
   reg [31:0]    mx_q;                      // the maximum
+  reg           mxv_q;                     // mx holds a word of this instruction
   reg [SW-1:0]  sum_q;                     // S
   reg [SW-1:0]  rem_q;                     // the division's partial remainder (< S)
   reg [15:0]    quo_q;                     // its dividend bits to come / quotient bits so far
 
-  wire pass12  = (state_q == S_MAX) || (state_q == S_SUM);
+  wire pass12  = state_q[0];               // S_MAX or S_SUM
   wire div     = (state_q == S_DIV);
-  wire bnd     = div && (ph_q == PH_BND);
-  wire load    = div && (ph_q == 5'd0);
+  wire load    = div && ld_q;
+  wire step    = div && !ld_q;
+  wire bnd     = step && (st_q == 4'd15);  // the 16th step: write p, read the next word
   // one compare ends each pass: the read enable, the state step and the counters' step
   // are its sides
   wire at_end  = (cnt_q == len_q);
   wire reading = (pass12 || bnd) && !at_end;
   wire have_v  = pass12 && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
   wire wrote   = bnd && (cnt_q != {LW{1'b0}});        // a p to write (none at the first)
-  wire first   = (cnt_q == {{(LW-1){1'b0}}, 1'b1});    // pass 1: rd_data is s_0
 
   // the word read against the maximum: one 33-bit signed difference mx - s, its sign
   // pass 1's compare (s > mx), its low 32 bits pass 2's and 3's d (mod 2^32; mx >= s but
@@ -127,8 +130,8 @@ module ga2_smw #(
   end
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register a
-  // pass reads before writing it (mx: s_0 loads it); in S_IDLE (after reset) they hold
-  // and every use is gated by state_q (reading, have_v, wrote)
+  // pass reads before writing it (mx: the first word loads it); in S_IDLE (after reset)
+  // they hold and every use is gated by state_q (reading, have_v, load, step)
   always @(posedge clk) begin
     if (start) begin
       cnt_q <= {LW{1'b0}};
@@ -136,29 +139,34 @@ module ga2_smw #(
       src_q <= src[SAW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
+      mxv_q <= 1'b0;
       sum_q <= {SW{1'b0}};
     end else begin
       if (pass12) begin
         if (at_end) begin
           cnt_q <= {LW{1'b0}};
           rp_q  <= src_q;
-          ph_q  <= PH_BND;
+          st_q  <= 4'd15;                  // pass 3 starts at a boundary: it reads s_0
+          ld_q  <= 1'b0;
         end else begin
           cnt_q <= cnt_q + 1'b1;
           rp_q  <= rp_q + 1'b1;
         end
       end
-      if (have_v && state_q == S_MAX && (gt || first)) mx_q <= rd_data;
-      if (have_v && state_q == S_SUM) sum_q <= sum_q + {{(SW-17){1'b0}}, e};
-      if (bnd) begin
-        if (!at_end) begin
-          cnt_q <= cnt_q + 1'b1;
-          rp_q  <= rp_q + 1'b1;
-        end
-        ph_q <= 5'd0;
-      end else if (div) begin
-        ph_q <= ph_q + 5'd1;
+      // pass 1: the first word, then every greater one (pass 2 reads the same words, none
+      // greater: it changes nothing)
+      if (have_v && (gt || !mxv_q)) begin
+        mx_q  <= rd_data;
+        mxv_q <= 1'b1;
       end
+      if (have_v && state_q == S_SUM) sum_q <= sum_q + {{(SW-17){1'b0}}, e};
+      if (bnd && !at_end) begin
+        cnt_q <= cnt_q + 1'b1;
+        rp_q  <= rp_q + 1'b1;
+        ld_q  <= 1'b1;
+      end
+      if (load) ld_q <= 1'b0;
+      if (step) st_q <= st_q + 4'd1;       // 15 wraps to 0: the next element's first step
       if (load) begin
         rem_q <= {{(SW-16){1'b0}}, dvd[31:16]};
         quo_q <= dvd[15:0];

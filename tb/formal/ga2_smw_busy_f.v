@@ -13,9 +13,9 @@
 // c_q = L_q. The lemmas that make the induction close are asserted too (so they are
 // proven, not assumed): the unit's latched len is the check's, 1..LMAX; in pass 1
 // (S_MAX) c = cnt + 1, in pass 2 (S_SUM) c = len + 2 + cnt, both with cnt <= len; in
-// pass 3 (S_DIV) at a boundary (ph = 16) c = 2 len + 3 + PER cnt with cnt <= len, inside
-// an element (ph = 0..15) c = 2 len + 3 + PER (cnt - 1) + ph + 1 with 1 <= cnt <= len;
-// idle after a start: c > L. The unit's registers are read through `expose`
+// pass 3 (S_DIV) at a load (ld) st = 0 and c = 2 len + 4 + PER (cnt - 1), at a step
+// (st = 0..15, 15 the boundary) c + 15 = 2 len + 3 + PER cnt + st, with 1 <= cnt <= len
+// but at the first boundary (st = 15, cnt = 0); idle after a start: c > L. The unit's registers are read through `expose`
 // (tb/formal/props.py smw_busy: ga2_smw flattened, its datapath cut).
 module ga2_smw_busy_f #(
   parameter LMAX = 16, parameter PER = 17, parameter CW = 10
@@ -29,7 +29,8 @@ module ga2_smw_busy_f #(
   wire [31:0] wr_data;
   wire [1:0] state_q;
   wire [`GA2_SMW_LEN_W-1:0] cnt_q, len_q;
-  wire [4:0] ph_q;
+  wire [3:0] st_q;
+  wire ld_q;
   // the unit takes the instruction word: the free fields at their record's bits
   reg [`GA2_INSTR_W-1:0] instr;
   always @* begin
@@ -43,10 +44,10 @@ module ga2_smw_busy_f #(
   ga2_smw dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en),
     .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
-    .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .ph_q(ph_q)
+    .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .st_q(st_q), .ld_q(ld_q)
   );
   wire legal = len >= 1 && len <= LMAX;
-  localparam [1:0] S_IDLE = 2'd0, S_MAX = 2'd1, S_SUM = 2'd2, S_DIV = 2'd3;
+  localparam [1:0] S_IDLE = 2'd0, S_MAX = 2'd1, S_SUM = 2'd3, S_DIV = 2'd2;
 
   reg init_q = 1'b1;
   reg act_q = 1'b0;
@@ -71,7 +72,7 @@ module ga2_smw_busy_f #(
   wire [31:0] c = {{(32-CW){1'b0}}, c_q};
   wire [31:0] k = {19'd0, cnt_q};
   wire [31:0] n = {19'd0, len_q};
-  wire [31:0] p = {27'd0, ph_q};
+  wire [31:0] p = {28'd0, st_q};
   always @* begin
     if (init_q) assume (rst);
     assume (!start || legal);
@@ -86,11 +87,8 @@ module ga2_smw_busy_f #(
       if (state_q != S_IDLE) assert (n == ln_q && k <= n);
       if (state_q == S_MAX) assert (c == k + 1);
       if (state_q == S_SUM) assert (c == n + 2 + k);
-      if (state_q == S_DIV) begin
-        assert (p <= 16);
-        if (p == 16) assert (c == 2 * n + 3 + PER * k);
-        else assert (k >= 1 && c == 2 * n + 3 + PER * (k - 1) + p + 1);
-      end
+      if (state_q == S_DIV && ld_q) assert (k >= 1 && p == 0 && c == 2 * n + 4 + PER * (k - 1));
+      if (state_q == S_DIV && !ld_q) assert ((k >= 1 || p == 15) && c + 15 == 2 * n + 3 + PER * k + p);
     end
   end
 endmodule

@@ -30,12 +30,13 @@ module ga2_smw_range_f #(
   // = 16, its datapath cut and its registers made ports (`expose`) before this file is read
   wire [1:0] state_q;
   wire [`GA2_SMW_LEN_W-1:0] cnt_q, len_q;
-  wire [4:0] ph_q;
+  wire [3:0] st_q;
+  wire ld_q;
   wire [SAW-1:0] src_q, rp_q, wp_q;
   ga2_smw dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
     .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
-    .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .ph_q(ph_q), .src_q(src_q), .rp_q(rp_q), .wp_q(wp_q)
+    .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q), .st_q(st_q), .ld_q(ld_q), .src_q(src_q), .rp_q(rp_q), .wp_q(wp_q)
   );
 `else
   ga2_smw #(.SP_WORDS(SP_WORDS)) dut (
@@ -49,9 +50,9 @@ module ga2_smw_range_f #(
   // busy, 1 <= len <= SP_WORDS, cnt <= len, the latched src is the read range's first
   // word, each range is base .. base + len - 1; the read pointer is src + cnt (each pass
   // restarts both); the write pointer dst until pass 3, there dst + cnt - 1 once cnt >= 1
-  // (the boundary with cnt = k writes p_(k-1)); in pass 3 ph <= 16 and cnt >= 1 inside
-  // an element (ph < 16).
-  localparam [1:0] S_DIV = 2'd3;
+  // (the boundary with cnt = k writes p_(k-1)); in pass 3 cnt >= 1 but at the first
+  // boundary (a step with st = 15).
+  localparam [1:0] S_DIV = 2'd2;
   wire [SAW:0] ln = len_q[SAW:0];
   wire [SAW-1:0] rp_x = r0f_q + cnt_q[SAW-1:0];
   wire [SAW-1:0] wp_x = (state_q == S_DIV && cnt_q != 0) ? wf_q + cnt_q[SAW-1:0] - 1'b1 : wf_q;
@@ -62,7 +63,7 @@ module ga2_smw_range_f #(
       assert ({1'b0, r0f_q} + ln - 1'b1 == {1'b0, r0l_q});
       assert ({1'b0, wf_q} + ln - 1'b1 == {1'b0, wl_q});
       assert (rp_q == rp_x && wp_q == wp_x);
-      if (state_q == S_DIV) assert (ph_q <= 5'd16 && (ph_q == 5'd16 || cnt_q != 0));
+      if (state_q == S_DIV) assert (cnt_q != 0 || (!ld_q && st_q == 4'd15));
     end
   end
 `endif

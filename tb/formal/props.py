@@ -218,7 +218,7 @@ LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
-                  "smw": ("ga2_smw", "state_q cnt_q len_q ph_q src_q rp_q wp_q"),
+                  "smw": ("ga2_smw", "state_q cnt_q len_q st_q ld_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
                   "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
                          "g_feed?0?.a_ptr_q g_feed?1?.a_ptr_q g_feed?2?.a_ptr_q g_feed?3?.a_ptr_q "
@@ -298,7 +298,7 @@ def smw_busy(per=smw.DIV_CYCLES, lmax=16, name=None, expect_fail=False, timeout=
     end; z3's bmc took 380 s to the same)."""
     pre = ("chparam -set SP_WORDS 16 ga2_smw\nhierarchy -top ga2_smw\nproc\nflatten\n"
            "cutpoint w:mx_q w:sum_q w:rem_q w:quo_q c:u_lut.*\n"
-           "expose w:state_q w:cnt_q w:len_q w:ph_q\n")
+           "expose w:state_q w:cnt_q w:len_q w:st_q w:ld_q\n")
     return Check(name or "busy/ga2_smw", "ga2_smw_busy_f", [WRAPPERS / "ga2_smw_busy_f.v"], depth, mode,
                  pre=pre, params={"LMAX": lmax, "PER": per}, timeout=timeout, expect_fail=expect_fail,
                  what=f"ga2_smw (SP 16), any start/restart, any data: busy = 2(len+1)+{per} len+1 "

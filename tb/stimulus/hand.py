@@ -320,7 +320,7 @@ def smw_programs():
     beside the maximum's 2^16, S = 65537; and 0, -4067, -3881), the int32 extremes (d
     wraps past 2^31), dst over src ahead by 1, 2 and 7 (pass 3 reads the probabilities
     already written), in place and behind, the
-    scratchpad's last words, the whole scratchpad in place (len 4096), and every DECODE
+    scratchpad's last words, the whole scratchpad in place (len 4096, twice), and every DECODE
     fault (len 0, src / dst past the scratchpad, len 0 before a range past it)."""
     rng = random.Random(13)
     H = B("HALT")
@@ -344,10 +344,14 @@ def smw_programs():
     over += [B("LD", dst=4084, src=1042, len=12), B("SMW", dst=4088, src=4084, len=8),
              B("ST", src=0, dst=0, len=300), B("ST", src=4080, dst=300, len=16), H]
     # the whole scratchpad in place, every score equal: len = 4096 (the counters' top bit)
-    # and S = 4096 * 2^16 = 2^28 (the sum's top bit); every p = 2^15 / 4096 = 8
-    whole = [B("LD", dst=0, src=0, len=4096), B("SMW", dst=0, src=0, len=4096), B("ST", src=0, dst=0, len=4096), H]
+    # and S = 4096 * 2^16 = 2^28 (the sum's top bit): every p = 2^15 / 4096 = 8; then the
+    # same words with the last one 3008, the maximum, the last word read (p = 14,982, the
+    # others 4)
+    whole = [B("LD", dst=0, src=0, len=4095), B("LD", dst=4095, src=0, len=1), B("SMW", dst=0, src=0, len=4096),
+             B("LD", dst=4095, src=4095, len=1), B("SMW", dst=0, src=0, len=4096), B("ST", src=0, dst=0, len=4096),
+             H]
     return [("smw_rows", rows, img), ("smw_overlap", over, img), ("smw_long", long, img),
-            ("smw_whole", whole, [0] * 4096),
+            ("smw_whole", whole, [0] * 4095 + [3008]),
             ("err4_smw_len0", [R("SMW", dst=0, src=0, len=0), H], img),
             ("err4_smw_beats_range", [R("SMW", dst=65535, src=65535, len=0), H], img),
             ("err2_smw_src", [R("SMW", dst=0, src=4000, len=97), H], img),
