@@ -8,7 +8,7 @@ chip with more external words: build splits them into xhi and the 16-bit field),
 destination over a source when the record asks ("near:src": ahead, behind, in place),
 mantissa / shift pairs from realistic to extreme (rand_ms), other fields uniform in their
 width. rand_ld, rand_st and rand_mm draw the ops every program uses with finer control
-(strides including 0 and overlapping outputs, tb), rand_ldx an embedding lookup whose
+(strides including 0 and overlapping outputs, tb), rand_lookup an embedding lookup whose
 index word another op has written. random_image draws an external memory mixing
 int8-range and full 32-bit words. Why a module: the random programs (randprog.py), the
 hazard programs (collide.py), the units bench and the tests draw from the same
@@ -120,7 +120,7 @@ def rand_mm(rng, cfg, b):
 
 
 def rand_ms(rng):
-    """(m, s) for RQ: realistic mantissa/shift, or extremes of both fields."""
+    """(m, s) of a record's "ms" pair: realistic mantissa/shift, or extremes of both fields."""
     r = rng.random()
     if r < 0.5:
         return int(rng.integers(1 << 14, 1 << 15)), int(rng.integers(8, 31))
@@ -131,8 +131,8 @@ def rand_ms(rng):
 
 
 def rand_norm_ms(rng):
-    """(m, s) for NORM: mostly the language model's range (results of random int8 inputs
-    inside -128..127, where a wrong r shows), else rand_ms's."""
+    """(m, s) of a record's "normms" pair: mostly the language model's norm range (results
+    of random int8 inputs inside -128..127, where a wrong r shows), else rand_ms's."""
     if rng.random() < 0.6:
         return int(rng.integers(1 << 14, 1 << 15)), int(rng.integers(27, 34))
     return rand_ms(rng)
@@ -203,14 +203,8 @@ def rand_op(rng, cfg, b, op, **fixed):
     return b(op, **f)
 
 
-def rand_ldx(rng, cfg, b, idx, rows_min):
-    """An LDX reading its index at idx from a table of at least rows_min rows (an index
-    below rows_min is valid)."""
-    ext, SP = cfg.ext_words, cfg.sp_words
-    r = rng.random()
-    n = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.95 else 1
-    rows = rows_min + int(rng.integers(0, 4)) if rng.random() < 0.7 else max(rows_min, ext // n // 2)
-    rows = min(rows, ext)
-    n = max(1, min(n, ext // rows, SP))
-    src = _addr(rng, rows * n, ext)
-    return b("LDX", dst=_addr(rng, n, SP), src=src, len=n, idx=idx, rows=rows)
+def rand_lookup(rng, cfg, b, idx, rows_min):
+    """A table lookup reading its index at idx from a table of at least rows_min rows (an
+    index below rows_min is valid): the hook rand_lookup of tb/stimulus/ops/."""
+    from tb.stimulus import ops as stim_ops
+    return stim_ops.hooks("rand_lookup")[0](rng, cfg, b, idx, rows_min)
