@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
-EXT_ADDR_W = 24        # an external address: LD/ST/LDX xhi (8 bits) above a 16-bit field
+EXT_ADDR_W = 24        # an external address: xhi (8 bits) above a 16-bit field
 SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
 PC_W = 16              # the program counter and error_pc
 

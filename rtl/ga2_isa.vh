@@ -7,7 +7,7 @@
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
-// an external address: xhi (LD/ST/LDX) above a 16-bit field
+// an external address: xhi above a 16-bit field
 `define GA2_EXT_ADDR_W 24
 
 // opcodes
@@ -166,7 +166,7 @@
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
 
-// error codes (INDEX, an LDX row index not below rows, is found in EXEC)
+// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2
 `define GA2_ERR_EXT_RANGE 3'd3

@@ -59,7 +59,7 @@ ERR_SP_RANGE = 2         # scratchpad address out of range
 ERR_EXT_RANGE = 3        # external address out of range
 ERR_SHAPE = 4            # a field outside its shape limits (M, N, K, len, rows ...)
 ERR_PC = 5               # ran past the end of the instruction memory without HALT
-ERR_INDEX = 6            # LDX: the row index read from the scratchpad is not below rows
+ERR_INDEX = 6            # a lookup's row index read from the scratchpad is not below rows (ldx.py)
 
 Range = namedtuple("Range", "space first last")
 Range.__doc__ = """A memory range: space "sp" (scratchpad) or "ext" (external memory), first..last
@@ -103,7 +103,7 @@ class Op:
     unit: object                  # "dma", "mm", "vec", or None (HALT retires in DECODE)
     module: object                # the RTL unit that executes it: rtl/<module>.v (None: HALT)
     summary: str
-    execute: object               # (args, extra, ext, sp) -> True when an LDX index faults
+    execute: object               # (args, extra, ext, sp) -> True when a row index faults
     busy: object = 0
     sp_reads: object = 0
     words: object = 0
@@ -120,7 +120,7 @@ class Op:
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
     sizes: tuple = ()             # fields any of which at 0 leaves the op touching nothing (MM's M, K, N)
-    data_faults: tuple = ()       # fault codes found in EXEC from data (LDX: ERR_INDEX)
+    data_faults: tuple = ()       # fault codes found in EXEC from data (ldx.py: ERR_INDEX)
     params: dict = field(default_factory=dict)   # the unit's parameters from ga2_top's (model/rtl.py)
 
     # ------------------------------------------------------------- derived views

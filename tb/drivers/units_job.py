@@ -492,7 +492,7 @@ async def test_ops(dut):
     instructions from the records' stimulus ranges on random memories; the scratchpad (and
     the external memory for the DMA) equal model/func.py's execute of the same
     instruction, the busy cycles equal model/timing.py's (the variant's timing mode), last
-    in the final busy cycle, an LDX index fault (idx_err) exactly when the reference's."""
+    in the final busy cycle, a lookup's index fault (idx_err) exactly when the reference's."""
     rng = np.random.default_rng(SEED + 7)
     r = Runner(dut)
     await Timer(1, units="ns")
@@ -506,7 +506,7 @@ async def test_ops(dut):
         for _ in range(_n(12)):
             ins = randops.rand_op(rng, cfg, b, op)
             sp = _w32(randops.random_image(rng, MEM))
-            if rng.random() < 0.5:                       # small index words: LDX's rows
+            if rng.random() < 0.5:                       # small index words: a lookup's rows
                 sp = np.where(rng.random(MEM) < 0.5, rng.integers(0, 8, size=MEM), sp)
             ext = _w32(randops.random_image(rng, EXT))
             want_sp, want_ext = sp.copy(), ext.copy()

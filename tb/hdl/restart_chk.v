@@ -20,14 +20,15 @@
 // c = t - 1 for a second start t cycles after the first) start A and B with P2 in the
 // same cycle; from the next cycle compare A with B every cycle with !== until B's last
 // plus 2 cycles (in those 2 both must be idle): busy, last, every enable, each address
-// and write data where its enable is high. The units: dma (LD, ST and LDX, mixed, LDX
+// and write data where its enable is high. The units: dma (LD, ST and ldx, mixed, ldx
 // with a good and a bad row index), vec_rq (relu 0 and 1), mm_ctrl (ga2_systolic + ga2_pe
 // inside), softmax FAST = 0 and FAST = 1, divu (quotient and remainder in its last
-// cycle), vec_add, argmax, norm, pack4 (PACK4 and UNPACK4 after each other); the restart cycles: the first cycles, every phase (LDX's
+// cycle), vec_add, argmax, norm, pack4 (packing and unpacking after each other); the restart
+// cycles: the first cycles, every phase (ldx's
 // index read and address; feed, old-C pre-read, drain; max / exp pass, divider load,
-// division, write / output; ADD's two reads; NORM's sum, square root, divider load,
+// division, write / output; vec_add's two reads; the norm's sum, square root, divider load,
 // division, scaling) and the job's last busy cycle. The dma's scratchpad words at
-// 0xF00..0xFFF read as one byte (mix8), so an LDX there has a row index below 256.
+// 0xF00..0xFFF read as one byte (mix8), so a lookup there has a row index below 256.
 //
 // The parts (tb/hdl/restart/, listed in restart.f, tb.sim.files.restart_files): the
 // scenario table (restart_scn.v), the jobs' fields (restart_jobs.v), one pair of

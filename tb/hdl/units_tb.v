@@ -36,10 +36,10 @@ module units_tb #(
   output wire [8*8-1:0] var_name, // the selected variant's name (ASCII)
   output reg         idx_err_seen, // sel 4, DMA: its idx_err was high in the job
   input  wire [15:0] f_dst,
-  input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
+  input  wire [15:0] f_src,       // MM: A base; the vector units: src
   input  wire [15:0] f_b,
   input  wire [12:0] f_len,
-  input  wire        f_fast,      // SM: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
+  input  wire        f_fast,      // softmax: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
   input  wire [2:0]  f_m,
   input  wire [7:0]  f_k,
   input  wire [2:0]  f_n,

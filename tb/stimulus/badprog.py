@@ -7,7 +7,8 @@ valid program that stores that scratchpad range. Code 6 (ERR_INDEX, found in EXE
 lookup whose index word is not below its rows (the hook bad_data of its op's module in
 tb/stimulus/ops/): the program runs on to its HALT (or to a later DECODE fault), pc the
 first such lookup's. The other ops' faults come from their modules too (bad_prefix,
-bad_sp, bad_shape, bad_len0). Illegal opcodes (error 1) are model/isa.py's ILLEGAL_OPCODES. wrap_bad_program(rng, kind) faults with a range whose field sum is past
+bad_sp, bad_shape, bad_len0). Illegal opcodes (error 1) are model/isa.py's
+ILLEGAL_OPCODES. wrap_bad_program(rng, kind) faults with a range whose field sum is past
 2^W (WRAP_KINDS), where a W-bit check would wrap back into the memory. Chips of at most
 2^16 external words.
 """

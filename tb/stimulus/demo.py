@@ -1,9 +1,9 @@
 """The demo programs: a small fixed set that touches every op, and the demo run's set.
 
 demo_programs(cfg) is two programs (LD, MM in both layouts, the vector ops' of
-tb/stimulus/ops/ (hook demo), ST; then loads and stores of the first one's results) that `python -m tb.hw` and the co-simulation tests
-run first; demo_set() adds one bad program per error code with its follow-up and 20
-seeded random programs (`python -m tb.demo`).
+tb/stimulus/ops/ (hook demo), ST; then loads and stores of the first one's results)
+that `python -m tb.hw` and the co-simulation tests run first; demo_set() adds one bad
+program per error code with its follow-up and 20 seeded random programs (`python -m tb.demo`).
 """
 import numpy as np
 

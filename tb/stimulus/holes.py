@@ -3,10 +3,11 @@ set "holes"; docs/coverage.md lists the holes before and after).
 
 The other sets never put these fields at the top of their encoding: an address field at
 65535 (MM dst, A, B; the lookup's src), a len at 8191 (LD and the ops whose modules in
-tb/stimulus/ops/ have the hook hole_faults) or MM's lda and ldc at 4095. Most of them can only fault on this chip (a span past the 4096-word
-scratchpad): each such instruction ends its own program, after an LD that leaves work
-behind, and check() says which field it blames (the coverage model counts the other
-fields' top values as reached, the blamed field's as outside). MM's strides at 4095 are
+tb/stimulus/ops/ have the hook hole_faults) or MM's lda and ldc at 4095. Most of them
+can only fault on this chip (a span past the 4096-word scratchpad): each such
+instruction ends its own program, after an LD that leaves work behind, and check() says
+which field it blames (the coverage model counts the other fields' top values as
+reached, the blamed field's as outside). MM's strides at 4095 are
 legal with M = 2 from word 0 (the second row is the scratchpad's last word). And the
 overlap suite's resets always had the dma or the vector unit busy: cut_programs() restarts
 the chip with each unit alone busy and with none, in both modes.

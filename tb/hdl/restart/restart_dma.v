@@ -3,9 +3,9 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// restart_dma: the restart check's (restart_chk.v) pair of dma units (LD, ST and LDX): A
+// restart_dma: the restart check's (restart_chk.v) pair of dma units (LD, ST and ldx): A
 // and B, each with its own scratchpad and external memory models (restart_rd; the
-// scratchpad's words at 0xF00..0xFFF read as one byte, so an LDX there has a row index
+// scratchpad's words at 0xF00..0xFFF read as one byte, so a lookup there has a row index
 // below 256), started by st_a and st_b with the same job fields, compared every cycle.
 // Why a pair: a start while A is busy must leave A from the next cycle on exactly as B,
 // started from idle in that cycle (docs/rtl.md "Start while busy").

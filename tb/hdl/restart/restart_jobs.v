@@ -15,9 +15,9 @@ module restart_jobs #(
   output reg           f_dir,             // dma: 1 ST
   output reg           f_tb,              // MM: B transposed
   output reg           f_acc,             // MM: accumulate
-  output reg           f_ldx,             // dma: LDX
-  output reg  [AW-1:0] f_idx,             // LDX: the index word's address
-  output reg  [15:0]   f_rows,            // LDX: the rows
+  output reg           f_ldx,             // dma: the lookup (ldx)
+  output reg  [AW-1:0] f_idx,             // ldx: the index word's address
+  output reg  [15:0]   f_rows,            // ldx: the rows
   output reg  [AW-1:0] f_dst,
   output reg  [AW-1:0] f_a,               // dma sp_base, MM A
   output reg  [AW-1:0] f_b,               // dma ext_base, MM B
@@ -45,7 +45,7 @@ module restart_jobs #(
       J_ST6: begin f_dir = 1'b1; f_a = 16'd300; f_b = 16'd40;   f_len = 13'd6; end
       J_LD5: begin f_dir = 1'b0; f_a = 16'd520; f_b = 16'd900;  f_len = 13'd5; end
       J_ST7: begin f_dir = 1'b1; f_a = 16'd7;   f_b = 16'd1000; f_len = 13'd7; end
-      // LDX: busy len + 3 (index 0, address 1, then an LD); LX1's index is a byte
+      // ldx: busy len + 3 (index 0, address 1, then an LD); LX1's index is a byte
       // (< rows 256), LX2's a full word (>= rows: error 6, no ext access, no write)
       J_LX1: begin f_ldx = 1'b1; f_a = 16'd100; f_b = 16'd300; f_len = 13'd5; f_idx = 16'hF05; f_rows = 16'd256; end
       J_LX2: begin f_ldx = 1'b1; f_a = 16'd40;  f_b = 16'd20;  f_len = 13'd4; f_idx = 16'd77;  f_rows = 16'd256; end

@@ -1,5 +1,6 @@
 """Each operation's directed programs, one module per operation (or per pair of operations
-that test each other: pack4.py holds PACK4 and UNPACK4, each the other's round trip).
+that test each other: pack4.py holds the packing and the unpacking op, each the other's
+round trip).
 
 The generic stimulus files (hand.py, edges.py, programs.py, collide.py, badprog.py,
 holes.py, regionprog.py, demo.py) name no operation beyond LD, ST, MM and HALT, which every
