@@ -8,7 +8,6 @@ LM_STREAM = 3            # its place in the language-model hand programs' random
 COLLIDE = "base"         # in every colliding program (collide.py)
 EDGE_GROUP = 0           # its boundary edges chained with LD's and ST's
 REGION_WEIGHT = 2        # its share of the plain check's region programs
-BAD_SP = True            # badprog's scratchpad-range faults include it
 EDGE = [-2**31, 2**31 - 1, -1, 0, 1, -128, 127, -129, 128, 2**30, -2**30, 12345678, -12345678]
 
 
