@@ -88,10 +88,11 @@
   wire [31:0] mm_lda = {20'd0, instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W]};
   wire [31:0] mm_ldb = {20'd0, instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W]};
   wire [31:0] mm_ldc = {20'd0, instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W]};
-  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < 32'd1);
-  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + mm_k);
+  wire [31:0] mm_khi = {29'd0, instr[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W]};
+  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < ((mm_khi != 32'd0) ? 32'd0 : 32'd1));
+  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + (mm_k + (32'd256 * mm_khi)));
   wire [31:0] mm_end0 = mm_a + mm_span0;     // one past the last word of A's range
-  wire [31:0] mm_span1 = (mm_tb[0] ? (((mm_n * mm_ldb) - mm_ldb) + mm_k) : (((mm_k * mm_ldb) - mm_ldb) + mm_n));
+  wire [31:0] mm_span1 = ((mm_tb != 32'd0) ? (((mm_n * mm_ldb) - mm_ldb) + (mm_k + (32'd256 * mm_khi))) : ((((mm_k + (32'd256 * mm_khi)) * mm_ldb) - mm_ldb) + mm_n));
   wire [31:0] mm_end1 = mm_b + mm_span1;     // one past the last word of B's range
   wire [31:0] mm_span2 = (((mm_m * mm_ldc) - mm_ldc) + mm_n);
   wire [31:0] mm_end2 = mm_dst + mm_span2;     // one past the last word of dst's range

@@ -99,6 +99,10 @@
 `define GA2_MM_LDC_W 12
 `define GA2_MM_ACC_LSB 103
 `define GA2_MM_ACC_W 1
+`define GA2_MM_KHI_LSB 104
+`define GA2_MM_KHI_W 3
+`define GA2_MM_A16_LSB 107
+`define GA2_MM_A16_W 1
 `define GA2_RQ_DST_LSB 4
 `define GA2_RQ_DST_W 16
 `define GA2_RQ_SRC_LSB 20

@@ -44,6 +44,7 @@ module ga2_sp_xbar #(
   input  wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] mm_rd_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2*`GA2_ARRAY*8-1:0]           mm_rd_byte,
+  output wire [`GA2_ARRAY*8-1:0]             mm_rd_ahi,     // bits 15:8 of the A ports (a16)
   output wire [31:0]                         mm_rd_word0,   // port 0's full word (MM acc)
   input  wire                                mm_wr_en,
   /* verilator lint_off UNUSEDSIGNAL */
@@ -96,6 +97,9 @@ module ga2_sp_xbar #(
     for (p = 0; p < NMM; p = p + 1) begin : g_port
       assign sp_rd_addr[p*SP_AW +: SP_AW] = mm_rd_addr[p*AW +: SP_AW];
       assign mm_rd_byte[p*8 +: 8]         = sp_rd_data[p*32 +: 8];
+    end
+    for (p = 0; p < `GA2_ARRAY; p = p + 1) begin : g_ahi
+      assign mm_rd_ahi[p*8 +: 8]          = sp_rd_data[p*32 + 8 +: 8];
     end
   endgenerate
 

@@ -105,7 +105,7 @@ def _cap(op, field, cfg):
     s = _shape(op, field)
     if s is None or s.hi is None:
         return None
-    return ops.VIEWS[op]["shape_hi"][ops.TABLE[op].shape.index(s)](None, cfg)
+    return ops.shape_limits(op, s, cfg)[1]
 
 
 def _sp_fields(op):
