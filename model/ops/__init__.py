@@ -119,7 +119,8 @@ class Op:
     # <field> (its one-word result is an index below that field: a program may look it up)
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
-    sizes: tuple = ()             # fields or expressions any of which at 0 leaves the op touching nothing (MM's M, KE, N)
+    # fields or expressions any of which at 0 leaves the op touching nothing (MM's M, KE, N)
+    sizes: tuple = ()
     data_faults: tuple = ()       # fault codes found in EXEC from data (LDX: ERR_INDEX)
     params: dict = field(default_factory=dict)   # the unit's parameters from ga2_top's (model/rtl.py)
 
