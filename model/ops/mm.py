@@ -6,9 +6,9 @@ KE = K + 256 * khi (1 .. 2,047: the real model's 576 and 1,536 in one instructio
 bits, in the same cycles), and b(k, j) = s8(B[k*ldb + j]) (tb = 0) or s8(B[j*ldb + k])
 (tb = 1: B stored transposed, a key cache read row-wise); acc = 1 adds C to the words it
 replaces (int32 wraparound, as VTA's GEMM reset flag), acc = 0 overwrites them. Semantics
-kept exactly (docs/isa.md): every operand is read before any write; results are written row by row (i, then j), so with overlapping
-output rows (ldc < N) the later write wins, and with acc a later element adds to a word an
-earlier one already wrote.
+kept exactly (docs/isa.md): every operand is read before any write; results are written
+row by row (i, then j), so with overlapping output rows (ldc < N) the later write wins, and
+with acc a later element adds to a word an earlier one already wrote.
 """
 import numpy as np
 
