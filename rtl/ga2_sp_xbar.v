@@ -70,8 +70,9 @@ module ga2_sp_xbar #(
   output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
   output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
   /* verilator lint_off UNUSEDSIGNAL */
-  // The mm ports feed only the matrix unit, which reads s8(): their high 24 bits are
-  // unused, but for port 0's (the old C word of an accumulating MM, mm_rd_word0).
+  // The mm ports feed only the matrix unit, which reads s8() (B) or s16() (A with a16):
+  // their high 24 (B) or 16 (A) bits are unused, but for port 0's (the old C word of an
+  // accumulating MM, mm_rd_word0).
   input  wire [(2*`GA2_ARRAY+2)*32-1:0]      sp_rd_data,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2:0]                          sp_wr_en,

@@ -18,7 +18,7 @@
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
 // retire[3:0] has a slot per unit (GA2_T_DMA, _MM, _VEC) and GA2_SLOT_HALT; retire_pc
 // holds slot i's pc at [16*i +: 16]; retire_cycle is shared. ext_addr is the full
-// external address, GA2_EXT_ADDR_W = 24 bits (LD/ST/LDX xhi above a 16-bit field).
+// external address, GA2_EXT_ADDR_W = 28 bits (LD/ST/LDX xhi above a 16-bit field).
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,

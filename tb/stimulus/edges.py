@@ -41,7 +41,8 @@ def boundary_programs(seed=RANDOM_SEED):
     and LDX's table sum past 2^28; PACK4 / UNPACK4 with their 2*len spans (PACK4 src,
     UNPACK4 dst) and len spans at the end, past it and past 2^16; LD / ST / LDX with xhi > 0
     (this chip's external memory is below 2^16: every xhi > 0 faults), their full address
-    sums just past 2^24 (xhi = 255, a 24-bit sum without its carry would wrap to 0)."""
+    sums just past 2^28 (xhi = 4095, the top page: a 28-bit sum without its carry would
+    wrap to 0)."""
     from model import isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
@@ -206,15 +207,16 @@ def boundary_programs(seed=RANDOM_SEED):
         x(f"UNPACK4 dst wrap {n}", "UNPACK4", dst=T - n - 1, src=0, len=n)
     x("PACK4 len 4096", "PACK4", dst=0, src=0, len=4096)        # 2*len = 8192: past, and bit 13
     # xhi: the full external address xhi * 2^16 + src / dst (this chip: < 2^16 words)
-    for xhi in (1, 128, 255):
+    top = (1 << isa.XHI_W) - 1                    # xhi's top page
+    for xhi in (1, 128, 255, 256, top):
         x(f"LD xhi {xhi}", "LD", dst=0, src=0, len=1, xhi=xhi)
         x(f"ST xhi {xhi}", "ST", src=0, dst=0, len=1, xhi=xhi)
         x(f"LDX xhi {xhi}", "LDX", dst=0, src=0, len=1, idx=0, rows=1, xhi=xhi)
-    for n in (1, 2, 20):                          # the sum just past 2^24: wraps to 0.. in 24 bits
-        x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=255)
-        x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=255)
-        x(f"LDX xhi wrap {n}", "LDX", dst=0, src=T - n // 2 - 1, len=n, idx=0, rows=1, xhi=255)
-    x("LDX xhi table wrap", "LDX", dst=0, src=0, len=4096, idx=0, rows=4097, xhi=255)
+    for n in (1, 2, 20):                          # the sum just past 2^28: wraps to 0.. in 28 bits
+        x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=top)
+        x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=top)
+        x(f"LDX xhi wrap {n}", "LDX", dst=0, src=T - n // 2 - 1, len=n, idx=0, rows=1, xhi=top)
+    x("LDX xhi table wrap", "LDX", dst=0, src=0, len=4096, idx=0, rows=4097, xhi=top)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
