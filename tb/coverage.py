@@ -83,7 +83,7 @@ def _zero_fault(op, field):
 def outside(op, field, label, cfg=None):
     """Whether a bin label of a field is a fault by itself on cfg (sampled for a refused
     instruction only when check() blames that field): past a limit, a 0 that is a bad
-    shape, MM's M or N at its encoding's 7, xhi's 255 on a memory without that page."""
+    shape, MM's M or N at its encoding's 7, xhi's top page (4095) on a memory without that page."""
     if label in ("cap+1", "sp_past", "ext_past"):
         return True
     if field == "xhi" and label == "max":
@@ -107,7 +107,7 @@ def _cap(op, field, cfg):
     s = _shape(op, field)
     if s is None or s.hi is None:
         return None
-    return ops.VIEWS[op]["shape_hi"][ops.TABLE[op].shape.index(s)](None, cfg)
+    return ops.shape_limits(op, s, cfg)[1]
 
 
 def _sp_fields(op):

@@ -84,7 +84,7 @@ module restart_chk #(
   localparam [2:0] P_IDLE = 3'd0, P_RST = 3'd1, P_RUN1 = 3'd2, P_CMP = 3'd3, P_TAIL = 3'd4;
 
   // ------------------------------------------------------------------ the job, the scenario
-  wire          f_dir, f_tb, f_acc, f_ldx;
+  wire          f_dir, f_tb, f_acc, f_a16, f_ldx;
   wire [AW-1:0] f_idx, f_dst, f_a, f_b;
   wire [15:0]   f_rows;
   wire [12:0]   f_len;
@@ -93,7 +93,7 @@ module restart_chk #(
   wire [11:0]   f_lda, f_ldb, f_ldc;
   wire [31:0]   f_dvd, f_dvs;
   restart_jobs #(.AW(AW)) u_jobs (
-    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_ldx(f_ldx),
+    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_a16(f_a16), .f_ldx(f_ldx),
     .f_idx(f_idx), .f_rows(f_rows), .f_dst(f_dst), .f_a(f_a), .f_b(f_b),
     .f_len(f_len), .f_m(f_m), .f_n(f_n), .f_k(f_k), .f_lda(f_lda), .f_ldb(f_ldb), .f_ldc(f_ldc),
     .f_dvd(f_dvd), .f_dvs(f_dvs)
@@ -127,7 +127,7 @@ module restart_chk #(
   restart_mm #(.SP_WORDS(SP_WORDS)) u_mm (
     .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_MM]), .st_b(st_b && on[U_MM]), .dst(f_dst),
     .a_base(f_a), .b_base(f_b), .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda),
-    .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc),
+    .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc), .a16(f_a16),
     .busy_a(o_busy_a[U_MM]), .busy_b(o_busy_b[U_MM]), .last_b(o_last_b[U_MM]),
     .mis(o_mis[U_MM]), .obs_a(o_obs_a[U_MM]), .obs_b(o_obs_b[U_MM])
   );

@@ -106,6 +106,10 @@ def rand_mm(rng, cfg, b):
     r = rng.random()
     K = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.9 else int(rng.integers(1, 256))
     tb = int(rng.integers(0, 2))
+    # 16-bit A operands in a quarter; a depth past 255 (khi) in a twentieth, where it fits
+    a16 = int(rng.random() < 0.25)
+    if rng.random() < 0.05 and SP >= 4 * 256:
+        K = int(rng.integers(256, min(2048, SP // 4 + 1)))
     lda, ldb = _stride(rng, K), _stride(rng, K if tb else N)
     ldc = _stride(rng, N)
     for _ in range(20):
@@ -116,7 +120,7 @@ def rand_mm(rng, cfg, b):
             break
         lda, ldb, ldc = lda // 2, ldb // 2, ldc // 2
     return b("MM", dst=_addr(rng, c_span, SP), A=_addr(rng, a_span, SP), B=_addr(rng, b_span, SP),
-             M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
+             M=M, K=K & 255, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc, khi=K >> 8, a16=a16)
 
 
 def rand_ms(rng):
@@ -140,15 +144,16 @@ def rand_norm_ms(rng):
 
 def rand_value(rng, kind, width):
     """A value field by its record's stimulus kind: "ms" / "normms" a mantissa or shift
-    (the caller takes the pair), else uniform in its width."""
+    (the caller takes the pair); "rare": 0 mostly (a field that multiplies an extent:
+    MM's khi), else uniform in its width."""
+    if kind == "rare" and rng.random() < 0.85:
+        return 0
     return int(rng.integers(0, 1 << width))
 
 
 def _shape_value(rng, rec, s, cfg):
     """A shape field's value: inside its record's bounds, often at them."""
-    k = rec.shape.index(s)
-    lo = ops.VIEWS[rec.name]["shape_lo"][k](None, cfg)
-    hi = None if s.hi is None else ops.VIEWS[rec.name]["shape_hi"][k](None, cfg)
+    lo, hi = ops.shape_limits(rec, s, cfg)
     cap = rec.stim.get(s.field)
     if hi is not None:
         top = hi if not isinstance(cap, int) else min(hi, cap)
@@ -181,9 +186,12 @@ def rand_op(rng, cfg, b, op, **fixed):
         spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
         if all(spans[r.base] <= (cfg.sp_words if r.space == ops.SP else cfg.ext_words) for r in rec.ranges):
             break
+        for name in kinds:
+            if kinds[name] == "rare" and name not in fixed:
+                f[name] //= 2
         for sh in rec.shape:
             if sh.field not in fixed:
-                lo = ops.VIEWS[op]["shape_lo"][rec.shape.index(sh)](None, cfg)
+                lo = ops.shape_limits(rec, sh, cfg, tuple(f.get(n, 0) for n, _ in rec.fields))[0]
                 f[sh.field] = max(lo, f[sh.field] // 2)
     for r in rec.ranges:
         if r.base in f:

@@ -33,7 +33,7 @@ module restart_jobs #(
 );
 `include "restart_codes.vh"
   always @* begin
-    f_dir = 1'b0; f_tb = 1'b0; f_acc = 1'b0;
+    f_dir = 1'b0; f_tb = 1'b0; f_acc = 1'b0; f_a16 = 1'b0;
     f_dst = {AW{1'b0}}; f_a = {AW{1'b0}}; f_b = {AW{1'b0}};
     f_len = 13'd0; f_m = 3'd0; f_n = 3'd0; f_k = 8'd0;
     f_lda = 12'd0; f_ldb = 12'd0; f_ldc = 12'd0;
@@ -53,11 +53,11 @@ module restart_jobs #(
       J_MMA: begin f_dst = 16'd800; f_a = 16'd100; f_b = 16'd300; f_m = 3'd4; f_k = 8'd9; f_n = 3'd4;
                    f_tb = 1'b0; f_lda = 12'd9;  f_ldb = 12'd4; f_ldc = 12'd4; f_acc = 1'b1; end
       J_MMB: begin f_dst = 16'd50;  f_a = 16'd400; f_b = 16'd450; f_m = 3'd3; f_k = 8'd5; f_n = 3'd2;
-                   f_tb = 1'b1; f_lda = 12'd7;  f_ldb = 12'd5; f_ldc = 12'd3; f_acc = 1'b1; end
+                   f_tb = 1'b1; f_lda = 12'd7;  f_ldb = 12'd5; f_ldc = 12'd3; f_acc = 1'b1; f_a16 = 1'b1; end
       J_MMC: begin f_dst = 16'd900; f_a = 16'd130; f_b = 16'd200; f_m = 3'd4; f_k = 8'd9; f_n = 3'd4;
                    f_tb = 1'b0; f_lda = 12'd10; f_ldb = 12'd5; f_ldc = 12'd6; f_acc = 1'b0; end
       J_MMD: begin f_dst = 16'd700; f_a = 16'd20;  f_b = 16'd60;  f_m = 3'd4; f_k = 8'd7; f_n = 3'd3;
-                   f_tb = 1'b1; f_lda = 12'd8;  f_ldb = 12'd7; f_ldc = 12'd3; f_acc = 1'b0; end
+                   f_tb = 1'b1; f_lda = 12'd8;  f_ldb = 12'd7; f_ldc = 12'd3; f_acc = 1'b0; f_a16 = 1'b1; end
       // divu: busy 33
       J_DV1: begin f_dvd = 32'hDEADBEEF; f_dvs = 32'd12345; end
       J_DV2: begin f_dvd = 32'h12345678; f_dvs = 32'd7; end
