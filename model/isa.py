@@ -328,8 +328,9 @@ def disasm(prog):
 
 
 # ---------------------------------------------------------------- counters, MACs, words
-# The five counters of the chip (docs/isa.md); model/timing.py computes them.
-Counters = namedtuple("Counters", "cycles mm dma vec instret")
+# The six counters of the chip (docs/isa.md); model/timing.py computes them. fetch: the
+# 128-bit instruction words the sequencer read (one FETCH each), the instruction traffic.
+Counters = namedtuple("Counters", "cycles mm dma vec instret fetch")
 
 
 def macs(ins):

@@ -1,7 +1,7 @@
 """The bit-exact and cycle-exact reference of the GA-2 chip.
 
 Machine(cfg).run(prog, image) executes a program (Instr objects or instruction words) on
-an external-memory image and returns the final external memory, the scratchpad, the five
+an external-memory image and returns the final external memory, the scratchpad, the six
 counters, the retire trace [(pc, cycle), ...] the RTL must reproduce exactly, and the
 number of scratchpad words the executed instructions read (func.sp_reads).
 Faults raise GA2Error(code, pc) carrying the state and counters up to the fault; the

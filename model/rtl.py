@@ -84,6 +84,9 @@ def isa_header():
            f"`define GA2_ADDR_W {ops.ADDR_W}",
            "// an external address: xhi above a 16-bit field",
            f"`define GA2_EXT_ADDR_W {config.EXT_ADDR_W}",
+           "// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):",
+           "// an instruction memory of up to 2^GA2_PC_W - 1 words",
+           f"`define GA2_PC_W {config.PC_W}",
            "", "// opcodes"]
     for r in ops.TABLE.values():
         if r.code < ops.EXT_BASE:

@@ -9,6 +9,9 @@
 `define GA2_ADDR_W 16
 // an external address: xhi above a 16-bit field
 `define GA2_EXT_ADDR_W 28
+// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
+// an instruction memory of up to 2^GA2_PC_W - 1 words
+`define GA2_PC_W 20
 
 // opcodes
 `define GA2_OP_LD 4'd1

@@ -5,7 +5,7 @@ Why: a fast, self-contained check of rtl/ (no cocotb) on Icarus and Verilator --
 each program is written as hex files (tb/protocol.py), tb/hdl/tb_plain.v runs it, and
 the verdict is the judge's (tb/judge.py compare, on tb/sim/plain.outcomes of the bench's
 outputs, per run against the reference Machine run over the same runs): the external
-memory, the five counters, the scratchpad words read, error/code/pc, the retire trace,
+memory, the six counters, the scratchpad words read, error/code/pc, the retire trace,
 done, timeouts, x/z and out-of-range accesses. The programs are tb/stimulus's: the hand
 programs (tb/stimulus/hand.py: every op and every error code, each run twice on one
 chip) and random region programs (tb/stimulus/regionprog.py region_cases: valid, and with

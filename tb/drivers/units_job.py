@@ -420,19 +420,19 @@ async def _divu_contract(dut, vecs):
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_perf(dut):
     """ga2_perf #(.CW(5)) against plain counting (vectors.perf_vectors, the mutation bench's
-    vectors): reset and clear zero the five counts, each counts its input, all wrap."""
+    vectors): reset and clear zero the six counts, each counts its input, all wrap."""
     clk = dut.clk_o
     cycles = vectors.perf_vectors()
     await FallingEdge(clk)
-    for i, (rst, clear, running, busy, retire, *exp) in enumerate(cycles):
+    for i, (rst, clear, running, busy, retire, fetch, *exp) in enumerate(cycles):
         dut.pf_rst.value, dut.pf_clear.value, dut.pf_running.value = rst, clear, running
-        dut.pf_busy.value, dut.pf_retire.value = busy, retire
+        dut.pf_busy.value, dut.pf_retire.value, dut.pf_fetch.value = busy, retire, fetch
         await FallingEdge(clk)
         v = dut.pf_out.value
         assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v.binstr}"
-        got = [(int(v) >> (5 * (5 - k))) & 31 for k in range(6)]
+        got = [(int(v) >> (5 * (6 - k))) & 31 for k in range(7)]
         assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
-                           f"retire {retire}): {got}, expected {exp}"
+                           f"retire {retire} fetch {fetch}): {got}, expected {exp}"
     dut._log.info("ga2_perf: %d cycles", len(cycles))
 
 

@@ -81,7 +81,8 @@ module units_tb #(
   input  wire        pf_running,
   input  wire [2:0]  pf_busy,
   input  wire [3:0]  pf_retire,
-  output wire [29:0] pf_out,      // {cycles, mm, dma, vec, instret, retire_cycle}, 5 bits each
+  input  wire        pf_fetch,
+  output wire [34:0] pf_out,      // {cycles, mm, dma, vec, instret, fetch, retire_cycle}, 5 bits each
   // u_rc: the restart check
   input  wire            rc_go,
   output wire            rc_done,
@@ -244,9 +245,9 @@ module units_tb #(
 
   ga2_perf #(.CW(5)) u_pf (
     .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
-    .retire(pf_retire), .cnt_cycles(pf_out[29:25]), .cnt_mm(pf_out[24:20]),
-    .cnt_dma(pf_out[19:15]), .cnt_vec(pf_out[14:10]), .cnt_instret(pf_out[9:5]),
-    .retire_cycle(pf_out[4:0])
+    .retire(pf_retire), .fetch(pf_fetch), .cnt_cycles(pf_out[34:30]), .cnt_mm(pf_out[29:25]),
+    .cnt_dma(pf_out[24:20]), .cnt_vec(pf_out[19:15]), .cnt_instret(pf_out[14:10]),
+    .cnt_fetch(pf_out[9:5]), .retire_cycle(pf_out[4:0])
   );
 
   restart_chk #(.SP_WORDS(MEM_WORDS), .VERBOSE(1)) u_rc (

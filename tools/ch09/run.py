@@ -4,7 +4,7 @@
 2. the batched decode steps on the circuit (cocotb via tb/hw.py) on Icarus and/or
    Verilator: B = 1, 2, 3, 4 at token 16 (the model advances them through tokens 1..15
    first) and the ragged batch 3, 9, 1, 14; PASS/FAIL per simulator (memory, trace and all
-   five counters equal to the reference, outputs equal to the plain-Python int_reference);
+   six counters equal to the reference, outputs equal to the plain-Python int_reference);
 3. per program, from the circuit's counters: cycles, cycles/token, MACs and words (from
    the MM and LD/ST instructions), MAC/word, achieved MAC/cycle, roofline ceiling, % of
    ceiling -- in both timing modes (in-order, and overlap: the same chip with its units
@@ -254,7 +254,7 @@ def main(argv=None):
             ok = not issues
             good = sum(1 for st, r in zip(step_list, res) if r.ok and not check_outputs(st, r))
             print(f"  {'PASS' if ok else 'FAIL'} {name} [{mode}]: {good}/{len(res)} programs with memory, "
-                  f"trace and all five counters equal to the reference and outputs equal to int_reference; "
+                  f"trace and all six counters equal to the reference and outputs equal to int_reference; "
                   f"total {cycles} cycles (from the {'model' if a.model_only else 'circuit'}'s counters); "
                   f"{wall:.1f} s wall")
             for i in issues[:5]:

@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 // ga2_fpga: the GA-2 chip (ga2_top, unchanged) with its instruction and external memories
 // on the FPGA's block RAM and a narrow host port, the top of `make fpga`
 // (tools/flow/fpga.py: yosys synth_ice40, nextpnr-ice40). Not part of the chip's RTL
@@ -12,7 +13,8 @@
 // The host port writes a lane of an imem word (host_imem = 1, host_lane) or an ext word
 // (host_imem = 0) with host_we, and reads back through host_rdata one registered cycle
 // later: host_rsel 0 ext[host_addr], 1..5 the counters (cycles, mm, dma, vec, instret),
-// 6 {error_code, error_pc}, 7..8 retire_pc, 9 retire, 10 retire_cycle. The host uses the
+// 6 {error_code, error_pc}, 7..8 retire_pc[63:0], 9 retire, 10 retire_cycle, 11 the fetch
+// counter, 12 retire_pc[79:64] (pcs are GA2_PC_W = 20 bits). The host uses the
 // port while the chip is idle (done, or before the first start); a chip access to ext
 // wins over the host's in the same cycle.
 module ga2_fpga #(
@@ -46,22 +48,22 @@ module ga2_fpga #(
   localparam EAW = (EXT_WORDS > 1) ? $clog2(EXT_WORDS) : 1;
 
   wire [2:0]   error_code;
-  wire [15:0]  error_pc;
-  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [15:0]  imem_addr, ext_addr;
+  wire [`GA2_PC_W-1:0] error_pc, imem_addr;
+  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, cnt_fetch, retire_cycle;
+  wire [15:0]  ext_addr;
   wire         imem_en, ext_en, ext_we;
   wire [31:0]  ext_wdata;
   wire [127:0] imem_rdata;
   wire [31:0]  ext_rdata;
   wire [3:0]   retire;
-  wire [63:0]  retire_pc;
+  wire [4*`GA2_PC_W-1:0] retire_pc;
 
   ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
             .OVERLAP(OVERLAP)) u_chip (
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
+    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
     .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
     .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
     .ext_rdata(ext_rdata),
@@ -69,7 +71,7 @@ module ga2_fpga #(
   );
 
   // ------------------------------------------------------------------ imem: four lanes
-  wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
+  wire imem_in = {{(32-`GA2_PC_W){1'b0}}, imem_addr} < IMEM_DEPTH;
   reg  imem_in_q;
   always @(posedge clk) begin
     if (imem_en) imem_in_q <= imem_in;
@@ -116,11 +118,13 @@ module ga2_fpga #(
       4'd3:    rdata_q <= cnt_dma;
       4'd4:    rdata_q <= cnt_vec;
       4'd5:    rdata_q <= cnt_instret;
-      4'd6:    rdata_q <= {13'd0, error_code, error_pc};
+      4'd6:    rdata_q <= {{(29-`GA2_PC_W){1'b0}}, error_code, error_pc};
       4'd7:    rdata_q <= retire_pc[31:0];
       4'd8:    rdata_q <= retire_pc[63:32];
       4'd9:    rdata_q <= {28'd0, retire};
       4'd10:   rdata_q <= retire_cycle;
+      4'd11:   rdata_q <= cnt_fetch;
+      4'd12:   rdata_q <= {{(96-4*`GA2_PC_W){1'b0}}, retire_pc[4*`GA2_PC_W-1:64]};
       default: rdata_q <= 32'd0;
     endcase
   end
