@@ -40,6 +40,7 @@ SLOW_FIRST = (
     "tests/tb/test_decode_cosim.py",
     "tests/tb/test_host_contract.py",
     "tests/tools/ch09/test_ch09_cosim.py",
+    "tests/tb/test_long_program_cosim.py::test_past_the_16_bit_pc_on_verilator",
     "tests/tb",
     "tests/tools",
 )
@@ -70,6 +71,10 @@ def _prebuilds(items):
     if any("verilator" in it.nodeid for it in items):
         out += [(f"verilator {c.name}", lambda c=c: hw.build("verilator", cfg=c))
                 for c in (config.CH09_OVERLAP, config.CH09, config.DEFAULT)]
+    long_test = "tests/tb/test_long_program_cosim.py::test_past_the_16_bit_pc_on_verilator"
+    if any(it.nodeid == long_test for it in items):
+        cfg = config.DEFAULT.for_program(mods[long_test.split("::")[0]].N)   # 2^17 instruction words
+        out.append((f"verilator {cfg.name}", lambda c=cfg: hw.build("verilator", cfg=c)))
     return out
 
 

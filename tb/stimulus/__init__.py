@@ -5,7 +5,8 @@ op, rand_ld, rand_st, rand_mm, rand_op, rand_lookup, rand_ms, rand_norm_ms), ran
 random_program(rng, cfg), random_programs, with_acc), badprog.py (BAD programs: bad_program(rng,
 code, cfg) and follow_up for codes 1..6, wrap_bad_program(s), timing_fault), regionprog.py (the
 plain check's programs crowded into a small region: region_program, region_cases);
-collide.py (programs built to collide in the overlap mode), programs.py (the named
+collide.py (programs built to collide in the overlap mode), longprog.py (programs of 10^5
+instructions and more, past the old 16-bit pc), programs.py (the named
 suites of the RTL mutation bench; named/ch09.npz chapter 9's programs), hand.py (the
 hand programs of the plain check), demo.py (the demo set), vectors.py (unit vectors);
 ops/ (each op's own directed programs, one module per op, whose hooks these files call:

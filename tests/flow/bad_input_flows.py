@@ -85,6 +85,14 @@ ROWS = {
         (["--mode", "fast"], "--mode"),
         (["--task", "add", "--kv4", "--out", "{d}/adir"], "--kv4"),
     ]),
+    "python -m tools.bench.bench_long": ("tools.bench.bench_long", [
+        (["--n", "1"], "--n"),
+        (["--n", "1048576"], "--n"),
+        (["--n", "x"], "--n"),
+        (["--loads", "0"], "--loads"),
+        (["--sim", "gpu"], "--sim"),
+        (["--bogus"], "--bogus"),
+    ]),
 }
 ROWS.update({       # the checks mutation runs call, the chapter's figures, the flows' small commands
     "python -m tools.ch09.figures": ("tools.ch09.figures", [
