@@ -15,6 +15,7 @@ module restart_jobs #(
   output reg           f_dir,             // dma: 1 ST
   output reg           f_tb,              // MM: B transposed
   output reg           f_acc,             // MM: accumulate
+  output reg           f_a16,             // MM: 16-bit A operands
   output reg           f_ldx,             // dma: the lookup (ldx)
   output reg  [AW-1:0] f_idx,             // ldx: the index word's address
   output reg  [15:0]   f_rows,            // ldx: the rows
