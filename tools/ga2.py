@@ -320,6 +320,10 @@ def cmd_generate(args):
     made = sum(gen.new)
     print(f"{args.sim} ({args.mode}): {len(gen.steps)} steps, {cycles} cycles, {made} tokens, "
           f"{1000 * made / cycles:.3f} tokens per 1,000 cycles (batch {len(prompts)})")
+    fetched = sum(int(c.fetch) for c in out.counters)
+    data = sum(isa.program_words(p) for p in gen.programs())
+    print(f"instruction traffic: {fetched} words of 128 bits fetched = {4 * fetched} words of 32 bits, "
+          f"{100 * 4 * fetched / data:.2f}% of the data traffic ({data} words moved by the DMA)")
     if out.error:
         print(f"FAIL: {out.error}")
         return EXIT_MISMATCH
