@@ -28,8 +28,8 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 	@set -e; for s in $(if $(filter both,$(SIM)),icarus verilator,$(SIM)); do \
 	  $(PY) -m tools.ga2 generate "12+34" --tokens 3 --task add --sim $$s; done
 
-test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized)
-	$(PY) -m pytest -n 2 -q -m "not long" tests
+test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized), then a fixed CPU workload's time on this machine (tools/bench/calibrate.py)
+	$(PY) -m pytest -n 2 -q -m "not long" --calibration=3 tests
 
 test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9 on Dask, shrinking, Icarus twins of Verilator co-simulations, batch invariance at every B, the remedies)
 	$(PY) -m pytest -n 2 -q -m long tests

@@ -74,6 +74,12 @@ ROWS = {
         (["--json", "{d}/adir"], "--json"),
         (["--json", "{d}/file.txt/x.json"], "--json"),
     ]),
+    "python -m tools.bench.calibrate": ("tools.bench.calibrate", [
+        (["--repeat", "0"], "--repeat"),
+        (["--repeat", "101"], "--repeat"),
+        (["--repeat", "x"], "--repeat"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.bench.bench_sim": ("tools.bench.bench_sim", [
         (["--groups", "0"], "--groups"),
         (["--groups", "-1"], "--groups"),
