@@ -49,6 +49,14 @@ ROWS = {
         (["--freq", "nan"], "--freq"),
         (["--freq", "x"], "--freq"),
         (["--freq", "1001"], "--freq"),
+        (["--build", "huge"], "--build"),
+        (["--build", ""], "--build"),
+        (["--build", "inorder", "--device", "hx8k"], "--build"),
+        (["--calibrate"], "--calibrate"),
+        (["--calibrate", "--device", "lfe5u-85f"], "--calibrate"),
+        (["--paths", "0"], "--paths"),
+        (["--paths", "51"], "--paths"),
+        (["--paths", "x"], "--paths"),
         (["--bogus"], "--bogus"),
     ]),
     "python -m tools.flow.formal": ("tools.flow.formal", [
@@ -73,6 +81,12 @@ ROWS = {
         (["--seed", "x"], "--seed"),
         (["--json", "{d}/adir"], "--json"),
         (["--json", "{d}/file.txt/x.json"], "--json"),
+    ]),
+    "python -m tools.bench.calibrate": ("tools.bench.calibrate", [
+        (["--repeat", "0"], "--repeat"),
+        (["--repeat", "101"], "--repeat"),
+        (["--repeat", "x"], "--repeat"),
+        (["--bogus"], "--bogus"),
     ]),
     "python -m tools.bench.bench_sim": ("tools.bench.bench_sim", [
         (["--groups", "0"], "--groups"),

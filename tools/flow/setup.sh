@@ -4,7 +4,7 @@
 #    otherwise a message naming the packages and a non-zero exit);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
-#  - with the argument `fpga` (make fpga), also nextpnr-ice40 and fpga-icestorm (icepack,
+#  - with the argument `fpga` (make fpga DEVICE=<an iCE40>), also nextpnr-ice40 and fpga-icestorm (icepack,
 #    icetime) from Debian, the same way: only that target needs them;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
