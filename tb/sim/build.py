@@ -303,9 +303,9 @@ def _shared_objects(make, bdir, env, objs, extra, prefix=""):
 
 def _public_ports_vlt(toplevel, srcs):
     """A Verilator configuration file marking the ports of module toplevel (its ANSI port
-    list in its source, srcs' file named after it) public_flat_rw, and nothing else: a
-    wildcard over the module's variables would take its genvars too, which Verilator
-    5.006 then fails to compile."""
+    list in its source, srcs' file named after it) public_flat_rw, and nothing else: the
+    ports are what the drivers touch, and a wildcard over the module's variables would
+    take its genvars too (which Verilator 5.006 failed to compile)."""
     src = next(Path(x) for x in srcs if Path(x).name == f"{toplevel}.v")
     ports = re.findall(r"^\s*(?:input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\]\s*)?(\w+)",
                        src.read_text(), flags=re.M)
