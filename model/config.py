@@ -17,8 +17,9 @@ gives a checked copy with some fields changed.
 import dataclasses
 from dataclasses import dataclass
 
-ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
-EXT_ADDR_W = 24        # an external address: LD/ST/LDX xhi (8 bits) above a 16-bit field
+from .ops import ADDR_W, XHI_W  # the ISA's address fields (model/ops)
+
+EXT_ADDR_W = ADDR_W + XHI_W       # an external address: xhi (12 bits) above a 16-bit field
 SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
 PC_W = 16              # the program counter and error_pc
 
@@ -31,7 +32,7 @@ class Config:
 
     array: int = 4            # the systolic array is array x array
     sp_words: int = 4096      # scratchpad words
-    ext_words: int = 4096     # external memory words, 1..2^24
+    ext_words: int = 4096     # external memory words, 1..2^28
     imem_depth: int = 1024    # instruction memory depth (instructions)
     sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer), 1..1024
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
@@ -89,7 +90,7 @@ class Config:
     @property
     def ext_max(self):
         """The largest external memory the addresses can reach: xhi * 65536 + a 16-bit
-        field (model/isa.py), 2^24 words."""
+        field (model/isa.py), 2^28 words."""
         return 1 << EXT_ADDR_W
 
     def replace(self, **changes):

@@ -13,8 +13,8 @@
 //   WAR  the range it writes meets a range that unit reads,
 //   WAW  the range it writes meets the range that unit writes.
 // Ranges are inclusive first..last pairs; two meet when a.first <= b.last and
-// b.first <= a.last. Per unit: dma one read (ST src, LDX's index word) and one write (LD,
-// LDX dst) range, mm two reads (A, B) and one write (dst), vec two reads (src; ADD's src2)
+// b.first <= a.last. Per unit: dma one read (ST src, the lookup's index word) and one write
+// (LD and lookup dst) range, mm two reads (A, B) and one write (dst), vec two reads (src, src2)
 // and one write. The decoding instruction's own
 // unit is included (it stalls on that unit's busy anyway). External-memory ranges need
 // no check: only the dma touches that memory, one transfer at a time in program order.
@@ -38,7 +38,7 @@ module ga2_hazard (
   localparam AW = `GA2_ADDR_W;
   localparam RW = 2 * AW + 1;                 // a range register: {valid, first, last}
 
-  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd0, rd1 (ADD src2), wr}
+  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd0, rd1 (src2), wr}
   reg [RW-1:0] dma_rd_q, dma_rd_d, dma_wr_q, dma_wr_d;
   reg [RW-1:0] mm_rd0_q, mm_rd0_d, mm_rd1_q, mm_rd1_d, mm_wr_q, mm_wr_d;
   reg [RW-1:0] vec_rd_q, vec_rd_d, vec_rd1_q, vec_rd1_d, vec_wr_q, vec_wr_d;

@@ -12,8 +12,8 @@
 // pc == IMEM_DEPTH) wait in their state until no unit is busy (at once in the in-order
 // mode, where none is), then halt: HALT retires in that cycle; a fault writes nothing, is
 // not retired and sets error / code / pc.
-// Error 6 (an LDX row index not below rows) is found in EXEC, from data: ga2_dma raises
-// idx_err in that LDX's last busy cycle; the sequencer keeps the first one of the run
+// Error 6 (a lookup's row index not below rows) is found in EXEC, from data: ga2_dma raises
+// idx_err in that lookup's last busy cycle; the sequencer keeps the first one of the run
 // (idx_q, and its pc, the dma slot's, in ipc_q) and the program runs on with unchanged
 // timing; at the halt (HALT, a DECODE fault or code 5) error / code / pc report it,
 // ahead of a later fault's code and pc (model/machine.py; docs/isa.md "Faults").
@@ -36,7 +36,7 @@ module ga2_seq #(
   input  wire [NT-1:0] unit_busy,    // bit GA2_T_<UNIT>: that unit is busy
   input  wire [NT-1:0] unit_last,    // each unit's last busy cycle (bit GA2_T_<UNIT>)
   input  wire        hazard,         // ga2_hazard (overlap mode; 0 in the in-order mode)
-  input  wire        idx_err,        // ga2_dma: an LDX's row index was not below rows
+  input  wire        idx_err,        // ga2_dma: a lookup's row index was not below rows
   output wire        done,
   output wire        error,
   output wire [2:0]  error_code,
@@ -76,7 +76,7 @@ module ga2_seq #(
   reg           err_q, err_d;
   reg [2:0]     code_q, code_d;
   reg [15:0]    epc_q, epc_d;
-  reg           idx_q, idx_d;      // an LDX of this run raised error 6
+  reg           idx_q, idx_d;      // a lookup of this run raised error 6
   reg [15:0]    ipc_q, ipc_d;      // the dma slot's pc, held from the first error 6 on
 
   /* verilator lint_off WIDTH */

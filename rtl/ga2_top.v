@@ -18,7 +18,7 @@
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
 // retire[3:0] has a slot per unit (GA2_T_DMA, _MM, _VEC) and GA2_SLOT_HALT; retire_pc
 // holds slot i's pc at [16*i +: 16]; retire_cycle is shared. ext_addr is the full
-// external address, GA2_EXT_ADDR_W = 24 bits (LD/ST/LDX xhi above a 16-bit field).
+// external address, GA2_EXT_ADDR_W = 28 bits (xhi above a 16-bit field).
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -208,6 +208,7 @@ module ga2_top #(
   wire [NRD-1:0]    mm_re;
   wire [NRD*AW-1:0] mm_ra;
   wire [NRD*8-1:0]  mm_rbyte;
+  wire [`GA2_ARRAY*8-1:0] mm_rahi;
   wire [31:0]       mm_rword0;
   wire              mm_we;
   wire [AW-1:0]     mm_wa;
@@ -222,6 +223,8 @@ module ga2_top #(
     .b_base(imem_rdata[`GA2_MM_B_LSB +: `GA2_MM_B_W]),
     .m(imem_rdata[`GA2_MM_M_LSB +: `GA2_MM_M_W]),
     .k(imem_rdata[`GA2_MM_K_LSB +: `GA2_MM_K_W]),
+    .khi(imem_rdata[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W]),
+    .a16(imem_rdata[`GA2_MM_A16_LSB]),
     .n(imem_rdata[`GA2_MM_N_LSB +: `GA2_MM_N_W]),
     .tb(imem_rdata[`GA2_MM_TB_LSB]),
     .lda(imem_rdata[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W]),
@@ -233,6 +236,7 @@ module ga2_top #(
     .rd_en(mm_re),
     .rd_addr(mm_ra),
     .rd_byte(mm_rbyte),
+    .rd_ahi(mm_rahi),
     .rd_word0(mm_rword0),
     .wr_en(mm_we),
     .wr_addr(mm_wa),
@@ -267,6 +271,7 @@ module ga2_top #(
     .mm_rd_en(mm_re),
     .mm_rd_addr(mm_ra),
     .mm_rd_byte(mm_rbyte),
+    .mm_rd_ahi(mm_rahi),
     .mm_rd_word0(mm_rword0),
     .mm_wr_en(mm_we),
     .mm_wr_addr(mm_wa),

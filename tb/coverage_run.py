@@ -21,7 +21,7 @@ timing modes):
   bad     badprog.bad_program for every error code with its follow-up, and the wrapped-range ones
   holes   tb/stimulus/holes.py: the directed programs written for the holes the first report
           showed (hole_jobs)
-  holes2  the same for the second report's (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes
+  holes2  the same for the second report's (the 4-bit packing ops, xhi, sm_max_len 1024, opcodes
           13..15; hole2_jobs): every field bin aimed at, every illegal opcode, every softmax
           class, the pack4 unit's hazards and restart; a job on config.DEFAULT and one on
           holes.WIDE (2^17 external words, sm_max_len 1024: xhi's top page above 0, the

@@ -133,7 +133,7 @@ XCHECK_DATAPATH = [
      r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa", ("norm",)),
     # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
     (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
-    # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
+    # the norm's divider and what its quotient feeds (the requant's m and s: the norm's start)
     (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
      r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd",
      ("norm", "ndiv")),

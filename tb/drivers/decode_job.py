@@ -68,13 +68,11 @@ def _extent(op, r, f):
 def _limits(op, s, cfgs):
     """Values at and around a shape check's limits on either chip."""
     rec = ops.TABLE[op]
-    k = rec.shape.index(s)
     out = set()
     for c in cfgs:
-        lo = ops.VIEWS[op]["shape_lo"][k](None, c)
+        lo, hi = ops.shape_limits(rec, s, c)
         out |= {lo - 1, lo, lo + 1}
-        if s.hi is not None:
-            hi = ops.VIEWS[op]["shape_hi"][k](None, c)
+        if hi is not None:
             out |= {hi - 1, hi, hi + 1}
     return sorted(v for v in out if v >= 0)
 

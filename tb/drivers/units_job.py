@@ -105,7 +105,8 @@ def _fill(rng, n):
 
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_mm_tiles(dut):
-    """mm_ctrl: C = A @ B (int8 operands = low bytes, int32 results) against numpy."""
+    """mm_ctrl: C = A @ B (int8 operands = low bytes, or int16 A = low halves with a16;
+    depths past 255 through khi; int32 results) against numpy."""
     rng = np.random.default_rng(SEED)
     r = Runner(dut)
     await Timer(1, unit="ns")
@@ -113,10 +114,15 @@ async def test_mm_tiles(dut):
         acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
         M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
         K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
+        if t < 3:                           # depths past 255 (khi): 256, one past, and 700
+            K = (256, 257, 700)[t]
+        a16 = int(rng.integers(0, 2))
         tb = int(rng.integers(0, 2))
         lda = K + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 4))
         ldb = (K if tb else N) + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 3))
         ldc = N + int(rng.integers(0, 5)) if rng.random() < 0.85 else int(rng.integers(0, N + 1))
+        if K > 255 and not tb:              # a deep B read column-wise: the tightest stride
+            ldb = min(ldb, N)
         a_span = (M - 1) * lda + K
         b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
         c_span = (M - 1) * ldc + N
@@ -125,7 +131,8 @@ async def test_mm_tiles(dut):
         C0 = MEM - c_span if t % 7 == 0 else int(rng.integers(0, MEM - c_span + 1))
         mem = _fill(rng, MEM)
         i, k, j = np.arange(M)[:, None], np.arange(K)[None, :], np.arange(N)[None, :]
-        a = _s8(mem[A0 + i * lda + k])
+        a = mem[A0 + i * lda + k]
+        a = ((a & 0xFFFF) ^ 0x8000) - 0x8000 if a16 else _s8(a)
         b = _s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
         C = a @ (b.T if tb else b)
         expect = mem.copy()
@@ -133,9 +140,10 @@ async def test_mm_tiles(dut):
             for jj in range(N):
                 w = C0 + ii * ldc + jj                      # row-major: the later write wins
                 expect[w] = _w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
-        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K, f_n=N, f_tb=tb,
-                          f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
-        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} A={A0} B={B0} C={C0}"
+        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K & 255, f_khi=K >> 8,
+                          f_a16=a16, f_n=N, f_tb=tb, f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
+        what = (f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} a16={a16} "
+                f"A={A0} B={B0} C={C0}")
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
         busy = K + config.DEFAULT.mm_fill + M * N
@@ -492,7 +500,7 @@ async def test_ops(dut):
     instructions from the records' stimulus ranges on random memories; the scratchpad (and
     the external memory for the DMA) equal model/func.py's execute of the same
     instruction, the busy cycles equal model/timing.py's (the variant's timing mode), last
-    in the final busy cycle, an LDX index fault (idx_err) exactly when the reference's."""
+    in the final busy cycle, a lookup's index fault (idx_err) exactly when the reference's."""
     rng = np.random.default_rng(SEED + 7)
     r = Runner(dut)
     await Timer(1, unit="ns")
@@ -506,7 +514,7 @@ async def test_ops(dut):
         for _ in range(_n(12)):
             ins = randops.rand_op(rng, cfg, b, op)
             sp = _w32(randops.random_image(rng, MEM))
-            if rng.random() < 0.5:                       # small index words: LDX's rows
+            if rng.random() < 0.5:                       # small index words: a lookup's rows
                 sp = np.where(rng.random(MEM) < 0.5, rng.integers(0, 8, size=MEM), sp)
             ext = _w32(randops.random_image(rng, EXT))
             want_sp, want_ext = sp.copy(), ext.copy()

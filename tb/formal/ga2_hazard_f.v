@@ -10,7 +10,7 @@
 // close by induction.
 // The environment the chip gives it (assumed): an issue starts exactly one unit; a
 // unit is busy only after an issue of its own; a dma instruction has no second read
-// range (ga2_decode: rd1_v only for MM's B and ADD's src2).
+// range (ga2_decode: rd1_v only for MM's B and a second vector source, src2).
 module ga2_hazard_f (
   input wire                   clk,
   input wire                   issue,

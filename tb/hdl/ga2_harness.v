@@ -66,7 +66,7 @@ module ga2_harness #(
 
   wire        imem_en, ext_en, ext_we;
   wire [15:0] imem_addr;
-  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (24 bits)
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (28 bits)
   wire [31:0] ext_wdata;
   reg  [127:0] imem_rdata;
   reg  [31:0]  ext_rdata;

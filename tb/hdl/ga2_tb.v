@@ -39,7 +39,7 @@
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +cov (tb/coverage.py, make coverage) also writes pK_cov.txt per program: the chip's
 // hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor);
-// the pack4 unit (PACK4, UNPACK4) is on the vector port, so its stalls count as vec's and,
+// the pack4 unit (its two ops) is on the vector port, so its stalls count as vec's and,
 // again, by themselves (hpk lines), and cut_pk says whether it was the busy vector unit.
 // The monitor reads the RTL's hierarchy by name, so the gate-level build (GA2_GLS, tb/sim/
 // build.py: a flattened netlist) leaves it out; its pK_cov.txt then holds zeros.

@@ -29,7 +29,7 @@ from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite
 from tb.sim import plain
 from tb.stimulus import badprog, hand
-from tb.stimulus.crafted import self_contained_program
+from tb.stimulus.ops.sm import self_contained_program
 from tb.stimulus.suitecfg import CFG
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")

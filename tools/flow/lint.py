@@ -25,10 +25,10 @@ TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xb
 # non-default parameter sets that the chip's default build never elaborates
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long
-# softmax (SM_MAX_LEN = 1024) and the largest external memory (2^24 words)
+# softmax (SM_MAX_LEN = 1024) and the largest external memory (2^28 words)
 TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}),
                ("ga2_softmax", {"FAST": 1, "SM_MAX_LEN": 1024}),
-               ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << 24}))
+               ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << 28}))
 
 
 def lint(top, params=None):

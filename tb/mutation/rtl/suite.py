@@ -5,7 +5,7 @@ unit vectors for requant, divu and ga2_perf (tb/stimulus/vectors.py, with their 
 values), then chip programs in the order cheapest-most-killing first: a few
 seeded random programs (tb/stimulus/randprog.py), one bad program per error code 1..5 with its
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
-a crafted SM/RQ program (data random programs rarely make), the decode checks at their
+a crafted softmax / requant program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
 at token 16 and the ragged 3,9,1,14; config.CH09) and resets while busy.
 Expected memory, the five counters, error/code/pc, the retire trace and the number of
