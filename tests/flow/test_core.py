@@ -135,7 +135,8 @@ def test_fusesoc_lint_fails_on_a_warning(tmp_path):
     perf = rtl / "ga2_perf.v"
     perf.write_text(perf.read_text().replace("endmodule", "  wire [3:0] planted = 8'd0;\nendmodule", 1))
     ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME], tmp_path / "build", roots=(rtl,))
-    assert not ok and "%Warning-WIDTH: src/ga2_ip_ga2_" in out and "ga2_perf.v" in out, out
+    # Verilator 5.048 names it WIDTHTRUNC (5.006: WIDTH)
+    assert not ok and re.search(r"%Warning-WIDTH\w*: src/ga2_ip_ga2_\S*ga2_perf\.v", out), out
 
 
 def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_path):
