@@ -220,6 +220,8 @@
   wire [31:0] norm_end0_m1 = norm_end0 - 32'd1;
   wire [31:0] pack4_end0_m1 = pack4_end0 - 32'd1;
   wire [31:0] unpack4_end0_m1 = unpack4_end0 - 32'd1;
+  wire rd0_v;
+  wire [`GA2_ADDR_W-1:0] rd0_first, rd0_last;
   assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4;
   assign rd0_first =
       ({`GA2_ADDR_W{is_st}} & st_src[`GA2_ADDR_W-1:0]) |
@@ -245,6 +247,8 @@
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end0_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] mm_end1_m1 = mm_end1 - 32'd1;
   wire [31:0] add_end1_m1 = add_end1 - 32'd1;
+  wire rd1_v;
+  wire [`GA2_ADDR_W-1:0] rd1_first, rd1_last;
   assign rd1_v = is_mm || is_add;
   assign rd1_first =
       ({`GA2_ADDR_W{is_mm}} & mm_b[`GA2_ADDR_W-1:0]) |
@@ -285,4 +289,8 @@
       ({`GA2_ADDR_W{is_norm}} & norm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]);
+  // the read slots packed (slot k: rd_v[k], rd_first / rd_last[k*GA2_ADDR_W +: GA2_ADDR_W])
+  assign rd_v = {rd1_v, rd0_v};
+  assign rd_first = {rd1_first, rd0_first};
+  assign rd_last = {rd1_last, rd0_last};
   /* verilator lint_on UNUSEDSIGNAL */

@@ -60,6 +60,12 @@
 `define GA2_T_VEC 2
 `define GA2_SLOT_HALT 3
 
+// the overlap mode's hazard ranges (ga2_decode -> ga2_hazard): the most scratchpad ranges
+// an op reads (the decoder's read slots), and the read ranges ga2_hazard keeps per
+// timing unit (bits 4u+3:4u for GA2_T_<UNIT> = u: the most its ops read)
+`define GA2_NUM_RD 2
+`define GA2_T_RD {4'd2, 4'd2, 4'd1}
+
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
 `define GA2_LD_DST_W 16

@@ -5,7 +5,7 @@ low and the unit idle, proven; with the flag left out of the stall, a counterexa
 
 The full set is `make formal` (tools/flow/formal.py; docs/formal.md). Here: ga2_hazard's
 local invariant by k-induction on 4-bit addresses (a few seconds), once on the RTL
-(proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
+(proven) and once on a copy with one hazard kind removed (every unit's WAW check):
 the same check must find a counterexample, so the proof is not vacuous. The fast
 softmax's busy check: its phase model adds up to the timing formula, and with a tail one
 cycle too long it fails on the RTL (abc bmc3, about 1 s). The link: one unit's range
@@ -29,9 +29,7 @@ def test_hazard_invariant_is_proven_by_induction():
 
 def test_a_missing_waw_check_is_a_counterexample():
     bad = props.planted_copy("src_aw4_nowaw", props.narrow_header(4), "ga2_hazard.v",
-                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n"
-                             "                         || meet(new_wr, mm_wr_q));",
-                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q));")
+                             "((|raw) || (|war) || meet(new_wr, wr_q))", "((|raw) || (|war))")
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
     assert v.result == "FAILED", v
 
