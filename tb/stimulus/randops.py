@@ -138,9 +138,15 @@ def rand_norm_ms(rng):
     return rand_ms(rng)
 
 
-def rand_value(rng, kind, width):
-    """A value field by its record's stimulus kind: "ms" / "normms" a mantissa or shift
-    (the caller takes the pair), else uniform in its width."""
+def rand_value(rng, kind, width, fields=None):
+    """A value field by its record's stimulus kind: "stride:<field>" a row stride for rows
+    of that field's words ("stride:<n>": of n words; _stride: 0, overlapping, a few words
+    past, any), else uniform in its width ("ms" / "normms", a mantissa or shift, are drawn
+    in pairs by rand_op)."""
+    if isinstance(kind, str) and kind.startswith("stride:"):
+        row = kind[len("stride:"):]
+        row = int(row) if row.isdigit() else (fields or {}).get(row, 1)
+        return min(_stride(rng, row), (1 << width) - 1)
     return int(rng.integers(0, 1 << width))
 
 
@@ -173,18 +179,20 @@ def rand_op(rng, cfg, b, op, **fixed):
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:
         if name not in f and name not in bases and name != "xhi":
-            f[name] = rand_value(rng, kinds.get(name), w)
-    # the extents follow from the fields drawn so far (the drawn shape fields halved until
-    # every range fits its memory); the bases are placed to fit them
+            f[name] = rand_value(rng, kinds.get(name), w, f)
+    # the extents follow from the fields drawn so far (the drawn shape fields and strides
+    # halved until every range fits its memory); the bases are placed to fit them
+    halve = [sh.field for sh in rec.shape] + [n for n, k in kinds.items() if str(k).startswith("stride:")]
     for _ in range(32):
         a = tuple(f.get(n, 0) for n, _ in rec.fields)
         spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
         if all(spans[r.base] <= (cfg.sp_words if r.space == ops.SP else cfg.ext_words) for r in rec.ranges):
             break
-        for sh in rec.shape:
-            if sh.field not in fixed:
-                lo = ops.VIEWS[op]["shape_lo"][rec.shape.index(sh)](None, cfg)
-                f[sh.field] = max(lo, f[sh.field] // 2)
+        for name in halve:
+            if name not in fixed:
+                sh = next((x for x in rec.shape if x.field == name), None)
+                lo = 0 if sh is None else ops.VIEWS[op]["shape_lo"][rec.shape.index(sh)](None, cfg)
+                f[name] = max(lo, f[name] // 2)
     for r in rec.ranges:
         if r.base in f:
             continue
