@@ -108,9 +108,10 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 
 
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
-# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; pdr on the
-# generated wrapper did not close in 900 s): their checks below, the others generated
-BUSY_HAND = {"softmax0", "softmax1"}
+# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; rqc, whose
+# formula is a product of two fields, by k-induction with lemmas; pdr on the generated
+# wrappers did not close in 900 s): their checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1", "rqc"}
 
 
 def busy_checks(sp=16):
@@ -132,6 +133,7 @@ def busy_checks(sp=16):
               timeout=900, what=f"ga2_softmax (SP {sp}), any start/restart: busy = 2(len+1)+SM_DIV*len "
                                 "(FAST=0); len 1..4"),
         softmax_fast_induction(),
+        rqc_busy_induction(),
     ]
     for name, (top, path) in gen.busy_files(sp).items():
         if name in BUSY_HAND:
@@ -168,11 +170,12 @@ def busy_planted():
     tail one cycle too long (SM_FAST_TAIL + 1: the phase model without lemmas, bmc3, so
     the busy assertion itself fails, not a lemma), the induction's phase counter one bit
     too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
-    the first start), and the dma's LDX_EXTRA one too large."""
+    the first start), the generated pack4 and the hand rqc wrappers with their formula one
+    cycle too long, and the dma's LDX_EXTRA one too large."""
     return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
-            generated_busy_planted(),
+            generated_busy_planted(), rqc_busy_planted(),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
                   params={"SP_WORDS": 16, "LDX_EXTRA": ldx.EXTRA + 1}, timeout=900, expect_fail=True,
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
@@ -294,3 +297,26 @@ def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=Fals
                  params={"LMAX": 16, "SM_FAST_TAIL": tail, "CW": cw}, timeout=timeout, expect_fail=expect_fail,
                  what=f"ga2_softmax FAST=1 (SP 16), any start/restart: busy = 2(len+1)+SM_FAST_TAIL+len "
                       f"(phases), len 1..16, tail {tail}, counter {cw} bits")
+
+
+def rqc_busy_induction(depth=2, name=None, busy_plus=0, expect_fail=False, timeout=900, mode="induction"):
+    """busy/rqc by k-induction (tb/formal/ga2_rqc_busy_f.v): busy exactly M*(3N+1)+1
+    cycles (busy_chk.vh) with the lemmas relating the cycle count to the unit's row,
+    column and phase; busy_plus: the formula's constant raised (a planted bug: bmc deep
+    enough for a whole M = N = 1 job)."""
+    regs = "st_q ri_q m_q cs_q cp_q ce_q"
+    pre = ("chparam -set SP_WORDS 16 ga2_rqc\nhierarchy -top ga2_rqc\nproc\nflatten\n"
+           f"expose {' '.join('w:' + r for r in regs.split())}\n")
+    return Check(name or "busy/rqc", "ga2_rqc_busy_f", [WRAPPERS / "ga2_rqc_busy_f.v"], depth, mode,
+                 pre=pre, params={"SP_WORDS": 16, "LMAX": 16, "PLUS": busy_plus}, timeout=timeout,
+                 expect_fail=expect_fail,
+                 what="ga2_rqc (SP 16), any start/restart, every instruction the decoder accepts with M, N "
+                      f"<= 16: busy = M*(3N+1)+1{f' + {busy_plus} (planted)' if busy_plus else ''} "
+                      "(k-induction, lemmas)")
+
+
+def rqc_busy_planted():
+    """busy/rqc with the formula one cycle too long: must fail (bmc to 10 cycles: reset, a
+    start, a 5-cycle M = N = 1 job and the cycles after it)."""
+    return rqc_busy_induction(depth=10, name="busy/rqc planted formula+1", busy_plus=1, expect_fail=True,
+                              mode="bmc")

@@ -18,7 +18,7 @@ really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
 SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise), the language
-model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4 on the vector unit) only with
+model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4, RQC on the vector unit) only with
 with_lm=True: an ARGMAX writes the row index IDX_WORD first (below LDX_ROWS), which most
 LDXs read, so their rows are really copied; an LDX aimed at a colliding word reads
 whatever is there (error 6 when it is not a row index: same cycles, nothing written).
@@ -37,8 +37,8 @@ KINDS = ("RAW", "WAR", "WAW")
 IDX_WORD = 1024          # with_lm: the row index the LDXs read (outside both windows)
 LDX_ROWS = 88            # with_lm: the LDX tables' rows (> every ARGMAX index: len <= 88)
 # which ops read / write the scratchpad
-_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
-_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
+_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "RQC"}
+_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "RQC"}
 
 
 def _rng(seed_or_rng):
@@ -154,6 +154,13 @@ def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
         src = _near(rng, rd, target if side == "r" else None, window)
         dst = _near(rng, wr, target if side == "w" else None, window)
         return b(op, dst=dst, src=src, len=n)
+    if op == "RQC":                      # three read ranges: aim one of them (or dst)
+        m, nn = int(rng.integers(1, 5)), max(1, min(n, 16))     # every span inside a window
+        ld, rstride = nn + int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        spans = {"src": (m - 1) * ld + nn, "rsc": (m - 1) * rstride + 1, "csc": nn, "dst": m * nn}
+        aim = "dst" if side == "w" else ("src", "rsc", "csc")[int(rng.integers(0, 3))] if side == "r" else None
+        f = {k: _near(rng, v, target if k == aim else None, window) for k, v in spans.items()}
+        return b("RQC", M=m, N=nn, ld=ld, rstride=rstride, q=int(rng.integers(0, 32)), **f)
     if op == "LD":
         return b("LD", dst=dst, src=_ext(rng, cfg, n), len=n)
     if op == "ST":
@@ -184,7 +191,7 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
         op_unit["SM"] = "vec"
     if with_lm:
         op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
-                        "UNPACK4": "vec"})
+                        "UNPACK4": "vec", "RQC": "vec"})
     ops = list(op_unit)
     n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
     # data first: the near window from ext (itself a long LD the next ones collide with)
@@ -396,7 +403,7 @@ def _edge_consumer(b, op, word, side, at, cfg):
 
 
 # ------------------------------------------------------------------ one-word edges, new ops
-_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4")
+_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "RQC")
 _LM_EDGE_WORDS = 76         # the words of a region lm_edge_programs loads and stores
 
 
@@ -411,13 +418,15 @@ def _lm_edge_producers(cfg, at):
             ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
             ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19)),
             ("PACK4", b("PACK4", dst=at + 48, src=at, len=12)),        # reads 24, writes 12
-            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12))]    # reads 12, writes 24
+            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12)),    # reads 12, writes 24
+            # three reads: src at..+23, row scales at+24, +26, +28, column scales at+30..+37
+            ("RQC", b("RQC", dst=at + 48, src=at, M=3, N=8, ld=8, rsc=at + 24, rstride=2, csc=at + 30))]
 
 
 def _lm_edge_consumers(b, op, word, side, at):
     """[short instructions of op] reading (side "r") or writing ("w") the word `word`, their
     other words at the end of the pair's region (at + 120 ..): ADD reads it as src and as
-    src2."""
+    src2, RQC as src, row scale and column scale."""
     o1, o2 = at + 121, at + 122
     if op == "LDX":                      # rows 128: the index, region data, may be out of range
         if side == "r":
@@ -435,6 +444,12 @@ def _lm_edge_consumers(b, op, word, side, at):
         if side == "r":
             return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
         return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
+    if op == "RQC":                      # reads it as src, as a row scale and as a column scale
+        if side == "r":
+            return [b("RQC", dst=o1, src=word, M=1, N=1, ld=0, rsc=o2, rstride=0, csc=o2),
+                    b("RQC", dst=o1, src=o2, M=1, N=1, ld=0, rsc=word, rstride=0, csc=o2),
+                    b("RQC", dst=o1, src=o2, M=1, N=1, ld=0, rsc=o2, rstride=0, csc=word)]
+        return [b("RQC", dst=word, src=o1, M=1, N=1, ld=0, rsc=o2, rstride=0, csc=o2)]
     if op in ("PACK4", "UNPACK4"):       # one word exactly: UNPACK4 len 1 reads it, PACK4 len 1 writes it
         if side == "r":
             return [b("UNPACK4", dst=o1, src=word, len=1)]

@@ -74,6 +74,22 @@ def test_the_fast_softmax_phase_model_is_the_timing_formula():
         assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
 
 
+def test_the_rqc_busy_wrapper_states_the_record_formula():
+    """tb/formal/ga2_rqc_busy_f.v's busy length, M * (3N + 1) + 1 (busy/rqc proves the unit
+    busy exactly that long), is RQC's record's in both timing modes for M, N 1..16."""
+    import re
+
+    from model import config, isa, timing
+    text = (engine.WRAPPERS / "ga2_rqc_busy_f.v").read_text()
+    assert re.search(r"busy_new = M \* \(3 \* N \+ 1\) \+ 1 \+ PLUS;", text)
+    for mode in config.MODES:
+        cfg = config.DEFAULT.replace(mode=mode)
+        for m in range(1, 17):
+            for n in range(1, 17):
+                ins = isa.build("RQC", dst=0, src=0, M=m, N=n, ld=0, rsc=0, rstride=0, csc=0)
+                assert timing.busy_cycles(ins, cfg) == m * (3 * n + 1) + 1, (mode, m, n)
+
+
 def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():
     """busy/ga2_softmax/fast's phase model with SM_FAST_TAIL + 1 fails on the RTL (bmc3):
     the busy check is not vacuous."""
