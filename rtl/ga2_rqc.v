@@ -56,19 +56,22 @@ module ga2_rqc #(
   // M <= 255 (its field) and M * N <= SP_WORDS: the row counter reaches M
   localparam MMAX = (SP_WORDS < 255) ? SP_WORDS : 255;
   localparam MW   = $clog2(MMAX + 1);
+  // N, ld and rstride (13-bit fields) below SP_WORDS where they count: their low SAW bits
+  // (all 13 on a scratchpad of more than 2^13 words)
+  localparam FW   = (SAW < `GA2_RQC_N_W) ? SAW : `GA2_RQC_N_W;
 
   // the instruction's fields (model/ops/rqc.py; rtl/ga2_isa.vh)
   /* verilator lint_off UNUSEDSIGNAL */
   // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  // (ld and rstride step between rows, so with M >= 2 they are below SP_WORDS)
+  // (ld and rstride step between rows, so with M >= 2 they are below SP_WORDS; N <=
+  // SP_WORDS counts modulo 2^SAW, as the column pointer does)
   wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W];
   wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W];
-  wire [`GA2_RQC_M_W-1:0] m  = instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W];
-  wire [`GA2_ADDR_W-1:0] n  = {{(`GA2_ADDR_W - `GA2_RQC_N_W){1'b0}}, instr[`GA2_RQC_N_LSB +: `GA2_RQC_N_W]};
-  wire [`GA2_ADDR_W-1:0] ld = {{(`GA2_ADDR_W - `GA2_RQC_LD_W){1'b0}}, instr[`GA2_RQC_LD_LSB +: `GA2_RQC_LD_W]};
+  wire [MW-1:0]          m   = instr[`GA2_RQC_M_LSB +: MW];
+  wire [FW-1:0]          n   = instr[`GA2_RQC_N_LSB +: FW];
+  wire [FW-1:0]          ld  = instr[`GA2_RQC_LD_LSB +: FW];
   wire [`GA2_ADDR_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W];
-  wire [`GA2_ADDR_W-1:0] rstride = {{(`GA2_ADDR_W - `GA2_RQC_RSTRIDE_W){1'b0}},
-                                    instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W]};
+  wire [FW-1:0]          rstride = instr[`GA2_RQC_RSTRIDE_LSB +: FW];
   wire [`GA2_ADDR_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W];
   wire [`GA2_RQC_Q_W-1:0] q  = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
   /* verilator lint_on UNUSEDSIGNAL */
@@ -118,17 +121,20 @@ module ga2_rqc #(
       st_q <= S_ROW;
       w_q  <= 1'b0;
       ri_q <= {MW{1'b0}};
-      m_q  <= m[MW-1:0];
+      m_q  <= m;
       rb_q <= src[SAW-1:0];
       ap_q <= src[SAW-1:0];
-      ld_q <= ld[SAW-1:0];
       rp_q <= rsc[SAW-1:0];
-      rs_q <= rstride[SAW-1:0];
       cs_q <= csc[SAW-1:0];
       cp_q <= csc[SAW-1:0];
-      ce_q <= csc[SAW-1:0] + n[SAW-1:0];
       wp_q <= dst[SAW-1:0];
       q_q  <= q;
+      /* verilator lint_off WIDTH */
+      // FW <= SAW bits, zero-extended
+      ld_q <= ld;
+      rs_q <= rstride;
+      ce_q <= csc[SAW-1:0] + n;
+      /* verilator lint_on WIDTH */
     end else if (busy_q) begin
       w_q <= (st_q == S_M);
       if (writing) wp_q <= wp_q + 1'b1;
@@ -193,8 +199,13 @@ module ga2_rqc #(
 
   // ------------------------------------------------------------------ shift, round, saturate
   wire [63:0] f     = {h_q, 16'd0} + {32'd0, prod[31:0]};
-  // k = sh - 1 = 29 - q - e_r - e_c, two's complement in 10 bits
-  wire [9:0]  k     = 10'd29 - {5'd0, q_q} - {{2{er_q[7]}}, er_q} - {{2{c_q[23]}}, c_q[23:16]};
+  // k = sh - 1 = 29 - q - e_r - e_c, two's complement in 10 bits (the exponents
+  // sign-extended, q zero-extended)
+  wire signed [7:0] e_r = er_q, e_c = c_q[23:16];
+  /* verilator lint_off WIDTH */
+  wire signed [9:0] e_rs = e_r, e_cs = e_c;
+  wire [9:0]  k     = 10'd29 - q_q - e_rs - e_cs;
+  /* verilator lint_on WIDTH */
   wire        neg   = k[9];
   wire        f_fits = (&f[63:31]) | ~(|f[63:31]);
   wire [31:0] fs    = f_fits ? f[31:0] : {f[63], {31{~f[63]}}};
@@ -214,9 +225,18 @@ module ga2_rqc #(
   assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
+  // the read address by phase (S_M reads nothing: its pointer is don't-care)
+  reg [SAW-1:0] ra;
+  always @* begin
+    case (st_q)
+      S_A:     ra = ap_q;
+      S_C:     ra = cp_q;
+      default: ra = rp_q;
+    endcase
+  end
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers to the ISA-width ports
-  assign rd_addr = (st_q == S_A) ? ap_q : (st_q == S_C) ? cp_q : rp_q;
+  assign rd_addr = ra;
   assign wr_addr = wp_q;
   /* verilator lint_on WIDTH */
 endmodule

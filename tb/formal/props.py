@@ -192,6 +192,7 @@ LINK_HAND = (
     ("vec_add", "src, src2 and dst ranges"),
     ("norm", "src (two passes) and dst ranges"),
     ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+    ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
 )
 
 
@@ -210,11 +211,12 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 
 
 # units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
-# pdr did not close in 600 s on vec_add and mm, and was not needed on the others): the
+# pdr did not close in 600 s on vec_add, mm and rqc, and was not needed on the others): the
 # unit module, its registers the lemmas read
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "rqc": ("ga2_rqc", "st_q w_q ri_q m_q rb_q ap_q ld_q rp_q rs_q cs_q cp_q ce_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
                   "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
@@ -228,6 +230,7 @@ LINK_BOUNDED = {"mm": 42}
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
              "dma": "w:ep_q w:row_off",
+             "rqc": "w:prod w:p_q w:h_q w:c_q w:mr_q w:er_q w:q_q",
              "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}
 # chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
 LINK_PARAMS = {"softmax": "-set FAST 1", "dma": "-set EXT_WORDS 16"}

@@ -433,9 +433,10 @@ def rqc_programs():
     dacc, drow = [], []
     for k in (-100, -34, -33, -32, -31, -2, -1, 0, 1, 2, 30, 31, 32, 33, 61, 62, 63, 64, 65, 100):
         for a in (1, -1, 2, -2, 3, (1 << 31) - 1, -(1 << 31), -(1 << 30)):
-            dacc.append(a)
-            drow.append(_rqc_word(rng.choice((1, (1 << 16) - 1)), 29 - k))
-    nd = len(drow) // 2                            # two columns of nd rows
+            for mr in (1, (1 << 16) - 1):
+                dacc.append(a)
+                drow.append(_rqc_word(mr, 29 - k))
+    nd = len(drow) // 2                            # two columns of nd rows (M <= 255)
     # sp: accs at 0, column words at CW, row words at RW, the decisive ones at DA / DR, the
     # two decisive column words at DC; results from OUT
     cw, rw = ng * n, 2 * ng * n
@@ -472,6 +473,7 @@ def rqc_programs():
              B("RQC", dst=3000, src=0, M=255, N=1, ld=1, rsc=300, rstride=1, csc=600),
              B("RQC", dst=3500, src=1000, M=130, N=2, ld=3, rsc=4095 - 129 * 5, rstride=5, csc=4094),
              B("RQC", dst=3796, src=2000, M=1, N=300, ld=0, rsc=4095, rstride=0, csc=1900, q=20),
+             B("RQC", dst=3460, src=2010, M=20, N=2, ld=9, rsc=2100, rstride=7, csc=2290, q=3),
              B("ST", src=3000, dst=0, len=1096), H]
     wimg = [rng.choice(RQC_ACCS + [rng.randrange(-(1 << 31), 1 << 31)]) if i % 2 else
             _rqc_word(rng.randrange(1 << 15, 1 << 16), rng.randrange(-25, 10)) for i in range(4096)]
