@@ -201,9 +201,11 @@ module ga2_rqc #(
   wire [63:0] f     = {h_q, 16'd0} + {32'd0, prod[31:0]};
   // k = sh - 1 = 29 - q - e_r - e_c, two's complement in 10 bits (the exponents
   // sign-extended, q zero-extended)
-  wire signed [7:0] e_r = er_q, e_c = c_q[23:16];
+  wire signed [7:0] e_r = er_q;
+  wire signed [7:0] e_c = c_q[23:16];
   /* verilator lint_off WIDTH */
-  wire signed [9:0] e_rs = e_r, e_cs = e_c;
+  wire signed [9:0] e_rs = e_r;
+  wire signed [9:0] e_cs = e_c;
   wire [9:0]  k     = 10'd29 - q_q - e_rs - e_cs;
   /* verilator lint_on WIDTH */
   wire        neg   = k[9];
