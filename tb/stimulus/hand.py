@@ -409,9 +409,10 @@ def rqc_programs():
     paths (left shifts, the clamps at -32 and 63, rounding ties) with the int32 ends, F =
     +-1 from unnormalized mantissas, zeros and saturation both ways (rqc_edges: groups of
     one row scale and q, each element its own column scale and acc; the same words as
-    4-row tiles; the decisive shifts row by row, 160-row columns, under a mantissa-1 and
-    a full column scale); dst over each source ahead, behind and in place, ld = 0,
-    rstride = 0 and strided rows (rqc_overlap); the row counter's top bit (M = 255), a
+    4-row tiles; the decisive shifts row by row, up to 285, in columns of at most 160 rows
+    under a mantissa-1 and a full column scale); dst over each source ahead, behind and in
+    place, ld = 0, rstride = 0 and strided rows (rqc_overlap); the row counter's top bit
+    (M = 255), a
     column pointer past 2048 and ranges ending on the scratchpad's last word (rqc_whole);
     every DECODE fault (M or N 0, each range past the scratchpad, the shape fault first)."""
     rng = random.Random(37)
@@ -429,23 +430,29 @@ def rqc_programs():
             ec = ec if -128 <= ec <= 127 else rng.randrange(-128, 128)
             cols.append(_rqc_word(rng.choice(RQC_MS + [rng.randrange(1 << 15, 1 << 16)]), ec))
             accs.append(rng.choice(RQC_ACCS + [rng.randrange(-(1 << 31), 1 << 31), rng.randrange(-9, 10)]))
-    # the decisive shifts, one row each (q 0, column exponent 0: e_r = 29 - k)
-    dacc, drow = [], []
-    for k in (-100, -34, -33, -32, -31, -2, -1, 0, 1, 2, 30, 31, 32, 33, 61, 62, 63, 64, 65, 100):
-        for a in (1, -1, 2, -2, 3, (1 << 31) - 1, -(1 << 31), -(1 << 30)):
-            for mr in (1, (1 << 16) - 1):
-                dacc.append(a)
-                drow.append(_rqc_word(mr, 29 - k))
-    nd = len(drow) // 2                            # two columns of nd rows (M <= 255)
-    # sp: accs at 0, column words at CW, row words at RW, the decisive ones at DA / DR, the
-    # two decisive column words at DC; results from OUT
+    # the decisive shifts, one row each, q 0: block A under column words of exponent 0
+    # (e_r = 29 - k), block B, the shifts past 255 (k's bit 8), under exponent -128
+    blocks = []
+    for e_c, ks in ((0, (-100, -34, -33, -32, -31, -2, -1, 0, 1, 2, 30, 31, 32, 33, 61, 62, 63, 64, 65, 100)),
+                    (-128, (150, 200, 255, 256, 257, 270, 285))):
+        bacc, brow = [], []
+        for k in ks:
+            for a in (1, -1, 2, -2, 3, (1 << 31) - 1, -(1 << 31), -(1 << 30)):
+                for mr in (1, (1 << 16) - 1):
+                    bacc.append(a)
+                    brow.append(_rqc_word(mr, 29 - k - e_c))
+        blocks.append((bacc, brow, [_rqc_word(1, e_c), _rqc_word((1 << 16) - 1, e_c)]))
+    dacc = [a for b in blocks for a in b[0]]
+    drow = [w for b in blocks for w in b[1]]
+    # sp: accs at 0, column words at CW, row words at RW, the decisive accs and row words
+    # at DA / DR, their column words at DC; results from OUT
     cw, rw = ng * n, 2 * ng * n
     da, dr = rw + ng, rw + ng + len(dacc)
     dc = dr + len(drow)
     out = 3000
-    img = accs + cols + rows + dacc + drow + [_rqc_word(1, 0), _rqc_word((1 << 16) - 1, 0)]
+    img = accs + cols + rows + dacc + drow + [w for b in blocks for w in b[2]]
     img += [rng.randrange(-(1 << 31), 1 << 31) for _ in range(4096 - len(img))]
-    edges = [B("LD", dst=0, src=0, len=dc + 2)]
+    edges = [B("LD", dst=0, src=0, len=dc + 2 * len(blocks))]
     for g in range(ng):
         edges += [B("RQC", dst=out + (g % 15) * n, src=g * n, M=1, N=n, ld=0, rsc=rw + g, rstride=0,
                     csc=cw + g * n, q=qs[g])]
@@ -455,11 +462,16 @@ def rqc_programs():
         edges += [B("RQC", dst=out + (g // 4) * 4 * n, src=g * n, M=4, N=n, ld=n, rsc=rw + g, rstride=1,
                     csc=cw + g * n)]
     edges += [B("ST", src=out, dst=1000, len=(ng // 4) * 4 * n)]
-    for c in (0, 1):
-        for h in (0, 1):
-            edges += [B("RQC", dst=out + (2 * c + h) * nd, src=da + h * nd, M=nd, N=1, ld=1,
-                        rsc=dr + h * nd, rstride=1, csc=dc + c, q=0)]
-    edges += [B("ST", src=out, dst=2000, len=4 * nd), H]
+    at, o = 0, 0                                   # each decisive row under both its column words
+    for bi, (bacc, _, _) in enumerate(blocks):
+        for c in (0, 1):
+            for h in range(0, len(bacc), 160):     # columns of at most 160 rows
+                rows_h = min(160, len(bacc) - h)
+                edges += [B("RQC", dst=out + o, src=da + at + h, M=rows_h, N=1, ld=1, rsc=dr + at + h,
+                            rstride=1, csc=dc + 2 * bi + c, q=0)]
+                o += rows_h
+        at += len(bacc)
+    edges += [B("ST", src=out, dst=2000, len=o), H]
     over = [B("LD", dst=0, src=0, len=600)]
     for k, (dst, src, rsc, csc, m, nn, ld, rstride) in enumerate((
             (1, 0, -10, 20, 3, 5, 5, 1), (-1, 0, 30, 40, 3, 5, 6, 2), (0, 0, -10, -20, 2, 7, 7, 1),

@@ -34,6 +34,16 @@ def test_a_missing_waw_check_is_a_counterexample():
     assert v.result == "FAILED", v
 
 
+def test_an_unchecked_last_read_slot_is_a_counterexample():
+    """The read slots come from the records (GA2_NUM_RD: RQC's three): with the RAW check of
+    the last slot (RQC's column scales) left out, the invariant fails."""
+    bad = props.planted_copy("src_aw4_noraw_last", props.narrow_header(4), "ga2_hazard.v",
+                             "assign raw[k] = meet(new_rd[k*RW +: RW], wr_q);",
+                             "assign raw[k] = (k < NR - 1) && meet(new_rd[k*RW +: RW], wr_q);")
+    v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted last slot", src=bad))
+    assert v.result == "FAILED", v
+
+
 def test_a_planted_change_that_no_longer_applies_is_refused(tmp_path):
     """planted_copy refuses text that is not in the file once: a planted check whose
     change stopped applying would otherwise check the unchanged RTL."""
