@@ -136,10 +136,27 @@ def self_contained_pack4_program():
     return prog, img
 
 
+def self_contained_rqc_program():
+    """(prog, image): RQC reading only scratchpad words the program wrote itself: LD of
+    its accs and scale words, RQC, ST."""
+    from model import isa
+    rng = np.random.default_rng(RANDOM_SEED + 98)
+    img = rng.integers(-(1 << 31), 1 << 31, size=64)
+
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
+
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("RQC", dst=100, src=0, M=3, N=8, ld=9, rsc=40, rstride=2, csc=50, q=12),
+            b("ST", src=100, dst=1000, len=24),
+            b("HALT")]
+    return prog, img
+
+
 def reset_programs():
     """Reset while busy: the self-contained programs cut by rst in the middle of each
     unit (LD, MM, RQ, SM's divide phase; LDX, ADD, ARGMAX, NORM's divide; PACK4,
-    UNPACK4), and around each unit's start, each followed by the same program run in
+    UNPACK4; RQC), and around each unit's start, each followed by the same program run in
     full. Entries are (label, prog, image, abort_at)."""
     from model import timing
     prog, img = self_contained_program()
@@ -159,6 +176,12 @@ def reset_programs():
             out.append((f"after reset at the start of {ev.op} ({at})", prog, img))
     prog, img = self_contained_lm_program()
     for ev in timing.schedule(prog, CFG).events[1:5]:     # NORM, ADD, ARGMAX, LDX
+        busy = ev.end - ev.start + 1
+        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
+            out.append((f"reset in {ev.op} ({at})", prog, img, at))
+            out.append((f"after reset in {ev.op} ({at})", prog, img))
+    prog, img = self_contained_rqc_program()
+    for ev in timing.schedule(prog, CFG).events[1:2]:     # RQC
         busy = ev.end - ev.start + 1
         for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
             out.append((f"reset in {ev.op} ({at})", prog, img, at))
