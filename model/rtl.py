@@ -83,8 +83,11 @@ def isa_header():
            f"`define GA2_OP_W {ops.OP_W}",
            f"`define GA2_WORD_W {isa.WORD_BITS}",
            f"`define GA2_ADDR_W {ops.ADDR_W}",
-           "// an external address: xhi (LD/ST/LDX) above a 16-bit field",
+           "// an external address: xhi above a 16-bit field",
            f"`define GA2_EXT_ADDR_W {config.EXT_ADDR_W}",
+           "// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):",
+           "// an instruction memory of up to 2^GA2_PC_W - 1 words",
+           f"`define GA2_PC_W {config.PC_W}",
            "", "// opcodes"]
     for r in ops.TABLE.values():
         if r.code < ops.EXT_BASE:
@@ -123,7 +126,7 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
-    out += ["", "// error codes (INDEX, an LDX row index not below rows, is found in EXEC)"]
+    out += ["", "// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)"]
     for name in ("OPCODE", "SP_RANGE", "EXT_RANGE", "SHAPE", "PC", "INDEX"):
         out.append(f"`define GA2_ERR_{name} 3'd{getattr(ops, 'ERR_' + name)}")
     from .ops import norm

@@ -17,7 +17,7 @@
 // Every op's part is generated from its record (model/ops -> rtl/ga2_decode_ops.vh by
 // tools/flow/headers.py): a new operation needs no edit here. The range arithmetic is
 // 32 bits wide and no sum can wrap (model/rtl.py checks the bounds), so a range reaching
-// past a memory faults. (Error 6, an LDX row index not below rows, comes from data:
+// past a memory faults. (Error 6, a lookup's row index not below rows, comes from data:
 // ga2_dma finds it in EXEC.)
 module ga2_decode #(
   parameter SP_WORDS   = `GA2_SP_WORDS,

@@ -62,7 +62,7 @@
   wire [31:0] ld_dst = {16'd0, instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W]};
   wire [31:0] ld_src = {16'd0, instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W]};
   wire [31:0] ld_len = {19'd0, instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W]};
-  wire [31:0] ld_xhi = {24'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
+  wire [31:0] ld_xhi = {20'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
   wire ld_shape_bad = (ld_len < 32'd1);
   wire [31:0] ld_span0 = ld_len;
   wire [31:0] ld_end0 = ld_dst + ld_span0;     // one past the last word of dst's range
@@ -75,7 +75,7 @@
   wire [31:0] st_src = {16'd0, instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W]};
   wire [31:0] st_dst = {16'd0, instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W]};
   wire [31:0] st_len = {19'd0, instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W]};
-  wire [31:0] st_xhi = {24'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
+  wire [31:0] st_xhi = {20'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
   wire st_shape_bad = (st_len < 32'd1);
   wire [31:0] st_span0 = st_len;
   wire [31:0] st_end0 = st_src + st_span0;     // one past the last word of src's range
@@ -95,10 +95,11 @@
   wire [31:0] mm_lda = {20'd0, instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W]};
   wire [31:0] mm_ldb = {20'd0, instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W]};
   wire [31:0] mm_ldc = {20'd0, instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W]};
-  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < 32'd1);
-  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + mm_k);
+  wire [31:0] mm_khi = {29'd0, instr[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W]};
+  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < ((mm_khi != 32'd0) ? 32'd0 : 32'd1));
+  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + (mm_k + (32'd256 * mm_khi)));
   wire [31:0] mm_end0 = mm_a + mm_span0;     // one past the last word of A's range
-  wire [31:0] mm_span1 = (mm_tb[0] ? (((mm_n * mm_ldb) - mm_ldb) + mm_k) : (((mm_k * mm_ldb) - mm_ldb) + mm_n));
+  wire [31:0] mm_span1 = ((mm_tb != 32'd0) ? (((mm_n * mm_ldb) - mm_ldb) + (mm_k + (32'd256 * mm_khi))) : ((((mm_k + (32'd256 * mm_khi)) * mm_ldb) - mm_ldb) + mm_n));
   wire [31:0] mm_end1 = mm_b + mm_span1;     // one past the last word of B's range
   wire [31:0] mm_span2 = (((mm_m * mm_ldc) - mm_ldc) + mm_n);
   wire [31:0] mm_end2 = mm_dst + mm_span2;     // one past the last word of dst's range
@@ -132,7 +133,7 @@
   wire [31:0] ldx_len = {19'd0, instr[`GA2_LDX_LEN_LSB +: `GA2_LDX_LEN_W]};
   wire [31:0] ldx_idx = {16'd0, instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W]};
   wire [31:0] ldx_rows = {16'd0, instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W]};
-  wire [31:0] ldx_xhi = {24'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
+  wire [31:0] ldx_xhi = {20'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
   wire ldx_shape_bad = (ldx_len < 32'd1) || (ldx_rows < 32'd1);
   wire [31:0] ldx_span0 = 32'd1;
   wire [31:0] ldx_end0 = ldx_idx + ldx_span0;     // one past the last word of idx's range

@@ -16,8 +16,9 @@
 // b.first <= a.last. The decoder gives GA2_NUM_RD read slots (the most any op reads, in
 // its record's order) and one write range; each timing unit u keeps one write range and
 // its first KEEP(u) read slots, KEEP(u) = GA2_T_RD's bits 4u+3:4u, the most its ops read
-// (both generated from the op records, model/rtl.py: today dma 1 -- ST's src, LDX's index
-// word --, mm 2 -- A, B --, vec 3 -- RQC's src, row and column scales), so every check is
+// (both generated from the op records, model/rtl.py: today dma 1 -- ST's src, the lookup's
+// index word --, mm 2 -- A, B --, vec 3 -- the per-channel requant's src, row and column
+// scales), so every check is
 // exact for every range. The decoding instruction's own unit is included (it stalls on
 // that unit's busy anyway). External-memory ranges need no check: only the dma touches
 // that memory, one transfer at a time in program order.

@@ -7,8 +7,11 @@
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
-// an external address: xhi (LD/ST/LDX) above a 16-bit field
-`define GA2_EXT_ADDR_W 24
+// an external address: xhi above a 16-bit field
+`define GA2_EXT_ADDR_W 28
+// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
+// an instruction memory of up to 2^GA2_PC_W - 1 words
+`define GA2_PC_W 20
 
 // opcodes
 `define GA2_OP_LD 4'd1
@@ -77,7 +80,7 @@
 `define GA2_LD_LEN_LSB 36
 `define GA2_LD_LEN_W 13
 `define GA2_LD_XHI_LSB 49
-`define GA2_LD_XHI_W 8
+`define GA2_LD_XHI_W 12
 `define GA2_ST_SRC_LSB 4
 `define GA2_ST_SRC_W 16
 `define GA2_ST_DST_LSB 20
@@ -85,7 +88,7 @@
 `define GA2_ST_LEN_LSB 36
 `define GA2_ST_LEN_W 13
 `define GA2_ST_XHI_LSB 49
-`define GA2_ST_XHI_W 8
+`define GA2_ST_XHI_W 12
 `define GA2_MM_DST_LSB 4
 `define GA2_MM_DST_W 16
 `define GA2_MM_A_LSB 20
@@ -108,6 +111,10 @@
 `define GA2_MM_LDC_W 12
 `define GA2_MM_ACC_LSB 103
 `define GA2_MM_ACC_W 1
+`define GA2_MM_KHI_LSB 104
+`define GA2_MM_KHI_W 3
+`define GA2_MM_A16_LSB 107
+`define GA2_MM_A16_W 1
 `define GA2_RQ_DST_LSB 4
 `define GA2_RQ_DST_W 16
 `define GA2_RQ_SRC_LSB 20
@@ -137,7 +144,7 @@
 `define GA2_LDX_ROWS_LSB 65
 `define GA2_LDX_ROWS_W 16
 `define GA2_LDX_XHI_LSB 81
-`define GA2_LDX_XHI_W 8
+`define GA2_LDX_XHI_W 12
 `define GA2_ADD_DST_LSB 4
 `define GA2_ADD_DST_W 16
 `define GA2_ADD_SRC_LSB 20
@@ -193,7 +200,7 @@
 `define GA2_RQC_Q_LSB 119
 `define GA2_RQC_Q_W 5
 
-// error codes (INDEX, an LDX row index not below rows, is found in EXEC)
+// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2
 `define GA2_ERR_EXT_RANGE 3'd3

@@ -5,7 +5,7 @@ Why: a fast, self-contained check of rtl/ (no cocotb) on Icarus and Verilator --
 each program is written as hex files (tb/protocol.py), tb/hdl/tb_plain.v runs it, and
 the verdict is the judge's (tb/judge.py compare, on tb/sim/plain.outcomes of the bench's
 outputs, per run against the reference Machine run over the same runs): the external
-memory, the five counters, the scratchpad words read, error/code/pc, the retire trace,
+memory, the six counters, the scratchpad words read, error/code/pc, the retire trace,
 done, timeouts, x/z and out-of-range accesses. The programs are tb/stimulus's: the hand
 programs (tb/stimulus/hand.py: every op and every error code, each run twice on one
 chip) and random region programs (tb/stimulus/regionprog.py region_cases: valid, and with
@@ -140,7 +140,7 @@ XCHECK_DATAPATH = [
      ("rqc", "rqcw")),
     # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
     (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
-    # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
+    # the norm's divider and what its quotient feeds (the requant's m and s: the norm's start)
     (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
      r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd",
      ("norm", "ndiv")),

@@ -39,7 +39,7 @@ def _job(rec, rng, overlap_dst):
     f = {}
     cfg = config.DEFAULT
     for s in rec.shape:
-        lo = ops.VIEWS[rec.name]["shape_lo"][rec.shape.index(s)](None, cfg)
+        lo = ops.shape_limits(rec, s, cfg)[0]
         f[s.field] = lo + rng.randrange(2, 6)
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:

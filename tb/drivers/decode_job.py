@@ -71,13 +71,11 @@ def _extent(op, r, f):
 def _limits(op, s, cfgs):
     """Values at and around a shape check's limits on either chip."""
     rec = ops.TABLE[op]
-    k = rec.shape.index(s)
     out = set()
     for c in cfgs:
-        lo = ops.VIEWS[op]["shape_lo"][k](None, c)
+        lo, hi = ops.shape_limits(rec, s, c)
         out |= {lo - 1, lo, lo + 1}
-        if s.hi is not None:
-            hi = ops.VIEWS[op]["shape_hi"][k](None, c)
+        if hi is not None:
             out |= {hi - 1, hi, hi + 1}
     return sorted(v for v in out if v >= 0)
 
@@ -161,7 +159,7 @@ async def test_decode(dut):
     seen_rng = dict.fromkeys(OPS, 0)
     for w in words:
         dut.instr.value = w
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         for k, (cfg, sig) in enumerate(((cfg_a, dut.a_fault), (cfg_b, dut.b_fault))):
             code, ins = _expect(w, cfg)
             got = int(sig.value)

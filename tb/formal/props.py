@@ -122,7 +122,7 @@ def busy_checks(sp=16):
     out = [
         Check("busy/ga2_dma", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
               params={"SP_WORDS": sp, "LDX_EXTRA": ldx.EXTRA}, inc=None, timeout=900,
-              what=f"ga2_dma (SP {sp}), any start/restart: busy = LD/ST len+1, LDX len+LDX_EXTRA+1; "
+              what=f"ga2_dma (SP {sp}), any start/restart: busy = LD/ST len+1, ldx len+LDX_EXTRA+1; "
                    "len <= 16, any legal base/rows/index"),
         Check("busy/ga2_mm_ctrl", "ga2_mm_busy_f", [WRAPPERS / "ga2_mm_busy_f.v"], 0, "pdr",
               params={"SP_WORDS": sp, "MM_FILL": cfg.mm_fill, "KMAX": 16}, inc=None, timeout=900,
@@ -158,7 +158,7 @@ def softmax_fast_phases(name, tail=sm.FAST_TAIL, cw=6, mode="bmc3", depth=60, ex
                         timeout=900):
     """ga2_softmax_busy_f with PHASES = 1 (FAST = 1, len 1..16): the phase model of the
     formula without the lemmas; bmc3 to depth by default (a planted tail + 1 fails at the
-    end of the first SM, about 41 cycles for len 1)."""
+    end of the first softmax, about 41 cycles for len 1)."""
     return Check(name, "ga2_softmax_busy_f", [WRAPPERS / "ga2_softmax_busy_f.v"], depth, mode,
                  params={"SP_WORDS": 16, "FAST": 1, "SM_FAST_TAIL": tail, "LMAX": 16, "CW": cw, "PHASES": 1},
                  timeout=timeout, expect_fail=expect_fail,
@@ -186,12 +186,12 @@ def busy_planted():
 # LINK_INDUCTION): (wrapper's unit name, what it touches); every other vector unit's link
 # wrapper is generated from its records (tb/formal/gen.py, link_units())
 LINK_HAND = (
-    ("dma", "LD/ST/LDX: ST's src range, LDX's index word; LD/LDX's dst range"),
+    ("dma", "LD/ST/ldx: ST's src range, ldx's index word; LD/ldx's dst range"),
     ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
     ("softmax", "FAST=1: src (two passes) and dst ranges"),
     ("vec_add", "src, src2 and dst ranges"),
     ("norm", "src (two passes) and dst ranges"),
-    ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+    ("pack4", "packing 2 len / unpacking len words at src, len / 2 len at dst"),
     ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
 )
 

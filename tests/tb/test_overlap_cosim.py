@@ -4,7 +4,7 @@ Random programs built to collide (tb/stimulus/collide.py: ranges aimed at a rece
 instruction of another unit in every hazard kind, long instructions next to short ones,
 a few faults after long instructions in flight) must match the reference Machine on the
 overlap Config bit for bit and cycle for cycle: ext memory (which holds the scratchpad
-windows, stored before HALT), the five counters, done/error/code/pc and the retire trace
+windows, stored before HALT), the six counters, done/error/code/pc and the retire trace
 (retires of one cycle in slot order) -- the counters and trace also against the schedule
 alone (model/timing.py) -- and the final memory must equal the in-order mode's. Faults
 in overlap mode: what was issued completes after the faulting instruction's DECODE, the
