@@ -26,12 +26,13 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+`define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
 `define GA2_OP_EXT 4'd15
 `define GA2_XOP_W 4
 
 // the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1
-`define GA2_NUM_OPS 12
+`define GA2_NUM_OPS 17
 `define GA2_OPI_LD 0
 `define GA2_OPI_ST 1
 `define GA2_OPI_MM 2
@@ -44,9 +45,10 @@
 `define GA2_OPI_NORM 9
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
+`define GA2_OPI_RQC 16
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 8
+`define GA2_NUM_UNITS 9
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -55,6 +57,7 @@
 `define GA2_U_ARGMAX 5
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
+`define GA2_U_RQC 8
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -62,6 +65,12 @@
 `define GA2_T_MM 1
 `define GA2_T_VEC 2
 `define GA2_SLOT_HALT 3
+
+// the overlap mode's hazard ranges (ga2_decode -> ga2_hazard): the most scratchpad ranges
+// an op reads (the decoder's read slots), and the read ranges ga2_hazard keeps per
+// timing unit (bits 4u+3:4u for GA2_T_<UNIT> = u: the most its ops read)
+`define GA2_NUM_RD 3
+`define GA2_T_RD {4'd3, 4'd2, 4'd1}
 
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
@@ -172,6 +181,24 @@
 `define GA2_UNPACK4_SRC_W 16
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
+`define GA2_RQC_DST_LSB 8
+`define GA2_RQC_DST_W 16
+`define GA2_RQC_SRC_LSB 24
+`define GA2_RQC_SRC_W 16
+`define GA2_RQC_M_LSB 40
+`define GA2_RQC_M_W 8
+`define GA2_RQC_N_LSB 48
+`define GA2_RQC_N_W 13
+`define GA2_RQC_LD_LSB 61
+`define GA2_RQC_LD_W 13
+`define GA2_RQC_RSC_LSB 74
+`define GA2_RQC_RSC_W 16
+`define GA2_RQC_RSTRIDE_LSB 90
+`define GA2_RQC_RSTRIDE_W 13
+`define GA2_RQC_CSC_LSB 103
+`define GA2_RQC_CSC_W 16
+`define GA2_RQC_Q_LSB 119
+`define GA2_RQC_Q_W 5
 
 // error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1

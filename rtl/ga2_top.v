@@ -88,8 +88,10 @@ module ga2_top #(
   wire [2:0]                fault_code;
   /* verilator lint_off UNUSEDSIGNAL */
   // The scratchpad ranges feed only ga2_hazard, which exists only with OVERLAP = 1.
-  wire                      rd0_v, rd1_v, wr_v;
-  wire [AW-1:0]             rd0_first, rd0_last, rd1_first, rd1_last, wr_first, wr_last;
+  wire [`GA2_NUM_RD-1:0]    rd_v;
+  wire [`GA2_NUM_RD*AW-1:0] rd_first, rd_last;
+  wire                      wr_v;
+  wire [AW-1:0]             wr_first, wr_last;
   /* verilator lint_on UNUSEDSIGNAL */
 
   ga2_decode #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) u_decode (
@@ -98,12 +100,9 @@ module ga2_top #(
     .unit_sel(unit_sel),
     .tunit_sel(tunit_sel),
     .fault_code(fault_code),
-    .rd0_v(rd0_v),
-    .rd0_first(rd0_first),
-    .rd0_last(rd0_last),
-    .rd1_v(rd1_v),
-    .rd1_first(rd1_first),
-    .rd1_last(rd1_last),
+    .rd_v(rd_v),
+    .rd_first(rd_first),
+    .rd_last(rd_last),
     .wr_v(wr_v),
     .wr_first(wr_first),
     .wr_last(wr_last)
@@ -153,12 +152,9 @@ module ga2_top #(
         .issue(issue),
         .unit_sel(tunit_sel),
         .busy(t_busy),
-        .rd0_v(rd0_v),
-        .rd0_first(rd0_first),
-        .rd0_last(rd0_last),
-        .rd1_v(rd1_v),
-        .rd1_first(rd1_first),
-        .rd1_last(rd1_last),
+        .rd_v(rd_v),
+        .rd_first(rd_first),
+        .rd_last(rd_last),
         .wr_v(wr_v),
         .wr_first(wr_first),
         .wr_last(wr_last),

@@ -106,7 +106,7 @@ XCHECK_DUT = "tb_plain.u_h.dut."
 XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_vec_rq.start",
                  "sm": "u_softmax.start", "div": "u_softmax.u_div.start", "add": "u_vec_add.start",
                  "amax": "u_argmax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start",
-                 "seq": "u_seq.clear"}
+                 "rqc": "u_rqc.start", "rqcw": "u_rqc.wr_en", "seq": "u_seq.clear"}
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
@@ -131,6 +131,13 @@ XCHECK_DATAPATH = [
      r"|argmax_ra|argmax_wa|argmax_wd", ("amax",)),
     (r"u_norm\.(cnt_q|st_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
      r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa", ("norm",)),
+    (r"u_rqc\.(st_q|w_q|ri_q|m_q|rb_q|ap_q|ld_q|rp_q|rs_q|cs_q|cp_q|ce_q|wp_q|q_q|at_end|row_end|reading"
+     r"|writing|nrb|rd_addr|wr_addr)|rqc_ra|rqc_wa", ("rqc",)),
+    # RQC's operand and product registers, loaded in an element's cycles (the row scale
+    # in its first S_A, P in S_C, H and the column word in S_M): all loaded by the first
+    # write, and what the multiplier and the shift compute from them
+    (r"u_rqc\.(mr_q|er_q|c_q|p_q|h_q|mul_a|mul_b|prod|f|k|neg|f_fits|fs|r|y|a|t|fits|wr_data)|rqc_wd",
+     ("rqc", "rqcw")),
     # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
     (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
     # the norm's divider and what its quotient feeds (the requant's m and s: the norm's start)

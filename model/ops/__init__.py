@@ -115,7 +115,9 @@ class Op:
     prepare: object = None        # args -> extra for execute (memoised per word), or None
     # random-stimulus ranges (tb/stimulus/randops.py rand_op): a shape field's cap (an int),
     # "near:<field>[|<field>]" (a destination sometimes over that source), "same:<field>",
-    # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "weight" (its share
+    # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "stride:<field>" or
+    # "stride:<n>" (a row stride for rows of that many words, halved with the shape fields
+    # until the ranges fit), "weight" (its share
     # of a random program; 0 or absent: drawn only where a test asks for it), "index_of":
     # <field> (its one-word result is an index below that field: a program may look it up)
     stim: dict = field(default_factory=dict)

@@ -194,21 +194,19 @@ module ga2_tb #(
           meet = a[RW-1] && b[RW-1] && (a[2*AW-1:AW] <= b[AW-1:0]) && (b[2*AW-1:AW] <= a[AW-1:0]);
         end
       endfunction
-      wire [RW-1:0] n_rd0 = u_h.dut.g_hazard.u_hazard.new_rd0;
-      wire [RW-1:0] n_rd1 = u_h.dut.g_hazard.u_hazard.new_rd1;
-      wire [RW-1:0] n_wr  = u_h.dut.g_hazard.u_hazard.new_wr;
-      wire [RW-1:0] b_wr [0:2];
-      wire [RW-1:0] b_rd0 [0:2];
-      wire [RW-1:0] b_rd1 [0:2];
-      assign b_wr[0]  = u_h.dut.g_hazard.u_hazard.dma_wr_q;
-      assign b_rd0[0] = u_h.dut.g_hazard.u_hazard.dma_rd_q;
-      assign b_rd1[0] = {RW{1'b0}};
-      assign b_wr[1]  = u_h.dut.g_hazard.u_hazard.mm_wr_q;
-      assign b_rd0[1] = u_h.dut.g_hazard.u_hazard.mm_rd0_q;
-      assign b_rd1[1] = u_h.dut.g_hazard.u_hazard.mm_rd1_q;
-      assign b_wr[2]  = u_h.dut.g_hazard.u_hazard.vec_wr_q;
-      assign b_rd0[2] = u_h.dut.g_hazard.u_hazard.vec_rd_q;
-      assign b_rd1[2] = u_h.dut.g_hazard.u_hazard.vec_rd1_q;
+      localparam NR = `GA2_NUM_RD;
+      // the instruction in DECODE and each unit's in-flight ranges (its read slots
+      // zero-extended to NR: the slots it does not keep are never valid)
+      wire [NR*RW-1:0] n_rd = u_h.dut.g_hazard.u_hazard.new_rd;
+      wire [RW-1:0]    n_wr = u_h.dut.g_hazard.u_hazard.new_wr;
+      wire [RW-1:0]    b_wr [0:2];
+      wire [NR*RW-1:0] b_rd [0:2];
+      assign b_wr[0] = u_h.dut.g_hazard.u_hazard.g_unit[0].wr_q;
+      assign b_rd[0] = u_h.dut.g_hazard.u_hazard.g_unit[0].rd_q;     // zero-extended
+      assign b_wr[1] = u_h.dut.g_hazard.u_hazard.g_unit[1].wr_q;
+      assign b_rd[1] = u_h.dut.g_hazard.u_hazard.g_unit[1].rd_q;     // zero-extended
+      assign b_wr[2] = u_h.dut.g_hazard.u_hazard.g_unit[2].wr_q;
+      assign b_rd[2] = u_h.dut.g_hazard.u_hazard.g_unit[2].rd_q;     // zero-extended
       // the sequencer's own view (its ports and its DECODE state), so nothing here depends
       // on how ga2_top wires them
       wire [2:0] busy = u_h.dut.u_seq.unit_busy;
@@ -224,9 +222,11 @@ module ga2_tb #(
           for (bu = 0; bu < 3; bu = bu + 1) begin
             for (du = 0; du < 3; du = du + 1) begin
               if (busy[bu] && dsel[du]) begin
-                kinds = {meet(n_wr, b_wr[bu]),
-                         meet(n_wr, b_rd0[bu]) || meet(n_wr, b_rd1[bu]),
-                         meet(n_rd0, b_wr[bu]) || meet(n_rd1, b_wr[bu])};
+                kinds = {meet(n_wr, b_wr[bu]), 2'b00};
+                for (kd = 0; kd < NR; kd = kd + 1) begin
+                  kinds[1] = kinds[1] || meet(n_wr, b_rd[bu][kd*RW +: RW]);
+                  kinds[0] = kinds[0] || meet(n_rd[kd*RW +: RW], b_wr[bu]);
+                end
                 // j: the pack4 refinement of this pair, 4 when neither side is pack4
                 j = (du == 2 && pk_sel && bu < 2) ? bu :
                     (bu == 2 && pk_busy && du < 2) ? 2 + du : 4;

@@ -142,12 +142,18 @@ def rand_norm_ms(rng):
     return rand_ms(rng)
 
 
-def rand_value(rng, kind, width):
+def rand_value(rng, kind, width, fields=None):
     """A value field by its record's stimulus kind: "ms" / "normms" a mantissa or shift
     (the caller takes the pair); "rare": 0 mostly (a field that multiplies an extent:
-    MM's khi), else uniform in its width."""
+    MM's khi); "stride:<field>" a row stride for rows of that field's words ("stride:<n>":
+    of n words; _stride: 0, overlapping, a few words past, any), else uniform in its
+    width."""
     if kind == "rare" and rng.random() < 0.85:
         return 0
+    if isinstance(kind, str) and kind.startswith("stride:"):
+        row = kind[len("stride:"):]
+        row = int(row) if row.isdigit() else (fields or {}).get(row, 1)
+        return min(_stride(rng, row), (1 << width) - 1)
     return int(rng.integers(0, 1 << width))
 
 
@@ -178,16 +184,16 @@ def rand_op(rng, cfg, b, op, **fixed):
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:
         if name not in f and name not in bases and name != "xhi":
-            f[name] = rand_value(rng, kinds.get(name), w)
-    # the extents follow from the fields drawn so far (the drawn shape fields halved until
-    # every range fits its memory); the bases are placed to fit them
+            f[name] = rand_value(rng, kinds.get(name), w, f)
+    # the extents follow from the fields drawn so far (the drawn shape fields and strides
+    # halved until every range fits its memory); the bases are placed to fit them
     for _ in range(32):
         a = tuple(f.get(n, 0) for n, _ in rec.fields)
         spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
         if all(spans[r.base] <= (cfg.sp_words if r.space == ops.SP else cfg.ext_words) for r in rec.ranges):
             break
         for name in kinds:
-            if kinds[name] == "rare" and name not in fixed:
+            if (kinds[name] == "rare" or str(kinds[name]).startswith("stride:")) and name not in fixed:
                 f[name] //= 2
         for sh in rec.shape:
             if sh.field not in fixed:
