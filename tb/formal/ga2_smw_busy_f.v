@@ -2,7 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
-// ga2_smw_busy_f: ga2_smw (SMW) busy for exactly its record's 2 (len + 1) + PER len + 1
+// ga2_smw_busy_f: ga2_smw busy for exactly its record's 2 (len + 1) + PER len + 1
 // cycles after each start (model/ops/smw.py, PER = DIV_CYCLES = 17), for 1 <= len <=
 // LMAX, every address and every read word, a start free in every cycle after the reset
 // (a start while busy is a restart), by k-induction (yosys-smtbmc with z3): ABC pdr on

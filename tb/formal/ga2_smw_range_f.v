@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// ga2_smw_range_f: ga2_smw (SMW): reads src..src+len-1 (three passes), writes
+// ga2_smw_range_f: ga2_smw: reads src..src+len-1 (three passes), writes
 // dst..dst+len-1; every scratchpad access lies in the range ga2_decode reports for the
 // started instruction (the range ga2_hazard reserves for it), and happens only while the
 // unit is busy (range_chk.vh). The unit sits behind the chip's own decoder on a free

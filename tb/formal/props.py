@@ -109,7 +109,7 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
 # softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; rqc, whose
-# formula is a product of two fields, and SMW by k-induction with lemmas; pdr on the
+# formula is a product of two fields, and ga2_smw by k-induction with lemmas; pdr on the
 # generated wrappers did not close in 900 s): their checks below, the others generated
 BUSY_HAND = {"softmax0", "softmax1", "rqc", "smw"}
 
@@ -299,8 +299,8 @@ def smw_busy(per=smw.DIV_CYCLES, lmax=16, name=None, expect_fail=False, timeout=
     2 (len + 1) + per len + 1 and the lemmas over ga2_smw's exposed registers, its
     datapath (the maximum, the sum, the divider, the exp table) cut: no cycle depends on
     it. The planted bug (busy_planted): per = DIV_CYCLES + 1, the formula one cycle longer
-    an element, by ABC bmc3 to 30 frames (a counterexample at the first SMW of len 1's
-    end; z3's bmc took 380 s to the same)."""
+    an element, by ABC bmc3 to 30 frames (a counterexample at the end of ga2_smw's first
+    job of len 1; z3's bmc took 380 s to the same)."""
     pre = ("chparam -set SP_WORDS 16 ga2_smw\nhierarchy -top ga2_smw\nproc\nflatten\n"
            "cutpoint w:mx_q w:sum_q w:rem_q w:quo_q c:u_lut.*\n"
            "expose w:state_q w:cnt_q w:len_q w:st_q w:ld_q\n")

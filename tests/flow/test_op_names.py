@@ -23,7 +23,7 @@ SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 def generated():
     """The generated files of the hardware side, from their generators."""
     from tools.flow import core, exp_lut, headers
-    paths = {headers.HEADER, headers.CFG_HEADER, headers.DECODE, headers.UNITS, exp_lut.OUT}
+    paths = {headers.HEADER, headers.CFG_HEADER, headers.DECODE, headers.UNITS, exp_lut.OUT, exp_lut.OUT2}
     paths |= set(core.outputs())
     return {pathlib.Path(p).resolve() for p in paths}
 
