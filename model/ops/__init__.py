@@ -116,7 +116,8 @@ class Op:
     # "near:<field>[|<field>]" (a destination sometimes over that source), "same:<field>",
     # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "weight" (its share
     # of a random program; 0 or absent: drawn only where a test asks for it), "index_of":
-    # <field> (its one-word result is an index below that field: a program may look it up)
+    # <field> (its one-word result is an index below that field when its defaulted fields
+    # keep their defaults: a program may look it up)
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
     sizes: tuple = ()             # fields any of which at 0 leaves the op touching nothing (MM's M, K, N)

@@ -119,6 +119,85 @@ def hand_programs():
     return progs + lm_programs()
 
 
+I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _add_wide(rng):
+    """(program, image): ADD with w = 1 (issue 37, the int32 residual stream): sums exactly
+    at and one past both ends of int32 (saturated, never wrapped), carries through every
+    byte, words whose low bytes alone would saturate (no int8 clamp), random int32 words;
+    dst over src or src2 ahead, behind and in place, src = src2; w = 1 and w = 0 in turn on
+    the same words, the scratchpad's last word, the longest add (4,096 in place)."""
+    H = B("HALT")
+    a = [I32_MAX, I32_MAX - 1, I32_MAX, I32_MIN, I32_MIN + 1, I32_MIN, I32_MAX, 1 << 30, -(1 << 30), 0xFFFF,
+         0xFF, -1, 0x7F, -0x80, 0x7FFF_FFFE, 0x4000_0000, 0x00FF_FFFF, -0x0100_0000, 100, 0]
+    c = [1, 1, I32_MAX, -1, -1, I32_MIN, I32_MIN, 1 << 30, -(1 << 30) - 1, 1, 1, -1, 1, -1, 2, 0x3FFF_FFFF,
+         1, -1, -100, 0]
+    img = a + c + [rng.randrange(I32_MIN, I32_MAX + 1) if k % 4 else rng.choice([I32_MIN, I32_MAX, -1, 0])
+                   for k in range(460)]
+    n = len(a)
+    prog = [B("LD", dst=0, src=0, len=len(img)), B("ADD", dst=500, src=0, len=n, src2=n, w=1),
+            B("ADD", dst=520, src=0, len=n, src2=n), B("ADD", dst=540, src=0, len=n, src2=n, w=1),
+            B("ST", src=500, dst=0, len=3 * n)]
+    for k, (dst, src, src2) in enumerate(((41, 40, 140), (140, 40, 138), (60, 60, 200), (200, 200, 200),
+                                          (199, 200, 100), (90, 250, 250), (301, 300, 305))):
+        prog += [B("LD", dst=40, src=40, len=len(img) - 40),
+                 B("ADD", dst=dst, src=src, len=60, src2=src2, w=1),
+                 B("ST", src=0, dst=100 + 480 * k, len=480)]
+    prog += [B("LD", dst=4095, src=0, len=1), B("ADD", dst=4095, src=4095, len=1, src2=4095, w=1),
+             B("ST", src=4095, dst=3600, len=1),
+             B("LD", dst=0, src=0, len=len(img)), B("LD", dst=len(img), src=0, len=len(img)),
+             B("ADD", dst=0, src=0, len=4096, src2=0, w=1), B("ST", src=0, dst=3700, len=396), H]
+    return prog, img
+
+
+def _argmax_tiles(rng):
+    """(program, image): ARGMAX across tiles (base, pair, acc; issue 37): a 600-word vector
+    in tiles of 1, 7, 64 and 200 words (the first tile pair = 1, the others acc = 1) with
+    the maximum in a later tile, at a tile's first and last word, tied across tiles (the
+    earlier stays) and within one; all equal to the smallest int32 (the first index); bases
+    whose index passes 2^16 (17-bit index words); a running pair loaded with high bits
+    above the index's 17, with the largest and smallest int32 maxima; acc with pair = 0,
+    pair without acc, dst inside the tile (read before written), the scratchpad's last
+    two words; every pair stored."""
+    H = B("HALT")
+    vec = [rng.randrange(-1000, 1000) for _ in range(600)]
+    vec[333] = vec[470] = 5000             # a tie across tiles of 64 and 200 (333 wins)
+    vec[100] = vec[101] = 4000
+    vec2 = [rng.randrange(I32_MIN, I32_MAX) for _ in range(600)]
+    vec2[450] = I32_MAX                    # in a tile whose base is 65,535 or 65,300: index > 2^16
+    vec3 = [I32_MIN] * 64
+    pairs = [0x5_0003, 77, -1, I32_MAX, (1 << 17) + 9, I32_MIN, 0x7FFF_FFFF, -5000, 12, 5000]
+    img = vec + vec2 + vec3 + pairs
+    P0 = len(vec) + len(vec2) + len(vec3)
+    prog = [B("LD", dst=0, src=0, len=len(img))]
+    out = 1400
+
+    def tiles(src, n, tile, dst, base0=0):
+        k = []
+        for j, b0 in enumerate(range(0, n, tile)):
+            m = min(tile, n - b0)
+            k.append(B("ARGMAX", dst=dst, src=src + b0, len=m, base=min(base0 + b0, 65535), acc=int(j > 0),
+                       pair=1))
+        return k
+    for tile in (1, 7, 64, 200, 600):
+        prog += tiles(0, 600 if tile > 1 else 40, tile, out)
+        prog += tiles(600, 600 if tile > 1 else 40, tile, out + 2, base0=65300)   # indices past 2^16
+        out += 4
+    prog += tiles(1200, 64, 16, out)                            # all the smallest int32
+    prog += tiles(1200, 64, 16, out + 2, base0=65535)
+    out += 4
+    for j in range(5):                                          # loaded pairs, high index bits
+        prog.append(B("ARGMAX", dst=P0 + 2 * j, src=7 * j, len=30, base=1000 * j, acc=1, pair=j % 2))
+    prog += [B("ARGMAX", dst=out, src=100, len=40, base=3, pair=1),           # pair without acc
+             B("ARGMAX", dst=out + 2, src=0, len=5, base=65535),               # index alone, 17 bits
+             B("ARGMAX", dst=98, src=90, len=20, base=7, acc=1),              # dst in the tile
+             B("ARGMAX", dst=4094, src=0, len=600, acc=1, pair=1),
+             B("ARGMAX", dst=1300, src=0, len=600, pair=1),
+             B("ST", src=0, dst=0, len=1600), B("ST", src=4094, dst=1600, len=2), H]
+    return prog, img
+
+
 def _norm_ms(x, ss, top):
     """NORM's (m, s) putting the largest |result| of the int8 values x near top."""
 
@@ -128,8 +207,10 @@ def _norm_ms(x, ss, top):
 def lm_programs():
     """(name, program, image) for the language model's ops at their edges (docs/lm.md
     "Numerics"): ADD saturating both ways (low bytes of wide words), with dst overlapping
-    src or src2 ahead, behind and in place, src = src2; ARGMAX with ties (the first
-    wins), all negative, len 1, the int32 extremes, the maximum first and last; NORM with
+    src or src2 ahead, behind and in place, src = src2, and over int32 (w = 1:
+    _add_wide); ARGMAX with ties (the first wins), all negative, len 1, the int32
+    extremes, the maximum first and last, and across tiles (base, pair, acc:
+    _argmax_tiles); NORM with
     ss = 0 (zero low bytes under nonzero words), len 1 and 64, all -128 (ss = 2^20), ss =
     1 (r = 2^24), dst overlapping src, m and s at their ends; RQ with relu; LDX with good
     and bad row indices (error 6, in EXEC: the last row, rows itself, -1, 2^31, a second
@@ -166,6 +247,8 @@ def lm_programs():
            B("ST", src=1000, dst=0, len=len(vecs)), B("ST", src=4095, dst=100, len=1),
            B("ST", src=0, dst=101, len=1), H]
     progs.append(("lm_argmax", am, img))
+    progs.append(("lm_add_wide", *_add_wide(random.Random(3701))))         # own seeds: the
+    progs.append(("lm_argmax_tiles", *_argmax_tiles(random.Random(3702))))  # others unchanged
     # NORM: ss = 0, len 1 and 64, all -128, ss = 1 (r = 2^24) and 4, overlap, m and s at
     # their ends. Each vector with an (m, s) that puts its largest result near 100 (where
     # a wrong r shows), one that puts 2^24 * m exactly on a rounding boundary for ss = 1
