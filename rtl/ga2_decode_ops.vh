@@ -91,7 +91,7 @@
   wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < 32'd1);
   wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + mm_k);
   wire [31:0] mm_end0 = mm_a + mm_span0;     // one past the last word of A's range
-  wire [31:0] mm_span1 = (mm_tb[0] ? (((mm_n * mm_ldb) - mm_ldb) + mm_k) : (((mm_k * mm_ldb) - mm_ldb) + mm_n));
+  wire [31:0] mm_span1 = ((mm_tb != 32'd0) ? (((mm_n * mm_ldb) - mm_ldb) + mm_k) : (((mm_k * mm_ldb) - mm_ldb) + mm_n));
   wire [31:0] mm_end1 = mm_b + mm_span1;     // one past the last word of B's range
   wire [31:0] mm_span2 = (((mm_m * mm_ldc) - mm_ldc) + mm_n);
   wire [31:0] mm_end2 = mm_dst + mm_span2;     // one past the last word of dst's range
@@ -161,7 +161,7 @@
   wire [31:0] argmax_end0 = argmax_src + argmax_span0;     // one past the last word of src's range
   wire [31:0] argmax_span1 = (32'd2 * argmax_acc);
   wire [31:0] argmax_end1 = argmax_dst + argmax_span1;     // one past the last word of dst's range
-  wire [31:0] argmax_span2 = (argmax_acc[0] ? 32'd2 : (32'd1 + argmax_pair));
+  wire [31:0] argmax_span2 = ((argmax_acc != 32'd0) ? 32'd2 : (32'd1 + argmax_pair));
   wire [31:0] argmax_end2 = argmax_dst + argmax_span2;     // one past the last word of dst's range
   wire argmax_sp_bad = (argmax_end0 > GA2P_SP_WORDS) || (argmax_end1 > GA2P_SP_WORDS) || (argmax_end2 > GA2P_SP_WORDS);
 
