@@ -198,6 +198,22 @@ def _argmax_tiles(rng):
     return prog, img
 
 
+def _argmax_long(rng):
+    """(program, image): ARGMAX over the whole scratchpad (len 4,096: the length's top
+    bit) with pair and acc, the maximum in the last word (the last compare feeds the
+    maximum written a cycle later), a base whose last index is 69,630 (bit 16), running
+    pairs inside the tile (read before written) that the last word beats."""
+    H = B("HALT")
+    img = [rng.randrange(-1000, 1000) for _ in range(4096)]
+    img[4095] = 5000
+    img[30], img[31] = -(1 << 20) + 3, 4999       # an index word with high bits set
+    prog = [B("LD", dst=0, src=0, len=4096)]
+    for k, f in enumerate((dict(dst=10, pair=1), dict(dst=20, base=65535, acc=1), dict(dst=30, base=7, acc=1, pair=1))):
+        prog += [B("ARGMAX", src=0, len=4096, **f), B("ST", src=f["dst"], dst=4000 + 2 * k, len=2),
+                 B("LD", dst=f["dst"], src=f["dst"], len=2)]          # the tile as it was
+    return prog + [H], img
+
+
 def _norm_ms(x, ss, top):
     """NORM's (m, s) putting the largest |result| of the int8 values x near top."""
 
@@ -249,6 +265,7 @@ def lm_programs():
     progs.append(("lm_argmax", am, img))
     progs.append(("lm_add_wide", *_add_wide(random.Random(3701))))         # own seeds: the
     progs.append(("lm_argmax_tiles", *_argmax_tiles(random.Random(3702))))  # others unchanged
+    progs.append(("lm_argmax_long", *_argmax_long(random.Random(3703))))
     # NORM: ss = 0, len 1 and 64, all -128, ss = 1 (r = 2^24) and 4, overlap, m and s at
     # their ends. Each vector with an (m, s) that puts its largest result near 100 (where
     # a wrong r shows), one that puts 2^24 * m exactly on a rounding boundary for ss = 1
