@@ -57,9 +57,12 @@ module ga2_argmax #(
 
   reg           busy_q;
   reg           wide_q;                     // acc or pair: the maximum is written too
-  reg           pi_q;                       // this cycle reads the running index (acc)
-  reg           pm_q;                       // this cycle reads the running maximum; rd_data: the index
-  reg           pd_q;                       // rd_data: the running maximum
+  // the running pair's phase (acc), loaded at every start (so a stale one shows in any
+  // later job, restart or not): PC_IDX reads the index word, PC_MAX the maximum word
+  // (rd_data: the index), PC_FIRST reads the tile's first word (rd_data: the maximum),
+  // then PC_SCAN; without acc the job starts in PC_SCAN
+  localparam [1:0] PC_IDX = 2'd0, PC_MAX = 2'd1, PC_FIRST = 2'd2, PC_SCAN = 2'd3;
+  reg [1:0]     pc_q;
   reg           po_q;                       // this cycle writes the maximum
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] rp_q, wp_q;
@@ -71,7 +74,7 @@ module ga2_argmax #(
   wire at_end  = (cnt_q == len_q);
   // the running pair's reads come first (cnt_q 0 < len: at_end is low), then the scan's
   wire reading = busy_q && !at_end;
-  wire scan_rd = reading && !pi_q && !pm_q;
+  wire scan_rd = reading && (pc_q >= PC_FIRST);
   wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
   wire           gt    = $signed(rd_data) > $signed(best_q);
   wire [IW-1:0]  bi_d  = gt ? ix_q : bi_q;
@@ -93,9 +96,7 @@ module ga2_argmax #(
   always @(posedge clk) begin
     if (start) begin
       wide_q <= acc || pair;
-      pi_q   <= acc;
-      pm_q   <= 1'b0;
-      pd_q   <= 1'b0;
+      pc_q   <= acc ? PC_IDX : PC_SCAN;
       po_q   <= 1'b0;
       cnt_q  <= {LW{1'b0}};
       len_q  <= len;
@@ -105,15 +106,13 @@ module ga2_argmax #(
       bi_q   <= {1'b0, base};
       ix_q   <= {1'b0, base};
     end else if (busy_q) begin
-      pi_q <= 1'b0;
-      pm_q <= pi_q;
-      pd_q <= pm_q;
+      if (pc_q != PC_SCAN) pc_q <= pc_q + 1'b1;
       if (scan_rd) begin
         cnt_q <= cnt_q + 1'b1;
         rp_q  <= rp_q + 1'b1;
       end
-      if (pm_q) bi_q <= rd_data[IW-1:0];     // the running index: its word's low IW bits
-      if (pd_q) best_q <= rd_data;           // the running maximum
+      if (pc_q == PC_MAX) bi_q <= rd_data[IW-1:0];     // the running index: its word's low IW bits
+      if (pc_q == PC_FIRST) best_q <= rd_data;         // the running maximum
       if (have_v && gt) best_q <= rd_data;
       if (have_v) begin
         bi_q <= bi_d;
@@ -133,7 +132,7 @@ module ga2_argmax #(
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers and the IW-bit index to the ISA-width ports
   // and the word
-  assign rd_addr = pi_q ? wp_q : pm_q ? wp_inc : rp_q;
+  assign rd_addr = (pc_q == PC_IDX) ? wp_q : (pc_q == PC_MAX) ? wp_inc : rp_q;
   assign wr_addr = wp_q;
   assign wr_data = po_q ? best_q : bi_d;
   /* verilator lint_on WIDTH */
