@@ -36,7 +36,8 @@ def boundary_programs(seed=RANDOM_SEED):
     word touched = size - 1 (valid) or size (fault) for every address field, MM with
     random shapes and strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the
     illegal opcodes (isa.ILLEGAL_OPCODES: 0, 13..15); the new ops' fields (LDX dst, idx,
-    its table src + rows*len, rows 0; ADD src, src2, dst; ARGMAX src and its one-word dst;
+    its table src + rows*len, rows 0; ADD src, src2, dst; ARGMAX src and its one-word dst
+    (two words with pair or acc);
     NORM src, dst, len 64 / 65 / 4096 + 64) the same way, with their sums just past 2^16
     and LDX's table sum past 2^28; PACK4 / UNPACK4 with their 2*len spans (PACK4 src,
     UNPACK4 dst) and len spans at the end, past it and past 2^16; LD / ST / LDX with xhi > 0
@@ -154,6 +155,16 @@ def boundary_programs(seed=RANDOM_SEED):
     x("LDX idx top", "LDX", dst=0, src=0, len=1, idx=0xFFFF, rows=1)
     x("ARGMAX dst", "ARGMAX", dst=SP, src=0, len=1)
     x("ARGMAX dst top", "ARGMAX", dst=0xFFFF, src=0, len=1)
+    # issue 37: ARGMAX's pair (pair or acc: dst and dst + 1), ADD over int32
+    for n in (1, 64):
+        v("ARGMAX", dst=SP - 2, src=SP - n, len=n, base=0xFFFF, pair=1)
+        v("ARGMAX", dst=SP - 2, src=SP - n - 2, len=n, base=n, acc=1)
+        v("ADD", dst=SP - n, src=SP - 2 * n, len=n, src2=SP - 3 * n, w=1)
+    for f in (dict(pair=1), dict(acc=1), dict(acc=1, pair=1)):
+        name = " ".join(f)
+        x(f"ARGMAX dst {name}", "ARGMAX", dst=SP - 1, src=0, len=1, **f)
+        x(f"ARGMAX dst wrap {name}", "ARGMAX", dst=0xFFFF, src=0, len=1, **f)     # dst + 2 past 2^16
+    x("ADD w len 0", "ADD", dst=5, src=5, len=0, src2=5, w=1)
     v("LDX", dst=0, src=0, len=2, idx=0, rows=EXT // 2)             # the table is the whole memory
     x("LDX rows past", "LDX", dst=0, src=0, len=2, idx=0, rows=EXT // 2 + 1)
     for op in ("LDX", "ADD", "ARGMAX", "NORM"):
