@@ -10,8 +10,8 @@ scenarios from this module, so a new operation's unit is checked with no edit he
   variants()    the vector units as checked (tb/vecunits.py);
   jobs(v)       two small instructions of each op of the unit, drawn from its record
                 (lengths at the bottom of their shape range, addresses apart or over each
-                other, one-bit fields 0 in the first and 1 in the second, other fields
-                from a seeded generator);
+                other, row strides small, one-bit fields 0 in the first and 1 in the
+                second, other fields from a seeded generator);
   cycles(L)     the restart cycles of a job busy L cycles: every cycle up to 24, else the
                 first three, nine spread over the job and the last three;
   scenarios()   (variant, P1, P2, c) for every variant, job pair (P1, P2: each job then
@@ -40,16 +40,21 @@ def _job(rec, rng, overlap_dst):
     f = {}
     cfg = config.DEFAULT
     for s in rec.shape:
-        lo = ops.VIEWS[rec.name]["shape_lo"][rec.shape.index(s)](None, cfg)
+        lo = ops.shape_limits(rec, s, cfg)[0]
         f[s.field] = lo + rng.randrange(2, 6)
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:
         if name not in f and name not in bases:
-            f[name] = rng.getrandbits(w)     # drawn always: the other fields stay the seed's
-            if w == 1:
-                # a mode bit (relu, w, acc, pair): 0 in the first job, 1 in the second, so
-                # the scenarios restart from each mode into the other
-                f[name] = int(overlap_dst)
+            kind = str(rec.stim.get(name, ""))
+            if kind.startswith("stride:"):         # a row stride: small, rows apart or over each other
+                row = kind[len("stride:"):]
+                f[name] = rng.randrange(0, (int(row) if row.isdigit() else f.get(row, 1)) + 4)
+            else:
+                f[name] = rng.getrandbits(w)     # drawn always: the other fields stay the seed's
+                if w == 1:
+                    # a mode bit (relu, w, acc, pair): 0 in the first job, 1 in the
+                    # second, so the scenarios restart from each mode into the other
+                    f[name] = int(overlap_dst)
     a = tuple(f.get(n, 0) for n, _ in rec.fields)
     spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[rec.name]["extents"])}
     at = rng.randrange(0, 64)

@@ -91,7 +91,7 @@ class Bin(Expr):
 
 
 class Cond(Expr):
-    """then if the one-bit field `flag` is 1, else `other`."""
+    """then if the field `flag` is not 0, else `other`."""
 
     def __init__(self, flag, then, other):
         self.flag, self.then, self.other = flag, lift(then), lift(other)
