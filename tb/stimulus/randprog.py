@@ -48,7 +48,7 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
         if index_of:          # an index its table can hold: below the external memory's size
             top = min(ops.TABLE[op].stim.get(index_of, ext), ext)
             fixed = {index_of: int(rng.integers(1, top + 1))}
-            if look:          # the op as before its added fields (ARGMAX's base, acc, pair: 0)
+            if look:          # the op with its added fields at their defaults (an index result)
                 fixed.update(ops.TABLE[op].defaults)
             ins = rand_op(rng, cfg, b, op, **fixed)
         else:
