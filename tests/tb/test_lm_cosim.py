@@ -11,7 +11,7 @@ pc, retire trace, the scratchpad read count), with the counters and trace also e
 the schedule computed from the program alone, and the overlap mode's memory equal to the
 in-order mode's. Each op's busy cycles, read from the chip's unit counters, must be the
 formulas of docs/isa.md (LDX len + 3, ADD 2 len + 1, ARGMAX len + 1, NORM
-2 (len + 1) + 48, RQ relu len + 1, SMW 19 len + 3; SMW's programs: hand.smw_programs()).
+2 (len + 1) + 48, RQ relu len + 1, SMW 19 len + 3; SMW's programs: tb/stimulus/ops/smw.py).
 Random programs built to collide with the new ops in the mix (tb/stimulus/collide.py
 with_lm) run on the overlap build.
 The builds are the chapter-9 ones (config.CH09 and CH09_OVERLAP), as most co-simulations'.
