@@ -60,7 +60,7 @@ module ga2_rope #(
   reg           busy_q;
   reg [2:0]     ph_q;
   reg           pend_q;                     // a pair's y1 is due (in P_C after P_M)
-  reg [PW-1:0]  j_q, pairs_q;               // the pair within the head, pairs a head
+  reg [PW-1:0]  j_q, pairs_q;               // pairs left in the head (pairs .. 1), pairs a head
   reg [HW-1:0]  hd_q, heads_q;              // heads done, heads
   reg [SAW-1:0] cs_q, cp_q, xp_q, wp_q;     // the row, its pointer, src's, dst's
   reg [15:0]    c_q, s_q;
@@ -71,7 +71,7 @@ module ga2_rope #(
   wire at_end  = (hd_q == heads_q);
   wire reading = busy_q && !at_end && !ph_q[2];                       // P_C .. P_X1
   wire writing = busy_q && ((ph_q == P_Y0) || (ph_q == P_C && pend_q));
-  wire head_end = (j_q + 1'b1 == pairs_q);
+  wire head_end = (j_q == {{(PW-1){1'b0}}, 1'b1});                  // the head's last pair
 
   // the multiplier: x0 c, x1 s from the read port, then x0 s, x1 c from the registers
   wire        from_rd = (ph_q == P_X1) || (ph_q == P_Y0);
@@ -106,7 +106,7 @@ module ga2_rope #(
     if (start) begin
       ph_q    <= P_C;
       pend_q  <= 1'b0;
-      j_q     <= {PW{1'b0}};
+      j_q     <= pairs;
       pairs_q <= pairs;
       hd_q    <= {HW{1'b0}};
       heads_q <= heads;
@@ -127,11 +127,11 @@ module ga2_rope #(
         P_M:  begin
           acc_q <= prod;
           if (head_end) begin
-            j_q  <= {PW{1'b0}};
+            j_q  <= pairs_q;
             hd_q <= hd_q + 1'b1;
             cp_q <= cs_q;
           end else begin
-            j_q  <= j_q + 1'b1;
+            j_q  <= j_q - 1'b1;
           end
         end
         default: ;

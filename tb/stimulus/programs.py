@@ -167,10 +167,10 @@ def suite_programs(quick=False):
 def lm_programs():
     """[(label, prog, image)]: tb/stimulus/hand.py's programs of the language model's ops
     that run to HALT (ADD, ARGMAX, NORM, RQ relu and LDX at their edges; PACK4 / UNPACK4:
-    hand.pack4_programs()), on this chip."""
-    from tb.stimulus import hand
-    return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs()
-            if name.startswith(("lm_", "pack4_", "ok_pack4"))]
+    hand.pack4_programs(); SWIGLU and ROPE: tb/stimulus/swiglu_rope.py), on this chip."""
+    from tb.stimulus import hand, swiglu_rope
+    return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs() + swiglu_rope.programs()
+            if name.startswith(("lm_", "pack4_", "ok_pack4", "swiglu_", "rope_"))]
 
 
 def bench_items(entries):
