@@ -14,7 +14,8 @@ timing modes):
 
   random  N seeded random programs per mode (tb/soak.py's chunks: randprog, half built to
           collide in the overlap mode), on two local workers
-  hand    tb/stimulus/hand.py: every op, edge shapes, every error code, the LM ops
+  hand    tb/stimulus/hand.py: every op, edge shapes, every error code, the LM ops; SWIGLU
+          and ROPE at their edges (tb/stimulus/swiglu_rope.py)
   suite   the RTL mutation bench's suites (tb/stimulus/programs.py: the boundary, index-error,
           crafted, wrap, long, accumulate, chapter 9, LM and reset-while-busy programs;
           overlap_programs() with the colliding and one-word edge programs)
@@ -60,10 +61,10 @@ def _pairs_job(pairs):
 
 def set_jobs(name, mode, n, seed):
     """[(Config, jobs)] of one set in one timing mode (jobs: hw.run's list of lists)."""
-    from tb.stimulus import badprog, hand, holes, programs, suitecfg
+    from tb.stimulus import badprog, hand, holes, programs, suitecfg, swiglu_rope
     if name == "hand":
         cfg = hand.CFG_HAND.replace(mode=mode)
-        return [(cfg, _pairs_job((p, img) for _, p, img in hand.hand_programs()))]
+        return [(cfg, _pairs_job((p, img) for _, p, img in hand.hand_programs() + swiglu_rope.programs()))]
     if name == "suite":
         cfg, entries = ((suitecfg.CFG, programs.suite_programs()) if mode == "inorder"
                         else (suitecfg.CFG_OVERLAP, programs.overlap_programs()))

@@ -133,8 +133,8 @@ def _rope_edges(rng):
             prog.append(B("ROPE", dst=out, src=src, pairs=pairs, cs=cs0, heads=heads))
             out += 2 * pairs * heads
     prog += [B("ST", src=400, dst=0, len=out - 400),
-             B("LD", dst=4092, src=0, len=2), B("LD", dst=4094, src=64, len=2),   # the scratchpad's top
-             B("ROPE", dst=4094, src=4094, pairs=1, cs=4092, heads=1), B("ST", src=4092, dst=out, len=4), B("HALT")]
+             B("LD", dst=4094, src=0, len=2), B("LD", dst=4092, src=64, len=2),   # the scratchpad's top
+             B("ROPE", dst=4092, src=4092, pairs=1, cs=4094, heads=1), B("ST", src=4092, dst=out, len=4), B("HALT")]
     return prog, img
 
 
@@ -175,11 +175,12 @@ def programs():
             ("err2_swiglu_src", [R("SWIGLU", dst=0, src=4090, len=7, src2=0), H], img),
             ("err2_swiglu_src2", [R("SWIGLU", dst=0, src=0, len=7, src2=4090), H], img),
             ("err2_swiglu_dst", [R("SWIGLU", dst=4090, src=0, len=7, src2=0), H], img),
+            ("err2_swiglu_len_max", [R("SWIGLU", dst=0, src=0, len=8191, src2=0), H], img),
             ("err4_rope_pairs0", [R("ROPE", dst=0, src=0, pairs=0, cs=0, heads=1), H], img),
             ("err4_rope_pairs33", [R("ROPE", dst=0, src=0, pairs=33, cs=0, heads=1), H], img),
             ("err4_rope_heads0", [R("ROPE", dst=0, src=0, pairs=1, cs=0, heads=0), H], img),
             ("err4_rope_beats_range", [R("ROPE", dst=65535, src=65535, pairs=63, cs=65535, heads=0), H], img),
-            ("err2_rope_src", [R("ROPE", dst=0, src=4000, pairs=32, cs=0, heads=2), H], img),
+            ("err2_rope_src", [R("ROPE", dst=0, src=3969, pairs=32, cs=0, heads=2), H], img),
             ("err2_rope_cs", [R("ROPE", dst=0, src=0, pairs=32, cs=4033, heads=1), H], img),
             ("err2_rope_dst", [R("ROPE", dst=4033, src=0, pairs=32, cs=0, heads=1), H], img),
             ("err2_rope_heads", [R("ROPE", dst=0, src=0, pairs=32, cs=0, heads=65), H], img)]
