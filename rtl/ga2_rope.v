@@ -9,7 +9,8 @@
 // c, s = the low 16 bits, signed, of sp[cs+2j], sp[cs+2j+1] (Q14):
 //   sp[dst+2q]   = sat32(floor((x0 c - x1 s + 2^13) / 2^14))
 //   sp[dst+2q+1] = sat32(floor((x0 s + x1 c + 2^13) / 2^14))
-// One signed 32 x 16-bit multiplier, six phases a pair (ph_q):
+// One signed 32 x 16-bit multiplier, six phases a pair (ph_q, one-hot: every phase test is
+// one bit):
 //   P_C  read c_j; write y1 of the pair before (acc + x1 c), not for the first pair
 //   P_S  read s_j; c_q <= c
 //   P_X0 read x0;  s_q <= s
@@ -55,11 +56,12 @@ module ga2_rope #(
   localparam PW  = `GA2_ROPE_PAIRS_W;
   localparam HW  = `GA2_ROPE_HEADS_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
-  localparam [2:0] P_C = 3'd0, P_S = 3'd1, P_X0 = 3'd2, P_X1 = 3'd3, P_Y0 = 3'd4, P_M = 3'd5;
+  // the phases' bits in ph_q
+  localparam P_C = 0, P_S = 1, P_X0 = 2, P_X1 = 3, P_Y0 = 4, P_M = 5;
 
   reg           busy_q;
-  reg [2:0]     ph_q;
-  reg           pend_q;                     // a pair's y1 is due (in P_C after P_M)
+  reg [5:0]     ph_q;                       // one-hot
+  reg           pend_q;                     // a pair's y1 is due: P_C after a P_M
   reg [PW-1:0]  j_q, pairs_q;               // pairs left in the head (pairs .. 1), pairs a head
   reg [HW-1:0]  hd_q, heads_q;              // heads done, heads
   reg [SAW-1:0] cs_q, cp_q, xp_q, wp_q;     // the row, its pointer, src's, dst's
@@ -69,21 +71,21 @@ module ga2_rope #(
 
   // one compare ends the job (only in P_C: hd_q steps at the end of P_M)
   wire at_end  = (hd_q == heads_q);
-  wire reading = busy_q && !at_end && !ph_q[2];                       // P_C .. P_X1
-  wire writing = busy_q && ((ph_q == P_Y0) || (ph_q == P_C && pend_q));
+  wire reading = busy_q && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
+  wire writing = busy_q && (ph_q[P_Y0] || pend_q);
   wire head_end = (j_q == {{(PW-1){1'b0}}, 1'b1});                  // the head's last pair
 
   // the multiplier: x0 c, x1 s from the read port, then x0 s, x1 c from the registers
-  wire        from_rd = (ph_q == P_X1) || (ph_q == P_Y0);
-  wire [31:0] ma = from_rd ? rd_data : ((ph_q == P_M) ? x0_q : x1_q);
-  wire [15:0] mb = ((ph_q == P_X1) || (ph_q == P_C)) ? c_q : s_q;
+  wire        from_rd = ph_q[P_X1] || ph_q[P_Y0];
+  wire [31:0] ma = from_rd ? rd_data : (ph_q[P_M] ? x0_q : x1_q);
+  wire [15:0] mb = (ph_q[P_X1] || ph_q[P_C]) ? c_q : s_q;
   // |x c| <= 2^46: 48 bits; a sum or difference of two: 49
   wire signed [47:0] prod = $signed(ma) * $signed(mb);
   wire [48:0] acc49 = {acc_q[47], acc_q};
   wire [48:0] pr49  = {prod[47], prod};
   /* verilator lint_off UNUSEDSIGNAL */
   // sum[12:0] lie below the cut
-  wire [48:0] sum   = (ph_q == P_Y0) ? acc49 - pr49 : acc49 + pr49;
+  wire [48:0] sum   = ph_q[P_Y0] ? acc49 - pr49 : acc49 + pr49;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [34:0] r     = sum[48:14] + {34'd0, sum[13]};               // round half up
   wire        fits  = (r[34:31] == {4{r[31]}});
@@ -104,7 +106,7 @@ module ga2_rope #(
   // data register is written in its phase before it is read
   always @(posedge clk) begin
     if (start) begin
-      ph_q    <= P_C;
+      ph_q    <= 6'b000001;                // P_C
       pend_q  <= 1'b0;
       j_q     <= pairs;
       pairs_q <= pairs;
@@ -115,27 +117,25 @@ module ga2_rope #(
       xp_q    <= src[SAW-1:0];
       wp_q    <= dst[SAW-1:0];
     end else if (busy_q) begin
-      ph_q   <= (ph_q == P_M) ? P_C : ph_q + 3'd1;
-      pend_q <= (ph_q == P_M);
+      ph_q   <= {ph_q[4:0], ph_q[5]};
+      pend_q <= ph_q[P_M];
       if (writing) wp_q <= wp_q + 1'b1;
-      case (ph_q)
-        P_C:  cp_q <= cp_q + 1'b1;
-        P_S:  begin cp_q <= cp_q + 1'b1; c_q <= rd_data[15:0]; end
-        P_X0: begin xp_q <= xp_q + 1'b1; s_q <= rd_data[15:0]; end
-        P_X1: begin xp_q <= xp_q + 1'b1; x0_q <= rd_data; acc_q <= prod; end
-        P_Y0: x1_q <= rd_data;
-        P_M:  begin
-          acc_q <= prod;
-          if (head_end) begin
-            j_q  <= pairs_q;
-            hd_q <= hd_q + 1'b1;
-            cp_q <= cs_q;
-          end else begin
-            j_q  <= j_q - 1'b1;
-          end
+      if (ph_q[P_C] || ph_q[P_S]) cp_q <= cp_q + 1'b1;
+      if (ph_q[P_X0] || ph_q[P_X1]) xp_q <= xp_q + 1'b1;
+      if (ph_q[P_S]) c_q <= rd_data[15:0];
+      if (ph_q[P_X0]) s_q <= rd_data[15:0];
+      if (ph_q[P_X1]) x0_q <= rd_data;
+      if (ph_q[P_Y0]) x1_q <= rd_data;
+      if (ph_q[P_X1] || ph_q[P_M]) acc_q <= prod;
+      if (ph_q[P_M]) begin
+        if (head_end) begin
+          j_q  <= pairs_q;
+          hd_q <= hd_q + 1'b1;
+          cp_q <= cs_q;
+        end else begin
+          j_q  <= j_q - 1'b1;
         end
-        default: ;
-      endcase
+      end
     end
   end
 
@@ -146,7 +146,7 @@ module ga2_rope #(
   assign wr_data = y;
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers to the ISA-width ports
-  assign rd_addr = ph_q[1] ? xp_q : cp_q;
+  assign rd_addr = (ph_q[P_X0] || ph_q[P_X1]) ? xp_q : cp_q;
   assign wr_addr = wp_q;
   /* verilator lint_on WIDTH */
 endmodule

@@ -6,7 +6,8 @@ CFG_HAND), each storing what it computed:
                   table's ends (-2^16 - 1 .. 2^16) and the int32 ends, u from small to
                   2^26 (a silu one off shows), then the same g with u = 1.0 (h = silu)
   swiglu_edges    h exactly at the int32 ends and one past (saturation), rounding ties of
-                  s u / 2^12 both ways, g at 2^23 (the clamp's 2^24 one off shows)
+                  s u / 2^12 both ways, g at 2^23 (the clamp's 2^24 one off shows), the
+                  low pass of s u past 2^46, g whose silu a sigmoid one off moves
   swiglu_overlap  dst over src or src2, ahead by 1 and 2, behind, in place
   swiglu_whole    the whole scratchpad in place (len 4096: the counter's top bit)
   rope_rows       LDX picks rows of rope.rope_table() (positions 0, 1, 2, 1000, 4097, 8191)
@@ -22,8 +23,10 @@ both simulators in both timing modes against the reference.
 """
 import random
 
+import numpy as np
+
 from model import isa
-from model.ops import rope
+from model.ops import rope, swiglu
 from tb.stimulus.hand import CFG_HAND
 
 Q = 1 << 12
@@ -58,6 +61,19 @@ def _swiglu_table(rng):
     return prog, img
 
 
+def silu_edges(n=6):
+    """Q12 inputs g whose silu moves when the interpolated sigmoid is one more or one less
+    (its Q24 value's last bit decides their rounding): n from each end of each list."""
+    g = np.arange(-(1 << 16), 1 << 16, dtype=np.int64)
+    sig = swiglu.sig_q24(g)
+    base = (g * sig + (1 << 23)) >> 24
+    out = []
+    for d in (1, -1):
+        moved = g[((g * (sig + d) + (1 << 23)) >> 24) != base]
+        out += moved[:n].tolist() + moved[-n:].tolist()
+    return out
+
+
 def _swiglu_edges(rng):
     big = 1 << 16                                            # s = g from here up
     pairs = [(I32[1], Q), (I32[1], Q + 1), (I32[1], -Q), (I32[1], -Q - 1), (1 << 19, -(1 << 24)),
@@ -65,7 +81,9 @@ def _swiglu_edges(rng):
              (big + 1, 2048), (big + 1, -2048), (big + 3, 2048), (big + 3, -2048), (big, 2047), (big, -2047),
              (big, 1), (big, -1), (I32[1], I32[1]), (I32[1], I32[0]), (I32[0], I32[1]), (I32[0], I32[0]),
              (1 << 23, Q), (1 << 23, -Q), (-(1 << 23), Q), ((1 << 24) + 5, Q), (-(1 << 24) - 5, -Q),
-             (-(1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[0])]
+             (-(1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[0]),
+             (I32[1], 0xFFFF), ((1 << 30) + 5, 0xFFFF), (1 << 30, 0x8000), (I32[1], -0x10001)]
+    pairs += [(g, Q) for g in silu_edges()]                 # h = silu(g): its last bit shows
     pairs += [(rng.randrange(-(1 << 31), 1 << 31), rng.randrange(-(1 << 31), 1 << 31)) for _ in range(40)]
     pairs += [(rng.randrange(-20 * Q, 20 * Q), rng.randrange(-(1 << 28), 1 << 28)) for _ in range(100)]
     n = len(pairs)
