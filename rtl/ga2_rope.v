@@ -77,7 +77,8 @@ module ga2_rope #(
 
   // the multiplier: x0 c, x1 s from the read port, then x0 s, x1 c from the registers
   wire        from_rd = ph_q[P_X1] || ph_q[P_Y0];
-  wire [31:0] ma = from_rd ? rd_data : (ph_q[P_M] ? x0_q : x1_q);
+  // AND-OR of exclusive phases (0 in the others, whose product is unused)
+  wire [31:0] ma = ({32{from_rd}} & rd_data) | ({32{ph_q[P_M]}} & x0_q) | ({32{ph_q[P_C]}} & x1_q);
   wire [15:0] mb = (ph_q[P_X1] || ph_q[P_C]) ? c_q : s_q;
   // |x c| <= 2^46: 48 bits; a sum or difference of two: 49
   wire signed [47:0] prod = $signed(ma) * $signed(mb);
@@ -88,7 +89,7 @@ module ga2_rope #(
   wire [48:0] sum   = ph_q[P_Y0] ? acc49 - pr49 : acc49 + pr49;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [34:0] r     = sum[48:14] + {34'd0, sum[13]};               // round half up
-  wire        fits  = (r[34:31] == {4{r[31]}});
+  wire        fits  = (&r[34:31]) | ~(|r[34:31]);
   wire [31:0] y     = fits ? r[31:0] : {r[34], {31{~r[34]}}};
 
   // control: reset

@@ -22,7 +22,9 @@
 // write-first scratchpad overlapping operands behave as processed element by element.
 // Rounding half up is the carry of the bit below the cut (tot[23], tot[11]): no constant.
 // The table's index needs no adder: for g in -2^16 .. 2^16 - 1, (g + 2^16)[16:9] is
-// {~g[16], g[15:9]} and g is inside exactly when its bits 31..16 are all equal.
+// g[16:9] with its top bit flipped, and g is inside exactly when its bits 31..16 are all
+// equal (every test of equal bits is an AND and an OR of them: no bit stands for the
+// others).
 module ga2_swiglu #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
@@ -73,8 +75,8 @@ module ga2_swiglu #(
   wire writing = busy_q && (ph_q == P_G) && (cnt_q != {LW{1'b0}});
 
   // the table: entry k = (g + 2^16) >> 9 and its slope
-  wire       in_tab = (a_q[31:16] == {16{a_q[16]}});
-  wire [7:0] k      = {~a_q[16], a_q[15:9]};
+  wire       in_tab = (&a_q[31:16]) | ~(|a_q[31:16]);
+  wire [7:0] k      = a_q[16:9] ^ 8'h80;
   wire [15:0] t_s;
   wire [9:0]  t_d;
   ga2_sig_lut u_lut (.k(k), .s(t_s), .d(t_d));
@@ -94,14 +96,14 @@ module ga2_swiglu #(
   // |ma * mb| < 2^47 in every phase (mb >= -2^15): 48 bits hold it
   wire signed [47:0] prod = $signed(ma) * $signed(mb);
   /* verilator lint_off UNUSEDSIGNAL */
-  // a low pass plus a high pass * 2^16: g * sig (P_HI) or s * u (P_G), |tot| <= 2^62;
-  // tot[10:0] lie below both cuts
-  wire [63:0] tot = {{16{acc_q[47]}}, acc_q} + {prod, 16'd0};
+  // a low pass plus a high pass * 2^16: g * sig (P_HI) or s * u (P_G), |tot| < 2^62 (the
+  // high passes' |prod| < 2^46); tot[10:0] lie below both cuts
+  wire [62:0] tot = {{15{acc_q[47]}}, acc_q} + {prod[46:0], 16'd0};
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [51:0] r    = tot[63:12] + {51'd0, tot[11]};            // round half up
+  wire [50:0] r    = tot[62:12] + {50'd0, tot[11]};            // round half up; |r| < 2^50
   wire [31:0] silu = tot[55:24] + {31'd0, tot[23]};            // |s| <= |g|: 32 bits
-  wire        fits = (r[51:31] == {21{r[31]}});
-  wire [31:0] h    = fits ? r[31:0] : {r[51], {31{~r[51]}}};
+  wire        fits = (&r[50:31]) | ~(|r[50:31]);
+  wire [31:0] h    = fits ? r[31:0] : {r[50], {31{~r[50]}}};
 
   // control: reset
   always @(posedge clk) begin
@@ -151,7 +153,7 @@ module ga2_swiglu #(
   assign wr_data = h;
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers to the ISA-width ports
-  assign rd_addr = (ph_q == P_U) ? bp_q : ap_q;
+  assign rd_addr = ph_q[0] ? bp_q : ap_q;                      // P_U (1) or P_G (0)
   assign wr_addr = wp_q;
   /* verilator lint_on WIDTH */
 endmodule

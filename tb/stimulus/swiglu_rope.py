@@ -12,8 +12,9 @@ CFG_HAND), each storing what it computed:
   swiglu_whole    the whole scratchpad in place (len 4096: the counter's top bit)
   rope_rows       LDX picks rows of rope.rope_table() (positions 0, 1, 2, 1000, 4097, 8191)
                   by a position word; 12 heads of 32 pairs rotated by each
-  rope_edges      cos / sin at +-2^14, the 16-bit ends, upper bits that must be ignored; x
-                  at the int32 ends (saturation both ways), rounding ties; pairs 1, 2, 31, 32
+  rope_edges      cos / sin at +-2^14, the 16-bit ends (both -2^15: x c = 2^46, the sum
+                  2^47), upper bits that must be ignored; x at the int32 ends (saturation
+                  both ways), rounding ties; pairs 1, 2, 31, 32
   rope_overlap    dst over src ahead by 1, 2, 3, behind, in place, over the cos/sin row
   rope_heads      heads 255 of 1 pair and 128 of 16 (the whole scratchpad in place: the
                   head counter's top bit)
@@ -136,7 +137,8 @@ def _rope_rows(rng):
 
 def _rope_edges(rng):
     cs = [16384, 0, 0, 16384, -16384, 0, 0, -16384, 0x7FFF, -0x8000, -0x8000, 0x7FFF, 0x18000, 0x12340000 | 0x4000,
-          -(1 << 31), 0x7FFF0001, 8192, 8192, -8192, 8192] + [rng.randrange(-(1 << 31), 1 << 31) for _ in range(20)] + \
+          -(1 << 31), 0x7FFF0001, 8192, 8192, -8192, 8192, 0x8000, 0x18000] + \
+         [rng.randrange(-(1 << 31), 1 << 31) for _ in range(18)] + \
          [rng.randrange(-16384, 16385) for _ in range(24)]                                         # 64 words
     x = [I32[0], I32[1], I32[1], I32[1], I32[0], I32[0], 3, 0, -3, 0, 1, 1, -1, -1, 2, -2, 5, 7, I32[1], I32[0]]
     x += [rng.choice([rng.randrange(-(1 << 31), 1 << 31), rng.randrange(-Q * 99, Q * 99)]) for _ in range(300 - len(x))]
