@@ -18,7 +18,8 @@ really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
 SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise), the language
-model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4 on the vector unit) only with
+model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4, SWIGLU, ROPE on the vector
+unit) only with
 with_lm=True: an ARGMAX writes the row index IDX_WORD first (below LDX_ROWS), which most
 LDXs read, so their rows are really copied; an LDX aimed at a colliding word reads
 whatever is there (error 6 when it is not a row index: same cycles, nothing written).
@@ -37,8 +38,8 @@ KINDS = ("RAW", "WAR", "WAW")
 IDX_WORD = 1024          # with_lm: the row index the LDXs read (outside both windows)
 LDX_ROWS = 88            # with_lm: the LDX tables' rows (> every ARGMAX index: len <= 88)
 # which ops read / write the scratchpad
-_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
-_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
+_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "SWIGLU", "ROPE"}
+_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "SWIGLU", "ROPE"}
 
 
 def _rng(seed_or_rng):
@@ -148,6 +149,22 @@ def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
             dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
         m, s = rand_ms(rng)
         return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
+    if op == "SWIGLU":                   # two reads as ADD's
+        src2 = _near(rng, n, None, window)
+        if side == "r" and rng.random() < 0.5:
+            src, src2 = src2, src
+        if side is None and rng.random() < 0.2:
+            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
+        return b("SWIGLU", dst=dst, src=src, len=n, src2=src2)
+    if op == "ROPE":                     # heads x 2 pairs words, the cos/sin row 2 pairs (its second read)
+        pairs = int(rng.integers(1, 13)) if long_ else int(rng.integers(1, 3))
+        heads = int(rng.integers(1, 5)) if long_ else int(rng.integers(1, 3))
+        n = 2 * pairs * heads
+        at_cs = side == "r" and rng.random() < 0.5
+        src = _near(rng, n, target if side == "r" and not at_cs else None, window)
+        cs = _near(rng, 2 * pairs, target if at_cs else None, window)
+        dst = src if side is None and rng.random() < 0.2 else _near(rng, n, target if side == "w" else None, window)
+        return b("ROPE", dst=dst, src=src, pairs=pairs, cs=cs, heads=heads)
     if op in ("PACK4", "UNPACK4"):       # read and write spans differ: 2*len and len
         n = min(n, 40)
         rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
@@ -184,7 +201,7 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
         op_unit["SM"] = "vec"
     if with_lm:
         op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
-                        "UNPACK4": "vec"})
+                        "UNPACK4": "vec", "SWIGLU": "vec", "ROPE": "vec"})
     ops = list(op_unit)
     n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
     # data first: the near window from ext (itself a long LD the next ones collide with)
@@ -396,7 +413,7 @@ def _edge_consumer(b, op, word, side, at, cfg):
 
 
 # ------------------------------------------------------------------ one-word edges, new ops
-_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4")
+_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4", "SWIGLU", "ROPE")
 _LM_EDGE_WORDS = 76         # the words of a region lm_edge_programs loads and stores
 
 
@@ -411,7 +428,9 @@ def _lm_edge_producers(cfg, at):
             ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
             ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19)),
             ("PACK4", b("PACK4", dst=at + 48, src=at, len=12)),        # reads 24, writes 12
-            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12))]    # reads 12, writes 24
+            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12)),    # reads 12, writes 24
+            ("SWIGLU", b("SWIGLU", dst=at + 48, src=at, len=24, src2=at + 24)),
+            ("ROPE", b("ROPE", dst=at + 40, src=at, pairs=4, cs=at + 32, heads=4))]   # 32, 8, 32 words
 
 
 def _lm_edge_consumers(b, op, word, side, at):
@@ -435,6 +454,15 @@ def _lm_edge_consumers(b, op, word, side, at):
         if side == "r":
             return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
         return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
+    if op == "SWIGLU":
+        if side == "r":
+            return [b("SWIGLU", dst=o1, src=word, len=1, src2=o2), b("SWIGLU", dst=o1, src=o2, len=1, src2=word)]
+        return [b("SWIGLU", dst=word, src=o1, len=1, src2=o2)]
+    if op == "ROPE":                     # two words from `word` (a pair, or the cos/sin row's)
+        if side == "r":
+            return [b("ROPE", dst=o1, src=word, pairs=1, cs=o2 + 1, heads=1),
+                    b("ROPE", dst=o1, src=o2 + 1, pairs=1, cs=word, heads=1)]
+        return [b("ROPE", dst=word, src=o1, pairs=1, cs=o2 + 1, heads=1)]
     if op in ("PACK4", "UNPACK4"):       # one word exactly: UNPACK4 len 1 reads it, PACK4 len 1 writes it
         if side == "r":
             return [b("UNPACK4", dst=o1, src=word, len=1)]
@@ -447,10 +475,11 @@ def lm_edge_programs(cfg=None):
     """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
     another unit sharing exactly the long one's first or last scratchpad word, or touching
     the word just past either end) with the new ops: each of LDX, ADD, ARGMAX, NORM, PACK4,
-    UNPACK4 as the
+    UNPACK4, SWIGLU, ROPE as the
     long one against LD, ST, MM and RQ (a reader and a writer of every other unit), and as
     the short one against a long LD, MM (its dst) and RQ (one of every unit): the new ops'
-    hulls (LDX's index word and row, ADD's src, src2 and dst, ARGMAX's one word, NORM's),
+    hulls (LDX's index word and row, ADD's and SWIGLU's src, src2 and dst, ARGMAX's one
+    word, NORM's, ROPE's src, cos/sin row and dst),
     both in DECODE and in flight. One program per long op. The region is loaded and
     stored in its first 76 words (every long instruction's hull; the short ones' other
     words lie past them)."""

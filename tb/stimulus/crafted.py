@@ -136,11 +136,29 @@ def self_contained_pack4_program():
     return prog, img
 
 
+def self_contained_swiglu_rope_program():
+    """(prog, image): SWIGLU and ROPE reading only scratchpad words the program wrote
+    itself: LD, SWIGLU, ROPE of its result (the cos/sin row loaded too), ST."""
+    from model import isa
+    rng = np.random.default_rng(RANDOM_SEED + 100)
+    img = np.concatenate([rng.integers(-20 << 12, 20 << 12, size=48), rng.integers(-16384, 16385, size=16)])
+
+    def b(op, **f):
+        return isa.build(op, cfg=CFG, **f)
+
+    prog = [b("LD", dst=0, src=0, len=64),
+            b("SWIGLU", dst=100, src=0, len=32, src2=16),
+            b("ROPE", dst=200, src=100, pairs=8, cs=48, heads=2),
+            b("ST", src=100, dst=1000, len=132),
+            b("HALT")]
+    return prog, img
+
+
 def reset_programs():
     """Reset while busy: the self-contained programs cut by rst in the middle of each
     unit (LD, MM, RQ, SM's divide phase; LDX, ADD, ARGMAX, NORM's divide; PACK4,
-    UNPACK4), and around each unit's start, each followed by the same program run in
-    full. Entries are (label, prog, image, abort_at)."""
+    UNPACK4; SWIGLU, ROPE), and around each unit's start, each followed by the same
+    program run in full. Entries are (label, prog, image, abort_at)."""
     from model import timing
     prog, img = self_contained_program()
     out = []
@@ -163,10 +181,10 @@ def reset_programs():
         for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
             out.append((f"reset in {ev.op} ({at})", prog, img, at))
             out.append((f"after reset in {ev.op} ({at})", prog, img))
-    prog, img = self_contained_pack4_program()
-    for ev in timing.schedule(prog, CFG).events[1:3]:     # PACK4, UNPACK4
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
+    for prog, img in (self_contained_pack4_program(), self_contained_swiglu_rope_program()):
+        for ev in timing.schedule(prog, CFG).events[1:3]:     # PACK4, UNPACK4; SWIGLU, ROPE
+            busy = ev.end - ev.start + 1
+            for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
+                out.append((f"reset in {ev.op} ({at})", prog, img, at))
+                out.append((f"after reset in {ev.op} ({at})", prog, img))
     return out

@@ -8,7 +8,8 @@ computed from the program alone, the overlap mode's memory equal to the in-order
 and each op's busy cycles, read from the chip's vec counter, the formulas of docs/isa.md
 typed in here (SWIGLU 6 len + 1, ROPE 6 pairs heads + 1). ROPE's rows of positions 0, 1,
 2, 1000, 4097 and 8191 as the chip computed them are held to the float reference's
-rotation (tools/smollm2/float_ref.py) within the stated bound.
+rotation (tools/smollm2/float_ref.py) within the stated bound. In the overlap mode, programs
+built to collide with the two (and their one-word hull edges) equal the reference.
 """
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from model import config, isa, timing
 from model.machine import GA2Error, Machine
 from tb import hw
 from tb.judge import reference
-from tb.stimulus import swiglu_rope
+from tb.stimulus import collide, swiglu_rope
 from tools.smollm2 import float_ref
 
 CFGS = {"inorder": config.CH09, "overlap": config.CH09_OVERLAP}
@@ -78,3 +79,23 @@ def _rows_near_float(ext, img, where):
         y = ext[384 * k:384 * k + 384].astype(np.int64)
         bound = np.repeat(np.abs(x[0::2]) + np.abs(x[1::2]), 2) * 2.0 ** -15 + 0.5 + 1e-6
         assert np.all(np.abs(y - want) <= bound), f"{where}: position {pos}"
+
+
+@pytest.mark.parametrize("sim", [pytest.param("icarus", marks=pytest.mark.long), "verilator"], indirect=True)
+def test_hazards_with_swiglu_and_rope(sim):
+    """Overlap mode: programs built to collide with SWIGLU and ROPE in the mix (every hazard
+    kind; ROPE's second read range, its cos/sin row, aimed at too) and their one-word hull
+    edges (tb/stimulus/collide.py lm_edge_programs: each op's every range against a reader
+    and a writer of the other units): equal to the reference and to the in-order memory."""
+    cfg = CFGS["overlap"]
+    rng = np.random.default_rng(1819)
+    pairs = [(p, i) for label, p, i in collide.lm_edge_programs(cfg) if label in ("lm edges SWIGLU", "lm edges ROPE")]
+    pairs += [collide.collide_program(rng, cfg, with_lm=True) for _ in range(12)]
+    ops = [sum(getattr(w, "op", None) == op for p, _ in pairs for w in p) for op in ("SWIGLU", "ROPE")]
+    assert min(ops) >= 20, ops
+    res = hw.run_programs(sim, pairs, cfg=cfg)
+    inorder = Machine(CFGS["inorder"])
+    for k, ((prog, img), r) in enumerate(zip(pairs, res)):
+        assert r.ok, f"program {k} ({sim}): {r.mismatch}"
+        ref_io = reference(inorder, prog, img)
+        assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), k
