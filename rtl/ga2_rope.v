@@ -11,12 +11,13 @@
 //   sp[dst+2q+1] = sat32(floor((x0 s + x1 c + 2^13) / 2^14))
 // One signed 32 x 16-bit multiplier, six phases a pair (ph_q, one-hot: every phase test is
 // one bit):
-//   P_C  read c_j; write y1 of the pair before (acc + x1 c), not for the first pair
+//   P_C  read c_j; write y1 of the pair before (acc + x0 s), not for the first pair
 //   P_S  read s_j; c_q <= c
 //   P_X0 read x0;  s_q <= s
 //   P_X1 read x1;  acc_q <= x0 c (x0 on the read port); x0_q <= x0
 //   P_Y0 write y0 = acc - x1 s (x1 on the read port); x1_q <= x1
-//   P_M  acc_q <= x0 s; the pair is done (the next head restarts the row at cs)
+//   P_M  acc_q <= x1 c; the pair is done (the next head restarts the row at cs)
+//   (P_C of the next pair: y1 = acc + x0 s)
 // so the unit is busy exactly 6 pairs heads + 1 cycles (the last one only writes), reads
 // 4 words a pair, and writes a pair's y1 in the cycle it reads the next pair's cos: with
 // the write-first scratchpad, overlapping ranges behave as processed pair by pair.
@@ -67,7 +68,7 @@ module ga2_rope #(
   reg [SAW-1:0] cs_q, cp_q, xp_q, wp_q;     // the row, its pointer, src's, dst's
   reg [15:0]    c_q, s_q;
   reg [31:0]    x0_q, x1_q;
-  reg [47:0]    acc_q;                      // x0 c, then x0 s
+  reg [47:0]    acc_q;                      // x0 c, then x1 c
 
   // one compare ends the job (only in P_C: hd_q steps at the end of P_M)
   wire at_end  = (hd_q == heads_q);
@@ -75,11 +76,12 @@ module ga2_rope #(
   wire writing = busy_q && (ph_q[P_Y0] || pend_q);
   wire head_end = (j_q == {{(PW-1){1'b0}}, 1'b1});                  // the head's last pair
 
-  // the multiplier: x0 c, x1 s from the read port, then x0 s, x1 c from the registers
+  // the multiplier: x0 c, x1 s from the read port, then x1 c, x0 s from the registers (each
+  // held register read in a phase where the read port holds another word)
   wire        from_rd = ph_q[P_X1] || ph_q[P_Y0];
   // AND-OR of exclusive phases (0 in the others, whose product is unused)
-  wire [31:0] ma = ({32{from_rd}} & rd_data) | ({32{ph_q[P_M]}} & x0_q) | ({32{ph_q[P_C]}} & x1_q);
-  wire [15:0] mb = (ph_q[P_X1] || ph_q[P_C]) ? c_q : s_q;
+  wire [31:0] ma = ({32{from_rd}} & rd_data) | ({32{ph_q[P_M]}} & x1_q) | ({32{ph_q[P_C]}} & x0_q);
+  wire [15:0] mb = (ph_q[P_X1] || ph_q[P_M]) ? c_q : s_q;
   // |x c| <= 2^46: 48 bits; a sum or difference of two: 49
   wire signed [47:0] prod = $signed(ma) * $signed(mb);
   wire [48:0] acc49 = {acc_q[47], acc_q};
