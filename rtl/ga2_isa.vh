@@ -200,6 +200,7 @@
 
 // shape limits
 `define GA2_NORM_MAX_LEN 64
+`define GA2_ROPE_MAX_PAIRS 32
 // the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)
 `define GA2_SM_LEN_LIMIT 1024
 

@@ -50,20 +50,27 @@ module ga2_rope #(
   wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W];
   wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
   /* verilator lint_on UNUSEDSIGNAL */
-  initial begin
-    `GA2_CHECK_SP_WORDS(SP_WORDS);
-  end
 
   localparam PW  = `GA2_ROPE_PAIRS_W;
+  localparam JW  = $clog2(`GA2_ROPE_MAX_PAIRS);   // the pair index in a head: 0 .. pairs - 1
   localparam HW  = `GA2_ROPE_HEADS_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
+  initial begin
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
+    if ((1 << JW) != `GA2_ROPE_MAX_PAIRS || `GA2_ROPE_MAX_PAIRS >= (1 << PW)) begin
+      $error("%m: GA2_ROPE_MAX_PAIRS=%0d is not a power of two that the pairs field holds",
+             `GA2_ROPE_MAX_PAIRS);
+      $finish;
+    end
+  end
   // the phases' bits in ph_q
   localparam P_C = 0, P_S = 1, P_X0 = 2, P_X1 = 3, P_Y0 = 4, P_M = 5;
 
   reg           busy_q;
   reg [5:0]     ph_q;                       // one-hot
   reg           pend_q;                     // a pair's y1 is due: P_C after a P_M
-  reg [PW-1:0]  j_q, pairs_q;               // pairs left in the head (pairs .. 1), pairs a head
+  reg [JW-1:0]  j_q;                        // the pair in the head: 0 .. pairs - 1
+  reg [PW-1:0]  pairs_q;                    // pairs a head (1 .. GA2_ROPE_MAX_PAIRS)
   reg [HW-1:0]  hd_q, heads_q;              // heads done, heads
   reg [SAW-1:0] cs_q, cp_q, xp_q, wp_q;     // the row, its pointer, src's, dst's
   reg [15:0]    c_q, s_q;
@@ -74,7 +81,7 @@ module ga2_rope #(
   wire at_end  = (hd_q == heads_q);
   wire reading = busy_q && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
   wire writing = busy_q && (ph_q[P_Y0] || pend_q);
-  wire head_end = (j_q == {{(PW-1){1'b0}}, 1'b1});                  // the head's last pair
+  wire head_end = ({1'b0, j_q} == pairs_q - 1'b1);                  // the head's last pair
 
   // the multiplier: x0 c, x1 s from the read port, then x1 c, x0 s from the registers (each
   // held register read in a phase where the read port holds another word)
@@ -111,7 +118,7 @@ module ga2_rope #(
     if (start) begin
       ph_q    <= 6'b000001;                // P_C
       pend_q  <= 1'b0;
-      j_q     <= pairs;
+      j_q     <= {JW{1'b0}};
       pairs_q <= pairs;
       hd_q    <= {HW{1'b0}};
       heads_q <= heads;
@@ -132,11 +139,11 @@ module ga2_rope #(
       if (ph_q[P_X1] || ph_q[P_M]) acc_q <= prod;
       if (ph_q[P_M]) begin
         if (head_end) begin
-          j_q  <= pairs_q;
+          j_q  <= {JW{1'b0}};
           hd_q <= hd_q + 1'b1;
           cp_q <= cs_q;
         end else begin
-          j_q  <= j_q - 1'b1;
+          j_q  <= j_q + 1'b1;
         end
       end
     end
