@@ -7,7 +7,8 @@ CFG_HAND), each storing what it computed:
                   2^26 (a silu one off shows), then the same g with u = 1.0 (h = silu)
   swiglu_edges    h exactly at the int32 ends and one past (saturation), rounding ties of
                   s u / 2^12 both ways, g at 2^23 (the clamp's 2^24 one off shows), the
-                  low pass of s u past 2^46, g whose silu a sigmoid one off moves
+                  low pass of s u past 2^46, g whose silu a sigmoid one off moves, s u
+                  one below a rounding step (2047 modulo 2^12)
   swiglu_overlap  dst over src or src2, ahead by 1 and 2, behind, in place
   swiglu_whole    the whole scratchpad in place (len 4096: the counter's top bit)
   rope_rows       LDX picks rows of rope.rope_table() (positions 0, 1, 2, 1000, 4097, 8191)
@@ -85,6 +86,9 @@ def _swiglu_edges(rng):
              (-(1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[1]), ((1 << 16) - 1, I32[0]),
              (I32[1], 0xFFFF), ((1 << 30) + 5, 0xFFFF), (1 << 30, 0x8000), (I32[1], -0x10001)]
     pairs += [(g, Q) for g in silu_edges()]                 # h = silu(g): its last bit shows
+    # s u = 2047 modulo 2^12 (s = g from 2^16 up): one more in the product's low bits moves h
+    pairs += [(g, (2047 * pow(g, -1, 1 << 12)) % (1 << 12) - k * (1 << 12)) for g in (65537, 100003, 1234567)
+              for k in (0, 1)]
     pairs += [(rng.randrange(-(1 << 31), 1 << 31), rng.randrange(-(1 << 31), 1 << 31)) for _ in range(40)]
     pairs += [(rng.randrange(-20 * Q, 20 * Q), rng.randrange(-(1 << 28), 1 << 28)) for _ in range(100)]
     n = len(pairs)
