@@ -7,8 +7,11 @@
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
-// an external address: xhi (LD/ST/LDX) above a 16-bit field
-`define GA2_EXT_ADDR_W 24
+// an external address: xhi above a 16-bit field
+`define GA2_EXT_ADDR_W 28
+// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
+// an instruction memory of up to 2^GA2_PC_W - 1 words
+`define GA2_PC_W 20
 
 // opcodes
 `define GA2_OP_LD 4'd1
@@ -23,6 +26,7 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+`define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_SWIGLU 4'd2   // code 18: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_ROPE 4'd3   // code 19: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
@@ -43,11 +47,12 @@
 `define GA2_OPI_NORM 9
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
+`define GA2_OPI_RQC 16
 `define GA2_OPI_SWIGLU 17
 `define GA2_OPI_ROPE 18
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 10
+`define GA2_NUM_UNITS 11
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -56,8 +61,9 @@
 `define GA2_U_ARGMAX 5
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
-`define GA2_U_SWIGLU 8
-`define GA2_U_ROPE 9
+`define GA2_U_RQC 8
+`define GA2_U_SWIGLU 9
+`define GA2_U_ROPE 10
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -65,6 +71,12 @@
 `define GA2_T_MM 1
 `define GA2_T_VEC 2
 `define GA2_SLOT_HALT 3
+
+// the overlap mode's hazard ranges (ga2_decode -> ga2_hazard): the most scratchpad ranges
+// an op reads (the decoder's read slots), and the read ranges ga2_hazard keeps per
+// timing unit (bits 4u+3:4u for GA2_T_<UNIT> = u: the most its ops read)
+`define GA2_NUM_RD 3
+`define GA2_T_RD {4'd3, 4'd2, 4'd1}
 
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
@@ -74,7 +86,7 @@
 `define GA2_LD_LEN_LSB 36
 `define GA2_LD_LEN_W 13
 `define GA2_LD_XHI_LSB 49
-`define GA2_LD_XHI_W 8
+`define GA2_LD_XHI_W 12
 `define GA2_ST_SRC_LSB 4
 `define GA2_ST_SRC_W 16
 `define GA2_ST_DST_LSB 20
@@ -82,7 +94,7 @@
 `define GA2_ST_LEN_LSB 36
 `define GA2_ST_LEN_W 13
 `define GA2_ST_XHI_LSB 49
-`define GA2_ST_XHI_W 8
+`define GA2_ST_XHI_W 12
 `define GA2_MM_DST_LSB 4
 `define GA2_MM_DST_W 16
 `define GA2_MM_A_LSB 20
@@ -105,6 +117,10 @@
 `define GA2_MM_LDC_W 12
 `define GA2_MM_ACC_LSB 103
 `define GA2_MM_ACC_W 1
+`define GA2_MM_KHI_LSB 104
+`define GA2_MM_KHI_W 3
+`define GA2_MM_A16_LSB 107
+`define GA2_MM_A16_W 1
 `define GA2_RQ_DST_LSB 4
 `define GA2_RQ_DST_W 16
 `define GA2_RQ_SRC_LSB 20
@@ -134,7 +150,7 @@
 `define GA2_LDX_ROWS_LSB 65
 `define GA2_LDX_ROWS_W 16
 `define GA2_LDX_XHI_LSB 81
-`define GA2_LDX_XHI_W 8
+`define GA2_LDX_XHI_W 12
 `define GA2_ADD_DST_LSB 4
 `define GA2_ADD_DST_W 16
 `define GA2_ADD_SRC_LSB 20
@@ -171,6 +187,24 @@
 `define GA2_UNPACK4_SRC_W 16
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
+`define GA2_RQC_DST_LSB 8
+`define GA2_RQC_DST_W 16
+`define GA2_RQC_SRC_LSB 24
+`define GA2_RQC_SRC_W 16
+`define GA2_RQC_M_LSB 40
+`define GA2_RQC_M_W 8
+`define GA2_RQC_N_LSB 48
+`define GA2_RQC_N_W 13
+`define GA2_RQC_LD_LSB 61
+`define GA2_RQC_LD_W 13
+`define GA2_RQC_RSC_LSB 74
+`define GA2_RQC_RSC_W 16
+`define GA2_RQC_RSTRIDE_LSB 90
+`define GA2_RQC_RSTRIDE_W 13
+`define GA2_RQC_CSC_LSB 103
+`define GA2_RQC_CSC_W 16
+`define GA2_RQC_Q_LSB 119
+`define GA2_RQC_Q_W 5
 `define GA2_SWIGLU_DST_LSB 8
 `define GA2_SWIGLU_DST_W 16
 `define GA2_SWIGLU_SRC_LSB 24
@@ -190,7 +224,7 @@
 `define GA2_ROPE_HEADS_LSB 62
 `define GA2_ROPE_HEADS_W 8
 
-// error codes (INDEX, an LDX row index not below rows, is found in EXEC)
+// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2
 `define GA2_ERR_EXT_RANGE 3'd3

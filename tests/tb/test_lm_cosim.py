@@ -95,7 +95,9 @@ def test_collide_programs_with_ldx_add_argmax_norm(sim):
     """Programs built to collide (every hazard kind) with LDX, ADD (both reads), ARGMAX and
     NORM in the mix, overlap mode: equal to the reference and to the in-order memory."""
     cfg = CFGS["overlap"]
-    rng = np.random.default_rng(2029)
+    # (seed 2030 since RQC joined the mix: with one more vector op, 2029's 24 programs no
+    # longer reach mm <- dma WAR; 2030's reach every kind in 15)
+    rng = np.random.default_rng(2030)
     pairs = [collide.collide_program(rng, cfg, with_sm=k % 2 == 0, with_lm=True) for k in range(24)]
     seen = set()
     for prog, _ in pairs:
