@@ -27,12 +27,14 @@
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
 `define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
+`define GA2_XOP_SWIGLU 4'd2   // code 18: GA2_OP_EXT, then this sub-opcode in bits 7:4
+`define GA2_XOP_ROPE 4'd3   // code 19: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
 `define GA2_OP_EXT 4'd15
 `define GA2_XOP_W 4
 
 // the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1
-`define GA2_NUM_OPS 17
+`define GA2_NUM_OPS 19
 `define GA2_OPI_LD 0
 `define GA2_OPI_ST 1
 `define GA2_OPI_MM 2
@@ -46,9 +48,11 @@
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
 `define GA2_OPI_RQC 16
+`define GA2_OPI_SWIGLU 17
+`define GA2_OPI_ROPE 18
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 9
+`define GA2_NUM_UNITS 11
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -58,6 +62,8 @@
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
 `define GA2_U_RQC 8
+`define GA2_U_SWIGLU 9
+`define GA2_U_ROPE 10
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -207,6 +213,24 @@
 `define GA2_RQC_CSC_W 16
 `define GA2_RQC_Q_LSB 119
 `define GA2_RQC_Q_W 5
+`define GA2_SWIGLU_DST_LSB 8
+`define GA2_SWIGLU_DST_W 16
+`define GA2_SWIGLU_SRC_LSB 24
+`define GA2_SWIGLU_SRC_W 16
+`define GA2_SWIGLU_LEN_LSB 40
+`define GA2_SWIGLU_LEN_W 13
+`define GA2_SWIGLU_SRC2_LSB 53
+`define GA2_SWIGLU_SRC2_W 16
+`define GA2_ROPE_DST_LSB 8
+`define GA2_ROPE_DST_W 16
+`define GA2_ROPE_SRC_LSB 24
+`define GA2_ROPE_SRC_W 16
+`define GA2_ROPE_PAIRS_LSB 40
+`define GA2_ROPE_PAIRS_W 6
+`define GA2_ROPE_CS_LSB 46
+`define GA2_ROPE_CS_W 16
+`define GA2_ROPE_HEADS_LSB 62
+`define GA2_ROPE_HEADS_W 8
 
 // error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
@@ -218,6 +242,7 @@
 
 // shape limits
 `define GA2_NORM_MAX_LEN 64
+`define GA2_ROPE_MAX_PAIRS 32
 // the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)
 `define GA2_SM_LEN_LIMIT 1024
 

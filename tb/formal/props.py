@@ -193,6 +193,8 @@ LINK_HAND = (
     ("norm", "src (two passes) and dst ranges"),
     ("pack4", "packing 2 len / unpacking len words at src, len / 2 len at dst"),
     ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
+    ("swiglu", "src, src2 and dst ranges"),
+    ("rope", "src and dst (2 pairs heads words), the cos/sin row (2 pairs, once a head)"),
 )
 
 
@@ -211,12 +213,14 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 
 
 # units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
-# pdr did not close in 600 s on vec_add, mm and rqc, and was not needed on the others): the
+# pdr did not close in 600 s on vec_add, mm, rqc and swiglu, and was not needed on the others): the
 # unit module, its registers the lemmas read
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "rqc": ("ga2_rqc", "st_q w_q ri_q m_q rb_q ap_q ld_q rp_q rs_q cs_q cp_q ce_q wp_q"),
+                  "swiglu": ("ga2_swiglu", "ph_q cnt_q len_q ap_q bp_q wp_q"),
+                  "rope": ("ga2_rope", "ph_q pend_q j_q pairs_q hd_q heads_q cs_q cp_q xp_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
                   "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
@@ -229,6 +233,8 @@ LINK_BOUNDED = {"mm": 42}
 # the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
+             "swiglu": "w:a_q w:u_q w:sig_q w:acc_q w:prod",
+             "rope": "w:c_q w:s_q w:x0_q w:x1_q w:acc_q w:prod",
              "dma": "w:ep_q w:row_off",
              "rqc": "w:prod w:p_q w:h_q w:c_q w:mr_q w:er_q w:q_q",
              "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}

@@ -17,7 +17,8 @@ Mutation classes:
   timing  a comparison's right operand off by one (+1 / -1): the terminal count of a
           controller's counter, one extra or one fewer wait cycle
 Skipped: declarations, parameters, widths/part-select bounds, initial blocks (parameter
-checks), generate and procedural for-loop headers, generate ifs, ga2_exp_lut's case table.
+checks), generate and procedural for-loop headers, generate ifs, the generated tables' case
+statements (TABLES: ga2_exp_lut, ga2_sig_lut).
 """
 import os
 import re
@@ -315,6 +316,9 @@ _SWAP = {"+": "-", "-": "+", "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "
 _CLS = {"+": "arith", "-": "arith", "<": "cmp", "<=": "cmp", ">": "cmp", ">=": "cmp", "==": "cmp",
         "!=": "cmp", "&&": "logic", "||": "logic", "&": "logic", "|": "logic"}
 _NO_SITE_CTX = {"decl", "width", "initial", "genif", "loophdr", "syscall"}
+# the generated tables (tools/flow/exp_lut.py, sig_lut.py): their case items are checked
+# against their formulas by their own tests, not mutated
+TABLES = {"ga2_exp_lut", "ga2_sig_lut"}
 
 
 def _isa_defines(rtl_dir):
@@ -473,7 +477,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
     for e, ti in located:
         if e.ctx & _NO_SITE_CTX:
             continue
-        if module == "ga2_exp_lut" and "case" in e.ctx:
+        if module in TABLES and "case" in e.ctx:
             continue          # the generated table: checked against the formula by its own test
         t = toks[ti]
         node_t = type(e.node).__name__
@@ -522,7 +526,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
     if set(classes) & set(NEW_CLASSES):
         structural_sites(module, text, toks, located, rtl_dir, add, classes,
-                         _NO_SITE_CTX | ({"case"} if module == "ga2_exp_lut" else set()))
+                         _NO_SITE_CTX | ({"case"} if module in TABLES else set()))
     # dedupe identical edits
     seen, out = set(), []
     for s in sites:
