@@ -3,7 +3,7 @@
 Groups (a check's name starts with its group):
   overlap   the overlap mode's scratchpad safety on the whole chip (ga2_sp_xbar's
             missed-hazard check as an assertion) and ga2_hazard's local invariant;
-  contract  the host contract (docs/isa.md "Per-cycle rules") on the whole chip, in both
+  contract  the host contract (docs/host.md "Per-cycle rules") on the whole chip, in both
             timing modes;
   busy      each unit's busy length against model/timing.py's formula;
   link      each unit's scratchpad accesses inside the ranges ga2_decode reports for its
