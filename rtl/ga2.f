@@ -17,6 +17,7 @@ ga2_vec_add.v
 ga2_argmax.v
 ga2_norm.v
 ga2_pack4.v
+ga2_qnt.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

@@ -24,6 +24,7 @@
   wire is_norm = (op == `GA2_OP_NORM);
   wire is_pack4 = (op == `GA2_OP_PACK4);
   wire is_unpack4 = (op == `GA2_OP_UNPACK4);
+  wire is_qnt = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_QNT);
 
   assign op_oh[`GA2_OPI_LD] = is_ld;
   assign op_oh[`GA2_OPI_ST] = is_st;
@@ -37,6 +38,10 @@
   assign op_oh[`GA2_OPI_NORM] = is_norm;
   assign op_oh[`GA2_OPI_PACK4] = is_pack4;
   assign op_oh[`GA2_OPI_UNPACK4] = is_unpack4;
+  assign op_oh[`GA2_OPI_QNT] = is_qnt;
+  assign op_oh[12] = 1'b0;   // opcode 13: unassigned
+  assign op_oh[13] = 1'b0;   // opcode 14: unassigned
+  assign op_oh[14] = 1'b0;   // opcode 15: unassigned
   wire op_ok = |op_oh;
 
   assign unit_sel[`GA2_U_DMA] = is_ld | is_st | is_ldx;
@@ -47,9 +52,10 @@
   assign unit_sel[`GA2_U_ARGMAX] = is_argmax;
   assign unit_sel[`GA2_U_NORM] = is_norm;
   assign unit_sel[`GA2_U_PACK4] = is_pack4 | is_unpack4;
+  assign unit_sel[`GA2_U_QNT] = is_qnt;
   assign tunit_sel[`GA2_T_DMA] = is_ld | is_st | is_ldx;
   assign tunit_sel[`GA2_T_MM] = is_mm;
-  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4;
+  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4 | is_qnt;
 
   // LD
   wire [31:0] ld_dst = {16'd0, instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W]};
@@ -194,8 +200,19 @@
   wire [31:0] unpack4_end1 = unpack4_dst + unpack4_span1;     // one past the last word of dst's range
   wire unpack4_sp_bad = (unpack4_end0 > GA2P_SP_WORDS) || (unpack4_end1 > GA2P_SP_WORDS);
 
-  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad);
-  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad);
+  // QNT
+  wire [31:0] qnt_dst = {16'd0, instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W]};
+  wire [31:0] qnt_src = {16'd0, instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W]};
+  wire [31:0] qnt_len = {19'd0, instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W]};
+  wire qnt_shape_bad = (qnt_len < 32'd1);
+  wire [31:0] qnt_span0 = qnt_len;
+  wire [31:0] qnt_end0 = qnt_src + qnt_span0;     // one past the last word of src's range
+  wire [31:0] qnt_span1 = (qnt_len + 32'd1);
+  wire [31:0] qnt_end1 = qnt_dst + qnt_span1;     // one past the last word of dst's range
+  wire qnt_sp_bad = (qnt_end0 > GA2P_SP_WORDS) || (qnt_end1 > GA2P_SP_WORDS);
+
+  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad) || (is_qnt && qnt_shape_bad);
+  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad) || (is_qnt && qnt_sp_bad);
   wire ext_bad   = (is_ld && ld_ext_bad) || (is_st && st_ext_bad) || (is_ldx && ldx_ext_bad);
 
   // the first failing check, in the order shape > scratchpad > external; an
@@ -220,7 +237,8 @@
   wire [31:0] norm_end0_m1 = norm_end0 - 32'd1;
   wire [31:0] pack4_end0_m1 = pack4_end0 - 32'd1;
   wire [31:0] unpack4_end0_m1 = unpack4_end0 - 32'd1;
-  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4;
+  wire [31:0] qnt_end0_m1 = qnt_end0 - 32'd1;
+  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt;
   assign rd0_first =
       ({`GA2_ADDR_W{is_st}} & st_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_a[`GA2_ADDR_W-1:0]) |
@@ -231,7 +249,8 @@
       ({`GA2_ADDR_W{is_argmax}} & argmax_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_norm}} & norm_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_src[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_unpack4}} & unpack4_src[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_unpack4}} & unpack4_src[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_src[`GA2_ADDR_W-1:0]);
   assign rd0_last =
       ({`GA2_ADDR_W{is_st}} & st_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_end0_m1[`GA2_ADDR_W-1:0]) |
@@ -242,7 +261,8 @@
       ({`GA2_ADDR_W{is_argmax}} & argmax_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_norm}} & norm_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end0_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_unpack4}} & unpack4_end0_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_unpack4}} & unpack4_end0_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end0_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] mm_end1_m1 = mm_end1 - 32'd1;
   wire [31:0] add_end1_m1 = add_end1 - 32'd1;
   assign rd1_v = is_mm || is_add;
@@ -262,7 +282,8 @@
   wire [31:0] norm_end1_m1 = norm_end1 - 32'd1;
   wire [31:0] pack4_end1_m1 = pack4_end1 - 32'd1;
   wire [31:0] unpack4_end1_m1 = unpack4_end1 - 32'd1;
-  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4;
+  wire [31:0] qnt_end1_m1 = qnt_end1 - 32'd1;
+  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt;
   assign wr_first =
       ({`GA2_ADDR_W{is_ld}} & ld_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_dst[`GA2_ADDR_W-1:0]) |
@@ -273,7 +294,8 @@
       ({`GA2_ADDR_W{is_argmax}} & argmax_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_norm}} & norm_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_dst[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_unpack4}} & unpack4_dst[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_unpack4}} & unpack4_dst[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_dst[`GA2_ADDR_W-1:0]);
   assign wr_last =
       ({`GA2_ADDR_W{is_ld}} & ld_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_end2_m1[`GA2_ADDR_W-1:0]) |
@@ -284,5 +306,6 @@
       ({`GA2_ADDR_W{is_argmax}} & argmax_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_norm}} & norm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end1_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end1_m1[`GA2_ADDR_W-1:0]);
   /* verilator lint_on UNUSEDSIGNAL */

@@ -23,12 +23,13 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+`define GA2_XOP_QNT 4'd0   // code 16: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
 `define GA2_OP_EXT 4'd15
 `define GA2_XOP_W 4
 
 // the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1
-`define GA2_NUM_OPS 12
+`define GA2_NUM_OPS 16
 `define GA2_OPI_LD 0
 `define GA2_OPI_ST 1
 `define GA2_OPI_MM 2
@@ -41,9 +42,10 @@
 `define GA2_OPI_NORM 9
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
+`define GA2_OPI_QNT 15
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 8
+`define GA2_NUM_UNITS 9
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -52,6 +54,7 @@
 `define GA2_U_ARGMAX 5
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
+`define GA2_U_QNT 8
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -165,6 +168,18 @@
 `define GA2_UNPACK4_SRC_W 16
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
+`define GA2_QNT_DST_LSB 8
+`define GA2_QNT_DST_W 16
+`define GA2_QNT_SRC_LSB 24
+`define GA2_QNT_SRC_W 16
+`define GA2_QNT_LEN_LSB 40
+`define GA2_QNT_LEN_W 13
+`define GA2_QNT_Q_LSB 53
+`define GA2_QNT_Q_W 5
+`define GA2_QNT_B16_LSB 58
+`define GA2_QNT_B16_W 1
+`define GA2_QNT_RMS_LSB 59
+`define GA2_QNT_RMS_W 1
 
 // error codes (INDEX, an LDX row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1

@@ -1,0 +1,297 @@
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+`include "ga2_cfg.vh"
+`include "ga2_checks.vh"
+// ga2_qnt: per-token dynamic quantization of a row of int32 words (QNT, model/ops/qnt.py,
+// which states every integer below): sp[dst+i] = q_i, sp[dst+len] = the row's scale word.
+// One 32 x 32 multiplier, one 35-bit subtractor shared by the serial divisions and the
+// square root; busy exactly 2*len + 62 (plain) or 2*len + 176 (rms), a function of the
+// fields alone. The phases (state_q; cnt_q counts each phase's cycles from 0 to its end):
+//  - S_P1 (len + 1): read x_i at cycle i; the cycle after, A = max |x_i| (amax_q) and the
+//    exact sum of squares ss (ss_q, 76 bits: 8191 * 2^62 < 2^75) of |x_i|^2 from the
+//    multiplier;
+//  - S_N1 (6): normalise A (shifts 16, 8, 4, 2, 1 while its top bits are 0: An = A << sh,
+//    sh_q) and ss (shifts 64, 32 .. 2: the largest even y with ss << y < 2^76); e_q, the
+//    scale word's exponent, follows both (ss's half shift in rms mode only);
+//  - rms mode only: S_DL (76) divides ss_q by len in place (restoring, quotient bits in at
+//    the bottom), S_N2 (6) renormalises it, S_SQ (32) takes the square root of its top 64
+//    bits, two bits a step, into root_q (c; plain mode loads c = 2^31 at start instead);
+//  - S_LR (1) loads the reciprocal's division: remainder qmax * 2^16 - 1 and ss_q all ones
+//    (the dividend qmax * 2^48 - 1's low bits), S_DR (32) divides by An: ss_q[31:0] =
+//    floor((qmax * 2^48 - 1) / An), and the first cycle of S_P2 adds 1 (R = the ceiling);
+//  - S_P2 (len + 1): read x_i at cycle i, write q_i = +-((|x_i| << sh) * R + 2^47) >> 48
+//    at cycle i + 1: streamed like RQ (with dst ahead of src by less than len an element
+//    reads the result already written);
+//  - S_LM (1) loads Pt = (An * KQ) >> 32 as the dividend (remainder Pt >> 1, Pt's low bit
+//    the next bit in), S_DM (19) divides by c: ss_q[18:0] = Qm = floor(Pt * 2^18 / c);
+//  - S_WS (1) writes the scale word at dst + len (after every read): m = Qm >> j rounded
+//    half up (j = bitlen(Qm) - 16), e = e_q + j (2^16 renormalised); 0 when A = 0.
+// A = 0 needs no other case: An = 0, the division by 0 gives all ones and R = 0 (so every
+// q_i = 0), and the word is forced to 0. Datapath registers without reset, all loaded by
+// start or by the phase before their use.
+module ga2_qnt #(
+  parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
+) (
+  input  wire                   clk,
+  input  wire                   rst,
+  input  wire                   start,
+  /* verilator lint_off UNUSEDSIGNAL */
+  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
+  input  wire [`GA2_INSTR_W-1:0]  instr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output wire                   busy,
+  output wire                   last,
+  output wire                   rd_en,
+  output wire [`GA2_ADDR_W-1:0] rd_addr,
+  input  wire [31:0]            rd_data,
+  output wire                   wr_en,
+  output wire [`GA2_ADDR_W-1:0] wr_addr,
+  output wire [31:0]            wr_data
+);
+  // the instruction's fields (model/ops/qnt.py; rtl/ga2_isa.vh)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
+  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W];
+  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W];
+  wire [`GA2_QNT_Q_W-1:0]   qf  = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W];
+  wire                      b16 = instr[`GA2_QNT_B16_LSB];
+  wire                      rms = instr[`GA2_QNT_RMS_LSB];
+
+  initial begin
+    `GA2_CHECK_SP_WORDS(SP_WORDS);
+    if (`GA2_QNT_LEN_W > 13 || `GA2_QNT_Q_W != 5) begin
+      $error("%m: len %0d bits (ss_q holds 8191 squares), q %0d bits (e_q's range)",
+             `GA2_QNT_LEN_W, `GA2_QNT_Q_W);
+      $finish;
+    end
+  end
+
+  localparam LW  = `GA2_QNT_LEN_W;
+  localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
+  localparam [3:0] S_IDLE = 4'd0, S_P1 = 4'd1, S_N1 = 4'd2, S_DL = 4'd3, S_N2 = 4'd4,
+                   S_SQ = 4'd5, S_LR = 4'd6, S_DR = 4'd7, S_P2 = 4'd8, S_LM = 4'd9,
+                   S_DM = 4'd10, S_WS = 4'd11;
+  // KQ = round(2^(31+n) / qmax) (n = 15, 7) and qmax * 2^16 - 1, the reciprocal's start
+  localparam [31:0] KQ16 = 32'h8001_0002, KQ8 = 32'h8102_0408;
+  localparam [32:0] RQ16 = 33'h0_7FFE_FFFF, RQ8 = 33'h0_007E_FFFF;
+  // the scale word's exponent at start (model/ops/qnt.py X - j before the shifts):
+  // plain 29 - n - q, rms -8 - n
+  localparam [7:0] EP16 = 8'd14, EP8 = 8'd22, ER16 = 8'hE9, ER8 = 8'hF1;
+
+  reg [3:0]     state_q, state_d;
+  reg [LW-1:0]  cnt_q, len_q;
+  reg [SAW-1:0] src_q, rp_q, wp_q;
+  reg           rms_q, b16_q;
+  reg [31:0]    amax_q;    // A, then An (normalised in S_N1)
+  reg [4:0]     sh_q;      // An = A << sh
+  reg [75:0]    ss_q;      // the sum of squares, the divisions' dividend and quotient
+  reg [32:0]    rem_q;     // the divisions' and the square root's remainder
+  reg [31:0]    root_q;    // c: the square root (rms) or 2^31 (plain)
+  reg [7:0]     e_q;       // the scale word's exponent before j
+
+  // the end of each phase: one compare against the phase's last count
+  reg [LW-1:0] end_val;
+  always @* begin
+    case (state_q)
+      S_P1, S_P2: end_val = len_q;
+      S_N1, S_N2: end_val = 13'd5;
+      S_DL:       end_val = 13'd75;
+      S_SQ, S_DR: end_val = 13'd31;
+      S_DM:       end_val = 13'd18;
+      default:    end_val = {LW{1'b0}};          // S_LR, S_LM, S_WS: one cycle
+    endcase
+  end
+  wire at_end  = (cnt_q == end_val);
+  wire p1      = (state_q == S_P1);
+  wire p2      = (state_q == S_P2);
+  wire ws      = (state_q == S_WS);
+  wire pass    = p1 || p2;
+  wire reading = pass && !at_end;
+  wire have_x  = pass && (cnt_q != {LW{1'b0}});
+
+  // the element: |x| (2^31 for -2^31), normalised by An's shift, the one multiplier
+  wire        neg   = rd_data[31];
+  wire [31:0] ax    = neg ? (32'd0 - rd_data) : rd_data;
+  wire [31:0] xn    = ax << sh_q;                // sh_q = 0 in S_P1
+  wire [31:0] mul_a = (state_q == S_LM) ? amax_q : xn;
+  wire [31:0] mul_b = p1 ? ax : ((state_q == S_LM) ? (b16_q ? KQ16 : KQ8) : ss_q[31:0]);
+  wire [63:0] prod  = {32'd0, mul_a} * {32'd0, mul_b};
+  // q = (xn * R + 2^47) >> 48 < 2^16 (R <= qmax * 2^17 + 1 < 2^32 - 2^16)
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [16:0] rnd   = prod[63:47] + 17'd1;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [31:0] qword = neg ? (32'd0 - {16'd0, rnd[16:1]}) : {16'd0, rnd[16:1]};
+  // the sum of squares' adder, also R's + 1 in S_P2's first cycle
+  wire [75:0] ss_sum = ss_q + (p1 ? {12'd0, prod} : 76'd1);
+
+  // normalisation step cnt (0..5): ss by 64 >> cnt, A by 16 >> cnt (none at 5), each when
+  // the bits shifted out are 0; ek: half ss's shift (the exponent's share), ak: A's shift
+  reg        ss_z, a_z;
+  reg [75:0] ss_n;
+  reg [31:0] a_n;
+  reg [5:0]  ek;
+  reg [4:0]  ak;
+  always @* begin
+    case (cnt_q[2:0])
+      3'd0: begin
+        ss_z = ~|ss_q[75:12]; ss_n = {ss_q[11:0], 64'd0}; ek = 6'd32;
+        a_z = ~|amax_q[31:16]; a_n = {amax_q[15:0], 16'd0}; ak = 5'd16;
+      end
+      3'd1: begin
+        ss_z = ~|ss_q[75:44]; ss_n = {ss_q[43:0], 32'd0}; ek = 6'd16;
+        a_z = ~|amax_q[31:24]; a_n = {amax_q[23:0], 8'd0}; ak = 5'd8;
+      end
+      3'd2: begin
+        ss_z = ~|ss_q[75:60]; ss_n = {ss_q[59:0], 16'd0}; ek = 6'd8;
+        a_z = ~|amax_q[31:28]; a_n = {amax_q[27:0], 4'd0}; ak = 5'd4;
+      end
+      3'd3: begin
+        ss_z = ~|ss_q[75:68]; ss_n = {ss_q[67:0], 8'd0}; ek = 6'd4;
+        a_z = ~|amax_q[31:30]; a_n = {amax_q[29:0], 2'd0}; ak = 5'd2;
+      end
+      3'd4: begin
+        ss_z = ~|ss_q[75:72]; ss_n = {ss_q[71:0], 4'd0}; ek = 6'd2;
+        a_z = !amax_q[31]; a_n = {amax_q[30:0], 1'b0}; ak = 5'd1;
+      end
+      default: begin                               // 5
+        ss_z = ~|ss_q[75:74]; ss_n = {ss_q[73:0], 2'd0}; ek = 6'd1;
+        a_z = 1'b0; a_n = amax_q; ak = 5'd0;
+      end
+    endcase
+  end
+  wire [7:0] e_ss = (ss_z && rms_q) ? {2'd0, ek} : 8'd0;
+  wire [4:0] a_sh = a_z ? ak : 5'd0;
+
+  // one restoring step: the divisions (S_DL by len, S_DR by An, S_DM by c; the next
+  // dividend bit is ss_q[75]) or the square root's (S_SQ: the bit pair ss_q[75:74],
+  // subtracting 4 * root + 1); the new remainder fits 33 bits (division: < the divisor
+  // < 2^32; root: <= 2 * root < 2^33)
+  wire        sq    = (state_q == S_SQ);
+  wire [31:0] dvs   = (state_q == S_DL) ? {{(32-LW){1'b0}}, len_q} :
+                      ((state_q == S_DR) ? amax_q : root_q);
+  wire [34:0] trial = sq ? {rem_q, ss_q[75:74]} : {1'b0, rem_q, ss_q[75]};
+  wire [34:0] subtr = sq ? {1'b0, root_q, 2'b01} : {3'd0, dvs};
+  /* verilator lint_off UNUSEDSIGNAL */
+  // a remainder taken is below 2^33: bits 34..33 of the difference are 0 when it fits
+  wire [35:0] diff  = {1'b0, trial} - {1'b0, subtr};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire        fits  = !diff[35];
+  wire [32:0] rem_n = fits ? diff[32:0] : trial[32:0];
+
+  // the scale word from Qm = ss_q[18:0] (2^16 <= Qm < 2^19) and e_q
+  wire [18:0] qm = ss_q[18:0];
+  wire [1:0]  j  = qm[18] ? 2'd3 : (qm[17] ? 2'd2 : 2'd1);
+  reg  [16:0] mr;
+  always @* begin
+    case (j)
+      2'd3:    mr = {1'b0, qm[18:3]} + {16'd0, qm[2]};
+      2'd2:    mr = {1'b0, qm[17:2]} + {16'd0, qm[1]};
+      default: mr = {1'b0, qm[16:1]} + {16'd0, qm[0]};
+    endcase
+  end
+  wire [7:0]  e_w   = e_q + {6'd0, j} + {7'd0, mr[16]};
+  wire [31:0] sword = amax_q[31] ? {8'd0, e_w, mr[16] | mr[15], mr[14:0]} : 32'd0;
+
+  // next state: start wins (the sequencer starts a unit only while it is idle)
+  always @* begin
+    state_d = state_q;
+    if (at_end) begin
+      case (state_q)
+        S_P1:    state_d = S_N1;
+        S_N1:    state_d = rms_q ? S_DL : S_LR;
+        S_DL:    state_d = S_N2;
+        S_N2:    state_d = S_SQ;
+        S_SQ:    state_d = S_LR;
+        S_LR:    state_d = S_DR;
+        S_DR:    state_d = S_P2;
+        S_P2:    state_d = S_LM;
+        S_LM:    state_d = S_DM;
+        S_DM:    state_d = S_WS;
+        default: state_d = S_IDLE;                 // S_WS
+      endcase
+    end
+    if (start) state_d = S_P1;
+  end
+
+  always @(posedge clk) begin
+    if (rst) state_q <= S_IDLE;
+    else     state_q <= state_d;
+  end
+
+  // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads every register a
+  // phase reads before writing it (rem_q: S_N1 clears it, S_LR and S_LM load it); in
+  // S_IDLE they change freely and every output is gated by state_q
+  always @(posedge clk) begin
+    if (start) begin
+      cnt_q  <= {LW{1'b0}};
+      len_q  <= len;
+      src_q  <= src[SAW-1:0];
+      rp_q   <= src[SAW-1:0];
+      wp_q   <= dst[SAW-1:0];
+      rms_q  <= rms;
+      b16_q  <= b16;
+      amax_q <= 32'd0;
+      sh_q   <= 5'd0;
+      ss_q   <= 76'd0;
+      root_q <= rms ? 32'd0 : 32'h8000_0000;
+      e_q    <= rms ? (b16 ? ER16 : ER8) : ((b16 ? EP16 : EP8) - {3'd0, qf});
+    end else begin
+      cnt_q <= at_end ? {LW{1'b0}} : cnt_q + 1'b1;
+      if (reading) rp_q <= rp_q + 1'b1;
+      case (state_q)
+        S_P1: begin
+          if (have_x) begin
+            if (ax > amax_q) amax_q <= ax;
+            ss_q <= ss_sum;
+          end
+          if (at_end) rp_q <= src_q;
+        end
+        S_N1, S_N2: begin
+          if (ss_z) ss_q <= ss_n;
+          if (a_z) amax_q <= a_n;
+          sh_q  <= sh_q + a_sh;
+          e_q   <= e_q + e_ss - {3'd0, a_sh};
+          rem_q <= 33'd0;
+        end
+        S_DL, S_DR, S_DM: begin
+          ss_q  <= {ss_q[74:0], fits};
+          rem_q <= rem_n;
+        end
+        S_SQ: begin
+          ss_q   <= {ss_q[73:0], 2'b00};
+          rem_q  <= rem_n;
+          root_q <= {root_q[30:0], fits};
+        end
+        S_LR: begin
+          rem_q <= b16_q ? RQ16 : RQ8;
+          ss_q  <= {76{1'b1}};
+        end
+        S_P2: begin
+          if (!have_x) ss_q <= ss_sum;                 // cycle 0: R = quotient + 1
+          if (have_x) wp_q <= wp_q + 1'b1;
+        end
+        S_LM: begin
+          rem_q <= {2'd0, prod[63:33]};
+          ss_q  <= {prod[32], 75'd0};
+        end
+        default: ;                                     // S_IDLE, S_WS: hold
+      endcase
+    end
+  end
+
+  assign busy    = (state_q != S_IDLE);
+  assign last    = ws;
+  assign rd_en   = reading;
+  assign wr_en   = (have_x && p2) || ws;
+  assign wr_data = ws ? sword : qword;
+  /* verilator lint_off WIDTH */
+  // zero extension of the SAW-bit pointers to the ISA-width ports
+  assign rd_addr = rp_q;
+  assign wr_addr = wp_q;
+  /* verilator lint_on WIDTH */
+endmodule
+`resetall
