@@ -176,8 +176,14 @@ def verilog(e, wire, param=None):
     if isinstance(e, Bin):
         return f"({verilog(e.a, wire, param)} {e.op} {verilog(e.b, wire, param)})"
     if isinstance(e, Cond):
-        return f"({wire(e.flag)}[0] ? {verilog(e.then, wire, param)} : {verilog(e.other, wire, param)})"
+        return f"({_flag(wire(e.flag))} ? {verilog(e.then, wire, param)} : {verilog(e.other, wire, param)})"
     raise TypeError(f"not an expression: {e!r}")
+
+
+def _flag(w):
+    """A one-bit field's test: bit 0 of a named wire, or a zero-extended expression (a
+    generated formal wrapper's concatenation, which Verilog cannot bit-select) != 0."""
+    return f"{w}[0]" if w.isidentifier() else f"({w} != 32'd0)"
 
 
 def params_of(e):
