@@ -55,8 +55,8 @@ module ga2_qnt #(
   // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
   wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W];
   wire [`GA2_ADDR_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W];
-  /* verilator lint_on UNUSEDSIGNAL */
   wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W];
+  /* verilator lint_on UNUSEDSIGNAL */
   wire [`GA2_QNT_Q_W-1:0]   qf  = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W];
   wire                      b16 = instr[`GA2_QNT_B16_LSB];
   wire                      rms = instr[`GA2_QNT_RMS_LSB];
@@ -70,48 +70,55 @@ module ga2_qnt #(
     end
   end
 
-  localparam LW  = `GA2_QNT_LEN_W;
   localparam SAW = $clog2(SP_WORDS);       // scratchpad address width (docs/rtl.md "Register widths")
+  // len <= SP_WORDS - 1 (the decoder checks dst + len + 1 <= SP_WORDS) and < 2^13 (its
+  // field): LNW bits; the phase counter counts to len and to 75 (S_DL's last step)
+  localparam LNW = (SAW < `GA2_QNT_LEN_W) ? SAW : `GA2_QNT_LEN_W;
+  localparam CW  = (LNW > 7) ? LNW : 7;
   localparam [3:0] S_IDLE = 4'd0, S_P1 = 4'd1, S_N1 = 4'd2, S_DL = 4'd3, S_N2 = 4'd4,
                    S_SQ = 4'd5, S_LR = 4'd6, S_DR = 4'd7, S_P2 = 4'd8, S_LM = 4'd9,
                    S_DM = 4'd10, S_WS = 4'd11;
   // KQ = round(2^(31+n) / qmax) (n = 15, 7) and qmax * 2^16 - 1, the reciprocal's start
   localparam [31:0] KQ16 = 32'h8001_0002, KQ8 = 32'h8102_0408;
-  localparam [32:0] RQ16 = 33'h0_7FFE_FFFF, RQ8 = 33'h0_007E_FFFF;
+  localparam [31:0] RQ16 = 32'h7FFE_FFFF, RQ8 = 32'h007E_FFFF;
   // the scale word's exponent at start (model/ops/qnt.py X - j before the shifts):
   // plain 29 - n - q, rms -8 - n
   localparam [7:0] EP16 = 8'd14, EP8 = 8'd22, ER16 = 8'hE9, ER8 = 8'hF1;
 
   reg [3:0]     state_q, state_d;
-  reg [LW-1:0]  cnt_q, len_q;
+  reg [CW-1:0]  cnt_q;
+  reg [LNW-1:0] len_q;
   reg [SAW-1:0] src_q, rp_q, wp_q;
   reg           rms_q, b16_q;
   reg [31:0]    amax_q;    // A, then An (normalised in S_N1)
   reg [4:0]     sh_q;      // An = A << sh
   reg [75:0]    ss_q;      // the sum of squares, the divisions' dividend and quotient
-  reg [32:0]    rem_q;     // the divisions' and the square root's remainder
+  reg [31:0]    rem_q;     // the divisions' and the square root's remainder
   reg [31:0]    root_q;    // c: the square root (rms) or 2^31 (plain)
   reg [7:0]     e_q;       // the scale word's exponent before j
 
   // the end of each phase: one compare against the phase's last count
-  reg [LW-1:0] end_val;
+  /* verilator lint_off WIDTH */
+  // the last counts (constants below 2^7 <= 2^CW; len zero-extended to CW bits)
+  reg [CW-1:0] end_val;
   always @* begin
     case (state_q)
       S_P1, S_P2: end_val = len_q;
-      S_N1, S_N2: end_val = 13'd5;
-      S_DL:       end_val = 13'd75;
-      S_SQ, S_DR: end_val = 13'd31;
-      S_DM:       end_val = 13'd18;
-      default:    end_val = {LW{1'b0}};          // S_LR, S_LM, S_WS: one cycle
+      S_N1, S_N2: end_val = 5;
+      S_DL:       end_val = 75;
+      S_SQ, S_DR: end_val = 31;
+      S_DM:       end_val = 18;
+      default:    end_val = 0;                   // S_LR, S_LM, S_WS: one cycle
     endcase
   end
+  /* verilator lint_on WIDTH */
   wire at_end  = (cnt_q == end_val);
   wire p1      = (state_q == S_P1);
   wire p2      = (state_q == S_P2);
   wire ws      = (state_q == S_WS);
   wire pass    = p1 || p2;
   wire reading = pass && !at_end;
-  wire have_x  = pass && (cnt_q != {LW{1'b0}});
+  wire have_x  = pass && (cnt_q != {CW{1'b0}});
 
   // the element: |x| (2^31 for -2^31), normalised by An's shift, the one multiplier
   wire        neg   = rd_data[31];
@@ -157,9 +164,9 @@ module ga2_qnt #(
         ss_z = ~|ss_q[75:72]; ss_n = {ss_q[71:0], 4'd0}; ek = 6'd2;
         a_z = !amax_q[31]; a_n = {amax_q[30:0], 1'b0}; ak = 5'd1;
       end
-      default: begin                               // 5
+      default: begin                               // 5: A by 0
         ss_z = ~|ss_q[75:74]; ss_n = {ss_q[73:0], 2'd0}; ek = 6'd1;
-        a_z = 1'b0; a_n = amax_q; ak = 5'd0;
+        a_z = 1'b1; a_n = amax_q; ak = 5'd0;
       end
     endcase
   end
@@ -168,19 +175,21 @@ module ga2_qnt #(
 
   // one restoring step: the divisions (S_DL by len, S_DR by An, S_DM by c; the next
   // dividend bit is ss_q[75]) or the square root's (S_SQ: the bit pair ss_q[75:74],
-  // subtracting 4 * root + 1); the new remainder fits 33 bits (division: < the divisor
-  // < 2^32; root: <= 2 * root < 2^33)
+  // subtracting 4 * root + 1). Widths: a division's remainder is below its divisor
+  // (< 2^32); the root's before step k is at most 2 * root < 2^(k+1) <= 2^32 and root <
+  // 2^31, so trial < 2^34 and the difference lies in (-2^33, 2^33): 34 bits, bit 33 its
+  // sign. Only the root's last remainder (< 2^33) does not fit rem_q, and it is never used.
   wire        sq    = (state_q == S_SQ);
-  wire [31:0] dvs   = (state_q == S_DL) ? {{(32-LW){1'b0}}, len_q} :
+  wire [31:0] dvs   = (state_q == S_DL) ? {{(32-LNW){1'b0}}, len_q} :
                       ((state_q == S_DR) ? amax_q : root_q);
-  wire [34:0] trial = sq ? {rem_q, ss_q[75:74]} : {1'b0, rem_q, ss_q[75]};
-  wire [34:0] subtr = sq ? {1'b0, root_q, 2'b01} : {3'd0, dvs};
+  wire [33:0] trial = sq ? {rem_q, ss_q[75:74]} : {1'b0, rem_q, ss_q[75]};
+  wire [32:0] subtr = sq ? {root_q[30:0], 2'b01} : {1'b0, dvs};
   /* verilator lint_off UNUSEDSIGNAL */
-  // a remainder taken is below 2^33: bits 34..33 of the difference are 0 when it fits
-  wire [35:0] diff  = {1'b0, trial} - {1'b0, subtr};
+  // bit 32: only the root's last remainder has it, and that one is never used
+  wire [33:0] diff  = trial - {1'b0, subtr};
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        fits  = !diff[35];
-  wire [32:0] rem_n = fits ? diff[32:0] : trial[32:0];
+  wire        fits  = !diff[33];
+  wire [31:0] rem_n = fits ? diff[31:0] : trial[31:0];
 
   // the scale word from Qm = ss_q[18:0] (2^16 <= Qm < 2^19) and e_q
   wire [18:0] qm = ss_q[18:0];
@@ -227,8 +236,8 @@ module ga2_qnt #(
   // S_IDLE they change freely and every output is gated by state_q
   always @(posedge clk) begin
     if (start) begin
-      cnt_q  <= {LW{1'b0}};
-      len_q  <= len;
+      cnt_q  <= {CW{1'b0}};
+      len_q  <= len[LNW-1:0];
       src_q  <= src[SAW-1:0];
       rp_q   <= src[SAW-1:0];
       wp_q   <= dst[SAW-1:0];
@@ -240,7 +249,7 @@ module ga2_qnt #(
       root_q <= rms ? 32'd0 : 32'h8000_0000;
       e_q    <= rms ? (b16 ? ER16 : ER8) : ((b16 ? EP16 : EP8) - {3'd0, qf});
     end else begin
-      cnt_q <= at_end ? {LW{1'b0}} : cnt_q + 1'b1;
+      cnt_q <= at_end ? {CW{1'b0}} : cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
       case (state_q)
         S_P1: begin
@@ -255,7 +264,7 @@ module ga2_qnt #(
           if (a_z) amax_q <= a_n;
           sh_q  <= sh_q + a_sh;
           e_q   <= e_q + e_ss - {3'd0, a_sh};
-          rem_q <= 33'd0;
+          rem_q <= 32'd0;
         end
         S_DL, S_DR, S_DM: begin
           ss_q  <= {ss_q[74:0], fits};
@@ -275,7 +284,7 @@ module ga2_qnt #(
           if (have_x) wp_q <= wp_q + 1'b1;
         end
         S_LM: begin
-          rem_q <= {2'd0, prod[63:33]};
+          rem_q <= {1'b0, prod[63:33]};
           ss_q  <= {prod[32], 75'd0};
         end
         default: ;                                     // S_IDLE, S_WS: hold

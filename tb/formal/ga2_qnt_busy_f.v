@@ -3,8 +3,9 @@
 `default_nettype none
 // ga2_qnt_busy_f: ga2_qnt (QNT) busy for exactly its record's formula, 2 len + TAIL_PLAIN
 // (rms = 0) or 2 len + TAIL_RMS (rms = 1) cycles after each start (model/ops/qnt.py:
-// tb/formal/props.py passes its TAIL_PLAIN and TAIL_RMS), for 1 <= len <= LMAX, every
-// other field and every read value, a start free in every cycle after the reset (a
+// tb/formal/props.py passes its TAIL_PLAIN and TAIL_RMS), for 1 <= len <= LMAX = 15 (the
+// unit elaborated with SP_WORDS = 16, where the decoder's dst + len + 1 <= 16 allows len
+// 15 at most: len_q 4 bits, the phase counter 7), every other field and every read value, a start free in every cycle after the reset (a
 // start while busy is a restart), by k-induction (yosys-smtbmc with z3): abc pdr on the
 // generated wrapper needs about a frame per busy cycle (208 at len 16) and had reached 62
 // in 900 s. The check is busy_chk.vh's (busy exactly in cycles 1..L of the latest start,
@@ -15,7 +16,7 @@
 // cnt (the phases' offsets below: the unit's structure, rtl/ga2_qnt.v); after L it is
 // idle.
 module ga2_qnt_busy_f #(
-  parameter LMAX = 16, parameter TAIL_PLAIN = 62, parameter TAIL_RMS = 176, parameter CW = 9
+  parameter LMAX = 15, parameter TAIL_PLAIN = 62, parameter TAIL_RMS = 176, parameter CW = 9
 ) (
   input wire clk, input wire rst, input wire start,
   input wire [`GA2_ADDR_W-1:0] dst, input wire [`GA2_ADDR_W-1:0] src,
@@ -26,7 +27,8 @@ module ga2_qnt_busy_f #(
   wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
   wire [31:0] wr_data;
   wire [3:0] state_q;
-  wire [12:0] cnt_q, len_q;
+  wire [6:0] cnt_q;
+  wire [3:0] len_q;
   wire rms_q;
   // the unit takes the instruction word: the free fields at their record's bits
   reg [`GA2_INSTR_W-1:0] instr;
@@ -112,9 +114,9 @@ module ga2_qnt_busy_f #(
       if (act_q) begin
         assert (ln >= 32'd1 && ln <= LMAX && L == 32'd2 * ln + (rm_q ? TAIL_RMS : TAIL_PLAIN));
         if (el >= 32'd1 && el <= L)
-          assert (state_q != S_IDLE && state_q <= S_WS && len_q == ln_q && rms_q == rm_q
+          assert (state_q != S_IDLE && state_q <= S_WS && {9'd0, len_q} == ln_q && rms_q == rm_q
                   && (rm_q || (state_q != S_DL && state_q != S_N2 && state_q != S_SQ))
-                  && {19'd0, cnt_q} <= last_cnt && el == 32'd1 + off + {19'd0, cnt_q});
+                  && {25'd0, cnt_q} <= last_cnt && el == 32'd1 + off + {25'd0, cnt_q});
         else
           assert (state_q == S_IDLE);
       end

@@ -28,7 +28,8 @@ module ga2_qnt_range_f #(
   // k-induction (tb/formal/props.py LINK_INDUCTION): ga2_qnt elaborated with SP_WORDS
   // = 16, its datapath cut and its registers made ports (`expose`) before this file is read
   wire [3:0] state_q;
-  wire [12:0] cnt_q, len_q;
+  wire [6:0] cnt_q;                 // SP_WORDS = 16: the phase counter 7 bits, len_q 4
+  wire [3:0] len_q;
   wire [SAW-1:0] src_q, rp_q, wp_q;
   ga2_qnt dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
@@ -50,17 +51,17 @@ module ga2_qnt_range_f #(
   // between them and src + len after the second; the write pointer dst + cnt - 1 in
   // S_P2 once cnt >= 1, dst before it and dst + len after it (the scale word's word).
   localparam [3:0] S_P1 = 4'd1, S_P2 = 4'd8, S_LM = 4'd9, S_DM = 4'd10, S_WS = 4'd11;
-  wire [SAW:0] l5 = len_q[SAW:0];
+  wire [SAW:0] l5 = {1'b0, len_q};
   wire [SAW-1:0] c4 = cnt_q[SAW-1:0];
   wire pass  = (state_q == S_P1 || state_q == S_P2);
   wire after = (state_q == S_LM || state_q == S_DM || state_q == S_WS);
   wire [SAW-1:0] rp_x = pass ? r0f_q + c4 : (after ? r0f_q + l5[SAW-1:0] : r0f_q);
-  wire [SAW-1:0] wp_x = (state_q == S_P2 && cnt_q != 13'd0) ? wf_q + c4 - 1'b1 :
+  wire [SAW-1:0] wp_x = (state_q == S_P2 && cnt_q != 7'd0) ? wf_q + c4 - 1'b1 :
                         (after ? wf_q + l5[SAW-1:0] : wf_q);
   always @* begin
     if (!init_q && busy) begin
-      assert (r0v_q && !r1v_q && wv_q && len_q >= 13'd1 && len_q <= SP_WORDS && state_q <= S_WS);
-      if (pass) assert (cnt_q <= len_q);
+      assert (r0v_q && !r1v_q && wv_q && len_q >= 4'd1 && state_q <= S_WS);
+      if (pass) assert (cnt_q <= {3'd0, len_q});
       assert (src_q == r0f_q);
       assert ({1'b0, r0f_q} + l5 - 1'b1 == {1'b0, r0l_q});
       assert ({1'b0, wf_q} + l5 == {1'b0, wl_q});

@@ -158,10 +158,10 @@ def qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN, tail_rms=qnt.TAIL_RMS, name=No
     pre = ("chparam -set SP_WORDS 16 ga2_qnt\nhierarchy -top ga2_qnt\nproc\nflatten\n"
            f"cutpoint {QNT_CUTS}\nexpose w:state_q w:cnt_q w:len_q w:rms_q\n")
     return Check(name or "busy/qnt", "ga2_qnt_busy_f", [WRAPPERS / "ga2_qnt_busy_f.v"], depth, mode, pre=pre,
-                 params={"LMAX": 16, "TAIL_PLAIN": tail_plain, "TAIL_RMS": tail_rms}, timeout=timeout,
+                 params={"LMAX": 15, "TAIL_PLAIN": tail_plain, "TAIL_RMS": tail_rms}, timeout=timeout,
                  expect_fail=expect_fail,
                  what=f"ga2_qnt (SP 16), any start/restart: busy = 2 len + {tail_plain} (plain) or "
-                      f"2 len + {tail_rms} (rms), the record's formula; len 1..16, any other field")
+                      f"2 len + {tail_rms} (rms), the record's formula; len 1..15, any other field")
 
 
 def generated_busy_planted(name="pack4", sp=16):

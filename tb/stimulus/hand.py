@@ -270,7 +270,10 @@ def qnt_rows(rng):
     = 2^31), ties of x * qmax / amax at k + 1/2, rows whose scale rounds up to 2^16 (plain
     16-bit and int8; rms 16-bit and int8: [2^20, b, 0, 0]), amax just past 2^15, small
     integers, int8 and full int32 words, a residual-stream row in Q12 with one channel at
-    23,800.0, every magnitude 2^0 .. 2^31, a lone spike among zeros."""
+    23,800.0, every magnitude 2^0 .. 2^31, a lone spike among zeros; rows on which the
+    constants' last bits show (found by search against the reference with each constant
+    one off: KQ, the reciprocal's dividend and its + 1, in each mode), 16-bit ties, an
+    rms row whose mantissa quotient Qm has 19 bits (int8, Pt >= c: model/ops/qnt.py)."""
     q12 = [round(rng.gauss(0, 68) * 4096) for _ in range(64)]
     q12[17] = -23800 * 4096
     return [[0] * 8, [1], [-1], [-(1 << 31)], [(1 << 31) - 1],
@@ -280,15 +283,21 @@ def qnt_rows(rng):
             [rng.randrange(-3, 4) for _ in range(17)], [rng.randrange(-128, 128) for _ in range(32)],
             [rng.randrange(-2 ** 31, 2 ** 31) for _ in range(24)], q12,
             [rng.choice([-1, 1]) * rng.randrange(1 << k, 1 << (k + 1)) for k in range(31)] + [-(1 << 31)],
-            [0] * 20 + [77777] + [0] * 10]
+            [0] * 20 + [77777] + [0] * 10, [65534, 1, -1, 3, -3, 65533],
+            [1137686623], [2147237894], [2095447168], [2130803969],
+            [1946122854, 1524738634], [1630799235, 426641289], [2003203631, 683066522], [1459445671, 1214626896],
+            [663471, 156994, -156994], [21638121, 689089, -689089], [331950817, 316050771, -316050771],
+            [167272039, 1975654, -1975654], [612053911, 36144916, -36144916], [1284717717, 500736433, -500736433],
+            [2146665678, 65676652, 63061854, 64700020]]
 
 
 def qnt_programs():
     """(name, program, image) for QNT: every edge row (qnt_rows) in four modes (16-bit
     plain q = 12, int8 plain q = 0 and 31, 16-bit and int8 rms), a row of 1,536 (the FFN
     width) with an outlier in both modes, dst over src ahead by 1 and 5, in place, behind,
-    the scale word over the source, the scratchpad's last word; its DECODE faults (len 0,
-    src past, dst + len + 1 past: the scale word's word)."""
+    the scale word over the source, the scratchpad's last word, 4,095 words in place (the
+    counters' and pointers' top bits, a sum of squares past 2^73); its DECODE faults (len
+    0, src past, dst + len + 1 past: the scale word's word)."""
     rng = random.Random(37)
     H = B("HALT")
     vecs = qnt_rows(rng)
@@ -318,7 +327,13 @@ def qnt_programs():
     over += [B("LD", dst=4090, src=40, len=6), B("QNT", dst=4089, src=4090, len=6, q=0, b16=1, rms=1),
              B("ST", src=0, dst=0, len=600), B("ST", src=4080, dst=600, len=16), H]
     img2 = [rng.randrange(-2 ** 31, 2 ** 31) if i % 4 else rng.randrange(-3000, 3000) for i in range(4096)]
+    # the first two streamed rows small: the q already written exceed their amax when read back
+    img2[1000:1040] = [rng.randrange(-3000, 3000) for _ in range(40)]
+    huge = [rng.choice([-1, 1]) * rng.randrange(3 << 29, 1 << 31) for _ in range(4095)]
+    whole = [B("LD", dst=0, src=0, len=4095), B("QNT", dst=0, src=0, len=4095, q=12, b16=1, rms=1),
+             B("ST", src=0, dst=0, len=4096), H]
     return [("lm_qnt_rows", rows, img), ("lm_qnt_long", long_, big), ("lm_qnt_overlap", over, img2),
+            ("lm_qnt_whole", whole, huge),
             ("err4_qnt_len0", [R("QNT", dst=0, src=0, len=0, q=0, b16=0, rms=0), H], img),
             ("err2_qnt_src", [R("QNT", dst=0, src=4090, len=7, q=0, b16=0, rms=0), H], img),
             ("err2_qnt_dst", [R("QNT", dst=4089, src=0, len=7, q=0, b16=0, rms=0), H], img),
