@@ -6,26 +6,26 @@
 `include "ga2_checks.vh"
 // ga2_qnt: per-token dynamic quantization of a row of int32 words (QNT, model/ops/qnt.py,
 // which states every integer below): sp[dst+i] = q_i, sp[dst+len] = the row's scale word.
-// One 32 x 32 multiplier, one 35-bit subtractor shared by the serial divisions and the
+// One 32 x 32 multiplier, one 34-bit subtractor shared by the serial divisions and the
 // square root; busy exactly 2*len + 62 (plain) or 2*len + 176 (rms), a function of the
 // fields alone. The phases (state_q; cnt_q counts each phase's cycles from 0 to its end):
 //  - S_P1 (len + 1): read x_i at cycle i; the cycle after, A = max |x_i| (amax_q) and the
-//    exact sum of squares ss (ss_q, 76 bits: 8191 * 2^62 < 2^75) of |x_i|^2 from the
-//    multiplier;
-//  - S_N1 (6): normalise A (shifts 16, 8, 4, 2, 1 while its top bits are 0: An = A << sh,
-//    sh_q) and ss (shifts 64, 32 .. 2: the largest even y with ss << y < 2^76); e_q, the
-//    scale word's exponent, follows both (ss's half shift in rms mode only);
+//    exact sum of squares ss of |x_i|^2 from the multiplier (SSUM = 62 + LNW bits: len <
+//    2^LNW; ss_q is 76 bits, 8191 * 2^62 < 2^75);
+//  - S_N1 (6): normalise A (shifts 1, 16, 8, 4, 2, 1 while its top bits are 0: An = A <<
+//    sh, sh_q) and ss (shifts 64, 32 .. 2: the largest even y with ss << y < 2^76); e_q,
+//    the scale word's exponent, follows both (ss's half shift in rms mode only);
 //  - rms mode only: S_DL (76) divides ss_q by len in place (restoring, quotient bits in at
 //    the bottom), S_N2 (6) renormalises it, S_SQ (32) takes the square root of its top 64
 //    bits, two bits a step, into root_q (c; plain mode loads c = 2^31 at start instead);
-//  - S_LR (1) loads the reciprocal's division: remainder qmax * 2^16 - 1 and ss_q all ones
-//    (the dividend qmax * 2^48 - 1's low bits), S_DR (32) divides by An: ss_q[31:0] =
-//    floor((qmax * 2^48 - 1) / An), and the first cycle of S_P2 adds 1 (R = the ceiling);
+//  - S_LR (1) loads the reciprocal's remainder qmax * 2^16 - 1, S_DR (32) divides by An
+//    with 1s as the dividend's next bits: ss_q[31:0] = floor((qmax * 2^48 - 1) / An), and
+//    the first cycle of S_P2 adds 1 (R = the ceiling of qmax * 2^48 / An);
 //  - S_P2 (len + 1): read x_i at cycle i, write q_i = +-((|x_i| << sh) * R + 2^47) >> 48
 //    at cycle i + 1: streamed like RQ (with dst ahead of src by less than len an element
 //    reads the result already written);
-//  - S_LM (1) loads Pt = (An * KQ) >> 32 as the dividend (remainder Pt >> 1, Pt's low bit
-//    the next bit in), S_DM (19) divides by c: ss_q[18:0] = Qm = floor(Pt * 2^18 / c);
+//  - S_LM (1) loads the remainder Pt = (An * KQ) >> 33 (< 2^31 <= c), S_DM (19) divides by
+//    c with 0s as the next bits: ss_q[18:0] = Qm = floor(Pt * 2^19 / c);
 //  - S_WS (1) writes the scale word at dst + len (after every read): m = Qm >> j rounded
 //    half up (j = bitlen(Qm) - 16), e = e_q + j (2^16 renormalised); 0 when A = 0.
 // A = 0 needs no other case: An = 0, the division by 0 gives all ones and R = 0 (so every
@@ -75,6 +75,7 @@ module ga2_qnt #(
   // field): LNW bits; the phase counter counts to len and to 75 (S_DL's last step)
   localparam LNW = (SAW < `GA2_QNT_LEN_W) ? SAW : `GA2_QNT_LEN_W;
   localparam CW  = (LNW > 7) ? LNW : 7;
+  localparam SSUM = 62 + LNW;              // the sum of squares' bits (the register: 76)
   localparam [3:0] S_IDLE = 4'd0, S_P1 = 4'd1, S_N1 = 4'd2, S_DL = 4'd3, S_N2 = 4'd4,
                    S_SQ = 4'd5, S_LR = 4'd6, S_DR = 4'd7, S_P2 = 4'd8, S_LM = 4'd9,
                    S_DM = 4'd10, S_WS = 4'd11;
@@ -132,11 +133,15 @@ module ga2_qnt #(
   wire [16:0] rnd   = prod[63:47] + 17'd1;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [31:0] qword = neg ? (32'd0 - {16'd0, rnd[16:1]}) : {16'd0, rnd[16:1]};
-  // the sum of squares' adder, also R's + 1 in S_P2's first cycle
-  wire [75:0] ss_sum = ss_q + (p1 ? {12'd0, prod} : 76'd1);
+  // the sum of squares' adder, SSUM bits (len < 2^LNW squares of at most 2^62), also R's
+  // + 1 in S_P2's first cycle; zero-extended to ss_q's 76 bits
+  wire [SSUM-1:0] ss_sum = ss_q[SSUM-1:0] + (p1 ? {{(SSUM-64){1'b0}}, prod} : {{(SSUM-1){1'b0}}, 1'b1});
+  wire [75:0]     ss_acc = {{(76-SSUM){1'b0}}, ss_sum};
 
-  // normalisation step cnt (0..5): ss by 64 >> cnt, A by 16 >> cnt (none at 5), each when
-  // the bits shifted out are 0; ek: half ss's shift (the exponent's share), ak: A's shift
+  // normalisation step cnt (0..5): ss by 64, 32, 16, 8, 4, 2 (ek: half of it, the
+  // exponent's share) and A by 1, 16, 8, 4, 2, 1 (ak), each when the bits it shifts out
+  // are 0: the greedy shifts give ss the largest even y with ss << y < 2^76 and A its
+  // 32 - bitlen(A) (1 + 16 + 8 + 4 + 2 + 1 = 32 > 31)
   reg        ss_z, a_z;
   reg [75:0] ss_n;
   reg [31:0] a_n;
@@ -145,36 +150,37 @@ module ga2_qnt #(
   always @* begin
     case (cnt_q[2:0])
       3'd0: begin
-        ss_z = ~|ss_q[75:12]; ss_n = {ss_q[11:0], 64'd0}; ek = 6'd32;
-        a_z = ~|amax_q[31:16]; a_n = {amax_q[15:0], 16'd0}; ak = 5'd16;
+        ss_z = ~|ss_q[75:12]; ss_n = ss_q << 64; ek = 6'd32;
+        a_z = !amax_q[31]; a_n = amax_q << 1; ak = 5'd1;
       end
       3'd1: begin
-        ss_z = ~|ss_q[75:44]; ss_n = {ss_q[43:0], 32'd0}; ek = 6'd16;
-        a_z = ~|amax_q[31:24]; a_n = {amax_q[23:0], 8'd0}; ak = 5'd8;
+        ss_z = ~|ss_q[75:44]; ss_n = ss_q << 32; ek = 6'd16;
+        a_z = ~|amax_q[31:16]; a_n = amax_q << 16; ak = 5'd16;
       end
       3'd2: begin
-        ss_z = ~|ss_q[75:60]; ss_n = {ss_q[59:0], 16'd0}; ek = 6'd8;
-        a_z = ~|amax_q[31:28]; a_n = {amax_q[27:0], 4'd0}; ak = 5'd4;
+        ss_z = ~|ss_q[75:60]; ss_n = ss_q << 16; ek = 6'd8;
+        a_z = ~|amax_q[31:24]; a_n = amax_q << 8; ak = 5'd8;
       end
       3'd3: begin
-        ss_z = ~|ss_q[75:68]; ss_n = {ss_q[67:0], 8'd0}; ek = 6'd4;
-        a_z = ~|amax_q[31:30]; a_n = {amax_q[29:0], 2'd0}; ak = 5'd2;
+        ss_z = ~|ss_q[75:68]; ss_n = ss_q << 8; ek = 6'd4;
+        a_z = ~|amax_q[31:28]; a_n = amax_q << 4; ak = 5'd4;
       end
       3'd4: begin
-        ss_z = ~|ss_q[75:72]; ss_n = {ss_q[71:0], 4'd0}; ek = 6'd2;
-        a_z = !amax_q[31]; a_n = {amax_q[30:0], 1'b0}; ak = 5'd1;
+        ss_z = ~|ss_q[75:72]; ss_n = ss_q << 4; ek = 6'd2;
+        a_z = ~|amax_q[31:30]; a_n = amax_q << 2; ak = 5'd2;
       end
-      default: begin                               // 5: A by 0
-        ss_z = ~|ss_q[75:74]; ss_n = {ss_q[73:0], 2'd0}; ek = 6'd1;
-        a_z = 1'b1; a_n = amax_q; ak = 5'd0;
+      default: begin                               // 5
+        ss_z = ~|ss_q[75:74]; ss_n = ss_q << 2; ek = 6'd1;
+        a_z = !amax_q[31]; a_n = amax_q << 1; ak = 5'd1;
       end
     endcase
   end
   wire [7:0] e_ss = (ss_z && rms_q) ? {2'd0, ek} : 8'd0;
   wire [4:0] a_sh = a_z ? ak : 5'd0;
 
-  // one restoring step: the divisions (S_DL by len, S_DR by An, S_DM by c; the next
-  // dividend bit is ss_q[75]) or the square root's (S_SQ: the bit pair ss_q[75:74],
+  // one restoring step: the divisions (S_DL by len, the next dividend bit ss_q[75]; S_DR
+  // by An, the dividend's bits after the remainder's start all 1; S_DM by c, all 0; the
+  // quotient bits shift into ss_q) or the square root's (S_SQ: the bit pair ss_q[75:74],
   // subtracting 4 * root + 1). Widths: a division's remainder is below its divisor
   // (< 2^32); the root's before step k is at most 2 * root < 2^(k+1) <= 2^32 and root <
   // 2^31, so trial < 2^34 and the difference lies in (-2^33, 2^33): 34 bits, bit 33 its
@@ -182,7 +188,8 @@ module ga2_qnt #(
   wire        sq    = (state_q == S_SQ);
   wire [31:0] dvs   = (state_q == S_DL) ? {{(32-LNW){1'b0}}, len_q} :
                       ((state_q == S_DR) ? amax_q : root_q);
-  wire [33:0] trial = sq ? {rem_q, ss_q[75:74]} : {1'b0, rem_q, ss_q[75]};
+  wire        inb   = (state_q == S_DL) ? ss_q[75] : (state_q == S_DR);
+  wire [33:0] trial = sq ? {rem_q, ss_q[75:74]} : {1'b0, rem_q, inb};
   wire [32:0] subtr = sq ? {root_q[30:0], 2'b01} : {1'b0, dvs};
   /* verilator lint_off UNUSEDSIGNAL */
   // bit 32: only the root's last remainder has it, and that one is never used
@@ -246,7 +253,7 @@ module ga2_qnt #(
       amax_q <= 32'd0;
       sh_q   <= 5'd0;
       ss_q   <= 76'd0;
-      root_q <= rms ? 32'd0 : 32'h8000_0000;
+      root_q <= {!rms, 31'd0};                     // rms: 0, the root's start; plain: c = 2^31
       e_q    <= rms ? (b16 ? ER16 : ER8) : ((b16 ? EP16 : EP8) - {3'd0, qf});
     end else begin
       cnt_q <= at_end ? {CW{1'b0}} : cnt_q + 1'b1;
@@ -255,7 +262,7 @@ module ga2_qnt #(
         S_P1: begin
           if (have_x) begin
             if (ax > amax_q) amax_q <= ax;
-            ss_q <= ss_sum;
+            ss_q <= ss_acc;
           end
           if (at_end) rp_q <= src_q;
         end
@@ -275,18 +282,12 @@ module ga2_qnt #(
           rem_q  <= rem_n;
           root_q <= {root_q[30:0], fits};
         end
-        S_LR: begin
-          rem_q <= b16_q ? RQ16 : RQ8;
-          ss_q  <= {76{1'b1}};
-        end
+        S_LR: rem_q <= b16_q ? RQ16 : RQ8;
         S_P2: begin
-          if (!have_x) ss_q <= ss_sum;                 // cycle 0: R = quotient + 1
+          if (!have_x) ss_q <= ss_acc;                 // cycle 0: R = quotient + 1
           if (have_x) wp_q <= wp_q + 1'b1;
         end
-        S_LM: begin
-          rem_q <= {1'b0, prod[63:33]};
-          ss_q  <= {prod[32], 75'd0};
-        end
+        S_LM: rem_q <= {1'b0, prod[63:33]};
         default: ;                                     // S_IDLE, S_WS: hold
       endcase
     end

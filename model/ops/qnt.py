@@ -13,17 +13,17 @@ qmax = 2^n - 1 (32,767 or 127); x_i = the int32 word sp[src+i], A = max |x_i| (<
   round half away from zero of x_i * qmax / A, exactly when A <= 2^15 (and at every tie);
   for a larger A it may be one larger in magnitude when the fraction of |x_i| qmax / A lies
   in [1/2 - 2^-16, 1/2) (the reciprocal's error is below 2^-16 of a step). |q_i| <= qmax.
-- The scale word: Pt = (An * KQ[b16]) >> 32 with KQ = round(2^(31+n) / qmax), then a
-  divisor c and an exponent offset X:
+- The scale word: Pt = (An * KQ[b16]) >> 33 (2^29 <= Pt < 2^31) with KQ = round(2^(31+n)
+  / qmax), then a divisor c and an exponent offset X:
   plain: c = 2^31, X = 29 - n - sh - q: scale = A / (qmax * 2^q);
   rms:   ss = sum x_i^2 (exact: < 2^75), y = the largest even shift with ss << y < 2^76,
          mn = (ss << y) // len, y2 = the largest even shift with mn << y2 < 2^76,
          c = isqrt((mn << y2) >> 12) (2^31 <= c < 2^32), X = (y + y2) / 2 - 8 - n - sh:
          scale = A / (qmax * rms), rms = sqrt(ss / len) (the field q is not used);
-  Qm = (Pt << 18) // c (2^16 <= Qm < 2^19), j = bitlen(Qm) - 16 (1..3),
-  m = (Qm >> j) + bit j-1 of Qm (round half up of Pt * 2^(18-j) / c), e = X + j; when m
+  Qm = (Pt << 19) // c (2^16 <= Qm < 2^19), j = bitlen(Qm) - 16 (1..3),
+  m = (Qm >> j) + bit j-1 of Qm (round half up of Pt * 2^(19-j) / c), e = X + j; when m
   reaches 2^16: m = 2^15, e + 1. The word's relative error against the exact real scale
-  is below 2^-16 + 2^-28 (tests/model/test_qnt.py checks < 2^-15 with Fractions).
+  is below 2^-16 + 2^-27 (tests/model/test_qnt.py checks < 2^-15 with Fractions).
 
 Timing: pass 1 reads every x_i (len + 1 cycles: amax and the sum of squares, one
 multiplier), then the tail: normalisation (6), in rms mode the division by len (76), a
@@ -89,7 +89,7 @@ def row_params(x, q, b16, rms):
     sh = 32 - A.bit_length()
     An = A << sh
     R = ((qmax << 48) - 1) // An + 1
-    Pt = (An * kq(b16)) >> 32
+    Pt = (An * kq(b16)) >> 33
     if rms:
         ss = sum_squares(x)
         y = even_norm(ss)
@@ -99,7 +99,7 @@ def row_params(x, q, b16, rms):
         X = (y + y2) // 2 - 8 - n - sh
     else:
         c, X = 1 << 31, 29 - n - sh - q
-    Qm = (Pt << 18) // c
+    Qm = (Pt << 19) // c
     j = Qm.bit_length() - 16
     m, e = (Qm >> j) + ((Qm >> (j - 1)) & 1), X + j
     if m == 1 << 16:

@@ -271,8 +271,9 @@ def qnt_rows(rng):
     16-bit and int8; rms 16-bit and int8: [2^20, b, 0, 0]), amax just past 2^15, small
     integers, int8 and full int32 words, a residual-stream row in Q12 with one channel at
     23,800.0, every magnitude 2^0 .. 2^31, a lone spike among zeros; rows on which the
-    constants' last bits show (found by search against the reference with each constant
-    one off: KQ, the reciprocal's dividend and its + 1, in each mode), 16-bit ties, an
+    constants' last bits show (found by search against a copy of the reference with each
+    constant one off: KQ in each mode, plain mode's c = 2^31 + 1, the reciprocal's
+    dividend, its + 1 as + 2 or + 0), 16-bit ties, an
     rms row whose mantissa quotient Qm has 19 bits (int8, Pt >= c: model/ops/qnt.py)."""
     q12 = [round(rng.gauss(0, 68) * 4096) for _ in range(64)]
     q12[17] = -23800 * 4096
@@ -284,10 +285,11 @@ def qnt_rows(rng):
             [rng.randrange(-2 ** 31, 2 ** 31) for _ in range(24)], q12,
             [rng.choice([-1, 1]) * rng.randrange(1 << k, 1 << (k + 1)) for k in range(31)] + [-(1 << 31)],
             [0] * 20 + [77777] + [0] * 10, [65534, 1, -1, 3, -3, 65533],
-            [1137686623], [2147237894], [2095447168], [2130803969],
-            [1946122854, 1524738634], [1630799235, 426641289], [2003203631, 683066522], [1459445671, 1214626896],
-            [663471, 156994, -156994], [21638121, 689089, -689089], [331950817, 316050771, -316050771],
-            [167272039, 1975654, -1975654], [612053911, 36144916, -36144916], [1284717717, 500736433, -500736433],
+            [1137686623], [1881694126], [1632476288], [2106046081], [1172223043],
+            [1723077322, 1010668891], [1212654080, 776396123], [2037779204, 819028582], [2079939881, 386565899],
+            [586866923, 77596391, -77596391], [1616453121, 22569271, -22569271], [261907, 72053, -72053],
+            [1416918843, 1145898034, -1145898034], [1757907, 325282, -325282], [545006595, 92264896, -92264896],
+            [4301345, 118541, -118541], [1422896011, 1394886247, -1394886247],
             [2146665678, 65676652, 63061854, 64700020]]
 
 
