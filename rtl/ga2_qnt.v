@@ -150,28 +150,28 @@ module ga2_qnt #(
   always @* begin
     case (cnt_q[2:0])
       3'd0: begin
-        ss_z = ~|ss_q[75:12]; ss_n = ss_q << 64; ek = 6'd32;
-        a_z = !amax_q[31]; a_n = amax_q << 1; ak = 5'd1;
+        ss_z = ~|(ss_q >> 12); ss_n = ss_q << 64; ek = 6'd32;
+        a_z = ~|(amax_q >> 31); a_n = amax_q << 1; ak = 5'd1;
       end
       3'd1: begin
-        ss_z = ~|ss_q[75:44]; ss_n = ss_q << 32; ek = 6'd16;
-        a_z = ~|amax_q[31:16]; a_n = amax_q << 16; ak = 5'd16;
+        ss_z = ~|(ss_q >> 44); ss_n = ss_q << 32; ek = 6'd16;
+        a_z = ~|(amax_q >> 16); a_n = amax_q << 16; ak = 5'd16;
       end
       3'd2: begin
-        ss_z = ~|ss_q[75:60]; ss_n = ss_q << 16; ek = 6'd8;
-        a_z = ~|amax_q[31:24]; a_n = amax_q << 8; ak = 5'd8;
+        ss_z = ~|(ss_q >> 60); ss_n = ss_q << 16; ek = 6'd8;
+        a_z = ~|(amax_q >> 24); a_n = amax_q << 8; ak = 5'd8;
       end
       3'd3: begin
-        ss_z = ~|ss_q[75:68]; ss_n = ss_q << 8; ek = 6'd4;
-        a_z = ~|amax_q[31:28]; a_n = amax_q << 4; ak = 5'd4;
+        ss_z = ~|(ss_q >> 68); ss_n = ss_q << 8; ek = 6'd4;
+        a_z = ~|(amax_q >> 28); a_n = amax_q << 4; ak = 5'd4;
       end
       3'd4: begin
-        ss_z = ~|ss_q[75:72]; ss_n = ss_q << 4; ek = 6'd2;
-        a_z = ~|amax_q[31:30]; a_n = amax_q << 2; ak = 5'd2;
+        ss_z = ~|(ss_q >> 72); ss_n = ss_q << 4; ek = 6'd2;
+        a_z = ~|(amax_q >> 30); a_n = amax_q << 2; ak = 5'd2;
       end
       default: begin                               // 5
-        ss_z = ~|ss_q[75:74]; ss_n = ss_q << 2; ek = 6'd1;
-        a_z = !amax_q[31]; a_n = amax_q << 1; ak = 5'd1;
+        ss_z = ~|(ss_q >> 74); ss_n = ss_q << 2; ek = 6'd1;
+        a_z = ~|(amax_q >> 31); a_n = amax_q << 1; ak = 5'd1;
       end
     endcase
   end
