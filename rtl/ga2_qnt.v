@@ -278,7 +278,7 @@ module ga2_qnt #(
           rem_q <= rem_n;
         end
         S_SQ: begin
-          ss_q   <= {ss_q[73:0], 2'b00};
+          ss_q   <= ss_q << 2;
           rem_q  <= rem_n;
           root_q <= {root_q[30:0], fits};
         end
