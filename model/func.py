@@ -100,8 +100,8 @@ def execute(ins, ext, sp):
     """Apply one valid instruction (an Instr or its word) to ext and sp in place.
 
     HALT does nothing. The caller has checked the instruction (isa.check): out-of-range
-    addresses are not re-checked here. True when it is an LDX whose index faulted (it
-    wrote nothing), else None.
+    addresses are not re-checked here. True when it is a lookup whose row index faulted
+    (it wrote nothing), else None.
     """
     word = isa.as_words((ins,))[0] if isinstance(ins, isa.Instr) else ins
     plan = _PLANS.get(word)
@@ -111,7 +111,7 @@ def execute(ins, ext, sp):
 
 def execute_words(words, ext, sp):
     """execute() each valid instruction word of words in order: (the sum of their
-    sp_reads, the position of the first LDX whose index faulted or None) --
+    sp_reads, the position of the first lookup whose row index faulted or None) --
     model/machine.py's loop over the retired instructions."""
     get, run, reads, bad = _PLANS.get, _EXEC, 0, None
     for pc, word in enumerate(words):

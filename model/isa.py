@@ -23,8 +23,8 @@ _np_integer, _np_bool = _np.integer, _np.bool_
 # (the chip's memory sizes and options are model/config.py's: a Config)
 WORD_BITS = 32
 ADDR_W = ops.ADDR_W      # every address field (scratchpad and external) is 16 bits
-XHI_W = config.EXT_ADDR_W - ADDR_W   # LD/ST/LDX xhi: the external address's high 8 bits
-EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^24 words
+XHI_W = ops.XHI_W                   # xhi: the external address's high 12 bits
+EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^28 words
 INSTR_W = ops.INSTR_W    # instruction word width (bits)
 OP_W = ops.OP_W
 
@@ -45,7 +45,7 @@ def opcode_word(code):
 FIELDS = {name: r.fields for name, r in ops.TABLE.items()}
 # Fields that may be left out of raw()/build() and of the assembly text, with their value
 # when left out; format_fields() leaves a field out when it has that value, so the text of
-# programs written before the field existed is unchanged (MM acc, RQ relu, LD/ST/LDX xhi).
+# programs written before the field existed is unchanged (MM acc, the requant's relu, xhi).
 DEFAULTS = {name: dict(r.defaults) for name, r in ops.TABLE.items() if r.defaults}
 
 
@@ -76,14 +76,14 @@ ERR_SP_RANGE = ops.ERR_SP_RANGE      # scratchpad address out of range
 ERR_EXT_RANGE = ops.ERR_EXT_RANGE    # external address out of range
 ERR_SHAPE = ops.ERR_SHAPE            # a field outside its shape limits
 ERR_PC = ops.ERR_PC                  # ran past the end of the instruction memory without HALT
-ERR_INDEX = ops.ERR_INDEX            # LDX: the row index read from the scratchpad is not below rows
+ERR_INDEX = ops.ERR_INDEX            # a row index read from the scratchpad is not below rows
 ERROR_NAMES = {ERR_OPCODE: "illegal opcode", ERR_SP_RANGE: "scratchpad address out of range",
                ERR_EXT_RANGE: "external address out of range", ERR_SHAPE: "bad shape",
                ERR_PC: "ran past the end of instruction memory",
                ERR_INDEX: "table index out of range"}
-# ERR_INDEX is the one fault found in EXEC, from data: the LDX writes nothing, the program
+# ERR_INDEX is the one fault found in EXEC, from data: the lookup writes nothing, the program
 # runs on to its end with unchanged timing (timing never depends on data) and the chip
-# reports the first such LDX at done (docs/isa.md "Faults"). Every other fault is DECODE's.
+# reports the first such lookup at done (docs/isa.md "Faults"). Every other fault is DECODE's.
 
 
 # ---------------------------------------------------------------- instructions
@@ -149,13 +149,13 @@ def check(ins, cfg=None):
     return ops.check(ops.TABLE[ins.op], ins.args, config.resolve(cfg))
 
 
-# the operand of each op that holds an external address (LD, LDX: src; ST: dst)
+# the operand of each op that holds an external address (its record's ext range: LD's src, ST's dst)
 _EXT_FIELD = {name: r.ext_ranges()[0].base for name, r in ops.TABLE.items() if r.ext_ranges()}
 
 
 def ext_fields(op, addr):
-    """The fields of a full external address (0 .. 2^24 - 1) for op (LD, LDX: src; ST: dst)
-    and xhi: {field: addr % 65536, "xhi": addr // 65536}, to pass to raw() or build().
+    """The fields of a full external address (0 .. 2^28 - 1) for op (_EXT_FIELD: LD's src, ST's
+    dst) and xhi: {field: addr % 65536, "xhi": addr // 65536}, to pass to raw() or build().
 
     build() also takes the full address directly in that field (it splits it with this).
     """
@@ -169,7 +169,7 @@ def ext_fields(op, addr):
 
 
 def ext_addr(ins):
-    """The full external address of an LD, ST or LDX: xhi * 65536 + src (LD, LDX) or dst (ST)."""
+    """The full external address of an op with one (_EXT_FIELD): xhi * 65536 + that field."""
     f = ins.fields()
     return (f["xhi"] << ADDR_W) + f[_EXT_FIELD[ins.op]]
 
@@ -179,8 +179,8 @@ def build(op, cfg=None, **fields):
     the instruction and the field at fault.
 
     Checks encodability and everything the chip would fault on (shape, scratchpad and
-    external ranges against cfg's sizes). LD, LDX src and ST dst may be given as a full
-    external address (0 .. 2^24 - 1) without xhi: build splits it (ext_fields).
+    external ranges against cfg's sizes). An external address field (_EXT_FIELD) may be
+    given as a full external address (0 .. 2^28 - 1) without xhi: build splits it (ext_fields).
     """
     field = _EXT_FIELD.get(op)
     v = fields.get(field)
@@ -328,8 +328,9 @@ def disasm(prog):
 
 
 # ---------------------------------------------------------------- counters, MACs, words
-# The five counters of the chip (docs/isa.md); model/timing.py computes them.
-Counters = namedtuple("Counters", "cycles mm dma vec instret")
+# The six counters of the chip (docs/isa.md); model/timing.py computes them. fetch: the
+# 128-bit instruction words the sequencer read (one FETCH each), the instruction traffic.
+Counters = namedtuple("Counters", "cycles mm dma vec instret fetch")
 
 
 def macs(ins):
@@ -339,7 +340,7 @@ def macs(ins):
 
 def words(ins):
     """Words moved between external memory and scratchpad (its record's words: len for
-    LD, ST, LDX, else 0)."""
+    the transfers, else 0)."""
     return ops.VIEWS[ins.op]["words"](ins.args, None)
 
 

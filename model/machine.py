@@ -1,13 +1,13 @@
 """The bit-exact and cycle-exact reference of the GA-2 chip.
 
 Machine(cfg).run(prog, image) executes a program (Instr objects or instruction words) on
-an external-memory image and returns the final external memory, the scratchpad, the five
+an external-memory image and returns the final external memory, the scratchpad, the six
 counters, the retire trace [(pc, cycle), ...] the RTL must reproduce exactly, and the
 number of scratchpad words the executed instructions read (func.sp_reads).
 Faults raise GA2Error(code, pc) carrying the state and counters up to the fault; the
-faulting instruction writes nothing. The one fault found from data (error 6, an LDX
-index not below rows) lets the program run to its end (its timing does not change) and
-is reported at the end, with the first such LDX's pc; it outranks a later DECODE fault. The scratchpad persists
+faulting instruction writes nothing. The one fault found from data (error 6, a lookup's
+row index not below rows) lets the program run to its end (its timing does not change) and
+is reported at the end, with the first such lookup's pc; it outranks a later DECODE fault. The scratchpad persists
 across runs, as on the chip (it powers up zero and start does not clear it).
 
 The Machine computes neither cycles nor semantics itself: it asks model/timing.py for the
@@ -68,7 +68,7 @@ class Machine:
         trace = timing.trace(sched)
         if bad is not None:              # error 6, found in EXEC: the program ran to its end
             raise GA2Error(isa.ERR_INDEX, bad, ext, sp.copy(), sched.counters, trace,
-                           "LDX index not below rows", reads)
+                           f"{isa.decode(words[bad]).op} index not below rows", reads)
         if sched.fault is not None:
             code, pc = sched.fault
             raise GA2Error(code, pc, ext, sp.copy(), sched.counters, trace, sched.reason, reads)

@@ -31,24 +31,27 @@ import bisect
 
 import numpy as np
 
-from . import config, func, isa, timing
+from . import config, func, isa, ops, timing
 
 _UNITS = ("dma", "mm", "vec")
 
 
 _EXT_OFFSET = 1 << 17        # external addresses sit above every scratchpad address
+# the most ranges an instruction reads: the records' read ranges (MM's conditional C words
+# with acc among them)
+_NRD = max(len([r for r in rec.ranges if r.rd]) for rec in ops.TABLE.values())
 
 
 def _conflicts(rw):
     """The n x n boolean matrix c[j, i]: instructions j and i touch a common word with at
     least one of them writing (the Range hulls of rw = [(reads, writes)], same space).
-    Every instruction writes at most one range and reads at most three (MM acc); empty slots are
-    the empty range (1, 0)."""
+    Every instruction writes at most one range and reads at most _NRD (the records'
+    most); empty slots are the empty range (1, 0)."""
     n = len(rw)
     wf, wl = np.ones(n, np.int64), np.zeros(n, np.int64)
-    rf, rl = np.ones((n, 3), np.int64), np.zeros((n, 3), np.int64)
+    rf, rl = np.ones((n, _NRD), np.int64), np.zeros((n, _NRD), np.int64)
     for i, (rd, wr) in enumerate(rw):
-        assert len(rd) <= 3 and len(wr) <= 1, "reorder: an op with more ranges than expected"
+        assert len(rd) <= _NRD and len(wr) <= 1, "reorder: an op with more ranges than expected"
         for r in wr:
             off = _EXT_OFFSET if r.space == func.EXT else 0
             wf[i], wl[i] = r.first + off, r.last + off

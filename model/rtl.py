@@ -7,7 +7,8 @@
     decode_body()    rtl/ga2_decode_ops.vh, included by rtl/ga2_decode.v: every op's
                      field wires, shape and range checks (faults 4, 2, 3), the unit it
                      selects and the scratchpad ranges the overlap mode's hazard check
-                     reserves (rd0, rd1, wr), from each record's Shape and Rng entries
+                     reserves (read slots rd0, rd1, .. packed into rd_v / rd_first /
+                     rd_last, and wr), from each record's Shape and Rng entries
     units_body()     rtl/ga2_units.vh, included by rtl/ga2_top.v: an instance of every
                      vector unit (one port set each: start, the instruction word, busy,
                      last, one scratchpad read and one write port) and their AND-OR onto
@@ -82,8 +83,11 @@ def isa_header():
            f"`define GA2_OP_W {ops.OP_W}",
            f"`define GA2_WORD_W {isa.WORD_BITS}",
            f"`define GA2_ADDR_W {ops.ADDR_W}",
-           "// an external address: xhi (LD/ST/LDX) above a 16-bit field",
+           "// an external address: xhi above a 16-bit field",
            f"`define GA2_EXT_ADDR_W {config.EXT_ADDR_W}",
+           "// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):",
+           "// an instruction memory of up to 2^GA2_PC_W - 1 words",
+           f"`define GA2_PC_W {config.PC_W}",
            "", "// opcodes"]
     for r in ops.TABLE.values():
         if r.code < ops.EXT_BASE:
@@ -107,6 +111,13 @@ def isa_header():
     for i, u in enumerate(ops.UNITS):
         out.append(f"`define GA2_T_{u.upper()} {i}")
     out.append(f"`define GA2_SLOT_HALT {len(ops.UNITS)}")
+    keep = ", ".join(f"{RD_KEEP_W}'d{unit_rd(u)}" for u in reversed(ops.UNITS))
+    w = RD_KEEP_W
+    out += ["", "// the overlap mode's hazard ranges (ga2_decode -> ga2_hazard): the most scratchpad ranges",
+            "// an op reads (the decoder's read slots), and the read ranges ga2_hazard keeps per",
+            f"// timing unit (bits {w}u+{w - 1}:{w}u for GA2_T_<UNIT> = u: the most its ops read)",
+            f"`define GA2_NUM_RD {num_rd()}",
+            f"`define GA2_T_RD {{{keep}}}"]
     out += ["", "// fields: LSB and width of each op's fields in the instruction word"]
     for r in ops.TABLE.values():
         lsb = ops.opcode_bits(r.code)[1]
@@ -115,7 +126,7 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
-    out += ["", "// error codes (INDEX, an LDX row index not below rows, is found in EXEC)"]
+    out += ["", "// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)"]
     for name in ("OPCODE", "SP_RANGE", "EXT_RANGE", "SHAPE", "PC", "INDEX"):
         out.append(f"`define GA2_ERR_{name} 3'd{getattr(ops, 'ERR_' + name)}")
     from .ops import norm
@@ -172,16 +183,32 @@ def _used_fields(rec):
 
 
 def hazard_ranges(rec):
-    """(reads, write) of rec for ga2_hazard: its unconditional scratchpad read ranges (at
-    most two: rd0, rd1) and its scratchpad write range (at most one). A conditional read
-    (MM's old C words with acc) lies inside the op's own write range, which ga2_hazard
-    guards against every other unit's reads and writes, so it needs no range of its own."""
+    """(reads, write) of rec for ga2_hazard: its unconditional scratchpad read ranges in
+    the record's order (slots rd0, rd1, ...) and its scratchpad write range (at most one).
+    A conditional read (MM's old C words with acc) lies inside the op's own write range,
+    which ga2_hazard guards against every other unit's reads and writes, so it needs no
+    range of its own."""
     rd = [r for r in rec.sp_ranges() if r.rd is True]
     wr = [r for r in rec.sp_ranges() if r.wr]
-    if len(rd) > 2 or len(wr) > 1:
-        raise ValueError(f"{rec.name}: ga2_hazard holds two scratchpad reads and one write "
-                         f"per unit, the record has {len(rd)} and {len(wr)}")
+    if len(wr) > 1:
+        raise ValueError(f"{rec.name}: ga2_hazard holds one scratchpad write range per unit, "
+                         f"the record has {len(wr)}")
     return rd, (wr[0] if wr else None)
+
+
+def num_rd():
+    """The decoder's read-range slots (GA2_NUM_RD): the most unconditional scratchpad
+    ranges an op reads (at least 1)."""
+    return max([1] + [len(hazard_ranges(r)[0]) for r in ops.TABLE.values()])
+
+
+def unit_rd(unit):
+    """The read ranges ga2_hazard keeps for a timing unit (GA2_T_RD): the most its ops read
+    (at least 1: a unit's first slot always exists)."""
+    return max([1] + [len(hazard_ranges(r)[0]) for r in ops.TABLE.values() if r.unit == unit])
+
+
+RD_KEEP_W = 4                # GA2_T_RD: each unit's count in 4 bits
 
 
 def _check_bounds(rec):
@@ -235,7 +262,8 @@ def decode_body():
         out.append(f"  assign tunit_sel[`GA2_T_{u.upper()}] = {terms};")
     out.append("")
     shape, spb, extb = [], [], []
-    hz = {"rd0": [], "rd1": [], "wr": []}
+    nrd = num_rd()
+    hz = {**{f"rd{k}": [] for k in range(nrd)}, "wr": []}
     for rec in T.values():
         _check_bounds(rec)
         op = rec.name.lower()
@@ -268,7 +296,7 @@ def decode_body():
             out.append(f"  wire {op}_ext_bad = {' || '.join(ext_c)};")
             extb.append(f"(is_{op} && {op}_ext_bad)")
         rd, wr = hazard_ranges(rec)
-        for slot, r in list(zip(("rd0", "rd1"), rd)) + ([("wr", wr)] if wr else []):
+        for slot, r in [(f"rd{k}", x) for k, x in enumerate(rd)] + ([("wr", wr)] if wr else []):
             k = rec.ranges.index(r)
             hz[slot].append((op, field_wire(rec.name, r.base), f"{op}_end{k}"))
         out.append("")
@@ -297,9 +325,15 @@ def decode_body():
             decl = f"  wire [{W - 1}:0] {e}_m1 = {e} - 32'd1;"
             if decl not in out:
                 out.append(decl)
+        if slot != "wr":
+            out.append(f"  wire {slot}_v;\n  wire [`GA2_ADDR_W-1:0] {slot}_first, {slot}_last;")
         out += [f"  assign {slot}_v = {valid};",
                 f"  assign {slot}_first =\n      {first};",
                 f"  assign {slot}_last =\n      {last};"]
+    slots = [f"rd{k}" for k in reversed(range(nrd))]
+    out += ["  // the read slots packed (slot k: rd_v[k], rd_first / rd_last[k*GA2_ADDR_W +: GA2_ADDR_W])"]
+    for part in ("v", "first", "last"):
+        out.append(f"  assign rd_{part} = {{{', '.join(f'{x}_{part}' for x in slots)}}};")
     out += ["  /* verilator lint_on UNUSEDSIGNAL */", ""]
     return "\n".join(out)
 

@@ -1,4 +1,4 @@
-"""Fixed-point softmax of GA-2 (the SM instruction), exactly as the spec fixes it.
+"""Fixed-point softmax of GA-2 (its instruction: model/ops/sm.py), exactly as the spec fixes it.
 
 Scores are int8 in units of 1/16; the exponential comes from a 256-entry table
 LUT[d] = floor(65535 * exp(-d/16) + 0.5) indexed by d = max - x; probabilities are Q16

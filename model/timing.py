@@ -40,7 +40,8 @@ A Schedule(events, cycles, fault, counters, reason):
     fault     None, or Fault(code, pc): the first instruction DECODE refuses (it costs
               its FETCH and DECODE, is not retired and has no Event), or ERR_PC at
               pc = imem_depth (one FETCH cycle that finds no instruction)
-    counters  the five counters, an isa.Counters
+    counters  the six counters, an isa.Counters (fetch: the instruction words read, one
+              per FETCH that found an instruction: the retired ones and a refused one)
     reason    why it faulted ("" when it did not), for messages
 
 counters(s) and trace(s) give the counters and the retire trace [(pc, retire)] the RTL
@@ -151,8 +152,16 @@ def _inorder(words, cfg):
         busy_sum[unit] += busy
         t = end
         pc += 1
-    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events))
+    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events),
+                       _fetched(pc, fault))
     return Schedule(tuple(events), t, fault, cnt, reason)
+
+
+def _fetched(pc, fault):
+    """The instruction words read (the fetch counter): one per FETCH at pcs 0..pc, the last
+    one the HALT or the refused instruction; none for pc = imem_depth (error 5: that FETCH
+    reads nothing)."""
+    return pc if fault is not None and fault.code == isa.ERR_PC else pc + 1
 
 
 # Retire slots: the order of retires within one cycle (the chip's retire[3:0] vector)
@@ -238,7 +247,8 @@ def _overlap(words, cfg):
         t = issue
         pc += 1
     events.sort(key=lambda e: (e.retire, SLOT[e.unit]))
-    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events))
+    cnt = isa.Counters(t, busy_sum["mm"], busy_sum["dma"], busy_sum["vec"], len(events),
+                       _fetched(pc, fault))
     return Schedule(tuple(events), t, fault, cnt, reason)
 
 
@@ -272,7 +282,7 @@ def _schedule(words, cfg):
 
 
 def counters(s):
-    """The five counters of a Schedule (an isa.Counters)."""
+    """The six counters of a Schedule (an isa.Counters)."""
     return s.counters
 
 

@@ -18,6 +18,7 @@ ga2_argmax.v
 ga2_norm.v
 ga2_pack4.v
 ga2_qnt.v
+ga2_rqc.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

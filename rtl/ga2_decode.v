@@ -11,12 +11,13 @@
 // shape (4), scratchpad range (2), external range (3) in that priority (docs/isa.md),
 // exactly model/isa.py decode() + check() on a chip with these sizes; and the
 // instruction's scratchpad ranges for the overlap mode's hazard check (ga2_hazard):
-// rd0, rd1 (the ranges it reads) and wr (the one it writes), first..last inclusive with a
-// valid bit, exact for an instruction without fault (the only kind issued).
+// the GA2_NUM_RD read slots (the ranges it reads, in its record's order: rd_v, rd_first,
+// rd_last; GA2_NUM_RD is the most any op reads) and wr (the one it writes), first..last
+// inclusive with a valid bit, exact for an instruction without fault (the only kind issued).
 // Every op's part is generated from its record (model/ops -> rtl/ga2_decode_ops.vh by
 // tools/flow/headers.py): a new operation needs no edit here. The range arithmetic is
 // 32 bits wide and no sum can wrap (model/rtl.py checks the bounds), so a range reaching
-// past a memory faults. (Error 6, an LDX row index not below rows, comes from data:
+// past a memory faults. (Error 6, a lookup's row index not below rows, comes from data:
 // ga2_dma finds it in EXEC.)
 module ga2_decode #(
   parameter SP_WORDS   = `GA2_SP_WORDS,
@@ -32,12 +33,10 @@ module ga2_decode #(
   output wire [`GA2_NUM_UNITS-1:0]  unit_sel,
   output wire [`GA2_NUM_T-1:0]      tunit_sel,
   output reg  [2:0]                 fault_code,
-  output wire                       rd0_v,
-  output wire [`GA2_ADDR_W-1:0]     rd0_first,
-  output wire [`GA2_ADDR_W-1:0]     rd0_last,
-  output wire                       rd1_v,
-  output wire [`GA2_ADDR_W-1:0]     rd1_first,
-  output wire [`GA2_ADDR_W-1:0]     rd1_last,
+  // the read slots: slot k is rd_v[k], rd_first / rd_last[k*GA2_ADDR_W +: GA2_ADDR_W]
+  output wire [`GA2_NUM_RD-1:0]             rd_v,
+  output wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_first,
+  output wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_last,
   output wire                       wr_v,
   output wire [`GA2_ADDR_W-1:0]     wr_first,
   output wire [`GA2_ADDR_W-1:0]     wr_last

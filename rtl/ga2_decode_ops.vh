@@ -25,6 +25,7 @@
   wire is_pack4 = (op == `GA2_OP_PACK4);
   wire is_unpack4 = (op == `GA2_OP_UNPACK4);
   wire is_qnt = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_QNT);
+  wire is_rqc = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_RQC);
 
   assign op_oh[`GA2_OPI_LD] = is_ld;
   assign op_oh[`GA2_OPI_ST] = is_st;
@@ -39,6 +40,7 @@
   assign op_oh[`GA2_OPI_PACK4] = is_pack4;
   assign op_oh[`GA2_OPI_UNPACK4] = is_unpack4;
   assign op_oh[`GA2_OPI_QNT] = is_qnt;
+  assign op_oh[`GA2_OPI_RQC] = is_rqc;
   assign op_oh[12] = 1'b0;   // opcode 13: unassigned
   assign op_oh[13] = 1'b0;   // opcode 14: unassigned
   assign op_oh[14] = 1'b0;   // opcode 15: unassigned
@@ -53,15 +55,16 @@
   assign unit_sel[`GA2_U_NORM] = is_norm;
   assign unit_sel[`GA2_U_PACK4] = is_pack4 | is_unpack4;
   assign unit_sel[`GA2_U_QNT] = is_qnt;
+  assign unit_sel[`GA2_U_RQC] = is_rqc;
   assign tunit_sel[`GA2_T_DMA] = is_ld | is_st | is_ldx;
   assign tunit_sel[`GA2_T_MM] = is_mm;
-  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4 | is_qnt;
+  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4 | is_qnt | is_rqc;
 
   // LD
   wire [31:0] ld_dst = {16'd0, instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W]};
   wire [31:0] ld_src = {16'd0, instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W]};
   wire [31:0] ld_len = {19'd0, instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W]};
-  wire [31:0] ld_xhi = {24'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
+  wire [31:0] ld_xhi = {20'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
   wire ld_shape_bad = (ld_len < 32'd1);
   wire [31:0] ld_span0 = ld_len;
   wire [31:0] ld_end0 = ld_dst + ld_span0;     // one past the last word of dst's range
@@ -74,7 +77,7 @@
   wire [31:0] st_src = {16'd0, instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W]};
   wire [31:0] st_dst = {16'd0, instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W]};
   wire [31:0] st_len = {19'd0, instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W]};
-  wire [31:0] st_xhi = {24'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
+  wire [31:0] st_xhi = {20'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
   wire st_shape_bad = (st_len < 32'd1);
   wire [31:0] st_span0 = st_len;
   wire [31:0] st_end0 = st_src + st_span0;     // one past the last word of src's range
@@ -94,10 +97,11 @@
   wire [31:0] mm_lda = {20'd0, instr[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W]};
   wire [31:0] mm_ldb = {20'd0, instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W]};
   wire [31:0] mm_ldc = {20'd0, instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W]};
-  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < 32'd1);
-  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + mm_k);
+  wire [31:0] mm_khi = {29'd0, instr[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W]};
+  wire mm_shape_bad = (mm_m < 32'd1) || (mm_m > GA2P_ARRAY) || (mm_n < 32'd1) || (mm_n > GA2P_ARRAY) || (mm_k < ((mm_khi != 32'd0) ? 32'd0 : 32'd1));
+  wire [31:0] mm_span0 = (((mm_m * mm_lda) - mm_lda) + (mm_k + (32'd256 * mm_khi)));
   wire [31:0] mm_end0 = mm_a + mm_span0;     // one past the last word of A's range
-  wire [31:0] mm_span1 = (mm_tb[0] ? (((mm_n * mm_ldb) - mm_ldb) + mm_k) : (((mm_k * mm_ldb) - mm_ldb) + mm_n));
+  wire [31:0] mm_span1 = ((mm_tb != 32'd0) ? (((mm_n * mm_ldb) - mm_ldb) + (mm_k + (32'd256 * mm_khi))) : ((((mm_k + (32'd256 * mm_khi)) * mm_ldb) - mm_ldb) + mm_n));
   wire [31:0] mm_end1 = mm_b + mm_span1;     // one past the last word of B's range
   wire [31:0] mm_span2 = (((mm_m * mm_ldc) - mm_ldc) + mm_n);
   wire [31:0] mm_end2 = mm_dst + mm_span2;     // one past the last word of dst's range
@@ -131,7 +135,7 @@
   wire [31:0] ldx_len = {19'd0, instr[`GA2_LDX_LEN_LSB +: `GA2_LDX_LEN_W]};
   wire [31:0] ldx_idx = {16'd0, instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W]};
   wire [31:0] ldx_rows = {16'd0, instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W]};
-  wire [31:0] ldx_xhi = {24'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
+  wire [31:0] ldx_xhi = {20'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
   wire ldx_shape_bad = (ldx_len < 32'd1) || (ldx_rows < 32'd1);
   wire [31:0] ldx_span0 = 32'd1;
   wire [31:0] ldx_end0 = ldx_idx + ldx_span0;     // one past the last word of idx's range
@@ -211,8 +215,28 @@
   wire [31:0] qnt_end1 = qnt_dst + qnt_span1;     // one past the last word of dst's range
   wire qnt_sp_bad = (qnt_end0 > GA2P_SP_WORDS) || (qnt_end1 > GA2P_SP_WORDS);
 
-  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad) || (is_qnt && qnt_shape_bad);
-  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad) || (is_qnt && qnt_sp_bad);
+  // RQC
+  wire [31:0] rqc_dst = {16'd0, instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W]};
+  wire [31:0] rqc_src = {16'd0, instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W]};
+  wire [31:0] rqc_m = {24'd0, instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W]};
+  wire [31:0] rqc_n = {19'd0, instr[`GA2_RQC_N_LSB +: `GA2_RQC_N_W]};
+  wire [31:0] rqc_ld = {19'd0, instr[`GA2_RQC_LD_LSB +: `GA2_RQC_LD_W]};
+  wire [31:0] rqc_rsc = {16'd0, instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W]};
+  wire [31:0] rqc_rstride = {19'd0, instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W]};
+  wire [31:0] rqc_csc = {16'd0, instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W]};
+  wire rqc_shape_bad = (rqc_m < 32'd1) || (rqc_n < 32'd1);
+  wire [31:0] rqc_span0 = (((rqc_m * rqc_ld) - rqc_ld) + rqc_n);
+  wire [31:0] rqc_end0 = rqc_src + rqc_span0;     // one past the last word of src's range
+  wire [31:0] rqc_span1 = (((rqc_m * rqc_rstride) - rqc_rstride) + 32'd1);
+  wire [31:0] rqc_end1 = rqc_rsc + rqc_span1;     // one past the last word of rsc's range
+  wire [31:0] rqc_span2 = rqc_n;
+  wire [31:0] rqc_end2 = rqc_csc + rqc_span2;     // one past the last word of csc's range
+  wire [31:0] rqc_span3 = (rqc_m * rqc_n);
+  wire [31:0] rqc_end3 = rqc_dst + rqc_span3;     // one past the last word of dst's range
+  wire rqc_sp_bad = (rqc_end0 > GA2P_SP_WORDS) || (rqc_end1 > GA2P_SP_WORDS) || (rqc_end2 > GA2P_SP_WORDS) || (rqc_end3 > GA2P_SP_WORDS);
+
+  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad) || (is_qnt && qnt_shape_bad) || (is_rqc && rqc_shape_bad);
+  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad) || (is_qnt && qnt_sp_bad) || (is_rqc && rqc_sp_bad);
   wire ext_bad   = (is_ld && ld_ext_bad) || (is_st && st_ext_bad) || (is_ldx && ldx_ext_bad);
 
   // the first failing check, in the order shape > scratchpad > external; an
@@ -238,7 +262,10 @@
   wire [31:0] pack4_end0_m1 = pack4_end0 - 32'd1;
   wire [31:0] unpack4_end0_m1 = unpack4_end0 - 32'd1;
   wire [31:0] qnt_end0_m1 = qnt_end0 - 32'd1;
-  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt;
+  wire [31:0] rqc_end0_m1 = rqc_end0 - 32'd1;
+  wire rd0_v;
+  wire [`GA2_ADDR_W-1:0] rd0_first, rd0_last;
+  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt || is_rqc;
   assign rd0_first =
       ({`GA2_ADDR_W{is_st}} & st_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_a[`GA2_ADDR_W-1:0]) |
@@ -250,7 +277,8 @@
       ({`GA2_ADDR_W{is_norm}} & norm_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_src[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_qnt}} & qnt_src[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_qnt}} & qnt_src[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_src[`GA2_ADDR_W-1:0]);
   assign rd0_last =
       ({`GA2_ADDR_W{is_st}} & st_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_end0_m1[`GA2_ADDR_W-1:0]) |
@@ -262,16 +290,30 @@
       ({`GA2_ADDR_W{is_norm}} & norm_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end0_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_qnt}} & qnt_end0_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end0_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_end0_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] mm_end1_m1 = mm_end1 - 32'd1;
   wire [31:0] add_end1_m1 = add_end1 - 32'd1;
-  assign rd1_v = is_mm || is_add;
+  wire [31:0] rqc_end1_m1 = rqc_end1 - 32'd1;
+  wire rd1_v;
+  wire [`GA2_ADDR_W-1:0] rd1_first, rd1_last;
+  assign rd1_v = is_mm || is_add || is_rqc;
   assign rd1_first =
       ({`GA2_ADDR_W{is_mm}} & mm_b[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_add}} & add_src2[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_add}} & add_src2[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_rsc[`GA2_ADDR_W-1:0]);
   assign rd1_last =
       ({`GA2_ADDR_W{is_mm}} & mm_end1_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_add}} & add_end1_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_add}} & add_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_end1_m1[`GA2_ADDR_W-1:0]);
+  wire [31:0] rqc_end2_m1 = rqc_end2 - 32'd1;
+  wire rd2_v;
+  wire [`GA2_ADDR_W-1:0] rd2_first, rd2_last;
+  assign rd2_v = is_rqc;
+  assign rd2_first =
+      ({`GA2_ADDR_W{is_rqc}} & rqc_csc[`GA2_ADDR_W-1:0]);
+  assign rd2_last =
+      ({`GA2_ADDR_W{is_rqc}} & rqc_end2_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] ld_end0_m1 = ld_end0 - 32'd1;
   wire [31:0] mm_end2_m1 = mm_end2 - 32'd1;
   wire [31:0] rq_end1_m1 = rq_end1 - 32'd1;
@@ -283,7 +325,8 @@
   wire [31:0] pack4_end1_m1 = pack4_end1 - 32'd1;
   wire [31:0] unpack4_end1_m1 = unpack4_end1 - 32'd1;
   wire [31:0] qnt_end1_m1 = qnt_end1 - 32'd1;
-  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt;
+  wire [31:0] rqc_end3_m1 = rqc_end3 - 32'd1;
+  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt || is_rqc;
   assign wr_first =
       ({`GA2_ADDR_W{is_ld}} & ld_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_dst[`GA2_ADDR_W-1:0]) |
@@ -295,7 +338,8 @@
       ({`GA2_ADDR_W{is_norm}} & norm_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_dst[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_qnt}} & qnt_dst[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_qnt}} & qnt_dst[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_dst[`GA2_ADDR_W-1:0]);
   assign wr_last =
       ({`GA2_ADDR_W{is_ld}} & ld_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_end2_m1[`GA2_ADDR_W-1:0]) |
@@ -307,5 +351,10 @@
       ({`GA2_ADDR_W{is_norm}} & norm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_qnt}} & qnt_end1_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rqc}} & rqc_end3_m1[`GA2_ADDR_W-1:0]);
+  // the read slots packed (slot k: rd_v[k], rd_first / rd_last[k*GA2_ADDR_W +: GA2_ADDR_W])
+  assign rd_v = {rd2_v, rd1_v, rd0_v};
+  assign rd_first = {rd2_first, rd1_first, rd0_first};
+  assign rd_last = {rd2_last, rd1_last, rd0_last};
   /* verilator lint_on UNUSEDSIGNAL */

@@ -13,78 +13,34 @@
 //   WAR  the range it writes meets a range that unit reads,
 //   WAW  the range it writes meets the range that unit writes.
 // Ranges are inclusive first..last pairs; two meet when a.first <= b.last and
-// b.first <= a.last. Per unit: dma one read (ST src, LDX's index word) and one write (LD,
-// LDX dst) range, mm two reads (A, B) and one write (dst), vec two reads (src; ADD's src2)
-// and one write. The decoding instruction's own
-// unit is included (it stalls on that unit's busy anyway). External-memory ranges need
-// no check: only the dma touches that memory, one transfer at a time in program order.
+// b.first <= a.last. The decoder gives GA2_NUM_RD read slots (the most any op reads, in
+// its record's order) and one write range; each timing unit u keeps one write range and
+// its first KEEP(u) read slots, KEEP(u) = GA2_T_RD's bits 4u+3:4u, the most its ops read
+// (both generated from the op records, model/rtl.py: today dma 1 -- ST's src, the lookup's
+// index word --, mm 2 -- A, B --, vec 3 -- the per-channel requant's src, row and column
+// scales), so every check is
+// exact for every range. The decoding instruction's own unit is included (it stalls on
+// that unit's busy anyway). External-memory ranges need no check: only the dma touches
+// that memory, one transfer at a time in program order.
 module ga2_hazard (
-  input  wire                   clk,
-  input  wire                   issue,        // the DECODE cycle that starts a unit
-  input  wire [`GA2_NUM_T-1:0]  unit_sel,     // the started unit: bit GA2_T_<UNIT>
-  input  wire [`GA2_NUM_T-1:0]  busy,         // the units' busy: bit GA2_T_<UNIT>
-  // the instruction in DECODE (ga2_decode)
-  input  wire                   rd0_v,
-  input  wire [`GA2_ADDR_W-1:0] rd0_first,
-  input  wire [`GA2_ADDR_W-1:0] rd0_last,
-  input  wire                   rd1_v,
-  input  wire [`GA2_ADDR_W-1:0] rd1_first,
-  input  wire [`GA2_ADDR_W-1:0] rd1_last,
-  input  wire                   wr_v,
-  input  wire [`GA2_ADDR_W-1:0] wr_first,
-  input  wire [`GA2_ADDR_W-1:0] wr_last,
-  output wire                   hazard
+  input  wire                               clk,
+  input  wire                               issue,     // the DECODE cycle that starts a unit
+  input  wire [`GA2_NUM_T-1:0]              unit_sel,  // the started unit: bit GA2_T_<UNIT>
+  input  wire [`GA2_NUM_T-1:0]              busy,      // the units' busy: bit GA2_T_<UNIT>
+  // the instruction in DECODE (ga2_decode): its read slots and its write range
+  input  wire [`GA2_NUM_RD-1:0]             rd_v,
+  input  wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_first,
+  input  wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_last,
+  input  wire                               wr_v,
+  input  wire [`GA2_ADDR_W-1:0]             wr_first,
+  input  wire [`GA2_ADDR_W-1:0]             wr_last,
+  output wire                               hazard
 );
   localparam AW = `GA2_ADDR_W;
-  localparam RW = 2 * AW + 1;                 // a range register: {valid, first, last}
-
-  // the in-flight ranges: dma {rd, wr}, mm {rd0 (A), rd1 (B), wr}, vec {rd0, rd1 (ADD src2), wr}
-  reg [RW-1:0] dma_rd_q, dma_rd_d, dma_wr_q, dma_wr_d;
-  reg [RW-1:0] mm_rd0_q, mm_rd0_d, mm_rd1_q, mm_rd1_d, mm_wr_q, mm_wr_d;
-  reg [RW-1:0] vec_rd_q, vec_rd_d, vec_rd1_q, vec_rd1_d, vec_wr_q, vec_wr_d;
-
-  wire [RW-1:0] new_rd0 = {rd0_v, rd0_first, rd0_last};
-  wire [RW-1:0] new_rd1 = {rd1_v, rd1_first, rd1_last};
-  wire [RW-1:0] new_wr  = {wr_v, wr_first, wr_last};
-
-  always @* begin
-    dma_rd_d = dma_rd_q;
-    dma_wr_d = dma_wr_q;
-    mm_rd0_d = mm_rd0_q;
-    mm_rd1_d = mm_rd1_q;
-    mm_wr_d  = mm_wr_q;
-    vec_rd_d  = vec_rd_q;
-    vec_rd1_d = vec_rd1_q;
-    vec_wr_d  = vec_wr_q;
-    if (issue && unit_sel[`GA2_T_DMA]) begin
-      dma_rd_d = new_rd0;
-      dma_wr_d = new_wr;
-    end
-    if (issue && unit_sel[`GA2_T_MM]) begin
-      mm_rd0_d = new_rd0;
-      mm_rd1_d = new_rd1;
-      mm_wr_d  = new_wr;
-    end
-    if (issue && unit_sel[`GA2_T_VEC]) begin
-      vec_rd_d  = new_rd0;
-      vec_rd1_d = new_rd1;
-      vec_wr_d  = new_wr;
-    end
-  end
-
-  // No reset: a unit's range registers count only while that unit is busy (the busy
-  // gate below), and it is loaded at the issue that makes it busy, so no value they hold
-  // before their first issue can reach `hazard` (docs/rtl.md, X policy).
-  always @(posedge clk) begin
-    dma_rd_q <= dma_rd_d;
-    dma_wr_q <= dma_wr_d;
-    mm_rd0_q <= mm_rd0_d;
-    mm_rd1_q <= mm_rd1_d;
-    mm_wr_q  <= mm_wr_d;
-    vec_rd_q  <= vec_rd_d;
-    vec_rd1_q <= vec_rd1_d;
-    vec_wr_q  <= vec_wr_d;
-  end
+  localparam RW = 2 * AW + 1;                 // a range: {valid, first, last}
+  localparam NT = `GA2_NUM_T;
+  localparam NR = `GA2_NUM_RD;
+  localparam [4*NT-1:0] KEEP = `GA2_T_RD;    // the read slots each unit keeps
 
   // two valid ranges {valid, first, last} that share a word
   function meet;
@@ -95,22 +51,57 @@ module ga2_hazard (
     end
   endfunction
 
-  // the instruction in DECODE against each busy unit's in-flight ranges, kind by kind
-  // (every range an argument of meet(), so each continuous assignment follows every
-  // change of its inputs in Icarus):
-  //   RAW  its reads (new_rd0, new_rd1) against the unit's write
-  //   WAR  its write against the unit's reads
-  //   WAW  its write against the unit's write
-  wire hz_dma = busy[`GA2_T_DMA] && (meet(new_rd0, dma_wr_q) || meet(new_rd1, dma_wr_q)
-                         || meet(new_wr, dma_rd_q)
-                         || meet(new_wr, dma_wr_q));
-  wire hz_mm  = busy[`GA2_T_MM] && (meet(new_rd0, mm_wr_q) || meet(new_rd1, mm_wr_q)
-                         || meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)
-                         || meet(new_wr, mm_wr_q));
-  wire hz_vec = busy[`GA2_T_VEC] && (meet(new_rd0, vec_wr_q) || meet(new_rd1, vec_wr_q)
-                         || meet(new_wr, vec_rd_q) || meet(new_wr, vec_rd1_q)
-                         || meet(new_wr, vec_wr_q));
+  // the instruction in DECODE: read slot k at new_rd[k*RW +: RW], its write range
+  wire [NR*RW-1:0] new_rd;
+  wire [RW-1:0]    new_wr = {wr_v, wr_first, wr_last};
+  wire [NT-1:0]    hz;
 
-  assign hazard = hz_dma || hz_mm || hz_vec;
+  genvar u, k;
+  generate
+    for (k = 0; k < NR; k = k + 1) begin : g_new
+      assign new_rd[k*RW +: RW] = {rd_v[k], rd_first[k*AW +: AW], rd_last[k*AW +: AW]};
+    end
+
+    // per unit u: its in-flight write range wr_q and read slots rd_q (slot k at
+    // rd_q[k*RW +: RW]), loaded at its issue. No reset: they count only while the unit
+    // is busy (the busy gate below), and they are loaded at the issue that makes it busy,
+    // so no value they hold before their first issue can reach `hazard` (docs/rtl.md,
+    // X policy).
+    for (u = 0; u < NT; u = u + 1) begin : g_unit
+      localparam NK = KEEP[4*u +: 4];
+      reg  [RW-1:0]    wr_q, wr_d;
+      reg  [NK*RW-1:0] rd_q, rd_d;
+      wire [NR-1:0]    raw;
+      wire [NK-1:0]    war;
+
+      always @* begin
+        wr_d = wr_q;
+        rd_d = rd_q;
+        if (issue && unit_sel[u]) begin
+          wr_d = new_wr;
+          rd_d = new_rd[NK*RW-1:0];
+        end
+      end
+
+      always @(posedge clk) begin
+        wr_q <= wr_d;
+        rd_q <= rd_d;
+      end
+
+      // RAW: each read slot of the instruction in DECODE against the unit's write;
+      // WAR: its write against each read slot the unit keeps
+      for (k = 0; k < NR; k = k + 1) begin : g_raw
+        assign raw[k] = meet(new_rd[k*RW +: RW], wr_q);
+      end
+      for (k = 0; k < NK; k = k + 1) begin : g_war
+        assign war[k] = meet(new_wr, rd_q[k*RW +: RW]);
+      end
+      // the three kinds (every range an argument of meet(), so each continuous assignment
+      // follows every change of its inputs in Icarus); WAW: its write against the unit's
+      assign hz[u] = busy[u] && ((|raw) || (|war) || meet(new_wr, wr_q));
+    end
+  endgenerate
+
+  assign hazard = |hz;
 endmodule
 `resetall

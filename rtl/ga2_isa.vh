@@ -7,8 +7,11 @@
 `define GA2_OP_W 4
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
-// an external address: xhi (LD/ST/LDX) above a 16-bit field
-`define GA2_EXT_ADDR_W 24
+// an external address: xhi above a 16-bit field
+`define GA2_EXT_ADDR_W 28
+// the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
+// an instruction memory of up to 2^GA2_PC_W - 1 words
+`define GA2_PC_W 20
 
 // opcodes
 `define GA2_OP_LD 4'd1
@@ -24,12 +27,13 @@
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
 `define GA2_XOP_QNT 4'd0   // code 16: GA2_OP_EXT, then this sub-opcode in bits 7:4
+`define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
 `define GA2_OP_EXT 4'd15
 `define GA2_XOP_W 4
 
 // the op one-hot of ga2_decode (op_oh): bit GA2_OPI_<OP> = opcode - 1
-`define GA2_NUM_OPS 16
+`define GA2_NUM_OPS 17
 `define GA2_OPI_LD 0
 `define GA2_OPI_ST 1
 `define GA2_OPI_MM 2
@@ -43,9 +47,10 @@
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
 `define GA2_OPI_QNT 15
+`define GA2_OPI_RQC 16
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 9
+`define GA2_NUM_UNITS 10
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -55,6 +60,7 @@
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
 `define GA2_U_QNT 8
+`define GA2_U_RQC 9
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -62,6 +68,12 @@
 `define GA2_T_MM 1
 `define GA2_T_VEC 2
 `define GA2_SLOT_HALT 3
+
+// the overlap mode's hazard ranges (ga2_decode -> ga2_hazard): the most scratchpad ranges
+// an op reads (the decoder's read slots), and the read ranges ga2_hazard keeps per
+// timing unit (bits 4u+3:4u for GA2_T_<UNIT> = u: the most its ops read)
+`define GA2_NUM_RD 3
+`define GA2_T_RD {4'd3, 4'd2, 4'd1}
 
 // fields: LSB and width of each op's fields in the instruction word
 `define GA2_LD_DST_LSB 4
@@ -71,7 +83,7 @@
 `define GA2_LD_LEN_LSB 36
 `define GA2_LD_LEN_W 13
 `define GA2_LD_XHI_LSB 49
-`define GA2_LD_XHI_W 8
+`define GA2_LD_XHI_W 12
 `define GA2_ST_SRC_LSB 4
 `define GA2_ST_SRC_W 16
 `define GA2_ST_DST_LSB 20
@@ -79,7 +91,7 @@
 `define GA2_ST_LEN_LSB 36
 `define GA2_ST_LEN_W 13
 `define GA2_ST_XHI_LSB 49
-`define GA2_ST_XHI_W 8
+`define GA2_ST_XHI_W 12
 `define GA2_MM_DST_LSB 4
 `define GA2_MM_DST_W 16
 `define GA2_MM_A_LSB 20
@@ -102,6 +114,10 @@
 `define GA2_MM_LDC_W 12
 `define GA2_MM_ACC_LSB 103
 `define GA2_MM_ACC_W 1
+`define GA2_MM_KHI_LSB 104
+`define GA2_MM_KHI_W 3
+`define GA2_MM_A16_LSB 107
+`define GA2_MM_A16_W 1
 `define GA2_RQ_DST_LSB 4
 `define GA2_RQ_DST_W 16
 `define GA2_RQ_SRC_LSB 20
@@ -131,7 +147,7 @@
 `define GA2_LDX_ROWS_LSB 65
 `define GA2_LDX_ROWS_W 16
 `define GA2_LDX_XHI_LSB 81
-`define GA2_LDX_XHI_W 8
+`define GA2_LDX_XHI_W 12
 `define GA2_ADD_DST_LSB 4
 `define GA2_ADD_DST_W 16
 `define GA2_ADD_SRC_LSB 20
@@ -180,8 +196,26 @@
 `define GA2_QNT_B16_W 1
 `define GA2_QNT_RMS_LSB 59
 `define GA2_QNT_RMS_W 1
+`define GA2_RQC_DST_LSB 8
+`define GA2_RQC_DST_W 16
+`define GA2_RQC_SRC_LSB 24
+`define GA2_RQC_SRC_W 16
+`define GA2_RQC_M_LSB 40
+`define GA2_RQC_M_W 8
+`define GA2_RQC_N_LSB 48
+`define GA2_RQC_N_W 13
+`define GA2_RQC_LD_LSB 61
+`define GA2_RQC_LD_W 13
+`define GA2_RQC_RSC_LSB 74
+`define GA2_RQC_RSC_W 16
+`define GA2_RQC_RSTRIDE_LSB 90
+`define GA2_RQC_RSTRIDE_W 13
+`define GA2_RQC_CSC_LSB 103
+`define GA2_RQC_CSC_W 16
+`define GA2_RQC_Q_LSB 119
+`define GA2_RQC_Q_W 5
 
-// error codes (INDEX, an LDX row index not below rows, is found in EXEC)
+// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2
 `define GA2_ERR_EXT_RANGE 3'd3

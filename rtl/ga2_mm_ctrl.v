@@ -6,7 +6,10 @@
 `include "ga2_checks.vh"
 // ga2_mm_ctrl: the matrix unit (MM): operand feeder, systolic array and result drain.
 //
-// Timing (cycle c = 0 is the first busy cycle after start; busy exactly K + 7 + M*N):
+// The depth is KE = K + 256 * khi (1 .. 2047). a16 = 1: A's operands are the low 16 bits
+// of their words (int16; the low byte, sign-extended, otherwise), in the same cycles.
+// Timing (cycle c = 0 is the first busy cycle after start; busy exactly KE + 7 + M*N;
+// K below stands for KE):
 //  - row i of A reads a(i,k) = sp[A + i*lda + k] at cycle k + i on read port i;
 //  - column j of B reads b(k,j) = sp[B + k*ldb + j] (tb = 0) or sp[B + j*ldb + k]
 //    (tb = 1) at cycle k + j on read port ARRAY + j;
@@ -36,6 +39,8 @@ module ga2_mm_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [`GA2_MM_M_W-1:0]           m,
   input  wire [`GA2_MM_K_W-1:0]           k,
+  input  wire [`GA2_MM_KHI_W-1:0]         khi,
+  input  wire                             a16,
   input  wire [`GA2_MM_N_W-1:0]           n,
   input  wire                             tb,
   input  wire [`GA2_MM_LDA_W-1:0]         lda,
@@ -47,6 +52,7 @@ module ga2_mm_ctrl #(
   output wire [2*`GA2_ARRAY-1:0]          rd_en,     // [i] row i of A, [ARRAY+j] column j of B
   output wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] rd_addr,
   input  wire [2*`GA2_ARRAY*8-1:0]        rd_byte,   // low byte of each port's read data
+  input  wire [`GA2_ARRAY*8-1:0]          rd_ahi,    // bits 15:8 of the A ports' read data
   input  wire [31:0]                      rd_word0,  // read port 0's full word (acc = 1)
   output wire                             wr_en,
   output wire [`GA2_ADDR_W-1:0]           wr_addr,
@@ -55,9 +61,10 @@ module ga2_mm_ctrl #(
   localparam NA = `GA2_ARRAY;
   localparam AW = `GA2_ADDR_W;
   localparam SAW = $clog2(SP_WORDS);                   // scratchpad address width
-  // the cycle counter reaches K + FILL + M*N <= 255 + 7 + 16 = 278 (it steps in the last
-  // busy cycle too): 9 bits
-  localparam CW = $clog2((1 << `GA2_MM_K_W) + `GA2_MM_FILL + NA * NA);
+  localparam KW = `GA2_MM_K_W + `GA2_MM_KHI_W;           // the depth KE's width
+  // the cycle counter reaches KE + FILL + M*N <= 2047 + 7 + 16 = 2070 (it steps in the
+  // last busy cycle too): 12 bits
+  localparam CW = $clog2((1 << KW) + `GA2_MM_FILL + NA * NA);
 
   initial begin
     if (NA != 4) begin
@@ -69,15 +76,16 @@ module ga2_mm_ctrl #(
 
   reg          busy_q;
   reg          acc_q;
+  reg          a16_q;
   reg [CW-1:0] cyc_q;
   reg [2:0]    m_q, n_q;
-  reg [7:0]    k_q;
+  reg [KW-1:0] k_q;
   reg [SAW-1:0] ldc_q, b_step_q, row_base_q;
   reg [1:0]    di_q, dj_q;
 
   localparam [CW-1:0] FILL = `GA2_MM_FILL;
 
-  wire [CW-1:0] k_ext     = {{(CW-8){1'b0}}, k_q};
+  wire [CW-1:0] k_ext     = {{(CW-KW){1'b0}}, k_q};
   wire          drain     = busy_q && (cyc_q >= k_ext + FILL);
   wire          row_end   = ({1'b0, dj_q} == n_q - 3'd1);
   wire          tile_end  = ({1'b0, di_q} == m_q - 3'd1) && row_end;
@@ -103,7 +111,7 @@ module ga2_mm_ctrl #(
   /* verilator lint_on WIDTH */
   wire [SAW-1:0] b_init = tb ? ldb_s : {{(SAW-1){1'b0}}, 1'b1};  // column-to-column step
   wire [SAW-1:0] b_step = tb ? {{(SAW-1){1'b0}}, 1'b1} : ldb_s;  // k-to-k step
-  wire [NA*8-1:0]     a_left;
+  wire [NA*16-1:0]    a_left;
   wire [NA*8-1:0]     b_top;
   wire [31:0]         result;
 
@@ -114,7 +122,7 @@ module ga2_mm_ctrl #(
   // reset (from power-up it would feed x for NA-1 cycles).
   wire [NA-1:0] win;
   reg  [NA-1:1] win_q;
-  assign win[0] = busy_q && (cyc_q < {{(CW-8){1'b0}}, k_q});
+  assign win[0] = busy_q && (cyc_q < k_ext);
   assign win[NA-1:1] = win_q;
   always @(posedge clk) begin
     if (rst || start) win_q <= {(NA-1){1'b0}};
@@ -167,7 +175,8 @@ module ga2_mm_ctrl #(
       assign rd_en[NA+i]              = b_act;
       assign rd_addr[AW*(NA+i) +: AW] = b_ptr_q;
       /* verilator lint_on WIDTH */
-      assign a_left[8*i +: 8]         = rd_byte[8*i +: 8];
+      assign a_left[16*i +: 16]       = {a16_q ? rd_ahi[8*i +: 8] : {8{rd_byte[8*i+7]}},
+                                         rd_byte[8*i +: 8]};
       assign b_top[8*i +: 8]          = rd_byte[8*(NA+i) +: 8] & {8{b_v_q}};
     end
   endgenerate
@@ -181,6 +190,13 @@ module ga2_mm_ctrl #(
     .sel_col(dj_q),
     .result(result)
   );
+
+  // A's width: reset, so that no x enters the array before the first start (it selects
+  // the upper byte fed in every cycle; the ports power up 0)
+  always @(posedge clk) begin
+    if (rst)        a16_q <= 1'b0;
+    else if (start) a16_q <= a16;
+  end
 
   // control: reset
   always @(posedge clk) begin
@@ -202,7 +218,7 @@ module ga2_mm_ctrl #(
       cyc_q      <= {CW{1'b0}};
       m_q        <= m;
       n_q        <= n;
-      k_q        <= k;
+      k_q        <= {khi, k};
       ldc_q      <= ldc_s;
       b_step_q   <= b_step;
       row_base_q <= dst[SAW-1:0];

@@ -7,7 +7,7 @@
 // ga2_norm: the integer RMSNorm (NORM, docs/lm.md "Numerics"): x_i = s8(sp[src+i]),
 // 1 <= len <= 64 (GA2_NORM_MAX_LEN; len 0 or more is refused by the decoder),
 // ss = sum x_i^2, q = isqrt(ss * 2^10), r = floor(2^29 / q),
-// sp[dst+i] = requant(x_i * r, m, s) (ga2_requant, RQ's datapath). Busy exactly
+// sp[dst+i] = requant(x_i * r, m, s) (ga2_requant, ga2_vec_rq's datapath). Busy exactly
 // 2*(len + 1) + GA2_NORM_TAIL = 2*len + 50, a function of len alone:
 //  - pass 1 (S_SUM, len+1 cycles): read x_i at cycle i, add x_i^2 to ss the cycle after
 //    (ss <= 64 * 128^2 = 2^20: 21 bits);
@@ -22,7 +22,7 @@
 //  - reciprocal (S_LOAD + S_DIV, 32 cycles): ga2_divu #(.WIDTH(30)) divides 2^29 by q;
 //    r <= 2^24 for q >= 32 (ss >= 1), so its low 25 bits carry it;
 //  - pass 2 (S_SCALE, len+1 cycles): read x_i at cycle i, write requant(x_i * r) at
-//    cycle i+1 (x_i * r lies in [-2^31, 2^31): int32). It streams like RQ: with dst
+//    cycle i+1 (x_i * r lies in [-2^31, 2^31): int32). It streams like ga2_vec_rq: with dst
 //    overlapping ahead of src an element reads the results already written
 //    (model/func.py), and pass 1 reads every element before any write.
 // ss = 0 (every x_i 0) needs no special case: q = 0, the divider's all-ones quotient
@@ -147,7 +147,7 @@ module ga2_norm #(
     .remainder(div_rem)
   );
 
-  // pass 2: x_i * r as an int32 (the signed product in 32 bits: it fits), then RQ's
+  // pass 2: x_i * r as an int32 (the signed product in 32 bits: it fits), then ga2_vec_rq's
   // requant; r holds in the divider until its next start
   /* verilator lint_off WIDTH */
   wire [31:0] xr = $signed(x) * $signed({1'b0, quot[24:0]});

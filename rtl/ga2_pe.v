@@ -2,7 +2,8 @@
 `timescale 1ns/1ps
 `default_nettype none
 // ga2_pe: one processing element of the output-stationary systolic array.
-// Each cycle it multiplies the int8 a (from the left) by the int8 b (from the top),
+// Each cycle it multiplies the int16 a (from the left: an int8 operand arrives
+// sign-extended) by the int8 b (from the top),
 // adds the product to its int32 accumulator, and passes a right and b down through
 // registers. clr (the start of each MM) zeroes the accumulator and the b pass register.
 // No reset (docs/rtl.md "Reset and X policy"): acc is read only after a clr; a pass
@@ -14,13 +15,13 @@
 module ga2_pe (
   input  wire        clk,
   input  wire        clr,
-  input  wire [7:0]  a_in,
+  input  wire [15:0] a_in,
   input  wire [7:0]  b_in,
-  output reg  [7:0]  a_out,
+  output reg  [15:0] a_out,
   output reg  [7:0]  b_out,
   output reg  [31:0] acc
 );
-  wire signed [15:0] prod = $signed(a_in) * $signed(b_in);
+  wire signed [23:0] prod = $signed(a_in) * $signed(b_in);
 
   always @(posedge clk) begin
     a_out <= a_in;
@@ -29,7 +30,7 @@ module ga2_pe (
       acc   <= 32'd0;
     end else begin
       b_out <= b_in;
-      acc   <= acc + {{16{prod[15]}}, prod};
+      acc   <= acc + {{8{prod[23]}}, prod};
     end
   end
 endmodule

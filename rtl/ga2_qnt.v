@@ -22,7 +22,7 @@
 //    with 1s as the dividend's next bits: ss_q[31:0] = floor((qmax * 2^48 - 1) / An), and
 //    the first cycle of S_P2 adds 1 (R = the ceiling of qmax * 2^48 / An);
 //  - S_P2 (len + 1): read x_i at cycle i, write q_i = +-((|x_i| << sh) * R + 2^47) >> 48
-//    at cycle i + 1: streamed like RQ (with dst ahead of src by less than len an element
+//    at cycle i + 1: streamed as in ga2_vec_rq (with dst ahead of src by less than len an element
 //    reads the result already written);
 //  - S_LM (1) loads the remainder Pt = (An * KQ) >> 33 (< 2^31 <= c), S_DM (19) divides by
 //    c with 0s as the next bits: ss_q[18:0] = Qm = floor(Pt * 2^19 / c);

@@ -12,14 +12,15 @@
 // pc == IMEM_DEPTH) wait in their state until no unit is busy (at once in the in-order
 // mode, where none is), then halt: HALT retires in that cycle; a fault writes nothing, is
 // not retired and sets error / code / pc.
-// Error 6 (an LDX row index not below rows) is found in EXEC, from data: ga2_dma raises
-// idx_err in that LDX's last busy cycle; the sequencer keeps the first one of the run
+// Error 6 (a lookup's row index not below rows) is found in EXEC, from data: ga2_dma raises
+// idx_err in that lookup's last busy cycle; the sequencer keeps the first one of the run
 // (idx_q, and its pc, the dma slot's, in ipc_q) and the program runs on with unchanged
 // timing; at the halt (HALT, a DECODE fault or code 5) error / code / pc report it,
 // ahead of a later fault's code and pc (model/machine.py; docs/isa.md "Faults").
 // retire per slot: GA2_T_DMA, GA2_T_MM, GA2_T_VEC (each unit's last busy cycle:
-// unit_last), GA2_SLOT_HALT; retire_pc slot i at [16*i +: 16]: the pc of the unit's
-// in-flight instruction (in-order: pc, which holds while EXEC runs), the HALT slot pc.
+// unit_last), GA2_SLOT_HALT; retire_pc slot i at [PW*i +: PW] (PW = GA2_PC_W, 20 bits):
+// the pc of the unit's in-flight instruction (in-order: pc, which holds while EXEC runs),
+// the HALT slot pc.
 // done = done_q (set by a halt or fault, cleared by a start). clear is high in the cycle a start is accepted (the counters
 // restart), running in FETCH, DECODE and EXEC (the cycles cnt_cycles counts).
 module ga2_seq #(
@@ -36,22 +37,23 @@ module ga2_seq #(
   input  wire [NT-1:0] unit_busy,    // bit GA2_T_<UNIT>: that unit is busy
   input  wire [NT-1:0] unit_last,    // each unit's last busy cycle (bit GA2_T_<UNIT>)
   input  wire        hazard,         // ga2_hazard (overlap mode; 0 in the in-order mode)
-  input  wire        idx_err,        // ga2_dma: an LDX's row index was not below rows
+  input  wire        idx_err,        // ga2_dma: a lookup's row index was not below rows
   output wire        done,
   output wire        error,
   output wire [2:0]  error_code,
-  output wire [15:0] error_pc,
-  output wire [15:0] pc,
+  output wire [`GA2_PC_W-1:0] error_pc,
+  output wire [`GA2_PC_W-1:0] pc,
   output wire        imem_en,
   output wire        issue,          // DECODE of a unit instruction without fault: start it
   output wire [NT:0] retire,         // a bit per retire slot (GA2_T_<UNIT>, GA2_SLOT_HALT)
-  output wire [16*NT+15:0] retire_pc,
+  output wire [`GA2_PC_W*(NT+1)-1:0] retire_pc,
   output wire        running,
   output reg         clear
 );
   initial begin
-    if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
-      $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
+    if (IMEM_DEPTH < 1 || IMEM_DEPTH > (1 << `GA2_PC_W) - 1) begin
+      $error("%m: IMEM_DEPTH=%0d outside 1..%0d (pc is %0d bits)", IMEM_DEPTH,
+             (1 << `GA2_PC_W) - 1, `GA2_PC_W);
       $finish;
     end
     if (OVERLAP != 0 && OVERLAP != 1) begin
@@ -67,21 +69,22 @@ module ga2_seq #(
   // differently (an instruction read while idle, a second issue in EXEC).
   localparam [1:0] S_WAIT = 2'd0, S_DECODE = 2'd1, S_FETCH = 2'd2, S_EXEC = 2'd3;
   // pc reaches IMEM_DEPTH (the pc check's value): exactly as wide as that (docs/rtl.md
-  // "Register widths"); the pc outputs stay 16 bits, zero-extended (pc16)
+  // "Register widths"); the pc outputs are GA2_PC_W bits, zero-extended (pcx)
   localparam PCW = $clog2(IMEM_DEPTH + 1);
+  localparam PW  = `GA2_PC_W;
 
   reg [1:0]     state_q, state_d;
   reg           done_q, done_d;
   reg [PCW-1:0] pc_q, pc_d;
   reg           err_q, err_d;
   reg [2:0]     code_q, code_d;
-  reg [15:0]    epc_q, epc_d;
-  reg           idx_q, idx_d;      // an LDX of this run raised error 6
-  reg [15:0]    ipc_q, ipc_d;      // the dma slot's pc, held from the first error 6 on
+  reg [PW-1:0]  epc_q, epc_d;
+  reg           idx_q, idx_d;      // a lookup of this run raised error 6
+  reg [PW-1:0]  ipc_q, ipc_d;      // the dma slot's pc, held from the first error 6 on
 
   /* verilator lint_off WIDTH */
-  // zero extension of pc_q to the 16-bit outputs
-  wire [15:0] pc16 = pc_q;
+  // zero extension of pc_q to the GA2_PC_W-bit outputs
+  wire [PW-1:0] pcx = pc_q;
   /* verilator lint_on WIDTH */
 
   wire in_decode = (state_q == S_DECODE);
@@ -93,7 +96,7 @@ module ga2_seq #(
   // DECODE's three outcomes, exclusive by their conditions (the decoder never faults a
   // HALT, and go excludes both): a fault, a HALT, an issue
   wire go        = in_decode && !fault && !is_halt && !stall;
-  wire [15:0] dma_pc;              // the pc of the dma's instruction (retire slot 0)
+  wire [PW-1:0] dma_pc;            // the pc of the dma's instruction (retire slot 0)
 
   always @* begin
     state_d = state_q;
@@ -114,7 +117,7 @@ module ga2_seq #(
           clear   = 1'b1;
           err_d   = 1'b0;
           code_d  = 3'd0;
-          epc_d   = 16'd0;
+          epc_d   = {PW{1'b0}};
           idx_d   = 1'b0;
         end
       end
@@ -126,7 +129,7 @@ module ga2_seq #(
           done_d  = 1'b1;
           err_d   = 1'b1;
           code_d  = idx_q ? `GA2_ERR_INDEX : `GA2_ERR_PC;
-          epc_d   = idx_q ? ipc_q : pc16;
+          epc_d   = idx_q ? ipc_q : pcx;
         end
       end
       S_DECODE: begin
@@ -135,7 +138,7 @@ module ga2_seq #(
           done_d  = 1'b1;
           err_d   = 1'b1;
           code_d  = idx_q ? `GA2_ERR_INDEX : fault_code;
-          epc_d   = idx_q ? ipc_q : pc16;
+          epc_d   = idx_q ? ipc_q : pcx;
         end
         if (is_halt && !any_busy) begin
           state_d = S_WAIT;
@@ -167,7 +170,7 @@ module ga2_seq #(
       pc_q    <= {PCW{1'b0}};
       err_q   <= 1'b0;
       code_q  <= 3'd0;
-      epc_q   <= 16'd0;
+      epc_q   <= {PW{1'b0}};
     end else begin
       state_q <= state_d;
       done_q  <= done_d;
@@ -191,24 +194,24 @@ module ga2_seq #(
   generate
     if (OVERLAP != 0) begin : g_upc
       // each unit keeps the pc of its in-flight instruction, latched at its issue
-      reg [16*NT-1:0] upc_q, upc_d;
+      reg [PW*NT-1:0] upc_q, upc_d;
       integer u;
       always @* begin
         upc_d = upc_q;
         for (u = 0; u < NT; u = u + 1) begin
-          if (go && unit_sel[u]) upc_d[16*u +: 16] = pc16;
+          if (go && unit_sel[u]) upc_d[PW*u +: PW] = pcx;
         end
       end
       always @(posedge clk) begin
-        if (rst) upc_q <= {16*NT{1'b0}};
+        if (rst) upc_q <= {PW*NT{1'b0}};
         else upc_q <= upc_d;
       end
-      assign retire_pc = {pc16, upc_q};
-      assign dma_pc    = upc_q[16*`GA2_T_DMA +: 16];
+      assign retire_pc = {pcx, upc_q};
+      assign dma_pc    = upc_q[PW*`GA2_T_DMA +: PW];
     end else begin : g_pc
       // one instruction at a time: pc holds during its EXEC
-      assign retire_pc = {(NT+1){pc16}};
-      assign dma_pc    = pc16;
+      assign retire_pc = {(NT+1){pcx}};
+      assign dma_pc    = pcx;
     end
   endgenerate
 
@@ -216,7 +219,7 @@ module ga2_seq #(
   assign error      = err_q;
   assign error_code = code_q;
   assign error_pc   = epc_q;
-  assign pc         = pc16;
+  assign pc         = pcx;
   assign imem_en    = (state_q == S_FETCH) && !pc_end;
   assign issue      = go;
   assign retire     = {in_decode && is_halt && !any_busy, unit_last};

@@ -44,6 +44,7 @@ module ga2_sp_xbar #(
   input  wire [2*`GA2_ARRAY*`GA2_ADDR_W-1:0] mm_rd_addr,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2*`GA2_ARRAY*8-1:0]           mm_rd_byte,
+  output wire [`GA2_ARRAY*8-1:0]             mm_rd_ahi,     // bits 15:8 of the A ports (a16)
   output wire [31:0]                         mm_rd_word0,   // port 0's full word (MM acc)
   input  wire                                mm_wr_en,
   /* verilator lint_off UNUSEDSIGNAL */
@@ -69,8 +70,9 @@ module ga2_sp_xbar #(
   output wire [2*`GA2_ARRAY+1:0]             sp_rd_en,
   output wire [(2*`GA2_ARRAY+2)*SP_AW-1:0]   sp_rd_addr,
   /* verilator lint_off UNUSEDSIGNAL */
-  // The mm ports feed only the matrix unit, which reads s8(): their high 24 bits are
-  // unused, but for port 0's (the old C word of an accumulating MM, mm_rd_word0).
+  // The mm ports feed only the matrix unit, which reads s8() (B) or s16() (A with a16):
+  // their high 24 (B) or 16 (A) bits are unused, but for port 0's (the old C word of an
+  // accumulating MM, mm_rd_word0).
   input  wire [(2*`GA2_ARRAY+2)*32-1:0]      sp_rd_data,
   /* verilator lint_on UNUSEDSIGNAL */
   output wire [2:0]                          sp_wr_en,
@@ -96,6 +98,9 @@ module ga2_sp_xbar #(
     for (p = 0; p < NMM; p = p + 1) begin : g_port
       assign sp_rd_addr[p*SP_AW +: SP_AW] = mm_rd_addr[p*AW +: SP_AW];
       assign mm_rd_byte[p*8 +: 8]         = sp_rd_data[p*32 +: 8];
+    end
+    for (p = 0; p < `GA2_ARRAY; p = p + 1) begin : g_ahi
+      assign mm_rd_ahi[p*8 +: 8]          = sp_rd_data[p*32 + 8 +: 8];
     end
   endgenerate
 

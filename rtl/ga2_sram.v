@@ -4,7 +4,7 @@
 // ga2_sram: the GA-2 scratchpad, WORDS x DW bits, NUM_RD synchronous read ports (one cycle
 // of latency, each with an enable that holds its output) and NUM_WR write ports.
 // WRITE-FIRST: a read of an address written in the same cycle returns the new data,
-// which gives RQ its element-by-element semantics when dst overlaps src (docs/isa.md).
+// which gives the requant (ga2_vec_rq) its element-by-element semantics when dst overlaps src (docs/isa.md).
 // Write ports are numbered: when two write the same word in one cycle the higher-numbered
 // port wins (in the array and in the forwarded read data). The chip never does that
 // (ga2_sp_xbar stops a simulation that tries), so the order is only a definition.
@@ -65,7 +65,7 @@ module ga2_sram #(
       initial dout_q = {DW{1'b0}};
       // the read data: the array's word, or the write to it in the same cycle (write port
       // 0, then each later port overriding): the form yosys merges into the $mem cell's
-      // transparent read port. ga2_top's port 0 is the vector unit's: the bypass RQ's
+      // transparent read port. ga2_top's port 0 is the vector unit's: the bypass the requant's
       // element-by-element semantics need (docs/isa.md)
       always @(posedge clk) begin
         if (rd_en[p]) begin

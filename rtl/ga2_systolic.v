@@ -1,9 +1,9 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-// ga2_systolic: N x N output-stationary array of ga2_pe. Row i's A values enter at the left
-// (a_left[8*i +: 8]) and move one PE right per cycle; column j's B values enter at the
-// top (b_top[8*j +: 8]) and move one PE down per cycle; PE (i, j) accumulates
+// ga2_systolic: N x N output-stationary array of ga2_pe. Row i's int16 A values (int8
+// operands arrive sign-extended) enter at the left (a_left[16*i +: 16]) and move one PE
+// right per cycle; column j's B values enter at the top (b_top[8*j +: 8]) and move one PE down per cycle; PE (i, j) accumulates
 // a(i,k) * b(k,j) when the feeder skews row i and column j by i and j cycles.
 // result is the accumulator of PE (sel_row, sel_col) (the drain reads one per cycle).
 module ga2_systolic #(
@@ -12,7 +12,7 @@ module ga2_systolic #(
 ) (
   input  wire           clk,
   input  wire           clr,
-  input  wire [8*N-1:0] a_left,
+  input  wire [16*N-1:0] a_left,
   input  wire [8*N-1:0] b_top,
   input  wire [IW-1:0]  sel_row,
   input  wire [IW-1:0]  sel_col,
@@ -33,7 +33,7 @@ module ga2_systolic #(
   // so a simulator wakes only the readers of the element that changed.
   /* verilator lint_off UNUSEDSIGNAL */
   // The values leaving the last column (a) and the last row (b) go nowhere.
-  wire [7:0]  a_h [0:(N+1)*N-1];
+  wire [15:0] a_h [0:(N+1)*N-1];
   wire [7:0]  b_v [0:(N+1)*N-1];
   /* verilator lint_on UNUSEDSIGNAL */
   wire [31:0] acc_w [0:N*N-1];
@@ -43,7 +43,7 @@ module ga2_systolic #(
   genvar i, j;
   generate
     for (i = 0; i < N; i = i + 1) begin : g_edge
-      assign a_h[(N+1)*i] = a_left[8*i +: 8];   // row i, column 0
+      assign a_h[(N+1)*i] = a_left[16*i +: 16]; // row i, column 0
       assign b_v[i]       = b_top[8*i +: 8];    // row 0, column i
     end
     for (i = 0; i < N; i = i + 1) begin : g_row

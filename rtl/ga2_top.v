@@ -8,7 +8,8 @@
 //   ga2_decode  instruction word -> op, unit select, fault code, hazard ranges (combinational)
 //   ga2_seq     the sequencer FSM: pc, fetch, issue, retire, error registers
 //   ga2_hazard  the overlap mode's scratchpad hazard check (only with OVERLAP = 1)
-//   ga2_perf    the five performance counters, fed by the unit-busy vector
+//   ga2_perf    the six performance counters, fed by the unit-busy vector, the retires
+//               and the instruction fetches
 //   ga2_sp_xbar the scratchpad ports of the units (fixed wiring, a port set per unit)
 //   ga2_dma, ga2_mm_ctrl: the DMA and matrix units; the vector units (one of them busy at
 //   a time), one instance each, from the op records (rtl/ga2_units.vh, generated);
@@ -17,8 +18,10 @@
 // busy cycle). OVERLAP = 0: EXEC waits for the running unit's last cycle; OVERLAP = 1:
 // the units run concurrently, one instruction each (docs/isa.md "Timing modes").
 // retire[3:0] has a slot per unit (GA2_T_DMA, _MM, _VEC) and GA2_SLOT_HALT; retire_pc
-// holds slot i's pc at [16*i +: 16]; retire_cycle is shared. ext_addr is the full
-// external address, GA2_EXT_ADDR_W = 24 bits (LD/ST/LDX xhi above a 16-bit field).
+// holds slot i's pc at [GA2_PC_W*i +: GA2_PC_W]; retire_cycle is shared. ext_addr is the
+// full external address, GA2_EXT_ADDR_W = 28 bits (xhi above a 16-bit field); imem_addr,
+// error_pc and the retire pcs are GA2_PC_W = 20 bits (an instruction memory of up to
+// 2^20 - 1 words, read in program order: the ISA has no branches).
 module ga2_top #(
   parameter EXT_WORDS  = `GA2_EXT_WORDS,
   parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
@@ -32,13 +35,14 @@ module ga2_top #(
   output wire         done,
   output wire         error,
   output wire [2:0]   error_code,
-  output wire [15:0]  error_pc,
+  output wire [`GA2_PC_W-1:0] error_pc,
   output wire [31:0]  cnt_cycles,
   output wire [31:0]  cnt_mm,
   output wire [31:0]  cnt_dma,
   output wire [31:0]  cnt_vec,
   output wire [31:0]  cnt_instret,
-  output wire [15:0]  imem_addr,
+  output wire [31:0]  cnt_fetch,
+  output wire [`GA2_PC_W-1:0] imem_addr,
   output wire         imem_en,
   input  wire [127:0] imem_rdata,
   output wire [`GA2_EXT_ADDR_W-1:0] ext_addr,
@@ -47,7 +51,7 @@ module ga2_top #(
   output wire [31:0]  ext_wdata,
   input  wire [31:0]  ext_rdata,
   output wire [`GA2_NUM_T:0] retire,
-  output wire [16*`GA2_NUM_T+15:0] retire_pc,
+  output wire [`GA2_PC_W*(`GA2_NUM_T+1)-1:0] retire_pc,
   output wire [31:0]  retire_cycle
 );
   // the scratchpad address width (2 <= SP_WORDS <= 65536)
@@ -58,8 +62,9 @@ module ga2_top #(
 
   initial begin
     `GA2_CHECK_EXT_WORDS(EXT_WORDS);
-    if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
-      $error("%m: IMEM_DEPTH=%0d outside 1..65535 (pc is 16 bits)", IMEM_DEPTH);
+    if (IMEM_DEPTH < 1 || IMEM_DEPTH > (1 << `GA2_PC_W) - 1) begin
+      $error("%m: IMEM_DEPTH=%0d outside 1..%0d (pc is %0d bits)", IMEM_DEPTH,
+             (1 << `GA2_PC_W) - 1, `GA2_PC_W);
       $finish;
     end
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -83,8 +88,10 @@ module ga2_top #(
   wire [2:0]                fault_code;
   /* verilator lint_off UNUSEDSIGNAL */
   // The scratchpad ranges feed only ga2_hazard, which exists only with OVERLAP = 1.
-  wire                      rd0_v, rd1_v, wr_v;
-  wire [AW-1:0]             rd0_first, rd0_last, rd1_first, rd1_last, wr_first, wr_last;
+  wire [`GA2_NUM_RD-1:0]    rd_v;
+  wire [`GA2_NUM_RD*AW-1:0] rd_first, rd_last;
+  wire                      wr_v;
+  wire [AW-1:0]             wr_first, wr_last;
   /* verilator lint_on UNUSEDSIGNAL */
 
   ga2_decode #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) u_decode (
@@ -93,12 +100,9 @@ module ga2_top #(
     .unit_sel(unit_sel),
     .tunit_sel(tunit_sel),
     .fault_code(fault_code),
-    .rd0_v(rd0_v),
-    .rd0_first(rd0_first),
-    .rd0_last(rd0_last),
-    .rd1_v(rd1_v),
-    .rd1_first(rd1_first),
-    .rd1_last(rd1_last),
+    .rd_v(rd_v),
+    .rd_first(rd_first),
+    .rd_last(rd_last),
     .wr_v(wr_v),
     .wr_first(wr_first),
     .wr_last(wr_last)
@@ -148,12 +152,9 @@ module ga2_top #(
         .issue(issue),
         .unit_sel(tunit_sel),
         .busy(t_busy),
-        .rd0_v(rd0_v),
-        .rd0_first(rd0_first),
-        .rd0_last(rd0_last),
-        .rd1_v(rd1_v),
-        .rd1_first(rd1_first),
-        .rd1_last(rd1_last),
+        .rd_v(rd_v),
+        .rd_first(rd_first),
+        .rd_last(rd_last),
         .wr_v(wr_v),
         .wr_first(wr_first),
         .wr_last(wr_last),
@@ -171,11 +172,13 @@ module ga2_top #(
     .running(running),
     .busy(t_busy),
     .retire(retire),
+    .fetch(imem_en),
     .cnt_cycles(cnt_cycles),
     .cnt_mm(cnt_mm),
     .cnt_dma(cnt_dma),
     .cnt_vec(cnt_vec),
     .cnt_instret(cnt_instret),
+    .cnt_fetch(cnt_fetch),
     .retire_cycle(retire_cycle)
   );
 
@@ -208,6 +211,7 @@ module ga2_top #(
   wire [NRD-1:0]    mm_re;
   wire [NRD*AW-1:0] mm_ra;
   wire [NRD*8-1:0]  mm_rbyte;
+  wire [`GA2_ARRAY*8-1:0] mm_rahi;
   wire [31:0]       mm_rword0;
   wire              mm_we;
   wire [AW-1:0]     mm_wa;
@@ -222,6 +226,8 @@ module ga2_top #(
     .b_base(imem_rdata[`GA2_MM_B_LSB +: `GA2_MM_B_W]),
     .m(imem_rdata[`GA2_MM_M_LSB +: `GA2_MM_M_W]),
     .k(imem_rdata[`GA2_MM_K_LSB +: `GA2_MM_K_W]),
+    .khi(imem_rdata[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W]),
+    .a16(imem_rdata[`GA2_MM_A16_LSB]),
     .n(imem_rdata[`GA2_MM_N_LSB +: `GA2_MM_N_W]),
     .tb(imem_rdata[`GA2_MM_TB_LSB]),
     .lda(imem_rdata[`GA2_MM_LDA_LSB +: `GA2_MM_LDA_W]),
@@ -233,6 +239,7 @@ module ga2_top #(
     .rd_en(mm_re),
     .rd_addr(mm_ra),
     .rd_byte(mm_rbyte),
+    .rd_ahi(mm_rahi),
     .rd_word0(mm_rword0),
     .wr_en(mm_we),
     .wr_addr(mm_wa),
@@ -267,6 +274,7 @@ module ga2_top #(
     .mm_rd_en(mm_re),
     .mm_rd_addr(mm_ra),
     .mm_rd_byte(mm_rbyte),
+    .mm_rd_ahi(mm_rahi),
     .mm_rd_word0(mm_rword0),
     .mm_wr_en(mm_we),
     .mm_wr_addr(mm_wa),

@@ -11,7 +11,7 @@ added there appears here as a hole by itself. Its points (cocotb_coverage CoverP
   ga2.op_mode            every opcode retired in each timing mode
   ga2.field.OP.F         field F of op OP (FIELDS order) at its limits: "min" (0), "max"
                          (2^width - 1) and, where check() puts a limit, just inside and just
-                         outside it (field_bins): for LD/ST/LDX's xhi the highest
+                         outside it (field_bins): for the xhi fields the highest
                          64K-word page the chip's external memory has ("cap", counted only
                          when that page is above 0) and the first page past it ("cap+1");
                          the external operand's ext_last / ext_past on the full address
@@ -23,11 +23,11 @@ added there appears here as a hole by itself. Its points (cocotb_coverage CoverP
                          NEW: on its own unit an instruction waits for busy anyway, as
                          tb/stimulus/collide.py all_kinds() counts them): a cycle the chip's
                          hazard check stalled in that kind (tb/hdl/ga2_tb.v +cov)
-  ga2.hazard.pack4       the same with the vector side the pack4 unit (PACK4, UNPACK4: on
+  ga2.hazard.pack4       the same with the vector side the pack4 unit (its ops, PK_OPS: on
                          the vec port, so the hazard unit classifies them as vec):
                          KIND:dma<-pack4, mm<-pack4, pack4<-dma, pack4<-mm
   ga2.mm_acc             MM with acc = 1 retired, per mode and tb
-  ga2.sm_len             SM retired per mode and length class (sm_classes) on a chip with
+  ga2.sm_len             the softmax retired per mode and length class (sm_classes) on a chip with
                          the default sm_max_len (64)
   ga2.sm_len.max1024     the same on a chip with sm_max_len = config.SM_LEN_LIMIT (1024)
   ga2.restart            a program cut by reset (restart while busy), per mode and what the
@@ -56,9 +56,11 @@ from model import config, isa, ops
 PREFIX = "ga2"
 UNITS = ("dma", "mm", "vec")            # the order of ga2_tb's monitor and of model/timing.py SLOT
 KINDS = ("RAW", "WAR", "WAW")
-# the RTL unit on the vec port that is new with PACK4/UNPACK4 (rtl/ga2_pack4.v): its ops
-# (model/timing.py UNIT puts them on "vec"; tests/tb/test_coverage_model.py holds both)
-PK_UNIT, PK_OPS = "pack4", ("PACK4", "UNPACK4")
+# the RTL unit on the vec port that is new with the 4-bit packing ops (rtl/ga2_pack4.v):
+# its ops, the records whose module it is (model/timing.py UNIT puts them on "vec";
+# tests/tb/test_coverage_model.py holds both)
+PK_UNIT = "pack4"
+PK_OPS = tuple(name for name, r in ops.TABLE.items() if r.module == f"ga2_{PK_UNIT}")
 # ga2_tb's hpk index kind*4 + j: the pack4 refinement of the (busy, new) pairs
 PK_PAIRS = (("dma", PK_UNIT), ("mm", PK_UNIT), (PK_UNIT, "dma"), (PK_UNIT, "mm"))
 # the softmax lengths with a class point of their own: the default chip's and the longest
@@ -81,7 +83,7 @@ def _zero_fault(op, field):
 def outside(op, field, label, cfg=None):
     """Whether a bin label of a field is a fault by itself on cfg (sampled for a refused
     instruction only when check() blames that field): past a limit, a 0 that is a bad
-    shape, MM's M or N at its encoding's 7, xhi's 255 on a memory without that page."""
+    shape, MM's M or N at its encoding's 7, xhi's top page (4095) on a memory without that page."""
     if label in ("cap+1", "sp_past", "ext_past"):
         return True
     if field == "xhi" and label == "max":
@@ -105,7 +107,7 @@ def _cap(op, field, cfg):
     s = _shape(op, field)
     if s is None or s.hi is None:
         return None
-    return ops.VIEWS[op]["shape_hi"][ops.TABLE[op].shape.index(s)](None, cfg)
+    return ops.shape_limits(op, s, cfg)[1]
 
 
 def _sp_fields(op):
@@ -203,13 +205,13 @@ def fault_bins(op):
         codes.append(isa.ERR_SP_RANGE)
     if rec.ext_ranges():
         codes.append(isa.ERR_EXT_RANGE)
-    codes += rec.data_faults             # found in EXEC from data (LDX's row index)
+    codes += rec.data_faults             # found in EXEC from data (a lookup's row index)
     names_ = error_codes()
     return [names_[c] for c in sorted(codes)]
 
 
 def sm_class(n, cfg):
-    """SM's length class: 1, 2..half-1, half, half+1..max-2, max-1, max (half = max / 2)."""
+    """The softmax's length class: 1, 2..half-1, half, half+1..max-2, max-1, max (half = max / 2)."""
     top, half = cfg.sm_max_len, cfg.sm_max_len // 2
     if n in (1, half, top - 1, top):
         return str(n)

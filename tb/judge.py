@@ -3,7 +3,7 @@
 The one definition. reference() runs a program on the reference Machine and references()
 a sequence of them on one Machine (the scratchpad carries over; KEEP_EXT runs a program
 on the external memory the previous one left); expected(ref) is what the chip must then
-show: the external memory, the five counters, error / error_code / error_pc, the retire
+show: the external memory, the six counters, error / error_code / error_pc, the retire
 trace and the scratchpad read count; cut_trace() the retires of a program cut by reset.
 compare(ref, got) holds a chip's outcome to that and names the first divergence in time
 first: the retire trace, then done/error, the counters, the scratchpad read count and the
@@ -41,7 +41,7 @@ the outputs just before the start); sp_reads: the scratchpad words the chip read
 run (the harness's count of enabled read ports, up to done), None when not measured."""
 
 # the host-visible outputs, as the wrapper's status line names them
-HOST_OUTPUTS = ("done", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret", "retire")
+HOST_OUTPUTS = ("done", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret", "fetch", "retire")
 
 # the harness's per-cycle host-contract monitors (tb/hdl/ga2_harness.v), as the status
 # line names them (mon_*: the run, up to the status; pre_mon_*: the idle cycles after the
@@ -55,7 +55,7 @@ MONITORS = {
     "reset": "an output (done, error, code, pc, retire, a counter) non-zero between reset and the first start",
     "epc": "error_code or error_pc non-zero while error = 0",
     "retire": "retire while not running, or retire_cycle != cycles + 1",
-    "clear": "an event counter (mm, dma, vec, instret) non-zero in the first cycle of a run",
+    "clear": "an event counter (mm, dma, vec, instret, fetch) non-zero in the first cycle of a run",
 }
 
 

@@ -5,7 +5,7 @@ Why: a fast, self-contained check of rtl/ (no cocotb) on Icarus and Verilator --
 each program is written as hex files (tb/protocol.py), tb/hdl/tb_plain.v runs it, and
 the verdict is the judge's (tb/judge.py compare, on tb/sim/plain.outcomes of the bench's
 outputs, per run against the reference Machine run over the same runs): the external
-memory, the five counters, the scratchpad words read, error/code/pc, the retire trace,
+memory, the six counters, the scratchpad words read, error/code/pc, the retire trace,
 done, timeouts, x/z and out-of-range accesses. The programs are tb/stimulus's: the hand
 programs (tb/stimulus/hand.py: every op and every error code, each run twice on one
 chip) and random region programs (tb/stimulus/regionprog.py region_cases: valid, and with
@@ -106,7 +106,7 @@ XCHECK_DUT = "tb_plain.u_h.dut."
 XCHECK_STARTS = {"dma": "u_dma.start", "mm": "u_mm.start", "rq": "u_vec_rq.start",
                  "sm": "u_softmax.start", "div": "u_softmax.u_div.start", "add": "u_vec_add.start",
                  "amax": "u_argmax.start", "norm": "u_norm.start", "ndiv": "u_norm.u_div.start",
-                 "seq": "u_seq.clear"}
+                 "rqc": "u_rqc.start", "rqcw": "u_rqc.wr_en", "seq": "u_seq.clear"}
 # (dut-relative name without its bit range, as a regex; the units whose first start
 # defines it)
 XCHECK_DATAPATH = [
@@ -131,9 +131,16 @@ XCHECK_DATAPATH = [
      r"|argmax_ra|argmax_wa|argmax_wd", ("amax",)),
     (r"u_norm\.(cnt_q|st_q|len_q|at_end|src_q|rp_q|wp_q|ss_q|root_q|rem_q|m_q|s_q|first|sq_end|pair"
      r"|trial|diff|fits|rd_addr|wr_addr)|u_norm\.u_div\.divisor|norm_ra|norm_wa", ("norm",)),
+    (r"u_rqc\.(st_q|w_q|ri_q|m_q|rb_q|ap_q|ld_q|rp_q|rs_q|cs_q|cp_q|ce_q|wp_q|q_q|at_end|row_end|reading"
+     r"|writing|nrb|rd_addr|wr_addr)|rqc_ra|rqc_wa", ("rqc",)),
+    # RQC's operand and product registers, loaded in an element's cycles (the row scale
+    # in its first S_A, P in S_C, H and the column word in S_M): all loaded by the first
+    # write, and what the multiplier and the shift compute from them
+    (r"u_rqc\.(mr_q|er_q|c_q|p_q|h_q|mul_a|mul_b|prod|f|k|neg|f_fits|fs|r|y|a|t|fits|wr_data)|rqc_wd",
+     ("rqc", "rqcw")),
     # the sequencer's error 6 (no reset: a start clears it and loads its pc register)
     (r"u_seq\.(idx_q|idx_d|ipc_q|ipc_d)", ("seq",)),
-    # NORM's divider and what its quotient feeds (the requant's m and s: NORM's start)
+    # the norm's divider and what its quotient feeds (the requant's m and s: the norm's start)
     (r"u_norm\.u_div\.(cnt_q|quo_q|rem_q|dsr_q|quotient|remainder|trial|diff|ge)"
      r"|u_norm\.(quot|div_rem|xr|wr_data)|u_norm\.u_requant\.\w+|norm_wd",
      ("norm", "ndiv")),

@@ -236,9 +236,10 @@ def live_next(d, k):
 # every key of pK_status.txt, in the wrapper's order (tb/hdl/ga2_tb.v write_results): a
 # status without all of them, or not ending in a newline, was torn (the simulator died
 # while writing it)
-STATUS_KEYS = tuple("done error code pc cycles mm dma vec instret retire timeout wall imem_oob ext_rd_oob "
-                    "ext_wr_oob xz sp_reads aborted cut_cycles idle_changes pre_done pre_error pre_code "
-                    "pre_pc pre_cycles pre_mm pre_dma pre_vec pre_instret pre_retire mon_count mon_rise "
+STATUS_KEYS = tuple("done error code pc cycles mm dma vec instret fetch retire timeout wall imem_oob "
+                    "ext_rd_oob ext_wr_oob xz sp_reads aborted cut_cycles idle_changes pre_done pre_error "
+                    "pre_code pre_pc pre_cycles pre_mm pre_dma pre_vec pre_instret pre_fetch pre_retire "
+                    "mon_count mon_rise "
                     "mon_hold mon_imem mon_ext mon_reset mon_epc mon_retire mon_clear run_cycles "
                     "pre_mon_count pre_mon_rise pre_mon_hold pre_mon_imem pre_mon_ext pre_mon_reset "
                     "pre_mon_epc pre_mon_retire pre_mon_clear".split())
@@ -310,9 +311,10 @@ def read_bus(path):
 # error code pc: the expected error outputs; cycles mm dma vec instret: the counters;
 # ntrace: the retires listed; light: keep the external memory, compare no memory;
 # reads: the scratchpad words read up to done; nneed: of a cut program, the listed
-# retires the chip must show before the cut (the others are allowed, not required)
+# retires the chip must show before the cut (the others are allowed, not required);
+# fetch: the sixth counter (last, so the older words keep their places)
 META = ("limit", "abort_at", "error", "code", "pc", "cycles", "mm", "dma", "vec", "instret",
-        "ntrace", "light", "reads", "nneed")
+        "ntrace", "light", "reads", "nneed", "fetch")
 
 
 def _u32(v):

@@ -10,7 +10,7 @@ scenarios from this module, so a new operation's unit is checked with no edit he
   variants()    the vector units as checked (tb/vecunits.py);
   jobs(v)       two small instructions of each op of the unit, drawn from its record
                 (lengths at the bottom of their shape range, addresses apart or over each
-                other, other fields from a seeded generator);
+                other, row strides small, other fields from a seeded generator);
   cycles(L)     the restart cycles of a job busy L cycles: every cycle up to 24, else the
                 first three, nine spread over the job and the last three;
   scenarios()   (variant, P1, P2, c) for every variant, job pair (P1, P2: each job then
@@ -39,12 +39,17 @@ def _job(rec, rng, overlap_dst):
     f = {}
     cfg = config.DEFAULT
     for s in rec.shape:
-        lo = ops.VIEWS[rec.name]["shape_lo"][rec.shape.index(s)](None, cfg)
+        lo = ops.shape_limits(rec, s, cfg)[0]
         f[s.field] = lo + rng.randrange(2, 6)
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:
         if name not in f and name not in bases:
-            f[name] = rng.getrandbits(w)
+            kind = str(rec.stim.get(name, ""))
+            if kind.startswith("stride:"):         # a row stride: small, rows apart or over each other
+                row = kind[len("stride:"):]
+                f[name] = rng.randrange(0, (int(row) if row.isdigit() else f.get(row, 1)) + 4)
+            else:
+                f[name] = rng.getrandbits(w)
     a = tuple(f.get(n, 0) for n, _ in rec.fields)
     spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[rec.name]["extents"])}
     at = rng.randrange(0, 64)

@@ -60,7 +60,7 @@ def chunk_seed(seed, c):
 
 def chunk_programs(seed, c, k, cfg):
     """The k (prog, image) pairs of chunk c: randprog's random programs; in the overlap mode
-    every other one is built to collide (tb/stimulus/collide.py, SM included, one in eight
+    every other one is built to collide (tb/stimulus/collide.py, the softmax included, one in eight
     of those ending in a fault behind busy units)."""
     from tb.stimulus import collide, randprog
     if cfg.mode != "overlap":

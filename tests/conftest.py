@@ -15,8 +15,14 @@ On two or more xdist workers (make test) the suite is laid out so no core idles:
   so its fixture is set up once. (xdist's own --dist loadgroup cannot do this here:
   it renames item._nodeid, which pytest 9 no longer reads.)
 The order changes when a test runs, never what it checks.
+
+With --calibration=RUNS (make test passes 3) the run ends with one more line, after pytest's
+count: the time of a fixed CPU workload (tools/bench/calibrate.py) on this machine just
+after the tests, and the tests' wall time in units of it, so runs on different machines
+compare.
 """
 import os
+import time
 
 import pytest
 
@@ -40,6 +46,7 @@ SLOW_FIRST = (
     "tests/tb/test_decode_cosim.py",
     "tests/tb/test_host_contract.py",
     "tests/tools/ch09/test_ch09_cosim.py",
+    "tests/tb/test_long_program_cosim.py::test_past_the_16_bit_pc_on_verilator",
     "tests/tb",
     "tests/tools",
 )
@@ -70,7 +77,40 @@ def _prebuilds(items):
     if any("verilator" in it.nodeid for it in items):
         out += [(f"verilator {c.name}", lambda c=c: hw.build("verilator", cfg=c))
                 for c in (config.CH09_OVERLAP, config.CH09, config.DEFAULT)]
+    long_test = "tests/tb/test_long_program_cosim.py::test_past_the_16_bit_pc_on_verilator"
+    if any(it.nodeid == long_test for it in items):
+        cfg = config.DEFAULT.for_program(mods[long_test.split("::")[0]].N)   # 2^17 instruction words
+        out.append((f"verilator {cfg.name}", lambda c=cfg: hw.build("verilator", cfg=c)))
     return out
+
+
+def pytest_addoption(parser):
+    parser.addoption("--calibration", nargs="?", const=3, default=0, type=int, metavar="RUNS",
+                     help="end with the time of a fixed CPU workload on this machine, the best of RUNS "
+                          "(default 3; tools/bench/calibrate.py)")
+
+
+def pytest_configure(config):
+    config._ga2_t0 = time.perf_counter()
+
+
+def pytest_unconfigure(config):
+    """After pytest's last line (its count): the calibration line, on the controller only."""
+    runs = config.getoption("--calibration", default=0)
+    if hasattr(config, "workerinput") or not runs or runs < 1:
+        return
+    from tools.bench import calibrate
+    elapsed = time.perf_counter() - config._ga2_t0
+    try:
+        best, times = calibrate.measure(runs)
+        text = calibrate.line(best, times, tests_seconds=elapsed)
+    except RuntimeError as e:              # the workload was changed: say so, time nothing
+        text = f"calibration: not measured: {e}"
+    tr = config.pluginmanager.getplugin("terminalreporter")
+    if tr is not None:
+        tr.write_line(text)
+    else:
+        print(text)
 
 
 def pytest_collection_modifyitems(session, config, items):

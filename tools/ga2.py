@@ -14,8 +14,11 @@
                                         options; docs/serving_lm.md, "Serving the language model")
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
-128-bit words. IMAGE is the external memory before the run: a .hex file (8 hex digits a
-line, as $readmemh reads), a .npy array, or text of integers (decimal or 0x hex).
+128-bit words, of up to 1,048,575 instructions: a program longer than the default chip's
+1,024-word instruction memory runs on a chip whose memory is the smallest power of two
+holding it (model/config.py Config.for_program; the pc is 20 bits). IMAGE is the
+external memory before the run: a .hex file (8 hex digits a line, as $readmemh reads), a
+.npy array, or text of integers (decimal or 0x hex).
 
 Exit codes: 0 success (for run: every simulator equal to the reference, no fault);
 1 a simulator differs from the reference (a chip bug: the first divergence is printed);
@@ -63,7 +66,9 @@ def _text(path):
 
 
 def read_program(path, cfg, check=True):
-    """A program from assembly text or a .hex file of 128-bit words."""
+    """A program from assembly text or a .hex file of 128-bit words, of up to
+    config.IMEM_MAX instructions whatever cfg's instruction memory (fit() sizes it)."""
+    cfg = cfg.replace(imem_depth=config.IMEM_MAX)
     p = Path(path)
     text = _text(path)
     if p.suffix == ".hex":
@@ -89,6 +94,25 @@ def read_program(path, cfg, check=True):
     if not prog:
         raise InputError(f"{path}: no instructions")
     return prog
+
+
+def fit(cfg, prog):
+    """cfg with an instruction memory that holds prog (Config.for_program)."""
+    try:
+        return cfg.for_program(len(prog))
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
+def traffic(words, trace, counters):
+    """One line: the instruction words the chip read (the fetch counter, 128 bits each:
+    four 32-bit words) against the data words its DMA moved (the retired instructions'
+    LD / ST / LDX lengths, model/isa.py words)."""
+    data = sum(isa.words(isa.decode(words[pc])) for pc, _ in trace)
+    inst = 4 * counters.fetch
+    share = f"{100 * inst / data:.2f}% of" if data else "no"
+    return (f"instruction traffic: {counters.fetch} words of 128 bits fetched = {inst} words of 32 bits, "
+            f"{share} the data traffic ({data} words moved by the DMA)")
 
 
 def read_image(path, cfg):
@@ -133,7 +157,7 @@ def read_image(path, cfg):
 def cmd_asm(args):
     cfg = _cfg(args)
     prog = read_program(args.prog, cfg, check=not args.raw)
-    text = "".join(f"{w:032x}\n" for w in program_words(prog, cfg))
+    text = "".join(f"{w:032x}\n" for w in program_words(prog, fit(cfg, prog)))
     if args.output:
         Path(args.output).write_text(text)
         print(f"wrote {args.output} ({len(prog)} instructions)", file=sys.stderr)
@@ -151,17 +175,20 @@ def cmd_disasm(args):
 def cmd_cycles(args):
     cfg = _cfg(args)
     prog = read_program(args.prog, cfg, check=not args.raw)
+    cfg = fit(cfg, prog)
     words = program_words(prog, cfg)
     s = timing.schedule(words, cfg)
-    print(f"{'pc':>4}  {'instruction':<60} {'unit':>5} {'issue':>7} {'busy':>13} {'retire':>7}")
+    pw = max(4, len(str(len(words) - 1)))       # the pc column: as wide as the last pc
+    print(f"{'pc':>{pw}}  {'instruction':<60} {'unit':>5} {'issue':>7} {'busy':>13} {'retire':>7}")
     for e in s.events:
         ins = isa.decode(words[e.pc])
         busy = f"{e.start}..{e.end}" if e.unit else "-"
-        print(f"{e.pc:4d}  {(ins.op + ' ' + isa.format_fields(ins)).strip():<60} {e.unit or '-':>5} "
+        print(f"{e.pc:{pw}d}  {(ins.op + ' ' + isa.format_fields(ins)).strip():<60} {e.unit or '-':>5} "
               f"{e.issue:7d} {busy:>13} {e.retire:7d}")
     c = s.counters
     print(f"total {c.cycles} cycles (predicted by the timing model, mode {cfg.mode}; mm {c.mm}, "
-          f"dma {c.dma}, vec {c.vec}, instret {c.instret})")
+          f"dma {c.dma}, vec {c.vec}, instret {c.instret}, fetch {c.fetch})")
+    print(traffic(words, timing.trace(s), c))
     if s.fault:
         print(f"the program faults: error {s.fault.code} ({isa.ERROR_NAMES.get(s.fault.code, '?')}) "
               f"at pc {s.fault.pc}: {s.reason}")
@@ -172,7 +199,8 @@ def cmd_cycles(args):
 def _show(label, counters, error, code, pc):
     c = counters
     state = f"error {code} ({isa.ERROR_NAMES.get(code, '?')}) at pc {pc}" if error else "halted"
-    print(f"{label:<10} {state}; cycles {c.cycles} mm {c.mm} dma {c.dma} vec {c.vec} instret {c.instret}")
+    print(f"{label:<10} {state}; cycles {c.cycles} mm {c.mm} dma {c.dma} vec {c.vec} instret {c.instret} "
+          f"fetch {c.fetch}")
 
 
 def _per_sim(path, sim):
@@ -184,6 +212,7 @@ def _per_sim(path, sim):
 def cmd_run(args):
     cfg = _cfg(args)
     prog = read_program(args.prog, cfg, check=not args.raw)
+    cfg = fit(cfg, prog)
     words = program_words(prog, cfg)
     image = read_image(args.ext, cfg)
     try:
@@ -192,6 +221,7 @@ def cmd_run(args):
         ref = e
     faulted = isinstance(ref, GA2Error)
     _show("reference", ref.counters, faulted, getattr(ref, "code", 0), getattr(ref, "pc", 0))
+    print(traffic(words, ref.trace, ref.counters))
     sims = {"model": (), "both": ("icarus", "verilator")}.get(args.sim, (args.sim,))
     rc = EXIT_FAULT if faulted else EXIT_OK
     final_ext = ref.ext
@@ -290,6 +320,10 @@ def cmd_generate(args):
     made = sum(gen.new)
     print(f"{args.sim} ({args.mode}): {len(gen.steps)} steps, {cycles} cycles, {made} tokens, "
           f"{1000 * made / cycles:.3f} tokens per 1,000 cycles (batch {len(prompts)})")
+    fetched = sum(int(c.fetch) for c in out.counters)
+    data = sum(isa.program_words(p) for p in gen.programs())
+    print(f"instruction traffic: {fetched} words of 128 bits fetched = {4 * fetched} words of 32 bits, "
+          f"{100 * 4 * fetched / data:.2f}% of the data traffic ({data} words moved by the DMA)")
     if out.error:
         print(f"FAIL: {out.error}")
         return EXIT_MISMATCH

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from .expr import Expr, bound, compile_py, fields_of, lift
 
 ADDR_W = 16            # every address field (scratchpad, external low part) is 16 bits
+XHI_W = 12             # the transfers' xhi: an external address is xhi * 2^16 + a 16-bit field (28 bits)
 OP_W = 4               # the opcode: the instruction word's low OP_W bits
 INSTR_W = 128          # instruction word width (bits)
 # Extended opcodes: the 4-bit opcode EXT_CODE says the next XOP_W bits are a sub-opcode,
@@ -59,7 +60,7 @@ ERR_SP_RANGE = 2         # scratchpad address out of range
 ERR_EXT_RANGE = 3        # external address out of range
 ERR_SHAPE = 4            # a field outside its shape limits (M, N, K, len, rows ...)
 ERR_PC = 5               # ran past the end of the instruction memory without HALT
-ERR_INDEX = 6            # LDX: the row index read from the scratchpad is not below rows
+ERR_INDEX = 6            # a lookup's row index read from the scratchpad is not below rows (ldx.py)
 
 Range = namedtuple("Range", "space first last")
 Range.__doc__ = """A memory range: space "sp" (scratchpad) or "ext" (external memory), first..last
@@ -103,7 +104,7 @@ class Op:
     unit: object                  # "dma", "mm", "vec", or None (HALT retires in DECODE)
     module: object                # the RTL unit that executes it: rtl/<module>.v (None: HALT)
     summary: str
-    execute: object               # (args, extra, ext, sp) -> True when an LDX index faults
+    execute: object               # (args, extra, ext, sp) -> True when a row index faults
     busy: object = 0
     sp_reads: object = 0
     words: object = 0
@@ -114,13 +115,16 @@ class Op:
     prepare: object = None        # args -> extra for execute (memoised per word), or None
     # random-stimulus ranges (tb/stimulus/randops.py rand_op): a shape field's cap (an int),
     # "near:<field>[|<field>]" (a destination sometimes over that source), "same:<field>",
-    # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "weight" (its share
+    # "m": "ms" or "normms" (the mantissa / shift pair's distribution), "stride:<field>" or
+    # "stride:<n>" (a row stride for rows of that many words, halved with the shape fields
+    # until the ranges fit), "weight" (its share
     # of a random program; 0 or absent: drawn only where a test asks for it), "index_of":
     # <field> (its one-word result is an index below that field: a program may look it up)
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
-    sizes: tuple = ()             # fields any of which at 0 leaves the op touching nothing (MM's M, K, N)
-    data_faults: tuple = ()       # fault codes found in EXEC from data (LDX: ERR_INDEX)
+    # fields or expressions any of which at 0 leaves the op touching nothing (MM's M, KE, N)
+    sizes: tuple = ()
+    data_faults: tuple = ()       # fault codes found in EXEC from data (ldx.py: ERR_INDEX)
     params: dict = field(default_factory=dict)   # the unit's parameters from ga2_top's (model/rtl.py)
 
     # ------------------------------------------------------------- derived views
@@ -179,7 +183,7 @@ def _views(op):
             parts.append(item)
         body = " + ".join(parts) if parts else "()"
         if op.sizes and parts:
-            body = f"(({body}) if {' and '.join(f'a[{i[n]}]' for n in op.sizes)} else ())"
+            body = f"(({body}) if {' and '.join(f'({compile_src(lift(n))})' for n in op.sizes)} else ())"
         return eval(f"lambda a: {body}", {"_R": Range})
 
     def ok_fn():
@@ -208,6 +212,18 @@ def _views(op):
         "shape_lo": tuple(compile_py(lift(s.lo), i) for s in op.shape),
         "shape_hi": tuple(None if s.hi is None else compile_py(lift(s.hi), i) for s in op.shape),
     }
+
+
+def shape_limits(op, s, cfg, a=None):
+    """(lo, hi) of op's shape check s on cfg (hi None: no upper bound), for the field
+    values a, or for the record's defaults (0 where none) when a is None: a bound may
+    depend on another field (MM's K may be 0 when khi is not)."""
+    rec = TABLE[op] if isinstance(op, str) else op
+    if a is None:
+        a = tuple(rec.defaults.get(n, 0) for n, _ in rec.fields)
+    k = rec.shape.index(s)
+    v = VIEWS[rec.name]
+    return v["shape_lo"][k](a, cfg), None if s.hi is None else v["shape_hi"][k](a, cfg)
 
 
 def check(op, a, cfg):
@@ -299,7 +315,8 @@ def _validate(r, table):
     exprs += [lift(s.hi) for s in r.shape if s.hi is not None]
     used = {f for e in exprs for f in fields_of(e)}
     used |= {x.base for x in r.ranges} | {s.field for s in r.shape}
-    used |= {x.rd for x in r.ranges if isinstance(x.rd, str)} | set(r.defaults) | set(r.sizes)
+    used |= {x.rd for x in r.ranges if isinstance(x.rd, str)} | set(r.defaults)
+    used |= {f for n in r.sizes for f in fields_of(lift(n))}
     if used - known:
         raise ValueError(f"{r.name}: unknown field(s) {', '.join(sorted(used - known))}")
     for x in r.ranges:

@@ -91,7 +91,7 @@ class Bin(Expr):
 
 
 class Cond(Expr):
-    """then if the one-bit field `flag` is 1, else `other`."""
+    """then if the field `flag` is not 0, else `other`."""
 
     def __init__(self, flag, then, other):
         self.flag, self.then, self.other = flag, lift(then), lift(other)
@@ -176,14 +176,8 @@ def verilog(e, wire, param=None):
     if isinstance(e, Bin):
         return f"({verilog(e.a, wire, param)} {e.op} {verilog(e.b, wire, param)})"
     if isinstance(e, Cond):
-        return f"({_flag(wire(e.flag))} ? {verilog(e.then, wire, param)} : {verilog(e.other, wire, param)})"
+        return f"(({wire(e.flag)} != 32'd0) ? {verilog(e.then, wire, param)} : {verilog(e.other, wire, param)})"
     raise TypeError(f"not an expression: {e!r}")
-
-
-def _flag(w):
-    """A one-bit field's test: bit 0 of a named wire, or a zero-extended expression (a
-    generated formal wrapper's concatenation, which Verilog cannot bit-select) != 0."""
-    return f"{w}[0]" if w.isidentifier() else f"({w} != 32'd0)"
 
 
 def params_of(e):

@@ -1,5 +1,5 @@
 """LD: copy len words of the external memory to the scratchpad (the DMA unit)."""
-from . import EXT, SP, Op, Rng, Shape
+from . import EXT, SP, XHI_W, Op, Rng, Shape
 from .expr import Field
 
 LEN = Field("len")
@@ -15,7 +15,7 @@ def execute(a, extra, ext, sp):
 LD = Op(
     name="LD", code=1, unit="dma", module="ga2_dma",
     summary="copy ext[xhi*65536 + src ..) to sp[dst ..), len words",
-    fields=(("dst", 16), ("src", 16), ("len", 13), ("xhi", 8)),
+    fields=(("dst", 16), ("src", 16), ("len", 13), ("xhi", XHI_W)),
     defaults={"xhi": 0},
     shape=(Shape("len"),),
     ranges=(Rng(SP, "dst", LEN, wr=True), Rng(EXT, "src", LEN, rd=True)),

@@ -6,7 +6,7 @@ It reads the index word, forms the row's address, then loads len words (busy len
 the program runs on to its end with unchanged timing and the chip reports the first such
 LDX at done (docs/isa.md "Errors").
 """
-from . import ERR_INDEX, EXT, SP, Op, Rng, Shape
+from . import ERR_INDEX, EXT, SP, XHI_W, Op, Rng, Shape
 from .expr import Field
 
 LEN, ROWS = Field("len"), Field("rows")
@@ -26,7 +26,7 @@ def execute(a, extra, ext, sp):
 LDX = Op(
     name="LDX", code=7, unit="dma", module="ga2_dma",
     summary="sp[dst ..) = row sp[idx] of the table ext[xhi*65536 + src ..) of rows x len words",
-    fields=(("dst", 16), ("src", 16), ("len", 13), ("idx", 16), ("rows", 16), ("xhi", 8)),
+    fields=(("dst", 16), ("src", 16), ("len", 13), ("idx", 16), ("rows", 16), ("xhi", XHI_W)),
     defaults={"xhi": 0},
     shape=(Shape("len"), Shape("rows")),
     ranges=(Rng(SP, "idx", 1, rd=True), Rng(SP, "dst", LEN, wr=True),

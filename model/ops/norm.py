@@ -2,7 +2,7 @@
 r = floor(2^29 / isqrt(sum x^2 * 2^10)) (zeros when every x is 0; docs/lm.md "Numerics").
 
 Two passes: the sum of squares (every element read before any write), the integer square
-root and the reciprocal between them (TAIL cycles), then the scaling, streamed like RQ
+root and the reciprocal between them (TAIL cycles), then the scaling, streamed like the requant (rq.py)
 (element i read, then written): with dst ahead of src it reads results already written.
 """
 import math

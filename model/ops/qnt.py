@@ -28,7 +28,7 @@ qmax = 2^n - 1 (32,767 or 127); x_i = the int32 word sp[src+i], A = max |x_i| (<
 Timing: pass 1 reads every x_i (len + 1 cycles: amax and the sum of squares, one
 multiplier), then the tail: normalisation (6), in rms mode the division by len (76), a
 second normalisation (6) and the square root (32); the reciprocal's load and 32 steps;
-pass 2 (len + 1) streams like RQ: element i read in its cycle i, q_i written in the next,
+pass 2 (len + 1) streams as ga2_vec_rq does: element i read in its cycle i, q_i written in the next,
 so with dst ahead of src by less than len an element reads the result already written
 (the quantization is then applied to it with the row's R and sh); last the mantissa's
 load and 19 division steps and the scale word's write at dst + len, after every read.

@@ -1,5 +1,5 @@
 """ST: copy len words of the scratchpad to the external memory (the DMA unit)."""
-from . import EXT, SP, Op, Rng, Shape
+from . import EXT, SP, XHI_W, Op, Rng, Shape
 from .expr import Field
 
 LEN = Field("len")
@@ -15,7 +15,7 @@ def execute(a, extra, ext, sp):
 ST = Op(
     name="ST", code=2, unit="dma", module="ga2_dma",
     summary="copy sp[src ..) to ext[xhi*65536 + dst ..), len words",
-    fields=(("src", 16), ("dst", 16), ("len", 13), ("xhi", 8)),
+    fields=(("src", 16), ("dst", 16), ("len", 13), ("xhi", XHI_W)),
     defaults={"xhi": 0},
     shape=(Shape("len"),),
     ranges=(Rng(SP, "src", LEN, rd=True), Rng(EXT, "dst", LEN, wr=True)),

@@ -10,8 +10,9 @@ ones by their full address xhi * 2^16 + the field, xhi sometimes past the memory
 random bits above each op's last field. For each word the fault code of both decoders
 must equal isa.decode() + isa.check() (1 for an illegal opcode) on their Config, and
 chip A's op one-hot, RTL-unit select and timing-unit select must be the record's; for a
-word chip A accepts, its scratchpad range outputs (read 0, read 1, write: valid, first,
-last) must equal model/func.py reads() / writes() (the overlap mode's hazard ranges). The
+word chip A accepts, its scratchpad range outputs (every read slot, then the write:
+valid, first, last) must equal model/func.py reads() / writes() (the overlap mode's
+hazard ranges; as many read slots as the record with the most reads). The
 two Configs come from tests/tb/test_decode_cosim.py through GA2_DECODE_CFGS (JSON), the
 same values it builds the wrapper's parameters from.
 """
@@ -28,6 +29,8 @@ SEED = 2027
 UNIT = {r.name: rtl.modules().index(r.module) for r in ops.TABLE.values() if r.module}
 TUNIT = {r.name: ops.UNITS.index(r.unit) for r in ops.TABLE.values() if r.unit}
 OPS = tuple(op for op in isa.FIELDS if op != "HALT")
+# the decoder's read slots (rtl/ga2_isa.vh GA2_NUM_RD): the most read ranges of any record
+NUM_RD = max(len([r for r in rec.ranges if r.space == ops.SP and r.rd is True]) for rec in ops.TABLE.values())
 
 
 def _cfgs():
@@ -68,13 +71,11 @@ def _extent(op, r, f):
 def _limits(op, s, cfgs):
     """Values at and around a shape check's limits on either chip."""
     rec = ops.TABLE[op]
-    k = rec.shape.index(s)
     out = set()
     for c in cfgs:
-        lo = ops.VIEWS[op]["shape_lo"][k](None, c)
+        lo, hi = ops.shape_limits(rec, s, c)
         out |= {lo - 1, lo, lo + 1}
-        if s.hi is not None:
-            hi = ops.VIEWS[op]["shape_hi"][k](None, c)
+        if hi is not None:
             out |= {hi - 1, hi, hi + 1}
     return sorted(v for v in out if v >= 0)
 
@@ -127,6 +128,18 @@ def _words(cfgs, rng):
     return ws
 
 
+def _sp_reads(ins):
+    """(unconditional, conditional) scratchpad read ranges of a valid instruction as
+    (first, last) pairs, in its record's order: func.reads() split by the record's rd flag
+    (a conditional read, MM's old C words with acc, is not a hazard slot of its own)."""
+    rec = ops.TABLE[ins.op]
+    got = [(r.first, r.last) for r in func.reads(ins) if r.space == func.SP]
+    flags = [r.rd for r in rec.ranges if r.space == ops.SP and r.rd
+             and (r.rd is True or ins.args[rec.index[r.rd]])]
+    assert len(flags) == len(got), f"{ins}: {len(got)} read ranges, its record {len(flags)}"
+    return ([g for g, f in zip(got, flags) if f is True], [g for g, f in zip(got, flags) if f is not True])
+
+
 def _expect(word, cfg):
     try:
         ins = isa.decode(word)
@@ -146,7 +159,7 @@ async def test_decode(dut):
     seen_rng = dict.fromkeys(OPS, 0)
     for w in words:
         dut.instr.value = w
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         for k, (cfg, sig) in enumerate(((cfg_a, dut.a_fault), (cfg_b, dut.b_fault))):
             code, ins = _expect(w, cfg)
             got = int(sig.value)
@@ -163,16 +176,19 @@ async def test_decode(dut):
         if ins is None or ins.op == "HALT":
             continue
         if code == 0:
-            rd = [(r.first, r.last) for r in func.reads(ins) if r.space == func.SP]
+            rd, cond = _sp_reads(ins)
             wr = [(r.first, r.last) for r in func.writes(ins) if r.space == func.SP]
-            if len(rd) > 2:                      # a conditional read inside the write range
-                assert rd[2] == wr[0], f"{ins}: read {rd[2]} vs write {wr[0]}"   # (MM acc)
-                rd = rd[:2]
-            exp_r = [(1, a, b) for a, b in rd] + [(0, None, None)] * (2 - len(rd))
+            for c in cond:                       # a conditional read inside the write range
+                assert c == wr[0], f"{ins}: read {c} vs write {wr[0]}"   # (MM acc)
+            assert len(rd) <= NUM_RD, f"{ins}: {len(rd)} read ranges, the decoder has {NUM_RD} slots"
+            exp_r = [(1, a, b) for a, b in rd] + [(0, None, None)] * (NUM_RD - len(rd))
             exp_r += [(1, a, b) for a, b in wr] + [(0, None, None)] * (1 - len(wr))
-            for name, (v, a, b) in zip(("rng_rd0", "rng_rd1", "rng_wr"), exp_r):
-                x = int(getattr(dut, name).value)
-                gv, ga, gb = x >> 32, (x >> 16) & 0xFFFF, x & 0xFFFF
+            got = [(int(dut.rd_v.value) >> k & 1, int(dut.rd_first.value) >> (16 * k) & 0xFFFF,
+                    int(dut.rd_last.value) >> (16 * k) & 0xFFFF) for k in range(NUM_RD)]
+            x = int(dut.rng_wr.value)
+            got.append((x >> 32, (x >> 16) & 0xFFFF, x & 0xFFFF))
+            names = [f"rd{k}" for k in range(NUM_RD)] + ["wr"]
+            for name, (v, a, b), (gv, ga, gb) in zip(names, exp_r, got):
                 assert gv == v and (not v or (ga, gb) == (a, b)), \
                     f"{ins}: {name} valid {gv} {ga}..{gb}, model {v} {a}..{b}"
             seen_rng[ins.op] += 1

@@ -15,7 +15,7 @@ watched from then on; one that finished sooner has its outcome on disk and sits 
 until the wait ends; either way the outcome is the files' (the counters, not the wait).
 """
 import cocotb
-from cocotb.triggers import Edge, Timer
+from cocotb.triggers import Timer
 
 from tb import protocol
 
@@ -24,14 +24,14 @@ from tb import protocol
 async def run_job(dut):
     """Run every job of jobs.txt on the chip, in order."""
     jobs = protocol.read_jobs(".")
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for n, (first, count, wait) in enumerate(jobs):
         tag = n % 0xFFFF + 1              # never 0, the wrapper's ack at reset
         dut.first.value = first
         dut.count.value = count
         dut.req.value = tag
         if wait > 0:
-            await Timer(wait, units="ns")
+            await Timer(wait, unit="ns")
         while int(dut.ack.value) != tag:
-            await Edge(dut.ack)
+            await dut.ack.value_change
     dut._log.info("%d jobs, %d programs", len(jobs), sum(c for _, c, _ in jobs))

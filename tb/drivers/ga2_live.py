@@ -14,7 +14,7 @@ import os
 import time
 
 import cocotb
-from cocotb.triggers import Edge, Timer
+from cocotb.triggers import Timer
 
 from tb import protocol
 
@@ -46,7 +46,7 @@ async def run_live(dut):
     """Run the host's programs one at a time, as the host decides them."""
     idle = _plusarg("live_idle", 900.0)
     host = int(_plusarg("live_host", 0))
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     k = 0
     while True:
         t0 = time.monotonic()
@@ -63,7 +63,7 @@ async def run_live(dut):
         dut.count.value = 1
         dut.req.value = tag
         while True:
-            await Edge(dut.ack)
+            await dut.ack.value_change
             if int(dut.ack.value) == tag:
                 break
         k += 1

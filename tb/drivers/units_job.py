@@ -28,7 +28,7 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from cocotb.triggers import Edge, FallingEdge, Timer
+from cocotb.triggers import FallingEdge, Timer
 
 from model import config, func, isa, ops, timing
 from model.quant import requant
@@ -81,7 +81,7 @@ class Runner:
         self.tag = (self.tag + 1) & 0xFFFF
         d.req.value = self.tag
         while True:
-            await Edge(d.ack)
+            await d.ack.value_change
             if int(d.ack.value) == self.tag:
                 break
         out = {k: int(getattr(d, k).value) for k in
@@ -105,18 +105,24 @@ def _fill(rng, n):
 
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_mm_tiles(dut):
-    """mm_ctrl: C = A @ B (int8 operands = low bytes, int32 results) against numpy."""
+    """mm_ctrl: C = A @ B (int8 operands = low bytes, or int16 A = low halves with a16;
+    depths past 255 through khi; int32 results) against numpy."""
     rng = np.random.default_rng(SEED)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for t in range(_n(90)):
         acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
         M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
         K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
+        if t < 3:                           # depths past 255 (khi): 256, one past, and 700
+            K = (256, 257, 700)[t]
+        a16 = int(rng.integers(0, 2))
         tb = int(rng.integers(0, 2))
         lda = K + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 4))
         ldb = (K if tb else N) + int(rng.integers(0, 5)) if rng.random() < 0.8 else int(rng.integers(0, 3))
         ldc = N + int(rng.integers(0, 5)) if rng.random() < 0.85 else int(rng.integers(0, N + 1))
+        if K > 255 and not tb:              # a deep B read column-wise: the tightest stride
+            ldb = min(ldb, N)
         a_span = (M - 1) * lda + K
         b_span = ((N - 1) * ldb + K) if tb else ((K - 1) * ldb + N)
         c_span = (M - 1) * ldc + N
@@ -125,7 +131,8 @@ async def test_mm_tiles(dut):
         C0 = MEM - c_span if t % 7 == 0 else int(rng.integers(0, MEM - c_span + 1))
         mem = _fill(rng, MEM)
         i, k, j = np.arange(M)[:, None], np.arange(K)[None, :], np.arange(N)[None, :]
-        a = _s8(mem[A0 + i * lda + k])
+        a = mem[A0 + i * lda + k]
+        a = ((a & 0xFFFF) ^ 0x8000) - 0x8000 if a16 else _s8(a)
         b = _s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
         C = a @ (b.T if tb else b)
         expect = mem.copy()
@@ -133,9 +140,10 @@ async def test_mm_tiles(dut):
             for jj in range(N):
                 w = C0 + ii * ldc + jj                      # row-major: the later write wins
                 expect[w] = _w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
-        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K, f_n=N, f_tb=tb,
-                          f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
-        what = f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} A={A0} B={B0} C={C0}"
+        out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K & 255, f_khi=K >> 8,
+                          f_a16=a16, f_n=N, f_tb=tb, f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
+        what = (f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} a16={a16} "
+                f"A={A0} B={B0} C={C0}")
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
         busy = K + config.DEFAULT.mm_fill + M * N
@@ -189,7 +197,7 @@ async def _softmax(dut, fast):
     rng = np.random.default_rng(SEED + (5 if fast else 1))
     cfg = config.DEFAULT.replace(mode="overlap") if fast else config.DEFAULT
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for x in _sm_cases(rng, fast):
         n = len(x)
         src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
@@ -218,7 +226,7 @@ async def test_vec_rq(dut):
     relu 0 and 1 (max(requant, 0))."""
     rng = np.random.default_rng(SEED + 2)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     for t in range(_n(40)):
         n = int(rng.choice([1, 2, 3, 17, 64, 200])) if t % 2 else int(rng.integers(1, 100))
         src = int(rng.integers(0, MEM - n + 1))
@@ -271,7 +279,7 @@ async def test_requant(dut):
         dut.rq_a.value = a & 0xFFFFFFFF
         dut.rq_m.value = m
         dut.rq_s.value = s
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         y = int(_w32(int(dut.rq_y.value)))
         assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
         n += 1
@@ -282,7 +290,7 @@ async def test_requant(dut):
         dut.rq_a.value = a & 0xFFFFFFFF
         dut.rq_m.value = m
         dut.rq_s.value = s
-        await Timer(1, units="ns")
+        await Timer(1, unit="ns")
         y = int(_w32(int(dut.rq_y.value)))
         assert y == y_exp, f"bench vector: requant({a}, {m}, {s}) = {y}, expected {y_exp}"
         n += 1
@@ -296,7 +304,7 @@ async def test_divu(dut):
     mutation bench's vectors with its handshake checks (_divu_contract)."""
     rng = np.random.default_rng(SEED + 4)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     cases = [(0, 1), (1, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (65535 * 65536, 65535),
              (65535 * 65536, 65535 * 64), (12345, 0xFFFFFFFF), (1 << 31, 3), (7, 2)]
     for _ in range(_n(150)):
@@ -322,7 +330,7 @@ async def _divu_contract(dut, vecs):
     clk = dut.clk_o
 
     def bit(sig):
-        return sig.value.binstr
+        return str(sig.value)
 
     def word(sig):
         v = sig.value
@@ -412,19 +420,19 @@ async def _divu_contract(dut, vecs):
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_perf(dut):
     """ga2_perf #(.CW(5)) against plain counting (vectors.perf_vectors, the mutation bench's
-    vectors): reset and clear zero the five counts, each counts its input, all wrap."""
+    vectors): reset and clear zero the six counts, each counts its input, all wrap."""
     clk = dut.clk_o
     cycles = vectors.perf_vectors()
     await FallingEdge(clk)
-    for i, (rst, clear, running, busy, retire, *exp) in enumerate(cycles):
+    for i, (rst, clear, running, busy, retire, fetch, *exp) in enumerate(cycles):
         dut.pf_rst.value, dut.pf_clear.value, dut.pf_running.value = rst, clear, running
-        dut.pf_busy.value, dut.pf_retire.value = busy, retire
+        dut.pf_busy.value, dut.pf_retire.value, dut.pf_fetch.value = busy, retire, fetch
         await FallingEdge(clk)
         v = dut.pf_out.value
-        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v.binstr}"
-        got = [(int(v) >> (5 * (5 - k))) & 31 for k in range(6)]
+        assert v.is_resolvable, f"ga2_perf cycle {i}: x/z in {v}"
+        got = [(int(v) >> (5 * (6 - k))) & 31 for k in range(7)]
         assert got == exp, f"ga2_perf cycle {i} (rst {rst} clear {clear} running {running} busy {busy} " \
-                           f"retire {retire}): {got}, expected {exp}"
+                           f"retire {retire} fetch {fetch}): {got}, expected {exp}"
     dut._log.info("ga2_perf: %d cycles", len(cycles))
 
 
@@ -435,8 +443,8 @@ def _ascii(sig):
     """A Verilog string output (zero-padded on the left) as text."""
     v = sig.value
     if not v.is_resolvable:
-        return v.binstr
-    n = len(v.binstr) // 8
+        return str(v)
+    n = len(v) // 8
     return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
 
 
@@ -451,15 +459,15 @@ async def test_restart(dut):
         await FallingEdge(clk)
     dut.rc_go.value = 1
     n = 0
-    while dut.rc_done.value.binstr != "1" and n < RESTART_LIMIT:
+    while str(dut.rc_done.value) != "1" and n < RESTART_LIMIT:
         await FallingEdge(clk)
         n += 1
     dut.rc_go.value = 0
-    assert dut.rc_done.value.binstr == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
-    fail, fid = dut.rc_fail.value.binstr, dut.rc_fail_id.value
-    scn = int(fid) >> 4 if fid.is_resolvable else fid.binstr
+    assert str(dut.rc_done.value) == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
+    fail, fid = str(dut.rc_fail.value), dut.rc_fail_id.value
+    scn = int(fid) >> 4 if fid.is_resolvable else str(fid)
     assert fail == "0", (f"unit restart {_ascii(dut.rc_unit_name)} scenario {scn} {_ascii(dut.rc_sig_name)} "
-                         f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else fid.binstr})")
+                         f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else str(fid)})")
     dut._log.info("restart: every scenario passed in %d cycles", n)
 
 
@@ -492,10 +500,10 @@ async def test_ops(dut):
     instructions from the records' stimulus ranges on random memories; the scratchpad (and
     the external memory for the DMA) equal model/func.py's execute of the same
     instruction, the busy cycles equal model/timing.py's (the variant's timing mode), last
-    in the final busy cycle, an LDX index fault (idx_err) exactly when the reference's."""
+    in the final busy cycle, a lookup's index fault (idx_err) exactly when the reference's."""
     rng = np.random.default_rng(SEED + 7)
     r = Runner(dut)
-    await Timer(1, units="ns")
+    await Timer(1, unit="ns")
     assert int(dut.n_var.value) == len(vecunits.variants()), "units_vec holds another set of units"
     seen = {}
     for op, var, name, cfg in unit_cases():
@@ -506,7 +514,7 @@ async def test_ops(dut):
         for _ in range(_n(12)):
             ins = randops.rand_op(rng, cfg, b, op)
             sp = _w32(randops.random_image(rng, MEM))
-            if rng.random() < 0.5:                       # small index words: LDX's rows
+            if rng.random() < 0.5:                       # small index words: a lookup's rows
                 sp = np.where(rng.random(MEM) < 0.5, rng.integers(0, 8, size=MEM), sp)
             ext = _w32(randops.random_image(rng, EXT))
             want_sp, want_ext = sp.copy(), ext.copy()

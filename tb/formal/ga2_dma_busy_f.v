@@ -1,8 +1,9 @@
 `default_nettype none
-// ga2_dma_busy_f: ga2_dma busy for exactly LD / ST len + 1 cycles, LDX len + LDX_EXTRA + 1
+// ga2_dma_busy_f: ga2_dma busy for exactly LD / ST len + 1 cycles, the lookup (ldx) len +
+// LDX_EXTRA + 1
 // (model/timing.py busy_cycles; docs/isa.md), for every field value the decoder lets
 // through on a SP_WORDS-word scratchpad and an EXT_WORDS-word external memory
-// (1 <= len, base + len within each memory, LDX's table in range, any rows and index).
+// (1 <= len, base + len within each memory, the lookup's table in range, any rows and index).
 module ga2_dma_busy_f #(
   parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter LDX_EXTRA = 2
 ) (
@@ -16,7 +17,7 @@ module ga2_dma_busy_f #(
   wire [`GA2_ADDR_W-1:0] sp_rd_addr, sp_wr_addr, ext_addr;
   wire [31:0] sp_wr_data, ext_wdata;
   // the unit takes the instruction word: the free fields at their record's bits (ST,
-  // LDX or LD by dir and ldx; external addresses below 2^16: xhi 0)
+  // the lookup or LD by dir and ldx; external addresses below 2^16: xhi 0)
   reg [`GA2_INSTR_W-1:0] instr;
   always @* begin
     instr = {`GA2_INSTR_W{1'b0}};

@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// ga2_dma_range_f: ga2_dma (LD writes dst..dst+len-1; ST reads src..src+len-1; LDX reads its index word idx and writes dst..dst+len-1), on a EXT_WORDS-word external memory;
+// ga2_dma_range_f: ga2_dma (LD writes dst..dst+len-1; ST reads src..src+len-1; the lookup (ldx) reads its index word idx and writes dst..dst+len-1), on a EXT_WORDS-word external memory;
 // every scratchpad access lies in the range ga2_decode reports for the started
 // instruction (the range ga2_hazard reserves for it), and happens only while the unit is
 // busy (range_chk.vh). The unit sits behind the chip's own decoder on a free instruction
@@ -54,11 +54,11 @@ module ga2_dma_range_f #(
 `include "range_chk.vh"
 `ifdef LINK_LEMMAS
   // The lemmas that make the induction close, asserted (so proven, not assumed): while
-  // busy, 1 <= len <= SP_WORDS, cnt <= len; LDX's two first cycles (ix, ad) come before
+  // busy, 1 <= len <= SP_WORDS, cnt <= len; the lookup's two first cycles (ix, ad) come before
   // any transfer (cnt = 0) and only for a load, and in the first the index word's
   // address is the read range, one word; ST (dir 1): the read range is src .. src + len
-  // - 1 and the pointer src + cnt; LD / LDX (dir 0): the write range is dst .. dst + len
-  // - 1 and the pointer dst + cnt - 1 once cnt >= 1 (dst if LDX's index was bad: no write).
+  // - 1 and the pointer src + cnt; LD / lookup (dir 0): the write range is dst .. dst + len
+  // - 1 and the pointer dst + cnt - 1 once cnt >= 1 (dst if the lookup's index was bad: no write).
   wire [SAW:0] l5 = len_q[SAW:0];
   always @* begin
     if (!init_q && busy) begin

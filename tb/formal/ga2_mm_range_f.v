@@ -12,7 +12,8 @@ module ga2_mm_range_f #(
   parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter SM_MAX_LEN = 64, parameter BUG = 0
 ) (
   input wire clk, input wire rst, input wire start, input wire [127:0] instr,
-  input wire [2*`GA2_ARRAY*8-1:0] rd_byte, input wire [31:0] rd_word0
+  input wire [2*`GA2_ARRAY*8-1:0] rd_byte, input wire [`GA2_ARRAY*8-1:0] rd_ahi,
+  input wire [31:0] rd_word0
 );
   localparam UNIT = `GA2_U_MM_CTRL;
   localparam NR = 2 * `GA2_ARRAY;
@@ -30,6 +31,8 @@ module ga2_mm_range_f #(
   wire [`GA2_MM_LDB_W-1:0] mm_ldb = instr[`GA2_MM_LDB_LSB +: `GA2_MM_LDB_W];
   wire [`GA2_MM_LDC_W-1:0] mm_ldc = instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W];
   wire                     mm_acc = instr[`GA2_MM_ACC_LSB];
+  wire [`GA2_MM_KHI_W-1:0] mm_khi = instr[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W];
+  wire                     mm_a16 = instr[`GA2_MM_A16_LSB];
   wire busy, last, wr_en;
   wire [NR-1:0] rd_en;
   wire [NR*AW-1:0] rd_addr;
@@ -38,16 +41,17 @@ module ga2_mm_range_f #(
 `ifdef LINK_LEMMAS
   // k-induction (tb/formal/props.py LINK_INDUCTION): ga2_mm_ctrl elaborated with SP_WORDS
   // = 16, its array cut, its registers made ports (`expose`) before this file is read
-  wire [8:0] cyc_q;
+  wire [11:0] cyc_q;
   wire [2:0] m_q, n_q;
-  wire [7:0] k_q;
+  wire [10:0] k_q;
   wire [SAW-1:0] ldc_q, b_step_q, row_base_q, ap0, ap1, ap2, ap3, bp0, bp1, bp2, bp3;
   wire [1:0] di_q, dj_q;
   wire [3:1] win_q;
   ga2_mm_ctrl dut (
     .clk(clk), .rst(rst), .start(start), .dst(mm_dst), .a_base(mm_a), .b_base(mm_b), .m(mm_m),
-    .k(mm_k), .n(mm_n), .tb(mm_tb), .lda(mm_lda), .ldb(mm_ldb), .ldc(mm_ldc), .acc(mm_acc),
-    .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .k(mm_k), .khi(mm_khi), .a16(mm_a16), .n(mm_n), .tb(mm_tb), .lda(mm_lda), .ldb(mm_ldb),
+    .ldc(mm_ldc), .acc(mm_acc), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .rd_byte(rd_byte), .rd_ahi(rd_ahi),
     .rd_word0(rd_word0), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
     .cyc_q(cyc_q), .m_q(m_q), .n_q(n_q), .k_q(k_q), .ldc_q(ldc_q), .b_step_q(b_step_q),
     .row_base_q(row_base_q), .di_q(di_q), .dj_q(dj_q), .win_q(win_q),
@@ -60,8 +64,9 @@ module ga2_mm_range_f #(
 `else
   ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) dut (
     .clk(clk), .rst(rst), .start(start), .dst(mm_dst), .a_base(mm_a), .b_base(mm_b), .m(mm_m),
-    .k(mm_k), .n(mm_n), .tb(mm_tb), .lda(mm_lda), .ldb(mm_ldb), .ldc(mm_ldc), .acc(mm_acc),
-    .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_byte(rd_byte),
+    .k(mm_k), .khi(mm_khi), .a16(mm_a16), .n(mm_n), .tb(mm_tb), .lda(mm_lda), .ldb(mm_ldb),
+    .ldc(mm_ldc), .acc(mm_acc), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
+    .rd_byte(rd_byte), .rd_ahi(rd_ahi),
     .rd_word0(rd_word0), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
   );
 
@@ -77,27 +82,27 @@ module ga2_mm_range_f #(
   // wrap); in the drain the element index di N + dj is the cycle - K - 7, before it 0;
   // the drain's row base is dst + di ldc.
   reg [2:0] m_l, n_l;
-  reg [7:0] k_l;
+  reg [10:0] k_l;
   reg [11:0] lda_l, ldb_l, ldc_l;
   reg tb_l;
   always @(posedge clk) if (!rst && start) begin
-    m_l <= mm_m; n_l <= mm_n; k_l <= mm_k; lda_l <= mm_lda; ldb_l <= mm_ldb; ldc_l <= mm_ldc; tb_l <= mm_tb;
+    m_l <= mm_m; n_l <= mm_n; k_l <= {mm_khi, mm_k}; lda_l <= mm_lda; ldb_l <= mm_ldb; ldc_l <= mm_ldc; tb_l <= mm_tb;
   end
-  localparam [8:0] FILL = `GA2_MM_FILL;
-  wire [8:0] k9 = {1'b0, k_l};
-  function [8:0] cnt_of;                    // reads of a port with delay d by cycle c
-    input [8:0] c;
-    input [8:0] d;
-    input [8:0] k;
+  localparam [11:0] FILL = `GA2_MM_FILL;
+  wire [11:0] k9 = {1'b0, k_l};
+  function [11:0] cnt_of;                   // reads of a port with delay d by cycle c
+    input [11:0] c;
+    input [11:0] d;
+    input [11:0] k;
     begin
-      cnt_of = (c < d) ? 9'd0 : ((c - d > k) ? k : c - d);
+      cnt_of = (c < d) ? 12'd0 : ((c - d > k) ? k : c - d);
     end
   endfunction
   wire [SAW-1:0] lda4 = lda_l[SAW-1:0], ldb4 = ldb_l[SAW-1:0], ldc4 = ldc_l[SAW-1:0];
   wire [SAW-1:0] binit = tb_l ? ldb4 : 4'd1, bstep = tb_l ? 4'd1 : ldb4;
-  wire [SAW-1:0] ac0 = cnt_of(cyc_q, 9'd0, k9), ac1 = cnt_of(cyc_q, 9'd1, k9),
-                 ac2 = cnt_of(cyc_q, 9'd2, k9), ac3 = cnt_of(cyc_q, 9'd3, k9);
-  wire [8:0] e9 = cyc_q - k9 - FILL;
+  wire [SAW-1:0] ac0 = cnt_of(cyc_q, 12'd0, k9), ac1 = cnt_of(cyc_q, 12'd1, k9),
+                 ac2 = cnt_of(cyc_q, 12'd2, k9), ac3 = cnt_of(cyc_q, 12'd3, k9);
+  wire [11:0] e9 = cyc_q - k9 - FILL;
   // the pointers' expected values, modulo 2^SAW like the pointers themselves
   wire [SAW-1:0] ax0 = r0f_q + ac0, ax1 = r0f_q + lda4 + ac1, ax2 = r0f_q + {lda4[SAW-2:0], 1'b0} + ac2,
                  ax3 = r0f_q + {lda4[SAW-2:0], 1'b0} + lda4 + ac3;
@@ -126,7 +131,7 @@ module ga2_mm_range_f #(
       if (n_l > 1) assert (bp1 == bx1);
       if (n_l > 2) assert (bp2 == bx2);
       if (n_l > 3) assert (bp3 == bx3);
-      if (cyc_q >= k9 + FILL) assert ({7'd0, di_q} * n_l + dj_q == e9 && dj_q < n_l && di_q < m_l);
+      if (cyc_q >= k9 + FILL) assert ({10'd0, di_q} * n_l + dj_q == e9 && dj_q < n_l && di_q < m_l);
       else assert (di_q == 0 && dj_q == 0);
       assert (row_base_q == rbx);
     end

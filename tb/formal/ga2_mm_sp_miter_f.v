@@ -100,6 +100,7 @@ module ga2_mm_sp_miter_f #(
     .clk(clk), .rst(rst), .start(start), .dst(dst), .a_base(a_base), .b_base(b_base), .m(m), .k(k),
     .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc), .acc(acc), .busy(g_busy), .last(g_last),
     .rd_en(g_rd_en), .rd_addr(g_rd_addr), .rd_byte(g_byte), .rd_word0(rdata[31:0]),
+    .khi(3'd0), .a16(1'b0), .rd_ahi({`GA2_ARRAY{8'd0}}),
     .wr_en(g_wr_en), .wr_addr(g_wr_addr), .wr_data(g_wr_data)
 `ifdef GA2_MM_SP_INV
 `include "mm_sp_conn_g.vh"
@@ -109,6 +110,7 @@ module ga2_mm_sp_miter_f #(
     .clk(clk), .rst(rst), .start(start), .dst(dst), .a_base(a_base), .b_base(b_base), .m(m), .k(k),
     .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc), .acc(acc), .busy(t_busy), .last(t_last),
     .rd_en(t_rd_en), .rd_addr(t_rd_addr), .rd_byte(t_byte), .rd_word0(rdata[NP*32 +: 32]),
+    .khi(3'd0), .a16(1'b0), .rd_ahi({`GA2_ARRAY{8'd0}}),
     .wr_en(t_wr_en), .wr_addr(t_wr_addr), .wr_data(t_wr_data)
 `ifdef GA2_MM_SP_INV
 `include "mm_sp_conn_t.vh"

@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// ga2_pack4_range_f: ga2_pack4 (PACK4: reads 2 len words at src, writes len at dst; UNPACK4: reads len, writes 2 len);
+// ga2_pack4_range_f: ga2_pack4 (un 0, packing: reads 2 len words at src, writes len at dst; un 1: reads len, writes 2 len);
 // every scratchpad access lies in the range ga2_decode reports for the started
 // instruction (the range ga2_hazard reserves for it), and happens only while the unit is
 // busy (range_chk.vh). The unit sits behind the chip's own decoder on a free instruction
@@ -44,9 +44,9 @@ module ga2_pack4_range_f #(
 `include "range_chk.vh"
 `ifdef LINK_LEMMAS
   // The lemmas that make the induction close, asserted (so proven, not assumed): while
-  // busy, 1 <= len, 2 len <= SP_WORDS, cnt <= len; PACK4 (un 0): the read range is src ..
+  // busy, 1 <= len, 2 len <= SP_WORDS, cnt <= len; packing (un 0): the read range is src ..
   // src + 2 len - 1, the write range dst .. dst + len - 1, the read pointer src + 2 cnt +
-  // ph, the write pointer dst + cnt (ph 1) or dst + cnt - 1 (ph 0, cnt >= 1); UNPACK4:
+  // ph, the write pointer dst + cnt (ph 1) or dst + cnt - 1 (ph 0, cnt >= 1); unpacking (un 1):
   // the read range src .. src + len - 1, the write range dst .. dst + 2 len - 1, the read
   // pointer src + cnt + ph, the write pointer dst (cnt 0) or dst + 2 cnt - 1 + ph.
   wire [SAW:0] l5 = {1'b0, len_q};

@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 // ga2_seq_f: the sequencer's side of the overlap mode's scratchpad safety, for every input
 // sequence (start, reset, the decoder's verdict, the units' busy and last, ga2_hazard's
 // flag all free in every cycle): it issues (starts a unit) only when ga2_hazard's flag is
@@ -27,9 +28,9 @@ module ga2_seq_f #(
 );
   wire        done, error, imem_en, issue, running, clear;
   wire [2:0]  error_code;
-  wire [15:0] error_pc, pc;
-  wire [3:0]  retire;
-  wire [63:0] retire_pc;
+  wire [`GA2_PC_W-1:0]   error_pc, pc;
+  wire [3:0]             retire;
+  wire [4*`GA2_PC_W-1:0] retire_pc;
 
   ga2_seq #(.IMEM_DEPTH(IMEM_DEPTH), .OVERLAP(1)) dut (
     .clk(clk), .rst(rst), .start(start), .fault_code(fault_code), .is_halt(is_halt),

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "ga2_isa.vh"
 // ga2_top_f: the whole chip (ga2_top) for any program and any data, with the host
 // contract (docs/isa.md "Per-cycle rules", docs/contract.md) and the overlap mode's
 // scratchpad safety as assertions. Read by tb/formal/engine.py after ga2_top was
@@ -23,10 +24,11 @@ module ga2_top_f #(
 );
   wire         done, error, imem_en, ext_en, ext_we;
   wire [2:0]   error_code;
-  wire [15:0]  error_pc, imem_addr, ext_addr;
-  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, ext_wdata, retire_cycle;
+  wire [`GA2_PC_W-1:0] error_pc, imem_addr;
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;
+  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, cnt_fetch, ext_wdata, retire_cycle;
   wire [3:0]   retire;
-  wire [63:0]  retire_pc;
+  wire [4*`GA2_PC_W-1:0] retire_pc;
   wire [2:0]   miss, sp_wr_en, fault_code;
   wire         issue;
   reg  [127:0] imem_rdata;
@@ -36,7 +38,7 @@ module ga2_top_f #(
     .clk(clk), .rst(rst), .start(start), .done(done), .error(error),
     .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
+    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
     .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
     .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
     .ext_rdata(ext_rdata),
@@ -96,13 +98,13 @@ module ga2_top_f #(
       end
       // rule 3: every host-visible output 0 from reset to the first start
       if (pre_q) begin
-        assert (!done && !error && error_code == 3'd0 && error_pc == 16'd0 && retire == 4'd0);
+        assert (!done && !error && error_code == 3'd0 && error_pc == {`GA2_PC_W{1'b0}} && retire == 4'd0);
         assert (cnt_cycles == 32'd0 && cnt_mm == 32'd0 && cnt_dma == 32'd0 && cnt_vec == 32'd0
-                && cnt_instret == 32'd0);
-        assert (imem_addr == 16'd0 && ext_addr == 16'd0);
+                && cnt_instret == 32'd0 && cnt_fetch == 32'd0);
+        assert (imem_addr == {`GA2_PC_W{1'b0}} && ext_addr == {`GA2_EXT_ADDR_W{1'b0}});
       end
       // rule 4: error_code and error_pc are 0 whenever error is 0
-      if (!error) assert (error_code == 3'd0 && error_pc == 16'd0);
+      if (!error) assert (error_code == 3'd0 && error_pc == {`GA2_PC_W{1'b0}});
       // rule 5: retire only in a run, with retire_cycle = cycles + 1
       if (retire != 4'd0) begin
         assert (run_q && !done);
@@ -110,7 +112,7 @@ module ga2_top_f #(
       end
       // rule 6 (and rule 1's start): a start clears the counters
       if (first_q) assert (cnt_cycles == 32'd0 && cnt_mm == 32'd0 && cnt_dma == 32'd0
-                           && cnt_vec == 32'd0 && cnt_instret == 32'd0);
+                           && cnt_vec == 32'd0 && cnt_instret == 32'd0 && cnt_fetch == 32'd0);
       // a fault writes nothing: a faulting instruction starts no unit, and from the
       // fault to the next start no scratchpad write and no external access
       if (issue) assert (fault_code == 3'd0);

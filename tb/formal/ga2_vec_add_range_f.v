@@ -3,7 +3,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// ga2_vec_add_range_f: ga2_vec_add (ADD): reads src.. and src2..src2+len-1, writes dst..dst+len-1;
+// ga2_vec_add_range_f: ga2_vec_add: reads src.. and src2..src2+len-1, writes dst..dst+len-1;
 // every scratchpad access lies in the range ga2_decode reports for the started
 // instruction (the range ga2_hazard reserves for it), and happens only while the unit is
 // busy (range_chk.vh). The unit sits behind the chip's own decoder on a free instruction

@@ -108,10 +108,11 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 
 
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
-# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; pdr on the
-# generated wrapper did not close in 900 s; qnt: k-induction with lemmas, pdr needs a
-# frame per busy cycle, 208 at len 16): their checks below, the others generated
-BUSY_HAND = {"softmax0", "softmax1", "qnt"}
+# softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; rqc, whose
+# formula is a product of two fields, by k-induction with lemmas; pdr on the generated
+# wrappers did not close in 900 s; qnt: k-induction with lemmas, pdr needs a frame per
+# busy cycle, 208 at len 16): their checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1", "rqc", "qnt"}
 
 
 def busy_checks(sp=16):
@@ -122,7 +123,7 @@ def busy_checks(sp=16):
     out = [
         Check("busy/ga2_dma", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
               params={"SP_WORDS": sp, "LDX_EXTRA": ldx.EXTRA}, inc=None, timeout=900,
-              what=f"ga2_dma (SP {sp}), any start/restart: busy = LD/ST len+1, LDX len+LDX_EXTRA+1; "
+              what=f"ga2_dma (SP {sp}), any start/restart: busy = LD/ST len+1, ldx len+LDX_EXTRA+1; "
                    "len <= 16, any legal base/rows/index"),
         Check("busy/ga2_mm_ctrl", "ga2_mm_busy_f", [WRAPPERS / "ga2_mm_busy_f.v"], 0, "pdr",
               params={"SP_WORDS": sp, "MM_FILL": cfg.mm_fill, "KMAX": 16}, inc=None, timeout=900,
@@ -133,6 +134,7 @@ def busy_checks(sp=16):
               timeout=900, what=f"ga2_softmax (SP {sp}), any start/restart: busy = 2(len+1)+SM_DIV*len "
                                 "(FAST=0); len 1..4"),
         softmax_fast_induction(),
+        rqc_busy_induction(),
         qnt_busy_induction(),
     ]
     for name, (top, path) in gen.busy_files(sp).items():
@@ -177,7 +179,7 @@ def softmax_fast_phases(name, tail=sm.FAST_TAIL, cw=6, mode="bmc3", depth=60, ex
                         timeout=900):
     """ga2_softmax_busy_f with PHASES = 1 (FAST = 1, len 1..16): the phase model of the
     formula without the lemmas; bmc3 to depth by default (a planted tail + 1 fails at the
-    end of the first SM, about 41 cycles for len 1)."""
+    end of the first softmax, about 41 cycles for len 1)."""
     return Check(name, "ga2_softmax_busy_f", [WRAPPERS / "ga2_softmax_busy_f.v"], depth, mode,
                  params={"SP_WORDS": 16, "FAST": 1, "SM_FAST_TAIL": tail, "LMAX": 16, "CW": cw, "PHASES": 1},
                  timeout=timeout, expect_fail=expect_fail,
@@ -189,12 +191,13 @@ def busy_planted():
     tail one cycle too long (SM_FAST_TAIL + 1: the phase model without lemmas, bmc3, so
     the busy assertion itself fails, not a lemma), the induction's phase counter one bit
     too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
-    the first start), qnt's plain-mode tail one cycle too long (bmc3 to 70 frames: len 1
+    the first start), the generated pack4 and the hand rqc wrappers with their formula one
+    cycle too long, qnt's plain-mode tail one cycle too long (bmc3 to 70 frames: len 1
     ends at 64), and the dma's LDX_EXTRA one too large."""
     return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
-            generated_busy_planted(),
+            generated_busy_planted(), rqc_busy_planted(),
             qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN + 1, name="busy/qnt planted plain tail+1", expect_fail=True,
                                mode="bmc3", depth=70),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
@@ -207,12 +210,13 @@ def busy_planted():
 # LINK_INDUCTION): (wrapper's unit name, what it touches); every other vector unit's link
 # wrapper is generated from its records (tb/formal/gen.py, link_units())
 LINK_HAND = (
-    ("dma", "LD/ST/LDX: ST's src range, LDX's index word; LD/LDX's dst range"),
+    ("dma", "LD/ST/ldx: ST's src range, ldx's index word; LD/ldx's dst range"),
     ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
     ("softmax", "FAST=1: src (two passes) and dst ranges"),
     ("vec_add", "src, src2 and dst ranges"),
     ("norm", "src (two passes) and dst ranges"),
-    ("pack4", "PACK4 2 len / UNPACK4 len words at src, len / 2 len at dst"),
+    ("pack4", "packing 2 len / unpacking len words at src, len / 2 len at dst"),
+    ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
     ("qnt", "src (two passes) and dst ranges (len + 1: the scale word)"),
 )
 
@@ -232,12 +236,13 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 
 
 # units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
-# pdr did not close in 600 s on vec_add and mm, and was not needed on the others): the
+# pdr did not close in 600 s on vec_add, mm and rqc, and was not needed on the others): the
 # unit module, its registers the lemmas read
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "qnt": ("ga2_qnt", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "rqc": ("ga2_rqc", "st_q w_q ri_q m_q rb_q ap_q ld_q rp_q rs_q cs_q cp_q ce_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
                   "mm": ("ga2_mm_ctrl", "cyc_q m_q n_q k_q ldc_q b_step_q row_base_q di_q dj_q win_q "
@@ -252,6 +257,7 @@ LINK_BOUNDED = {"mm": 42, "qnt": 70}
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
              "dma": "w:ep_q w:row_off",
+             "rqc": "w:prod w:p_q w:h_q w:c_q w:mr_q w:er_q w:q_q",
              "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s",
              "qnt": QNT_CUTS}
 # chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
@@ -322,3 +328,26 @@ def softmax_fast_induction(depth=2, cw=5, tail=None, name=None, expect_fail=Fals
                  params={"LMAX": 16, "SM_FAST_TAIL": tail, "CW": cw}, timeout=timeout, expect_fail=expect_fail,
                  what=f"ga2_softmax FAST=1 (SP 16), any start/restart: busy = 2(len+1)+SM_FAST_TAIL+len "
                       f"(phases), len 1..16, tail {tail}, counter {cw} bits")
+
+
+def rqc_busy_induction(depth=2, name=None, busy_plus=0, expect_fail=False, timeout=900, mode="induction"):
+    """busy/rqc by k-induction (tb/formal/ga2_rqc_busy_f.v): busy exactly M*(3N+1)+1
+    cycles (busy_chk.vh) with the lemmas relating the cycle count to the unit's row,
+    column and phase; busy_plus: the formula's constant raised (a planted bug: bmc deep
+    enough for a whole M = N = 1 job)."""
+    regs = "st_q ri_q m_q cs_q cp_q ce_q"
+    pre = ("chparam -set SP_WORDS 16 ga2_rqc\nhierarchy -top ga2_rqc\nproc\nflatten\n"
+           f"expose {' '.join('w:' + r for r in regs.split())}\n")
+    return Check(name or "busy/rqc", "ga2_rqc_busy_f", [WRAPPERS / "ga2_rqc_busy_f.v"], depth, mode,
+                 pre=pre, params={"SP_WORDS": 16, "LMAX": 16, "PLUS": busy_plus}, timeout=timeout,
+                 expect_fail=expect_fail,
+                 what="ga2_rqc (SP 16), any start/restart, every instruction the decoder accepts with M, N "
+                      f"<= 16: busy = M*(3N+1)+1{f' + {busy_plus} (planted)' if busy_plus else ''} "
+                      "(k-induction, lemmas)")
+
+
+def rqc_busy_planted():
+    """busy/rqc with the formula one cycle too long: must fail (bmc to 10 cycles: reset, a
+    start, a 5-cycle M = N = 1 job and the cycles after it)."""
+    return rqc_busy_induction(depth=10, name="busy/rqc planted formula+1", busy_plus=1, expect_fail=True,
+                              mode="bmc")

@@ -10,13 +10,15 @@
 // (fault_code = 0) and selects this unit, and only while the unit is idle (ga2_seq
 // stalls an instruction whose unit is busy, in both timing modes); the instruction
 // word, reset after the first cycle and all read data free in every cycle.
-// Latched at each start: the instruction's ranges as ga2_decode reports them (rd0, rd1,
-// wr: first..last, inclusive, with valid bits), i.e. what ga2_hazard reserves for it.
+// Latched at each start: the instruction's ranges as ga2_decode reports them (its NRD
+// read slots and wr: first..last, inclusive, with valid bits), i.e. what ga2_hazard
+// reserves for it; read slot k in rv_q[k], rf_q / rl_q[k*SAW +: SAW], and slots 0 and 1
+// also as r0v_q, r0f_q, r0l_q, r1v_q, r1f_q, r1l_q (the hand-written wrappers' lemmas).
 // Asserted in every cycle after the first:
 //   - at a start, each valid range lies inside the scratchpad (so its low SAW bits are
 //     the whole range: the latch keeps SAW bits);
 //   - the unit is busy only after a start since the last reset;
-//   - a read (any port's rd_en) only while busy, at an address in rd0 or rd1 of the
+//   - a read (any port's rd_en) only while busy, at an address in a read slot of the
 //     latest start (or wr, when RDW); a write only while busy, at an address in wr. So no access happens
 //     while idle, in particular none after busy drops.
 // BUG = 1: the check sees the write address plus one (a unit writing one word past its
@@ -25,8 +27,14 @@
 // read port 0's address plus one (a unit reading one word past its range).
   reg init_q = 1'b1;
   reg act_q  = 1'b0;
-  reg r0v_q, r1v_q, wv_q;
-  reg [SAW-1:0] r0f_q, r0l_q, r1f_q, r1l_q, wf_q, wl_q;
+  reg [NRD-1:0]     rv_q;
+  reg [NRD*SAW-1:0] rf_q, rl_q;
+  reg wv_q;
+  reg [SAW-1:0] wf_q, wl_q;
+  wire          r0v_q = rv_q[0], r1v_q = rv_q[1];
+  wire [SAW-1:0] r0f_q = rf_q[0 +: SAW], r0l_q = rl_q[0 +: SAW];
+  wire [SAW-1:0] r1f_q = rf_q[SAW +: SAW], r1l_q = rl_q[SAW +: SAW];
+  integer i, k;
   reg bwe_q = 1'b0;
   reg [AW-1:0] bwa_q;
   always @(posedge clk) begin
@@ -37,12 +45,11 @@
       act_q <= 1'b0;
     end else if (start) begin
       act_q <= 1'b1;
-      r0v_q <= rd0_v;
-      r0f_q <= rd0_first[SAW-1:0];
-      r0l_q <= rd0_last[SAW-1:0];
-      r1v_q <= rd1_v;
-      r1f_q <= rd1_first[SAW-1:0];
-      r1l_q <= rd1_last[SAW-1:0];
+      rv_q  <= rd_v;
+      for (k = 0; k < NRD; k = k + 1) begin
+        rf_q[k*SAW +: SAW] <= rd_first[k*AW +: SAW];
+        rl_q[k*SAW +: SAW] <= rd_last[k*AW +: SAW];
+      end
       wv_q  <= wr_v;
       wf_q  <= wr_first[SAW-1:0];
       wl_q  <= wr_last[SAW-1:0];
@@ -64,22 +71,25 @@
     end
   endfunction
 
-  integer i;
+  // a word inside one of the latched read slots
+  reg in_rd;
   always @* begin
     if (init_q) assume (rst);
     assume (!start || (fault_code == 3'd0 && unit_sel[UNIT] && !busy));
     if (!init_q) begin
       if (start && !rst) begin
-        assert (!rd0_v || (rd0_first < SP_WORDS && rd0_last < SP_WORDS));
-        assert (!rd1_v || (rd1_first < SP_WORDS && rd1_last < SP_WORDS));
+        for (k = 0; k < NRD; k = k + 1)
+          assert (!rd_v[k] || (rd_first[k*AW +: AW] < SP_WORDS && rd_last[k*AW +: AW] < SP_WORDS));
         assert (!wr_v || (wr_first < SP_WORDS && wr_last < SP_WORDS));
       end
       assert (!busy || act_q);
-      for (i = 0; i < NR; i = i + 1)
+      for (i = 0; i < NR; i = i + 1) begin
+        in_rd = RDW != 0 && inr(c_ra[i*AW +: AW], wv_q, wf_q, wl_q);
+        for (k = 0; k < NRD; k = k + 1)
+          in_rd = in_rd || inr(c_ra[i*AW +: AW], rv_q[k], rf_q[k*SAW +: SAW], rl_q[k*SAW +: SAW]);
         if (rd_en[i])
-          assert (busy && act_q && (inr(c_ra[i*AW +: AW], r0v_q, r0f_q, r0l_q)
-                                    || inr(c_ra[i*AW +: AW], r1v_q, r1f_q, r1l_q)
-                                    || (RDW != 0 && inr(c_ra[i*AW +: AW], wv_q, wf_q, wl_q))));
+          assert (busy && act_q && in_rd);
+      end
       if (c_we) assert (busy && act_q && inr(c_wa, wv_q, wf_q, wl_q));
     end
   end

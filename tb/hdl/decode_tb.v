@@ -7,8 +7,9 @@
 // same instruction word, u_a with chip A's sizes (A_*), u_b with chip B's (B_*), so one
 // build per simulator checks the decoder against model/isa.py for two Configs.
 // Combinational: Python sets instr, waits, reads the outputs (all of u_a; u_b's op
-// one-hot and fault code). The scratchpad range outputs of u_a come packed as
-// {valid, first, last} (rng_rd0, rng_rd1, rng_wr).
+// one-hot and fault code). The scratchpad range outputs of u_a: the read slots as the
+// decoder gives them (rd_v, rd_first, rd_last: slot k at bit k, bits k*GA2_ADDR_W +:
+// GA2_ADDR_W), the write range packed as {valid, first, last} (rng_wr).
 module decode_tb #(
   parameter A_SP_WORDS   = `GA2_SP_WORDS,
   parameter A_EXT_WORDS  = `GA2_EXT_WORDS,
@@ -25,23 +26,21 @@ module decode_tb #(
   output wire [`GA2_NUM_UNITS-1:0] unit_sel,
   output wire [`GA2_NUM_T-1:0]    tunit_sel,
   // the scratchpad ranges (the overlap mode's hazard check): {valid, first, last} each
-  output wire [2*`GA2_ADDR_W:0]   rng_rd0,
-  output wire [2*`GA2_ADDR_W:0]   rng_rd1,
+  output wire [`GA2_NUM_RD-1:0]   rd_v,
+  output wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_first,
+  output wire [`GA2_NUM_RD*`GA2_ADDR_W-1:0] rd_last,
   output wire [2*`GA2_ADDR_W:0]   rng_wr
 );
   ga2_decode #(.SP_WORDS(A_SP_WORDS), .EXT_WORDS(A_EXT_WORDS), .SM_MAX_LEN(A_SM_MAX_LEN)) u_a (
     .instr(instr), .op_oh(op_oh), .unit_sel(unit_sel), .tunit_sel(tunit_sel), .fault_code(a_fault),
-    .rd0_v(rng_rd0[2*`GA2_ADDR_W]), .rd0_first(rng_rd0[`GA2_ADDR_W +: `GA2_ADDR_W]),
-    .rd0_last(rng_rd0[0 +: `GA2_ADDR_W]),
-    .rd1_v(rng_rd1[2*`GA2_ADDR_W]), .rd1_first(rng_rd1[`GA2_ADDR_W +: `GA2_ADDR_W]),
-    .rd1_last(rng_rd1[0 +: `GA2_ADDR_W]),
+    .rd_v(rd_v), .rd_first(rd_first), .rd_last(rd_last),
     .wr_v(rng_wr[2*`GA2_ADDR_W]), .wr_first(rng_wr[`GA2_ADDR_W +: `GA2_ADDR_W]),
     .wr_last(rng_wr[0 +: `GA2_ADDR_W])
   );
 
   ga2_decode #(.SP_WORDS(B_SP_WORDS), .EXT_WORDS(B_EXT_WORDS), .SM_MAX_LEN(B_SM_MAX_LEN)) u_b (
     .instr(instr), .op_oh(b_op_oh), .unit_sel(), .tunit_sel(), .fault_code(b_fault),
-    .rd0_v(), .rd0_first(), .rd0_last(), .rd1_v(), .rd1_first(), .rd1_last(),
+    .rd_v(), .rd_first(), .rd_last(),
     .wr_v(), .wr_first(), .wr_last()
   );
 endmodule

@@ -11,7 +11,7 @@
 // (tb/hdl/mut_rtl_tb.v).
 //
 // Holds ga2_top (instance `dut`) with its two memory models:
-//   imem  IMEM_DEPTH x 128, synchronous read, one cycle of latency;
+//   imem  IMEM_DEPTH x 128 (up to 2^20 - 1 words), synchronous read, one cycle of latency;
 //   ext   EXT_WORDS  x 32,  synchronous read, one cycle of latency, read-first on a
 //         same-address write.
 // A read outside a memory returns 0 and a write outside ext is dropped; such accesses
@@ -35,14 +35,15 @@ module ga2_harness #(
   output wire        done,
   output wire        error,
   output wire [2:0]  error_code,
-  output wire [15:0] error_pc,
+  output wire [`GA2_PC_W-1:0] error_pc,
   output wire [31:0] cnt_cycles,
   output wire [31:0] cnt_mm,
   output wire [31:0] cnt_dma,
   output wire [31:0] cnt_vec,
   output wire [31:0] cnt_instret,
+  output wire [31:0] cnt_fetch,
   output wire [3:0]  retire,          // slots: 0 dma, 1 mm, 2 vec, 3 HALT
-  output wire [63:0] retire_pc,       // slot i's pc at [16*i +: 16]
+  output wire [4*`GA2_PC_W-1:0] retire_pc,   // slot i's pc at [GA2_PC_W*i +: GA2_PC_W]
   output wire [31:0] retire_cycle,
   output reg  [31:0] imem_oob,
   output reg  [31:0] ext_rd_oob,
@@ -57,16 +58,16 @@ module ga2_harness #(
 );
   initial begin
     `GA2_CHECK_EXT_WORDS(EXT_WORDS);
-    if (IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
-      $error("%m: IMEM_DEPTH=%0d outside 1..65535", IMEM_DEPTH);
+    if (IMEM_DEPTH < 1 || IMEM_DEPTH > (1 << `GA2_PC_W) - 1) begin
+      $error("%m: IMEM_DEPTH=%0d outside 1..%0d", IMEM_DEPTH, (1 << `GA2_PC_W) - 1);
       $finish;
     end
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   wire        imem_en, ext_en, ext_we;
-  wire [15:0] imem_addr;
-  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (24 bits)
+  wire [`GA2_PC_W-1:0] imem_addr;
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (28 bits)
   wire [31:0] ext_wdata;
   reg  [127:0] imem_rdata;
   reg  [31:0]  ext_rdata;
@@ -76,7 +77,7 @@ module ga2_harness #(
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
+    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
     .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
     .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
     .ext_rdata(ext_rdata),
@@ -87,7 +88,7 @@ module ga2_harness #(
   reg [127:0] imem [0:IMEM_DEPTH-1];
   reg [31:0]  ext  [0:EXT_WORDS-1];
 
-  wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
+  wire imem_in = {{(32-`GA2_PC_W){1'b0}}, imem_addr} < IMEM_DEPTH;
   wire ext_in  = {8'd0, ext_addr} < EXT_WORDS;
 
   integer i;
@@ -155,13 +156,13 @@ module ga2_harness #(
   //   3 imem:   no instruction-memory access (imem_en) outside a run;
   //   4 ext:    no external-memory access (ext_en) outside a run;
   //   5 reset:  from reset release to the first start, every cycle: done, error,
-  //             error_code, error_pc, retire, the five counters and the two address
+  //             error_code, error_pc, retire, the six counters and the two address
   //             buses (imem_addr, ext_addr) are 0;
   //   6 epc:    error = 0 implies error_code = 0 and error_pc = 0;
   //   7 retire: retire (any slot) only in a run (before done), and there retire_cycle =
   //             cnt_cycles + 1;
-  //   8 clear:  in the first cycle of a run the four event counters (mm, dma, vec,
-  //             instret) are 0: a start clears them (cnt_cycles: rule 0).
+  //   8 clear:  in the first cycle of a run the five event counters (mm, dma, vec,
+  //             instret, fetch) are 0: a start clears them (cnt_cycles: rule 0).
   reg        m_run, m_held, m_started;
   reg [31:0] m_ncyc, m_hold;
   reg [`GA2_MON_N*32-1:0] m_q, m_sum;
@@ -173,14 +174,15 @@ module ga2_harness #(
   assign m_now[2] = m_on && m_held && ((done !== 1'b1) || (cnt_cycles !== m_hold));
   assign m_now[3] = m_on && !m_in && (imem_en !== 1'b0);
   assign m_now[4] = m_on && !m_in && (ext_en !== 1'b0);
+  // (an OR of every bit: 1 or x/z breaks the rule, whatever the buses' widths)
   assign m_now[5] = m_on && !m_started &&
-                    ({done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
-                      cnt_vec, cnt_instret, imem_addr, ext_addr} !== 217'd0);
-  assign m_now[6] = m_on && (error !== 1'b1) && ({error_code, error_pc} !== 19'd0);
+                    ((|{done, error, error_code, error_pc, retire, cnt_cycles, cnt_mm, cnt_dma,
+                       cnt_vec, cnt_instret, cnt_fetch, imem_addr, ext_addr}) !== 1'b0);
+  assign m_now[6] = m_on && (error !== 1'b1) && ((|{error_code, error_pc}) !== 1'b0);
   assign m_now[7] = m_on && (retire !== 4'd0) &&
                     (!m_in || (retire_cycle !== cnt_cycles + 32'd1));
   assign m_now[8] = m_on && m_in && (m_ncyc == 32'd0) &&
-                    ({cnt_mm, cnt_dma, cnt_vec, cnt_instret} !== 128'd0);
+                    ({cnt_mm, cnt_dma, cnt_vec, cnt_instret, cnt_fetch} !== 160'd0);
   integer mi;
   always @* begin
     for (mi = 0; mi < `GA2_MON_N; mi = mi + 1)

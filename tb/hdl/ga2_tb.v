@@ -10,6 +10,7 @@
 //
 // The host writes, per program k of a run, into the run directory (the simulator's cwd):
 //   pK_imem.hex   IMEM_DEPTH 128-bit words        pK_ext.hex  EXT_WORDS 32-bit words
+//                 (IMEM_DEPTH up to 2^20 - 1: pcs are GA2_PC_W = 20 bits, 5 hex digits)
 //   pK_ctl.hex    two words: gap abort_at         pK_sp.hex   optional: the scratchpad
 // pK_ext.hex is optional too: without it the external memory keeps what the previous
 // program left (a serving run carries it from step to step, docs/serving.md).
@@ -39,7 +40,7 @@
 // rising edge (which differs between Icarus and Verilator --timing) cannot matter.
 // +cov (tb/coverage.py, make coverage) also writes pK_cov.txt per program: the chip's
 // hazard stalls by kind and unit pair and the units busy at a cut (the coverage monitor);
-// the pack4 unit (PACK4, UNPACK4) is on the vector port, so its stalls count as vec's and,
+// the pack4 unit (its two ops) is on the vector port, so its stalls count as vec's and,
 // again, by themselves (hpk lines), and cut_pk says whether it was the busy vector unit.
 // The monitor reads the RTL's hierarchy by name, so the gate-level build (GA2_GLS, tb/sim/
 // build.py: a flattened netlist) leaves it out; its pK_cov.txt then holds zeros.
@@ -67,12 +68,15 @@ module ga2_tb #(
 `include "ga2_harness_inst.vh"
 
   // everything the host sees, for the hold and reset checks: a function, read only in the
-  // gap before a start (a continuous wire would be recomputed every cycle of every run)
-  function [184:0] host_outs;
+  // gap before a start (a continuous wire would be recomputed every cycle of every run);
+  // from the top: done, error, error_code, error_pc (GA2_PC_W), the six counters, retire
+  localparam PW  = `GA2_PC_W;
+  localparam HOW = 5 + PW + 6 * 32 + 4;
+  function [HOW-1:0] host_outs;
     input dummy;
     begin
       host_outs = {done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma,
-                   cnt_vec, cnt_instret, retire};
+                   cnt_vec, cnt_instret, cnt_fetch, retire};
     end
   endfunction
 
@@ -81,7 +85,7 @@ module ga2_tb #(
   reg     timeout, tracing, cut;
   reg [31:0]  ctl [0:1];
   reg [31:0]  cut_cycles, sp_reads;
-  reg [184:0] pre;
+  reg [HOW-1:0] pre;
   // the harness's host-contract monitors (tb/hdl/ga2_harness.v): mon_base is their
   // value when the last status was written (or after the reset that followed it), so
   // mon - mon_base before a start counts the idle cycles since then
@@ -95,7 +99,7 @@ module ga2_tb #(
     if (tracing && retire !== 4'b0000) begin
       for (slot = 0; slot < 4; slot = slot + 1) begin
         if (retire[slot] !== 1'b0)
-          $fdisplay(fd_trace, "%h %h", (retire[slot] === 1'b1) ? retire_pc[16*slot +: 16] : 16'hxxxx,
+          $fdisplay(fd_trace, "%h %h", (retire[slot] === 1'b1) ? retire_pc[PW*slot +: PW] : {PW{1'bx}},
                     retire_cycle);
       end
     end
@@ -116,13 +120,13 @@ module ga2_tb #(
       $writememh(fname, u_h.ext);
       $sformat(fname, "p%0d_status.txt", k);
       fd_stat = $fopen(fname, "w");
-      $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",
+      $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h fetch %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",
                 done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
-                cnt_instret, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events,
+                cnt_instret, cnt_fetch, retire, timeout, ncyc, imem_oob, ext_rd_oob, ext_wr_oob, xz_events,
                 sp_reads);
-      $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_retire %h",
-                cut, cut_cycles, idle_changes, pre[184], pre[183], pre[182:180], pre[179:164],
-                pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
+      $fdisplay(fd_stat, "aborted %h cut_cycles %h idle_changes %h pre_done %h pre_error %h pre_code %h pre_pc %h pre_cycles %h pre_mm %h pre_dma %h pre_vec %h pre_instret %h pre_fetch %h pre_retire %h",
+                cut, cut_cycles, idle_changes, pre[HOW-1], pre[HOW-2], pre[HOW-3 -: 3], pre[HOW-6 -: PW],
+                pre[195:164], pre[163:132], pre[131:100], pre[99:68], pre[67:36], pre[35:4], pre[3:0]);
       $fdisplay(fd_stat, "mon_count %h mon_rise %h mon_hold %h mon_imem %h mon_ext %h mon_reset %h mon_epc %h mon_retire %h mon_clear %h run_cycles %h",
                 mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
                 mon[223:192], mon[255:224], mon[287:256], mon_run_cycles);
@@ -190,21 +194,19 @@ module ga2_tb #(
           meet = a[RW-1] && b[RW-1] && (a[2*AW-1:AW] <= b[AW-1:0]) && (b[2*AW-1:AW] <= a[AW-1:0]);
         end
       endfunction
-      wire [RW-1:0] n_rd0 = u_h.dut.g_hazard.u_hazard.new_rd0;
-      wire [RW-1:0] n_rd1 = u_h.dut.g_hazard.u_hazard.new_rd1;
-      wire [RW-1:0] n_wr  = u_h.dut.g_hazard.u_hazard.new_wr;
-      wire [RW-1:0] b_wr [0:2];
-      wire [RW-1:0] b_rd0 [0:2];
-      wire [RW-1:0] b_rd1 [0:2];
-      assign b_wr[0]  = u_h.dut.g_hazard.u_hazard.dma_wr_q;
-      assign b_rd0[0] = u_h.dut.g_hazard.u_hazard.dma_rd_q;
-      assign b_rd1[0] = {RW{1'b0}};
-      assign b_wr[1]  = u_h.dut.g_hazard.u_hazard.mm_wr_q;
-      assign b_rd0[1] = u_h.dut.g_hazard.u_hazard.mm_rd0_q;
-      assign b_rd1[1] = u_h.dut.g_hazard.u_hazard.mm_rd1_q;
-      assign b_wr[2]  = u_h.dut.g_hazard.u_hazard.vec_wr_q;
-      assign b_rd0[2] = u_h.dut.g_hazard.u_hazard.vec_rd_q;
-      assign b_rd1[2] = u_h.dut.g_hazard.u_hazard.vec_rd1_q;
+      localparam NR = `GA2_NUM_RD;
+      // the instruction in DECODE and each unit's in-flight ranges (its read slots
+      // zero-extended to NR: the slots it does not keep are never valid)
+      wire [NR*RW-1:0] n_rd = u_h.dut.g_hazard.u_hazard.new_rd;
+      wire [RW-1:0]    n_wr = u_h.dut.g_hazard.u_hazard.new_wr;
+      wire [RW-1:0]    b_wr [0:2];
+      wire [NR*RW-1:0] b_rd [0:2];
+      assign b_wr[0] = u_h.dut.g_hazard.u_hazard.g_unit[0].wr_q;
+      assign b_rd[0] = u_h.dut.g_hazard.u_hazard.g_unit[0].rd_q;     // zero-extended
+      assign b_wr[1] = u_h.dut.g_hazard.u_hazard.g_unit[1].wr_q;
+      assign b_rd[1] = u_h.dut.g_hazard.u_hazard.g_unit[1].rd_q;     // zero-extended
+      assign b_wr[2] = u_h.dut.g_hazard.u_hazard.g_unit[2].wr_q;
+      assign b_rd[2] = u_h.dut.g_hazard.u_hazard.g_unit[2].rd_q;     // zero-extended
       // the sequencer's own view (its ports and its DECODE state), so nothing here depends
       // on how ga2_top wires them
       wire [2:0] busy = u_h.dut.u_seq.unit_busy;
@@ -220,9 +222,11 @@ module ga2_tb #(
           for (bu = 0; bu < 3; bu = bu + 1) begin
             for (du = 0; du < 3; du = du + 1) begin
               if (busy[bu] && dsel[du]) begin
-                kinds = {meet(n_wr, b_wr[bu]),
-                         meet(n_wr, b_rd0[bu]) || meet(n_wr, b_rd1[bu]),
-                         meet(n_rd0, b_wr[bu]) || meet(n_rd1, b_wr[bu])};
+                kinds = {meet(n_wr, b_wr[bu]), 2'b00};
+                for (kd = 0; kd < NR; kd = kd + 1) begin
+                  kinds[1] = kinds[1] || meet(n_wr, b_rd[bu][kd*RW +: RW]);
+                  kinds[0] = kinds[0] || meet(n_rd[kd*RW +: RW], b_wr[bu]);
+                end
                 // j: the pack4 refinement of this pair, 4 when neither side is pack4
                 j = (du == 2 && pk_sel && bu < 2) ? bu :
                     (bu == 2 && pk_busy && du < 2) ? 2 + du : 4;

@@ -16,7 +16,7 @@
 //     restarted in every phase and compared cycle by cycle with a twin started from idle);
 //  2. +nprog chip programs on ga2_top, each: clear imem, load imem/ext, start, wait for
 //     done (at most the program's cycle limit: a hang is "timeout"), then compare the
-//     retire trace (pc, cycle) as it happens, error/code/pc, the five counters, the
+//     retire trace (pc, cycle) as it happens, error/code/pc, the six counters, the
 //     whole external memory and the number of scratchpad words read up to done (the
 //     harness's mon_sp_reads, every enabled read port in every cycle, against
 //     model/func.py sp_reads summed over the executed instructions: a unit reading words
@@ -29,7 +29,7 @@
 //     (it loads every scratchpad word it reads), must then run exactly as the reference.
 // Inputs in +dir=D: rq.hex (a m s y per line), dv.hex (dividend divisor q r per line),
 // pN_imem.hex, pN_ext.hex, pN_exp.hex, pN_meta.hex (META_N words: limit abort_at error code
-// pc cycles mm dma vec instret ntrace light reads nneed, then ntrace lines "pc cycle"; the
+// pc cycles mm dma vec instret ntrace light reads nneed fetch, then ntrace lines "pc cycle"; the
 // layout is tb/protocol.py's META). The chip and its memories:
 // tb/hdl/ga2_harness.v, as in the cocotb wrapper and the plain bench.
 module mut_rtl_tb #(
@@ -42,7 +42,8 @@ module mut_rtl_tb #(
   parameter MAX_VEC    = 4096,
   parameter DV_LAT     = 32       // divu: cycles from the start pulse to last (its WIDTH)
 );
-  localparam META_N = 14;         // pN_meta.hex's words before the trace (tb/protocol.py META)
+  localparam META_N = 15;         // pN_meta.hex's words before the trace (tb/protocol.py META)
+  localparam PW     = `GA2_PC_W;  // the pc outputs' width
   initial begin
     `GA2_CHECK_EXT_WORDS(EXT_WORDS);
   end
@@ -69,16 +70,17 @@ module mut_rtl_tb #(
 
   // ------------------------------------------------------------------ unit: ga2_perf
   // built narrow (CW = 5) so every counter bit wraps within the vectors; per cycle the
-  // inputs, then after the edge the five counts and retire_cycle (pf.hex: 11 bytes,
+  // inputs, then after the edge the six counts and retire_cycle (pf.hex: 13 bytes,
   // rst clear running busy retire cycles mm dma vec instret retire_cycle)
   reg        pf_rst, pf_clear, pf_running;
   reg  [2:0] pf_busy;
   reg  [3:0] pf_retire;
-  wire [4:0] pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc;
+  reg        pf_fetch;
+  wire [4:0] pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_fet, pf_rc;
   ga2_perf #(.CW(5)) u_pf (
     .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
-    .retire(pf_retire), .cnt_cycles(pf_cyc), .cnt_mm(pf_mm), .cnt_dma(pf_dma),
-    .cnt_vec(pf_vec), .cnt_instret(pf_ret), .retire_cycle(pf_rc)
+    .retire(pf_retire), .fetch(pf_fetch), .cnt_cycles(pf_cyc), .cnt_mm(pf_mm), .cnt_dma(pf_dma),
+    .cnt_vec(pf_vec), .cnt_instret(pf_ret), .cnt_fetch(pf_fet), .retire_cycle(pf_rc)
   );
 
   // ------------------------------------------------------------------ unit: restart
@@ -146,12 +148,13 @@ module mut_rtl_tb #(
   integer nprog, p, i, ncyc, limit, ntrace, tidx, rq_n, dv_n, pf_n, checks;
   reg     tracing, light;
 
-  // docs/isa.md: after reset done, error, error_code, error_pc and the five counters are 0
+  // docs/isa.md: after reset done, error, error_code, error_pc and the six counters are 0
   task check_reset_state;
     begin
-      if (done !== 1'b0 || error !== 1'b0 || error_code !== 3'd0 || error_pc !== 16'd0
+      if (done !== 1'b0 || error !== 1'b0 || error_code !== 3'd0 || error_pc !== {PW{1'b0}}
           || cnt_cycles !== 32'd0 || cnt_mm !== 32'd0 || cnt_dma !== 32'd0
-          || cnt_vec !== 32'd0 || cnt_instret !== 32'd0 || retire !== 4'd0)
+          || cnt_vec !== 32'd0 || cnt_instret !== 32'd0 || cnt_fetch !== 32'd0
+          || retire !== 4'd0)
         fail("reset", "host outputs not all zero after reset");
     end
   endtask
@@ -174,10 +177,10 @@ module mut_rtl_tb #(
         if (retire[slot] !== 1'b0) begin
           if (retire[slot] !== 1'b1) fail("trace", "retire is x/z");
           if (tidx >= ntrace) fail("trace", "more retires than the reference");
-          if ({16'd0, retire_pc[16*slot +: 16]} !== meta[META_N + 2 * tidx]
+          if ({{(32-PW){1'b0}}, retire_pc[PW*slot +: PW]} !== meta[META_N + 2 * tidx]
               || retire_cycle !== meta[META_N + 1 + 2 * tidx]) begin
             $display("MUT FAIL trace p%0d retire %0d: pc %0d cycle %0d, expected pc %0d cycle %0d",
-                     p, tidx, retire_pc[16*slot +: 16], retire_cycle, meta[META_N + 2 * tidx],
+                     p, tidx, retire_pc[PW*slot +: PW], retire_cycle, meta[META_N + 2 * tidx],
                      meta[META_N + 1 + 2 * tidx]);
             $finish;
           end
@@ -206,6 +209,7 @@ module mut_rtl_tb #(
     pf_running = 1'b0;
     pf_busy = 3'd0;
     pf_retire = 4'd0;
+    pf_fetch = 1'b0;
     rc_go = 1'b0;
 
     // ---- unit checks
@@ -319,14 +323,17 @@ module mut_rtl_tb #(
       $sformat(fname, "%0s/pf.hex", dir);
       $readmemh(fname, vec, 0, pf_n - 1);
       for (i = 0; i < pf_n; i = i + 1) begin
-        {pf_rst, pf_clear, pf_running, pf_busy, pf_retire} =
-          {vec[i][80], vec[i][72], vec[i][64], vec[i][58:56], vec[i][51:48]};
+        // the 13 bytes, rst first: rst clear running busy retire fetch, then the expected
+        // cycles mm dma vec instret fetch retire_cycle
+        {pf_rst, pf_clear, pf_running, pf_busy, pf_retire, pf_fetch} =
+          {vec[i][96], vec[i][88], vec[i][80], vec[i][74:72], vec[i][67:64], vec[i][56]};
         @(negedge clk);
-        if ({pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc} !==
-            {vec[i][44:40], vec[i][36:32], vec[i][28:24], vec[i][20:16], vec[i][12:8], vec[i][4:0]}) begin
-          $display("MUT FAIL unit ga2_perf cycle %0d: %0d %0d %0d %0d %0d rc %0d, expected %0d %0d %0d %0d %0d rc %0d",
-                   i, pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_rc, vec[i][44:40], vec[i][36:32],
-                   vec[i][28:24], vec[i][20:16], vec[i][12:8], vec[i][4:0]);
+        if ({pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_fet, pf_rc} !==
+            {vec[i][52:48], vec[i][44:40], vec[i][36:32], vec[i][28:24], vec[i][20:16], vec[i][12:8],
+             vec[i][4:0]}) begin
+          $display("MUT FAIL unit ga2_perf cycle %0d: %0d %0d %0d %0d %0d %0d rc %0d, expected %0d %0d %0d %0d %0d %0d rc %0d",
+                   i, pf_cyc, pf_mm, pf_dma, pf_vec, pf_ret, pf_fet, pf_rc, vec[i][52:48], vec[i][44:40],
+                   vec[i][36:32], vec[i][28:24], vec[i][20:16], vec[i][12:8], vec[i][4:0]);
           $finish;
         end
       end
@@ -414,23 +421,24 @@ module mut_rtl_tb #(
           $finish;
         end
         if ({31'd0, error} !== meta[2] || {29'd0, error_code} !== meta[3]
-            || {16'd0, error_pc} !== meta[4]) begin
+            || {{(32-PW){1'b0}}, error_pc} !== meta[4]) begin
           $display("MUT FAIL error p%0d: error=%b code=%0d pc=%0d, expected %0d %0d %0d",
                    p, error, error_code, error_pc, meta[2], meta[3], meta[4]);
           $finish;
         end
         if (cnt_cycles !== meta[5] || cnt_mm !== meta[6] || cnt_dma !== meta[7]
-            || cnt_vec !== meta[8] || cnt_instret !== meta[9]) begin
-          $display("MUT FAIL counters p%0d: %0d %0d %0d %0d %0d, expected %0d %0d %0d %0d %0d", p,
-                   cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret,
-                   meta[5], meta[6], meta[7], meta[8], meta[9]);
+            || cnt_vec !== meta[8] || cnt_instret !== meta[9] || cnt_fetch !== meta[14]) begin
+          $display("MUT FAIL counters p%0d: %0d %0d %0d %0d %0d %0d, expected %0d %0d %0d %0d %0d %0d", p,
+                   cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, cnt_fetch,
+                   meta[5], meta[6], meta[7], meta[8], meta[9], meta[14]);
           $finish;
         end
         // done holds until the next start, and so do the counters (docs/isa.md host interface)
         for (i = 0; i < 3; i = i + 1) begin
           @(negedge clk);
           if (done !== 1'b1 || retire !== 4'd0 || cnt_cycles !== meta[5] || cnt_instret !== meta[9]
-              || cnt_mm !== meta[6] || cnt_dma !== meta[7] || cnt_vec !== meta[8]) begin
+              || cnt_mm !== meta[6] || cnt_dma !== meta[7] || cnt_vec !== meta[8]
+              || cnt_fetch !== meta[14]) begin
             $display("MUT FAIL hold p%0d: %0d cycles after done: done=%b retire=%b cycles=%0d instret=%0d",
                      p, i + 1, done, retire, cnt_cycles, cnt_instret);
             $finish;

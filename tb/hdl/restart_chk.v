@@ -20,14 +20,15 @@
 // c = t - 1 for a second start t cycles after the first) start A and B with P2 in the
 // same cycle; from the next cycle compare A with B every cycle with !== until B's last
 // plus 2 cycles (in those 2 both must be idle): busy, last, every enable, each address
-// and write data where its enable is high. The units: dma (LD, ST and LDX, mixed, LDX
+// and write data where its enable is high. The units: dma (LD, ST and ldx, mixed, ldx
 // with a good and a bad row index), vec_rq (relu 0 and 1), mm_ctrl (ga2_systolic + ga2_pe
 // inside), softmax FAST = 0 and FAST = 1, divu (quotient and remainder in its last
-// cycle), vec_add, argmax, norm, pack4 (PACK4 and UNPACK4 after each other); the restart cycles: the first cycles, every phase (LDX's
+// cycle), vec_add, argmax, norm, pack4 (packing and unpacking after each other); the restart
+// cycles: the first cycles, every phase (ldx's
 // index read and address; feed, old-C pre-read, drain; max / exp pass, divider load,
-// division, write / output; ADD's two reads; NORM's sum, square root, divider load,
+// division, write / output; vec_add's two reads; the norm's sum, square root, divider load,
 // division, scaling) and the job's last busy cycle. The dma's scratchpad words at
-// 0xF00..0xFFF read as one byte (mix8), so an LDX there has a row index below 256.
+// 0xF00..0xFFF read as one byte (mix8), so a lookup there has a row index below 256.
 //
 // The parts (tb/hdl/restart/, listed in restart.f, tb.sim.files.restart_files): the
 // scenario table (restart_scn.v), the jobs' fields (restart_jobs.v), one pair of
@@ -83,7 +84,7 @@ module restart_chk #(
   localparam [2:0] P_IDLE = 3'd0, P_RST = 3'd1, P_RUN1 = 3'd2, P_CMP = 3'd3, P_TAIL = 3'd4;
 
   // ------------------------------------------------------------------ the job, the scenario
-  wire          f_dir, f_tb, f_acc, f_ldx;
+  wire          f_dir, f_tb, f_acc, f_a16, f_ldx;
   wire [AW-1:0] f_idx, f_dst, f_a, f_b;
   wire [15:0]   f_rows;
   wire [12:0]   f_len;
@@ -92,7 +93,7 @@ module restart_chk #(
   wire [11:0]   f_lda, f_ldb, f_ldc;
   wire [31:0]   f_dvd, f_dvs;
   restart_jobs #(.AW(AW)) u_jobs (
-    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_ldx(f_ldx),
+    .job(job), .f_dir(f_dir), .f_tb(f_tb), .f_acc(f_acc), .f_a16(f_a16), .f_ldx(f_ldx),
     .f_idx(f_idx), .f_rows(f_rows), .f_dst(f_dst), .f_a(f_a), .f_b(f_b),
     .f_len(f_len), .f_m(f_m), .f_n(f_n), .f_k(f_k), .f_lda(f_lda), .f_ldb(f_ldb), .f_ldc(f_ldc),
     .f_dvd(f_dvd), .f_dvs(f_dvs)
@@ -126,7 +127,7 @@ module restart_chk #(
   restart_mm #(.SP_WORDS(SP_WORDS)) u_mm (
     .clk(uclk), .rst(rst_u), .st_a(st_a && on[U_MM]), .st_b(st_b && on[U_MM]), .dst(f_dst),
     .a_base(f_a), .b_base(f_b), .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda),
-    .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc),
+    .ldb(f_ldb), .ldc(f_ldc), .acc(f_acc), .a16(f_a16),
     .busy_a(o_busy_a[U_MM]), .busy_b(o_busy_b[U_MM]), .last_b(o_last_b[U_MM]),
     .mis(o_mis[U_MM]), .obs_a(o_obs_a[U_MM]), .obs_b(o_obs_b[U_MM])
   );

@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 // tb_plain: a plain Verilog bench of ga2_top (no cocotb), for quick checks and for the
 // "plain Verilog" simulation-speed figure. Runs on Icarus and on Verilator --binary.
@@ -12,7 +13,7 @@
 //           reloading +ext_in before each run; the scratchpad carries over)
 //           +vcd=FILE (Icarus only: dump the chip's signals)
 // Prints one line "RESULT done=.. error=.. code=.. pc=.. cycles=.. mm=.. dma=.. vec=..
-// instret=.. timeout=.. imem_oob=.. ext_rd_oob=.. ext_wr_oob=.. xz=.. sp_reads=.. mon_*=..
+// instret=.. fetch=.. timeout=.. imem_oob=.. ext_rd_oob=.. ext_wr_oob=.. xz=.. sp_reads=.. mon_*=..
 // run_cycles=.." per run (the harness's counts of the run: accesses outside each memory,
 // cycles with x/z on a control output, scratchpad words read, the nine host-contract
 // monitors of tb/judge.py MONITORS and the cycles to done) and writes the external memory
@@ -43,7 +44,7 @@ module tb_plain #(
   always @(negedge clk) begin
     if (fd_trace != 0) begin
       for (slot = 0; slot < 4; slot = slot + 1) begin
-        if (retire[slot] === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc[16*slot +: 16], retire_cycle);
+        if (retire[slot] === 1'b1) $fdisplay(fd_trace, "%0d %0d", retire_pc[`GA2_PC_W*slot +: `GA2_PC_W], retire_cycle);
       end
     end
   end
@@ -85,9 +86,9 @@ module tb_plain #(
         ncyc = ncyc + 1;
         if (ncyc >= max_cycles) timeout = 1'b1;
       end
-      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d timeout=%0d imem_oob=%0d ext_rd_oob=%0d ext_wr_oob=%0d xz=%0d sp_reads=%0d mon_count=%0d mon_rise=%0d mon_hold=%0d mon_imem=%0d mon_ext=%0d mon_reset=%0d mon_epc=%0d mon_retire=%0d mon_clear=%0d run_cycles=%0d",
+      $display("RESULT done=%0d error=%0d code=%0d pc=%0d cycles=%0d mm=%0d dma=%0d vec=%0d instret=%0d fetch=%0d timeout=%0d imem_oob=%0d ext_rd_oob=%0d ext_wr_oob=%0d xz=%0d sp_reads=%0d mon_count=%0d mon_rise=%0d mon_hold=%0d mon_imem=%0d mon_ext=%0d mon_reset=%0d mon_epc=%0d mon_retire=%0d mon_clear=%0d run_cycles=%0d",
                done, error, error_code, error_pc, cnt_cycles, cnt_mm, cnt_dma, cnt_vec,
-               cnt_instret, timeout, imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_sp_reads,
+               cnt_instret, cnt_fetch, timeout, imem_oob, ext_rd_oob, ext_wr_oob, xz_events, mon_sp_reads,
                mon[31:0], mon[63:32], mon[95:64], mon[127:96], mon[159:128], mon[191:160],
                mon[223:192], mon[255:224], mon[287:256], mon_run_cycles);
     end

@@ -36,12 +36,14 @@ module units_tb #(
   output wire [8*8-1:0] var_name, // the selected variant's name (ASCII)
   output reg         idx_err_seen, // sel 4, DMA: its idx_err was high in the job
   input  wire [15:0] f_dst,
-  input  wire [15:0] f_src,       // MM: A base; SM/RQ: src
+  input  wire [15:0] f_src,       // MM: A base; the vector units: src
   input  wire [15:0] f_b,
   input  wire [12:0] f_len,
-  input  wire        f_fast,      // SM: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
+  input  wire        f_fast,      // softmax: 1 runs ga2_softmax #(.FAST(1)) (overlap mode), 0 FAST = 0
   input  wire [2:0]  f_m,
   input  wire [7:0]  f_k,
+  input  wire [2:0]  f_khi,
+  input  wire        f_a16,
   input  wire [2:0]  f_n,
   input  wire        f_tb,
   input  wire        f_acc,       // MM: acc (dst += A x B)
@@ -79,7 +81,8 @@ module units_tb #(
   input  wire        pf_running,
   input  wire [2:0]  pf_busy,
   input  wire [3:0]  pf_retire,
-  output wire [29:0] pf_out,      // {cycles, mm, dma, vec, instret, retire_cycle}, 5 bits each
+  input  wire        pf_fetch,
+  output wire [34:0] pf_out,      // {cycles, mm, dma, vec, instret, fetch, retire_cycle}, 5 bits each
   // u_rc: the restart check
   input  wire            rc_go,
   output wire            rc_done,
@@ -121,18 +124,22 @@ module units_tb #(
   wire [AW-1:0]      mm_wr_addr;
   wire [31:0]        mm_wr_data;
   wire [2*NA*8-1:0]  mm_rbyte;
+  wire [NA*8-1:0]    mm_rahi;
   genvar g;
   generate
     for (g = 0; g < 2 * NA; g = g + 1) begin : g_byte
       assign mm_rbyte[g*8 +: 8] = rd_q[g*32 +: 8];
     end
+    for (g = 0; g < NA; g = g + 1) begin : g_ahi
+      assign mm_rahi[g*8 +: 8] = rd_q[g*32 + 8 +: 8];
+    end
   endgenerate
 
   ga2_mm_ctrl u_mm (
     .clk(clk), .rst(rst), .start(st_mm), .dst(f_dst), .a_base(f_src), .b_base(f_b),
-    .m(f_m), .k(f_k), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc),
+    .m(f_m), .k(f_k), .khi(f_khi), .a16(f_a16), .n(f_n), .tb(f_tb), .lda(f_lda), .ldb(f_ldb), .ldc(f_ldc),
     .acc(f_acc), .busy(mm_busy), .last(mm_last), .rd_en(mm_rd_en), .rd_addr(mm_rd_addr),
-    .rd_byte(mm_rbyte), .rd_word0(rd_q[31:0]), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
+    .rd_byte(mm_rbyte), .rd_ahi(mm_rahi), .rd_word0(rd_q[31:0]), .wr_en(mm_wr_en), .wr_addr(mm_wr_addr), .wr_data(mm_wr_data)
   );
 
   // the vector units take the instruction word: the bench's fields at their record's bits
@@ -238,9 +245,9 @@ module units_tb #(
 
   ga2_perf #(.CW(5)) u_pf (
     .clk(clk), .rst(pf_rst), .clear(pf_clear), .running(pf_running), .busy(pf_busy),
-    .retire(pf_retire), .cnt_cycles(pf_out[29:25]), .cnt_mm(pf_out[24:20]),
-    .cnt_dma(pf_out[19:15]), .cnt_vec(pf_out[14:10]), .cnt_instret(pf_out[9:5]),
-    .retire_cycle(pf_out[4:0])
+    .retire(pf_retire), .fetch(pf_fetch), .cnt_cycles(pf_out[34:30]), .cnt_mm(pf_out[29:25]),
+    .cnt_dma(pf_out[24:20]), .cnt_vec(pf_out[19:15]), .cnt_instret(pf_out[14:10]),
+    .cnt_fetch(pf_out[9:5]), .retire_cycle(pf_out[4:0])
   );
 
   restart_chk #(.SP_WORDS(MEM_WORDS), .VERBOSE(1)) u_rc (

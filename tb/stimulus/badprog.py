@@ -3,9 +3,11 @@
 bad_program(rng, code, cfg) builds a program that faults with the given code (1..5); it
 returns a BadProgram with the expected fault pc and the external and scratchpad ranges the
 faulting instruction would have written (which must be unchanged), plus follow_up(), a
-valid program that stores that scratchpad range. Code 6 (ERR_INDEX, found in EXEC) is an
-LDX whose index word is not below its rows: the program runs on to its HALT (or to a
-later DECODE fault), pc the first such LDX's. Illegal opcodes (error 1) are model/isa.py's
+valid program that stores that scratchpad range. Code 6 (ERR_INDEX, found in EXEC) is a
+lookup whose index word is not below its rows (the hook bad_data of its op's module in
+tb/stimulus/ops/): the program runs on to its HALT (or to a later DECODE fault), pc the
+first such lookup's. The other ops' faults come from their modules too (bad_prefix,
+bad_sp, bad_shape, bad_len0). Illegal opcodes (error 1) are model/isa.py's
 ILLEGAL_OPCODES. wrap_bad_program(rng, kind) faults with a range whose field sum is past
 2^W (WRAP_KINDS), where a W-bit check would wrap back into the memory. Chips of at most
 2^16 external words.
@@ -15,6 +17,8 @@ from collections import namedtuple
 import numpy as np
 
 from model import config, isa
+from model import ops as records
+from tb.stimulus import ops
 from tb.stimulus.randops import random_image, rng_of
 
 BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
@@ -24,16 +28,12 @@ BadProgram = namedtuple("BadProgram", "prog image code pc ext_range sp_range")
 def _prefix(rng, ext, b):
     """A few valid instructions that write both memories (so a fault has history)."""
     n = min(32, ext)
-    return [b("LD", dst=64, src=0, len=n),
-            b("RQ", dst=128, src=64, len=n, m=20000, s=14),
-            b("ST", src=128, dst=0, len=n)]
+    return [b("LD", dst=64, src=0, len=n)] + ops.call("bad_prefix", b, n) + [b("ST", src=128, dst=0, len=n)]
 
 
 def bad_program(seed_or_rng, code, cfg=None):
-    """A BadProgram faulting with `code` (1..6) after some writes. Code 6: the LDX at pc
-    reads an index word not below its rows (rows + k, rows itself, a negative word: above
-    every rows as unsigned); after it the program goes on (sometimes a good LDX, a second
-    bad one, then HALT or a DECODE fault, which keeps code 6 and the first bad pc)."""
+    """A BadProgram faulting with `code` (1..6) after some writes (code 6: the hook
+    bad_data, the program going on after it)."""
     rng = rng_of(seed_or_rng)
     cfg = config.resolve(cfg)
     ext, SP = cfg.ext_words, cfg.sp_words
@@ -45,25 +45,7 @@ def bad_program(seed_or_rng, code, cfg=None):
     prog = _prefix(rng, ext, b)
     ext_range, sp_range = None, None
     if code == isa.ERR_INDEX:
-        kind = int(rng.integers(0, 4))
-        rows = int(rng.choice([1, 2, 10, 96, min(ext, 65535)]))
-        n = int(rng.integers(1, 17))
-        n = max(1, min(n, ext // rows))
-        src = int(rng.integers(0, ext - rows * n + 1))
-        tok = int(rng.choice([rows, rows + 1, rows + int(rng.integers(0, 1000)), -1, -(1 << 31),
-                              (1 << 16) + rows % 7]))
-        image[20] = tok                              # the index word: _prefix loads it to sp[84]
-        image[21] = int(rng.integers(0, rows))       # a good one, to sp[85]
-        prog.append(b("LDX", dst=200, src=src, len=n, idx=84, rows=rows))
-        sp_range = (200, n)
-        pc = len(prog) - 1
-        if kind >= 1:                                # a good LDX after it: the chip runs on
-            prog.append(b("LDX", dst=300, src=src, len=n, idx=85, rows=rows))
-            prog.append(b("ST", src=300, dst=min(500, ext - n), len=n))
-        if kind >= 2:                                # a second bad one: the first one's pc stays
-            prog.append(b("LDX", dst=400, src=src, len=n, idx=84, rows=rows))
-        if kind == 3:                                # a later DECODE fault keeps code 6 and pc
-            prog.append(isa.raw("RQ", dst=SP - 2, src=64, len=8, m=1, s=1))
+        pc, sp_range = ops.hooks("bad_data")[0](rng, b, ext, SP, image, prog)
         prog += [b("LD", dst=600, src=0, len=1), b("HALT")]
         return BadProgram(prog, image, code, pc, ext_range, sp_range)
     if code == isa.ERR_OPCODE:
@@ -73,7 +55,8 @@ def bad_program(seed_or_rng, code, cfg=None):
         sp_range = (200, 16)
         prog += [word]
     elif code == isa.ERR_SP_RANGE:
-        kind = rng.integers(0, 4)
+        vec = ops.hooks("bad_sp")
+        kind = rng.integers(0, 3 + len(vec))
         if kind == 0:
             n = 20
             prog.append(isa.raw("LD", dst=SP - 10, src=0, len=n))
@@ -82,9 +65,9 @@ def bad_program(seed_or_rng, code, cfg=None):
             n = min(20, ext)
             prog.append(isa.raw("ST", src=SP - 5, dst=40 % max(1, ext - n), len=n))
             ext_range = (40 % max(1, ext - n), n)
-        elif kind == 2:
-            prog.append(isa.raw("RQ", dst=SP - 3, src=64, len=8, m=20000, s=10))
-            sp_range = (SP - 3, 3)
+        elif kind < 2 + len(vec):
+            ins, sp_range = vec[kind - 2](SP)
+            prog.append(ins)
         else:
             prog.append(isa.raw("MM", dst=SP - 2, A=64, B=64, M=2, K=4, N=2, tb=0, lda=4, ldb=4, ldc=2))
             sp_range = (SP - 2, 2)
@@ -98,7 +81,9 @@ def bad_program(seed_or_rng, code, cfg=None):
             prog.append(isa.raw("LD", dst=300, src=max(0, ext - 4), len=16))
             sp_range = (300, 16)
     elif code == isa.ERR_SHAPE:
-        kind = rng.integers(0, 5)
+        # MM's M and K, each op's field past its limit, ST's len 0, each op's len 0
+        shapes, zeros = ops.hooks("bad_shape"), ops.hooks("bad_len0")
+        kind = rng.integers(0, 3 + len(shapes) + len(zeros))
         if kind == 0:
             prog.append(isa.raw("MM", dst=400, A=64, B=64, M=int(rng.choice([0, 5, 7])), K=4, N=2, tb=0,
                                 lda=4, ldb=4, ldc=4))
@@ -106,15 +91,15 @@ def bad_program(seed_or_rng, code, cfg=None):
         elif kind == 1:
             prog.append(isa.raw("MM", dst=400, A=64, B=64, M=2, K=0, N=2, tb=1, lda=4, ldb=4, ldc=4))
             sp_range = (400, 8)
-        elif kind == 2:
-            prog.append(isa.raw("SM", dst=400, src=64, len=int(rng.choice([65, 100, 8191]))))
-            sp_range = (400, 64)
-        elif kind == 3:
+        elif kind < 2 + len(shapes):
+            ins, sp_range = shapes[kind - 2](rng)
+            prog.append(ins)
+        elif kind == 2 + len(shapes):
             prog.append(isa.raw("ST", src=64, dst=100, len=0))
             ext_range = (100, 8)
         else:
-            prog.append(isa.raw("RQ", dst=400, src=64, len=0, m=1, s=1))
-            sp_range = (400, 8)
+            ins, sp_range = zeros[kind - 3 - len(shapes)](rng)
+            prog.append(ins)
     elif code == isa.ERR_PC:
         # fill the whole instruction memory with valid instructions, no HALT
         filler = [b("LD", dst=500, src=0, len=1), b("ST", src=64, dst=min(200, ext - 1), len=1)]
@@ -149,12 +134,24 @@ def follow_up(bad, cfg=None):
 # MM B with tb = 0, whose (K-1)*ldb term alone reaches ~2^20), so a range check computed
 # in W bits would see it wrap back INTO the memory and let the instruction run; the fault
 # must be the range error all the same (the decoder computes 32 bits, docs/isa.md).
+# The vector ops' kinds come from their modules (hook wrap_kinds): their ranges before
+# MM's, their shapes (a length past its limit, dst + len wrapping as well) after.
+_OWN = [k for f in ops.hooks("wrap_kinds") for k in f()]
 WRAP_KINDS = (
     ("LD", "dst", 16), ("LD", "src", 16), ("ST", "src", 16), ("ST", "dst", 16),
-    ("RQ", "src", 16), ("RQ", "dst", 16), ("SM", "src", 16), ("SM", "dst", 16),
+    *[k for k in _OWN if k[1] != "len"],
     ("MM", "A", 16), ("MM", "B", 16), ("MM", "B", 20), ("MM", "dst", 16),
-    ("SM", "len", 16),      # shape (len > 64) first, with dst + len wrapping as well
+    *[k for k in _OWN if k[1] == "len"],
 )
+
+
+def _len_cap(op, cfg):
+    """op's largest len: its record's shape limit, else the field's 13 bits."""
+    rec = records.TABLE[op]
+    for k, sh in enumerate(rec.shape):
+        if sh.field == "len" and sh.hi is not None:
+            return records.VIEWS[op]["shape_hi"][k](None, cfg)
+    return (1 << 13) - 1
 
 
 def wrap_bad_program(seed_or_rng, kind, cfg=None):
@@ -177,8 +174,8 @@ def wrap_bad_program(seed_or_rng, kind, cfg=None):
     prog = _prefix(rng, ext, b)
     sp_range = ext_range = None
     code = isa.ERR_SP_RANGE
-    if op in ("LD", "ST", "RQ", "SM") and field != "len":
-        cap = cfg.sm_max_len if op == "SM" else (1 << 13) - 1
+    if op != "MM" and field != "len":
+        cap = _len_cap(op, cfg)
         # base = 2^16 - d, len = d + w: the sum is 2^16 + w, wrapped w (1..)
         ext_side = (op, field) in (("LD", "src"), ("ST", "dst"))
         if ext_side:      # the scratchpad side must fit: len <= SP
@@ -196,19 +193,17 @@ def wrap_bad_program(seed_or_rng, kind, cfg=None):
         elif op == "ST":
             f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
             ext_range = None           # a wrapped write would land in ext[0:w], the prefix's
-        elif op == "RQ":
+        else:                                     # a vector op: src and dst in the scratchpad
             other = ri(0, SP - n) if n <= SP and ri(0, 1) else ri(0, 0xFFFF)
             f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
-            f.update(m=ri(1, 0xFFFF), s=ri(0, 40))
-            sp_range = (0, w) if field == "dst" else ((other, n) if other + n <= SP else None)
-        else:
-            other = ri(0, SP - n) if n <= SP and ri(0, 1) else ri(0, 0xFFFF)
-            f = dict(src=base, dst=other) if field == "src" else dict(src=other, dst=base)
+            mod = ops.owner(op)
+            if hasattr(mod, "wrap_fields"):
+                f.update(mod.wrap_fields(ri))
             sp_range = (0, w) if field == "dst" else ((other, n) if other + n <= SP else None)
         ins = isa.raw(op, len=n, **f)
-    elif op == "SM":                              # len > sm_max_len, dst + len past 2^16
-        n = ri(cfg.sm_max_len + 1, (1 << 13) - 1)
-        ins = isa.raw("SM", dst=top - ri(1, n - 1), src=ri(0, 0xFFFF), len=n)
+    elif field == "len":                          # len > its limit, dst + len past 2^16
+        n = ri(_len_cap(op, cfg) + 1, (1 << 13) - 1)
+        ins = isa.raw(op, dst=top - ri(1, n - 1), src=ri(0, 0xFFFF), len=n)
         code = isa.ERR_SHAPE
     else:                                         # MM
         tb = 0 if width == 20 else ri(0, 1)

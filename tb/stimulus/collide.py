@@ -5,7 +5,7 @@ collide_program(rng, cfg) draws a valid program whose instructions mostly aim on
 their scratchpad ranges at a range of a recent instruction of ANOTHER unit, in one of the
 three hazard kinds: RAW (it reads what that one writes), WAR (it writes what that one
 reads), WAW (both write); the rest go to a far region, free to run alongside. Long
-instructions (LD / ST / RQ of 24..88 words, MM with K up to 255) sit next to short ones
+instructions (LD / ST / vector ops of 24..88 words, MM with K up to 255) sit next to short ones
 (1..8 words, K 1..4), so a unit is often still busy when the next instruction decodes.
 All scratchpad traffic stays inside two windows (NEAR, FAR), which the program stores to
 the top of the external memory before its HALT (dump_program()), so comparing ext
@@ -17,28 +17,29 @@ hazard_kinds(prog, cfg) says which (new unit, busy unit, kind) conflicts the pro
 really has at DECODE time under the overlap schedule (model/timing.py), from
 model/func.py's ranges: the tests use it to show every kind happens for every unit pair.
 
-SM is drawn only with with_sm=True (the vector unit is RQ alone otherwise), the language
-model's operations (LDX on the dma; ADD, ARGMAX, NORM, PACK4, UNPACK4 on the vector unit) only with
-with_lm=True: an ARGMAX writes the row index IDX_WORD first (below LDX_ROWS), which most
-LDXs read, so their rows are really copied; an LDX aimed at a colliding word reads
-whatever is there (error 6 when it is not a row index: same cycles, nothing written).
-lm_edge_programs(cfg) are edge_programs' one-word edges for every pair with a new op.
+Which ops a program draws: LD, ST, MM and the ops whose module in tb/stimulus/ops/ says
+COLLIDE = "base"; with with_sm=True also those of COLLIDE "sm"; with with_lm=True those of
+"lm" (the language model's; a module's collide_prelude runs first: the lookup's row
+index, so most lookups really copy a row; a lookup aimed at a colliding word reads
+whatever is there, error 6 when it is not a row index: same cycles, nothing written).
+Each op's instruction comes from its module's collide_make. lm_edge_programs(cfg) are
+edge_programs' one-word edges for every pair with a language-model op.
 """
 import numpy as np
 
 from model import config, func, isa, timing
-from tb.stimulus.randops import rand_ms, random_image
+from model import ops as records
+from tb.stimulus import ops
+from tb.stimulus.randops import random_image
 
 NEAR = (0, 96)           # the colliding window: sp[0:96]
 FAR = (2048, 2144)       # instructions meant to run alongside: sp[2048:2144]
 DUMP = 256               # ext words the dump uses at the top of ext (both windows)
 UNITS = ("dma", "mm", "vec")
 KINDS = ("RAW", "WAR", "WAW")
-IDX_WORD = 1024          # with_lm: the row index the LDXs read (outside both windows)
-LDX_ROWS = 88            # with_lm: the LDX tables' rows (> every ARGMAX index: len <= 88)
-# which ops read / write the scratchpad
-_READS = {"ST", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
-_WRITES = {"LD", "MM", "RQ", "SM", "LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4"}
+# which ops read / write the scratchpad (their records' ranges)
+_READS = {n for n, r in records.TABLE.items() if any(g.space == records.SP and g.rd for g in r.ranges)}
+_WRITES = {n for n, r in records.TABLE.items() if any(g.space == records.SP and g.wr for g in r.ranges)}
 
 
 def _rng(seed_or_rng):
@@ -123,47 +124,16 @@ def _make(rng, cfg, op, long_, side=None, target=None, window=NEAR):
         elif side == "r":
             aim = (("A", "B")[int(rng.integers(0, 2))], target)
         return _mm(rng, cfg, long_, aim, window)
-    if op in ("SM", "NORM"):
-        n = int(rng.integers(1, 65))
-    else:
-        n = _len(rng, long_)
+    mod = ops.owner(op)
+    cap = getattr(mod, "COLLIDE_LEN", None)
+    n = int(rng.integers(1, cap + 1)) if cap else _len(rng, long_)
     src = _near(rng, n, target if side == "r" else None, window)
     dst = _near(rng, n, target if side == "w" else None, window)
-    if op == "LDX":
-        n = min(n, 40)
-        idx = _near(rng, 1, target, window) if side == "r" else IDX_WORD
-        dst = _near(rng, n, target if side == "w" else None, window)
-        return b("LDX", dst=dst, src=_ext(rng, cfg, LDX_ROWS * n), len=n, idx=idx, rows=LDX_ROWS)
-    if op == "ADD":
-        src2 = _near(rng, n, None, window)
-        if side == "r" and rng.random() < 0.5:           # aim src2 instead of src
-            src, src2 = src2, src
-        if side is None and rng.random() < 0.2:          # dst overlapping src
-            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-        return b("ADD", dst=dst, src=src, len=n, src2=src2)
-    if op == "ARGMAX":
-        return b("ARGMAX", dst=_near(rng, 1, target if side == "w" else None, window), src=src, len=n)
-    if op == "NORM":
-        if side is None and rng.random() < 0.2:
-            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-        m, s = rand_ms(rng)
-        return b("NORM", dst=dst, src=src, len=n, m=m, s=s)
-    if op in ("PACK4", "UNPACK4"):       # read and write spans differ: 2*len and len
-        n = min(n, 40)
-        rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
-        src = _near(rng, rd, target if side == "r" else None, window)
-        dst = _near(rng, wr, target if side == "w" else None, window)
-        return b(op, dst=dst, src=src, len=n)
+    if mod is not None:
+        return mod.collide_make(rng, cfg, op, n, src, dst, long_, side, target, window)
     if op == "LD":
         return b("LD", dst=dst, src=_ext(rng, cfg, n), len=n)
-    if op == "ST":
-        return b("ST", src=src, dst=_ext(rng, cfg, n), len=n)
-    if op == "RQ":
-        if side is None and rng.random() < 0.2:          # src/dst overlapping, either way
-            dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-        m, s = rand_ms(rng)
-        return b("RQ", dst=dst, src=src, len=n, m=m, s=s)
-    return b("SM", dst=dst, src=src, len=n)
+    return b("ST", src=src, dst=_ext(rng, cfg, n), len=n)
 
 
 def _ops(op_unit, unit, side):
@@ -179,19 +149,20 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
     rng = _rng(seed_or_rng)
     cfg = config.resolve(cfg)
     assert cfg.sp_words >= FAR[1] and cfg.ext_words >= 4 * DUMP, cfg
-    op_unit = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec"}
-    if with_sm:
-        op_unit["SM"] = "vec"
-    if with_lm:
-        op_unit.update({"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "PACK4": "vec",
-                        "UNPACK4": "vec"})
-    ops = list(op_unit)
+    kinds = {"base"} | ({"sm"} if with_sm else set()) | ({"lm"} if with_lm else set())
+    op_unit = {}
+    for name in records.TABLE:                   # in opcode order
+        mod = ops.owner(name)
+        if name in ("LD", "ST", "MM") or (mod is not None and getattr(mod, "COLLIDE", None) in kinds):
+            op_unit[name] = timing.UNIT[name]
+    names = list(op_unit)
     n_instr = int(rng.integers(6, 18)) if n_instr is None else n_instr
     # data first: the near window from ext (itself a long LD the next ones collide with)
     prog = [isa.build("LD", cfg=cfg, dst=NEAR[0], src=_ext(rng, cfg, NEAR[1] - NEAR[0]),
                       len=NEAR[1] - NEAR[0])]
-    if with_lm:                        # the row index of the LDXs, from the near window
-        prog.append(isa.build("ARGMAX", cfg=cfg, dst=IDX_WORD, src=NEAR[0], len=LDX_ROWS))
+    for mod in ops.modules():          # e.g. the lookups' row index, from the near window
+        if getattr(mod, "COLLIDE", None) in kinds and hasattr(mod, "collide_prelude"):
+            prog += mod.collide_prelude(lambda o, **f: isa.build(o, cfg=cfg, **f), NEAR[0])
     while len(prog) < n_instr:
         long_ = rng.random() < 0.3
         r = rng.random()
@@ -216,10 +187,10 @@ def collide_program(seed_or_rng, cfg=None, n_instr=None, with_sm=False, fault=Fa
             target = targets[int(rng.integers(0, len(targets)))]
             prog.append(_make(rng, cfg, op, long_, side, target))
         elif r < 0.85:
-            op = ops[int(rng.integers(0, len(ops)))]
+            op = names[int(rng.integers(0, len(names)))]
             prog.append(_make(rng, cfg, op, long_, window=FAR))
         else:
-            op = ops[int(rng.integers(0, len(ops)))]
+            op = names[int(rng.integers(0, len(names)))]
             prog.append(_make(rng, cfg, op, long_))
     if fault:
         prog += _fault_tail(rng, cfg, None if fault is True else int(fault))
@@ -240,7 +211,7 @@ def _fault_tail(rng, cfg, code=None):
     if k == 0:
         tail.append(int(rng.choice(isa.ILLEGAL_OPCODES)) | (int(rng.integers(1, 1 << 40)) << 4))  # opcode
     elif k == 1:
-        tail.append(isa.raw("RQ", dst=NEAR[0], src=FAR[0], len=0, m=1, s=1))            # shape
+        tail.append(ops.hooks("fault_shape")[0](NEAR[0], FAR[0]))                          # shape
     elif k == 2:
         tail.append(isa.raw("LD", dst=SP - 4, src=0, len=16))                             # sp range
     else:
@@ -278,13 +249,13 @@ def hazard_kinds(prog, cfg, by_op=False):
             if o.pc >= e.pc or o.unit == e.unit or not (o.start <= decode <= o.end):
                 continue
             old = ins[o.pc]
-            ops = (new.op, old.op) if by_op else ()
+            pair = (new.op, old.op) if by_op else ()
             if _meet(_ranges(new, "r"), _ranges(old, "w")):
-                out.add((e.unit, o.unit, "RAW") + ops)
+                out.add((e.unit, o.unit, "RAW") + pair)
             if _meet(_ranges(new, "w"), _ranges(old, "r")):
-                out.add((e.unit, o.unit, "WAR") + ops)
+                out.add((e.unit, o.unit, "WAR") + pair)
             if _meet(_ranges(new, "w"), _ranges(old, "w")):
-                out.add((e.unit, o.unit, "WAW") + ops)
+                out.add((e.unit, o.unit, "WAW") + pair)
     return out
 
 
@@ -309,10 +280,17 @@ def _edge_producers(cfg, at):
            ("MM A", b("MM", dst=at + 48, A=at, B=at + 40, M=1, K=40, N=2, tb=0, lda=0, ldb=2, ldc=0)),
            ("MM B", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=1, lda=0, ldb=20, ldc=0)),
            ("MM B tb=0", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=0, lda=0, ldb=2, ldc=0)),
-           ("MM C", b("MM", dst=at, A=at + 8, B=at + 24, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4)),
-           ("RQ", b("RQ", dst=at + 24, src=at, len=24, m=20000, s=14)),
-           ("SM", b("SM", dst=at + 24, src=at, len=24))]
-    return out
+           ("MM C", b("MM", dst=at, A=at + 8, B=at + 24, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4))]
+    return out + [p for m in _classic() for p in m.edge_producers(b, at)]
+
+
+def _classic():
+    """The op modules of edge_programs (COLLIDE "base" and "sm"), lm_edge_programs' the rest."""
+    return [m for m in ops.modules() if getattr(m, "COLLIDE", None) in ("base", "sm") and hasattr(m, "edge_producers")]
+
+
+def _lm():
+    return [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "lm" and hasattr(m, "edge_producers")]
 
 
 def edge_programs(cfg=None):
@@ -334,7 +312,7 @@ def edge_programs(cfg=None):
         prog, n = [], 0
         for edge in ("last", "first", "after", "before"):
             for side_p in ("r", "w"):
-                for cons_op in ("LD", "ST", "MM", "RQ", "SM"):
+                for cons_op in ("LD", "ST", "MM") + tuple(op for m in _classic() for op in m.OPS):
                     at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
                     op_p, prod = _edge_producers(cfg, at + 2)[k]
                     if timing.UNIT[cons_op] == timing.UNIT[prod.op]:
@@ -370,8 +348,7 @@ def edge_programs(cfg=None):
 def _edge_consumer(b, op, word, side, at, cfg):
     """A short instruction of op that reads (side "r") or writes ("w") the word `word`
     and otherwise touches only words at the end of the pair's region, past every long
-    instruction's hull; None when op cannot."""
-    hi = at + _EDGE_STRIDE
+    instruction's hull (an op module's edge_consumers); None when op cannot."""
     if op == "LD":
         return b("LD", dst=word, src=7, len=1) if side == "w" else None
     if op == "ST":
@@ -381,64 +358,28 @@ def _edge_consumer(b, op, word, side, at, cfg):
         if side == "r":
             return b("MM", dst=other, A=word, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
         return b("MM", dst=word, A=other, B=other, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)
-    if op == "RQ":
-        other = at + 125
-        if side == "r":
-            return b("RQ", dst=other, src=word, len=1, m=30000, s=9)
-        return b("RQ", dst=word, src=other, len=1, m=30000, s=9)
-    if op == "SM":
-        other = at + 126
-        if side == "r":
-            return b("SM", dst=other, src=word, len=1)
-        return b("SM", dst=word, src=other, len=1)
-    assert word < hi
-    return None
+    cons = ops.owner(op).edge_consumers(b, op, word, side, at)
+    return cons[0] if cons else None
 
 
 # ------------------------------------------------------------------ one-word edges, new ops
-_LM_OPS = ("LDX", "ADD", "ARGMAX", "NORM", "PACK4", "UNPACK4")
 _LM_EDGE_WORDS = 76         # the words of a region lm_edge_programs loads and stores
 
 
 def _lm_edge_producers(cfg, at):
     """The language model's long instructions, their ranges at `at` (as _edge_producers):
-    [(label, ins)]. The LDX reads its index at at + 60, which an ARGMAX of the eight
-    words at at + 64 writes first (lm_edge_programs), so its row is really copied."""
+    [(label, ins)] (each op module's edge_producers; its edge_prelude runs before it)."""
     def b(op, **f):
         return isa.build(op, cfg=cfg, **f)
-    return [("LDX", b("LDX", dst=at, src=0, len=40, idx=at + 60, rows=8)),
-            ("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24)),
-            ("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
-            ("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19)),
-            ("PACK4", b("PACK4", dst=at + 48, src=at, len=12)),        # reads 24, writes 12
-            ("UNPACK4", b("UNPACK4", dst=at + 24, src=at, len=12))]    # reads 12, writes 24
+    return [p for m in _lm() for p in m.edge_producers(b, at)]
 
 
 def _lm_edge_consumers(b, op, word, side, at):
     """[short instructions of op] reading (side "r") or writing ("w") the word `word`, their
-    other words at the end of the pair's region (at + 120 ..): ADD reads it as src and as
-    src2."""
-    o1, o2 = at + 121, at + 122
-    if op == "LDX":                      # rows 128: the index, region data, may be out of range
-        if side == "r":
-            return [b("LDX", dst=o1, src=0, len=1, idx=word, rows=128)]
-        return [b("LDX", dst=word, src=0, len=1, idx=o1, rows=128)]
-    if op == "ADD":
-        if side == "r":
-            return [b("ADD", dst=o1, src=word, len=1, src2=o2), b("ADD", dst=o1, src=o2, len=1, src2=word)]
-        return [b("ADD", dst=word, src=o1, len=1, src2=o2)]
-    if op == "ARGMAX":
-        if side == "r":
-            return [b("ARGMAX", dst=o1, src=word, len=1)]
-        return [b("ARGMAX", dst=word, src=o1, len=2)]
-    if op == "NORM":
-        if side == "r":
-            return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
-        return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
-    if op in ("PACK4", "UNPACK4"):       # one word exactly: UNPACK4 len 1 reads it, PACK4 len 1 writes it
-        if side == "r":
-            return [b("UNPACK4", dst=o1, src=word, len=1)]
-        return [b("PACK4", dst=word, src=o1, len=1)]
+    other words at the end of the pair's region (at + 120 ..)."""
+    mod = ops.owner(op)
+    if mod is not None:
+        return mod.edge_consumers(b, op, word, side, at)
     cons = _edge_consumer(b, op, word, side, at, cfg=None)
     return [] if cons is None else [cons]
 
@@ -446,14 +387,12 @@ def _lm_edge_consumers(b, op, word, side, at):
 def lm_edge_programs(cfg=None):
     """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
     another unit sharing exactly the long one's first or last scratchpad word, or touching
-    the word just past either end) with the new ops: each of LDX, ADD, ARGMAX, NORM, PACK4,
-    UNPACK4 as the
-    long one against LD, ST, MM and RQ (a reader and a writer of every other unit), and as
-    the short one against a long LD, MM (its dst) and RQ (one of every unit): the new ops'
-    hulls (LDX's index word and row, ADD's src, src2 and dst, ARGMAX's one word, NORM's),
-    both in DECODE and in flight. One program per long op. The region is loaded and
-    stored in its first 76 words (every long instruction's hull; the short ones' other
-    words lie past them)."""
+    the word just past either end) with the language model's ops (COLLIDE "lm"): each as
+    the long one against LD, ST, MM and the "base" ops (a reader and a writer of every
+    other unit), and as the short one against a long LD, MM (its dst) and the "base" ops'
+    (one of every unit): their hulls, both in DECODE and in flight. One program per long
+    op. The region is loaded and stored in its first 76 words (every long instruction's
+    hull; the short ones' other words lie past them)."""
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4343)
     img = rng.integers(-128, 128, size=cfg.ext_words)
@@ -463,9 +402,14 @@ def lm_edge_programs(cfg=None):
     def producers(at):
         return _edge_producers(cfg, at) + _lm_edge_producers(cfg, at)
 
+    lm_ops = tuple(op for m in _lm() for op in m.OPS)
+    base = [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "base"]
+    base_ops = tuple(op for m in base for op in m.OPS)
+    lm_labels = tuple(label for label, _ in _lm_edge_producers(cfg, 0))
+    short = {label for m in base for label, _ in m.edge_producers(b, 0)}
     progs = []
     for k, (label, prod0) in enumerate(producers(0)):
-        if label not in _LM_OPS + ("LD", "MM C", "RQ"):
+        if label not in lm_labels + ("LD", "MM C") + tuple(short):
             continue
         nr = len([r for r in func.reads(prod0) if r.space == func.SP])
         nw = len([r for r in func.writes(prod0) if r.space == func.SP])
@@ -474,7 +418,7 @@ def lm_edge_programs(cfg=None):
             sel["r"] = [0] if label == "MM A" else [1] if label.startswith("MM B") else []
         cases = [(edge, side_p, j, cons_op, side_c)
                  for edge in ("last", "first", "after", "before") for side_p in ("r", "w")
-                 for j in sel[side_p] for cons_op in (("LD", "ST", "MM", "RQ") if label in _LM_OPS else _LM_OPS)
+                 for j in sel[side_p] for cons_op in (("LD", "ST", "MM") + base_ops if label in lm_labels else lm_ops)
                  if timing.UNIT[cons_op] != timing.UNIT[prod0.op]
                  for side_c in (("w",) if side_p == "r" else ("r", "w"))]
         prog, n = [], 0
@@ -491,8 +435,9 @@ def lm_edge_programs(cfg=None):
                 # load the region first so every word has a known value, then the pair
                 prog.append(b("LD", dst=at, src=int(rng.integers(0, cfg.ext_words - _EDGE_STRIDE)),
                               len=_LM_EDGE_WORDS))
-                if label == "LDX":               # its row index (< 8), from the region's words
-                    prog.append(b("ARGMAX", dst=at + 62, src=at + 66, len=8))
+                mod = ops.owner(prod.op)
+                if label in lm_labels and hasattr(mod, "edge_prelude"):   # e.g. a lookup's row index
+                    prog += mod.edge_prelude(b, at)
                 prog += [prod, cons[v],
                          b("ST", src=at, dst=cfg.ext_words - 2 * DUMP - _EDGE_STRIDE * (n % _EDGE_REGIONS + 1),
                            len=_LM_EDGE_WORDS)]

@@ -1,18 +1,18 @@
 """The demo programs: a small fixed set that touches every op, and the demo run's set.
 
-demo_programs(cfg) is two programs (LD, MM in both layouts, RQ, SM, ST; then loads and
-stores of the first one's results) that `python -m tb.hw` and the co-simulation tests
-run first; demo_set() adds one bad program per error code with its follow-up and 20
-seeded random programs (`python -m tb.demo`).
+demo_programs(cfg) is two programs (LD, MM in both layouts, the vector ops' of
+tb/stimulus/ops/ (hook demo), ST; then loads and stores of the first one's results)
+that `python -m tb.hw` and the co-simulation tests run first; demo_set() adds one bad
+program per error code with its follow-up and 20 seeded random programs (`python -m tb.demo`).
 """
 import numpy as np
 
 from model import config, isa
-from tb.stimulus import badprog, randprog
+from tb.stimulus import badprog, ops, randprog
 
 
 def demo_programs(cfg=None):
-    """A small fixed set of programs touching every op (LD, MM both layouts, RQ, SM, ST)."""
+    """A small fixed set of programs (LD, MM both layouts, the demo ops, ST)."""
     cfg = config.resolve(cfg)
     ext = cfg.ext_words
     def b(op, **f):
@@ -22,8 +22,7 @@ def demo_programs(cfg=None):
     p1 = [b("LD", dst=0, src=0, len=64),
           b("MM", dst=100, A=0, B=16, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4),
           b("MM", dst=120, A=0, B=16, M=3, K=4, N=2, tb=1, lda=4, ldb=4, ldc=2),
-          b("RQ", dst=140, src=100, len=16, m=20000, s=20),
-          b("SM", dst=160, src=0, len=16),
+          *ops.call("demo", b),
           b("ST", src=100, dst=min(ext - 64, 300), len=64),
           b("HALT")]
     p2 = [b("LD", dst=200, src=0, len=8), b("ST", src=200, dst=0, len=8),

@@ -2,23 +2,24 @@
 set "holes"; docs/coverage.md lists the holes before and after).
 
 The other sets never put these fields at the top of their encoding: an address field at
-65535 (MM dst, A, B; LDX src), a len at 8191 (LD, RQ, ADD, ARGMAX, LDX) or MM's lda and
-ldc at 4095. Most of them can only fault on this chip (a span past the 4096-word
-scratchpad): each such instruction ends its own program, after an LD that leaves work
-behind, and check() says which field it blames (the coverage model counts the other
-fields' top values as reached, the blamed field's as outside). MM's strides at 4095 are
+65535 (MM dst, A, B; the lookup's src), a len at 8191 (LD and the ops whose modules in
+tb/stimulus/ops/ have the hook hole_faults) or MM's lda and ldc at 4095. Most of them
+can only fault on this chip (a span past the 4096-word scratchpad): each such
+instruction ends its own program, after an LD that leaves work behind, and check() says
+which field it blames (the coverage model counts the other fields' top values as
+reached, the blamed field's as outside). MM's strides at 4095 are
 legal with M = 2 from word 0 (the second row is the scratchpad's last word). And the
 overlap suite's resets always had the dma or the vector unit busy: cut_programs() restarts
 the chip with each unit alone busy and with none, in both modes.
 
-The second report (PACK4, UNPACK4, xhi, sm_max_len 1024, opcodes 13..15: docs/coverage.md)
+The second report (the 4-bit packing ops, xhi, sm_max_len 1024, opcodes 13..15: docs/coverage.md)
 added, all derived from model/isa.py's tables and tb/coverage.py's bins, not typed again:
 directed_instrs() aims one instruction at every field bin of the model (the field put at
 the bin's value, the others drawn until the instruction is valid, or faults blaming that
 field when the bin is a fault by itself; a new op or field gets its instructions by
-itself); illegal_programs() runs every illegal opcode; sm_programs() every softmax length
-class; pk_hazard_programs() every hazard kind between the pack4 unit and the dma and the
-matrix unit, both ways; cut_programs() restarts with the pack4 unit busy too. The xhi
+itself); illegal_programs() runs every illegal opcode; the op modules' hole_programs
+(every softmax length class; every hazard kind between the pack4 unit and the dma and the
+matrix unit, both ways); cut_programs() restarts with the pack4 unit busy too. The xhi
 bins above page 0 and the softmax classes up to 1024 need a chip that has them: WIDE
 (2^17 external words: page 1 is the top page, xhi = 2 the first past it; sm_max_len 1024,
 the build of tests/tb/test_xhi_pack4_long_softmax_cosim.py).
@@ -33,6 +34,7 @@ import numpy as np
 
 from model import config, isa, timing
 from tb import coverage
+from tb.stimulus import ops
 
 WIDE = config.DEFAULT.replace(ext_words=1 << 17, sm_max_len=config.SM_LEN_LIMIT)
 # the fields of WIDE's job: those whose bins depend on the external size or sm_max_len
@@ -49,12 +51,8 @@ def fault_programs(cfg):
     r = isa.raw
     top = (1 << 13) - 1                            # len: 13 bits
     far = (1 << isa.ADDR_W) - 1                    # an address: 16 bits
-    bad = [("LD len max", r("LD", dst=0, src=0, len=top)),
-           ("RQ len max", r("RQ", dst=0, src=0, len=top, m=1, s=0)),
-           ("ADD len max", r("ADD", dst=0, src=0, len=top, src2=0)),
-           ("ARGMAX len max", r("ARGMAX", dst=0, src=0, len=top)),
-           ("LDX src and len max", r("LDX", dst=0, src=far, len=top, idx=0, rows=1)),
-           ("MM dst max", r("MM", dst=far, A=0, B=0, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)),
+    bad = [("LD len max", r("LD", dst=0, src=0, len=top))] + ops.call("hole_faults", r, top, far)
+    bad += [("MM dst max", r("MM", dst=far, A=0, B=0, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)),
            ("MM A max", r("MM", dst=0, A=far, B=0, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0)),
            ("MM B max", r("MM", dst=0, A=0, B=far, M=1, K=1, N=1, tb=0, lda=0, ldb=0, ldc=0))]
     out = []
@@ -80,7 +78,7 @@ def stride_program(cfg):
 
 def cut_programs(cfg, units=("dma", "mm", "vec", "none")):
     """[(label, prog, abort_at)]: a restart while one unit alone is busy (the dma's LD, the
-    matrix unit's MM, the vector unit's SM, the pack4 unit's UNPACK4: cut half way into its
+    matrix unit's MM, the others' from the op modules' hook cut: cut half way into its
     busy cycles, from the timing model's schedule) and while none is (the first cycle of
     the run), for each of units (default: the first report's)."""
     def b(op, **f):
@@ -89,8 +87,7 @@ def cut_programs(cfg, units=("dma", "mm", "vec", "none")):
     out = []
     for unit, ins in (("dma", b("LD", dst=0, src=0, len=200)),
                       ("mm", b("MM", dst=2000, A=0, B=0, M=4, K=200, N=4, tb=1, lda=0, ldb=0, ldc=4)),
-                      ("vec", b("SM", dst=2000, src=0, len=64)),
-                      (coverage.PK_UNIT, b("UNPACK4", dst=2000, src=0, len=200))):
+                      *ops.call("cut", b)):
         if unit not in units:
             continue
         ev = timing.schedule([ins, H], cfg).events[0]
@@ -242,55 +239,6 @@ def illegal_programs(cfg):
     return [(f"illegal {c}", [_fill(cfg), isa.opcode_word(c), isa.build("HALT")]) for c in codes]
 
 
-def sm_programs(cfg):
-    """[(label, prog)]: one SM per length class of cfg's sm_max_len (a range: its middle),
-    stored back."""
-    def b(op, **f):
-        return isa.build(op, cfg=cfg, **f)
-    top = cfg.sm_max_len
-    prog = [b("LD", dst=0, src=0, len=min(top, cfg.ext_words))]
-    for c in coverage.sm_classes(cfg):
-        lo, _, hi = c.partition("..")
-        n = (int(lo) + int(hi or lo)) // 2
-        prog += [b("SM", dst=2048, src=0, len=n), b("ST", src=2048, dst=n % 1000, len=n)]
-    return [("softmax classes", prog + [b("HALT")])]
-
-
-def pk_hazard_programs(cfg):
-    """[(label, prog)]: for every hazard kind and every pair of the pack4 unit with the dma
-    and the matrix unit (either one busy, the other's instruction decoding), two
-    instructions whose ranges meet in exactly that kind (PACK4 and UNPACK4 in turn)."""
-    def b(op, **f):
-        return isa.build(op, cfg=cfg, **f)
-    a = 1000                                          # the shared words
-    far = 3000                                        # everything else
-
-    def pk(op, rd=None, wr=None):                    # PACK4 / UNPACK4 reading rd, writing wr
-        return b(op, dst=a if wr else far, src=a if rd else far + 200, len=8)
-
-    def mm(rd=None, wr=None, k=40):
-        return b("MM", dst=a if wr else far + 400, A=a if rd else far + 600, B=far + 800, M=4, K=k,
-                 N=4, tb=1, lda=k, ldb=k, ldc=4)
-    def ld(n=40):  # writes a
-        return b("LD", dst=a, src=0, len=n)
-    def st(n=40):  # reads a
-        return b("ST", src=a, dst=0, len=n)
-    pairs = {("dma", "RAW"): [ld(), pk("PACK4", rd=1)], ("dma", "WAR"): [st(), pk("UNPACK4", wr=1)],
-             ("dma", "WAW"): [ld(), pk("PACK4", wr=1)],
-             ("mm", "RAW"): [mm(wr=1), pk("UNPACK4", rd=1)], ("mm", "WAR"): [mm(rd=1), pk("PACK4", wr=1)],
-             ("mm", "WAW"): [mm(wr=1), pk("UNPACK4", wr=1)],
-             ("to_dma", "RAW"): [pk("UNPACK4", wr=1), st(4)], ("to_dma", "WAR"): [pk("PACK4", rd=1), ld(4)],
-             ("to_dma", "WAW"): [pk("UNPACK4", wr=1), ld(4)],
-             ("to_mm", "RAW"): [pk("PACK4", wr=1), mm(rd=1, k=4)],
-             ("to_mm", "WAR"): [pk("UNPACK4", rd=1), mm(wr=1, k=4)],
-             ("to_mm", "WAW"): [pk("PACK4", wr=1), mm(wr=1, k=4)]}
-    out = []
-    for (pair, kind), two in pairs.items():
-        out.append((f"pack4 hazard {kind} {pair}", [b("LD", dst=0, src=0, len=64)] + two +
-                    [b("ST", src=a, dst=100, len=16), b("HALT")]))
-    return out
-
-
 def _cut_items(cfg, img, units=("dma", "mm", "vec", "none")):
     """Each cut program, then the same run in full after a preload of the scratchpad (the
     reference cannot know what the cut left there)."""
@@ -327,11 +275,10 @@ def hole2_jobs(mode):
 
 def new_programs(cfg):
     """[(label, prog)] of the second report's holes on config.DEFAULT's sizes."""
-    return (directed_programs(cfg) + illegal_programs(cfg) + sm_programs(cfg)
-            + pk_hazard_programs(cfg))
+    return directed_programs(cfg) + illegal_programs(cfg) + ops.call("hole_programs", cfg)
 
 
 def wide_programs(cfg):
     """[(label, prog)] of the bins that need WIDE: xhi above page 0 (and every other bin of
-    the xhi and len fields, on its sizes), the softmax classes up to 1024."""
-    return directed_programs(cfg, WIDE_FIELDS) + sm_programs(cfg)
+    the xhi and len fields, on its sizes), the op modules' (the softmax classes up to 1024)."""
+    return directed_programs(cfg, WIDE_FIELDS) + ops.call("wide_programs", cfg)

@@ -6,17 +6,15 @@ suite_programs() is the in-order suite (config.CH09), overlap_programs() the ove
 (config.CH09_OVERLAP); entries are (label, prog, image), (label, prog, image, abort_at)
 for a cut by reset, and (label, prog, None, 0, 1) for a light fault program that keeps the
 external memory. Each group says in its docstring which checks or bits it is there for.
-The groups at the edges are in edges.py, the crafted ones and the resets in crafted.py, the
-chip and seeds in suitecfg.py; this module composes the suites.
+The groups at the edges are in edges.py, each op's own (crafted data, resets while its
+unit is busy, faults behind busy units) in its module in tb/stimulus/ops/, the chip and
+seeds in suitecfg.py; this module composes the suites.
 """
 from pathlib import Path
 
 import numpy as np
 
-from tb.stimulus.crafted import (
-    crafted_programs,
-    reset_programs,
-)
+from tb.stimulus import ops
 from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
 from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
@@ -77,8 +75,7 @@ def overlap_programs(quick=False):
         return isa.build(op, cfg=cfg, **f)
     img = rng.integers(-128, 128, size=256)
     busy = [b("LD", dst=0, src=0, len=200),
-            b("MM", dst=300, A=400, B=420, M=4, K=60, N=4, tb=1, lda=60, ldb=60, ldc=4),
-            b("SM", dst=500, src=520, len=64)]
+            b("MM", dst=300, A=400, B=420, M=4, K=60, N=4, tb=1, lda=60, ldb=60, ldc=4)] + ops.call("busy", b)
     for code in (1, 2, 3, 4):                     # a fault behind three busy units
         bad = badprog.bad_program(RANDOM_SEED + 40 + code, code, cfg=cfg)
         fault = bad.prog[bad.pc]
@@ -86,19 +83,7 @@ def overlap_programs(quick=False):
         progs.append((f"after overlap error {code}", busy + [b("ST", src=0, dst=1000, len=600), b("HALT")], img))
     bad = badprog.bad_program(RANDOM_SEED + 45, isa.ERR_PC, cfg=cfg)   # past the end, units busy
     progs.append(("overlap error 5", bad.prog, bad.image))
-    # error 6 found while other units run: alone (HALT waits for them), before a DECODE
-    # fault that waits for them too, twice (the first pc stays)
-    img6 = img.copy()
-    img6[250:253] = [300, 1 << 20, 5]
-    ld6 = b("LD", dst=700, src=250, len=3)
-    bad6 = b("LDX", dst=800, src=1000, len=16, idx=700, rows=300)
-    good6 = b("LDX", dst=820, src=1000, len=16, idx=702, rows=300)
-    for k, tail in enumerate(([bad6, b("HALT")], [bad6] + busy + [b("HALT")],
-                              [bad6] + busy + [isa.raw("SM", dst=0, src=0, len=65), b("HALT")],
-                              [good6, bad6, good6, isa.raw("LDX", dst=0, src=0, len=1, idx=702, rows=0)],
-                              [bad6, b("LDX", dst=840, src=1000, len=16, idx=701, rows=300), b("HALT")])):
-        progs.append((f"overlap error 6 ({k})", [ld6] + busy + tail, img6))
-        progs.append((f"after overlap error 6 ({k})", busy + [b("ST", src=700, dst=1000, len=200), b("HALT")], img6))
+    progs += ops.call("overlap_faults", b, busy, img)   # faults from data behind busy units
     for k in range(4):
         progs.append((f"colliding lm {k}", *collide.collide_program(rng, cfg, with_sm=k % 2 == 1, with_lm=True)))
     for k in range(3):
@@ -110,12 +95,7 @@ def overlap_programs(quick=False):
     progs.extend((f"{label} overlap", randprog.with_acc(prog, rng), im)
                  for label, prog, im in (("colliding acc", *collide.collide_program(rng, cfg, with_sm=True)),))
     progs.extend(acc_programs(rng, cfg, n=1))
-    # a read 2048 words from a write in the same cycle (LD writing sp[k] while RQ reads
-    # sp[k + 2048]): the scratchpad's write-first compare must use every address bit
-    for src in (2048, 2049, 2050):
-        progs.append((f"alias read {src}", [b("LD", dst=2040, src=0, len=30), b("LD", dst=0, src=0, len=200),
-                                            b("RQ", dst=3000, src=src, len=100, m=20000, s=10),
-                                            b("ST", src=3000, dst=4000, len=100), b("HALT")], img))
+    progs += ops.call("overlap_programs", b, img)
     progs.extend((f"{label} overlap", prog, im) for label, prog, im in crafted_programs())
     if not quick:
         progs.extend((f"{label} overlap", prog, im) for label, prog, im in chapter9_programs(cfg))
@@ -164,13 +144,25 @@ def suite_programs(quick=False):
     return progs
 
 
+def crafted_programs():
+    """[(label, prog, image)]: data random programs rarely produce, each op's own (hook
+    crafted_programs)."""
+    return ops.call("crafted_programs")
+
+
+def reset_programs():
+    """Reset while busy: each op module's self-contained program cut by rst in the middle
+    of each of its units and around their starts, each followed by the same program run
+    in full (hook reset_programs). Entries are (label, prog, image, abort_at)."""
+    return ops.call("reset_programs")
+
+
 def lm_programs():
     """[(label, prog, image)]: tb/stimulus/hand.py's programs of the language model's ops
-    that run to HALT (ADD, ARGMAX, NORM, RQ relu and LDX at their edges; PACK4 / UNPACK4:
-    hand.pack4_programs()), on this chip."""
+    that run to HALT (each op at its edges, hand.lm_programs()), on this chip."""
     from tb.stimulus import hand
     return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs()
-            if name.startswith(("lm_", "pack4_", "ok_pack4"))]
+            if name.startswith(("lm_", "pack4_", "ok_pack4", "rqc_"))]
 
 
 def bench_items(entries):

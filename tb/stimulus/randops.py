@@ -8,7 +8,7 @@ chip with more external words: build splits them into xhi and the 16-bit field),
 destination over a source when the record asks ("near:src": ahead, behind, in place),
 mantissa / shift pairs from realistic to extreme (rand_ms), other fields uniform in their
 width. rand_ld, rand_st and rand_mm draw the ops every program uses with finer control
-(strides including 0 and overlapping outputs, tb), rand_ldx an embedding lookup whose
+(strides including 0 and overlapping outputs, tb), rand_lookup an embedding lookup whose
 index word another op has written. random_image draws an external memory mixing
 int8-range and full 32-bit words. Why a module: the random programs (randprog.py), the
 hazard programs (collide.py), the units bench and the tests draw from the same
@@ -106,6 +106,10 @@ def rand_mm(rng, cfg, b):
     r = rng.random()
     K = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.9 else int(rng.integers(1, 256))
     tb = int(rng.integers(0, 2))
+    # 16-bit A operands in a quarter; a depth past 255 (khi) in a twentieth, where it fits
+    a16 = int(rng.random() < 0.25)
+    if rng.random() < 0.05 and SP >= 4 * 256:
+        K = int(rng.integers(256, min(2048, SP // 4 + 1)))
     lda, ldb = _stride(rng, K), _stride(rng, K if tb else N)
     ldc = _stride(rng, N)
     for _ in range(20):
@@ -116,11 +120,11 @@ def rand_mm(rng, cfg, b):
             break
         lda, ldb, ldc = lda // 2, ldb // 2, ldc // 2
     return b("MM", dst=_addr(rng, c_span, SP), A=_addr(rng, a_span, SP), B=_addr(rng, b_span, SP),
-             M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc)
+             M=M, K=K & 255, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc, khi=K >> 8, a16=a16)
 
 
 def rand_ms(rng):
-    """(m, s) for RQ: realistic mantissa/shift, or extremes of both fields."""
+    """(m, s) of a record's "ms" pair: realistic mantissa/shift, or extremes of both fields."""
     r = rng.random()
     if r < 0.5:
         return int(rng.integers(1 << 14, 1 << 15)), int(rng.integers(8, 31))
@@ -131,24 +135,31 @@ def rand_ms(rng):
 
 
 def rand_norm_ms(rng):
-    """(m, s) for NORM: mostly the language model's range (results of random int8 inputs
-    inside -128..127, where a wrong r shows), else rand_ms's."""
+    """(m, s) of a record's "normms" pair: mostly the language model's norm range (results
+    of random int8 inputs inside -128..127, where a wrong r shows), else rand_ms's."""
     if rng.random() < 0.6:
         return int(rng.integers(1 << 14, 1 << 15)), int(rng.integers(27, 34))
     return rand_ms(rng)
 
 
-def rand_value(rng, kind, width):
+def rand_value(rng, kind, width, fields=None):
     """A value field by its record's stimulus kind: "ms" / "normms" a mantissa or shift
-    (the caller takes the pair), else uniform in its width."""
+    (the caller takes the pair); "rare": 0 mostly (a field that multiplies an extent:
+    MM's khi); "stride:<field>" a row stride for rows of that field's words ("stride:<n>":
+    of n words; _stride: 0, overlapping, a few words past, any), else uniform in its
+    width."""
+    if kind == "rare" and rng.random() < 0.85:
+        return 0
+    if isinstance(kind, str) and kind.startswith("stride:"):
+        row = kind[len("stride:"):]
+        row = int(row) if row.isdigit() else (fields or {}).get(row, 1)
+        return min(_stride(rng, row), (1 << width) - 1)
     return int(rng.integers(0, 1 << width))
 
 
 def _shape_value(rng, rec, s, cfg):
     """A shape field's value: inside its record's bounds, often at them."""
-    k = rec.shape.index(s)
-    lo = ops.VIEWS[rec.name]["shape_lo"][k](None, cfg)
-    hi = None if s.hi is None else ops.VIEWS[rec.name]["shape_hi"][k](None, cfg)
+    lo, hi = ops.shape_limits(rec, s, cfg)
     cap = rec.stim.get(s.field)
     if hi is not None:
         top = hi if not isinstance(cap, int) else min(hi, cap)
@@ -173,17 +184,20 @@ def rand_op(rng, cfg, b, op, **fixed):
     bases = {r.base for r in rec.ranges}
     for name, w in rec.fields:
         if name not in f and name not in bases and name != "xhi":
-            f[name] = rand_value(rng, kinds.get(name), w)
-    # the extents follow from the fields drawn so far (the drawn shape fields halved until
-    # every range fits its memory); the bases are placed to fit them
+            f[name] = rand_value(rng, kinds.get(name), w, f)
+    # the extents follow from the fields drawn so far (the drawn shape fields and strides
+    # halved until every range fits its memory); the bases are placed to fit them
     for _ in range(32):
         a = tuple(f.get(n, 0) for n, _ in rec.fields)
         spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[op]["extents"])}
         if all(spans[r.base] <= (cfg.sp_words if r.space == ops.SP else cfg.ext_words) for r in rec.ranges):
             break
+        for name in kinds:
+            if (kinds[name] == "rare" or str(kinds[name]).startswith("stride:")) and name not in fixed:
+                f[name] //= 2
         for sh in rec.shape:
             if sh.field not in fixed:
-                lo = ops.VIEWS[op]["shape_lo"][rec.shape.index(sh)](None, cfg)
+                lo = ops.shape_limits(rec, sh, cfg, tuple(f.get(n, 0) for n, _ in rec.fields))[0]
                 f[sh.field] = max(lo, f[sh.field] // 2)
     for r in rec.ranges:
         if r.base in f:
@@ -203,14 +217,8 @@ def rand_op(rng, cfg, b, op, **fixed):
     return b(op, **f)
 
 
-def rand_ldx(rng, cfg, b, idx, rows_min):
-    """An LDX reading its index at idx from a table of at least rows_min rows (an index
-    below rows_min is valid)."""
-    ext, SP = cfg.ext_words, cfg.sp_words
-    r = rng.random()
-    n = int(rng.integers(1, 9)) if r < 0.5 else int(rng.integers(1, 65)) if r < 0.95 else 1
-    rows = rows_min + int(rng.integers(0, 4)) if rng.random() < 0.7 else max(rows_min, ext // n // 2)
-    rows = min(rows, ext)
-    n = max(1, min(n, ext // rows, SP))
-    src = _addr(rng, rows * n, ext)
-    return b("LDX", dst=_addr(rng, n, SP), src=src, len=n, idx=idx, rows=rows)
+def rand_lookup(rng, cfg, b, idx, rows_min):
+    """A table lookup reading its index at idx from a table of at least rows_min rows (an
+    index below rows_min is valid): the hook rand_lookup of tb/stimulus/ops/."""
+    from tb.stimulus import ops as stim_ops
+    return stim_ops.hooks("rand_lookup")[0](rng, cfg, b, idx, rows_min)

@@ -4,14 +4,14 @@ random_program(rng, cfg) draws a program (model.isa.build checks every instructi
 every table lookup reads a row index below its rows) that uses every op whose record
 gives it a share (Op.stim "weight") through the drawers of randops.py; after an op that
 writes one word (an index: the language model's decode, the token, then its embedding
-row) it often looks that index up (rand_ldx); and it stores results back to the external
+row) it often looks that index up (rand_lookup); and it stores results back to the external
 memory so the comparison sees them. The draws from a seed are the contract: the same seed
 gives the same program (the soak, the shrinker and the tests name programs by seed).
 """
 import numpy as np
 
 from model import config, func, isa, ops
-from tb.stimulus.randops import _addr, rand_ld, rand_ldx, rand_mm, rand_op, rand_st, random_image, rng_of
+from tb.stimulus.randops import _addr, rand_ld, rand_lookup, rand_mm, rand_op, rand_st, random_image, rng_of
 
 # the ops a program draws with finer control than their records' ranges (randops.py)
 _DRAW = {"LD": rand_ld, "ST": rand_st, "MM": rand_mm}
@@ -53,7 +53,7 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
             # its one-word result is an index below that field: its table row, looked up
             # on chip (the token's embedding row)
             prog.append(ins)
-            ins = rand_ldx(rng, cfg, b, _span(ins)[0], ins.fields()[index_of])
+            ins = rand_lookup(rng, cfg, b, _span(ins)[0], ins.fields()[index_of])
         prog.append(ins)
         span = _span(ins)
         if ins.op != "LD" and span and rng.random() < 0.8:

@@ -8,7 +8,7 @@ region_program(rng, ext_words, bad) draws a program whose accesses stay in a reg
 import random
 
 from model import config, isa
-from model.ops import norm
+from tb.stimulus import ops
 
 
 # their accesses crowded into a small region so that instructions overlap often, a few
@@ -16,9 +16,10 @@ from model.ops import norm
 def region_program(rng, ext_words, bad=None):
     """(prog, image): a random valid program on config.DEFAULT with ext_words external
     words whose scratchpad accesses stay in a region of R = 64, 256, 1024 or 4096 words
-    (rng: a random.Random); with bad = 0..5, one bad instruction of kind bad % 6 (0 an
-    illegal opcode, 1 an MM shape, 2 an LD/ST external range, 3 an RQ, 4 an SM, 5 an MM
-    with random fields) at a random place. It ends in an ST of the region to
+    (rng: a random.Random); with bad = 0, 1, ..., one bad instruction of kind bad % K (0
+    an illegal opcode, 1 an MM shape, 2 an LD/ST external range, then each op module's
+    region_bad, last an MM with random fields) at a random place. Each other op's
+    instructions come from its module's region hook, its share its REGION_WEIGHT. It ends in an ST of the region to
     ext[ext_words - R ..] (when R < ext_words) and HALT."""
     cfg = config.DEFAULT.replace(ext_words=ext_words)
     R_ = rng.choice([64, 256, 1024, 4096])
@@ -29,9 +30,12 @@ def region_program(rng, ext_words, bad=None):
     def addr(n):
         return rng.randrange(0, max(1, R_ - n + 1))
 
+    choices = ["LD", "LD", "ST", "MM", "MM", "MM"]
+    for m in ops.modules():
+        if hasattr(m, "region"):
+            choices += [op for op in m.OPS for _ in range(m.REGION_WEIGHT)]
     for _ in range(rng.randrange(1, 14)):
-        op = rng.choice(["LD", "LD", "ST", "MM", "MM", "MM", "RQ", "RQ", "SM", "ADD", "NORM", "ARGMAX", "LDX",
-                         "PACK4", "UNPACK4"])
+        op = rng.choice(choices)
         try:
             if op in ("LD", "ST"):
                 n = rng.choice([1, 2, rng.randrange(1, 64), rng.randrange(1, min(R_, data) + 1)])
@@ -45,48 +49,13 @@ def region_program(rng, ext_words, bad=None):
                 ldc = rng.choice([0, 1, N, rng.randrange(0, 16)])
                 prog.append(isa.build("MM", cfg=cfg, dst=addr(64), A=addr(K + 3 * lda), B=addr(K * max(ldb, 1) + 4),
                                       M=M, K=K, N=N, tb=rng.randrange(2), lda=lda, ldb=ldb, ldc=ldc))
-            elif op == "RQ":
-                n = rng.randrange(1, 80)
-                src = addr(n)
-                dst = rng.choice([addr(n), src + rng.randrange(-3, 4)])
-                prog.append(isa.build("RQ", cfg=cfg, dst=max(0, dst), src=src, len=n,
-                                      m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
-                                      s=rng.choice([0, rng.randrange(0, 64), rng.randrange(8, 24)])))
-            elif op == "ADD":
-                n = rng.randrange(1, 80)
-                src = addr(n)
-                dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
-                prog.append(isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=rng.choice([addr(n), src])))
-            elif op == "NORM":
-                n = rng.randrange(1, norm.MAX_LEN + 1)
-                src = addr(n)
-                dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
-                prog.append(isa.build("NORM", cfg=cfg, dst=dst, src=src, len=n,
-                                      m=rng.choice([rng.randrange(1 << 14, 1 << 15), rng.randrange(0, 1 << 16)]),
-                                      s=rng.choice([rng.randrange(0, 64), rng.randrange(14, 30)])))
-            elif op == "ARGMAX":
-                n = rng.randrange(1, 100)
-                prog.append(isa.build("ARGMAX", cfg=cfg, dst=addr(1), src=addr(n), len=n))
-            elif op in ("PACK4", "UNPACK4"):
-                n = rng.randrange(1, 60)
-                rd, wr = (2 * n, n) if op == "PACK4" else (n, 2 * n)
-                src = addr(rd)
-                dst = rng.choice([addr(wr), max(0, src + rng.randrange(-3, 4))])
-                prog.append(isa.build(op, cfg=cfg, dst=dst, src=src, len=n))
-            elif op == "LDX":                       # its index word: an ARGMAX's, or any (error 6 likely)
-                n, rows = rng.randrange(1, 33), rng.choice([1, 7, 100, 128, 256])
-                idx = addr(1)
-                if rng.random() < 0.7:
-                    prog.append(isa.build("ARGMAX", cfg=cfg, dst=idx, src=addr(rows), len=min(rows, R_)))
-                prog.append(isa.build("LDX", cfg=cfg, dst=addr(n), src=rng.randrange(0, data - rows * n + 1),
-                                      len=n, idx=idx, rows=rows))
             else:
-                n = rng.randrange(1, 65)
-                prog.append(isa.build("SM", cfg=cfg, dst=addr(n), src=addr(n), len=n))
+                ops.owner(op).region(rng, cfg, op, addr, data, R_, prog)
         except ValueError:
             continue
     if bad is not None:
-        kind = bad % 6
+        own = ops.hooks("region_bad")
+        kind = bad % (4 + len(own))
         if kind == 0:
             w = rng.choice(isa.ILLEGAL_OPCODES) | (rng.getrandbits(100) << 4)
         elif kind == 1:
@@ -96,11 +65,8 @@ def region_program(rng, ext_words, bad=None):
             op, n = rng.choice(["LD", "ST"]), rng.randrange(1, 100)          # external range
             spa, exa = rng.randrange(0, 4096 - n), rng.randrange(ext_words - n + 1, 65536 - n)
             w = isa.raw(op, len=n, **(dict(dst=spa, src=exa) if op == "LD" else dict(src=spa, dst=exa)))
-        elif kind == 3:
-            w = isa.raw("RQ", dst=rng.randrange(3900, 65536), src=rng.randrange(0, 4096), len=rng.randrange(0, 300),
-                        m=1, s=1)
-        elif kind == 4:
-            w = isa.raw("SM", dst=rng.randrange(0, 4096), src=rng.randrange(3900, 4096), len=rng.randrange(0, 100))
+        elif kind < 3 + len(own):
+            w = own[kind - 3](rng)
         else:
             w = isa.raw("MM", dst=rng.randrange(0, 4096), A=rng.randrange(0, 4096), B=rng.randrange(0, 4096),
                   M=rng.randrange(1, 5),

@@ -71,16 +71,16 @@ def requant_vectors(n=None, seed=RANDOM_SEED):
 
 
 def perf_vectors(n=None, seed=RANDOM_SEED, cw=PF_CW):
-    """Per cycle (rst, clear, running, busy[2:0], retire[3:0], expected after the edge:
-    cycles, mm, dma, vec, instret, retire_cycle, all mod 2^cw) for ga2_perf #(.CW(cw)),
-    the expected counts by plain counting (docs/isa.md: clear and reset zero all five and
-    win; cycles counts running, mm/dma/vec their busy bit, instret the set
-    retire bits; retire_cycle = cycles + 1); n cycles (default N_PF_VEC). busy's bits are
-    the timing units' GA2_T_<UNIT> (model/ops UNITS order)."""
+    """Per cycle (rst, clear, running, busy[2:0], retire[3:0], fetch, expected after the
+    edge: cycles, mm, dma, vec, instret, fetch, retire_cycle, all mod 2^cw) for ga2_perf
+    #(.CW(cw)), the expected counts by plain counting (docs/isa.md: clear and reset zero
+    all six and win; cycles counts running, mm/dma/vec their busy bit, instret the set
+    retire bits, fetch its input; retire_cycle = cycles + 1); n cycles (default N_PF_VEC).
+    busy's bits are the timing units' GA2_T_<UNIT> (model/ops UNITS order)."""
     n = N_PF_VEC if n is None else n
     rng = random.Random(seed + 2)
     mask = (1 << cw) - 1
-    c = [0] * 5
+    c = [0] * 6
     out = []
     for k in range(n):
         rst = int(k < 2 or rng.random() < 0.01)
@@ -88,13 +88,14 @@ def perf_vectors(n=None, seed=RANDOM_SEED, cw=PF_CW):
         running = int(rng.random() < 0.85)
         busy = rng.randrange(8)
         retire = rng.randrange(16) if rng.random() < 0.5 else 0
+        fetch = int(rng.random() < 0.5)
         if rst or clear:
-            c = [0] * 5
+            c = [0] * 6
         else:
             c = [c[0] + running, c[1] + (busy >> T["mm"] & 1), c[2] + (busy >> T["dma"] & 1),
-                 c[3] + (busy >> T["vec"] & 1), c[4] + bin(retire).count("1")]
+                 c[3] + (busy >> T["vec"] & 1), c[4] + bin(retire).count("1"), c[5] + fetch]
             c = [v & mask for v in c]
-        out.append((rst, clear, running, busy, retire, *c, (c[0] + 1) & mask))
+        out.append((rst, clear, running, busy, retire, fetch, *c, (c[0] + 1) & mask))
     return out
 
 

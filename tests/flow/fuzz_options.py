@@ -88,8 +88,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="ga2-fuzz-"))
     d = T.make_files(tmp / "in")
-    env = dict(os.environ, PATH=f"{T.shim_dir(tmp)}{os.pathsep}{os.environ['PATH']}", OPENBLAS_NUM_THREADS="1",
-               OMP_NUM_THREADS="1", MPLBACKEND="Agg", GA2_BAD_INPUT_TEST="1")
+    shims = T.shim_dir(tmp)
+    env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ['PATH']}", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MPLBACKEND="Agg", GA2_BAD_INPUT_TEST="1", GA2_VERILATOR=str(shims / "verilator"))
     cwd = tmp / "cwd"
     cwd.mkdir()
     mods = sorted({m for m, _ in T.TABLE.values()} - {"tools.ga2"}) + ["tools.ga2"]

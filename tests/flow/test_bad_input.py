@@ -16,8 +16,8 @@ instead of a Python start-up and its imports, 250 ms); the first row of one comm
 each kind of entry point (REAL), and the rows of the ./ga2 script, run as genuine
 `sys.executable -m` (or ./ga2) subprocesses. The simulators
 are shimmed (fake iverilog, vvp, verilator, yosys and fusesoc first on PATH, each failing
-at once), so a command that let bad input through to a simulation fails here quickly
-instead of simulating.
+at once; the verilator also as GA2_VERILATOR, tb/sim/tools.py), so a command that let bad
+input through to a simulation fails here quickly instead of simulating.
 
     python tests/flow/test_bad_input.py              # every command and what each input got
     python tests/flow/test_bad_input.py --summary    # only the inputs not handled right
@@ -51,9 +51,10 @@ def shim_dir(d):
 def run_table(tmp):
     """{command: [(argv, expect, result)]} of the whole table, run in tmp."""
     d = make_files(Path(tmp) / "in")
-    env = dict(os.environ, PATH=f"{shim_dir(tmp)}{os.pathsep}{os.environ.get('PATH', '')}",
+    shims = shim_dir(tmp)
+    env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-               GA2_BAD_INPUT_TEST="1")
+               GA2_BAD_INPUT_TEST="1", GA2_VERILATOR=str(shims / "verilator"))   # .venv's is not on PATH
     env.pop("WAVES", None)
     cwd = Path(tmp) / "cwd"
     cwd.mkdir()

@@ -135,7 +135,8 @@ def test_fusesoc_lint_fails_on_a_warning(tmp_path):
     perf = rtl / "ga2_perf.v"
     perf.write_text(perf.read_text().replace("endmodule", "  wire [3:0] planted = 8'd0;\nendmodule", 1))
     ok, out, _ = core.fusesoc(["run", "--target=lint", core.NAME], tmp_path / "build", roots=(rtl,))
-    assert not ok and "%Warning-WIDTH: src/ga2_ip_ga2_" in out and "ga2_perf.v" in out, out
+    # Verilator 5.048 names it WIDTHTRUNC (5.006: WIDTH)
+    assert not ok and re.search(r"%Warning-WIDTH\w*: src/ga2_ip_ga2_\S*ga2_perf\.v", out), out
 
 
 def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_path):
@@ -160,21 +161,21 @@ def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_pat
         c = ref.counters
         assert (r["done"], r["error"], r["timeout"], r["imem_oob"], r["ext_rd_oob"], r["ext_wr_oob"],
                 r["xz"]) == (1, 0, 0, 0, 0, 0, 0), out
-        assert (r["cycles"], r["mm"], r["dma"], r["vec"], r["instret"]) == \
-            (c.cycles, c.mm, c.dma, c.vec, c.instret), (overlap, out)
+        assert tuple(r[k] for k in isa.Counters._fields) == tuple(c), (overlap, out)
         ext, xz = protocol.parse_mem32((d / "ext_out.hex").read_text(), cfg.ext_words, "ext_out.hex")
         assert xz == [] and np.array_equal(ext, np.asarray(ref.ext, dtype=np.int64)), overlap
         assert r["mm"] > 0 and np.any(ext[256:320] != 0)
 
 
 SOC_TOP = """module soc_top (input wire clk, input wire rst, input wire start, output wire done,
-  output wire [15:0] imem_addr, output wire imem_en, input wire [127:0] imem_rdata,
-  output wire [23:0] ext_addr, output wire ext_en, output wire ext_we, output wire [31:0] ext_wdata,
+  output wire [19:0] imem_addr, output wire imem_en, input wire [127:0] imem_rdata,
+  output wire [27:0] ext_addr, output wire ext_en, output wire ext_we, output wire [31:0] ext_wdata,
   input wire [31:0] ext_rdata);
   ga2_top #(.EXT_WORDS(2048), .OVERLAP(1)) u_ga2 (.clk(clk), .rst(rst), .start(start), .done(done),
     .error(), .error_code(), .error_pc(), .cnt_cycles(), .cnt_mm(), .cnt_dma(), .cnt_vec(), .cnt_instret(),
-    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata), .ext_addr(ext_addr), .ext_en(ext_en),
-    .ext_we(ext_we), .ext_wdata(ext_wdata), .ext_rdata(ext_rdata), .retire(), .retire_pc(), .retire_cycle());
+    .cnt_fetch(), .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata), .ext_addr(ext_addr),
+    .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata), .ext_rdata(ext_rdata), .retire(), .retire_pc(),
+    .retire_cycle());
 endmodule
 """
 SOC_CORE = """CAPI=2:

@@ -5,7 +5,7 @@ low and the unit idle, proven; with the flag left out of the stall, a counterexa
 
 The full set is `make formal` (tools/flow/formal.py; docs/formal.md). Here: ga2_hazard's
 local invariant by k-induction on 4-bit addresses (a few seconds), once on the RTL
-(proven) and once on a copy with one hazard kind removed (the mm unit's WAW check):
+(proven) and once on a copy with one hazard kind removed (every unit's WAW check):
 the same check must find a counterexample, so the proof is not vacuous. The fast
 softmax's busy check: its phase model adds up to the timing formula, and with a tail one
 cycle too long it fails on the RTL (abc bmc3, about 1 s). The link: one unit's range
@@ -29,10 +29,18 @@ def test_hazard_invariant_is_proven_by_induction():
 
 def test_a_missing_waw_check_is_a_counterexample():
     bad = props.planted_copy("src_aw4_nowaw", props.narrow_header(4), "ga2_hazard.v",
-                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q)\n"
-                             "                         || meet(new_wr, mm_wr_q));",
-                             "|| meet(new_wr, mm_rd0_q) || meet(new_wr, mm_rd1_q));")
+                             "((|raw) || (|war) || meet(new_wr, wr_q))", "((|raw) || (|war))")
     v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted-bug", src=bad))
+    assert v.result == "FAILED", v
+
+
+def test_an_unchecked_last_read_slot_is_a_counterexample():
+    """The read slots come from the records (GA2_NUM_RD: RQC's three): with the RAW check of
+    the last slot (RQC's column scales) left out, the invariant fails."""
+    bad = props.planted_copy("src_aw4_noraw_last", props.narrow_header(4), "ga2_hazard.v",
+                             "assign raw[k] = meet(new_rd[k*RW +: RW], wr_q);",
+                             "assign raw[k] = (k < NR - 1) && meet(new_rd[k*RW +: RW], wr_q);")
+    v = engine.run(props.hazard(4, name="overlap/hazard-invariant planted last slot", src=bad))
     assert v.result == "FAILED", v
 
 
@@ -74,6 +82,22 @@ def test_the_fast_softmax_phase_model_is_the_timing_formula():
     cfg = config.DEFAULT.replace(mode="overlap")
     for n in range(1, 17):
         assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
+
+
+def test_the_rqc_busy_wrapper_states_the_record_formula():
+    """tb/formal/ga2_rqc_busy_f.v's busy length, M * (3N + 1) + 1 (busy/rqc proves the unit
+    busy exactly that long), is RQC's record's in both timing modes for M, N 1..16."""
+    import re
+
+    from model import config, isa, timing
+    text = (engine.WRAPPERS / "ga2_rqc_busy_f.v").read_text()
+    assert re.search(r"busy_new = M \* \(3 \* N \+ 1\) \+ 1 \+ PLUS;", text)
+    for mode in config.MODES:
+        cfg = config.DEFAULT.replace(mode=mode)
+        for m in range(1, 17):
+            for n in range(1, 17):
+                ins = isa.build("RQC", dst=0, src=0, M=m, N=n, ld=0, rsc=0, rstride=0, csc=0)
+                assert timing.busy_cycles(ins, cfg) == m * (3 * n + 1) + 1, (mode, m, n)
 
 
 def test_a_fast_softmax_tail_one_too_long_is_a_counterexample():

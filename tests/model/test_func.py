@@ -62,9 +62,10 @@ def test_empty_instructions_touch_nothing(ins):
 
 # ---------------------------------------------------------------- hulls against exact addresses
 def exact_mm(ins):
-    """The exact scratchpad words an MM reads (A, B) and writes, with plain loops."""
+    """The exact scratchpad words an MM reads (A, B) and writes, with plain loops (the
+    depth is K + 256 khi, docs/isa.md)."""
     f = ins.fields()
-    M, K, N = f["M"], f["K"], f["N"]
+    M, K, N = f["M"], f["K"] + 256 * f["khi"], f["N"]
     a = {f["A"] + i * f["lda"] + k for i in range(M) for k in range(K)}
     if f["tb"]:
         b = {f["B"] + j * f["ldb"] + k for j in range(N) for k in range(K)}

@@ -59,12 +59,13 @@ def ref_run(prog, image, sp, ext_words=EXT):
     """A list-based interpreter of valid programs: (ext, sp, counters dict, trace)."""
     ext = [w32(v) for v in image] + [0] * (ext_words - len(image))
     sp = [int(v) for v in sp]
-    cnt = dict(cycles=0, mm=0, dma=0, vec=0, instret=0)
+    cnt = dict(cycles=0, mm=0, dma=0, vec=0, instret=0, fetch=0)
     trace = []
     for pc, ins in enumerate(prog):
         op, f = ins.op, ins.fields()
         cnt["cycles"] += 2
         cnt["instret"] += 1
+        cnt["fetch"] += 1
         if op == "HALT":
             trace.append((pc, cnt["cycles"]))
             return ext, sp, cnt, trace
@@ -105,16 +106,17 @@ def ref_run(prog, image, sp, ext_words=EXT):
 
 
 def doc_counters(prog):
-    c = dict(cycles=0, mm=0, dma=0, vec=0, instret=0)
+    c = dict(cycles=0, mm=0, dma=0, vec=0, instret=0, fetch=0)
     for ins in prog:
         c["cycles"] += 2
         c["instret"] += 1
+        c["fetch"] += 1
         if ins.op == "HALT":
             break
         b = doc_busy(ins.op, ins.fields())
         c["cycles"] += b
         c[DOC_UNIT[ins.op]] += b
-    return (c["cycles"], c["mm"], c["dma"], c["vec"], c["instret"])
+    return (c["cycles"], c["mm"], c["dma"], c["vec"], c["instret"], c["fetch"])
 
 
 # ---------------------------------------------------------------- LD / ST
@@ -130,7 +132,7 @@ def test_ld_st_values_and_wrap():
         m.run([HALT], img[:7] + [2 ** 32 + 5])                  # refused, not wrapped
     assert len(r.ext) == EXT and len(r.sp) == 4096
     assert not r.sp[:100].any() and not r.sp[109:].any()
-    assert tuple(r.counters) == (12 + 12 + 2, 0, 20, 0, 3)
+    assert tuple(r.counters) == (12 + 12 + 2, 0, 20, 0, 3, 3)
     assert r.trace == [(0, 12), (1, 24), (2, 26)]
 
 
@@ -148,7 +150,7 @@ def test_ld_st_last_words_of_both_memories(ext_words):
 
 
 def test_machine_rejects_bad_setup():
-    for bad in (0, (1 << 24) + 1):             # external memory: 1..2^24 words
+    for bad in (0, (1 << 28) + 1):             # external memory: 1..2^28 words
         with pytest.raises(ValueError, match="ext"):
             Machine(config.DEFAULT.replace(ext_words=bad))
     m = Machine(config.DEFAULT.replace(ext_words=10))
@@ -362,7 +364,7 @@ def test_error_1_illegal_opcode(word):
     prog = [LD8, B("RQ", dst=100, src=0, len=8, m=1, s=0), word, B("ST", src=0, dst=0, len=1), HALT]
     e, _, _ = fault_case(prog, SEED_IMG)
     assert (e.code, e.pc) == (1, 2)
-    assert tuple(e.counters) == (cost(prog[0]) + cost(prog[1]) + 2, 0, 9, 9, 2)
+    assert tuple(e.counters) == (cost(prog[0]) + cost(prog[1]) + 2, 0, 9, 9, 2, 3)   # the bad word fetched
     assert e.trace == [(0, cost(prog[0])), (1, cost(prog[0]) + cost(prog[1]))]
     assert list(e.sp[100:108]) == list(range(1, 9))
     assert "error 1" in str(e)
@@ -372,7 +374,7 @@ def test_error_1_running_off_a_short_program():
     # no HALT: the zero-filled instruction memory holds opcode 0
     e, _, _ = fault_case([LD8], SEED_IMG)
     assert (e.code, e.pc) == (1, 1)
-    assert tuple(e.counters) == (cost(LD8) + 2, 0, 9, 0, 1)
+    assert tuple(e.counters) == (cost(LD8) + 2, 0, 9, 0, 1, 2)
 
 
 # faulting instructions with a write they must not make: (ins, code)
@@ -414,7 +416,7 @@ def test_errors_2_3_4_no_write_and_counters(bad, code):
         m.run(prog, img)
     e = ei.value
     assert (e.code, e.pc) == (code, 1)
-    assert tuple(e.counters) == (cost(ok) + 2, 0, 5, 0, 1)
+    assert tuple(e.counters) == (cost(ok) + 2, 0, 5, 0, 1, 2)
     assert e.trace == [(0, cost(ok))]
     # nothing written by the faulting instruction: sp as before, ext = image + the one ST
     assert np.array_equal(e.sp, sp_before) and np.array_equal(m.sp, sp_before)
@@ -429,7 +431,7 @@ def test_error_3_small_external_memory():
         m.run([isa.raw("ST", src=0, dst=99, len=2), HALT], [5] * 100)
     assert (ei.value.code, ei.value.pc) == (3, 0)
     assert list(ei.value.ext) == [5] * 100
-    assert tuple(ei.value.counters) == (2, 0, 0, 0, 0)
+    assert tuple(ei.value.counters) == (2, 0, 0, 0, 0, 1)
 
 
 def test_error_priority():
@@ -450,7 +452,7 @@ def test_error_5_ran_past_instruction_memory():
     e = ei.value
     assert (e.code, e.pc) == (5, 1024)
     # 1024 LDs of 2 + 2 cycles, plus the one FETCH that finds no instruction
-    assert tuple(e.counters) == (1024 * 4 + 1, 0, 1024 * 2, 0, 1024)
+    assert tuple(e.counters) == (1024 * 4 + 1, 0, 1024 * 2, 0, 1024, 1024)
     assert len(e.trace) == 1024 and e.trace[-1] == (1023, 4096)
     assert list(e.sp[:1024]) == list(range(100, 1124))
 
@@ -469,7 +471,7 @@ def test_next_program_runs_normally_after_a_fault():
         m.run([LD8, isa.raw("SM", dst=0, src=0, len=0)], SEED_IMG)
     r = m.run([B("ST", src=0, dst=500, len=8), HALT], [0] * 10)
     assert list(r.ext[500:508]) == list(range(1, 9))   # the scratchpad kept its words
-    assert tuple(r.counters) == (2 + 9 + 2, 0, 9, 0, 2)
+    assert tuple(r.counters) == (2 + 9 + 2, 0, 9, 0, 2, 2)
 
 
 # ---------------------------------------------------------------- persistence and trace
@@ -496,7 +498,7 @@ def test_trace_cycles():
         acc += x
         want.append((pc, acc))
     assert r.trace == want
-    assert tuple(r.counters) == (acc, 17, 17 + 7, 7 + 218, 6)
+    assert tuple(r.counters) == (acc, 17, 17 + 7, 7 + 218, 6, 6)
 
 
 # ---------------------------------------------------------------- random programs
@@ -574,7 +576,8 @@ def test_random_faulting_programs_counters_up_to_fault():
         assert (e.code, e.pc) == (bad[1], k)
         good = doc_counters(prog[:k] + [HALT])
         # the fault costs its 2 issue cycles in place of HALT's 2, and is not retired
-        assert tuple(e.counters) == (good[0], good[1], good[2], good[3], good[4] - 1), t
+        # (but fetched, as HALT was)
+        assert tuple(e.counters) == (good[0], good[1], good[2], good[3], good[4] - 1, good[5]), t
 
 
 def test_same_word_on_different_external_sizes():

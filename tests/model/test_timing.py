@@ -95,8 +95,9 @@ def test_events_of_a_hand_program():
     s = timing.schedule(HAND)
     assert list(s.events) == HAND_EVENTS
     assert s.cycles == 264 and s.fault is None and s.reason == ""
-    # cycles 35 + 41 + 19 + 148 + 19 + 2; mm 39; dma 33 + 17; vec 17 + 146; 6 retired
-    assert s.counters == isa.Counters(264, 39, 50, 163, 6)
+    # cycles 35 + 41 + 19 + 148 + 19 + 2; mm 39; dma 33 + 17; vec 17 + 146; 6 retired,
+    # 6 instruction words fetched (one FETCH each, HALT's included)
+    assert s.counters == isa.Counters(264, 39, 50, 163, 6, 6)
     assert timing.counters(s) == s.counters
     assert timing.trace(s) == [(0, 35), (1, 76), (2, 95), (3, 243), (4, 262), (5, 264)]
 
@@ -110,7 +111,7 @@ def test_words_and_instrs_give_the_same_schedule():
 def test_halt_alone():
     s = timing.schedule([HALT])
     assert list(s.events) == [Event(0, "HALT", None, 2, 3, 2, 2)]
-    assert (s.cycles, s.fault, tuple(s.counters)) == (2, None, (2, 0, 0, 0, 1))
+    assert (s.cycles, s.fault, tuple(s.counters)) == (2, None, (2, 0, 0, 0, 1, 1))
 
 
 def test_trace_is_a_fresh_list():
@@ -134,13 +135,13 @@ def test_fault_1_illegal_opcode(word):
     assert s.fault == (isa.ERR_OPCODE, 1) and s.fault.code == 1 and s.fault.pc == 1
     assert list(s.events) == [Event(0, "LD", "dma", 2, 3, 11, 11)]
     # 11 + FETCH and DECODE of the bad word; it is not retired
-    assert (s.cycles, tuple(s.counters)) == (13, (13, 0, 9, 0, 1))
+    assert (s.cycles, tuple(s.counters)) == (13, (13, 0, 9, 0, 1, 2))   # 2 words fetched
     assert "illegal opcode" in s.reason
 
 
 def test_fault_1_running_off_a_short_program():
     s = timing.schedule([LD8])                      # the cleared memory holds word 0 at pc 1
-    assert s.fault == (1, 1) and tuple(s.counters) == (13, 0, 9, 0, 1)
+    assert s.fault == (1, 1) and tuple(s.counters) == (13, 0, 9, 0, 1, 2)
 
 
 def test_too_wide_or_negative_word_is_refused_not_run():
@@ -165,7 +166,7 @@ def test_faults_2_3_4(bad, code):
     s = timing.schedule([ok, bad, HALT])
     assert s.fault == (code, 1)
     assert list(s.events) == [Event(0, "ST", "dma", 2, 3, 7, 7)]
-    assert tuple(s.counters) == (9, 0, 5, 0, 1)       # 7 + the fault's 2
+    assert tuple(s.counters) == (9, 0, 5, 0, 1, 2)    # 7 + the fault's 2; it was fetched
     assert s.reason.startswith(bad.op)
 
 
@@ -173,14 +174,14 @@ def test_fault_depends_on_the_config():
     st = isa.raw("ST", src=0, dst=5000, len=10)       # past 4096 words, inside 8192
     assert timing.schedule([st, HALT], config.DEFAULT).fault == (3, 0)
     s = timing.schedule([st, HALT], config.CH09)
-    assert s.fault is None and tuple(s.counters) == (2 + 11 + 2, 0, 11, 0, 2)
+    assert s.fault is None and tuple(s.counters) == (2 + 11 + 2, 0, 11, 0, 2, 2)
 
 
 def test_fault_5_costs_one_fetch():
     prog = [isa.build("LD", dst=x, src=x, len=1) for x in range(1024)]   # 2 + 2 cycles each
     s = timing.schedule(prog)
     assert s.fault == (isa.ERR_PC, 1024)
-    assert tuple(s.counters) == (4097, 0, 2048, 0, 1024)                # 1024 * 4 + 1
+    assert tuple(s.counters) == (4097, 0, 2048, 0, 1024, 1024)          # 1024 * 4 + 1; pc 1024 reads nothing
     assert s.events[-1] == Event(1023, "LD", "dma", 4094, 4095, 4096, 4096)
 
 
@@ -188,7 +189,7 @@ def test_fault_5_on_a_small_instruction_memory():
     cfg = config.DEFAULT.replace(imem_depth=3)
     prog = [isa.build("LD", dst=0, src=0, len=1)] * 3
     s = timing.schedule(prog, cfg)
-    assert s.fault == (5, 3) and tuple(s.counters) == (13, 0, 6, 0, 3)
+    assert s.fault == (5, 3) and tuple(s.counters) == (13, 0, 6, 0, 3, 3)
     with pytest.raises(ValueError, match="exceeds instruction memory"):
         timing.schedule(prog + [HALT], cfg)
 

@@ -40,7 +40,7 @@ def test_hand_schedule_overlap_and_raw_stall():
     assert list(s.events) == [Event(0, "LD", "dma", 2, 3, 35, 35), Event(1, "MM", "mm", 4, 5, 43, 43),
                               Event(2, "RQ", "vec", 36, 37, 53, 53), Event(3, "HALT", None, 54, 55, 54, 54)]
     assert s.cycles == 54 and s.fault is None
-    assert tuple(s.counters) == (54, 39, 33, 17, 4)
+    assert tuple(s.counters) == (54, 39, 33, 17, 4, 4)
     # the in-order mode of the same program: 2 + 33 + 2 + 39 + 2 + 17 + 2 = 97
     assert timing.schedule(prog, config.DEFAULT).cycles == 97
 
@@ -90,11 +90,12 @@ def test_fault_waits_for_issued_work():
 # ---------------------------------------------------------------- the cycle-stepped oracle
 def stepped(words, cfg):
     """The sequencer clock by clock: (trace [(pc, cycle)], cycles, fault (code, pc) or None,
-    busy counts per unit, instret)."""
+    busy counts per unit, instret, fetch: the FETCH cycles that read a word)."""
     unit_of = {"LD": "dma", "ST": "dma", "MM": "mm", "RQ": "vec", "SM": "vec"}
     running = {}                   # unit -> dict(start, end, rd, wr, pc)
     busy = {"dma": 0, "mm": 0, "vec": 0}
     trace, state, pc, c = [], "FETCH", 0, 0
+    fetch = 0
 
     def words_of(ranges):
         return {(r.space, a) for r in ranges for a in range(r.first, r.last + 1) if r.space == func.SP}
@@ -112,7 +113,8 @@ def stepped(words, cfg):
             if pc >= cfg.imem_depth:
                 if now:
                     continue
-                return trace, c, (isa.ERR_PC, pc), busy, len(trace)
+                return trace, c, (isa.ERR_PC, pc), busy, len(trace), fetch
+            fetch += 1
             state = "DECODE"
             continue
         word = words[pc] if pc < len(words) else 0
@@ -121,12 +123,12 @@ def stepped(words, cfg):
         if bad:
             if now:
                 continue
-            return trace, c, (bad, pc), busy, len(trace)
+            return trace, c, (bad, pc), busy, len(trace), fetch
         if ins.op == "HALT":
             if now:
                 continue
             trace.append((pc, c))
-            return trace, c, None, busy, len(trace)
+            return trace, c, None, busy, len(trace), fetch
         u = unit_of[ins.op]
         rd, wr = words_of(func.reads(ins)), words_of(func.writes(ins))
         if u in now or any(wr & r["rd"] or wr & r["wr"] or rd & r["wr"] for r in now.values()):
@@ -175,11 +177,11 @@ def test_model_equals_cycle_stepped_oracle(seed):
         prog = colliding_program(rng, cfg, rng.randint(1, 30))
         words = isa.as_words(prog)
         s = timing.schedule(words, cfg)
-        trace, cycles, fault, busy, instret = stepped(words, cfg)
+        trace, cycles, fault, busy, instret, fetch = stepped(words, cfg)
         assert timing.trace(s) == trace
         assert s.cycles == cycles
         assert (tuple(s.fault) if s.fault else None) == fault
-        assert tuple(s.counters) == (cycles, busy["mm"], busy["dma"], busy["vec"], instret)
+        assert tuple(s.counters) == (cycles, busy["mm"], busy["dma"], busy["vec"], instret, fetch)
 
 
 def test_overlap_never_slower_than_in_order_and_same_busy():

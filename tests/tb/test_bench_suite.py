@@ -6,7 +6,7 @@ suite_programs() on config.CH09 (in-order) and overlap_programs() on config.CH09
 through the cocotb flow (tb/sim/run.py), one hw.run call per simulator and mode with
 every program in ONE job in suite order, so the scratchpad carries over between programs
 as in the bench. Each result must be ok: compare() against the one reference Machine run
-over the same sequence (external memory, the five counters, the retire trace,
+over the same sequence (external memory, the six counters, the retire trace,
 error/code/pc, the harness's host-contract monitors, out-of-range accesses).
 
 The bench's entries map to Items: (label, prog, image) -> Item(prog, image) (image None:

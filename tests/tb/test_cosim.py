@@ -2,7 +2,7 @@
 
 Seeded random valid programs (tb/stimulus/randprog.py) run in a few batched simulator calls;
 every program must match the reference Machine bit for bit and cycle for cycle (ext
-memory, the five counters, done/error and the retire trace), with no x/z on Icarus.
+memory, the six counters, done/error and the retire trace), with no x/z on Icarus.
 The counters and trace are also checked against the program's schedule
 (model/timing.py, computed from the program alone, without executing it). And the
 comparison itself is shown to fail on a perturbed reference, naming the diverging pc.
@@ -198,14 +198,14 @@ def test_xz_in_raw_outputs_is_detected(tmp_path):
     ext = 8
     (tmp_path / "status.txt").write_text(
         "done 1 error 0 code 0 pc 0000 cycles 0000000x mm 00000000 dma 00000000 vec 00000000 "
-        "instret 00000001 timeout 0 wall 00000001 imem_oob 00000000 ext_rd_oob 00000000 "
+        "instret 00000001 fetch 00000001 timeout 0 wall 00000001 imem_oob 00000000 ext_rd_oob 00000000 "
         "ext_wr_oob 00000000 xz 00000000\n")
     (tmp_path / "trace.txt").write_text("0000 0000000z\n")
     (tmp_path / "ext_out.hex").write_text("// 0x00000000\n" + "00000001\n" * 5 + "0000x000\n" + "ffffffff\n" * 2)
     raw = hw.read_raw(tmp_path, ext)
     assert "cycles" in raw["xz"] and "trace" in raw["xz"] and "ext[5]" in raw["xz"]
     assert list(raw["ext"][:5]) == [1] * 5 and list(raw["ext"][6:]) == [-1, -1]
-    ref = Result(np.array([1] * 5 + [0, -1, -1]), None, isa.Counters(2, 0, 0, 0, 1), [(0, 2)])
+    ref = Result(np.array([1] * 5 + [0, -1, -1]), None, isa.Counters(2, 0, 0, 0, 1, 1), [(0, 2)])
     assert hw.compare(ref, raw).startswith("x/z on the chip")
 
 

@@ -22,10 +22,10 @@ def test_hazard_monitor_matches_the_timing_model(sim, tmp_path, monkeypatch):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
     monkeypatch.setenv(coverage.ENV, str(tmp_path / "cov"))
-    from tb.stimulus import holes
+    from tb.stimulus.ops import pack4
     rng = np.random.default_rng(2424)
     pairs = [collide.collide_program(rng, CFG, with_sm=k % 2 == 1, with_lm=k >= 2) for k in range(4)]
-    pairs += [(prog, [0] * 64) for _, prog in holes.pk_hazard_programs(CFG)]
+    pairs += [(prog, [0] * 64) for _, prog in pack4.hole_programs(CFG)]
     res = hw.run_programs(sim, pairs, cfg=CFG, keep=True)
     assert all(r.ok for r in res), [r.mismatch for r in res if not r.ok]
     runs = sorted((hw.build(sim, cfg=CFG) / "runs").glob(f"{os.getpid()}-*"), key=os.path.getmtime)

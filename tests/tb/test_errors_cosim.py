@@ -65,7 +65,7 @@ def test_fault_then_clean_start_resets_error(sim):
     res = hw.run_programs(sim, [(bad.prog, bad.image), (good, None)])
     assert res[0].error and res[0].error_code == isa.ERR_SHAPE
     assert not res[1].error and res[1].error_code == 0
-    assert tuple(res[1].counters) == (2, 0, 0, 0, 1)
+    assert tuple(res[1].counters) == (2, 0, 0, 0, 1, 1)
     assert res[1].trace == [(0, 2)]
     assert all(p.ok for p in res), [p.mismatch for p in res]
 

@@ -245,7 +245,7 @@ BROKEN = {
                                 (r"ret_d = ret_q \+ ",
                                  "ret_d = ((retire == 4'd0 && cyc_q == ZERO) ? ZERO : ret_q) + ")],
                    {"reset"}, "between reset and the first start"),
-    "epc_stale": ("ga2_seq", [(r"epc_d   = 16'd0;", "")], {"epc"}, "error_pc non-zero while error = 0"),
+    "epc_stale": ("ga2_seq", [(r"epc_d   = \{PW\{1'b0\}\};", "")], {"epc"}, "error_pc non-zero while error = 0"),
     "retire_idle": ("ga2_seq", [(r"assign retire     = ", "assign retire     = (state_q == S_WAIT && !done_q) || ")],
                     {"retire"}, "retire while not running"),
     # cnt_mm one cycle late: the host sees the previous run's count in the new run's first cycle

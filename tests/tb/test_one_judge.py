@@ -29,7 +29,7 @@ from tb import ROOT, judge, plain_check, protocol
 from tb.mutation.rtl import suite
 from tb.sim import plain
 from tb.stimulus import badprog, hand
-from tb.stimulus.crafted import self_contained_program
+from tb.stimulus.ops.sm import self_contained_program
 from tb.stimulus.suitecfg import CFG
 
 needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
@@ -126,7 +126,8 @@ def plain_run_of(prog, image, runs, cfg):
             r, err = e, (1, e.code, e.pc)
         c = r.counters
         status.append({"done": 1, "error": err[0], "code": err[1], "pc": err[2], "cycles": c.cycles,
-                       "mm": c.mm, "dma": c.dma, "vec": c.vec, "instret": c.instret, "timeout": 0,
+                       "mm": c.mm, "dma": c.dma, "vec": c.vec, "instret": c.instret, "fetch": c.fetch,
+                       "timeout": 0,
                        "imem_oob": 0, "ext_rd_oob": 0, "ext_wr_oob": 0, "xz": 0, "sp_reads": r.sp_reads,
                        "run_cycles": c.cycles, **{f"mon_{m}": 0 for m in judge.MONITORS}})
         trace += list(r.trace)
@@ -215,7 +216,7 @@ def expectations_by_hand(entries, cfg=CFG):
         meta = {"limit": c.cycles + c.cycles // 4 + 200, "abort_at": abort, "error": err[0],
                 "code": err[1], "pc": err[2], "cycles": c.cycles, "mm": c.mm, "dma": c.dma,
                 "vec": c.vec, "instret": c.instret, "ntrace": len(trace), "light": light,
-                "reads": r.sp_reads, "nneed": need}
+                "reads": r.sp_reads, "nneed": need, "fetch": c.fetch}
         out.append((meta, trace, None if light else ext))
     return out
 

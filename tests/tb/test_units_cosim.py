@@ -37,12 +37,13 @@ def _build_units(sim, rtl_dir=None, build_dir=None):
                     build_dir=build_dir or ROOT / "build" / f"{sim}-units")
 
 
-def _run_units(sim, testcase, rtl_dir=None, build_dir=None):
+def _run_units(sim, testcase, rtl_dir=None, build_dir=None, scale=1.0):
     bdir = _build_units(sim, rtl_dir, build_dir)
     run_dir = bdir / "runs" / f"{os.getpid()}-{testcase}"
     run_dir.mkdir(parents=True, exist_ok=True)
     xml, err, log = build.cocotb_test(sim, bdir, run_dir, "units_job", toplevel="units_tb",
-                                      module_dirs=[ROOT / "tb" / "drivers"], testcase=testcase)
+                                      module_dirs=[ROOT / "tb" / "drivers"], testcase=testcase,
+                                      extra_env={"GA2_UNIT_SCALE": str(scale)})
     assert xml is not None and xml.exists(), f"{sim} {testcase}: no results ({err}); log {log}:\n{process.tail(log)}"
     cases = list(ET.parse(xml).iter("testcase"))
     fails = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
@@ -54,23 +55,31 @@ _BATCH = {}
 BATCH_WALL_S = 600          # the batch's last resort; each test has a simulated-time limit
 
 
-def _unit_outcomes(sim):
+# the random vectors' share per simulator in make test (tb/drivers/units_job.py
+# GA2_UNIT_SCALE): Verilator all of them; Icarus (the 4-state check: x and z) a third of
+# each test's random vectors and every fixed edge case (MM's deep tiles are its first
+# three tiles), all of them in -m long
+SCALE = {"icarus": 0.34, "verilator": 1.0}
+
+
+def _unit_outcomes(sim, scale=None):
     """{testcase: passed} of every UNIT_TESTS case, run in ONE simulator process per
     simulator (each process costs about 0.6 s of start-up: cocotb, numpy, the model), once
-    per worker, with the log of that run."""
-    if sim not in _BATCH:
+    per worker and scale, with the log of that run."""
+    scale = SCALE[sim] if scale is None else scale
+    if (sim, scale) not in _BATCH:
         bdir = _build_units(sim)
-        run_dir = bdir / "runs" / f"{os.getpid()}-all"
+        run_dir = bdir / "runs" / f"{os.getpid()}-all-{scale}"
         run_dir.mkdir(parents=True, exist_ok=True)
         xml, err, log = build.cocotb_test(sim, bdir, run_dir, "units_job", toplevel="units_tb",
                                           module_dirs=[ROOT / "tb" / "drivers"], testcase=",".join(UNIT_TESTS),
-                                          wall_limit=BATCH_WALL_S)
+                                          wall_limit=BATCH_WALL_S, extra_env={"GA2_UNIT_SCALE": str(scale)})
         out = {}
         if xml is not None and xml.exists():
             for c in ET.parse(xml).iter("testcase"):
                 out[c.get("name")] = c.find("failure") is None and c.find("error") is None
-        _BATCH[sim] = (out, log)
-    return _BATCH[sim]
+        _BATCH[sim, scale] = (out, log)
+    return _BATCH[sim, scale]
 
 
 @pytest.mark.parametrize("testcase", UNIT_TESTS)
@@ -80,10 +89,17 @@ def test_unit(sim, testcase):
     the bench mid-transaction for the next one)."""
     out, log = _unit_outcomes(sim)
     if not out.get(testcase):
-        _run_units(sim, testcase)
+        _run_units(sim, testcase, scale=SCALE[sim])
         earlier = [t for t in UNIT_TESTS[:UNIT_TESTS.index(testcase)] if not out.get(t)]
         assert earlier, (f"{sim} {testcase}: failed in the shared run ({log}) after every earlier "
                          f"test passed, yet passes alone: the tests are not independent")
+
+
+@pytest.mark.long
+def test_every_unit_vector_on_icarus():
+    """Icarus on all of the vectors (make test runs SCALE["icarus"] of them)."""
+    out, log = _unit_outcomes("icarus", 1.0)
+    assert all(out.get(t) for t in UNIT_TESTS), f"failed: {[t for t in UNIT_TESTS if not out.get(t)]}; log {log}"
 
 
 def test_dma_lengths_and_ends(sim):

@@ -5,7 +5,7 @@ transfer across the 65,536-word boundary), the long softmax (sm_max_len 1024: SM
 
 The build is the language model's kind of chip kept small: config.DEFAULT with 2^17
 external words (two 65,536-word pages) and sm_max_len 1024 (LM_CFGS). The hand programs
-(tb/stimulus/hand.py isaext_programs(), pack4_programs()) must equal the reference
+(tb/stimulus/hand.py isaext_programs(), the packing ops' lm_programs()) must equal the reference
 Machine bit for bit and cycle for cycle (tb/judge.py), with the counters and trace equal
 to the schedule computed from the program alone and the expected fault code; the results
 stored to the external memory are also checked against the spec written here (the gold
@@ -20,6 +20,7 @@ from model import config, isa, timing
 from model.softmax_gold import softmax_fixed
 from tb import hw
 from tb.stimulus import hand
+from tb.stimulus.ops import ldx
 
 LM = config.DEFAULT.replace(ext_words=1 << 17, sm_max_len=1024)
 LM_CFGS = {"inorder": LM, "overlap": LM.replace(mode="overlap")}
@@ -77,7 +78,7 @@ def _spec_checks(name, prog, img, ext):
 @pytest.mark.parametrize("mode", sorted(LM_CFGS))
 def test_xhi_pack4_long_softmax_programs_and_busy_cycles(sim, mode):
     cfg = LM_CFGS[mode]
-    progs = hand.isaext_programs(cfg) + hand.pack4_programs()
+    progs = hand.isaext_programs(cfg) + [c for c in hand.lm_programs() if "pack4" in c[0]]
     timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
     pairs = [(p, i) for _, p, i in progs] + [(p, None) for _, _, p in timed]
     res = hw.run_programs(sim, pairs, cfg=cfg)
@@ -104,7 +105,7 @@ def test_the_ch09_chip_faults_xhi_1_and_sm_past_64(sim):
     """On chapter 9's chip (8192 external words, sm_max_len 64; its build is every suite's):
     xhi = 1 and SM of 65 are faults 3 and 4, SM of 64 runs; the words of earlier programs
     are unchanged (xhi = 0). PACK4 / UNPACK4 on this chip: tests/tb/test_lm_cosim.py (the
-    hand programs include hand.pack4_programs())."""
+    hand programs include the packing ops')."""
     cfg = config.CH09
     H = isa.build("HALT")
     pairs = [([isa.raw("LD", dst=0, src=0, len=1, xhi=1), H], None),
@@ -146,12 +147,12 @@ BIG_SP = config.Config(sp_words=16384, ext_words=(1 << 17), mode="overlap")
 def test_ldx_table_past_2_29_faults_and_catches_the_narrow_sum(tmp_path):
     """The mutation run's one survivor of the isaext lines (docs/mutation_rtl.md): the LDX
     table sum ldx_xlast one bit narrow passes the suite's 4,096-word chip; on a 16,384-word
-    chip hand.ldx_wide_table_program faults (external range, code 3) on the RTL, as the
+    chip tb/stimulus/ops/ldx.py wide_table_program faults (external range, code 3) on the RTL, as the
     reference does, and not on the mutant."""
     from tb.mutation.rtl import sites
     if "icarus" not in hw.available_sims():
         pytest.skip("icarus not installed")
-    name, prog, img = hand.ldx_wide_table_program(BIG_SP)
+    name, prog, img = ldx.wide_table_program(BIG_SP)
     (r,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP)
     assert r.ok and (r.error, r.error_code) == (True, 3), r.mismatch
     (site,) = [s for s in sites.enumerate_sites(sites.RTL_DIR, ["ga2_decode"], {}, ("narrow",))

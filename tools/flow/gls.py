@@ -11,7 +11,7 @@ tb.hw.run (source sets "rtl" and "gls", the same bench tb/hdl/ga2_tb.v and judge
     ragged batch, each from a seeded garbage scratchpad);
   - --random N seeded random programs (tb/soak.py chunk_programs: randprog's, and in the
     overlap mode every other one built to collide) in one job.
-A program matches when the judge passes it on both (memory, trace, the five counters,
+A program matches when the judge passes it on both (memory, trace, the six counters,
 host contract, against the reference) AND the netlist's memory, counters, trace, fault
 code and pc equal the RTL's. Prints a table (programs, matches, cycles from the counters,
 wall seconds of each simulator run including its build when the sources changed) and

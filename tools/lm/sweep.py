@@ -24,7 +24,7 @@ from model import isa
 from model.machine import Machine
 from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools.flow.fpga import CLOCK_MHZ  # GA-2's clock (estimated from yosys sta and nextpnr: docs/fpga.md)
+from tools.flow.clock import clock  # GA-2's measured clock (make fpga: docs/fpga.md)
 from tools.lm import compiler as C
 from tools.lm.generate import load_model
 from tools.lm.generation import Generation
@@ -66,7 +66,8 @@ def measure(model, B, T, cfg, sims):
                bound=max(("dma", c.dma), ("mm", c.mm), ("vec", c.vec), key=lambda x: x[1])[0],
                of_ceiling=max(c.dma, c.mm, c.vec) / cyc, of_memory=c.dma / cyc,
                macs_per_cycle=macs / cyc,
-               tok_per_s_derived=B * CLOCK_MHZ * 1e6 / cyc)
+               tok_per_s_derived=B * clock(cfg.mode, "lm").mhz * 1e6 / cyc,
+               clock_build=clock(cfg.mode, "lm").build)
     return row
 
 
@@ -86,8 +87,8 @@ def table(rows):
     out.append(f"cycles, dma, mm, vec: the counters of {', '.join(src)}"
                + (" (the reference chip: run with --sim for the circuit's)" if src == ["model"] else "")
                + "; words, MACs: the program's fields")
-    out.append(f"* tokens per second derived at GA-2's {CLOCK_MHZ} MHz clock, estimated for an iCE40 HX8K "
-               "(tools/flow/fpga.py CLOCK_MHZ, docs/fpga.md)")
+    for mode in sorted({r["mode"] for r in rows}):
+        out.append(f"* {mode} rows: tokens per second derived at {clock(mode, 'lm').label}")
     return "\n".join(out)
 
 

@@ -6,7 +6,7 @@
    request reads the prefix blocks itself) and tools/prefix/attention.py (shared-prefix attention:
    the prefix read once, its scores and weighted sum one MM per tile for all requests,
    MM acc = 1). Every step runs on the chip (each simulator, one process), is held to the
-   reference (memory, trace, all five counters) and every output to the request decoded
+   reference (memory, trace, all six counters) and every output to the request decoded
    alone (chapter 9's plain-Python integer reference). Measured: cycles (the chip's
    counter), words moved (the chip's external-bus monitor), MACs (the programs' MM
    fields), intensity MAC/word against chapter 9's 2.35 limit, cycles per token.

@@ -312,7 +312,7 @@ def main(argv=None, prog="tools.serve.lm_run"):
               f"pool {a.blocks} blocks of {lmm.BLOCK_TOKENS}, {a.slots} slots, "
               f"{'remedies ' + describe(rem, model) + ', ' if rem else ''}"
               f"{lmm.ROWS} rows per step, {a.mode} mode")
-        for line in R.table(ms, label):
+        for line in R.table(ms, label, a.mode):
             print(line)
         if a.sim != "model":
             print(f"{a.sim}, live: {out['programs']} step programs, {out['chip_cycles']:,} cycles, "

@@ -9,11 +9,13 @@ p50 / p90 / p99, end-to-end latency, slot and row utilization and pool occupancy
 (cycle-weighted means over the steps), preemptions, recomputed rows. The cycles are the
 chip's counters (or the reference chip's, on the model): the run's clock is re-timed
 from them, the gaps with nothing to run kept, so the figures are the chip's own.
-Milliseconds are derived at CLOCK_MHZ (no measured clock).
+Milliseconds are derived at the measured clock of the run's timing mode (tools/flow/clock.py:
+`make fpga`'s ECP5 build of that mode).
 """
 import numpy as np
 
-CLOCK_MHZ = 100          # derived figures only: an assumed clock, not a measured one
+from tools.flow.clock import clock
+
 PCTS = (50, 90, 99)
 
 
@@ -88,8 +90,10 @@ def row(m):
             f"{100 * m['pool_max']:.0f}% | {m['preemptions']} | {m['recomputed']} |")
 
 
-def table(ms, label):
-    """The policy comparison table (markdown lines); label names where the cycles came from."""
-    out = [f"cycles: {label}; TTFT, TPOT in cycles (ms derived at an assumed {CLOCK_MHZ} MHz: "
-           f"cycles / {CLOCK_MHZ * 1000})", "", HEAD, "|" + "---|" * (HEAD.count("|") - 1)]
+def table(ms, label, mode="overlap"):
+    """The policy comparison table (markdown lines); label names where the cycles came from,
+    mode the timing mode whose measured clock converts cycles to milliseconds."""
+    c = clock(mode, "lm")
+    out = [f"cycles: {label}; TTFT, TPOT in cycles (ms derived at {c.label}: cycles / {c.mhz * 1000:g})",
+           "", HEAD, "|" + "---|" * (HEAD.count("|") - 1)]
     return out + [row(m) for m in ms]

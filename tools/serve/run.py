@@ -6,7 +6,7 @@ runs them on the reference Machine and then on the chip: ALL steps of BOTH sched
 ONE simulator process per simulator (tb/sim/run.py: the first step of each scheduler
 loads the external memory image, every later step keeps what the previous one left,
 every step starts from a garbage scratchpad on both sides). Checked, per simulator:
-every program equal to the reference (memory, trace, all five counters); every token of
+every program equal to the reference (memory, trace, all six counters); every token of
 every request equal to that request decoded alone (plain-Python integer reference), and
 every admitted request's K/V rows intact after every step; each step's external-bus
 record (the wrapper's monitor) equal to the program's LD/ST ranges and inside the step's

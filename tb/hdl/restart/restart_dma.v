@@ -3,9 +3,9 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-// restart_dma: the restart check's (restart_chk.v) pair of dma units (LD, ST and LDX): A
+// restart_dma: the restart check's (restart_chk.v) pair of dma units (LD, ST and ldx): A
 // and B, each with its own scratchpad and external memory models (restart_rd; the
-// scratchpad's words at 0xF00..0xFFF read as one byte, so an LDX there has a row index
+// scratchpad's words at 0xF00..0xFFF read as one byte, so a lookup there has a row index
 // below 256), started by st_a and st_b with the same job fields, compared every cycle.
 // Why a pair: a start while A is busy must leave A from the next cycle on exactly as B,
 // started from idle in that cycle (docs/rtl.md "Start while busy").
@@ -42,7 +42,7 @@ module restart_dma #(
   wire          db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err;
   wire [AW-1:0] da_sp_rd_addr, da_sp_wr_addr;
   wire [AW-1:0] db_sp_rd_addr, db_sp_wr_addr;
-  // the dma's external address is 24 bits (xhi above a 16-bit field); these jobs stay
+  // the dma's external address is 28 bits (xhi above a 16-bit field); these jobs stay
   // below 2^16, so the memory model and the observed vector keep the low AW bits (mis[9]
   // compares all)
   wire [`GA2_EXT_ADDR_W-1:0] da_ext_addr, db_ext_addr;

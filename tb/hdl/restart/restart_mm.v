@@ -30,6 +30,7 @@ module restart_mm #(
   input  wire [11:0]            ldb,
   input  wire [11:0]            ldc,
   input  wire                   acc,
+  input  wire                   a16,       // 16-bit A operands (the depth's khi stays 0 here)
   output wire                   busy_a,    // A's busy (the restart cycle's check)
   output wire                   busy_b,
   output wire                   last_b,    // B's last: the comparison's end
@@ -46,28 +47,36 @@ module restart_mm #(
   wire [AW-1:0]    ma_wr_addr, mb_wr_addr;
   wire [31:0]      ma_wr_data, mb_wr_data;
   wire [NP*8-1:0]  ma_byte, mb_byte;       // the low byte of each port's read data
+  wire [NP*16-1:0] ma_half, mb_half;       // the low half (A's ports: a16)
+  wire [NP*4-1:0]  ma_ahi, mb_ahi;           // bits 15:8 of the A ports (the first NP / 2)
   wire [31:0]      ma_w0, mb_w0;           // port 0's full word
   genvar g;
   generate
     for (g = 0; g < NP; g = g + 1) begin : g_port
-      restart_rd #(.AW(AW), .W(8)) u_rd_a (.clk(clk), .en(ma_rd_en[g]), .addr(ma_rd_addr[AW*g +: AW]), .q(ma_byte[8*g +: 8]));
-      restart_rd #(.AW(AW), .W(8)) u_rd_b (.clk(clk), .en(mb_rd_en[g]), .addr(mb_rd_addr[AW*g +: AW]), .q(mb_byte[8*g +: 8]));
+      restart_rd #(.AW(AW), .W(16)) u_rd_a (.clk(clk), .en(ma_rd_en[g]), .addr(ma_rd_addr[AW*g +: AW]), .q(ma_half[16*g +: 16]));
+      restart_rd #(.AW(AW), .W(16)) u_rd_b (.clk(clk), .en(mb_rd_en[g]), .addr(mb_rd_addr[AW*g +: AW]), .q(mb_half[16*g +: 16]));
+      assign ma_byte[8*g +: 8] = ma_half[16*g +: 8];
+      assign mb_byte[8*g +: 8] = mb_half[16*g +: 8];
+    end
+    for (g = 0; g < NP / 2; g = g + 1) begin : g_ahi
+      assign ma_ahi[8*g +: 8] = ma_half[16*g + 8 +: 8];
+      assign mb_ahi[8*g +: 8] = mb_half[16*g + 8 +: 8];
     end
   endgenerate
   restart_rd #(.AW(AW)) u_w0_a (.clk(clk), .en(ma_rd_en[0]), .addr(ma_rd_addr[AW-1:0]), .q(ma_w0));
   restart_rd #(.AW(AW)) u_w0_b (.clk(clk), .en(mb_rd_en[0]), .addr(mb_rd_addr[AW-1:0]), .q(mb_w0));
   ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) u_a (
     .clk(clk), .rst(rst), .start(st_a), .dst(dst), .a_base(a_base), .b_base(b_base),
-    .m(m), .k(k), .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc), .acc(acc),
-    .busy(ma_busy), .last(ma_last), .rd_en(ma_rd_en), .rd_addr(ma_rd_addr),
-    .rd_byte(ma_byte), .rd_word0(ma_w0), .wr_en(ma_wr_en), .wr_addr(ma_wr_addr),
+    .m(m), .k(k), .khi(3'd0), .a16(a16), .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc),
+    .acc(acc), .busy(ma_busy), .last(ma_last), .rd_en(ma_rd_en), .rd_addr(ma_rd_addr),
+    .rd_byte(ma_byte), .rd_ahi(ma_ahi), .rd_word0(ma_w0), .wr_en(ma_wr_en), .wr_addr(ma_wr_addr),
     .wr_data(ma_wr_data)
   );
   ga2_mm_ctrl #(.SP_WORDS(SP_WORDS)) u_b (
     .clk(clk), .rst(rst), .start(st_b), .dst(dst), .a_base(a_base), .b_base(b_base),
-    .m(m), .k(k), .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc), .acc(acc),
-    .busy(mb_busy), .last(mb_last), .rd_en(mb_rd_en), .rd_addr(mb_rd_addr),
-    .rd_byte(mb_byte), .rd_word0(mb_w0), .wr_en(mb_wr_en), .wr_addr(mb_wr_addr),
+    .m(m), .k(k), .khi(3'd0), .a16(a16), .n(n), .tb(tb), .lda(lda), .ldb(ldb), .ldc(ldc),
+    .acc(acc), .busy(mb_busy), .last(mb_last), .rd_en(mb_rd_en), .rd_addr(mb_rd_addr),
+    .rd_byte(mb_byte), .rd_ahi(mb_ahi), .rd_word0(mb_w0), .wr_en(mb_wr_en), .wr_addr(mb_wr_addr),
     .wr_data(mb_wr_data)
   );
 

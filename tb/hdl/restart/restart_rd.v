@@ -7,7 +7,7 @@
 // (mm_ctrl feeds A's port data ungated). f (mix) is addr * 32'h9E3779B1 with its high half
 // folded into the low, XOR SALT, so every byte varies; q is its low W bits (W = 8: a
 // byte lane). BYTE_PAGE = 1 (the dma's scratchpad): the words at 0xF00..0xFFF read as
-// their low byte only, so an LDX there has a row index below 256. Why a module: every
+// their low byte only, so a lookup there has a row index below 256. Why a module: every
 // unit's pair of instances reads through the same model, so A's and B's data are the same
 // function of their own enables and addresses.
 module restart_rd #(

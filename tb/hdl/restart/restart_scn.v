@@ -6,7 +6,7 @@
 // tb/restart.py, restart_vec): scenario scn is a unit (U_*), a first job P1, a second
 // job P2 (J_*: restart_jobs.v) and the busy cycle c of P1 (0-based as in the units'
 // headers) in which P2 starts. The restart cycles are the first cycles, every phase of
-// each job (LDX's index read and address; feed, old-C pre-read, drain; the divider's
+// each job (the lookup's index read and address; feed, old-C pre-read, drain; the divider's
 // steps and result) and the job's last busy cycle. N_HAND (restart_codes.vh) is their
 // number (the default, never reached, an LD6 pair).
 // Why a table: the scenario number is the one the check reports (fail_id = scenario * 16
@@ -76,7 +76,7 @@ module restart_scn (
       10'd46: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV1, J_DV2, 9'd31};
       10'd47: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV1, J_DV2, 9'd32};
       10'd48: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DIV, J_DV2, J_DV1, 9'd20};
-      // dma LDX, busy 8 (LX1), 7 (LX2): the index read 0, the address 1, the LD, last
+      // dma ldx, busy 8 (LX1), 7 (LX2): the index read 0, the address 1, the LD, last
       10'd49: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd0};
       10'd50: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd1};
       10'd51: {sc_unit, sc_j1, sc_j2, sc_c} = {U_DMA, J_LX1, J_LD5, 9'd2};

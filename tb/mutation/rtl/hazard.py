@@ -37,17 +37,16 @@ KINDS = ("RAW", "WAR", "WAW")
 OUT = os.path.join(ROOT, "out", "mut_hazard.json")
 
 
-def _conflict_text(kinds, r1):
-    """The conflict expression of ga2_hazard.v with only `kinds` (r0, w: the unit's
-    registers; r1 its second read range or None)."""
-    terms = []
-    if "RAW" in kinds:
-        terms += ["meet(new_rd0, W)", "meet(new_rd1, W)"]
-    if "WAR" in kinds:
-        terms += ["meet(new_wr, R0)"] + (["meet(new_wr, R1)"] if r1 else [])
-    if "WAW" in kinds:
-        terms += ["meet(new_wr, W)"]
-    return "(" + " || ".join(terms) + ")" if terms else "1'b0"
+# ga2_hazard.v's per-unit conflict (inside its generate loop over the units u) and the
+# three kinds' terms in it: RAW (any read slot against the unit's write), WAR (its write
+# against any slot the unit keeps), WAW
+HZ_RE = r"assign hz\[u\]\s*=\s*busy\[u\] && (\((\(\|raw\)) \|\| (\(\|war\)) \|\| (meet\(new_wr, wr_q\))\));"
+
+
+def _conflict_text(terms, kinds):
+    """The conflict expression with only `kinds` ({kind: its term})."""
+    kept = [terms[k] for k in KINDS if k in kinds]
+    return "(" + " || ".join(kept) + ")" if kept else "1'b0"
 
 
 def hazard_sites(rtl_dir=RTL_DIR):
@@ -55,25 +54,20 @@ def hazard_sites(rtl_dir=RTL_DIR):
     out = []
     fn = "ga2_hazard.v"
     text = open(os.path.join(rtl_dir, fn)).read()
-    regs = {"dma": ("dma_rd_q", None, "dma_wr_q"), "mm": ("mm_rd0_q", "mm_rd1_q", "mm_wr_q"),
-            "vec": ("vec_rd_q", "vec_rd1_q", "vec_wr_q")}
+    m = re.search(HZ_RE, text)
+    if not m:
+        raise ValueError("ga2_hazard.v: no 'assign hz[u] = busy[u] && ((|raw) || (|war) || meet(new_wr, wr_q));'")
+    terms = dict(zip(KINDS, m.group(2, 3, 4)))
+    line = text[:m.start(1)].count("\n") + 1
     for busy_unit in UNITS:
         y = f"`GA2_T_{busy_unit.upper()}"
-        m = re.search(rf"wire hz_{busy_unit}\s*=\s*(busy\[{y}\] && \([^;]*\));", text)
-        if not m:
-            raise ValueError(f"ga2_hazard.v: no 'wire hz_{busy_unit} = busy[{y}] && (...)'")
-        r0, r1, w = regs[busy_unit]
-        line = text[:m.start(1)].count("\n") + 1
         for new_unit in UNITS:
             if new_unit == busy_unit:
                 continue
             x = f"`GA2_T_{new_unit.upper()}"
             for k in KINDS:
-                full = _conflict_text(KINDS, r1)
-                less = _conflict_text([q for q in KINDS if q != k], r1)
-                def sub(e, r0=r0, r1=r1, w=w):      # the loop's values, bound now (used at once)
-                    return e.replace("R0", r0).replace("R1", r1 or "").replace("W", w)
-                repl = f"busy[{y}] && (unit_sel[{x}] ? {sub(less)} : {sub(full)})"
+                less = _conflict_text(terms, [q for q in KINDS if q != k])
+                repl = f"((u == {y} && unit_sel[{x}]) ? {less} : {m.group(1)})"
                 out.append(Site(fn, "ga2_hazard", line, "hazard", m.start(1), m.end(1), repl, m.group(1),
                                 f"drop {k} for new {new_unit} on busy {busy_unit}"))
     # the decoder's hulls (generated from the op records into ga2_decode_ops.vh): each

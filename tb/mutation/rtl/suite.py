@@ -5,10 +5,10 @@ unit vectors for requant, divu and ga2_perf (tb/stimulus/vectors.py, with their 
 values), then chip programs in the order cheapest-most-killing first: a few
 seeded random programs (tb/stimulus/randprog.py), one bad program per error code 1..5 with its
 follow-up (error outputs, counters up to the fault, "the next program runs normally"),
-a crafted SM/RQ program (data random programs rarely make), the decode checks at their
+a crafted softmax / requant program (data random programs rarely make), the decode checks at their
 edges (boundary_programs), more random programs, the five chapter-9 programs (B = 1..4
 at token 16 and the ragged 3,9,1,14; config.CH09) and resets while busy.
-Expected memory, the five counters, error/code/pc, the retire trace and the number of
+Expected memory, the six counters, error/code/pc, the retire trace and the number of
 scratchpad words read are the judge's (tb/judge.py references() over the same sequence on
 ONE model.machine.Machine, the scratchpad carrying over on both sides; expected();
 cut_trace() for a cut program), written by tb/protocol.py, so the bench's in-Verilog
@@ -83,7 +83,7 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
                 "error": int(exp["error"]), "code": exp["error_code"], "pc": exp["error_pc"],
                 "cycles": cnt.cycles, "mm": cnt.mm, "dma": cnt.dma, "vec": cnt.vec,
                 "instret": cnt.instret, "ntrace": len(trace), "light": light,
-                "reads": exp["sp_reads"], "nneed": need}
+                "reads": exp["sp_reads"], "nneed": need, "fetch": cnt.fetch}
         protocol.write_mut_program(suite_dir, p, words, meta, trace,
                                    image=None if light else image, exp=None if light else exp["ext"])
         out.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),

@@ -1,7 +1,7 @@
 """Chapter 9 on the circuit: the five batched decode steps (B = 1..4 at token 16 and the
 ragged batch 3, 9, 1, 14) on Icarus and on Verilator, in both timing modes, one hw.run
 call per simulator and mode.
-Every program must match the reference (memory, trace, all five counters), each
+Every program must match the reference (memory, trace, all six counters), each
 sequence's output must equal the plain-Python int_reference, and the cycle counts must
 equal the program's schedule (model/timing.py). Each step starts from a scratchpad of
 seeded garbage on both sides (the harness preloads it), so a load the builder forgot

@@ -241,18 +241,16 @@ def test_mut_ch09_extra_mutants_append_to_the_default_24():
     assert [m.label for m in M.mutants(extra=[spec], extra_only=True)] == ["softmax one element short"]
 
 
-def test_mut_ch09_extra_mutant_runs_and_is_caught(tmp_path, capsys):
+def test_mut_ch09_extra_mutant_text_file_is_the_json_one(tmp_path):
+    """The three-line text form of an extra mutant loads as the JSON object of docs/examples
+    (which test_docs_exercise_commands_exit_0 runs and finds caught in all three columns)."""
+    from tb import ROOT
     f = tmp_path / "m.txt"
-    f.write_text("softmax one element short\n" + SM_LINE + "\n"
+    f.write_text("the softmax one element short\n" + SM_LINE + "\n"
                  + SM_LINE.replace("len=L)", "len=L - 1 if L > 1 else L)") + "\n")
-    out_json = tmp_path / "mut.json"
-    rc, out, _ = _run(M.main, ["--extra-mutant", str(f), "--extra-only", "--quick", "--json", str(out_json)], capsys)
-    assert rc == 0, out
-    d = json.loads(out_json.read_text())
-    assert [r["label"] for r in d["mutants"]] == ["softmax one element short"]
-    r = d["mutants"][0]
-    assert r["full"] and r["no_ragged"] and r["overlap"]
-    assert d["extra_mutants"][0]["old"] == SM_LINE
+    got = M.load_extra(str(f))
+    want = M.load_extra(str(ROOT / "docs" / "examples" / "ch09_mutant.json"))
+    assert got == want and len(got) == 1 and got[0][1] == SM_LINE
 
 
 @pytest.mark.parametrize("name,text,match", [
@@ -322,3 +320,9 @@ def test_docs_exercise_commands_exit_0(argv, tmp_path, monkeypatch, capsys):
         main, args = (A.main if mod == "tools.ch09_example_a" else B.main), args + ["--out", str(tmp_path)]
     rc, out, err = _run(main, args, capsys)
     assert rc == 0, (argv, out[-2000:], err)
+    if mod == "tools.mut_ch09":         # the exercise's mutant, run: caught in all three columns
+        d = json.loads((tmp_path / "mut.json").read_text())
+        assert [r["label"] for r in d["mutants"]] == ["the softmax one element short"]
+        r = d["mutants"][0]
+        assert r["full"] and r["no_ragged"] and r["overlap"], r
+        assert d["extra_mutants"][0]["old"] == SM_LINE

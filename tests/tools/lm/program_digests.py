@@ -31,6 +31,10 @@ from pathlib import Path
 import numpy as np
 
 PIN = Path(__file__).resolve().parent / "program_digests.json"
+# Fields added to an op after the pin was recorded, each 0 by default (docs/isa.md): left out
+# of a digest at 0, so a program that does not use them digests as it did; a non-zero one
+# enters it (and moves it)
+ADDED_SINCE_PIN = {"MM": ("khi", "a16")}
 
 
 def digest(obj):
@@ -41,6 +45,7 @@ def digest(obj):
         return "image:" + h.hexdigest()
     for ins in obj:
         f = ins.fields()
+        f = {k: v for k, v in f.items() if v or k not in ADDED_SINCE_PIN.get(ins.op, ())}
         h.update((ins.op + " " + " ".join(f"{k}={int(f[k])}" for k in sorted(f)) + "\n").encode())
     return f"program[{len(obj)}]:" + h.hexdigest()
 
@@ -154,7 +159,7 @@ def cases():
                 prompts = [text(WORDS[k % len(WORDS)]) for k in range(B)]
                 return _gen(A()["generation"](net("text"), prompts, new, start=start,
                                               chip=_chip(mode)))
-            case(f"chip/ragged-B{B}/{mode}", inv, long=B not in (1, 2, 3, 4, 5, 8, 9, 16))
+            case(f"chip/ragged-B{B}/{mode}", inv, long=B not in (1, 4, 9, 16))
         # the throughput sweep (tools/lm/sweep.py): one step of B rows at T - 1, both tasks
         for task in ("text", "add"):
             for T in (2, 8, 16, 24, 32, 64):
@@ -167,7 +172,7 @@ def cases():
                             return [("refused", str(e))]
                         return _last(g)
                     case(f"chip/sweep-{task}-T{T}-B{B}/{mode}", sweep,
-                         long=(T, B) not in ((8, 1), (8, 4), (8, 16), (16, 16), (64, 1), (2, 16)))
+                         long=(T, B) not in ((8, 4), (16, 16), (64, 1)))
         # a whole prompt prefilled in one step, then decode steps (several rows of one
         # sequence: tests/tools/serve/test_lm_serving.py)
         def chunk(mode=mode):
@@ -226,7 +231,7 @@ def cases():
                 ps = prompts()
                 return _gen(A()["remedied"](net(*mk), ps, n, R(**kw), mode,
                                             start=[k % 2 for k in range(len(ps))]))
-            case(f"remedies/{name}/{mode}", rem)
+            case(f"remedies/{name}/{mode}", rem, long=name.startswith("check-") and mode == "inorder")
     case("remedies/check-16x40-xhi/overlap", lambda: _gen(A()["remedied"](
         net("text"), [text("The ")] + [[1] * 36] * 15, 4, R(), "overlap",
         start=[k % 2 for k in range(16)])), long=True)
@@ -285,7 +290,7 @@ def cases():
                 def srv(pol=pol, pf=pf, mode=mode):
                     return served(E.serve(net("text"), work(), "text", pol, pf, 24,
                                           chip_cfg=_chip(mode)))
-                case(f"serve/{pol}-{pf}/{mode}", srv, long=mode == "overlap" and pol != "preempt")
+                case(f"serve/{pol}-{pf}/{mode}", srv, long=pol != "preempt")
     case("serve/preempt-chunked-8/inorder", lambda: served(
         E.serve(net("text"), work(), "text", "preempt", "chunked", 8)))
     case("serve/reserve-chunked-8/inorder", lambda: served(

@@ -50,6 +50,15 @@ def test_generate_prints_the_reference_text_then_pass(where):
     want = "The " + reference_text("The ", n)
     assert out.startswith(want + "\n"), (out, want)
     assert f"{n} tokens" in out and "\nPASS" in out
+    # the fetch counters (the chip's on a simulator): one word per instruction of the steps
+    # (no step faults), the data words those of their LD / ST / LDX
+    from model import isa
+    from tools.lm.compiler import LM_CHIP_OVERLAP
+    from tools.lm.generation import Generation
+    progs = Generation(load_model("text"), [data.encode("The ")], n, chip=LM_CHIP_OVERLAP).programs()
+    fetched, moved = sum(len(p) for p in progs), sum(isa.program_words(p) for p in progs)
+    assert (f"instruction traffic: {fetched} words of 128 bits fetched = {4 * fetched} words of 32 bits, "
+            f"{100 * 4 * fetched / moved:.2f}% of the data traffic ({moved} words moved by the DMA)") in out, out
 
 
 def test_generate_addition_prints_the_sum():

@@ -1,25 +1,34 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "ga2_isa.vh"
 // ga2_fpga: the GA-2 chip (ga2_top, unchanged) with its instruction and external memories
 // on the FPGA's block RAM and a narrow host port, the top of `make fpga`
-// (tools/flow/fpga.py: yosys synth_ice40, nextpnr-ice40). Not part of the chip's RTL
-// (rtl/ga2.f): the board around it, so that the chip's ~500 ports become ~95 pins.
-//   imem  IMEM_DEPTH x 128 bits as four 32-bit lanes, synchronous read, one cycle of
-//         latency, 0 outside the memory (as tb/hdl/ga2_harness.v);
-//   ext   EXT_WORDS x 32 bits, synchronous read, one cycle of latency, read-first,
-//         0 outside the memory; a write outside it is dropped.
+// (tools/flow/fpga.py: yosys synth_ice40 / synth_ecp5, nextpnr-ice40 / nextpnr-ecp5).
+// Not part of the chip's RTL (rtl/ga2.f): the board around it, so that the chip's ~500
+// ports become ~95 pins. The chip's parameters pass through unchanged; the board's
+// memories may be smaller than the chip's address ranges (a block RAM cannot hold the
+// language model's 2^28-word external memory: a board would put it in DRAM):
+//   imem  IMEM_RAM_DEPTH (default IMEM_DEPTH) x 128 bits as four 32-bit lanes,
+//         synchronous read, one cycle of latency, 0 outside the memory (as
+//         tb/hdl/ga2_harness.v);
+//   ext   EXT_RAM_WORDS (default EXT_WORDS) x 32 bits, synchronous read, one cycle of
+//         latency, read-first, 0 outside the memory; a write outside it is dropped.
 // The host port writes a lane of an imem word (host_imem = 1, host_lane) or an ext word
 // (host_imem = 0) with host_we, and reads back through host_rdata one registered cycle
 // later: host_rsel 0 ext[host_addr], 1..5 the counters (cycles, mm, dma, vec, instret),
-// 6 {error_code, error_pc}, 7..8 retire_pc, 9 retire, 10 retire_cycle. The host uses the
+// 6 {error_code, error_pc}, 7..8 retire_pc[63:0], 9 retire, 10 retire_cycle, 11 the fetch
+// counter, 12 retire_pc[79:64] (pcs are GA2_PC_W = 20 bits). The host uses the
 // port while the chip is idle (done, or before the first start); a chip access to ext
 // wins over the host's in the same cycle.
 module ga2_fpga #(
   parameter EXT_WORDS  = 256,
   parameter IMEM_DEPTH = 256,
   parameter SP_WORDS   = 16,
-  parameter OVERLAP    = 0
+  parameter OVERLAP    = 0,
+  parameter SM_MAX_LEN = 64,
+  parameter EXT_RAM_WORDS  = EXT_WORDS,
+  parameter IMEM_RAM_DEPTH = IMEM_DEPTH
 ) (
   input  wire        clk,
   input  wire        rst,
@@ -35,33 +44,34 @@ module ga2_fpga #(
   output wire        error
 );
   initial begin
-    if (EXT_WORDS < 1 || EXT_WORDS > 65536 || IMEM_DEPTH < 1 || IMEM_DEPTH > 65535) begin
-      $error("%m: EXT_WORDS=%0d and IMEM_DEPTH=%0d must be 1..65536 and 1..65535", EXT_WORDS,
-             IMEM_DEPTH);
+    if (EXT_RAM_WORDS < 1 || EXT_RAM_WORDS > 65536 || EXT_RAM_WORDS > EXT_WORDS ||
+        IMEM_RAM_DEPTH < 1 || IMEM_RAM_DEPTH > IMEM_DEPTH) begin
+      $error("%m: EXT_RAM_WORDS=%0d must be 1..min(65536, EXT_WORDS=%0d), IMEM_RAM_DEPTH=%0d 1..IMEM_DEPTH=%0d",
+             EXT_RAM_WORDS, EXT_WORDS, IMEM_RAM_DEPTH, IMEM_DEPTH);
       $finish;
     end
   end
 
-  localparam IAW = (IMEM_DEPTH > 1) ? $clog2(IMEM_DEPTH) : 1;
-  localparam EAW = (EXT_WORDS > 1) ? $clog2(EXT_WORDS) : 1;
+  localparam IAW = (IMEM_RAM_DEPTH > 1) ? $clog2(IMEM_RAM_DEPTH) : 1;
+  localparam EAW = (EXT_RAM_WORDS > 1) ? $clog2(EXT_RAM_WORDS) : 1;
 
   wire [2:0]   error_code;
-  wire [15:0]  error_pc;
-  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, retire_cycle;
-  wire [15:0]  imem_addr, ext_addr;
+  wire [`GA2_PC_W-1:0] error_pc, imem_addr;
+  wire [31:0]  cnt_cycles, cnt_mm, cnt_dma, cnt_vec, cnt_instret, cnt_fetch, retire_cycle;
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;   // the chip's full external address (xhi above 16 bits)
   wire         imem_en, ext_en, ext_we;
   wire [31:0]  ext_wdata;
   wire [127:0] imem_rdata;
   wire [31:0]  ext_rdata;
   wire [3:0]   retire;
-  wire [63:0]  retire_pc;
+  wire [4*`GA2_PC_W-1:0] retire_pc;
 
   ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
-            .OVERLAP(OVERLAP)) u_chip (
+            .OVERLAP(OVERLAP), .SM_MAX_LEN(SM_MAX_LEN)) u_chip (
     .clk(clk), .rst(rst), .start(start),
     .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
     .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret),
+    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
     .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
     .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
     .ext_rdata(ext_rdata),
@@ -69,7 +79,7 @@ module ga2_fpga #(
   );
 
   // ------------------------------------------------------------------ imem: four lanes
-  wire imem_in = {16'd0, imem_addr} < IMEM_DEPTH;
+  wire imem_in = {{(32-`GA2_PC_W){1'b0}}, imem_addr} < IMEM_RAM_DEPTH;
   reg  imem_in_q;
   always @(posedge clk) begin
     if (imem_en) imem_in_q <= imem_in;
@@ -78,10 +88,10 @@ module ga2_fpga #(
   genvar l;
   generate
     for (l = 0; l < 4; l = l + 1) begin : g_lane
-      reg [31:0] mem [0:IMEM_DEPTH-1];
+      reg [31:0] mem [0:IMEM_RAM_DEPTH-1];
       reg [31:0] q;
       always @(posedge clk) begin
-        if (host_we && host_imem && host_lane == l[1:0] && {16'd0, host_addr} < IMEM_DEPTH)
+        if (host_we && host_imem && host_lane == l[1:0] && {16'd0, host_addr} < IMEM_RAM_DEPTH)
           mem[host_addr[IAW-1:0]] <= host_wdata;
         if (imem_en) q <= mem[imem_addr[IAW-1:0]];
       end
@@ -90,11 +100,11 @@ module ga2_fpga #(
   endgenerate
 
   // ------------------------------------------------------------------ ext: one word a cycle
-  reg  [31:0] ext [0:EXT_WORDS-1];
+  reg  [31:0] ext [0:EXT_RAM_WORDS-1];
   reg  [31:0] ext_q;
   reg         ext_in_q;
-  wire [15:0] e_addr = ext_en ? ext_addr : host_addr;
-  wire        e_in   = {16'd0, e_addr} < EXT_WORDS;
+  wire [`GA2_EXT_ADDR_W-1:0] e_addr = ext_en ? ext_addr : {{(`GA2_EXT_ADDR_W-16){1'b0}}, host_addr};
+  wire        e_in   = {{(32-`GA2_EXT_ADDR_W){1'b0}}, e_addr} < EXT_RAM_WORDS;
   wire        e_we   = ext_en ? ext_we : (host_we && !host_imem);
   wire [31:0] e_data = ext_en ? ext_wdata : host_wdata;
   always @(posedge clk) begin
@@ -116,11 +126,13 @@ module ga2_fpga #(
       4'd3:    rdata_q <= cnt_dma;
       4'd4:    rdata_q <= cnt_vec;
       4'd5:    rdata_q <= cnt_instret;
-      4'd6:    rdata_q <= {13'd0, error_code, error_pc};
+      4'd6:    rdata_q <= {{(29-`GA2_PC_W){1'b0}}, error_code, error_pc};
       4'd7:    rdata_q <= retire_pc[31:0];
       4'd8:    rdata_q <= retire_pc[63:32];
       4'd9:    rdata_q <= {28'd0, retire};
       4'd10:   rdata_q <= retire_cycle;
+      4'd11:   rdata_q <= cnt_fetch;
+      4'd12:   rdata_q <= {{(96-4*`GA2_PC_W){1'b0}}, retire_pc[4*`GA2_PC_W-1:64]};
       default: rdata_q <= 32'd0;
     endcase
   end

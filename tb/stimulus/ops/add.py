@@ -1,0 +1,83 @@
+"""ADD's directed programs (tb/stimulus/ops/__init__.py lists the hooks): saturation both
+ways (low bytes of wide words), dst over src or src2 ahead, behind and in place, src =
+src2, its faults and decode edges, its one-word edges, the colliding and region drawers."""
+from model import isa
+
+OPS = ("ADD",)
+LM_STREAM = 0            # its place in the language-model hand programs' random stream
+COLLIDE = "lm"
+EDGE_GROUP = 1
+REGION_WEIGHT = 1
+
+
+def lm_programs(B, R, rng):
+    H = B("HALT")
+    a = [127, 127, 100, -128, -128, -100, 1, -1, 0, 0x1FF, -0x100, 0x7F80, 64, -64, 127, -128]
+    c = [1, 127, 100, -1, -128, -100, -1, 1, 0, 0x101, 0x180, 0x7F80, 64, -65, -128, 127]
+    img = a + c + [rng.randrange(-128, 128) for _ in range(200)]
+    add = [B("LD", dst=0, src=0, len=len(img)), B("ADD", dst=300, src=0, len=16, src2=16)]
+    for k, (dst, src, src2) in enumerate(((33, 32, 100), (100, 32, 98), (50, 50, 130), (140, 140, 140),
+                                          (159, 160, 60), (70, 170, 170), (201, 200, 205))):
+        add += [B("LD", dst=32, src=32, len=len(img) - 32),
+                B("ADD", dst=dst, src=src, len=30, src2=src2),
+                B("ST", src=0, dst=400 + 256 * k, len=240)]
+    add += [B("ADD", dst=4095, src=4095, len=1, src2=0), B("ST", src=300, dst=3000, len=16),
+            B("ST", src=4095, dst=3100, len=1), H]
+    return [("lm_add", add, img)]
+
+
+def lm_faults(B, R, H, img):
+    return [("err4_add_len0", [R("ADD", dst=0, src=0, len=0, src2=0), H], img),
+            ("err2_add_src", [R("ADD", dst=0, src=4090, len=7, src2=0), H], img),
+            ("err2_add_src2", [R("ADD", dst=0, src=0, len=7, src2=4090), H], img),
+            ("err2_add_dst", [R("ADD", dst=4090, src=0, len=7, src2=0), H], img)]
+
+
+def edges_n(v, x, n, SP, EXT):
+    v("ADD", dst=SP - n, src=SP - 2 * n, len=n, src2=SP - 3 * n)
+    v("ADD", dst=SP - 3 * n, src=SP - n, len=n, src2=SP - 2 * n)
+    v("ADD", dst=SP - 2 * n, src=SP - 3 * n, len=n, src2=SP - n)
+    x(f"ADD src {n}", "ADD", dst=0, src=SP - n + 1, len=n, src2=0)
+    x(f"ADD src2 {n}", "ADD", dst=0, src=0, len=n, src2=SP - n + 1)
+    x(f"ADD dst {n}", "ADD", dst=SP - n + 1, src=0, len=n, src2=0)
+
+
+def edges(v, x, SP, EXT, T):
+    x("ADD len 0", "ADD", len=0, dst=5, src=5, src2=5)
+    for n in (1, 20):
+        x(f"ADD src wrap {n}", "ADD", dst=0, src=T - n // 2 - 1, len=n, src2=0)
+        x(f"ADD src2 wrap {n}", "ADD", dst=0, src=0, len=n, src2=T - n // 2 - 1)
+        x(f"ADD dst wrap {n}", "ADD", dst=T - n // 2 - 1, src=0, len=n, src2=0)
+
+
+def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
+    from tb.stimulus.collide import _clip, _near
+    src2 = _near(rng, n, None, window)
+    if side == "r" and rng.random() < 0.5:           # aim src2 instead of src
+        src, src2 = src2, src
+    if side is None and rng.random() < 0.2:          # dst overlapping src
+        dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
+    return isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=src2)
+
+
+def edge_producers(b, at):
+    return [("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24))]
+
+
+def edge_consumers(b, op, word, side, at):
+    """It reads the word as src and as src2."""
+    o1, o2 = at + 121, at + 122
+    if side == "r":
+        return [b("ADD", dst=o1, src=word, len=1, src2=o2), b("ADD", dst=o1, src=o2, len=1, src2=word)]
+    return [b("ADD", dst=word, src=o1, len=1, src2=o2)]
+
+
+def hole_faults(r, top, far):
+    return [("ADD len max", r("ADD", dst=0, src=0, len=top, src2=0))]
+
+
+def region(rng, cfg, op, addr, data, R, prog):
+    n = rng.randrange(1, 80)
+    src = addr(n)
+    dst = rng.choice([addr(n), max(0, src + rng.randrange(-3, 4))])
+    prog.append(isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=rng.choice([addr(n), src])))
