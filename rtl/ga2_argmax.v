@@ -4,13 +4,19 @@
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 `include "ga2_checks.vh"
-// ga2_argmax: ARGMAX: sp[dst] = the index of the first maximum of the int32 words
+// ga2_argmax: ARGMAX: sp[dst] = base + the index of the first maximum of the int32 words
 // sp[src .. src+len) (signed compare, a later word replaces the best only when strictly
-// greater). Word i is read at busy cycle i and compared at cycle i+1; the one write, the
-// index, goes out in cycle len together with the last compare (busy exactly len+1), so
-// every read comes before the write. The best starts at the smallest int32 with index 0:
-// a word equal to it never replaces it, so the first maximum wins with no special case
-// for the first word.
+// greater); pair = 1 also writes the maximum to sp[dst+1]; acc = 1 starts from the
+// running pair (sp[dst] the index, sp[dst+1] the maximum) and writes the pair back, so a
+// long vector's argmax runs tile by tile (model/ops/argmax.py).
+// With acc, busy cycles 0 and 1 read the running index and maximum (their data arrive
+// in cycles 1 and 2 and become the best); then word i is read at busy cycle P+i (P = 2
+// with acc, else 0) and compared at cycle P+i+1; the index goes out in cycle P+len with
+// the last compare, the maximum (pair or acc) in the cycle after: busy exactly
+// len + 1 + (acc ? 3 : pair), every read before the first write. Without acc the best
+// starts at the smallest int32 with index base: a word equal to it never replaces it,
+// so the first maximum wins with no special case for the first word.
+// The index is IW = BASE_W + 1 bits (base + len - 1 < 2^17), written zero-extended.
 module ga2_argmax #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
@@ -35,31 +41,44 @@ module ga2_argmax #(
   // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
   wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W];
   wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W];
-  wire [`GA2_ARGMAX_LEN_W-1:0] len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W];
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [`GA2_ARGMAX_LEN_W-1:0]  len  = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W];
+  wire [`GA2_ARGMAX_BASE_W-1:0] base = instr[`GA2_ARGMAX_BASE_LSB +: `GA2_ARGMAX_BASE_W];
+  wire                          acc  = instr[`GA2_ARGMAX_ACC_LSB];
+  wire                          pair = instr[`GA2_ARGMAX_PAIR_LSB];
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
 
   localparam LW  = `GA2_ARGMAX_LEN_W;
+  // the index word's width (model/ops/argmax.py IDX_W, which asserts LEN_W <= BASE_W)
+  localparam IW  = `GA2_ARGMAX_BASE_W + 1;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
   reg           busy_q;
+  reg           wide_q;                     // acc or pair: the maximum is written too
+  // the running pair's phase (acc), loaded at every start (so a stale one shows in any
+  // later job, restart or not): PC_IDX reads the index word, PC_MAX the maximum word
+  // (rd_data: the index), PC_FIRST reads the tile's first word (rd_data: the maximum),
+  // then PC_SCAN; without acc the job starts in PC_SCAN
+  localparam [1:0] PC_IDX = 2'd0, PC_MAX = 2'd1, PC_FIRST = 2'd2, PC_SCAN = 2'd3;
+  reg [1:0]     pc_q;
+  reg           po_q;                       // this cycle writes the maximum
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] rp_q, wp_q;
   reg [31:0]    best_q;                     // the largest word so far
-  reg [SAW-1:0] bi_q;                       // its index (< len <= SP_WORDS)
+  reg [IW-1:0]  bi_q;                       // its index
+  reg [IW-1:0]  ix_q;                       // the index of the word rd_data holds (base + i)
 
-  // one compare ends the job: the read enable, the write and last are its sides
+  // one compare ends the scan: the read enable, the writes and last are its sides
   wire at_end  = (cnt_q == len_q);
+  // the running pair's reads come first (cnt_q 0 < len: at_end is low), then the scan's
   wire reading = busy_q && !at_end;
-  wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1
-  /* verilator lint_off WIDTH */
-  // the word's index: cnt_q - 1 < len <= SP_WORDS, so its low SAW bits carry it
-  wire [SAW-1:0] vi_w  = cnt_q - 1'b1;
-  /* verilator lint_on WIDTH */
+  wire scan_rd = reading && (pc_q >= PC_FIRST);
+  wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
   wire           gt    = $signed(rd_data) > $signed(best_q);
-  wire [SAW-1:0] bi_d  = gt ? vi_w : bi_q;
+  wire [IW-1:0]  bi_d  = gt ? ix_q : bi_q;
+  wire [SAW-1:0] wp_inc = wp_q + 1'b1;
 
   // control: reset
   always @(posedge clk) begin
@@ -76,29 +95,46 @@ module ga2_argmax #(
   // is gated by busy_q (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
+      wide_q <= acc || pair;
+      pc_q   <= acc ? PC_IDX : PC_SCAN;
+      po_q   <= 1'b0;
       cnt_q  <= {LW{1'b0}};
       len_q  <= len;
       rp_q   <= src[SAW-1:0];
       wp_q   <= dst[SAW-1:0];
       best_q <= 32'h8000_0000;               // the smallest int32
-      bi_q   <= {SAW{1'b0}};
+      bi_q   <= {1'b0, base};
+      ix_q   <= {1'b0, base};
     end else if (busy_q) begin
-      cnt_q <= cnt_q + 1'b1;
-      if (reading) rp_q <= rp_q + 1'b1;
+      if (pc_q != PC_SCAN) pc_q <= pc_q + 1'b1;
+      if (scan_rd) begin
+        cnt_q <= cnt_q + 1'b1;
+        rp_q  <= rp_q + 1'b1;
+      end
+      if (pc_q == PC_MAX) bi_q <= rd_data[IW-1:0];     // the running index: its word's low IW bits
+      if (pc_q == PC_FIRST) best_q <= rd_data;         // the running maximum
       if (have_v && gt) best_q <= rd_data;
-      if (have_v) bi_q <= bi_d;
+      if (have_v) begin
+        bi_q <= bi_d;
+        ix_q <= ix_q + 1'b1;
+      end
+      if (at_end) begin                      // the index written: the maximum's turn
+        po_q <= 1'b1;
+        wp_q <= wp_inc;
+      end
     end
   end
 
   assign busy    = busy_q;
-  assign last    = busy_q && at_end;
+  assign last    = busy_q && at_end && (po_q || !wide_q);
   assign rd_en   = reading;
-  assign wr_en   = last;
+  assign wr_en   = busy_q && at_end;
   /* verilator lint_off WIDTH */
-  // zero extension of the SAW-bit pointers and index to the ISA-width ports and the word
-  assign rd_addr = rp_q;
+  // zero extension of the SAW-bit pointers and the IW-bit index to the ISA-width ports
+  // and the word
+  assign rd_addr = (pc_q == PC_IDX) ? wp_q : (pc_q == PC_MAX) ? wp_inc : rp_q;
   assign wr_addr = wp_q;
-  assign wr_data = bi_d;
+  assign wr_data = po_q ? best_q : bi_d;
   /* verilator lint_on WIDTH */
 endmodule
 `resetall

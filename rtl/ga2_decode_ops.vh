@@ -164,12 +164,16 @@
   wire [31:0] argmax_dst = {16'd0, instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W]};
   wire [31:0] argmax_src = {16'd0, instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W]};
   wire [31:0] argmax_len = {19'd0, instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W]};
+  wire [31:0] argmax_acc = {31'd0, instr[`GA2_ARGMAX_ACC_LSB +: `GA2_ARGMAX_ACC_W]};
+  wire [31:0] argmax_pair = {31'd0, instr[`GA2_ARGMAX_PAIR_LSB +: `GA2_ARGMAX_PAIR_W]};
   wire argmax_shape_bad = (argmax_len < 32'd1);
   wire [31:0] argmax_span0 = argmax_len;
   wire [31:0] argmax_end0 = argmax_src + argmax_span0;     // one past the last word of src's range
-  wire [31:0] argmax_span1 = 32'd1;
+  wire [31:0] argmax_span1 = (32'd2 * argmax_acc);
   wire [31:0] argmax_end1 = argmax_dst + argmax_span1;     // one past the last word of dst's range
-  wire argmax_sp_bad = (argmax_end0 > GA2P_SP_WORDS) || (argmax_end1 > GA2P_SP_WORDS);
+  wire [31:0] argmax_span2 = ((argmax_acc != 32'd0) ? 32'd2 : (32'd1 + argmax_pair));
+  wire [31:0] argmax_end2 = argmax_dst + argmax_span2;     // one past the last word of dst's range
+  wire argmax_sp_bad = (argmax_end0 > GA2P_SP_WORDS) || (argmax_end1 > GA2P_SP_WORDS) || (argmax_end2 > GA2P_SP_WORDS);
 
   // NORM
   wire [31:0] norm_dst = {16'd0, instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W]};
@@ -320,7 +324,7 @@
   wire [31:0] sm_end1_m1 = sm_end1 - 32'd1;
   wire [31:0] ldx_end1_m1 = ldx_end1 - 32'd1;
   wire [31:0] add_end2_m1 = add_end2 - 32'd1;
-  wire [31:0] argmax_end1_m1 = argmax_end1 - 32'd1;
+  wire [31:0] argmax_end2_m1 = argmax_end2 - 32'd1;
   wire [31:0] norm_end1_m1 = norm_end1 - 32'd1;
   wire [31:0] pack4_end1_m1 = pack4_end1 - 32'd1;
   wire [31:0] unpack4_end1_m1 = unpack4_end1 - 32'd1;
@@ -347,7 +351,7 @@
       ({`GA2_ADDR_W{is_sm}} & sm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_ldx}} & ldx_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_add}} & add_end2_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_argmax}} & argmax_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_argmax}} & argmax_end2_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_norm}} & norm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]) |

@@ -4,8 +4,10 @@
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
 `include "ga2_checks.vh"
-// ga2_vec_add: the residual add (ADD): sp[dst+i] = clamp8(s8(sp[src+i]) + s8(sp[src2+i])),
-// sign-extended (clamp8: saturate to -128..127; s8: the low byte as two's complement).
+// ga2_vec_add: the residual add (ADD): sp[dst+i] = clamp(x(sp[src+i]) + x(sp[src2+i])).
+// w = 0: x = s8 (the low byte as two's complement), clamp to int8 (-128..127), sign-extended;
+// w = 1 (the wide residual stream): x = the word as int32, clamp to int32 (a sum past
+// -2^31 .. 2^31-1 saturates, never wraps).
 // One read port, two operands: element i reads src_i at busy cycle 2i and src2_i at 2i+1
 // and is written at 2i+2 (the cycle src_{i+1} is read), so the unit is busy exactly
 // 2*len + 1 cycles, and with the write-first scratchpad an element reads every result
@@ -27,9 +29,7 @@ module ga2_vec_add #(
   output wire                      last,
   output wire                      rd_en,
   output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
-  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire [31:0]              rd_data,
   output wire                      wr_en,
   output wire [`GA2_ADDR_W-1:0]    wr_addr,
   output wire [31:0]               wr_data
@@ -41,6 +41,7 @@ module ga2_vec_add #(
   wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W];
   wire [`GA2_ADDR_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W];
   wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W];
+  wire                   w   = instr[`GA2_ADD_W_LSB];
   /* verilator lint_on UNUSEDSIGNAL */
   wire [7:0] rd_byte = rd_data[7:0];
   initial begin
@@ -54,7 +55,8 @@ module ga2_vec_add #(
   reg           ph_q;                       // 0: the src read (and a write), 1: the src2 read
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] ap_q, bp_q, wp_q;
-  reg [7:0]     a_q;                        // the read data of the cycle before
+  reg           w_q;                        // 1: int32 words, sat32; 0: int8, sat8
+  reg [31:0]    a_q;                        // the read data of the cycle before
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
@@ -62,8 +64,11 @@ module ga2_vec_add #(
   wire writing = busy_q && !ph_q && (cnt_q != {LW{1'b0}});
 
   // the 9-bit sum of two int8, saturated: it fits int8 when its two top bits agree
-  wire [8:0] sum  = {a_q[7], a_q} + {rd_byte[7], rd_byte};
+  wire [8:0] sum  = {a_q[7], a_q[7:0]} + {rd_byte[7], rd_byte};
   wire [7:0] sat  = (sum[8] == sum[7]) ? sum[7:0] : {sum[8], {7{~sum[8]}}};
+  // w = 1: the 33-bit sum of two int32, saturated the same way
+  wire [32:0] sumw = {a_q[31], a_q} + {rd_data[31], rd_data};
+  wire [31:0] satw = (sumw[32] == sumw[31]) ? sumw[31:0] : {sumw[32], {31{~sumw[32]}}};
 
   // control: reset
   always @(posedge clk) begin
@@ -81,6 +86,7 @@ module ga2_vec_add #(
   always @(posedge clk) begin
     if (start) begin
       ph_q  <= 1'b0;
+      w_q   <= w;
       cnt_q <= {LW{1'b0}};
       len_q <= len;
       ap_q  <= src[SAW-1:0];
@@ -100,18 +106,18 @@ module ga2_vec_add #(
   end
 
   // the read data one cycle later: in a write cycle (phase 0) it is src_i, read two cycles
-  // before, while rd_byte is src2_i. A plain pipeline register (no enable, no reset): it
+  // before, while rd_data is src2_i. A plain pipeline register (no enable, no reset): it
   // follows the scratchpad's read register, which powers up 0, so it is never x after
   // the first clock edge, and a start needs nothing from it.
   always @(posedge clk) begin
-    a_q <= rd_byte;
+    a_q <= rd_data;
   end
 
   assign busy    = busy_q;
   assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
-  assign wr_data = {{24{sat[7]}}, sat};
+  assign wr_data = w_q ? satw : {{24{sat[7]}}, sat};
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers to the ISA-width ports
   assign rd_addr = ph_q ? bp_q : ap_q;

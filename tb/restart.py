@@ -10,7 +10,8 @@ scenarios from this module, so a new operation's unit is checked with no edit he
   variants()    the vector units as checked (tb/vecunits.py);
   jobs(v)       two small instructions of each op of the unit, drawn from its record
                 (lengths at the bottom of their shape range, addresses apart or over each
-                other, row strides small, other fields from a seeded generator);
+                other, row strides small, one-bit fields 0 in the first and 1 in the
+                second, other fields from a seeded generator);
   cycles(L)     the restart cycles of a job busy L cycles: every cycle up to 24, else the
                 first three, nine spread over the job and the last three;
   scenarios()   (variant, P1, P2, c) for every variant, job pair (P1, P2: each job then
@@ -49,7 +50,11 @@ def _job(rec, rng, overlap_dst):
                 row = kind[len("stride:"):]
                 f[name] = rng.randrange(0, (int(row) if row.isdigit() else f.get(row, 1)) + 4)
             else:
-                f[name] = rng.getrandbits(w)
+                f[name] = rng.getrandbits(w)     # drawn always: the other fields stay the seed's
+                if w == 1:
+                    # a mode bit (relu, w, acc, pair): 0 in the first job, 1 in the
+                    # second, so the scenarios restart from each mode into the other
+                    f[name] = int(overlap_dst)
     a = tuple(f.get(n, 0) for n, _ in rec.fields)
     spans = {r.base: n(a, cfg) for r, n in zip(rec.ranges, ops.VIEWS[rec.name]["extents"])}
     at = rng.randrange(0, 64)

@@ -119,7 +119,8 @@ class Op:
     # "stride:<n>" (a row stride for rows of that many words, halved with the shape fields
     # until the ranges fit), "weight" (its share
     # of a random program; 0 or absent: drawn only where a test asks for it), "index_of":
-    # <field> (its one-word result is an index below that field: a program may look it up)
+    # <field> (its one-word result is an index below that field when its defaulted fields
+    # keep their defaults: a program may look it up)
     stim: dict = field(default_factory=dict)
     cover: tuple = ()
     # fields or expressions any of which at 0 leaves the op touching nothing (MM's M, KE, N)

@@ -176,6 +176,8 @@ def verilog(e, wire, param=None):
     if isinstance(e, Bin):
         return f"({verilog(e.a, wire, param)} {e.op} {verilog(e.b, wire, param)})"
     if isinstance(e, Cond):
+        # the flag compared, not indexed: wire() may be an expression (the formal wrappers
+        # take a field from the instruction word as a concatenation, model/rtl.instr_field)
         return f"(({wire(e.flag)} != 32'd0) ? {verilog(e.then, wire, param)} : {verilog(e.other, wire, param)})"
     raise TypeError(f"not an expression: {e!r}")
 

@@ -108,10 +108,12 @@ def contract(module, params=None):
 # lemmas, properties of the gold's registers, asserted as well). A proof of it proves the
 # masked miter (its assertions include the masked miter's); the invariant is what makes
 # the property inductive, where pdr on the plain miter did not find one in its limit.
-#   ga2_argmax, cnt_q's top bit dropped in have_v: the two differ only at cnt_q = 2^12 =
-#   len_q (the lemmas: len_q <= SP_WORDS, the decoder's bound, and cnt_q <= len_q while
-#   busy), the job's last cycle, where they update best_q and bi_q differently; the unit is
-#   idle after it, and start reloads both, so they are equal in every busy cycle.
+#   ga2_argmax, written for cnt_q's top bit dropped in have_v (proven so on 2026-12-01; that
+#   mutant is caught since ARGMAX's pair writes the maximum a cycle after the last compare,
+#   issue 37): the two differed only at cnt_q = 2^12 = len_q (the lemmas: len_q <= SP_WORDS,
+#   the decoder's bound, and cnt_q <= len_q while busy), where they update best_q and bi_q
+#   differently; kept as the unit's stated invariant for a survivor the shared-state
+#   miter does not close.
 INVARIANT = {
     "ga2_argmax": {"while": {"best_q": "g_busy_q", "bi_q": "g_busy_q"},
                    "lemmas": ("g_len_q <= {SP_WORDS}", "!g_busy_q || (g_cnt_q <= g_len_q)")},

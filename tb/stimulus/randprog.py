@@ -44,12 +44,16 @@ def random_program(seed_or_rng, cfg=None, n_instr=None):
     while len(prog) < n_instr:
         op = names[int(rng.choice(len(names), p=p))]
         index_of = ops.TABLE[op].stim.get("index_of")
+        look = bool(index_of) and rng.random() < 0.7
         if index_of:          # an index its table can hold: below the external memory's size
             top = min(ops.TABLE[op].stim.get(index_of, ext), ext)
-            ins = rand_op(rng, cfg, b, op, **{index_of: int(rng.integers(1, top + 1))})
+            fixed = {index_of: int(rng.integers(1, top + 1))}
+            if look:          # the op with its added fields at their defaults (an index result)
+                fixed.update(ops.TABLE[op].defaults)
+            ins = rand_op(rng, cfg, b, op, **fixed)
         else:
             ins = _DRAW[op](rng, cfg, b) if op in _DRAW else rand_op(rng, cfg, b, op)
-        if index_of and rng.random() < 0.7:
+        if look:
             # its one-word result is an index below that field: its table row, looked up
             # on chip (the token's embedding row)
             prog.append(ins)

@@ -59,7 +59,8 @@ def test_tables_match_docs():
 
 
 # fields added to the spec's ops since (docs/isa.md), after the spec's, each 0 by default
-EXTENDED = {"MM": [("khi", 3), ("a16", 1)]}
+EXTENDED = {"MM": [("khi", 3), ("a16", 1)], "ADD": [("w", 1)],
+            "ARGMAX": [("base", 16), ("acc", 1), ("pair", 1)]}
 
 
 def _with_added(op, fields):

@@ -19,8 +19,10 @@ from tb.stimulus import badprog, randprog
 from tb.stimulus.demo import demo_programs
 
 BATCHES = 1
-PER_BATCH = 80           # 80 random programs per simulator (make fuzz: thousands, both modes;
-                         # test_bench_suite runs the mutation bench's programs too)
+# random programs per simulator: Verilator 80, Icarus (the 4-state run: x and z) the first
+# 40 of the same seeds (make fuzz: thousands, both modes; test_bench_suite runs the mutation
+# bench's programs too)
+PER_BATCH = {"verilator": 80, "icarus": 40}
 
 
 def _report(results, pairs):
@@ -33,9 +35,9 @@ def _report(results, pairs):
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_random_programs(sim, batch):
-    pairs = randprog.random_programs(1000 + batch, PER_BATCH)
+    pairs = randprog.random_programs(1000 + batch, PER_BATCH[sim])
     res = hw.run_programs(sim, pairs)
-    assert len(res) == PER_BATCH
+    assert len(res) == PER_BATCH[sim]
     assert all(p.ok for p in res), _report(res, pairs)
     for (prog, _), p in zip(pairs, res):
         assert p.done and not p.error and not p.timeout
@@ -50,9 +52,9 @@ def test_random_programs(sim, batch):
 def test_random_programs_with_acc(sim):
     """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
     pairs = [(randprog.with_acc(prog, 7000 + i), img)
-             for i, (prog, img) in enumerate(randprog.random_programs(3000, 50))]
+             for i, (prog, img) in enumerate(randprog.random_programs(3000, PER_BATCH[sim] * 5 // 8))]
     n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
-    assert n_acc >= 12, n_acc
+    assert n_acc >= 6, n_acc
     res = hw.run_programs(sim, pairs)
     assert all(p.ok for p in res), _report(res, pairs)
     for (prog, _), p in zip(pairs, res):

@@ -1,7 +1,12 @@
 """ADD's directed programs (tb/stimulus/ops/__init__.py lists the hooks): saturation both
 ways (low bytes of wide words), dst over src or src2 ahead, behind and in place, src =
-src2, its faults and decode edges, its one-word edges, the colliding and region drawers."""
+src2, the int32 add (w = 1, issue 37: lm_add_wide), its faults and decode edges, its
+one-word edges, the colliding and region drawers."""
+import random
+
 from model import isa
+
+I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
 OPS = ("ADD",)
 LM_STREAM = 0            # its place in the language-model hand programs' random stream
@@ -23,7 +28,37 @@ def lm_programs(B, R, rng):
                 B("ST", src=0, dst=400 + 256 * k, len=240)]
     add += [B("ADD", dst=4095, src=4095, len=1, src2=0), B("ST", src=300, dst=3000, len=16),
             B("ST", src=4095, dst=3100, len=1), H]
-    return [("lm_add", add, img)]
+    # its own seed: the shared stream's later draws unchanged
+    return [("lm_add", add, img), ("lm_add_wide", *_add_wide(B, random.Random(3701)))]
+
+
+def _add_wide(B, rng):
+    """(program, image): ADD with w = 1 (issue 37, the int32 residual stream): sums exactly
+    at and one past both ends of int32 (saturated, never wrapped), carries through every
+    byte, words whose low bytes alone would saturate (no int8 clamp), random int32 words;
+    dst over src or src2 ahead, behind and in place, src = src2; w = 1 and w = 0 in turn on
+    the same words, the scratchpad's last word, the longest add (4,096 in place)."""
+    H = B("HALT")
+    a = [I32_MAX, I32_MAX - 1, I32_MAX, I32_MIN, I32_MIN + 1, I32_MIN, I32_MAX, 1 << 30, -(1 << 30), 0xFFFF,
+         0xFF, -1, 0x7F, -0x80, 0x7FFF_FFFE, 0x4000_0000, 0x00FF_FFFF, -0x0100_0000, 100, 0]
+    c = [1, 1, I32_MAX, -1, -1, I32_MIN, I32_MIN, 1 << 30, -(1 << 30) - 1, 1, 1, -1, 1, -1, 2, 0x3FFF_FFFF,
+         1, -1, -100, 0]
+    img = a + c + [rng.randrange(I32_MIN, I32_MAX + 1) if k % 4 else rng.choice([I32_MIN, I32_MAX, -1, 0])
+                   for k in range(460)]
+    n = len(a)
+    prog = [B("LD", dst=0, src=0, len=len(img)), B("ADD", dst=500, src=0, len=n, src2=n, w=1),
+            B("ADD", dst=520, src=0, len=n, src2=n), B("ADD", dst=540, src=0, len=n, src2=n, w=1),
+            B("ST", src=500, dst=0, len=3 * n)]
+    for k, (dst, src, src2) in enumerate(((41, 40, 140), (140, 40, 138), (60, 60, 200), (200, 200, 200),
+                                          (199, 200, 100), (90, 250, 250), (301, 300, 305))):
+        prog += [B("LD", dst=40, src=40, len=len(img) - 40),
+                 B("ADD", dst=dst, src=src, len=60, src2=src2, w=1),
+                 B("ST", src=0, dst=100 + 480 * k, len=480)]
+    prog += [B("LD", dst=4095, src=0, len=1), B("ADD", dst=4095, src=4095, len=1, src2=4095, w=1),
+             B("ST", src=4095, dst=3600, len=1),
+             B("LD", dst=0, src=0, len=len(img)), B("LD", dst=len(img), src=0, len=len(img)),
+             B("ADD", dst=0, src=0, len=4096, src2=0, w=1), B("ST", src=0, dst=3700, len=396), H]
+    return prog, img
 
 
 def lm_faults(B, R, H, img):
@@ -48,6 +83,9 @@ def edges(v, x, SP, EXT, T):
         x(f"ADD src wrap {n}", "ADD", dst=0, src=T - n // 2 - 1, len=n, src2=0)
         x(f"ADD src2 wrap {n}", "ADD", dst=0, src=0, len=n, src2=T - n // 2 - 1)
         x(f"ADD dst wrap {n}", "ADD", dst=T - n // 2 - 1, src=0, len=n, src2=0)
+    for n in (1, 64):                             # issue 37: over int32 at the scratchpad's end
+        v("ADD", dst=SP - n, src=SP - 2 * n, len=n, src2=SP - 3 * n, w=1)
+    x("ADD w len 0", "ADD", dst=5, src=5, len=0, src2=5, w=1)
 
 
 def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):

@@ -34,7 +34,7 @@ PIN = Path(__file__).resolve().parent / "program_digests.json"
 # Fields added to an op after the pin was recorded, each 0 by default (docs/isa.md): left out
 # of a digest at 0, so a program that does not use them digests as it did; a non-zero one
 # enters it (and moves it)
-ADDED_SINCE_PIN = {"MM": ("khi", "a16")}
+ADDED_SINCE_PIN = {"MM": ("khi", "a16"), "ADD": ("w",), "ARGMAX": ("base", "acc", "pair")}
 
 
 def digest(obj):
