@@ -26,6 +26,7 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+`define GA2_XOP_QNT 4'd0   // code 16: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_SWIGLU 4'd2   // code 18: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_ROPE 4'd3   // code 19: GA2_OP_EXT, then this sub-opcode in bits 7:4
@@ -47,12 +48,13 @@
 `define GA2_OPI_NORM 9
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
+`define GA2_OPI_QNT 15
 `define GA2_OPI_RQC 16
 `define GA2_OPI_SWIGLU 17
 `define GA2_OPI_ROPE 18
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 11
+`define GA2_NUM_UNITS 12
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -61,9 +63,10 @@
 `define GA2_U_ARGMAX 5
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
-`define GA2_U_RQC 8
-`define GA2_U_SWIGLU 9
-`define GA2_U_ROPE 10
+`define GA2_U_QNT 8
+`define GA2_U_RQC 9
+`define GA2_U_SWIGLU 10
+`define GA2_U_ROPE 11
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -195,6 +198,18 @@
 `define GA2_UNPACK4_SRC_W 16
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
+`define GA2_QNT_DST_LSB 8
+`define GA2_QNT_DST_W 16
+`define GA2_QNT_SRC_LSB 24
+`define GA2_QNT_SRC_W 16
+`define GA2_QNT_LEN_LSB 40
+`define GA2_QNT_LEN_W 13
+`define GA2_QNT_Q_LSB 53
+`define GA2_QNT_Q_W 5
+`define GA2_QNT_B16_LSB 58
+`define GA2_QNT_B16_W 1
+`define GA2_QNT_RMS_LSB 59
+`define GA2_QNT_RMS_W 1
 `define GA2_RQC_DST_LSB 8
 `define GA2_RQC_DST_W 16
 `define GA2_RQC_SRC_LSB 24

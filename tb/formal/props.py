@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from model import config
-from model.ops import ldx, sm
+from model.ops import ldx, qnt, sm
 from tb import ROOT
 from tb.formal import gen
 from tb.formal.engine import BUILD, WRAPPERS, Check
@@ -110,8 +110,9 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
 # softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; rqc, whose
 # formula is a product of two fields, by k-induction with lemmas; pdr on the generated
-# wrappers did not close in 900 s): their checks below, the others generated
-BUSY_HAND = {"softmax0", "softmax1", "rqc"}
+# wrappers did not close in 900 s; qnt: k-induction with lemmas, pdr needs a frame per
+# busy cycle, 208 at len 16): their checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1", "rqc", "qnt"}
 
 
 def busy_checks(sp=16):
@@ -134,6 +135,7 @@ def busy_checks(sp=16):
                                 "(FAST=0); len 1..4"),
         softmax_fast_induction(),
         rqc_busy_induction(),
+        qnt_busy_induction(),
     ]
     for name, (top, path) in gen.busy_files(sp).items():
         if name in BUSY_HAND:
@@ -143,6 +145,25 @@ def busy_checks(sp=16):
                          what=f"{name} (SP {sp}), any start/restart, every instruction the decoder accepts "
                               "with shape fields <= 16: busy = its record's formula (generated wrapper)"))
     return out
+
+
+# ga2_qnt's datapath, cut (free values) for z3: no state, count or enable depends on it
+QNT_CUTS = "w:ss_q w:rem_q w:root_q w:amax_q w:sh_q w:e_q w:prod"
+
+
+def qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN, tail_rms=qnt.TAIL_RMS, name=None, expect_fail=False,
+                       timeout=900, mode="induction", depth=2):
+    """busy/qnt by k-induction (tb/formal/ga2_qnt_busy_f.v): busy for exactly the
+    record's 2 len + TAIL_PLAIN / TAIL_RMS cycles, with the lemmas over ga2_qnt's exposed
+    registers (its datapath cut). A planted tail is found by ABC bmc3 (mode, depth): the
+    induction's base case is 2 cycles deep."""
+    pre = ("chparam -set SP_WORDS 16 ga2_qnt\nhierarchy -top ga2_qnt\nproc\nflatten\n"
+           f"cutpoint {QNT_CUTS}\nexpose w:state_q w:cnt_q w:len_q w:rms_q\n")
+    return Check(name or "busy/qnt", "ga2_qnt_busy_f", [WRAPPERS / "ga2_qnt_busy_f.v"], depth, mode, pre=pre,
+                 params={"LMAX": 15, "TAIL_PLAIN": tail_plain, "TAIL_RMS": tail_rms}, timeout=timeout,
+                 expect_fail=expect_fail,
+                 what=f"ga2_qnt (SP 16), any start/restart: busy = 2 len + {tail_plain} (plain) or "
+                      f"2 len + {tail_rms} (rms), the record's formula; len 1..15, any other field")
 
 
 def generated_busy_planted(name="pack4", sp=16):
@@ -171,11 +192,14 @@ def busy_planted():
     the busy assertion itself fails, not a lemma), the induction's phase counter one bit
     too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
     the first start), the generated pack4 and the hand rqc wrappers with their formula one
-    cycle too long, and the dma's LDX_EXTRA one too large."""
+    cycle too long, qnt's plain-mode tail one cycle too long (bmc3 to 70 frames: len 1
+    ends at 64), and the dma's LDX_EXTRA one too large."""
     return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
             generated_busy_planted(), rqc_busy_planted(),
+            qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN + 1, name="busy/qnt planted plain tail+1", expect_fail=True,
+                               mode="bmc3", depth=70),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
                   params={"SP_WORDS": 16, "LDX_EXTRA": ldx.EXTRA + 1}, timeout=900, expect_fail=True,
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
@@ -195,6 +219,7 @@ LINK_HAND = (
     ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
     ("swiglu", "src, src2 and dst ranges"),
     ("rope", "src and dst (2 pairs heads words), the cos/sin row (2 pairs, once a head)"),
+    ("qnt", "src (two passes) and dst ranges (len + 1: the scale word)"),
 )
 
 
@@ -218,6 +243,7 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "qnt": ("ga2_qnt", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "rqc": ("ga2_rqc", "st_q w_q ri_q m_q rb_q ap_q ld_q rp_q rs_q cs_q cp_q ce_q wp_q"),
                   "swiglu": ("ga2_swiglu", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "rope": ("ga2_rope", "ph_q pend_q j_q pairs_q hd_q heads_q cs_q cp_q xp_q wp_q"),
@@ -228,8 +254,9 @@ LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                          "g_feed?0?.b_ptr_q g_feed?1?.b_ptr_q g_feed?2?.b_ptr_q g_feed?3?.b_ptr_q")}
 # ABC bmc3 depths (frames) for units whose counterexamples pdr is slow to find: mm (its
 # planted bug; 42 frames hold reset, a start, the longest MM a 16-word scratchpad allows,
-# 39 busy cycles, and the cycle after it)
-LINK_BOUNDED = {"mm": 42}
+# 39 busy cycles, and the cycle after it); qnt (its write one word past lands at the
+# scale word, busy cycle 64 of a plain len 1; pdr found none in 600 s)
+LINK_BOUNDED = {"mm": 42, "qnt": 70}
 # the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
@@ -237,7 +264,8 @@ LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_di
              "rope": "w:c_q w:s_q w:x0_q w:x1_q w:acc_q w:prod",
              "dma": "w:ep_q w:row_off",
              "rqc": "w:prod w:p_q w:h_q w:c_q w:mr_q w:er_q w:q_q",
-             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s"}
+             "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s",
+             "qnt": QNT_CUTS}
 # chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
 LINK_PARAMS = {"softmax": "-set FAST 1", "dma": "-set EXT_WORDS 16"}
 # modules cut whole (their outputs free) before the unit is elaborated
