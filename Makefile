@@ -151,9 +151,10 @@ bench: setup   ## benchmarks: reference model speed, simulation speed, a 150,000
 	$(PY) -m tools.bench.bench_sim
 	$(PY) -m tools.bench.bench_long
 
-header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh and ga2_exp_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
+header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh, ga2_exp_lut.v and ga2_sig_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
 	$(PY) -m tools.flow.headers
 	$(PY) -m tools.flow.exp_lut
+	$(PY) -m tools.flow.sig_lut
 	$(PY) -m tools.flow.core
 
 core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), sim on Icarus and Verilator (build/fusesoc)

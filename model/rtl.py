@@ -129,8 +129,9 @@ def isa_header():
     out += ["", "// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)"]
     for name in ("OPCODE", "SP_RANGE", "EXT_RANGE", "SHAPE", "PC", "INDEX"):
         out.append(f"`define GA2_ERR_{name} 3'd{getattr(ops, 'ERR_' + name)}")
-    from .ops import norm
+    from .ops import norm, rope
     out += ["", "// shape limits", f"`define GA2_NORM_MAX_LEN {norm.MAX_LEN}",
+            f"`define GA2_ROPE_MAX_PAIRS {rope.MAX_PAIRS}",
             "// the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)",
             f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]

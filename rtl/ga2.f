@@ -18,8 +18,12 @@ ga2_vec_add.v
 ga2_argmax.v
 ga2_norm.v
 ga2_pack4.v
+ga2_qnt.v
 ga2_rqc.v
 ga2_smw.v
+ga2_sig_lut.v
+ga2_swiglu.v
+ga2_rope.v
 ga2_decode.v
 ga2_seq.v
 ga2_hazard.v

@@ -24,7 +24,10 @@
   wire is_norm = (op == `GA2_OP_NORM);
   wire is_pack4 = (op == `GA2_OP_PACK4);
   wire is_unpack4 = (op == `GA2_OP_UNPACK4);
+  wire is_qnt = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_QNT);
   wire is_rqc = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_RQC);
+  wire is_swiglu = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_SWIGLU);
+  wire is_rope = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_ROPE);
   wire is_smw = (op == `GA2_OP_EXT) && (xop == `GA2_XOP_SMW);
 
   assign op_oh[`GA2_OPI_LD] = is_ld;
@@ -39,14 +42,14 @@
   assign op_oh[`GA2_OPI_NORM] = is_norm;
   assign op_oh[`GA2_OPI_PACK4] = is_pack4;
   assign op_oh[`GA2_OPI_UNPACK4] = is_unpack4;
+  assign op_oh[`GA2_OPI_QNT] = is_qnt;
   assign op_oh[`GA2_OPI_RQC] = is_rqc;
+  assign op_oh[`GA2_OPI_SWIGLU] = is_swiglu;
+  assign op_oh[`GA2_OPI_ROPE] = is_rope;
   assign op_oh[`GA2_OPI_SMW] = is_smw;
   assign op_oh[12] = 1'b0;   // opcode 13: unassigned
   assign op_oh[13] = 1'b0;   // opcode 14: unassigned
   assign op_oh[14] = 1'b0;   // opcode 15: unassigned
-  assign op_oh[15] = 1'b0;   // opcode 16: unassigned
-  assign op_oh[17] = 1'b0;   // opcode 18: unassigned
-  assign op_oh[18] = 1'b0;   // opcode 19: unassigned
   wire op_ok = |op_oh;
 
   assign unit_sel[`GA2_U_DMA] = is_ld | is_st | is_ldx;
@@ -57,11 +60,14 @@
   assign unit_sel[`GA2_U_ARGMAX] = is_argmax;
   assign unit_sel[`GA2_U_NORM] = is_norm;
   assign unit_sel[`GA2_U_PACK4] = is_pack4 | is_unpack4;
+  assign unit_sel[`GA2_U_QNT] = is_qnt;
   assign unit_sel[`GA2_U_RQC] = is_rqc;
+  assign unit_sel[`GA2_U_SWIGLU] = is_swiglu;
+  assign unit_sel[`GA2_U_ROPE] = is_rope;
   assign unit_sel[`GA2_U_SMW] = is_smw;
   assign tunit_sel[`GA2_T_DMA] = is_ld | is_st | is_ldx;
   assign tunit_sel[`GA2_T_MM] = is_mm;
-  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4 | is_rqc | is_smw;
+  assign tunit_sel[`GA2_T_VEC] = is_rq | is_sm | is_add | is_argmax | is_norm | is_pack4 | is_unpack4 | is_qnt | is_rqc | is_swiglu | is_rope | is_smw;
 
   // LD
   wire [31:0] ld_dst = {16'd0, instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W]};
@@ -211,6 +217,17 @@
   wire [31:0] unpack4_end1 = unpack4_dst + unpack4_span1;     // one past the last word of dst's range
   wire unpack4_sp_bad = (unpack4_end0 > GA2P_SP_WORDS) || (unpack4_end1 > GA2P_SP_WORDS);
 
+  // QNT
+  wire [31:0] qnt_dst = {16'd0, instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W]};
+  wire [31:0] qnt_src = {16'd0, instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W]};
+  wire [31:0] qnt_len = {19'd0, instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W]};
+  wire qnt_shape_bad = (qnt_len < 32'd1);
+  wire [31:0] qnt_span0 = qnt_len;
+  wire [31:0] qnt_end0 = qnt_src + qnt_span0;     // one past the last word of src's range
+  wire [31:0] qnt_span1 = (qnt_len + 32'd1);
+  wire [31:0] qnt_end1 = qnt_dst + qnt_span1;     // one past the last word of dst's range
+  wire qnt_sp_bad = (qnt_end0 > GA2P_SP_WORDS) || (qnt_end1 > GA2P_SP_WORDS);
+
   // RQC
   wire [31:0] rqc_dst = {16'd0, instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W]};
   wire [31:0] rqc_src = {16'd0, instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W]};
@@ -231,6 +248,35 @@
   wire [31:0] rqc_end3 = rqc_dst + rqc_span3;     // one past the last word of dst's range
   wire rqc_sp_bad = (rqc_end0 > GA2P_SP_WORDS) || (rqc_end1 > GA2P_SP_WORDS) || (rqc_end2 > GA2P_SP_WORDS) || (rqc_end3 > GA2P_SP_WORDS);
 
+  // SWIGLU
+  wire [31:0] swiglu_dst = {16'd0, instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W]};
+  wire [31:0] swiglu_src = {16'd0, instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W]};
+  wire [31:0] swiglu_len = {19'd0, instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W]};
+  wire [31:0] swiglu_src2 = {16'd0, instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W]};
+  wire swiglu_shape_bad = (swiglu_len < 32'd1);
+  wire [31:0] swiglu_span0 = swiglu_len;
+  wire [31:0] swiglu_end0 = swiglu_src + swiglu_span0;     // one past the last word of src's range
+  wire [31:0] swiglu_span1 = swiglu_len;
+  wire [31:0] swiglu_end1 = swiglu_src2 + swiglu_span1;     // one past the last word of src2's range
+  wire [31:0] swiglu_span2 = swiglu_len;
+  wire [31:0] swiglu_end2 = swiglu_dst + swiglu_span2;     // one past the last word of dst's range
+  wire swiglu_sp_bad = (swiglu_end0 > GA2P_SP_WORDS) || (swiglu_end1 > GA2P_SP_WORDS) || (swiglu_end2 > GA2P_SP_WORDS);
+
+  // ROPE
+  wire [31:0] rope_dst = {16'd0, instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W]};
+  wire [31:0] rope_src = {16'd0, instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W]};
+  wire [31:0] rope_pairs = {26'd0, instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W]};
+  wire [31:0] rope_cs = {16'd0, instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W]};
+  wire [31:0] rope_heads = {24'd0, instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W]};
+  wire rope_shape_bad = (rope_pairs < 32'd1) || (rope_pairs > 32'd32) || (rope_heads < 32'd1);
+  wire [31:0] rope_span0 = ((32'd2 * rope_pairs) * rope_heads);
+  wire [31:0] rope_end0 = rope_src + rope_span0;     // one past the last word of src's range
+  wire [31:0] rope_span1 = (32'd2 * rope_pairs);
+  wire [31:0] rope_end1 = rope_cs + rope_span1;     // one past the last word of cs's range
+  wire [31:0] rope_span2 = ((32'd2 * rope_pairs) * rope_heads);
+  wire [31:0] rope_end2 = rope_dst + rope_span2;     // one past the last word of dst's range
+  wire rope_sp_bad = (rope_end0 > GA2P_SP_WORDS) || (rope_end1 > GA2P_SP_WORDS) || (rope_end2 > GA2P_SP_WORDS);
+
   // SMW
   wire [31:0] smw_dst = {16'd0, instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W]};
   wire [31:0] smw_src = {16'd0, instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W]};
@@ -242,8 +288,8 @@
   wire [31:0] smw_end1 = smw_dst + smw_span1;     // one past the last word of dst's range
   wire smw_sp_bad = (smw_end0 > GA2P_SP_WORDS) || (smw_end1 > GA2P_SP_WORDS);
 
-  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad) || (is_rqc && rqc_shape_bad) || (is_smw && smw_shape_bad);
-  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad) || (is_rqc && rqc_sp_bad) || (is_smw && smw_sp_bad);
+  wire shape_bad = (is_ld && ld_shape_bad) || (is_st && st_shape_bad) || (is_mm && mm_shape_bad) || (is_rq && rq_shape_bad) || (is_sm && sm_shape_bad) || (is_ldx && ldx_shape_bad) || (is_add && add_shape_bad) || (is_argmax && argmax_shape_bad) || (is_norm && norm_shape_bad) || (is_pack4 && pack4_shape_bad) || (is_unpack4 && unpack4_shape_bad) || (is_qnt && qnt_shape_bad) || (is_rqc && rqc_shape_bad) || (is_swiglu && swiglu_shape_bad) || (is_rope && rope_shape_bad) || (is_smw && smw_shape_bad);
+  wire sp_bad    = (is_ld && ld_sp_bad) || (is_st && st_sp_bad) || (is_mm && mm_sp_bad) || (is_rq && rq_sp_bad) || (is_sm && sm_sp_bad) || (is_ldx && ldx_sp_bad) || (is_add && add_sp_bad) || (is_argmax && argmax_sp_bad) || (is_norm && norm_sp_bad) || (is_pack4 && pack4_sp_bad) || (is_unpack4 && unpack4_sp_bad) || (is_qnt && qnt_sp_bad) || (is_rqc && rqc_sp_bad) || (is_swiglu && swiglu_sp_bad) || (is_rope && rope_sp_bad) || (is_smw && smw_sp_bad);
   wire ext_bad   = (is_ld && ld_ext_bad) || (is_st && st_ext_bad) || (is_ldx && ldx_ext_bad);
 
   // the first failing check, in the order shape > scratchpad > external; an
@@ -268,11 +314,14 @@
   wire [31:0] norm_end0_m1 = norm_end0 - 32'd1;
   wire [31:0] pack4_end0_m1 = pack4_end0 - 32'd1;
   wire [31:0] unpack4_end0_m1 = unpack4_end0 - 32'd1;
+  wire [31:0] qnt_end0_m1 = qnt_end0 - 32'd1;
   wire [31:0] rqc_end0_m1 = rqc_end0 - 32'd1;
+  wire [31:0] swiglu_end0_m1 = swiglu_end0 - 32'd1;
+  wire [31:0] rope_end0_m1 = rope_end0 - 32'd1;
   wire [31:0] smw_end0_m1 = smw_end0 - 32'd1;
   wire rd0_v;
   wire [`GA2_ADDR_W-1:0] rd0_first, rd0_last;
-  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_rqc || is_smw;
+  assign rd0_v = is_st || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt || is_rqc || is_swiglu || is_rope || is_smw;
   assign rd0_first =
       ({`GA2_ADDR_W{is_st}} & st_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_a[`GA2_ADDR_W-1:0]) |
@@ -284,7 +333,10 @@
       ({`GA2_ADDR_W{is_norm}} & norm_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_src[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_rqc}} & rqc_src[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_src[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_src[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_smw}} & smw_src[`GA2_ADDR_W-1:0]);
   assign rd0_last =
       ({`GA2_ADDR_W{is_st}} & st_end0_m1[`GA2_ADDR_W-1:0]) |
@@ -297,22 +349,31 @@
       ({`GA2_ADDR_W{is_norm}} & norm_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end0_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_rqc}} & rqc_end0_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_end0_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_end0_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_smw}} & smw_end0_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] mm_end1_m1 = mm_end1 - 32'd1;
   wire [31:0] add_end1_m1 = add_end1 - 32'd1;
   wire [31:0] rqc_end1_m1 = rqc_end1 - 32'd1;
+  wire [31:0] swiglu_end1_m1 = swiglu_end1 - 32'd1;
+  wire [31:0] rope_end1_m1 = rope_end1 - 32'd1;
   wire rd1_v;
   wire [`GA2_ADDR_W-1:0] rd1_first, rd1_last;
-  assign rd1_v = is_mm || is_add || is_rqc;
+  assign rd1_v = is_mm || is_add || is_rqc || is_swiglu || is_rope;
   assign rd1_first =
       ({`GA2_ADDR_W{is_mm}} & mm_b[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_add}} & add_src2[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_rqc}} & rqc_rsc[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_rqc}} & rqc_rsc[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_src2[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_cs[`GA2_ADDR_W-1:0]);
   assign rd1_last =
       ({`GA2_ADDR_W{is_mm}} & mm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_add}} & add_end1_m1[`GA2_ADDR_W-1:0]) |
-      ({`GA2_ADDR_W{is_rqc}} & rqc_end1_m1[`GA2_ADDR_W-1:0]);
+      ({`GA2_ADDR_W{is_rqc}} & rqc_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_end1_m1[`GA2_ADDR_W-1:0]);
   wire [31:0] rqc_end2_m1 = rqc_end2 - 32'd1;
   wire rd2_v;
   wire [`GA2_ADDR_W-1:0] rd2_first, rd2_last;
@@ -331,9 +392,12 @@
   wire [31:0] norm_end1_m1 = norm_end1 - 32'd1;
   wire [31:0] pack4_end1_m1 = pack4_end1 - 32'd1;
   wire [31:0] unpack4_end1_m1 = unpack4_end1 - 32'd1;
+  wire [31:0] qnt_end1_m1 = qnt_end1 - 32'd1;
   wire [31:0] rqc_end3_m1 = rqc_end3 - 32'd1;
+  wire [31:0] swiglu_end2_m1 = swiglu_end2 - 32'd1;
+  wire [31:0] rope_end2_m1 = rope_end2 - 32'd1;
   wire [31:0] smw_end1_m1 = smw_end1 - 32'd1;
-  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_rqc || is_smw;
+  assign wr_v = is_ld || is_mm || is_rq || is_sm || is_ldx || is_add || is_argmax || is_norm || is_pack4 || is_unpack4 || is_qnt || is_rqc || is_swiglu || is_rope || is_smw;
   assign wr_first =
       ({`GA2_ADDR_W{is_ld}} & ld_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_mm}} & mm_dst[`GA2_ADDR_W-1:0]) |
@@ -345,7 +409,10 @@
       ({`GA2_ADDR_W{is_norm}} & norm_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_dst[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_rqc}} & rqc_dst[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_dst[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_dst[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_smw}} & smw_dst[`GA2_ADDR_W-1:0]);
   assign wr_last =
       ({`GA2_ADDR_W{is_ld}} & ld_end0_m1[`GA2_ADDR_W-1:0]) |
@@ -358,7 +425,10 @@
       ({`GA2_ADDR_W{is_norm}} & norm_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_pack4}} & pack4_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_unpack4}} & unpack4_end1_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_qnt}} & qnt_end1_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_rqc}} & rqc_end3_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_swiglu}} & swiglu_end2_m1[`GA2_ADDR_W-1:0]) |
+      ({`GA2_ADDR_W{is_rope}} & rope_end2_m1[`GA2_ADDR_W-1:0]) |
       ({`GA2_ADDR_W{is_smw}} & smw_end1_m1[`GA2_ADDR_W-1:0]);
   // the read slots packed (slot k: rd_v[k], rd_first / rd_last[k*GA2_ADDR_W +: GA2_ADDR_W])
   assign rd_v = {rd2_v, rd1_v, rd0_v};

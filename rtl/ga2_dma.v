@@ -115,7 +115,7 @@ module ga2_dma #(
   wire           sp_read  = reading && dir_q;            // ST's word reads
 
   // control: reset. ep_q keeps its reset: ext_addr (a chip output) is ep_q, and it is 0
-  // from reset to the first start (docs/isa.md "Per-cycle rules", rule 3)
+  // from reset to the first start (docs/host.md "Per-cycle rules", rule 3)
   always @(posedge clk) begin
     if (rst) begin
       busy_q <= 1'b0;

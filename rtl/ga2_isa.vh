@@ -26,7 +26,10 @@
 `define GA2_OP_NORM 4'd10
 `define GA2_OP_PACK4 4'd11
 `define GA2_OP_UNPACK4 4'd12
+`define GA2_XOP_QNT 4'd0   // code 16: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_RQC 4'd1   // code 17: GA2_OP_EXT, then this sub-opcode in bits 7:4
+`define GA2_XOP_SWIGLU 4'd2   // code 18: GA2_OP_EXT, then this sub-opcode in bits 7:4
+`define GA2_XOP_ROPE 4'd3   // code 19: GA2_OP_EXT, then this sub-opcode in bits 7:4
 `define GA2_XOP_SMW 4'd4   // code 20: GA2_OP_EXT, then this sub-opcode in bits 7:4
 // the extended opcodes' prefix: a sub-opcode follows in the next GA2_XOP_W bits
 `define GA2_OP_EXT 4'd15
@@ -46,11 +49,14 @@
 `define GA2_OPI_NORM 9
 `define GA2_OPI_PACK4 10
 `define GA2_OPI_UNPACK4 11
+`define GA2_OPI_QNT 15
 `define GA2_OPI_RQC 16
+`define GA2_OPI_SWIGLU 17
+`define GA2_OPI_ROPE 18
 `define GA2_OPI_SMW 19
 
 // the RTL units (ga2_decode's unit_sel): bit GA2_U_<UNIT> starts rtl/ga2_<unit>.v
-`define GA2_NUM_UNITS 10
+`define GA2_NUM_UNITS 13
 `define GA2_U_DMA 0
 `define GA2_U_MM_CTRL 1
 `define GA2_U_VEC_RQ 2
@@ -59,8 +65,11 @@
 `define GA2_U_ARGMAX 5
 `define GA2_U_NORM 6
 `define GA2_U_PACK4 7
-`define GA2_U_RQC 8
-`define GA2_U_SMW 9
+`define GA2_U_QNT 8
+`define GA2_U_RQC 9
+`define GA2_U_SWIGLU 10
+`define GA2_U_ROPE 11
+`define GA2_U_SMW 12
 
 // the timing contract's units (busy vectors, counters, retire slots; model/timing.py)
 `define GA2_NUM_T 3
@@ -192,6 +201,18 @@
 `define GA2_UNPACK4_SRC_W 16
 `define GA2_UNPACK4_LEN_LSB 36
 `define GA2_UNPACK4_LEN_W 13
+`define GA2_QNT_DST_LSB 8
+`define GA2_QNT_DST_W 16
+`define GA2_QNT_SRC_LSB 24
+`define GA2_QNT_SRC_W 16
+`define GA2_QNT_LEN_LSB 40
+`define GA2_QNT_LEN_W 13
+`define GA2_QNT_Q_LSB 53
+`define GA2_QNT_Q_W 5
+`define GA2_QNT_B16_LSB 58
+`define GA2_QNT_B16_W 1
+`define GA2_QNT_RMS_LSB 59
+`define GA2_QNT_RMS_W 1
 `define GA2_RQC_DST_LSB 8
 `define GA2_RQC_DST_W 16
 `define GA2_RQC_SRC_LSB 24
@@ -210,6 +231,24 @@
 `define GA2_RQC_CSC_W 16
 `define GA2_RQC_Q_LSB 119
 `define GA2_RQC_Q_W 5
+`define GA2_SWIGLU_DST_LSB 8
+`define GA2_SWIGLU_DST_W 16
+`define GA2_SWIGLU_SRC_LSB 24
+`define GA2_SWIGLU_SRC_W 16
+`define GA2_SWIGLU_LEN_LSB 40
+`define GA2_SWIGLU_LEN_W 13
+`define GA2_SWIGLU_SRC2_LSB 53
+`define GA2_SWIGLU_SRC2_W 16
+`define GA2_ROPE_DST_LSB 8
+`define GA2_ROPE_DST_W 16
+`define GA2_ROPE_SRC_LSB 24
+`define GA2_ROPE_SRC_W 16
+`define GA2_ROPE_PAIRS_LSB 40
+`define GA2_ROPE_PAIRS_W 6
+`define GA2_ROPE_CS_LSB 46
+`define GA2_ROPE_CS_W 16
+`define GA2_ROPE_HEADS_LSB 62
+`define GA2_ROPE_HEADS_W 8
 `define GA2_SMW_DST_LSB 8
 `define GA2_SMW_DST_W 16
 `define GA2_SMW_SRC_LSB 24
@@ -227,6 +266,7 @@
 
 // shape limits
 `define GA2_NORM_MAX_LEN 64
+`define GA2_ROPE_MAX_PAIRS 32
 // the longest softmax a build may have (a build's GA2_SM_MAX_LEN is 1..this)
 `define GA2_SM_LEN_LIMIT 1024
 

@@ -2,7 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "ga2_isa.vh"
-// ga2_perf: the six performance counters of docs/isa.md's host interface (CW = 32 bits
+// ga2_perf: the six performance counters of docs/host.md's host interface (CW = 32 bits
 // on the chip; the unit benches also build it narrow, so every counter bit wraps in a test).
 // cycles counts the cycles with running high (FETCH, DECODE, EXEC), mm / dma / vec the
 // cycles with the matching bit of the unit-busy vector high (bit GA2_T_<UNIT> of busy;

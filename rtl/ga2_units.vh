@@ -66,6 +66,16 @@
     .wr_en(pack4_we), .wr_addr(pack4_wa), .wr_data(pack4_wd)
   );
 
+  wire          qnt_busy, qnt_last, qnt_re, qnt_we;
+  wire [`GA2_ADDR_W-1:0] qnt_ra, qnt_wa;
+  wire [31:0]   qnt_wd;
+  ga2_qnt #(.SP_WORDS(SP_WORDS)) u_qnt (
+    .clk(clk), .rst(rst), .start(issue && unit_sel[`GA2_U_QNT]), .instr(imem_rdata),
+    .busy(qnt_busy), .last(qnt_last),
+    .rd_en(qnt_re), .rd_addr(qnt_ra), .rd_data(vec_rd_data),
+    .wr_en(qnt_we), .wr_addr(qnt_wa), .wr_data(qnt_wd)
+  );
+
   wire          rqc_busy, rqc_last, rqc_re, rqc_we;
   wire [`GA2_ADDR_W-1:0] rqc_ra, rqc_wa;
   wire [31:0]   rqc_wd;
@@ -74,6 +84,26 @@
     .busy(rqc_busy), .last(rqc_last),
     .rd_en(rqc_re), .rd_addr(rqc_ra), .rd_data(vec_rd_data),
     .wr_en(rqc_we), .wr_addr(rqc_wa), .wr_data(rqc_wd)
+  );
+
+  wire          swiglu_busy, swiglu_last, swiglu_re, swiglu_we;
+  wire [`GA2_ADDR_W-1:0] swiglu_ra, swiglu_wa;
+  wire [31:0]   swiglu_wd;
+  ga2_swiglu #(.SP_WORDS(SP_WORDS)) u_swiglu (
+    .clk(clk), .rst(rst), .start(issue && unit_sel[`GA2_U_SWIGLU]), .instr(imem_rdata),
+    .busy(swiglu_busy), .last(swiglu_last),
+    .rd_en(swiglu_re), .rd_addr(swiglu_ra), .rd_data(vec_rd_data),
+    .wr_en(swiglu_we), .wr_addr(swiglu_wa), .wr_data(swiglu_wd)
+  );
+
+  wire          rope_busy, rope_last, rope_re, rope_we;
+  wire [`GA2_ADDR_W-1:0] rope_ra, rope_wa;
+  wire [31:0]   rope_wd;
+  ga2_rope #(.SP_WORDS(SP_WORDS)) u_rope (
+    .clk(clk), .rst(rst), .start(issue && unit_sel[`GA2_U_ROPE]), .instr(imem_rdata),
+    .busy(rope_busy), .last(rope_last),
+    .rd_en(rope_re), .rd_addr(rope_ra), .rd_data(vec_rd_data),
+    .wr_en(rope_we), .wr_addr(rope_wa), .wr_data(rope_wd)
   );
 
   wire          smw_busy, smw_last, smw_re, smw_we;
@@ -86,25 +116,31 @@
     .wr_en(smw_we), .wr_addr(smw_wa), .wr_data(smw_wd)
   );
 
-  assign vec_busy   = vec_rq_busy | softmax_busy | vec_add_busy | argmax_busy | norm_busy | pack4_busy | rqc_busy | smw_busy;
-  assign vec_last   = vec_rq_last | softmax_last | vec_add_last | argmax_last | norm_last | pack4_last | rqc_last | smw_last;
-  assign vec_rd_en  = vec_rq_re | softmax_re | vec_add_re | argmax_re | norm_re | pack4_re | rqc_re | smw_re;
+  assign vec_busy   = vec_rq_busy | softmax_busy | vec_add_busy | argmax_busy | norm_busy | pack4_busy | qnt_busy | rqc_busy | swiglu_busy | rope_busy | smw_busy;
+  assign vec_last   = vec_rq_last | softmax_last | vec_add_last | argmax_last | norm_last | pack4_last | qnt_last | rqc_last | swiglu_last | rope_last | smw_last;
+  assign vec_rd_en  = vec_rq_re | softmax_re | vec_add_re | argmax_re | norm_re | pack4_re | qnt_re | rqc_re | swiglu_re | rope_re | smw_re;
   assign vec_rd_addr = ({`GA2_ADDR_W{vec_rq_re}} & vec_rq_ra) |
                   ({`GA2_ADDR_W{softmax_re}} & softmax_ra) |
                   ({`GA2_ADDR_W{vec_add_re}} & vec_add_ra) |
                   ({`GA2_ADDR_W{argmax_re}} & argmax_ra) |
                   ({`GA2_ADDR_W{norm_re}} & norm_ra) |
                   ({`GA2_ADDR_W{pack4_re}} & pack4_ra) |
+                  ({`GA2_ADDR_W{qnt_re}} & qnt_ra) |
                   ({`GA2_ADDR_W{rqc_re}} & rqc_ra) |
+                  ({`GA2_ADDR_W{swiglu_re}} & swiglu_ra) |
+                  ({`GA2_ADDR_W{rope_re}} & rope_ra) |
                   ({`GA2_ADDR_W{smw_re}} & smw_ra);
-  assign vec_wr_en  = vec_rq_we | softmax_we | vec_add_we | argmax_we | norm_we | pack4_we | rqc_we | smw_we;
+  assign vec_wr_en  = vec_rq_we | softmax_we | vec_add_we | argmax_we | norm_we | pack4_we | qnt_we | rqc_we | swiglu_we | rope_we | smw_we;
   assign vec_wr_addr = ({`GA2_ADDR_W{vec_rq_we}} & vec_rq_wa) |
                   ({`GA2_ADDR_W{softmax_we}} & softmax_wa) |
                   ({`GA2_ADDR_W{vec_add_we}} & vec_add_wa) |
                   ({`GA2_ADDR_W{argmax_we}} & argmax_wa) |
                   ({`GA2_ADDR_W{norm_we}} & norm_wa) |
                   ({`GA2_ADDR_W{pack4_we}} & pack4_wa) |
+                  ({`GA2_ADDR_W{qnt_we}} & qnt_wa) |
                   ({`GA2_ADDR_W{rqc_we}} & rqc_wa) |
+                  ({`GA2_ADDR_W{swiglu_we}} & swiglu_wa) |
+                  ({`GA2_ADDR_W{rope_we}} & rope_wa) |
                   ({`GA2_ADDR_W{smw_we}} & smw_wa);
   assign vec_wr_data = ({32{vec_rq_we}} & vec_rq_wd) |
                   ({32{softmax_we}} & softmax_wd) |
@@ -112,5 +148,8 @@
                   ({32{argmax_we}} & argmax_wd) |
                   ({32{norm_we}} & norm_wd) |
                   ({32{pack4_we}} & pack4_wd) |
+                  ({32{qnt_we}} & qnt_wd) |
                   ({32{rqc_we}} & rqc_wd) |
+                  ({32{swiglu_we}} & swiglu_wd) |
+                  ({32{rope_we}} & rope_wd) |
                   ({32{smw_we}} & smw_wd);

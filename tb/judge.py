@@ -8,7 +8,7 @@ trace and the scratchpad read count; cut_trace() the retires of a program cut by
 compare(ref, got) holds a chip's outcome to that and names the first divergence in time
 first: the retire trace, then done/error, the counters, the scratchpad read count and the
 external memory; then the host contract (what the host saw before the start, the outputs
-after a reset while busy, and the harness's per-cycle monitors of docs/isa.md's host
+after a reset while busy, and the harness's per-cycle monitors of docs/host.md's host
 rules, MONITORS).
 
 Every bench takes its verdict from here: the cocotb runs (tb/sim/run.py: got is

@@ -4,7 +4,7 @@ A mutant of a constant operand of ga2_divu (ga2_norm's reciprocal dividend 2^29,
 fast reciprocal dividend 2^32 - 1) changes what the divider's registers hold mid-divide, so
 the shared-state miter does not apply, and pdr / dprove on the masked miter would have to
 find an invariant about division itself; none did within its limit (docs/formal.md). Here
-the proof is split into steps, each one a tool's verdict (docs/formal.md "The reciprocal
+the proof is split into steps, each one a tool's verdict (docs/formal_compose.md "The reciprocal
 constants, proven by composition"):
 
  1. the divider's contract (tb/formal/ga2_divu_f.v, smtbmc z3 1-induction, at the width

@@ -2,7 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 // ga2_norm_recip_f: where ga2_norm's reciprocal comes from (tb/formal/props.py
-// norm_recip(); docs/formal.md "The reciprocal constants"), for every input sequence with
+// norm_recip(); docs/formal_compose.md "The reciprocal constants"), for every input sequence with
 // the decoder's contract (start -> 1 <= len <= GA2_NORM_MAX_LEN):
 //  - the isqrt: in every cycle after S_SQRT (S_LOAD, S_DIV, S_SCALE), with ss0 the sum
 //    pass 1 left (this wrapper's copy, taken in S_SQRT's first step) and SQ Horner's

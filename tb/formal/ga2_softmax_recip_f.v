@@ -2,7 +2,7 @@
 `timescale 1ns/1ps
 `default_nettype none
 // ga2_softmax_recip_f: what ga2_softmax's FAST pass 3 reads (tb/formal/compose.py
-// softmax_recip(); docs/formal.md "The reciprocal constants, proven by composition"), at
+// softmax_recip(); docs/formal_compose.md "The reciprocal constants, proven by composition"), at
 // FAST = 1 and SM_MAX_LEN = 64 (the suites' build), for every input sequence with the
 // decoder's contract (start -> 1 <= len <= 64), every read value and every reset:
 //  - in S_OUT (the only state that writes at FAST = 1) the divider is idle, has shown

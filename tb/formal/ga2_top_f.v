@@ -1,7 +1,7 @@
 `default_nettype none
 `include "ga2_isa.vh"
 // ga2_top_f: the whole chip (ga2_top) for any program and any data, with the host
-// contract (docs/isa.md "Per-cycle rules", docs/contract.md) and the overlap mode's
+// contract (docs/host.md "Per-cycle rules", docs/contract.md) and the overlap mode's
 // scratchpad safety as assertions. Read by tb/formal/engine.py after ga2_top was
 // elaborated, flattened and its nets below exposed as outputs (tb/formal/props.py `pre`):
 //   u_xbar.miss  ga2_sp_xbar's missed-hazard check (the simulation check, proven here)

@@ -3,7 +3,7 @@
 Groups (a check's name starts with its group):
   overlap   the overlap mode's scratchpad safety on the whole chip (ga2_sp_xbar's
             missed-hazard check as an assertion) and ga2_hazard's local invariant;
-  contract  the host contract (docs/isa.md "Per-cycle rules") on the whole chip, in both
+  contract  the host contract (docs/host.md "Per-cycle rules") on the whole chip, in both
             timing modes;
   busy      each unit's busy length against model/timing.py's formula;
   link      each unit's scratchpad accesses inside the ranges ga2_decode reports for its
@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from model import config
-from model.ops import ldx, sm, smw
+from model.ops import ldx, qnt, sm, smw
 from tb import ROOT
 from tb.formal import gen
 from tb.formal.engine import BUILD, WRAPPERS, Check
@@ -110,8 +110,9 @@ def chip(overlap, depth, mode="bmc3", timeout=1500):
 # the vector units whose busy proof is a hand-written wrapper with its own strategy (the
 # softmax: FAST = 0 by pdr at LMAX 4, FAST = 1 by k-induction with lemmas; rqc, whose
 # formula is a product of two fields, and ga2_smw by k-induction with lemmas; pdr on the
-# generated wrappers did not close in 900 s): their checks below, the others generated
-BUSY_HAND = {"softmax0", "softmax1", "rqc", "smw"}
+# generated wrappers did not close in 900 s; qnt: k-induction with lemmas, pdr needs a
+# frame per busy cycle, 208 at len 16): their checks below, the others generated
+BUSY_HAND = {"softmax0", "softmax1", "rqc", "qnt", "smw"}
 
 
 def busy_checks(sp=16):
@@ -134,6 +135,7 @@ def busy_checks(sp=16):
                                 "(FAST=0); len 1..4"),
         softmax_fast_induction(),
         rqc_busy_induction(),
+        qnt_busy_induction(),
         smw_busy(),
     ]
     for name, (top, path) in gen.busy_files(sp).items():
@@ -144,6 +146,25 @@ def busy_checks(sp=16):
                          what=f"{name} (SP {sp}), any start/restart, every instruction the decoder accepts "
                               "with shape fields <= 16: busy = its record's formula (generated wrapper)"))
     return out
+
+
+# ga2_qnt's datapath, cut (free values) for z3: no state, count or enable depends on it
+QNT_CUTS = "w:ss_q w:rem_q w:root_q w:amax_q w:sh_q w:e_q w:prod"
+
+
+def qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN, tail_rms=qnt.TAIL_RMS, name=None, expect_fail=False,
+                       timeout=900, mode="induction", depth=2):
+    """busy/qnt by k-induction (tb/formal/ga2_qnt_busy_f.v): busy for exactly the
+    record's 2 len + TAIL_PLAIN / TAIL_RMS cycles, with the lemmas over ga2_qnt's exposed
+    registers (its datapath cut). A planted tail is found by ABC bmc3 (mode, depth): the
+    induction's base case is 2 cycles deep."""
+    pre = ("chparam -set SP_WORDS 16 ga2_qnt\nhierarchy -top ga2_qnt\nproc\nflatten\n"
+           f"cutpoint {QNT_CUTS}\nexpose w:state_q w:cnt_q w:len_q w:rms_q\n")
+    return Check(name or "busy/qnt", "ga2_qnt_busy_f", [WRAPPERS / "ga2_qnt_busy_f.v"], depth, mode, pre=pre,
+                 params={"LMAX": 15, "TAIL_PLAIN": tail_plain, "TAIL_RMS": tail_rms}, timeout=timeout,
+                 expect_fail=expect_fail,
+                 what=f"ga2_qnt (SP 16), any start/restart: busy = 2 len + {tail_plain} (plain) or "
+                      f"2 len + {tail_rms} (rms), the record's formula; len 1..15, any other field")
 
 
 def generated_busy_planted(name="pack4", sp=16):
@@ -172,11 +193,14 @@ def busy_planted():
     the busy assertion itself fails, not a lemma), the induction's phase counter one bit
     too narrow (CW = 4: len 16 and SM_FAST_TAIL - 3 = 31 do not fit; its fit assertion at
     the first start), the generated pack4 and the hand rqc wrappers with their formula one
-    cycle too long, and the dma's LDX_EXTRA one too large."""
+    cycle too long, qnt's plain-mode tail one cycle too long (bmc3 to 70 frames: len 1
+    ends at 64), and the dma's LDX_EXTRA one too large."""
     return [softmax_fast_phases("busy/ga2_softmax/fast planted tail+1", tail=sm.FAST_TAIL + 1,
                                 expect_fail=True),
             softmax_fast_induction(cw=4, name="busy/ga2_softmax/fast planted CW=4", expect_fail=True),
             generated_busy_planted(), rqc_busy_planted(),
+            qnt_busy_induction(tail_plain=qnt.TAIL_PLAIN + 1, name="busy/qnt planted plain tail+1", expect_fail=True,
+                               mode="bmc3", depth=70),
             smw_busy(per=smw.DIV_CYCLES + 1, name="busy/ga2_smw planted PER+1", expect_fail=True, mode="bmc3",
                      depth=30),
             Check("busy/ga2_dma planted LDX_EXTRA+1", "ga2_dma_busy_f", [WRAPPERS / "ga2_dma_busy_f.v"], 0, "pdr",
@@ -196,7 +220,9 @@ LINK_HAND = (
     ("norm", "src (two passes) and dst ranges"),
     ("pack4", "packing 2 len / unpacking len words at src, len / 2 len at dst"),
     ("rqc", "the src hull, the row and column scales, dst (M * N words)"),
-    ("smw", "src (three passes) and dst ranges"),
+    ("swiglu", "src, src2 and dst ranges"),
+    ("rope", "src and dst (2 pairs heads words), the cos/sin row (2 pairs, once a head)"),
+    ("qnt", "src (two passes) and dst ranges (len + 1: the scale word)"),
 )
 
 
@@ -215,12 +241,16 @@ LINK_BUGS = {1: "write address + 1", 2: "write one cycle late", 3: "read address
 
 
 # units whose range proof is a k-induction with lemmas (the wrapper's LINK_LEMMAS part;
+# pdr did not close in 600 s on vec_add, mm, rqc and swiglu, and was not needed on the others): the
 # pdr did not close in 600 s on vec_add, mm, rqc and smw, and was not needed on the others): the
 # unit module, its registers the lemmas read
 LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                   "pack4": ("ga2_pack4", "ph_q un_q cnt_q len_q rp_q wp_q"),
                   "norm": ("ga2_norm", "state_q cnt_q len_q src_q rp_q wp_q"),
+                  "qnt": ("ga2_qnt", "state_q cnt_q len_q src_q rp_q wp_q"),
                   "rqc": ("ga2_rqc", "st_q w_q ri_q m_q rb_q ap_q ld_q rp_q rs_q cs_q cp_q ce_q wp_q"),
+                  "swiglu": ("ga2_swiglu", "ph_q cnt_q len_q ap_q bp_q wp_q"),
+                  "rope": ("ga2_rope", "ph_q pend_q j_q pairs_q hd_q heads_q cs_q cp_q xp_q wp_q"),
                   "softmax": ("ga2_softmax", "state_q cnt_q len_q idx_q src_q rp_q wp_q"),
                   "smw": ("ga2_smw", "state_q cnt_q len_q st_q ld_q src_q rp_q wp_q"),
                   "dma": ("ga2_dma", "ix_q ad_q dir_q bad_q cnt_q len_q sp_q ia_q"),
@@ -229,14 +259,18 @@ LINK_INDUCTION = {"vec_add": ("ga2_vec_add", "ph_q cnt_q len_q ap_q bp_q wp_q"),
                          "g_feed?0?.b_ptr_q g_feed?1?.b_ptr_q g_feed?2?.b_ptr_q g_feed?3?.b_ptr_q")}
 # ABC bmc3 depths (frames) for units whose counterexamples pdr is slow to find: mm (its
 # planted bug; 42 frames hold reset, a start, the longest MM a 16-word scratchpad allows,
-# 39 busy cycles, and the cycle after it)
-LINK_BOUNDED = {"mm": 42}
+# 39 busy cycles, and the cycle after it); qnt (its write one word past lands at the
+# scale word, busy cycle 64 of a plain len 1; pdr found none in 600 s)
+LINK_BOUNDED = {"mm": 42, "qnt": 70}
 # the datapath of those units, cut (`cutpoint`: free values) for z3: no address, enable or
 # cycle depends on it (the isqrt and the divider run a fixed number of steps)
 LINK_CUTS = {"norm": "w:u_requant.* w:ss_q w:root_q w:rem_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:xr w:sq",
+             "swiglu": "w:a_q w:u_q w:sig_q w:acc_q w:prod",
+             "rope": "w:c_q w:s_q w:x0_q w:x1_q w:acc_q w:prod",
              "dma": "w:ep_q w:row_off",
              "rqc": "w:prod w:p_q w:h_q w:c_q w:mr_q w:er_q w:q_q",
              "softmax": "w:sum_q w:mx_q w:u_div.quo_q w:u_div.rem_q w:u_div.dsr_q w:prod w:q0s",
+             "qnt": QNT_CUTS,
              "smw": "w:mx_q w:sum_q w:rem_q w:quo_q w:lut_e"}
 # chparam of the unit beyond SP_WORDS (the wrapper instantiates it without parameters)
 LINK_PARAMS = {"softmax": "-set FAST 1", "dma": "-set EXT_WORDS 16"}

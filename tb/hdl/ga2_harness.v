@@ -139,7 +139,7 @@ module ga2_harness #(
   end
 
   // ------------------------------------------------------------------ host-contract monitors
-  // Every cycle with rst low is checked against docs/isa.md "Host interface" from the host's
+  // Every cycle with rst low is checked against docs/host.md from the host's
   // side alone (start, done, the outputs): a run is the cycles from the one after a start
   // up to the first with done high. Each monitor counts the cycles that break its rule;
   // `mon` shows the counts since the last start INCLUDING the current cycle (so a bench

@@ -24,7 +24,7 @@
 // (pK_bus.txt: "r|w first last" in hex, one line per run of consecutive addresses of the
 // same kind, in the order of the accesses), the status line
 // (pK_status.txt) and the ext memory (pK_ext_out.hex), and at the end sets ack = req.
-// Host contract (docs/isa.md "Host interface"): the status line also holds what the host
+// Host contract (docs/host.md): the status line also holds what the host
 // saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
 // must stay 0: done and the counters hold until the next start); abort_at > 0 cuts the
 // program by rst after abort_at cycles (cut_cycles: the chip's cycle counter then), and

@@ -121,7 +121,7 @@ module mut_rtl_tb #(
     end
   end
 
-  // the host contract cycle by cycle (docs/isa.md "Per-cycle rules"): the harness's
+  // the host contract cycle by cycle (docs/host.md "Per-cycle rules"): the harness's
   // monitors (tb/hdl/ga2_harness.v, the ones every cocotb co-simulation judges) and its
   // x/z count on the control outputs, checked in every cycle with reset low, so the bench
   // fails on exactly what compare() fails on and at the first bad cycle
@@ -433,7 +433,7 @@ module mut_rtl_tb #(
                    meta[5], meta[6], meta[7], meta[8], meta[9], meta[14]);
           $finish;
         end
-        // done holds until the next start, and so do the counters (docs/isa.md host interface)
+        // done holds until the next start, and so do the counters (docs/host.md)
         for (i = 0; i < 3; i = i + 1) begin
           @(negedge clk);
           if (done !== 1'b1 || retire !== 4'd0 || cnt_cycles !== meta[5] || cnt_instret !== meta[9]

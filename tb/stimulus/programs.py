@@ -162,7 +162,7 @@ def lm_programs():
     that run to HALT (each op at its edges, hand.lm_programs()), on this chip."""
     from tb.stimulus import hand
     return [(f"crafted {name}", prog, img) for name, prog, img in hand.lm_programs()
-            if name.startswith(("lm_", "pack4_", "ok_pack4", "rqc_", "smw_"))]
+            if name.startswith(("lm_", "pack4_", "ok_pack4", "rqc_", "swiglu_", "rope_", "smw_"))]
 
 
 def bench_items(entries):

@@ -124,6 +124,7 @@ ROWS.update({       # the checks mutation runs call, the chapter's figures, the 
     ]),
     "python -m tools.flow.lint": ("tools.flow.lint", [(["--bogus"], "--bogus"), (["extra"], "extra")]),
     "python -m tools.flow.exp_lut": ("tools.flow.exp_lut", [(["--bogus"], "--bogus"), (["--check", "x"], "x")]),
+    "python -m tools.flow.sig_lut": ("tools.flow.sig_lut", [(["--bogus"], "--bogus"), (["--check", "x"], "x")]),
     "python -m tools.flow.core": ("tools.flow.core", [
         (["--bogus"], "--bogus"),
         (["--rtl-dir", "{d}/no/such"], "--rtl-dir"),

@@ -100,7 +100,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.flow.formal",
            "tools.bench.bench_model", "tools.bench.calibrate",
            "tools.bench.bench_sim", "tools.bench.bench_long", "tools.ch09.figures", "tools.flow.lint",
-           "tools.flow.exp_lut", "tools.flow.core",
+           "tools.flow.exp_lut", "tools.flow.sig_lut", "tools.flow.core",
            "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
            "tb.mutation.rtl.hazard", "tb.demo", "tools.smollm2.cli", "tools.smollm2.fetch", "tools.smollm2.oracle",
            "tools.smollm2.numerics_study"]

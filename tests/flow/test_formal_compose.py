@@ -1,4 +1,4 @@
-"""The compositional proofs' fast part (tb/formal/compose.py; docs/formal.md "The
+"""The compositional proofs' fast part (tb/formal/compose.py; docs/formal_compose.md "The
 reciprocal constants, proven by composition"): the arithmetic lemmas proven by z3, a
 planted dividend that some reachable divisor tells apart refuted (its model checked here
 against the isqrt's specification), and ga2_divu's contract proven at a small width (the

@@ -1,5 +1,5 @@
 """ga2_mm_ctrl's early old-C read on the scratchpad miter (tb/formal/ga2_mm_sp_miter_f.v,
-tb/formal/compose.py mm_sp_check / mm_sp_inv_check; docs/formal.md "ga2_mm_ctrl's early
+tb/formal/compose.py mm_sp_check / mm_sp_inv_check; docs/formal_compose.md "ga2_mm_ctrl's early
 old-C read, proven by composition"). Fast: the generated connections of the invariant
 miter, and the miter itself built from today's RTL with its invariant holding at the
 start (4 s). Long (make test-long; `make formal` runs the proof itself): the miter is not

@@ -1,4 +1,4 @@
-"""The host contract of ga2_top (docs/isa.md "Host interface") on Icarus and Verilator.
+"""The host contract of ga2_top (docs/host.md) on Icarus and Verilator.
 
 Through the cocotb wrapper (hw.run with Items): after reset and until the first start
 every host output is 0; a reset while busy leaves the chip as after reset and the next
@@ -7,7 +7,7 @@ seen high, and in the cycle after) run exactly as the reference, and done and th
 counters hold until the next start. Each check is shown to fail on a broken copy of the
 RTL (Icarus, compiled in a tmp dir) or on a perturbed expectation.
 
-The per-cycle rules (docs/isa.md "Host interface": counter and done timing, hold after
+The per-cycle rules (docs/host.md: counter and done timing, hold after
 done, no memory access while idle, the reset state in every cycle until the first start,
 error_code = error_pc = 0 while error = 0, retire only in a run with retire_cycle =
 cycles + 1, the event counters 0 in a run's first cycle) are monitored by the harness on

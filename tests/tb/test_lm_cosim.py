@@ -11,8 +11,9 @@ pc, retire trace, the scratchpad read count), with the counters and trace also e
 the schedule computed from the program alone, and the overlap mode's memory equal to the
 in-order mode's. Each op's busy cycles, read from the chip's unit counters, must be the
 formulas of docs/isa.md (LDX len + 3, ADD 2 len + 1, ARGMAX len + 1, NORM
-2 (len + 1) + 48, RQ relu len + 1, SMW 19 len + 3; SMW's programs: tb/stimulus/ops/smw.py).
-Random programs built to collide with the new ops in the mix (tb/stimulus/collide.py
+2 (len + 1) + 48, RQ relu len + 1, QNT in rms mode 2 len + 176, SMW 19 len + 3). QNT's
+hand programs (tb/stimulus/ops/qnt.py: its edge rows in five modes, a row of 1,536, dst
+over src) and SMW's (tb/stimulus/ops/smw.py) run here too. Random programs built to collide with the new ops in the mix (tb/stimulus/collide.py
 with_lm) run on the overlap build.
 The builds are the chapter-9 ones (config.CH09 and CH09_OVERLAP), as most co-simulations'.
 """
@@ -28,10 +29,12 @@ from tb.stimulus import collide, hand
 CFGS = {"inorder": config.CH09, "overlap": config.CH09_OVERLAP}
 # the busy cycles of each op, as docs/isa.md states them (not from model/timing.py)
 BUSY = {"LDX": lambda n: n + 3, "ADD": lambda n: 2 * n + 1, "ARGMAX": lambda n: n + 1,
-        "NORM": lambda n: 2 * (n + 1) + 48, "RQ": lambda n: n + 1, "SMW": lambda n: 19 * n + 3}
-UNIT = {"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "RQ": "vec", "SMW": "vec"}
+        "NORM": lambda n: 2 * (n + 1) + 48, "RQ": lambda n: n + 1, "QNT": lambda n: 2 * n + 176,
+        "SMW": lambda n: 19 * n + 3}
+UNIT = {"LDX": "dma", "ADD": "vec", "ARGMAX": "vec", "NORM": "vec", "RQ": "vec", "QNT": "vec", "SMW": "vec"}
 LENS = {"LDX": (1, 2, 17, 64), "ADD": (1, 2, 17, 64), "ARGMAX": (1, 2, 17, 100),
-        "NORM": (1, 2, 32, 64), "RQ": (1, 2, 17, 64), "SMW": (1, 2, 17, 100)}
+        "NORM": (1, 2, 32, 64), "RQ": (1, 2, 17, 64), "QNT": (1, 2, 17, 1536),
+        "SMW": (1, 2, 17, 100)}
 
 
 # SMW's hand programs of 20k and 86k cycles (len 1,024 and 4,096): not on Icarus in
@@ -46,7 +49,8 @@ def _one(op, n, cfg):
         return isa.build(o, cfg=cfg, **f)
     f = {"LDX": dict(dst=100, src=0, len=n, idx=0, rows=2), "ADD": dict(dst=200, src=300, len=n, src2=400),
          "ARGMAX": dict(dst=200, src=300, len=n), "NORM": dict(dst=200, src=300, len=n, m=20000, s=18),
-         "RQ": dict(dst=200, src=300, len=n, m=20000, s=9, relu=1), "SMW": dict(dst=200, src=300, len=n)}[op]
+         "RQ": dict(dst=200, src=300, len=n, m=20000, s=9, relu=1),
+         "QNT": dict(dst=2000, src=300, len=n, q=12, b16=1, rms=1), "SMW": dict(dst=200, src=300, len=n)}[op]
     return [b(op, **f), b("HALT")]
 
 

@@ -18,7 +18,7 @@ Mutation classes:
           controller's counter, one extra or one fewer wait cycle
 Skipped: declarations, parameters, widths/part-select bounds, initial blocks (parameter
 checks), generate and procedural for-loop headers, generate ifs, the generated tables' case
-statements (GENERATED_TABLES: ga2_exp_lut, ga2_exp2_lut).
+statements (TABLES: ga2_exp_lut, ga2_sig_lut, ga2_exp2_lut).
 """
 import os
 import re
@@ -33,9 +33,6 @@ from tb.sim.files import rtl_files
 from tb.sim.process import ToolFault
 
 RTL_DIR = os.path.join(ROOT, "rtl")
-# the tables generated from their formulas (tools/flow/exp_lut.py), each checked against its
-# definition by tests/flow/test_exp_lut.py: their case items are no mutation sites
-GENERATED_TABLES = ("ga2_exp_lut", "ga2_exp2_lut")
 
 
 def one_line(text):
@@ -319,6 +316,9 @@ _SWAP = {"+": "-", "-": "+", "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "
 _CLS = {"+": "arith", "-": "arith", "<": "cmp", "<=": "cmp", ">": "cmp", ">=": "cmp", "==": "cmp",
         "!=": "cmp", "&&": "logic", "||": "logic", "&": "logic", "|": "logic"}
 _NO_SITE_CTX = {"decl", "width", "initial", "genif", "loophdr", "syscall"}
+# the generated tables (tools/flow/exp_lut.py, sig_lut.py): their case items are checked
+# against their formulas by their own tests, not mutated
+TABLES = {"ga2_exp_lut", "ga2_sig_lut", "ga2_exp2_lut"}
 
 
 def _isa_defines(rtl_dir):
@@ -477,7 +477,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
     for e, ti in located:
         if e.ctx & _NO_SITE_CTX:
             continue
-        if module in GENERATED_TABLES and "case" in e.ctx:
+        if module in TABLES and "case" in e.ctx:
             continue          # the generated table: checked against the formula by its own test
         t = toks[ti]
         node_t = type(e.node).__name__
@@ -526,7 +526,7 @@ def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=R
                 add(t.line, "nba", t.end, toks[last].start, " 0", f"stuck at 0: {stmt}")
     if set(classes) & set(NEW_CLASSES):
         structural_sites(module, text, toks, located, rtl_dir, add, classes,
-                         _NO_SITE_CTX | ({"case"} if module in GENERATED_TABLES else set()))
+                         _NO_SITE_CTX | ({"case"} if module in TABLES else set()))
     # dedupe identical edits
     seen, out = set(), []
     for s in sites:

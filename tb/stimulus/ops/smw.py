@@ -5,7 +5,7 @@ fault)."""
 import random
 
 OPS = ("SMW",)
-LM_STREAM = 7            # its place in the language-model hand programs (its own random stream)
+LM_STREAM = 10           # its place in the language-model hand programs (its own random stream)
 
 
 def lm_programs(B, R, rng):
