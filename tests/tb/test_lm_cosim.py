@@ -13,8 +13,9 @@ in-order mode's. Each op's busy cycles, read from the chip's unit counters, must
 formulas of docs/isa.md (LDX len + 3, ADD 2 len + 1, ARGMAX len + 1, NORM
 2 (len + 1) + 48, RQ relu len + 1, QNT in rms mode 2 len + 176, SMW 19 len + 3). QNT's
 hand programs (tb/stimulus/ops/qnt.py: its edge rows in five modes, a row of 1,536, dst
-over src) and SMW's (tb/stimulus/ops/smw.py) run here too. Random programs built to collide with the new ops in the mix (tb/stimulus/collide.py
-with_lm) run on the overlap build.
+over src) and SMW's (tb/stimulus/ops/smw.py) run here too. Random programs built to
+collide with the new ops in the mix (tb/stimulus/collide.py with_lm) run on the overlap
+build.
 The builds are the chapter-9 ones (config.CH09 and CH09_OVERLAP), as most co-simulations'.
 """
 import numpy as np
