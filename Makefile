@@ -146,10 +146,11 @@ mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.muta
 mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): a broken step compiler against tools.lm.check
 	$(PY) -m tools.lm.mutants
 
-bench: setup   ## benchmarks: reference model speed, simulation speed, a 150,000-instruction program through ga2
+bench: setup   ## benchmarks: reference model speed, simulation speed, a 150,000-instruction program through ga2, memory loads
 	$(PY) -m tools.bench.bench_model
 	$(PY) -m tools.bench.bench_sim
 	$(PY) -m tools.bench.bench_long
+	$(PY) -m tools.bench.bench_load
 
 header: setup  ## regenerate rtl/ga2_isa.vh, ga2_cfg.vh, ga2_exp_lut.v and ga2_sig_lut.v from the Python side, then the FuseSoC cores from rtl/ga2.f
 	$(PY) -m tools.flow.headers

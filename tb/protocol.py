@@ -5,15 +5,18 @@ them with $sformat), so the names and layouts are stated once, here, and every P
 caller (tb/sim/run.py, tb/sim/plain.py, tb/mutation/rtl/suite.py) goes through these
 functions; tests/tb/test_one_judge.py fails when another module builds a "pK_" name.
 
-Hex helpers: write_words (any width), write_imem (128-bit instructions, zero-padded to
-the instruction memory's depth so $readmemh never warns of a short file), write_mem32
+The binary memory images of the cocotb wrapper: write_bin (issue 37: a bulk load, several
+times $readmemh's speed on Verilator). Hex helpers: write_words (any width), write_imem
+(128-bit instructions, zero-padded to the instruction memory's depth so $readmemh never
+warns of a short file), write_mem32
 (ext or scratchpad images, 32-bit two's complement); parse_mem32 ($writememh text ->
 signed words and the indices that hold x/z, vectorised), read_status ("key value" lines
 in hex, x/z reported), read_trace ("pc cycle" lines).
 
 The cocotb wrapper (tb/hdl/ga2_tb.v), per program k of a run directory: inputs
-pK_imem.hex, pK_ext.hex (optional: without it the external memory is kept), pK_sp.hex
-(optional), pK_ctl.hex (gap abort_at) and jobs.txt (first, count, wait per job);
+pK_imem.bin, pK_ext.bin (optional: without it the external memory is kept), pK_sp.bin
+(optional) -- write_bin's raw big-endian words, one $fread each -- pK_ctl.hex (gap
+abort_at) and jobs.txt (first, count, wait per job);
 outputs pK_status.txt, pK_trace.txt, pK_ext_out.hex, pK_bus.txt, and with +cov
 pK_cov.txt (tb/coverage.py read_cov). write_jobs, read_jobs, write_program; has_outcome,
 read_outcome, read_bus.
@@ -64,6 +67,24 @@ def write_imem(path, words, depth=None):
         raise ValueError(f"program of {len(words)} instructions exceeds instruction memory ({depth})")
     pad = 0 if depth is None else depth - len(words)
     Path(path).write_text("".join(f"{w:032x}\n" for w in words) + ("0" * 32 + "\n") * pad)
+
+
+def write_bin(path, words, width, depth=None):
+    """The cocotb wrapper's memory image (tb/hdl/ga2_harness.v load_*_bin, one $fread):
+    words of width bits (32: two's complement, 128: instructions), each ceil(width / 8)
+    bytes, big-endian, then zero words up to depth (when given). The one writer of the
+    binary format: its load is several times $readmemh's on Verilator (tools/bench/bench_load.py)."""
+    import numpy as np
+    nbytes = (int(width) + 7) // 8
+    if depth is not None and len(words) > depth:
+        raise ValueError(f"{len(words)} words exceed the memory's {depth}")
+    if width == 32:
+        body = (np.asarray(words, dtype=np.int64).ravel() & 0xFFFFFFFF).astype(">u4").tobytes()
+    else:
+        mask = (1 << int(width)) - 1
+        body = b"".join((int(w) & mask).to_bytes(nbytes, "big") for w in words)
+    pad = 0 if depth is None else depth - len(words)
+    Path(path).write_bytes(body + bytes(nbytes * pad))
 
 
 def write_mem32(path, image):
@@ -145,10 +166,10 @@ def read_trace(path, base=16):
 
 # ------------------------------------------------------------------ per-program files
 # the pK_* files: "p<k>_" and these names (the wrapper's, then the mutation bench's own)
-GA2_TB_FILES = {"imem": "imem.hex", "ext": "ext.hex", "sp": "sp.hex", "ctl": "ctl.hex",
+GA2_TB_FILES = {"imem": "imem.bin", "ext": "ext.bin", "sp": "sp.bin", "ctl": "ctl.hex",
                 "status": "status.txt", "trace": "trace.txt", "ext_out": "ext_out.hex",
                 "bus": "bus.txt", "cov": "cov.txt", "go": "go.txt"}
-MUT_FILES = {"imem": "imem.hex", "ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
+MUT_FILES = {"mut_imem": "imem.hex", "mut_ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
 PROGRAM_FILES = {**GA2_TB_FILES, **MUT_FILES}
 
 
@@ -197,11 +218,11 @@ def write_program(d, k, words, imem_depth, ext=None, sp=None, gap=0, abort_at=0)
     no pK_ext.hex, the memory the previous program left is kept), the scratchpad preload
     (None: none) and the control words (idle cycles before the start, cut after abort_at
     cycles; 0 = no cut)."""
-    write_imem(program_file(d, k, "imem"), words, imem_depth)
+    write_bin(program_file(d, k, "imem"), list(words), 128, imem_depth)
     if ext is not None:
-        write_mem32(program_file(d, k, "ext"), ext)
+        write_bin(program_file(d, k, "ext"), ext, 32)
     if sp is not None:
-        write_mem32(program_file(d, k, "sp"), sp)
+        write_bin(program_file(d, k, "sp"), sp, 32)
     write_words(program_file(d, k, "ctl"), [gap, abort_at], 8)
 
 
@@ -333,9 +354,9 @@ def write_mut_program(d, p, words, meta, trace, image=None, exp=None):
     light = bool(meta["light"])
     if light != (image is None) or light != (exp is None):
         raise ValueError("a light program has no image and no expected memory; any other has both")
-    write_words(program_file(d, p, "imem"), list(words) + ([0] if light else []), 32)
+    write_words(program_file(d, p, "mut_imem"), list(words) + ([0] if light else []), 32)
     if not light:          # the two 8,192-word memories: write_mem32's one byte array
-        write_mem32(program_file(d, p, "ext"), image)
+        write_mem32(program_file(d, p, "mut_ext"), image)
         write_mem32(program_file(d, p, "exp"), exp)
     head = [int(meta[key]) for key in META]
     write_words(program_file(d, p, "meta"), head + [int(x) for pc_c in trace for x in pc_c], 8)

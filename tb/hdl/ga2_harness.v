@@ -264,5 +264,67 @@ module ga2_harness #(
       $readmemh(fname, dut.u_sp.mem);
     end
   endtask
+
+  // ------------------------------------------------------------------ binary loads
+  // The cocotb wrapper's memory images (tb/protocol.py write_bin): raw words, big-endian,
+  // 16 bytes an instruction and 4 a data word, exactly the memory's words (the host pads).
+  // One $fread a memory: several times $readmemh's speed on Verilator (docs/measurements.md).
+  // A file of another size is an $error naming it and its size, and the simulation ends
+  // before anything is read: never a silent truncation. Call only while the chip is idle.
+  integer bin_fd, bin_n;
+  function bin_open;                   // 1: fname opened (bin_fd) and of words * bytes bytes
+    input [8*512-1:0] fname;
+    input integer words, bytes;
+    begin
+      bin_open = 1'b0;
+      bin_fd = $fopen(fname, "rb");
+      if (bin_fd == 0) begin
+        $error("%m: cannot open %0s", fname);
+        $finish;
+      end else begin
+        bin_n = $fseek(bin_fd, 0, 2);
+        bin_n = $ftell(bin_fd);
+        if (bin_n != words * bytes) begin
+          $error("%m: %0s holds %0d bytes, expected %0d (%0d words of %0d bytes)",
+                 fname, bin_n, words * bytes, words, bytes);
+          $fclose(bin_fd);
+          $finish;
+        end else begin
+          bin_n = $fseek(bin_fd, 0, 0);
+          bin_open = 1'b1;
+        end
+      end
+    end
+  endfunction
+
+  task load_imem_bin;
+    input [8*512-1:0] fname;
+    begin
+      if (bin_open(fname, IMEM_DEPTH, 16)) begin
+        bin_n = $fread(imem, bin_fd);
+        $fclose(bin_fd);
+      end
+    end
+  endtask
+
+  task load_ext_bin;
+    input [8*512-1:0] fname;
+    begin
+      if (bin_open(fname, EXT_WORDS, 4)) begin
+        bin_n = $fread(ext, bin_fd);
+        $fclose(bin_fd);
+      end
+    end
+  endtask
+
+  task load_sp_bin;
+    input [8*512-1:0] fname;
+    begin
+      if (bin_open(fname, SP_WORDS, 4)) begin
+        bin_n = $fread(dut.u_sp.mem, bin_fd);
+        $fclose(bin_fd);
+      end
+    end
+  endtask
 endmodule
 `resetall

@@ -9,15 +9,16 @@
 // start and a file protocol, so the Python side never pokes memories word by word.
 //
 // The host writes, per program k of a run, into the run directory (the simulator's cwd):
-//   pK_imem.hex   IMEM_DEPTH 128-bit words        pK_ext.hex  EXT_WORDS 32-bit words
-//                 (IMEM_DEPTH up to 2^20 - 1: pcs are GA2_PC_W = 20 bits, 5 hex digits)
-//   pK_ctl.hex    two words: gap abort_at         pK_sp.hex   optional: the scratchpad
-// pK_ext.hex is optional too: without it the external memory keeps what the previous
-// program left (a serving run carries it from step to step, docs/serving.md).
+//   pK_imem.bin   IMEM_DEPTH 128-bit words        pK_ext.bin  EXT_WORDS 32-bit words
+//                 (IMEM_DEPTH up to 2^20 - 1: pcs are GA2_PC_W = 20 bits)
+//   pK_ctl.hex    two words: gap abort_at         pK_sp.bin   optional: the scratchpad
+// (.bin: raw big-endian words, the whole memory, the program zero-padded: the harness's
+// load_*_bin, one $fread each); pK_ext.bin is optional too: without it the external memory
+// keeps what the previous program left (a serving run carries it from step to step,
+// docs/serving.md).
 // then sets first/count and bumps `req`. The wrapper runs programs first..first+count-1
-// one after the other (prog shows which, in waveforms): it clears imem to zero (a zero
-// word is an illegal opcode), $readmemh's imem and ext (and the scratchpad when pK_sp.hex
-// exists), waits `gap` cycles, pulses start and waits for done or +max_cycles=N cycles (a
+// one after the other (prog shows which, in waveforms): it loads imem and ext (and the
+// scratchpad when pK_sp.bin exists), waits `gap` cycles, pulses start and waits for done or +max_cycles=N cycles (a
 // hang comes back as a timeout; the chip is then reset), writes the retire trace
 // (pK_trace.txt: "pc cycle" per retired instruction, in hex, retires of one cycle in
 // slot order), the external-bus log
@@ -266,20 +267,19 @@ module ga2_tb #(
       $readmemh(fname, ctl);
       gap = ctl[0];
       abort_at = ctl[1];
-      for (i = 0; i < IMEM_DEPTH; i = i + 1) u_h.imem[i] = 128'd0;
-      $sformat(fname, "p%0d_imem.hex", k);
-      $readmemh(fname, u_h.imem);
-      $sformat(fname, "p%0d_ext.hex", k);
+      $sformat(fname, "p%0d_imem.bin", k);
+      u_h.load_imem_bin(fname);
+      $sformat(fname, "p%0d_ext.bin", k);
       fd = $fopen(fname, "r");
       if (fd != 0) begin
         $fclose(fd);
-        $readmemh(fname, u_h.ext);
+        u_h.load_ext_bin(fname);
       end
-      $sformat(fname, "p%0d_sp.hex", k);
+      $sformat(fname, "p%0d_sp.bin", k);
       fd = $fopen(fname, "r");
       if (fd != 0) begin
         $fclose(fd);
-        u_h.load_sp(fname);
+        u_h.load_sp_bin(fname);
       end
       // the gap before the start: the host outputs must hold
       pre = host_outs(1'b0);

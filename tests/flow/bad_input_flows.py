@@ -107,6 +107,15 @@ ROWS = {
         (["--sim", "gpu"], "--sim"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.bench.bench_load": ("tools.bench.bench_load", [
+        (["--ext-words", "0"], "--ext-words"),
+        (["--ext-words", str((1 << 28) + 1)], "--ext-words"),
+        (["--imem-depth", "1024"], "--imem-depth"),
+        (["--imem-depth", "x"], "--imem-depth"),
+        (["--loads", "0"], "--loads"),
+        (["--sim", "gpu"], "--sim"),
+        (["--bogus"], "--bogus"),
+    ]),
 }
 ROWS.update({       # the checks mutation runs call, the chapter's figures, the flows' small commands
     "python -m tools.ch09.figures": ("tools.ch09.figures", [

@@ -270,7 +270,7 @@ def test_the_mutation_bench_checks_each_expectation(small_suite, tmp_path):
         t1 = t0 if trace is None else trace
         image = None
         if not m1["light"]:
-            image = protocol.parse_mem32(protocol.program_file(d, p, "ext").read_text(), CFG.ext_words)[0]
+            image = protocol.parse_mem32(protocol.program_file(d, p, "mut_ext").read_text(), CFG.ext_words)[0]
         protocol.write_mut_program(work, p, words[p], dict(m1, ntrace=len(t1)), t1, image=image,
                                    exp=None if m1["light"] else (e0 if ext is None else ext))
         return suite.run_mutant(vvp, dict(lean, dir=str(work)), 120)

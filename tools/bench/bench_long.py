@@ -9,9 +9,10 @@ reference. A build of the chip for the program's instruction memory (the smalles
 two holding it) is made first and timed apart. CPU seconds are this process's and its
 children's (the simulator): on a shared machine they are steadier than wall seconds.
 
-The load speed: the cocotb wrapper (tb/hdl/ga2_tb.v) clears the instruction memory and
-$readmemh's the host's file, padded to the memory's depth (tb/protocol.py write_imem),
-before each program. One simulator call runs --loads + 1 HALT-only programs, another one;
+The load speed: the cocotb wrapper (tb/hdl/ga2_tb.v) loads the host's binary image of the
+instruction memory, padded to its depth (tb/protocol.py write_bin; one $fread), before
+each program (tools/bench/bench_load.py times it, and the external memory's, apart from
+the per-program work). One simulator call runs --loads + 1 HALT-only programs, another one;
 the difference of their simulator processes' CPU seconds, over --loads, is the cost of one
 load of the whole memory (words / s = depth / that).
 
