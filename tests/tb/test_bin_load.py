@@ -7,6 +7,7 @@ program, image and scratchpad -- the same external memory after the run, the sam
 and counters; and a file of the wrong size (truncated, oversized) stops the run with the
 harness's error naming the file and both sizes, before any program runs.
 """
+import re
 import struct
 
 import numpy as np
@@ -63,12 +64,13 @@ def test_a_file_of_the_wrong_size_is_an_error_naming_it(sim, monkeypatch, what, 
 
     def spoiled(path, words, width, depth=None):
         real(path, words, width, depth)
-        if path.name == f"p0_{what}.bin":
+        if path.name == protocol.program_file(".", 0, what).name:
             data = path.read_bytes()
             path.write_bytes(data[:cut] if cut < 0 else data + bytes(cut))
 
     monkeypatch.setattr(protocol, "write_bin", spoiled)
     img = np.zeros(CFG.ext_words, dtype=np.int64)
     size = {"ext": 4 * CFG.ext_words, "imem": 16 * CFG.imem_depth, "sp": 4 * CFG.sp_words}[what]
-    with pytest.raises(hw.DesignAssertion, match=fr"p0_{what}\.bin holds {size + cut} bytes, expected {size}"):
+    name = re.escape(protocol.program_file(".", 0, what).name)
+    with pytest.raises(hw.DesignAssertion, match=fr"{name} holds {size + cut} bytes, expected {size}"):
         hw.run_programs(sim, [([isa.build("HALT")], img, np.zeros(CFG.sp_words, dtype=np.int64))], cfg=CFG)
