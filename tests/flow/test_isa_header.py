@@ -81,3 +81,14 @@ def test_isa_doc_tables_are_current_and_a_stale_one_is_caught(tmp_path, monkeypa
     text = (ROOT / "docs" / "isa.md").read_text()
     assert "| ARGMAX | 9 |" in text and "<!-- generated: timing -->" in text
     assert isa_doc.render(text.replace("| ARGMAX | 9 |", "| ARGMAX | 19 |")) == text
+
+
+def test_the_docs_lists_of_vector_ops_are_the_records():
+    """The hand-written lists of the vector unit's operations (docs/contract.md's vec counter,
+    docs/isa.md's timing modes) name every op whose record's unit is vec, in table order: an
+    op added without them fails here (QNT was once missing from the contract's)."""
+    from model import ops
+    want = ", ".join(n for n, r in ops.TABLE.items() if r.unit == "vec")
+    for page, lead in (("contract.md", "cycles the vector units ("), ("isa.md", "and the vector unit (")):
+        text = " ".join((ROOT / "docs" / page).read_text().split())
+        assert f"{lead}{want})" in text, f"docs/{page}: the list after {lead!r} is not ({want})"
