@@ -28,6 +28,9 @@ CHOICES = {
 }
 EMITTED = {"activation": "relu", "positions": "learned", "norm": "rms", "numerics": "per-tensor",
            "residual": "int8"}
+# the wide path (tools/lm/compiler/wide.py): SmolLM2-135M's architecture, as a whole
+WIDE = {"activation": "swiglu", "positions": "rope", "norm": "rms", "numerics": "per-channel",
+        "residual": "int32", "tied_head": True, "attention": "tiled"}
 
 
 def _int(name, v, lo=0, hi=None):
@@ -157,8 +160,17 @@ class Desc:
     def ready(self):
         """The choices of this description the compiler does not emit yet: [] when it can
         compile it (the next issue's blocks fill the rest)."""
+        if self.wide:
+            out = [f"{k} {getattr(self, k)!r}" for k, v in WIDE.items() if getattr(self, k) != v]
+            rem = self.kv_bits != 8 or self.window or self.tile
+            return out + (["the cache remedies with per-channel numerics"] if rem else [])
         out = [f"{k} {getattr(self, k)!r}" for k, v in EMITTED.items() if getattr(self, k) != v]
         return out + (["a tied head"] if self.tied_head else [])
+
+    @property
+    def wide(self):
+        """True for the per-channel numerics: the wide path (tools/lm/compiler/wide.py)."""
+        return self.numerics == "per-channel"
 
     def replace(self, **changes):
         return replace(self, **changes)

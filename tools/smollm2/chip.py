@@ -1,0 +1,131 @@
+"""SmolLM2 on the chip: a greedy generation compiled by the step compiler's wide path
+(tools/lm/compiler/wide.py), run on the cycle-exact Machine or a simulated RTL, and held
+to the integer reference (tools/smollm2/int_ref.py: written from the pipeline's statement,
+not from the compiler).
+
+A generation of one prompt: prefill steps of up to PREFILL_ROWS of the prompt's positions
+as rows (the last one's ARGMAX writes the first new token), then one decode step a token
+(its row at the next position, the token it reads the one the previous step stored: the
+host never touches the memory between steps). Everything the chip keeps between steps is
+in its external memory (WideLayout: weights, rope rows, token area, KV cache).
+
+Chips: CUT_CHIP (a 65,536-word scratchpad, 2^20 external words, 4,096 instructions) holds
+the cut-down models the tests run; full_chip() the whole model (2^28 external words, an
+instruction memory the size of its longest step).
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from model import config
+from model.machine import GA2Error, Machine
+from tools.lm.compiler.desc import Desc
+from tools.lm.compiler.wide import HEAD_DIM, Row, WideLayout, step_program
+
+PREFILL_ROWS = 4          # prompt positions a prefill step takes (the array's M)
+SP_WORDS = 1 << 16
+CUT_CHIP = config.Config(sp_words=SP_WORDS, ext_words=1 << 20, imem_depth=4096, mode="overlap")
+
+
+def full_chip(mode="overlap", imem_depth=1 << 17):
+    """The whole model's chip: the largest scratchpad and external memory."""
+    return config.Config(sp_words=SP_WORDS, ext_words=1 << 28, imem_depth=imem_depth, mode=mode)
+
+
+def describe(shape, ctx):
+    """The compiler's description of a SmolLM2-shaped model (intweights' config: layers, d,
+    heads, kv_heads, head_dim, ffn, vocab) with ctx positions."""
+    return Desc(layers=shape.layers, d=shape.d, heads=shape.heads, kv_heads=shape.kv_heads,
+                mlp=shape.ffn, vocab=shape.vocab, ctx=ctx, head_dim=shape.head_dim,
+                activation="swiglu", positions="rope", tied_head=True, numerics="per-channel",
+                residual="int32", attention="tiled")
+
+
+class SmolGeneration:
+    """A greedy generation of `new` tokens after prompt (ids) with weights W
+    (intweights.IntWeights) on chip (a model.config.Config; its mode is the steps' order).
+    ctx: the positions laid out (default the prompt and the new tokens)."""
+
+    def __init__(self, W, prompt, new, chip=CUT_CHIP, ctx=None):
+        shape = W.config
+        prompt = [int(t) for t in prompt]
+        if not prompt:
+            raise ValueError("an empty prompt")
+        if any(not 0 <= t < shape.vocab for t in prompt):
+            raise ValueError(f"a prompt token outside 0..{shape.vocab - 1}")
+        if isinstance(new, bool) or not isinstance(new, int) or new < 1:
+            raise ValueError(f"tokens to generate must be >= 1, got {new!r}")
+        need = len(prompt) + new
+        ctx = need if ctx is None else ctx
+        if need > ctx:
+            raise ValueError(f"{len(prompt)} prompt tokens + {new} new: {need} positions, beyond "
+                             f"the {ctx} laid out")
+        self.W, self.prompt, self.new = W, prompt, new
+        self.desc = describe(shape, ctx)
+        rows = min(PREFILL_ROWS, len(prompt))
+        self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows)
+        P = len(prompt)
+        self.steps = [[Row(0, t, t == P - 1) for t in range(t0, min(P, t0 + rows))]
+                      for t0 in range(0, P, rows)]
+        self.steps += [[Row(0, t, True)] for t in range(P, P + new - 1)]
+
+    def programs(self):
+        """Every step's program; the chip's instruction memory must hold the longest."""
+        progs = [step_program(self.layout, rows) for rows in self.steps]
+        longest = max(len(p) for p in progs)
+        if longest > self.layout.chip.imem_depth:
+            raise ValueError(f"a step of {longest} instructions: the chip's instruction memory "
+                             f"holds {self.layout.chip.imem_depth}")
+        return progs
+
+    def image(self):
+        return self.layout.image(self.W, [self.prompt])
+
+    def tokens(self, ext):
+        """The generated ids the chip stored in the token area."""
+        P, lay = len(self.prompt), self.layout
+        return [int(ext[lay.token(0, t)]) for t in range(P, P + self.new)]
+
+    def cache(self, ext, layer, kind, g, n):
+        """(rows (n x 64 int8 values), scale words (n)) of KV head g's K (kind 0) or V
+        (kind 1) cache of layer for positions 0..n-1, as the chip left them."""
+        lay = self.layout
+        a, s = lay.kv(layer, kind, g, 0), lay.kvs(layer, kind, g, 0)
+        return ext[a:a + n * HEAD_DIM].reshape(n, HEAD_DIM), ext[s:s + n]
+
+
+Outcome = namedtuple("Outcome", "tokens counters steps_ok error ext")
+Outcome.__doc__ = """tokens: the generated ids read from the chip's external memory;
+counters: isa.Counters per step; steps_ok: every step equal to the reference Machine (True
+on "model"); error: "" or the chip's error; ext: the final external memory."""
+
+
+def run(gen, sim="model"):
+    """Run gen's steps on sim ("model", "icarus", "verilator"): an Outcome."""
+    progs = gen.programs()
+    ext, counters, ok, error = gen.image(), [], True, ""
+    cfg = gen.layout.chip
+    if sim == "model":
+        m = Machine(cfg)
+        for prog in progs:
+            try:
+                r = m.run(prog, ext)
+            except GA2Error as e:
+                error = str(e)
+                break
+            ext = r.ext
+            counters.append(r.counters)
+    else:
+        from tb import hw
+        if sim not in hw.available_sims():
+            raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
+        items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT) for k, p in enumerate(progs)]
+        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg)):
+            counters.append(r.counters)
+            ok = ok and r.ok
+            if r.error and not error:
+                error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
+            if not r.ok and not error:
+                error = f"step {k}: {r.mismatch}"
+            ext = r.ext
+    return Outcome(gen.tokens(ext), counters, ok and not error, error, np.asarray(ext))
