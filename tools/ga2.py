@@ -8,6 +8,10 @@
   ga2 generate "PROMPT" --tokens N [--batch-file F] [--sim model|icarus|verilator]
           [--task text|add] [--mode inorder|overlap] [--weights FILE]
                                         the trained model decoding on the chip (docs/lm.md)
+  ga2 eval --model smollm2 [--text FILE] [--tokens N] [--json FILE] [--rows all|int]
+                                        SmolLM2-135M's integer reference (the chip's numerics)
+                                        against its float reference: top-1 agreement, perplexity,
+                                        one row per numeric decision (tools/smollm2/evaluate.py)
   ga2 serve [--sim model|icarus|verilator] [--requests N --rate R | --workload FILE]
           [--policies P,...] [--blocks N] [--mode inorder|overlap] [--sweep | --spec]
                                         serving the language model (python -m tools.serve.lm_run's
@@ -41,7 +45,7 @@ from model import config, isa, timing
 from model.asm import AsmError, assemble_file
 from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
-from tb import cli
+from tb import ROOT, cli
 
 EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT, EXIT_SIM = 0, 1, 2, 3, 4
 
@@ -390,9 +394,31 @@ def parser():
     p.add_argument("--tile", type=cli.integer(1, 255), default=0,
                    help="remedy: stream the cached K and V in tiles of this many rows")
     p.set_defaults(func=cmd_generate)
+    p = sub.add_parser("eval", help="SmolLM2-135M's integer reference against its float reference")
+    p.add_argument("--model", required=True, help="smollm2 (the only one)")
+    p.add_argument("--text", type=cli.in_file, default=None,
+                   help="score this file's first --tokens tokens (default: the pydoc held-out slice)")
+    p.add_argument("--tokens", type=cli.integer(2, 8192), default=1024,
+                   help="tokens scored as one sequence, no BOS (2..8,192, the context)")
+    p.add_argument("--json", type=cli.out_file(), default=str(Path(ROOT) / "out" / "smollm2_eval.json"))
+    p.add_argument("--rows", choices=("all", "int"), default="all",
+                   help="int: the float and integer rows alone (no fake quantization)")
+    p.set_defaults(func=cmd_eval)
     p = sub.add_parser("serve", add_help=False,
                        help="serve the language model on the chip (python -m tools.serve.lm_run's options)")
     return ap
+
+
+def cmd_eval(args):
+    """ga2 eval --model smollm2: tools/smollm2/evaluate.py."""
+    from tools.smollm2 import evaluate
+    try:
+        return evaluate.main(args)
+    except ValueError as e:
+        raise InputError(f"eval: {cli.one_line(e)}") from None
+    except RuntimeError as e:               # the model's fetch: pip or the network
+        print(f"ga2: eval: {cli.one_line(e)}", file=sys.stderr)
+        return EXIT_MISMATCH
 
 
 def cmd_serve(argv):

@@ -249,3 +249,9 @@ def load(path=None, cache=fetch_mod.CACHE):
         m = _read_cache(dest)
     _LOADED[key] = m
     return m
+
+
+def is_pinned(m):
+    """Whether m is the pinned GGUF's Model as load() (no path) returned it in this
+    process: what a cache keyed by the GGUF's hash may hold (tools/smollm2/intweights.py)."""
+    return _LOADED.get(str(None)) is m
