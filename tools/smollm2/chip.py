@@ -20,7 +20,7 @@ import numpy as np
 from model import config
 from model.machine import GA2Error, Machine
 from tools.lm.compiler.desc import Desc
-from tools.lm.compiler.wide import HEAD_DIM, Row, WideLayout, step_program
+from tools.lm.compiler.wide import HEAD_DIM, VOCAB_CHUNK, Row, WideLayout, step_program
 
 PREFILL_ROWS = 4          # prompt positions a prefill step takes (the array's M)
 SP_WORDS = 1 << 16
@@ -33,9 +33,9 @@ def full_chip(mode="overlap", imem_depth=1 << 17):
 
 
 def describe(shape, ctx):
-    """The compiler's description of a SmolLM2-shaped model (intweights' config: layers, d,
-    heads, kv_heads, head_dim, ffn, vocab) with ctx positions."""
-    return Desc(layers=shape.layers, d=shape.d, heads=shape.heads, kv_heads=shape.kv_heads,
+    """The compiler's description of a SmolLM2-shaped model (a gguf_model.Config: n_layer,
+    d, n_head, n_kv_head, head_dim, ffn, vocab) with ctx positions."""
+    return Desc(layers=shape.n_layer, d=shape.d, heads=shape.n_head, kv_heads=shape.n_kv_head,
                 mlp=shape.ffn, vocab=shape.vocab, ctx=ctx, head_dim=shape.head_dim,
                 activation="swiglu", positions="rope", tied_head=True, numerics="per-channel",
                 residual="int32", attention="tiled")
@@ -44,9 +44,10 @@ def describe(shape, ctx):
 class SmolGeneration:
     """A greedy generation of `new` tokens after prompt (ids) with weights W
     (intweights.IntWeights) on chip (a model.config.Config; its mode is the steps' order).
-    ctx: the positions laid out (default the prompt and the new tokens)."""
+    ctx: the positions laid out (default the prompt and the new tokens); vocab_chunk: the
+    layout's (the head's logits held at once)."""
 
-    def __init__(self, W, prompt, new, chip=CUT_CHIP, ctx=None):
+    def __init__(self, W, prompt, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK):
         shape = W.config
         prompt = [int(t) for t in prompt]
         if not prompt:
@@ -63,7 +64,7 @@ class SmolGeneration:
         self.W, self.prompt, self.new = W, prompt, new
         self.desc = describe(shape, ctx)
         rows = min(PREFILL_ROWS, len(prompt))
-        self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows)
+        self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows, vocab_chunk=vocab_chunk)
         P = len(prompt)
         self.steps = [[Row(0, t, t == P - 1) for t in range(t0, min(P, t0 + rows))]
                       for t0 in range(0, P, rows)]

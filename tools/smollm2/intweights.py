@@ -165,22 +165,27 @@ def prepare(model, cache=fetch_mod.CACHE):
     return _load(path, model.config)
 
 
-def cut_model(model, layers, kv_heads, ffn, vocab):
-    """A gguf_model.Model of the first `layers` layers, KV heads 0..kv_heads-1 with their
-    query heads (n_head / n_kv_head each: d = that many heads' channels, the first d of
-    the residual stream), the first `ffn` FFN channels and the first `vocab` vocabulary
-    rows of model (float32 slices; the float reference runs it too)."""
+def cut_model(model, layers, kv_heads, ffn, vocab, group=None):
+    """A gguf_model.Model of the first `layers` layers, KV heads 0..kv_heads-1 with the
+    first `group` of their query heads each (default all n_head / n_kv_head; d = that many
+    heads' channels, the first d of the residual stream), the first `ffn` FFN channels and
+    the first `vocab` vocabulary rows of model (float32 slices; the float reference runs it
+    too)."""
     c = model.config
-    group = c.n_head // c.n_kv_head
+    G = c.n_head // c.n_kv_head
+    group = G if group is None else group
     if not (1 <= layers <= c.n_layer and 1 <= kv_heads <= c.n_kv_head and 1 <= ffn <= c.ffn
-            and 1 <= vocab <= c.vocab):
-        raise ValueError(f"cut: {layers} layers, {kv_heads} KV heads, {ffn} FFN channels, {vocab} rows "
-                         f"outside the model's {c.n_layer}, {c.n_kv_head}, {c.ffn}, {c.vocab}")
-    nh = group * kv_heads
-    d, kv = nh * c.head_dim, kv_heads * c.head_dim
+            and 1 <= vocab <= c.vocab and 1 <= group <= G):
+        raise ValueError(f"cut: {layers} layers, {kv_heads} KV heads of {group} query heads, {ffn} FFN "
+                         f"channels, {vocab} rows outside the model's {c.n_layer}, {c.n_kv_head} of {G}, "
+                         f"{c.ffn}, {c.vocab}")
+    nh, hd = group * kv_heads, c.head_dim
+    d, kv = nh * hd, kv_heads * hd
+    q = np.concatenate([np.arange((g * G + j) * hd, (g * G + j + 1) * hd)   # the kept query rows
+                        for g in range(kv_heads) for j in range(group)])
     cc = replace(c, n_layer=layers, d=d, n_head=nh, n_kv_head=kv_heads, ffn=ffn, vocab=vocab)
-    ls = tuple(gguf_model.Layer(attn_norm=L.attn_norm[:d], wq=L.wq[:d, :d], wk=L.wk[:kv, :d], wv=L.wv[:kv, :d],
-                                wo=L.wo[:d, :d], ffn_norm=L.ffn_norm[:d], w_gate=L.w_gate[:ffn, :d],
+    ls = tuple(gguf_model.Layer(attn_norm=L.attn_norm[:d], wq=L.wq[q, :d], wk=L.wk[:kv, :d], wv=L.wv[:kv, :d],
+                                wo=L.wo[:d, q], ffn_norm=L.ffn_norm[:d], w_gate=L.w_gate[:ffn, :d],
                                 w_up=L.w_up[:ffn, :d], w_down=L.w_down[:d, :ffn])
                for L in model.layers[:layers])
     embed = model.embed[:vocab, :d]
@@ -188,6 +193,6 @@ def cut_model(model, layers, kv_heads, ffn, vocab):
     return replace(model, config=cc, embed=embed, head=head, out_norm=model.out_norm[:d], layers=ls)
 
 
-def cut(model, layers, kv_heads, ffn, vocab):
+def cut(model, layers, kv_heads, ffn, vocab, group=None):
     """IntWeights of cut_model(model, ...): the float slice quantized by the same rules."""
-    return prepare_arrays(cut_model(model, layers, kv_heads, ffn, vocab))
+    return prepare_arrays(cut_model(model, layers, kv_heads, ffn, vocab, group))

@@ -41,6 +41,9 @@ ONE = sc_of(1)
 # QNT's q field for every site: the input's fraction bits (Q12 words)
 Q12 = 12
 Q_SCORES = 8             # the scores' RQC: log2 units in Q8, SMW's input
+# w = p * vs (p Q15, RQC by the values' scale words into Q12): its fraction bits 12 + 15,
+# QNT's q for w's scale word (the RQC after the weighted sum multiplies it back)
+Q_W = Q12 + 15
 
 Row = namedtuple("Row", "b t write")
 
@@ -75,11 +78,13 @@ class WideLayout:
     token area (batch x ctx ids), then the KV cache: for layer i, kind (K 0, V 1), KV head g,
     sequence b, ctx rows of 64 int8 words at kv(i, kind, g, b) and ctx scale words at
     kvs(i, kind, g, b) (position t in row t).
+    vocab_chunk: the head's logits a step's rows hold at once (vchunk = vocab_chunk / rows),
+    each chunk's ARGMAX carrying the running pair to the next.
     The scratchpad: the buffers of `sp` for up to `rows` rows a step (default batch; a
     prefill's rows are one sequence's positions) (docstring of _scratchpad).
     """
 
-    def __init__(self, desc, batch, ctx, chip, rows=None):
+    def __init__(self, desc, batch, ctx, chip, rows=None, vocab_chunk=VOCAB_CHUNK):
         if desc.numerics != "per-channel":
             raise ValueError("WideLayout lays out the per-channel numerics only")
         if desc.head_dim != HEAD_DIM:
@@ -91,7 +96,10 @@ class WideLayout:
         rows = batch if rows is None else rows
         if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
             raise ValueError(f"rows must be a positive integer, got {rows!r}")
+        if isinstance(vocab_chunk, bool) or not isinstance(vocab_chunk, int) or vocab_chunk < 4:
+            raise ValueError(f"vocab_chunk must be an integer >= 4, got {vocab_chunk!r}")
         self.desc, self.batch, self.ctx, self.chip, self.rows = desc, batch, ctx, chip, rows
+        self._chunk = vocab_chunk
         self._external()
         self._scratchpad()
 
@@ -148,7 +156,7 @@ class WideLayout:
         desc, R, n = self.desc, self.rows, self.ctx
         d, dk, f, G = desc.d, desc.dk, desc.mlp, desc.group
         # a vocabulary chunk of logits: ARGMAX's len and MM's ldc bound it
-        self.vchunk = min(VOCAB_CHUNK // R // 4 * 4 or 4, _c4(desc.vocab))
+        self.vchunk = min(self._chunk // R // 4 * 4 or 4, _c4(desc.vocab))
         self.key_tile = min(KEY_TILE, n)
         widest = max(d, f, self.vchunk)
         sp, at = {}, 0
@@ -372,7 +380,8 @@ class WideStep:
             self("RQC", dst=sp["w"], src=sp["p"], M=G, N=n, ld=n, rsc=sp["const"], rstride=0,
                  csc=sp["vs"], q=Q12)
             for j in range(G):
-                self.qnt(sp["w16"] + j * (n + 1), sp["w"] + j * n, n)
+                self("QNT", dst=sp["w16"] + j * (n + 1), src=sp["w"] + j * n, len=n, q=Q_W, b16=1,
+                     rms=0)
             for k, (u0, u1) in enumerate(tiles):                  # pass 2: the weighted sum
                 self("LD", dst=sp["vtile"], src=lay.kv(i, 1, g, row.b) + u0 * HEAD_DIM,
                      len=(u1 - u0) * HEAD_DIM)

@@ -1,0 +1,130 @@
+"""SmolLM2 on the chip: cut-downs of the real weights compiled by the step compiler's wide
+path (tools/lm/compiler/wide.py) and run on the cycle-exact Machine and on both simulated
+RTLs, every generated token and every cached K and V row (values and scale words) held to
+the integer reference (tools/smollm2/int_ref.py, written from the pipeline's statement),
+and the memory image held word for word to the weights at the addresses the layout's
+documentation states (computed here, not by the layout)."""
+import numpy as np
+import pytest
+
+from model.wide import sc_of
+from tools.lm.compiler import LM_CHIP, LM_CHIP_OVERLAP
+from tools.smollm2 import chip, int_ref, intweights
+
+PROMPT = [17, 300, 45, 2, 99, 511]          # ids of the 512-row cut (six: two prefill steps)
+
+
+@pytest.fixture(scope="module")
+def gqa(model):
+    """Two layers, one KV head with its three query heads (GQA 3 : 1), 256 FFN channels,
+    512 vocabulary rows: d = 192."""
+    return intweights.cut(model, layers=2, kv_heads=1, ffn=256, vocab=512)
+
+
+@pytest.fixture(scope="module")
+def tiny(model):
+    """Small enough for the LM chips' 65,536-word external memory: two layers of one head,
+    32 FFN channels, 64 vocabulary rows (d = 64)."""
+    return intweights.cut(model, layers=2, kv_heads=1, ffn=32, vocab=64, group=1)
+
+
+def _held_to_reference(W, gen, out, prompt, new):
+    """The chip's tokens and its cache (every layer, KV head, kind, position) equal a fresh
+    integer reference's."""
+    ref = int_ref.IntRef(W)
+    assert out.error == "" and out.steps_ok
+    assert out.tokens == ref.generate(prompt, new)
+    n = len(prompt) + new - 1                      # the positions fed
+    c = W.config
+    for layer in range(c.n_layer):
+        for g in range(c.n_kv_head):
+            for kind, rows, scales in ((0, ref.cache.k8, ref.cache.ks), (1, ref.cache.v8, ref.cache.vs)):
+                got_rows, got_scales = gen.cache(out.ext, layer, kind, g, n)
+                assert np.array_equal(got_rows, rows[layer, g, :n]), (layer, g, kind)
+                assert np.array_equal(got_scales, scales[layer, g, :n]), (layer, g, kind)
+
+
+@pytest.mark.parametrize("mode,chunk", [("inorder", 2048), ("overlap", 2048), ("overlap", 192)])
+def test_gqa_cut_on_the_machine_equals_the_integer_reference(gqa, mode, chunk):
+    """chunk 192: the head's 512 logits in chunks of 48 (4 rows) or 192 (1 row), the
+    running ARGMAX pair carried across them."""
+    gen = chip.SmolGeneration(gqa, PROMPT, 4, chip=chip.CUT_CHIP.replace(mode=mode), vocab_chunk=chunk)
+    assert [len(rows) for rows in gen.steps] == [4, 2, 1, 1, 1]       # prefill 4 + 2, decode
+    out = chip.run(gen, "model")
+    _held_to_reference(gqa, gen, out, PROMPT, 4)
+    assert len(set(out.tokens)) > 1                 # not a constant: the test can tell tokens apart
+
+
+def test_overlap_decode_step_is_memory_bound(gqa):
+    """A B = 1 decode step in the overlap mode: the DMA busy in at least 98% of its cycles
+    (the chip's counters)."""
+    out = chip.run(chip.SmolGeneration(gqa, PROMPT, 3, chip=chip.CUT_CHIP), "model")
+    c = out.counters[-1]
+    assert int(c.dma) >= 0.98 * int(c.cycles)
+
+
+@pytest.mark.parametrize("sim,cfg,new", [("verilator", LM_CHIP, 2), ("icarus", LM_CHIP_OVERLAP, 1)],
+                         ids=["verilator-inorder", "icarus-overlap"])
+def test_tiny_cut_on_the_circuit(tiny, sim, cfg, new):
+    """Every step equal to the reference Machine (memory and counters), the tokens and the
+    cache equal to the integer reference."""
+    from tb import hw
+    if sim not in hw.available_sims():
+        pytest.skip(f"{sim} not installed")
+    prompt = [17, 30, 45]
+    gen = chip.SmolGeneration(tiny, prompt, new, chip=cfg)
+    _held_to_reference(tiny, gen, chip.run(gen, sim), prompt, new)
+
+
+def test_memory_image_word_for_word(gqa):
+    """The image against the weights at the addresses docs/smollm2.md states: embed, then
+    per layer wq, wk, wv, wo, wg, wu, wd (out x in) each followed by its out scale words,
+    head, its scale words, the rope rows, 65 words of the scale 1.0, the token area; every
+    row of every matrix (the first and last rows of the embedding and head included),
+    every other word zero."""
+    from model.ops.rope import rope_table
+    W, ctx = gqa, 16
+    gen = chip.SmolGeneration(W, PROMPT, 4, chip=chip.CUT_CHIP, ctx=ctx)
+    ext = gen.image()
+    c = W.config
+    d, dk, f, V = c.d, c.n_kv_head * c.head_dim, c.ffn, c.vocab
+    at = 0
+    seen = np.zeros(len(ext), bool)
+
+    def expect(arr):
+        nonlocal at
+        a = np.asarray(arr, dtype=np.int64).reshape(-1)
+        assert np.array_equal(ext[at:at + a.size], a), f"words {at}..{at + a.size - 1}"
+        seen[at:at + a.size] = True
+        at += a.size
+
+    expect(W.embed12)
+    for L in W.layers:
+        for w, cs, shape in ((L.wq, L.csq, (d, d)), (L.wk, L.csk, (dk, d)), (L.wv, L.csv, (dk, d)),
+                             (L.wo, L.cso, (d, d)), (L.wg, L.csg, (f, d)), (L.wu, L.csu, (f, d)),
+                             (L.wd, L.csd, (d, f))):
+            assert w.shape == shape
+            expect(w)
+            expect(cs)
+    head_at = at
+    expect(W.head)
+    expect(W.csh)
+    expect(rope_table(ctx))
+    expect([sc_of(1)] * 65)
+    expect(PROMPT)
+    assert not ext[~seen].any()
+    # the rows the prompts never touch, named: the embedding's and the head's first and last
+    assert np.array_equal(ext[(V - 1) * d:V * d], W.embed12[V - 1])
+    assert np.array_equal(ext[head_at:head_at + d], W.head[0])
+    assert np.array_equal(ext[head_at + (V - 1) * d:head_at + V * d], W.head[V - 1])
+
+
+def test_bad_generations_are_refused(gqa):
+    with pytest.raises(ValueError, match="empty prompt"):
+        chip.SmolGeneration(gqa, [], 2)
+    with pytest.raises(ValueError, match="outside 0..511"):
+        chip.SmolGeneration(gqa, [512], 2)
+    with pytest.raises(ValueError, match=">= 1"):
+        chip.SmolGeneration(gqa, [1], 0)
+    with pytest.raises(ValueError, match="beyond"):
+        chip.SmolGeneration(gqa, [1, 2, 3], 4, ctx=6)
