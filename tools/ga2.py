@@ -8,6 +8,8 @@
   ga2 generate "PROMPT" --tokens N [--batch-file F] [--sim model|icarus|verilator]
           [--task text|add] [--mode inorder|overlap] [--weights FILE]
                                         the trained model decoding on the chip (docs/lm.md)
+  ga2 generate --model smollm2 "PROMPT" --tokens N [--sim model|int|float] [--chat] [--json F]
+                                        SmolLM2-135M-Instruct on the chip (docs/smollm2.md)
   ga2 eval --model smollm2 [--text FILE] [--tokens N] [--json FILE] [--rows all|int]
                                         SmolLM2-135M's integer reference (the chip's numerics)
                                         against its float reference: top-1 agreement, perplexity,
@@ -257,7 +259,30 @@ def cmd_run(args):
     return rc
 
 
+def cmd_generate_smollm2(args):
+    """ga2 generate --model smollm2: tools/smollm2/generate.py."""
+    from tools.smollm2 import generate as S
+    toy = [f"--{k.replace('_', '-')}" for k in ("batch_file", "weights", "kv_heads", "window", "sinks", "ctx",
+                                               "tile") if getattr(args, k)]
+    if args.task != "text" or args.kv_bits != 8 or toy:
+        raise InputError(f"generate --model smollm2: {', '.join(toy) or '--task/--kv-bits'} "
+                         "applies to the toy model only")
+    if args.prompt is None:
+        raise InputError("generate --model smollm2: no prompt")
+    try:
+        return S.run(args.prompt, args.tokens, args.sim, args.mode, args.chat, args.json)
+    except ValueError as e:
+        raise InputError(f"generate: {cli.one_line(e)}") from None
+    except RuntimeError as e:               # the model's fetch: pip or the network
+        print(f"ga2: generate: {cli.one_line(e)}", file=sys.stderr)
+        return EXIT_MISMATCH
+
+
 def cmd_generate(args):
+    if args.model == "smollm2":
+        return cmd_generate_smollm2(args)
+    if args.sim in ("int", "float") or args.chat or args.json:
+        raise InputError("generate: --sim int/float, --chat and --json are for --model smollm2")
     from tools.lm import compiler as C
     from tools.lm import generate as G
     from tools.lm import generation
@@ -378,7 +403,14 @@ def parser():
     p.add_argument("prompt", nargs="?", help="the prompt (for --task add: A+B)")
     p.add_argument("--tokens", type=cli.integer(1), required=True, help="tokens to generate per prompt")
     p.add_argument("--batch-file", type=cli.in_file, help="more prompts, one a line (one batch)")
-    p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator"))
+    p.add_argument("--sim", default="model", choices=("model", "icarus", "verilator", "int", "float"),
+                   help="the chip's reference Machine or a simulator; with --model smollm2 also "
+                        "int or float (the integer or float reference alone)")
+    p.add_argument("--model", default="toy", choices=("toy", "smollm2"),
+                   help="toy: the trained toy models (--task); smollm2: SmolLM2-135M-Instruct "
+                        "(docs/smollm2.md)")
+    p.add_argument("--chat", action="store_true", help="smollm2: wrap the prompt in the chat template")
+    p.add_argument("--json", type=cli.out_file(), help="smollm2: write {prompt, tokens, text, sim, cycles, pass}")
     p.add_argument("--task", default="text", choices=("text", "add"))
     p.add_argument("--mode", default="overlap", choices=("inorder", "overlap"))
     p.add_argument("--weights", type=cli.in_file, help="an int8 export (default: the task's committed one)")

@@ -4,7 +4,7 @@ to the integer reference (tools/smollm2/int_ref.py: written from the pipeline's 
 not from the compiler).
 
 A generation of one prompt: prefill steps of up to PREFILL_ROWS of the prompt's positions
-as rows (the last one's ARGMAX writes the first new token), then one decode step a token
+as rows (as many as the scratchpad holds) (the last one's ARGMAX writes the first new token), then one decode step a token
 (its row at the next position, the token it reads the one the previous step stored: the
 host never touches the memory between steps). Everything the chip keeps between steps is
 in its external memory (WideLayout: weights, rope rows, token area, KV cache).
@@ -63,8 +63,13 @@ class SmolGeneration:
                              f"the {ctx} laid out")
         self.W, self.prompt, self.new = W, prompt, new
         self.desc = describe(shape, ctx)
-        rows = min(PREFILL_ROWS, len(prompt))
-        self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows, vocab_chunk=vocab_chunk)
+        for rows in range(min(PREFILL_ROWS, len(prompt)), 0, -1):    # the most that fit
+            try:
+                self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows, vocab_chunk=vocab_chunk)
+                break
+            except ValueError:
+                if rows == 1:
+                    raise
         P = len(prompt)
         self.steps = [[Row(0, t, t == P - 1) for t in range(t0, min(P, t0 + rows))]
                       for t0 in range(0, P, rows)]
@@ -130,3 +135,18 @@ def run(gen, sim="model"):
                 error = f"step {k}: {r.mismatch}"
             ext = r.ext
     return Outcome(gen.tokens(ext), counters, ok and not error, error, np.asarray(ext))
+
+
+def cache_equal(gen, ext, ref):
+    """Whether the chip's cache (ext) equals the integer reference's (ref: an IntRef after
+    the same generation) at every layer, KV head, kind and position fed."""
+    n = len(gen.prompt) + gen.new - 1
+    c = gen.W.config
+    for layer in range(c.n_layer):
+        for g in range(c.n_kv_head):
+            for kind, rows, scales in ((0, ref.cache.k8, ref.cache.ks), (1, ref.cache.v8, ref.cache.vs)):
+                got_rows, got_scales = gen.cache(ext, layer, kind, g, n)
+                if not (np.array_equal(got_rows, rows[layer, g, :n]) and
+                        np.array_equal(got_scales, scales[layer, g, :n])):
+                    return False
+    return True
