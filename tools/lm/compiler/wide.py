@@ -22,8 +22,18 @@ tied head). The arithmetic is the integer reference's, operation for operation
 
 Every weight matrix is stored out-major (the GGUF's orientation: row o holds output channel
 o's inputs), so a tile of output channels is one contiguous LD and MM reads it with tb = 1;
-its column scale words follow it. The step streams every matrix through `weight_buffers`
-tile buffers in turn (in the overlap mode the next tiles load under this one's products).
+its column scale words follow it. A step loads every weight tile once for all its rows
+(what a batch shares). A matrix streams in column chunks of CHUNK output channels (one
+head: ROPE and QNT run per chunk, under the next chunk's products): each chunk's tiles go
+through a ring of tile buffers (`tile_buffers` of `tile_words`; in the overlap mode the
+next tiles load under this one's products), its products for every row into one of
+ACC_SLOTS product slots, then RQC straight from the slot: into the q, k, v rows (per row,
+a head a row of 65 words: ROPE and QNT in place), into f's columns (SWIGLU in place with
+the u chunk), or into a y chunk added (ADD w) to x's columns. A matrix deeper than a tile
+of 4 rows (wd's 1,536 at 4,608 words) streams in depth parts (MM acc). The rows' attention
+runs one row and KV head after another through NSETS attention sets in turn (the next
+one's keys load under this one's softmax), every buffer of the chain in place: scores,
+probabilities, the weights w and their 16-bit QNT share one region of rows n + 1 long.
 """
 from collections import namedtuple
 
@@ -33,9 +43,16 @@ from model.wide import sc_of
 from tools.lm.compiler.layout import LD_MAX
 
 HEAD_DIM = 64
+HS = HEAD_DIM + 1        # a QNT head row: 64 values and its scale word
 KEY_TILE = 64            # attended rows per tile of the cache (the MM's K: <= 255 + 256 khi)
 VOCAB_CHUNK = 2048       # logits RQC'd and ARGMAXed at once (MM's ldc <= 4095)
-MAX_BUFFERS = 4
+CHUNK = HEAD_DIM         # output channels of a projection per product slot
+TILE_WORDS = 4608        # a tile buffer: 8 rows of depth 576, 72 rows of 64 keys
+MAX_BUFFERS = 8
+MIN_BUFFERS = 2
+MIN_TILE = 4 * 4 * HEAD_DIM   # 16 key rows, 4 weight rows of depth 256
+ACC_SLOTS = 2            # product slots: one chunk's RQCs under the next chunk's products
+NSETS = 2                # attention sets: one row-head's softmax under the next one's keys
 MATS = ("wq", "wk", "wv", "wo", "wg", "wu", "wd")
 ONE = sc_of(1)
 # QNT's q field for every site: the input's fraction bits (Q12 words)
@@ -59,13 +76,20 @@ def mat_shape(desc, m):
             "wu": (f, d), "wd": (d, f)}[m]
 
 
-def tile_rows(k, words=LD_MAX):
-    """Output channels per weight tile of a matrix of depth k: the most, a multiple of 4,
-    whose k words a row fit a tile buffer of `words` (at most one LD)."""
-    n = (min(words, LD_MAX) // k) // 4 * 4
-    if n < 4:
-        raise ValueError(f"a matrix of depth {k}: 4 rows exceed a weight tile of {words} words")
-    return n
+def tile_plan(k, words=TILE_WORDS):
+    """(rows, parts) of a matrix of depth k in tile buffers of `words`: its depth in
+    `parts` parts of ceil(k / parts) (the fewest that let 4 rows fit), and the output
+    channels a tile, a multiple of 4 (the array's N), as many as fit (one LD each when
+    parts = 1, at most LD_MAX words)."""
+    if 4 > words:
+        raise ValueError(f"a tile of {words} words holds no 4 rows")
+    parts = -(-4 * k // words)
+    kk = -(-k // parts)
+    while 4 * kk > words:
+        parts += 1
+        kk = -(-k // parts)
+    rows = (min(words, LD_MAX) // kk if parts == 1 else words // kk) // 4 * 4
+    return rows, parts
 
 
 class WideLayout:
@@ -98,6 +122,8 @@ class WideLayout:
             raise ValueError(f"rows must be a positive integer, got {rows!r}")
         if isinstance(vocab_chunk, bool) or not isinstance(vocab_chunk, int) or vocab_chunk < 4:
             raise ValueError(f"vocab_chunk must be an integer >= 4, got {vocab_chunk!r}")
+        if ctx + 1 > 4095:
+            raise ValueError(f"ctx {ctx}: a row of scores (ctx + 1 words) is past MM's ldc (4,095)")
         self.desc, self.batch, self.ctx, self.chip, self.rows = desc, batch, ctx, chip, rows
         self._chunk = vocab_chunk
         self._external()
@@ -145,20 +171,25 @@ class WideLayout:
         return self.tokens + b * self.ctx + t
 
     def _scratchpad(self):
-        """Per row: tok, nxt (the ARGMAX pair: 2 words), x (d, Q12), h (d + 1: a QNT row and
-        its scale), q (d; ROPE rotates it in place; y, a projection's output, reuses it), k
-        (ROPE in place), v (dk), rope (64), qh (heads x 65), kq, vq (kv_heads x 65), o (d), g,
-        u (mlp; SWIGLU writes over g), f16 (mlp + 1), the products acc, logits (a vocabulary
-        chunk of VOCAB_CHUNK / rows words); the column scales cs; one attention set: ktile,
-        vtile (key_tile = min(KEY_TILE, ctx) rows of 64), ks, vs (ctx), s32 (w reuses it),
-        s, p (group x ctx), w16 (group x (ctx + 1)), o32 (group x 64); then MAX_BUFFERS weight
-        tile buffers wb0.., each as large as the rest allows up to one LD."""
+        """Per row: tok, nxt (the ARGMAX pair: 2 words), x (d, the residual, Q12), h (d + 1:
+        a QNT row and its scale; the attention's output o is written there and QNT'd in
+        place), rope (64: the row's cos/sin). ACC_SLOTS product slots acc0.. (rows x cw, cw
+        = max(CHUNK, vchunk)) each with its column scales cs0..; two chunks ys0, ys1 (rows x
+        CHUNK: u, or y before its ADD); logits (a vocabulary chunk, one row at a time).
+        Then one region two phases share: attention's q65 (rows x heads x 65: ROPE and the
+        16-bit QNT in place), k65, v65 (rows x kv_heads x 65, stored to the cache) and over
+        them, once stored, NSETS attention sets (ks, vs: ctx scale words; sw: group rows of
+        ctx + 1, the scores, probabilities, weights w and their QNT in place; o32: group x
+        64 words) -- or the FFN's f (rows x (mlp + 1): SWIGLU and QNT in place). Last the
+        tile buffers tb0.. (as many as fit, up to MAX_BUFFERS, of TILE_WORDS or less): the
+        weights' tiles and the cache's key and value tiles, loaded in turn."""
         desc, R, n = self.desc, self.rows, self.ctx
         d, dk, f, G = desc.d, desc.dk, desc.mlp, desc.group
+        if d % CHUNK or dk % CHUNK:
+            raise ValueError(f"d {d} and kv_heads x 64 {dk} must be multiples of {CHUNK}")
         # a vocabulary chunk of logits: ARGMAX's len and MM's ldc bound it
         self.vchunk = min(self._chunk // R // 4 * 4 or 4, _c4(desc.vocab))
-        self.key_tile = min(KEY_TILE, n)
-        widest = max(d, f, self.vchunk)
+        cw = max(CHUNK, self.vchunk)
         sp, at = {}, 0
 
         def take(name, words):
@@ -167,29 +198,37 @@ class WideLayout:
             at += _c4(words)
 
         for name, words in (("const", 1 + HEAD_DIM), ("tok", R), ("nxt", 2 * R), ("x", R * d),
-                            ("h", R * (d + 1)), ("q", R * d), ("k", R * dk), ("v", R * dk),
-                            ("rope", R * HEAD_DIM), ("qh", R * desc.heads * (HEAD_DIM + 1)),
-                            ("kq", R * desc.kv_heads * (HEAD_DIM + 1)),
-                            ("vq", R * desc.kv_heads * (HEAD_DIM + 1)), ("o", R * d),
-                            ("g", R * f), ("u", R * f), ("f16", R * (f + 1)),
-                            ("acc", R * widest), ("cs", widest), ("logits", R * self.vchunk),
-                            ("ktile", self.key_tile * HEAD_DIM), ("vtile", self.key_tile * HEAD_DIM),
-                            ("ks", n), ("vs", n), ("s32", G * n), ("s", G * n), ("p", G * n),
-                            ("w16", G * (n + 1)), ("o32", G * HEAD_DIM)):
+                            ("h", R * (d + 1)), ("rope", R * HEAD_DIM)):
             take(name, words)
-        sp["y"] = sp["q"]          # a projection's output once q's heads are quantized (qh)
-        sp["w"] = sp["s32"]        # the weights RQC'd from p once the scores are RQC'd
-        # the weight tiles: MAX_BUFFERS of them as large as the rest of the scratchpad allows
-        # (at most one LD each), each holding at least 4 rows of the deepest matrix
-        free = (self.chip.sp_words - at) // MAX_BUFFERS // 4 * 4
-        if free < 4 * max(d, f):
+        for k in range(ACC_SLOTS):
+            take(f"acc{k}", R * cw)
+            take(f"cs{k}", cw)
+        take("ys0", R * CHUNK)
+        take("ys1", R * CHUNK)
+        take("logits", self.vchunk)
+        region = at
+        take("q65", R * desc.heads * HS)
+        kv_at = at
+        take("k65", R * desc.kv_heads * HS)
+        take("v65", R * desc.kv_heads * HS)
+        attn_end, at = at, kv_at
+        for s in range(NSETS):
+            for name, words in (("ks", n), ("vs", n), ("sw", G * (n + 1)), ("o32", G * HEAD_DIM)):
+                take(f"{name}{s}", words)
+        at = max(at, attn_end)
+        sp["f"] = region
+        at = max(at, region + _c4(R * (f + 1)))
+        free = self.chip.sp_words - at
+        tw = min(TILE_WORDS, free // MIN_BUFFERS // 4 * 4)
+        if tw < MIN_TILE:
             raise ValueError(f"SmolLM2 with {R} rows a step over {n} positions needs {at} words of "
-                             f"scratchpad and {MAX_BUFFERS} weight tiles of at least {4 * max(d, f)}; "
+                             f"scratchpad and {MIN_BUFFERS} tile buffers of at least {MIN_TILE}; "
                              f"the chip has {self.chip.sp_words}")
-        self.tile_words = max(tile_rows(k, free) * k for k in (d, f))
-        self.weight_buffers = MAX_BUFFERS
-        for k in range(self.weight_buffers):
-            take(f"wb{k}", self.tile_words)
+        self.tile_words = tw
+        self.tile_buffers = min(MAX_BUFFERS, free // tw)
+        self.key_tile = min(KEY_TILE, n, tw // HEAD_DIM)
+        for k in range(self.tile_buffers):
+            take(f"tb{k}", tw)
         self.sp, self.sp_words = sp, at
 
     def image(self, W, prompts):
@@ -229,7 +268,7 @@ def step_program(lay, rows):
     """The instructions of one step of rows (Row: sequence b at position t; write: its
     ARGMAX is stored to t + 1) of a WideLayout, ending in HALT, in chip order for its mode.
     Several rows of one sequence (a prefill) run their attention in increasing position,
-    each after the previous one's K and V are stored."""
+    after every row's K and V are stored."""
     return WideStep(lay, rows).program()
 
 
@@ -251,7 +290,8 @@ class WideStep:
             raise ValueError("a step's rows must be distinct")
         self.lay, self.desc, self.sp = lay, lay.desc, lay.sp
         self.rows = sorted(rows, key=lambda r: (r.b, r.t))
-        self.P, self.nbuf = [], 0
+        self.P = []
+        self.turn = {"tb": 0, "acc": 0, "ys": 0, "set": 0}
 
     def __call__(self, op, **f):
         self.P.append(isa.build(op, cfg=self.lay.chip, **f))
@@ -267,38 +307,78 @@ class WideStep:
         return reorder(self.P, lay.chip) if lay.chip.mode == "overlap" else self.P
 
     # -- pieces ------------------------------------------------------------------------
+    def next(self, ring, n):
+        """The next of n buffers of a ring ("tb", "acc", "ys", "set"): its index."""
+        k = self.turn[ring] % n
+        self.turn[ring] += 1
+        return k
+
     def mm(self, dst, A, lda, M, KE, B, ldb, N, ldc, tb, acc=0):
         """One MM with 16-bit A operands, depth KE split into K and khi."""
         self("MM", dst=dst, A=A, B=B, M=M, K=KE % 256, khi=KE // 256, N=N, tb=tb, lda=lda,
              ldb=ldb, ldc=ldc, acc=acc, a16=1)
 
-    def qnt(self, dst, src, n, rms=0, b16=1):
-        self("QNT", dst=dst, src=src, len=n, q=Q12, b16=b16, rms=rms)
+    def qnt(self, dst, src, n, rms=0, b16=1, q=Q12):
+        self("QNT", dst=dst, src=src, len=n, q=q, b16=b16, rms=rms)
 
-    def linear(self, name, src, ld, dst):
-        """dst (rows x out, Q12) = RQC(MM(the QNT rows at src (row stride ld = in + 1, the
-        scale word at + in), W8^T), their scales, W's column scales) for every row."""
-        desc, sp, lay, R = self.desc, self.sp, self.lay, len(self.rows)
-        m = name.split(".")[1]
-        out, K = mat_shape(desc, m)
-        acc, cs = sp["acc"], sp["cs"]
-        rows = tile_rows(K, lay.tile_words)
-        for o0 in range(0, out, rows):
-            n = min(rows, out - o0)
-            buf = self.load(lay.w[name] + o0 * K, n * K)
-            for r0 in range(0, R, 4):
-                for c0 in range(0, n, 4):
-                    self.mm(acc + r0 * out + o0 + c0, src + r0 * ld, ld, min(4, R - r0), K,
-                            buf + c0 * K, K, min(4, n - c0), out, tb=1)
-        self("LD", dst=cs, src=lay.w[name + ".cs"], len=out)
-        self("RQC", dst=dst, src=acc, M=R, N=out, ld=out, rsc=src + K, rstride=ld, csc=cs, q=Q12)
+    def rqc(self, dst, src, M, N, ld, rsc, rstride, csc, q=Q12):
+        self("RQC", dst=dst, src=src, M=M, N=N, ld=ld, rsc=rsc, rstride=rstride, csc=csc, q=q)
 
     def load(self, src, n):
-        """LD n words (one load) into the next weight buffer; its address."""
-        buf = self.sp[f"wb{self.nbuf % self.lay.weight_buffers}"]
-        self.nbuf += 1
+        """LD n words (one load) into the next tile buffer; its address."""
+        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
         self("LD", dst=buf, src=src, len=n)
         return buf
+
+    def load_rows(self, src, n, kn, K):
+        """Rows src, src + K, .. (n of them) of a matrix of depth K, each kn words from
+        its start: one LD when kn = K, else one a row, into the next tile buffer."""
+        if kn == K:
+            return self.load(src, n * K)
+        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+        for j in range(n):
+            self("LD", dst=buf + j * kn, src=src + j * K, len=kn)
+        return buf
+
+    def project(self, name, src, ld, c0, cw):
+        """Output channels c0 .. c0 + cw of matrix `name` for every row (the QNT rows at
+        src, row stride ld): the matrix's tiles, their products into the next slot (rows x
+        cw int32, row stride cw) and the chunk's column scales; (acc, cs) of the slot."""
+        desc, sp, lay, R = self.desc, self.sp, self.lay, len(self.rows)
+        out, K = mat_shape(desc, name.split(".")[1])
+        rows, parts = tile_plan(K, lay.tile_words)
+        kk = -(-K // parts)
+        s = self.next("acc", ACC_SLOTS)
+        acc, cs = sp[f"acc{s}"], sp[f"cs{s}"]
+        for o0 in range(c0, c0 + cw, rows):
+            n = min(rows, c0 + cw - o0)
+            for p in range(parts):
+                k0 = p * kk
+                kn = min(kk, K - k0)
+                buf = self.load_rows(lay.w[name] + o0 * K + k0, n, kn, K)
+                for r0 in range(0, R, 4):
+                    for j in range(0, n, 4):
+                        self.mm(acc + r0 * cw + (o0 - c0) + j, src + r0 * ld + k0, ld, min(4, R - r0),
+                                kn, buf + j * kn, kn, min(4, n - j), cw, tb=1, acc=int(p > 0))
+        self("LD", dst=cs, src=lay.w[name + ".cs"] + c0, len=cw)
+        return acc, cs
+
+    def chunks(self, name):
+        out = mat_shape(self.desc, name.split(".")[1])[0]
+        return [(c0, min(CHUNK, out - c0)) for c0 in range(0, out, CHUNK)]
+
+    def add_y(self, name, src, ld):
+        """x += RQC(MM(the QNT rows at src, W^T)) chunk by chunk: each chunk's products
+        RQC'd into a y chunk, then added (ADD w) to x's columns row by row."""
+        sp, d, K = self.sp, self.desc.d, mat_shape(self.desc, name.split(".")[1])[1]
+        R = len(self.rows)
+        for c0, cw in self.chunks(name):
+            acc, cs = self.project(name, src, ld, c0, cw)
+            ys = sp[f"ys{self.next('ys', 2)}"]
+            self.rqc(ys, acc, R, cw, cw, src + K, ld, cs)
+            for r in range(R):
+                self("ADD", dst=sp["x"] + r * d + c0, src=sp["x"] + r * d + c0, src2=ys + r * cw,
+                     len=cw, w=1)
 
     # -- blocks ------------------------------------------------------------------------
     def embed(self):
@@ -307,89 +387,92 @@ class WideStep:
             self("LD", dst=sp["tok"] + r, src=lay.token(row.b, row.t), len=1)
             self("LDX", dst=sp["x"] + r * d, src=lay.w["embed"], len=d, idx=sp["tok"] + r,
                  rows=self.desc.vocab)
+            self("LD", dst=sp["rope"] + r * HEAD_DIM, src=lay.w["rope"] + row.t * HEAD_DIM,
+                 len=HEAD_DIM)
 
     def layer(self, i):
-        sp, desc, lay = self.sp, self.desc, self.lay
-        d, dk, f, R = desc.d, desc.dk, desc.mlp, len(self.rows)
-        hs = HEAD_DIM + 1
+        sp, desc = self.sp, self.desc
+        d, f, R = desc.d, desc.mlp, len(self.rows)
+        h = sp["h"]
         for r in range(R):
-            self.qnt(sp["h"] + r * (d + 1), sp["x"] + r * d, d, rms=1)
-        self.linear(f"h{i}.wq", sp["h"], d + 1, sp["q"])
-        self.linear(f"h{i}.wk", sp["h"], d + 1, sp["k"])
-        self.linear(f"h{i}.wv", sp["h"], d + 1, sp["v"])
-        for r, row in enumerate(self.rows):
-            rope = sp["rope"] + r * HEAD_DIM
-            self("LD", dst=rope, src=lay.w["rope"] + row.t * HEAD_DIM, len=HEAD_DIM)
-            self("ROPE", dst=sp["q"] + r * d, src=sp["q"] + r * d, pairs=HEAD_DIM // 2, cs=rope,
-                 heads=desc.heads)
-            self("ROPE", dst=sp["k"] + r * dk, src=sp["k"] + r * dk, pairs=HEAD_DIM // 2, cs=rope,
-                 heads=desc.kv_heads)
-            for g in range(desc.kv_heads):
-                kq = sp["kq"] + (r * desc.kv_heads + g) * hs
-                vq = sp["vq"] + (r * desc.kv_heads + g) * hs
-                self("QNT", dst=kq, src=sp["k"] + r * dk + g * HEAD_DIM, len=HEAD_DIM, q=Q12,
-                     b16=0, rms=0)
-                self("QNT", dst=vq, src=sp["v"] + r * dk + g * HEAD_DIM, len=HEAD_DIM, q=Q12,
-                     b16=0, rms=0)
-            for c in range(desc.heads):
-                self.qnt(sp["qh"] + (r * desc.heads + c) * hs, sp["q"] + r * d + c * HEAD_DIM,
-                         HEAD_DIM)
+            self.qnt(h + r * (d + 1), sp["x"] + r * d, d, rms=1)
+        for m, heads, buf in (("wq", desc.heads, "q65"), ("wk", desc.kv_heads, "k65"),
+                              ("wv", desc.kv_heads, "v65")):
+            for c0, cw in self.chunks(f"h{i}.{m}"):
+                acc, cs = self.project(f"h{i}.{m}", h, d + 1, c0, cw)
+                c = c0 // HEAD_DIM
+                for r, row in enumerate(self.rows):
+                    at = sp[buf] + (r * heads + c) * HS
+                    self.rqc(at, acc + r * cw, 1, cw, cw, h + r * (d + 1) + d, 0, cs)
+                    if m != "wv":
+                        self("ROPE", dst=at, src=at, pairs=HEAD_DIM // 2,
+                             cs=sp["rope"] + r * HEAD_DIM, heads=1)
+                    self.qnt(at, at, HEAD_DIM, b16=int(m == "wq"))
+                    if m != "wq":
+                        self.store(i, int(m == "wv"), c, row, at)
         for r in sorted(range(R), key=lambda r: self.rows[r].t):
-            self.attention(i, r)
+            for g in range(desc.kv_heads):
+                self.attention(i, r, g)
         for r in range(R):
-            self.qnt(sp["h"] + r * (d + 1), sp["o"] + r * d, d)
-        self.linear(f"h{i}.wo", sp["h"], d + 1, sp["y"])
-        self("ADD", dst=sp["x"], src=sp["x"], src2=sp["y"], len=R * d, w=1)
+            self.qnt(h + r * (d + 1), h + r * (d + 1), d)
+        self.add_y(f"h{i}.wo", h, d + 1)
         for r in range(R):
-            self.qnt(sp["h"] + r * (d + 1), sp["x"] + r * d, d, rms=1)
-        self.linear(f"h{i}.wg", sp["h"], d + 1, sp["g"])
-        self.linear(f"h{i}.wu", sp["h"], d + 1, sp["u"])
-        self("SWIGLU", dst=sp["g"], src=sp["g"], src2=sp["u"], len=R * f)
+            self.qnt(h + r * (d + 1), sp["x"] + r * d, d, rms=1)
+        fr = sp["f"]
+        for c0, cw in self.chunks(f"h{i}.wg"):
+            acc, cs = self.project(f"h{i}.wg", h, d + 1, c0, cw)
+            for r in range(R):
+                self.rqc(fr + r * (f + 1) + c0, acc + r * cw, 1, cw, cw, h + r * (d + 1) + d, 0, cs)
+            acc, cs = self.project(f"h{i}.wu", h, d + 1, c0, cw)
+            ys = sp[f"ys{self.next('ys', 2)}"]
+            self.rqc(ys, acc, R, cw, cw, h + d, d + 1, cs)
+            for r in range(R):
+                at = fr + r * (f + 1) + c0
+                self("SWIGLU", dst=at, src=at, src2=ys + r * cw, len=cw)
         for r in range(R):
-            self.qnt(sp["f16"] + r * (f + 1), sp["g"] + r * f, f)
-        self.linear(f"h{i}.wd", sp["f16"], f + 1, sp["y"])
-        self("ADD", dst=sp["x"], src=sp["x"], src2=sp["y"], len=R * d, w=1)
+            self.qnt(fr + r * (f + 1), fr + r * (f + 1), f)
+        self.add_y(f"h{i}.wd", fr, f + 1)
 
-    def attention(self, i, r):
-        """Row r's attention in layer i: store its K and V rows and scales, then per KV head
-        its query heads together over keys 0..t."""
+    def store(self, i, kind, g, row, at):
+        """A row's quantized K or V head (64 int8 values, then its scale word) to the cache."""
+        lay = self.lay
+        self("ST", src=at, dst=lay.kv(i, kind, g, row.b) + row.t * HEAD_DIM, len=HEAD_DIM)
+        self("ST", src=at + HEAD_DIM, dst=lay.kvs(i, kind, g, row.b) + row.t, len=1)
+
+    def attention(self, i, r, g):
+        """Row r's attention in layer i, KV head g's query heads together, over keys 0..t
+        (already stored), in the next attention set; its output into h's row r."""
         sp, desc, lay = self.sp, self.desc, self.lay
         row = self.rows[r]
-        G, hs, n, d = desc.group, HEAD_DIM + 1, row.t + 1, desc.d
-        for g in range(desc.kv_heads):
-            for kind, buf in ((0, "kq"), (1, "vq")):
-                src = sp[buf] + (r * desc.kv_heads + g) * hs
-                self("ST", src=src, dst=lay.kv(i, kind, g, row.b) + row.t * HEAD_DIM, len=HEAD_DIM)
-                self("ST", src=src + HEAD_DIM, dst=lay.kvs(i, kind, g, row.b) + row.t, len=1)
+        G, n, d = desc.group, row.t + 1, desc.d
+        s = self.next("set", NSETS)
+        ks, vs, sw, o32 = (sp[f"{name}{s}"] for name in ("ks", "vs", "sw", "o32"))
+        w1 = n + 1                                            # a head's row in sw
+        qh = sp["q65"] + (r * desc.heads + g * G) * HS        # the group's q rows, 65 apart
         kt = lay.key_tile
         tiles = [(u0, min(n, u0 + kt)) for u0 in range(0, n, kt)]
-        for g in range(desc.kv_heads):
-            qh = sp["qh"] + (r * desc.heads + g * G) * hs        # the group's q rows, 65 apart
-            for u0, u1 in tiles:                                  # pass 1: the scores
-                self("LD", dst=sp["ktile"], src=lay.kv(i, 0, g, row.b) + u0 * HEAD_DIM,
-                     len=(u1 - u0) * HEAD_DIM)
-                for k0 in range(u0, u1, 4):
-                    self.mm(sp["s32"] + k0, qh, hs, G, HEAD_DIM, sp["ktile"] + (k0 - u0) * HEAD_DIM,
-                            HEAD_DIM, min(4, u1 - k0), n, tb=1)
-            self("LD", dst=sp["ks"], src=lay.kvs(i, 0, g, row.b), len=n)
-            self("RQC", dst=sp["s"], src=sp["s32"], M=G, N=n, ld=n, rsc=qh + HEAD_DIM, rstride=hs,
-                 csc=sp["ks"], q=Q_SCORES)
-            for j in range(G):
-                self("SMW", dst=sp["p"] + j * n, src=sp["s"] + j * n, len=n)
-            self("LD", dst=sp["vs"], src=lay.kvs(i, 1, g, row.b), len=n)
-            self("RQC", dst=sp["w"], src=sp["p"], M=G, N=n, ld=n, rsc=sp["const"], rstride=0,
-                 csc=sp["vs"], q=Q12)
-            for j in range(G):
-                self("QNT", dst=sp["w16"] + j * (n + 1), src=sp["w"] + j * n, len=n, q=Q_W, b16=1,
-                     rms=0)
-            for k, (u0, u1) in enumerate(tiles):                  # pass 2: the weighted sum
-                self("LD", dst=sp["vtile"], src=lay.kv(i, 1, g, row.b) + u0 * HEAD_DIM,
-                     len=(u1 - u0) * HEAD_DIM)
-                for j0 in range(0, HEAD_DIM, 4):
-                    self.mm(sp["o32"] + j0, sp["w16"] + u0, n + 1, G, u1 - u0, sp["vtile"] + j0,
-                            HEAD_DIM, 4, HEAD_DIM, tb=0, acc=int(k > 0))
-            self("RQC", dst=sp["o"] + r * d + g * G * HEAD_DIM, src=sp["o32"], M=G, N=HEAD_DIM,
-                 ld=HEAD_DIM, rsc=sp["w16"] + n, rstride=n + 1, csc=sp["const"] + 1, q=Q12)
+        for u0, u1 in tiles:                                  # pass 1: the scores
+            buf = self.load(lay.kv(i, 0, g, row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
+            for k0 in range(u0, u1, 4):
+                self.mm(sw + k0, qh, HS, G, HEAD_DIM, buf + (k0 - u0) * HEAD_DIM, HEAD_DIM,
+                        min(4, u1 - k0), w1, tb=1)
+        self("LD", dst=ks, src=lay.kvs(i, 0, g, row.b), len=n)
+        for j in range(G):
+            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, qh + j * HS + HEAD_DIM, 0, ks, q=Q_SCORES)
+        for j in range(G):
+            self("SMW", dst=sw + j * w1, src=sw + j * w1, len=n)
+        self("LD", dst=vs, src=lay.kvs(i, 1, g, row.b), len=n)
+        for j in range(G):
+            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, sp["const"], 0, vs)
+        for j in range(G):
+            self.qnt(sw + j * w1, sw + j * w1, n, q=Q_W)
+        for k, (u0, u1) in enumerate(tiles):                  # pass 2: the weighted sum
+            buf = self.load(lay.kv(i, 1, g, row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
+            for j0 in range(0, HEAD_DIM, 4):
+                self.mm(o32 + j0, sw + u0, w1, G, u1 - u0, buf + j0, HEAD_DIM, 4, HEAD_DIM, tb=0,
+                        acc=int(k > 0))
+        self.rqc(sp["h"] + r * (d + 1) + g * G * HEAD_DIM, o32, G, HEAD_DIM, HEAD_DIM, sw + n, w1,
+                 sp["const"] + 1)
 
     def head(self):
         """The generating rows' logits in vocabulary chunks, the running ARGMAX pair, and
@@ -399,9 +482,11 @@ class WideStep:
         gen = [r for r, row in enumerate(self.rows) if row.write]
         if not gen:
             return
+        h = sp["h"]
         for r in gen:
-            self.qnt(sp["h"] + r * (d + 1), sp["x"] + r * d, d, rms=1)
-        rows = tile_rows(d, lay.tile_words)
+            self.qnt(h + r * (d + 1), sp["x"] + r * d, d, rms=1)
+        rows, parts = tile_plan(d, lay.tile_words)
+        kk = -(-d // parts)
         runs = []                                       # (first index in gen, rows): adjacent rows
         for k, r in enumerate(gen):
             if runs and gen[k - 1] == r - 1 and runs[-1][1] < 4:
@@ -410,21 +495,24 @@ class WideStep:
                 runs.append((k, 1))
         for v0 in range(0, V, VC):
             vn = min(VC, V - v0)
-            acc, cs = sp["acc"], sp["cs"]
+            s = self.next("acc", ACC_SLOTS)
+            acc, cs = sp[f"acc{s}"], sp[f"cs{s}"]
             for t0 in range(v0, v0 + vn, rows):
                 n = min(rows, v0 + vn - t0)
-                buf = self.load(lay.w["head"] + t0 * d, n * d)
-                for k0, m in runs:                      # the generating rows, 4 at a time
-                    r = gen[k0]
-                    for c0 in range(0, n, 4):
-                        self.mm(acc + k0 * VC + (t0 - v0) + c0, sp["h"] + r * (d + 1), d + 1, m, d,
-                                buf + c0 * d, d, min(4, n - c0), VC, tb=1)
+                for p in range(parts):
+                    k0 = p * kk
+                    kn = min(kk, d - k0)
+                    buf = self.load_rows(lay.w["head"] + t0 * d + k0, n, kn, d)
+                    for g0, m in runs:                  # the generating rows, 4 at a time
+                        r = gen[g0]
+                        for c0 in range(0, n, 4):
+                            self.mm(acc + g0 * VC + (t0 - v0) + c0, h + r * (d + 1) + k0, d + 1, m,
+                                    kn, buf + c0 * kn, kn, min(4, n - c0), VC, tb=1, acc=int(p > 0))
             self("LD", dst=cs, src=lay.w["head.cs"] + v0, len=vn)
             for k, r in enumerate(gen):
-                self("RQC", dst=sp["logits"] + k * VC, src=acc + k * VC, M=1, N=vn, ld=VC,
-                     rsc=sp["h"] + r * (d + 1) + d, rstride=0, csc=cs, q=Q12)
+                self.rqc(sp["logits"], acc + k * VC, 1, vn, VC, h + r * (d + 1) + d, 0, cs)
                 first = v0 == 0                 # pair = 1 starts the running pair, acc = 1 extends it
-                self("ARGMAX", dst=sp["nxt"] + 2 * r, src=sp["logits"] + k * VC, len=vn, base=v0,
+                self("ARGMAX", dst=sp["nxt"] + 2 * r, src=sp["logits"], len=vn, base=v0,
                      pair=int(first), acc=int(not first))
         for r in gen:
             row = self.rows[r]
