@@ -410,9 +410,7 @@ class WideStep:
                     self.qnt(at, at, HEAD_DIM, b16=int(m == "wq"))
                     if m != "wq":
                         self.store(i, int(m == "wv"), c, row, at)
-        for r in sorted(range(R), key=lambda r: self.rows[r].t):
-            for g in range(desc.kv_heads):
-                self.attention(i, r, g)
+        self.attention(i)
         for r in range(R):
             self.qnt(h + r * (d + 1), h + r * (d + 1), d)
         self.add_y(f"h{i}.wo", h, d + 1)
@@ -439,40 +437,67 @@ class WideStep:
         self("ST", src=at, dst=lay.kv(i, kind, g, row.b) + row.t * HEAD_DIM, len=HEAD_DIM)
         self("ST", src=at + HEAD_DIM, dst=lay.kvs(i, kind, g, row.b) + row.t, len=1)
 
-    def attention(self, i, r, g):
-        """Row r's attention in layer i, KV head g's query heads together, over keys 0..t
-        (already stored), in the next attention set; its output into h's row r."""
+    def attention(self, i):
+        """Layer i's attention: per row (in increasing position) and KV head (a job), the
+        group's query heads together over keys 0..t (all stored), each job in the next
+        attention set, its output into h's row. Software-pipelined: job k + 1's keys are
+        loaded and scored before job k's values, so they load under job k's softmax."""
+        jobs = [(r, g) for r in sorted(range(len(self.rows)), key=lambda r: self.rows[r].t)
+                for g in range(self.desc.kv_heads)]
+        ctx = [self.scores(i, r, g) for r, g in jobs[:1]]
+        for k, (r, g) in enumerate(jobs):
+            self.softmax(ctx[k])
+            if k + 1 < len(jobs):
+                ctx.append(self.scores(i, *jobs[k + 1]))
+            self.weighted(ctx[k])
+
+    def scores(self, i, r, g):
+        """Pass 1 of a job: the keys' tiles and the group's int32 scores (rows n + 1 apart
+        in the set's sw), the keys' and values' scale words; the job's context."""
         sp, desc, lay = self.sp, self.desc, self.lay
         row = self.rows[r]
-        G, n, d = desc.group, row.t + 1, desc.d
+        G, n = desc.group, row.t + 1
         s = self.next("set", NSETS)
-        ks, vs, sw, o32 = (sp[f"{name}{s}"] for name in ("ks", "vs", "sw", "o32"))
-        w1 = n + 1                                            # a head's row in sw
-        qh = sp["q65"] + (r * desc.heads + g * G) * HS        # the group's q rows, 65 apart
+        job = dict(i=i, r=r, g=g, row=row, n=n, w1=n + 1,
+                   qh=sp["q65"] + (r * desc.heads + g * G) * HS,     # the group's q rows, 65 apart
+                   **{name: sp[f"{name}{s}"] for name in ("ks", "vs", "sw", "o32")})
         kt = lay.key_tile
-        tiles = [(u0, min(n, u0 + kt)) for u0 in range(0, n, kt)]
-        for u0, u1 in tiles:                                  # pass 1: the scores
+        job["tiles"] = [(u0, min(n, u0 + kt)) for u0 in range(0, n, kt)]
+        for u0, u1 in job["tiles"]:
             buf = self.load(lay.kv(i, 0, g, row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
             for k0 in range(u0, u1, 4):
-                self.mm(sw + k0, qh, HS, G, HEAD_DIM, buf + (k0 - u0) * HEAD_DIM, HEAD_DIM,
-                        min(4, u1 - k0), w1, tb=1)
-        self("LD", dst=ks, src=lay.kvs(i, 0, g, row.b), len=n)
+                self.mm(job["sw"] + k0, job["qh"], HS, G, HEAD_DIM, buf + (k0 - u0) * HEAD_DIM,
+                        HEAD_DIM, min(4, u1 - k0), n + 1, tb=1)
+        self("LD", dst=job["ks"], src=lay.kvs(i, 0, g, row.b), len=n)
+        self("LD", dst=job["vs"], src=lay.kvs(i, 1, g, row.b), len=n)
+        return job
+
+    def softmax(self, job):
+        """The scores RQC'd (log2 Q8), SMW, the probabilities RQC'd by the values' scale
+        words and QNT'd (16-bit): every step in place in sw, a head's row n + 1 words."""
+        G, n, w1, sw, qh = self.desc.group, job["n"], job["w1"], job["sw"], job["qh"]
         for j in range(G):
-            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, qh + j * HS + HEAD_DIM, 0, ks, q=Q_SCORES)
+            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, qh + j * HS + HEAD_DIM, 0, job["ks"],
+                     q=Q_SCORES)
         for j in range(G):
             self("SMW", dst=sw + j * w1, src=sw + j * w1, len=n)
-        self("LD", dst=vs, src=lay.kvs(i, 1, g, row.b), len=n)
         for j in range(G):
-            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, sp["const"], 0, vs)
+            self.rqc(sw + j * w1, sw + j * w1, 1, n, n, self.sp["const"], 0, job["vs"])
         for j in range(G):
             self.qnt(sw + j * w1, sw + j * w1, n, q=Q_W)
-        for k, (u0, u1) in enumerate(tiles):                  # pass 2: the weighted sum
-            buf = self.load(lay.kv(i, 1, g, row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
+
+    def weighted(self, job):
+        """Pass 2 of a job: the values' tiles, the weighted sums (MM acc) and their RQC by
+        the weights' scale words into the row's heads of h (Q12)."""
+        sp, desc, lay = self.sp, self.desc, self.lay
+        G, n, w1, sw, o32, row = desc.group, job["n"], job["w1"], job["sw"], job["o32"], job["row"]
+        for k, (u0, u1) in enumerate(job["tiles"]):
+            buf = self.load(lay.kv(job["i"], 1, job["g"], row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
             for j0 in range(0, HEAD_DIM, 4):
                 self.mm(o32 + j0, sw + u0, w1, G, u1 - u0, buf + j0, HEAD_DIM, 4, HEAD_DIM, tb=0,
                         acc=int(k > 0))
-        self.rqc(sp["h"] + r * (d + 1) + g * G * HEAD_DIM, o32, G, HEAD_DIM, HEAD_DIM, sw + n, w1,
-                 sp["const"] + 1)
+        self.rqc(sp["h"] + job["r"] * (desc.d + 1) + job["g"] * G * HEAD_DIM, o32, G, HEAD_DIM,
+                 HEAD_DIM, sw + n, w1, sp["const"] + 1)
 
     def head(self):
         """The generating rows' logits in vocabulary chunks, the running ARGMAX pair, and
