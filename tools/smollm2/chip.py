@@ -100,6 +100,60 @@ class SmolGeneration:
         return ext[a:a + n * HEAD_DIM].reshape(n, HEAD_DIM), ext[s:s + n]
 
 
+class SmolBatch(SmolGeneration):
+    """A greedy generation of several prompts at once (a batch of len(prompts) sequences
+    on one layout): each prompt prefilled alone (its steps of up to PREFILL_ROWS of its
+    positions), then `new` - 1 decode steps of one row per sequence, each at its own
+    position (ragged when the prompts' lengths differ): what a decode step's batch shares
+    is every weight tile, loaded once for all its rows. tokens(ext): one list per sequence;
+    cache(..., b): sequence b's."""
+
+    def __init__(self, W, prompts, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK):
+        shape = W.config
+        prompts = [[int(t) for t in p] for p in prompts]
+        if not prompts or any(not p for p in prompts):
+            raise ValueError("an empty prompt (or no prompts)")
+        if any(not 0 <= t < shape.vocab for p in prompts for t in p):
+            raise ValueError(f"a prompt token outside 0..{shape.vocab - 1}")
+        if isinstance(new, bool) or not isinstance(new, int) or new < 1:
+            raise ValueError(f"tokens to generate must be >= 1, got {new!r}")
+        need = max(len(p) for p in prompts) + new
+        ctx = need if ctx is None else ctx
+        if need > ctx:
+            raise ValueError(f"the longest prompt + {new} new: {need} positions, beyond the {ctx} laid out")
+        B = len(prompts)
+        self.W, self.prompts, self.prompt, self.new = W, prompts, prompts[0], new
+        self.desc = describe(shape, ctx)
+        longest = max(len(p) for p in prompts)
+        for rows in range(min(PREFILL_ROWS, longest), 0, -1):    # the most that fit
+            try:
+                self.layout = WideLayout(self.desc, B, ctx, chip, rows=max(rows, B),
+                                         vocab_chunk=vocab_chunk)
+                break
+            except ValueError:
+                if rows == 1:
+                    raise
+        self.steps = []
+        for b, p in enumerate(prompts):
+            P = len(p)
+            self.steps += [[Row(b, t, t == P - 1) for t in range(t0, min(P, t0 + rows))]
+                           for t0 in range(0, P, rows)]
+        self.steps += [[Row(b, len(p) + k, True) for b, p in enumerate(prompts)] for k in range(new - 1)]
+
+    def image(self):
+        return self.layout.image(self.W, self.prompts)
+
+    def tokens(self, ext):
+        lay = self.layout
+        return [[int(ext[lay.token(b, t)]) for t in range(len(p), len(p) + self.new)]
+                for b, p in enumerate(self.prompts)]
+
+    def cache(self, ext, layer, kind, g, n, b=0):
+        lay = self.layout
+        a, s = lay.kv(layer, kind, g, b), lay.kvs(layer, kind, g, b)
+        return ext[a:a + n * HEAD_DIM].reshape(n, HEAD_DIM), ext[s:s + n]
+
+
 Outcome = namedtuple("Outcome", "tokens counters steps_ok error ext")
 Outcome.__doc__ = """tokens: the generated ids read from the chip's external memory;
 counters: isa.Counters per step; steps_ok: every step equal to the reference Machine (True

@@ -128,3 +128,30 @@ def test_bad_generations_are_refused(gqa):
         chip.SmolGeneration(gqa, [1], 0)
     with pytest.raises(ValueError, match="beyond"):
         chip.SmolGeneration(gqa, [1, 2, 3], 4, ctx=6)
+
+
+@pytest.mark.parametrize("mode", ["inorder", "overlap"])
+def test_batched_decode_on_the_machine_equals_each_integer_reference(gqa, mode):
+    """Five sequences (two row groups of the array: 4 + 1) prefilled alone, then decode
+    steps of all five rows at ragged positions (prompts of 6, 1, 3, 2 and 5 tokens): each
+    sequence's tokens and its whole cache equal its own integer reference's, as decoded
+    alone."""
+    prompts = [PROMPT, [7], [400, 3, 250], [33, 34], [5, 6, 7, 8, 9]]
+    new = 3
+    gen = chip.SmolBatch(gqa, prompts, new, chip=chip.CUT_CHIP.replace(mode=mode))
+    assert [len(rows) for rows in gen.steps[-2:]] == [5, 5]
+    assert sorted({r.t for r in gen.steps[-1]}) == [2, 3, 4, 6, 7]       # ragged positions
+    out = chip.run(gen, "model")
+    assert out.error == "" and out.steps_ok
+    c = gqa.config
+    for b, p in enumerate(prompts):
+        ref = int_ref.IntRef(gqa)
+        assert out.tokens[b] == ref.generate(p, new), b
+        n = len(p) + new - 1
+        for layer in range(c.n_layer):
+            for g in range(c.n_kv_head):
+                for kind, rows, scales in ((0, ref.cache.k8, ref.cache.ks), (1, ref.cache.v8, ref.cache.vs)):
+                    got_rows, got_scales = gen.cache(out.ext, layer, kind, g, n, b)
+                    assert np.array_equal(got_rows, rows[layer, g, :n]), (b, layer, g, kind)
+                    assert np.array_equal(got_scales, scales[layer, g, :n]), (b, layer, g, kind)
+    assert len({tuple(t) for t in out.tokens}) > 1        # the sequences tell apart
