@@ -13,7 +13,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval
+.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -174,6 +174,9 @@ smollm2-oracle: setup ## llama.cpp (llama-cpp-python built here from its sdist, 
 
 smollm2-study: setup ## what integer numerics cost SmolLM2 (fake quantization on 1,024 held-out tokens): the table of tools/smollm2/numerics_study.py, out/smollm2_numerics.json
 	nice -n 10 $(PY) -m tools.smollm2.numerics_study
+
+smollm2-curve: setup ## SmolLM2's decode throughput against the batch (B = 1..16 at T = 256, T = 1,024), both modes, on the timing model: cycles, roofline bound, tokens per 1,000 cycles, the goals; out/smollm2_curve.json, out/smollm2_curve.png (tools/smollm2/curve.py; about 15 min)
+	nice -n 10 $(PY) -m tools.smollm2.curve
 
 smollm2-eval: setup ## SmolLM2's integer reference (the chip's numerics, bit-exact) against the float one on 1,024 held-out tokens, one row per numeric decision (ga2 eval --model smollm2); out/smollm2_eval.json
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 $(PY) -m tools.ga2 eval --model smollm2 --tokens 1024

@@ -445,7 +445,7 @@ class WideStep:
         jobs = [(r, g) for r in sorted(range(len(self.rows)), key=lambda r: self.rows[r].t)
                 for g in range(self.desc.kv_heads)]
         ctx = [self.scores(i, r, g) for r, g in jobs[:1]]
-        for k, (r, g) in enumerate(jobs):
+        for k in range(len(jobs)):
             self.softmax(ctx[k])
             if k + 1 < len(jobs):
                 ctx.append(self.scores(i, *jobs[k + 1]))
