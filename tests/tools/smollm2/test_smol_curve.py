@@ -1,0 +1,93 @@
+"""The SmolLM2 curve's arithmetic (tools/smollm2/curve.py) on a small description: the
+bound, the tokens per 1,000 cycles and the goals against numbers computed here (the
+words a step moves from the model's shapes: every weight once, whatever the batch), and
+that the whole model's B = 16 layout fits the chip (the curve's largest points)."""
+import pytest
+
+from model import isa, timing
+from tools.lm.compiler.desc import Desc
+from tools.lm.compiler.wide import Row, WideLayout, step_program
+from tools.smollm2 import curve
+
+SMALL = Desc(layers=2, d=128, heads=2, kv_heads=1, mlp=192, vocab=96, ctx=64, head_dim=64,
+             activation="swiglu", positions="rope", tied_head=True, numerics="per-channel",
+             residual="int32", attention="tiled")
+
+
+def expected_words(desc, B, T):
+    """Words one decode step of B rows at position T moves, from the shapes: every
+    matrix and its column scales once, the head and its scales once, the 65 constant
+    words; per row its token, embedding row, rope row, per layer and KV head its cache's
+    T + 1 key and value rows (64 words) and scale words and the two new rows and scales
+    stored, and its next token stored."""
+    d, dk, f, V = desc.d, desc.kv_heads * 64, desc.mlp, desc.vocab
+    mats = [(d, d), (dk, d), (dk, d), (d, d), (f, d), (f, d), (d, f)]
+    weights = desc.layers * sum(o * k + o for o, k in mats) + V * d + V + 65
+    n = T + 1
+    per_row = 1 + d + 64 + desc.layers * desc.kv_heads * (2 * (n * 64 + n) + 2 * (64 + 1)) + 1
+    return weights + B * per_row
+
+
+@pytest.mark.parametrize("B,T,mode", [(1, 9, "overlap"), (5, 20, "overlap"), (5, 20, "inorder")])
+def test_point_arithmetic(B, T, mode):
+    p = curve.measure(SMALL, B, T, mode)
+    cfg = curve.chip(mode)
+    prog = step_program(curve.layout(SMALL, B, T, cfg), [Row(b, T, True) for b in range(B)])
+    words = sum(i.len for i in prog if i.op in ("LD", "ST", "LDX"))
+    macs = sum(i.M * (i.K + 256 * i.khi) * i.N for i in prog if i.op == "MM")
+    vec = sum(timing.busy_cycles(i, cfg) for i in prog if timing.UNIT.get(i.op) == "vec")
+    assert words == p["words"] == expected_words(SMALL, B, T)
+    assert macs == p["macs"]
+    assert vec == p["vec"]
+    assert p["bound_cycles"] == max(words, macs / 16, vec)
+    assert p["binding"] == "dma" and p["bound_cycles"] == words      # a small model: memory-bound
+    assert p["tokens_per_kcycle"] == 1000 * B / p["cycles"]
+    assert p["bound_tokens_per_kcycle"] == 1000 * B / words
+    assert p["cycles"] == timing.schedule(prog, cfg).cycles
+    assert p["cycles"] >= words and p["sim"] == "model"
+    assert p["instructions"] == len(prog) and isa.program_words(prog) == words
+
+
+def test_goals_on_made_up_points():
+    def pt(B, T, mode, cycles, bound, words):
+        return dict(B=B, T=T, mode=mode, cycles=cycles, bound_cycles=bound, of_bound=bound / cycles,
+                    of_memory=words / cycles, tokens_per_kcycle=1000 * B / cycles,
+                    bound_tokens_per_kcycle=1000 * B / bound)
+    pts = [pt(1, 256, "overlap", 100, 96, 96), pt(16, 256, "overlap", 150, 140, 140),
+           pt(1, 256, "inorder", 200, 96, 96)]
+    g = curve.goals(pts)
+    assert g["overlap"]["b1_memory"]["met"] and g["overlap"]["b1_memory"]["measured"] == 0.96
+    assert g["overlap"]["every_point"]["met"]
+    r = g["overlap"]["ratio_T256"]
+    assert r["measured"] == pytest.approx(16 * 100 / 150)       # 10.67x
+    assert r["roofline"] == pytest.approx(16 * 96 / 140)        # 10.97x
+    assert r["met"]                                              # 2.8% short
+    assert not g["inorder"]["b1_memory"]["met"] and g["inorder"]["every_point"]["below"] == [[1, 256]]
+    far = curve.goals([pt(1, 256, "overlap", 100, 96, 96), pt(16, 256, "overlap", 200, 140, 140)])
+    assert not far["overlap"]["ratio_T256"]["met"]               # 8x against 10.97x
+
+
+def test_whole_model_batch_of_16_fits():
+    """B = 16 at T = 256 fits the chip (scratchpad and external memory); 16 rows over
+    1,026 positions fit the scratchpad, but 16 sequences' caches of 1,026 positions do
+    not fit the 2^28 external words beside the weights (the curve skips that point)."""
+    from tools.smollm2 import chip, gguf_model
+    desc = chip.describe(gguf_model.SHAPES, gguf_model.SHAPES.ctx)
+    cfg = curve.chip("overlap")
+    lay = curve.layout(desc, 16, 256, cfg)
+    assert lay.sp_words <= cfg.sp_words and lay.ext_words <= cfg.ext_words
+    assert lay.tile_buffers >= 2 and lay.key_tile == 64
+    wide = WideLayout(desc, 8, 1026, cfg, rows=16)
+    assert wide.sp_words <= cfg.sp_words
+    with pytest.raises(ValueError, match="external memory"):
+        curve.layout(desc, 16, 1024, cfg)
+
+
+def test_cli_refuses_bad_points(capsys):
+    with pytest.raises(SystemExit) as e:
+        curve.main(["--points", "3"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "B:T" in err
+    assert curve.main(["--points", "1:8191"]) == 2
+    assert "beyond the context" in capsys.readouterr().err
