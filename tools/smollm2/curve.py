@@ -134,7 +134,7 @@ def figure(points, path):
     ax.set_yscale("log")
     ax.set_xlabel("batch B (sequences per decode step)")
     ax.set_ylabel("generated tokens per 1,000 cycles")
-    ax.set_title("SmolLM2-135M decode on GA-2: throughput against batch (timing model)")
+    ax.set_title("SmolLM2-135M decoding on GA-2 (timing model)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()
