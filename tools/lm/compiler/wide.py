@@ -47,7 +47,6 @@ HS = HEAD_DIM + 1        # a QNT head row: 64 values and its scale word
 KEY_TILE = 64            # attended rows per tile of the cache (the MM's K: <= 255 + 256 khi)
 VOCAB_CHUNK = 2048       # logits RQC'd and ARGMAXed at once (MM's ldc <= 4095)
 CHUNK = HEAD_DIM         # output channels of a projection per product slot
-TILE_WORDS = 4608        # a tile buffer: 8 rows of depth 576, 72 rows of 64 keys
 MAX_BUFFERS = 8
 MIN_BUFFERS = 2
 MIN_TILE = 4 * 4 * HEAD_DIM   # 16 key rows, 4 weight rows of depth 256
@@ -76,7 +75,7 @@ def mat_shape(desc, m):
             "wu": (f, d), "wd": (d, f)}[m]
 
 
-def tile_plan(k, words=TILE_WORDS):
+def tile_plan(k, words):
     """(rows, parts) of a matrix of depth k in tile buffers of `words`: its depth in
     `parts` parts of ceil(k / parts) (the fewest that let 4 rows fit), and the output
     channels a tile, a multiple of 4 (the array's N), as many as fit (one LD each when
@@ -181,7 +180,7 @@ class WideLayout:
         them, once stored, NSETS attention sets (ks, vs: ctx scale words; sw: group rows of
         ctx + 1, the scores, probabilities, weights w and their QNT in place; o32: group x
         64 words) -- or the FFN's f (rows x (mlp + 1): SWIGLU and QNT in place). Last the
-        tile buffers tb0.. (as many as fit, up to MAX_BUFFERS, of TILE_WORDS or less): the
+        tile buffers tb0.. (as many as fit, up to MAX_BUFFERS, each the largest tile used): the
         weights' tiles and the cache's key and value tiles, loaded in turn."""
         desc, R, n = self.desc, self.rows, self.ctx
         d, dk, f, G = desc.d, desc.dk, desc.mlp, desc.group
@@ -219,16 +218,23 @@ class WideLayout:
         sp["f"] = region
         at = max(at, region + _c4(R * (f + 1)))
         free = self.chip.sp_words - at
-        tw = min(TILE_WORDS, free // MIN_BUFFERS // 4 * 4)
+        # the tile buffers: tiles as large as one LD and a third of the room allow (or a
+        # half), each buffer the size of the largest tile a matrix or the cache uses
+        tw = 0
+        for nb in (3, MIN_BUFFERS):
+            tw = min(LD_MAX, free // nb) // 4 * 4
+            if tw >= MIN_TILE:
+                break
         if tw < MIN_TILE:
             raise ValueError(f"SmolLM2 with {R} rows a step over {n} positions needs {at} words of "
                              f"scratchpad and {MIN_BUFFERS} tile buffers of at least {MIN_TILE}; "
                              f"the chip has {self.chip.sp_words}")
-        self.tile_words = tw
-        self.tile_buffers = min(MAX_BUFFERS, free // tw)
         self.key_tile = min(KEY_TILE, n, tw // HEAD_DIM)
+        self.tile_words = max([rows * -(-k // parts) for k in (d, f) for rows, parts in [tile_plan(k, tw)]]
+                              + [self.key_tile * HEAD_DIM])
+        self.tile_buffers = min(MAX_BUFFERS, free // self.tile_words)
         for k in range(self.tile_buffers):
-            take(f"tb{k}", tw)
+            take(f"tb{k}", self.tile_words)
         self.sp, self.sp_words = sp, at
 
     def image(self, W, prompts):
