@@ -291,6 +291,17 @@ ROWS = {
         (["--out", ""], "--out"),
         (["--make-tokenizer-table", "--make-reference-table"], "not allowed with"),
     ]),
+    "python -m tools.smollm2.curve": ("tools.smollm2.curve", [
+        (["--points", "3"], "B:T"),
+        (["--points", "0:256"], "B:T"),
+        (["--points", "x:y"], "B:T"),
+        (["--points", "1:8191"], "beyond the context of 8192"),
+        (["--points"], "--points"),
+        (["--modes", "fast"], "--modes"),
+        (["--json", "{d}/adir"], "--json"),
+        (["--png", ""], "--png"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tools.smollm2.numerics_study": ("tools.smollm2.numerics_study", [
         (["--tokens", "0"], "--tokens"),
         (["--tokens", "15"], "--tokens"),

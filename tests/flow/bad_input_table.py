@@ -104,7 +104,7 @@ PRELOAD = ["tools.ga2", "tools.serve.run", "tools.prefix.run", "tools.ch09.run",
            "tools.flow.exp_lut", "tools.flow.sig_lut", "tools.flow.core",
            "tools.prefix.cache", "tools.serve.engine", "tools.ch09.batch", "tb.mutation.rtl.agree",
            "tb.mutation.rtl.hazard", "tb.demo", "tools.smollm2.cli", "tools.smollm2.fetch", "tools.smollm2.oracle",
-           "tools.smollm2.numerics_study"]
+           "tools.smollm2.numerics_study", "tools.smollm2.curve"]
 
 
 # commands the table reaches through the path users type (the chapter's names, a package's

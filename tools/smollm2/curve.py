@@ -159,8 +159,8 @@ def main(argv=None):
     ap = cli.Parser(prog="tools.smollm2.curve", description=__doc__.split("\n")[0])
     ap.add_argument("--points", type=_point, nargs="+", default=list(POINTS), metavar="B:T")
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
-    ap.add_argument("--json", default=str(OUT / "smollm2_curve.json"))
-    ap.add_argument("--png", default=str(OUT / "smollm2_curve.png"))
+    ap.add_argument("--json", type=cli.out_file(), default=str(OUT / "smollm2_curve.json"))
+    ap.add_argument("--png", type=cli.out_file(), default=str(OUT / "smollm2_curve.png"))
     a = ap.parse_args(argv)
     shape = gguf_model.SHAPES
     desc = describe(shape, shape.ctx)
