@@ -75,6 +75,25 @@ def test_the_judge_reports_each_perturbed_part():
     assert judge.compare(ref, dict(got, ext=None)) == ""       # memory not read: not judged
 
 
+def test_the_judge_holds_a_read_back_window():
+    """ext_tail (tb/sim/run.py ext_from): the window's words judged, and a write the bus log
+    shows below the window reported even when the window matches."""
+    prog, img = self_contained_program()
+    ref = run_machine(prog, img)
+    got = ideal(ref)
+    first = 1000
+    tail = np.array(ref.ext)[first:]
+    ok = dict(got, ext=None, ext_tail=(first, tail), host={"bus": [("r", 0, 15), ("w", 1003, 1006)]})
+    assert judge.compare(ref, ok) == ""
+    bad = tail.copy()
+    bad[3] += 1
+    assert judge.compare(ref, dict(ok, ext_tail=(first, bad))) == f"ext[1003] = {bad[3]} vs {ref.ext[1003]}"
+    low = dict(ok, host={"bus": [("w", 999, 1002)]})
+    assert judge.compare(ref, low) == "ext: the chip wrote words 999..1002, below the read-back window at 1000"
+    assert "without the bus log" in judge.compare(ref, dict(ok, host=None))
+    assert "window size" in judge.compare(ref, dict(ok, ext_tail=(first, tail[:-1])))
+
+
 def test_the_judge_reports_error_outputs():
     bad = badprog.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
     ref = run_machine(bad.prog, bad.image)
