@@ -305,7 +305,8 @@ def make_result(raw, ref):
     mism = compare(ref, raw)
     if raw.get("ext_tail") is not None:        # a read-back window: the words it holds; the
         ref = _without_ext(ref)               # reference's whole memory is not kept
-    return ProgResult(ext=raw["ext"] if raw.get("ext_tail") is None else raw["ext_tail"], counters=raw["counters"], done=raw["done"], error=raw["error"],
+    ext = raw["ext"] if raw.get("ext_tail") is None else raw["ext_tail"]
+    return ProgResult(ext=ext, counters=raw["counters"], done=raw["done"], error=raw["error"],
                       error_code=raw["error_code"], error_pc=raw["error_pc"], trace=raw["trace"],
                       timeout=raw["timeout"], ref=ref, ok=(mism == ""), mismatch=mism,
                       xz=raw["xz"], oob=raw["oob"], host=raw.get("host"),

@@ -4,7 +4,8 @@ to the integer reference (tools/smollm2/int_ref.py: written from the pipeline's 
 not from the compiler).
 
 A generation of one prompt: prefill steps of up to PREFILL_ROWS of the prompt's positions
-as rows (as many as the scratchpad holds) (the last one's ARGMAX writes the first new token), then one decode step a token
+as rows, as many as the scratchpad holds (the last one's ARGMAX writes the first new
+token), then one decode step a token
 (its row at the next position, the token it reads the one the previous step stored: the
 host never touches the memory between steps). Everything the chip keeps between steps is
 in its external memory (WideLayout: weights, rope rows, token area, KV cache).
