@@ -32,7 +32,7 @@ ProgResult = namedtuple(
     defaults=(None, None))
 ProgResult.__doc__ = """One program's outcome on the chip next to the reference's prediction.
 
-ext: np.int64 array (signed words), or with a read-back window (tb/sim/run.py ext_from)
+ext: np.int64 array (signed words), or with a read-back window (tb/sim/run.py window)
 (first word, the words from it) and ref without its memory; counters: isa.Counters; done/error: bool;
 error_code/error_pc: int; trace: [(pc, cycle)]; timeout: bool; ref: Result or GA2Error;
 ok: everything equal and no X/Z; mismatch: '' or the first divergence, in words;
@@ -181,17 +181,18 @@ def _reads_issues(exp, got):
 def _ext_issues(exp, got):
     """The external memory, word by word (not judged when the bench did not read it). A
     read-back window (got["ext_tail"] = (first, words)): those words, and every write of
-    the bus log inside the window (a write below it would go unseen otherwise)."""
+    the bus log inside the window (a write outside it would go unseen otherwise)."""
     tail = got.get("ext_tail")
     if tail is not None:
         first, words = tail
         bus = (got.get("host") or {}).get("bus")
         if bus is None:
             return ["ext: a read-back window without the bus log to hold the writes to it"]
-        below = [(a, b) for kind, a, b in bus if kind == "w" and a < first]
-        issues = [f"ext: the chip wrote words {below[0][0]}..{below[0][1]}, below the read-back "
-                  f"window at {first}"] if below else []
-        want = np.asarray(exp["ext"], dtype=np.int64)[first:]
+        end = first + len(words)
+        out = [(a, b) for kind, a, b in bus if kind == "w" and (a < first or b >= end)]
+        issues = [f"ext: the chip wrote words {out[0][0]}..{out[0][1]}, outside the read-back "
+                  f"window {first}..{end - 1}"] if out else []
+        want = np.asarray(exp["ext"], dtype=np.int64)[first:end]
         got_w = np.asarray(words, dtype=np.int64)
         if got_w.shape != want.shape:
             return issues + [f"ext window size {got_w.size} vs {want.size}"]

@@ -24,7 +24,8 @@
 // slot order), the external-bus log
 // (pK_bus.txt: "r|w first last" in hex, one line per run of consecutive addresses of the
 // same kind, in the order of the accesses), the status line
-// (pK_status.txt) and the ext memory (pK_ext_out.hex; with +ext_from=N its words N .. only),
+// (pK_status.txt) and the ext memory (pK_ext_out.hex; with +ext_from=N +ext_to=M its words
+// N .. M-1 only),
 // and at the end sets ack = req.
 // Host contract (docs/host.md): the status line also holds what the host
 // saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
@@ -84,8 +85,9 @@ module ga2_tb #(
 
   // ------------------------------------------------------------------ run control
   integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes, slot;
-  integer ext_from;     // +ext_from=N: pK_ext_out.hex holds ext[N ..] only (a large model's
-                        // weights are read, never written: the host reads back the rest)
+  integer ext_from;     // +ext_from=N +ext_to=M: pK_ext_out.hex holds ext[N .. M-1] only (a
+  integer ext_to;       // large model's weights are read, never written: the host reads back
+                        // its token area and KV cache)
   reg     timeout, tracing, cut;
   reg [31:0]  ctl [0:1];
   reg [31:0]  cut_cycles, sp_reads;
@@ -121,8 +123,8 @@ module ga2_tb #(
   task write_results;
     begin
       $sformat(fname, "p%0d_ext_out.hex", k);
-      if (ext_from > 0)
-        $writememh(fname, u_h.ext, ext_from, EXT_WORDS - 1);
+      if (ext_from > 0 || ext_to < EXT_WORDS)
+        $writememh(fname, u_h.ext, ext_from, ext_to - 1);
       else
         $writememh(fname, u_h.ext);
       $sformat(fname, "p%0d_status.txt", k);
@@ -351,6 +353,7 @@ module ga2_tb #(
     mon_idle = {`GA2_MON_N*32{1'b0}};
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;
     if (!$value$plusargs("ext_from=%d", ext_from)) ext_from = 0;
+    if (!$value$plusargs("ext_to=%d", ext_to)) ext_to = EXT_WORDS;
     cov_on = $test$plusargs("cov");
 `ifndef VERILATOR
     if ($test$plusargs("waves")) begin

@@ -205,11 +205,11 @@ def job_wait(job, cycles, max_cycles=None):
     return n * protocol.CLOCK_NS
 
 
-def read_raw(run_dir, ext_words, k=None, ext_from=0):
+def read_raw(run_dir, ext_words, k=None, window=None):
     """Program k's status, trace and ext memory as written by the wrapper, in the dict
     the judge takes (k None: the unprefixed files status.txt, trace.txt, ext_out.hex;
-    ext_from: the run's read-back window, protocol.read_outcome)."""
-    out = protocol.read_outcome(run_dir, k, ext_words, ext_from)
+    window: the run's read-back window (first, end), protocol.read_outcome)."""
+    out = protocol.read_outcome(run_dir, k, ext_words, *(window or (0, None)))
     val, xz, trace, ext, bus = out["status"], out["status_xz"], out["trace"], out["ext"], out["bus"]
     if out["trace_xz"]:
         xz.append(f"trace ({out['trace_xz']} entries)")
@@ -258,7 +258,7 @@ def cycle_limit(prepared, cfg, margin=2, predicted=None):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None, ext_from=0):
+        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None, window=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -277,14 +277,18 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     complete outcome lands (read_raw's dict, unjudged: the judgement comes after the run),
     in program order: what a user watching a long run sees as it happens.
 
-    ext_from > 0 reads back only the external memory's words ext_from .. after each program
-    (a large model's weights are 160M words, read and never written): the judge compares
-    those words and holds every write the bus log shows to lie among them; the results
-    carry them as ext_tail (ext None) and their reference outcomes without their memory.
+    window=(first, end) reads back only the external memory's words first .. end - 1 after
+    each program (a large model's weights are 160M words, read and never written): the
+    judge compares those words and holds every write the bus log shows to lie among them;
+    the results carry them as ext_tail (ext None) and their reference outcomes without
+    their memory.
     """
     waves = waves or waves_file is not None
-    if isinstance(ext_from, bool) or not isinstance(ext_from, int) or not 0 <= ext_from < config.resolve(cfg).ext_words:
-        raise ValueError(f"ext_from must be 0 .. ext_words - 1, got {ext_from!r}")
+    if window is not None:
+        first, end = window
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in window) or \
+                not 0 <= first < end <= config.resolve(cfg).ext_words:
+            raise ValueError(f"window must be (first, end) with 0 <= first < end <= ext_words, got {window!r}")
     check_sim(sim)
     cfg = config.resolve(cfg)
     if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
@@ -300,12 +304,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     write_run(run_dir, prepared, cfg, predicted, int(max_cycles))
     cov = coverage.enabled()
     plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
-                + (["+cov"] if cov else []) + ([f"+ext_from={ext_from}"] if ext_from else []))
+                + (["+cov"] if cov else [])
+                + ([f"+ext_from={window[0]}", f"+ext_to={window[1]}"] if window else []))
     if wall_limit is None:
         wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job),
                                     MIN_RATE_GLS if source_set == "gls" else MIN_RATE)
     proc = {}
-    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome, ext_from):
+    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome, window):
         _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
                                      plusargs=plusargs, pytest=False,   # ga2_job has no asserts
                                      wall_limit=wall_limit, process=proc)
@@ -325,7 +330,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
         out = []
         for it in job:
             try:
-                raw = read_raw(run_dir, cfg.ext_words, k, ext_from)
+                raw = read_raw(run_dir, cfg.ext_words, k, window)
             except (OSError, ValueError, RuntimeError, KeyError) as e:
                 raise SimulatorFault(sim, proc.get("program", sim), len(results), len(out), k,
                                      sum(len(jb) for jb in prepared), Process(**proc) if proc else None,
@@ -373,7 +378,7 @@ class _ToConsole:
 
 
 @contextlib.contextmanager
-def _watching(run_dir, ext_words, n, on_outcome, ext_from=0, poll=0.05):
+def _watching(run_dir, ext_words, n, on_outcome, window=None, poll=0.05):
     """Call on_outcome(k, raw) for programs 0..n-1 as their outcomes land in run_dir (a
     thread polling the status files the wrapper writes last), the rest after the block;
     what on_outcome prints reaches the console, not the simulator's log; an exception of
@@ -389,7 +394,7 @@ def _watching(run_dir, ext_words, n, on_outcome, ext_from=0, poll=0.05):
             if protocol.outcome_problem(run_dir, k):
                 return   # not landed yet (or never: check_outcomes names that fault)
             try:
-                on_outcome(k, read_raw(run_dir, ext_words, k, ext_from))
+                on_outcome(k, read_raw(run_dir, ext_words, k, window))
             except Exception as e:   # noqa: BLE001 -- re-raised in the caller's thread
                 errors.append(e)
             done[0] += 1

@@ -131,7 +131,7 @@ class Window:
 def run(gen, sim="model", window=False):
     """Run gen's steps on sim ("model", "icarus", "verilator"): an Outcome. window: on a
     simulator, read back only the token area and the KV cache after each step (the judge
-    holds every write to them; tb/sim/run.py ext_from): the whole model's weights are 160M
+    holds every write to them; tb/sim/run.py's window): the whole model's weights are 160M
     words; the Outcome's ext is then a Window."""
     progs = gen.programs()
     ext, counters, ok, error = gen.image(), [], True, ""
@@ -151,9 +151,9 @@ def run(gen, sim="model", window=False):
         if sim not in hw.available_sims():
             raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
         items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT) for k, p in enumerate(progs)]
-        first = gen.layout.tokens if window else 0
+        span = (gen.layout.tokens, gen.layout.ext_words) if window else None
         cfg = cfg.for_program(max(len(p) for p in progs))
-        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg, ext_from=first)):
+        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg, window=span)):
             counters.append(r.counters)
             ok = ok and r.ok
             if r.error and not error:
