@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.smollm2 import float_ref, int_ref, intweights, text
+from tools.smollm2 import float_ref, gguf_model, int_ref, intweights, text, tokenizer
 from tools.smollm2 import numerics_study as ns
 
 GOAL_TOP1, GOAL_PPL = ns.GOAL_TOP1, ns.GOAL_PPL
@@ -134,7 +134,6 @@ def main(a):
     """ga2 eval --model smollm2 (tools/ga2.py parses; a: --text, --tokens, --json, --rows).
     ValueError: bad input (the caller's exit 2 and one line)."""
     from tb import cli
-    from tools.smollm2 import gguf_model, tokenizer
     if a.model != "smollm2":
         raise ValueError(f"--model {a.model}: ga2 eval knows smollm2 (the toy models' eval: make lm-eval)")
     if a.tokens < 2:
