@@ -27,7 +27,8 @@ Rows, one numeric decision each, cumulative (every row keeps the ones above it):
 The fake rows are numerics_study.py's machinery (float32 values on the integer grid);
 --rows int keeps the float and int rows alone. top1_agreement and ppl_int are the
 integer reference's. Writes the JSON {"text_file", "tokens", "top1_agreement",
-"ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description).
+"ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description, and
+"int_peaks": the largest magnitude of each kind of integer word, the int32 headroom).
 """
 import json
 import time
@@ -101,14 +102,16 @@ def run(model, weights, ids, cal_ids=None, rows="all", log=print):
             top1, ppl, kl, dt = ns.measure(weights_by_mode[mode], ns.FakeQuant(calib=calib, **kw), ids, ref)
             add(name, "fake", what, top1, ppl, kl, dt)
     t0 = time.perf_counter()
-    s = int_ref.IntRef(weights).teacher_forced(ids, keep_logits=True)
+    ir = int_ref.IntRef(weights)
+    s = ir.teacher_forced(ids, keep_logits=True)
     kl = ns.kl_divergence(ref.logits, s.logits / float(1 << int_ref.Q_HEAD))
     add("int", "int", INT_WHAT, float(np.mean(s.top1 == ref.top1)), float_ref.perplexity(s.nll), kl,
         time.perf_counter() - t0)
     last = out[-1]
     return {"tokens": n, "top1_agreement": last["top1"], "ppl_float": ppl_f, "ppl_int": last["ppl"],
             "goal": {"top1": GOAL_TOP1, "ppl_rel": GOAL_PPL}, "meets_goal": last["meets_goal"],
-            "top1_standard_error": float(np.sqrt(0.9 * 0.1 / n)), "rows": out}
+            "top1_standard_error": float(np.sqrt(0.9 * 0.1 / n)), "rows": out,
+            "int_peaks": dict(sorted(ir.peaks.items()))}
 
 
 def table(rep):
@@ -127,6 +130,8 @@ def table(rep):
                  f"({100 * (rep['ppl_int'] / rep['ppl_float'] - 1):+.2f}%): "
                  + ("meets it" if rep["meets_goal"] else "MISSES it")
                  + f" (one standard error of a 90% agreement: {100 * rep['top1_standard_error']:.2f} points)")
+    lines.append("the integer reference's largest |word| (int32 headroom; mm: the exact sums before MM's "
+                 "wrap): " + ", ".join(f"{k} {v:,}" for k, v in rep["int_peaks"].items()))
     return "\n".join(lines)
 
 

@@ -70,11 +70,15 @@ def wrap32(v):
     return ((np.asarray(v, dtype=np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 
 
+def mm_exact(a, w8):
+    """The exact sums of products of int rows a (T x K, |a| <= 2^15) and int8 W (N x K):
+    T x N int64 (the module docstring: float64 sums of integers below 2^53 are exact)."""
+    return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(w8, dtype=np.float64).T).astype(np.int64)
+
+
 def mm(a, w8):
-    """MM of int rows a (T x K, |a| <= 2^15) by int8 W (N x K) transposed: T x N int32
-    words (int64), exact (the module docstring: float64 sums of integers below 2^53)."""
-    a = np.asarray(a, dtype=np.float64)
-    return wrap32(np.rint(a @ np.asarray(w8, dtype=np.float64).T).astype(np.int64))
+    """MM: mm_exact wrapped to int32 words as the chip's accumulator wraps."""
+    return wrap32(mm_exact(a, w8))
 
 
 def add_w(x, y):
@@ -143,7 +147,9 @@ class IntRef:
     prefill(ids) / step(token) run positions on from cache.length and return the last
     position's int32 Q12 logits; generate() decodes greedily; teacher_forced() scores a
     sequence. After a call, `hidden` holds the last position's residual words before the
-    head's QNT."""
+    head's QNT; `peaks` the largest magnitude of each kind of word so far (the int32
+    headroom: "mm SITE" the exact sums before MM's wrap, "x" the residual, "w" p * vs,
+    "score", "q", "k", "v", "gate", "up", "swiglu", "logits")."""
 
     def __init__(self, weights):
         self.w = weights
@@ -151,10 +157,23 @@ class IntRef:
         self.cache = KVCache(self.c)
         self.hidden = None
         self._cos = None
+        self.peaks = {}          # site -> the largest |word| seen (the int32 headroom; see _mm)
 
     def reset(self):
         self.cache = KVCache(self.c)
         self.hidden = None
+
+    def _peak(self, site, a):
+        m = int(np.abs(a).max())
+        if m > self.peaks.get(site, -1):
+            self.peaks[site] = m
+        return a
+
+    def _mm(self, site, a, w8):
+        """mm(a, w8), its exact sum's largest magnitude kept in peaks["mm " + site] (past
+        2^31 - 1 the chip's accumulator wraps; nothing here assumes it does not)."""
+        exact = self._peak("mm " + site, mm_exact(a, w8))
+        return wrap32(exact)
 
     def _rope_rows(self, positions):
         need = int(positions.max()) + 1
@@ -192,9 +211,9 @@ class IntRef:
         x = W.embed12[ids].astype(np.int64)
         for li, L in enumerate(W.layers):
             h16, sh = qnt_rows(x, Q_X, 1, 1)
-            q = rqc.rqc_rows(mm(h16, L.wq), sh, L.csq, Q_X)
-            k = rqc.rqc_rows(mm(h16, L.wk), sh, L.csk, Q_X)
-            v = rqc.rqc_rows(mm(h16, L.wv), sh, L.csv, Q_X)
+            q = self._peak("q", rqc.rqc_rows(self._mm("qkv", h16, L.wq), sh, L.csq, Q_X))
+            k = self._peak("k", rqc.rqc_rows(self._mm("qkv", h16, L.wk), sh, L.csk, Q_X))
+            v = self._peak("v", rqc.rqc_rows(self._mm("qkv", h16, L.wv), sh, L.csv, Q_X))
             q, k = self._rope(q, c.n_head, cs), self._rope(k, c.n_kv_head, cs)
             kc = self.cache
             for g in range(c.n_kv_head):
@@ -206,21 +225,21 @@ class IntRef:
             for h in range(c.n_head):
                 g = h // group
                 q16, qs = qnt_rows(q[:, h * hd:(h + 1) * hd], Q_X, 1, 0)
-                s32 = mm(q16, kc.k8[li, g, :S])                           # T x S
-                s = rqc.rqc_rows(s32, qs, kc.ks[li, g, :S], Q_SCORE)
+                s32 = self._mm("score", q16, kc.k8[li, g, :S])            # T x S
+                s = self._peak("score", rqc.rqc_rows(s32, qs, kc.ks[li, g, :S], Q_SCORE))
                 p = smw_rows(s, length)
-                wj = rqc.rqc_rows(p, ones_t, kc.vs[li, g, :S], Q_W)
+                wj = self._peak("w", rqc.rqc_rows(p, ones_t, kc.vs[li, g, :S], Q_W))
                 w16, ws = qnt_rows(wj, Q_WQNT, 1, 0)
-                o32 = mm(w16, kc.v8[li, g, :S].T)                          # T x hd
+                o32 = self._mm("pv", w16, kc.v8[li, g, :S].T)              # T x hd
                 o[:, h * hd:(h + 1) * hd] = rqc.rqc_rows(o32, ws, ones_hd, Q_O)
             o16, os_ = qnt_rows(o, Q_X, 1, 0)
-            x = add_w(x, rqc.rqc_rows(mm(o16, L.wo), os_, L.cso, Q_X))
+            x = self._peak("x", add_w(x, rqc.rqc_rows(self._mm("o", o16, L.wo), os_, L.cso, Q_X)))
             h16, sh2 = qnt_rows(x, Q_X, 1, 1)
-            gt = rqc.rqc_rows(mm(h16, L.wg), sh2, L.csg, Q_X)
-            up = rqc.rqc_rows(mm(h16, L.wu), sh2, L.csu, Q_X)
-            f = swiglu.swiglu_vec(gt, up)
+            gt = self._peak("gate", rqc.rqc_rows(self._mm("gate_up", h16, L.wg), sh2, L.csg, Q_X))
+            up = self._peak("up", rqc.rqc_rows(self._mm("gate_up", h16, L.wu), sh2, L.csu, Q_X))
+            f = self._peak("swiglu", swiglu.swiglu_vec(gt, up))
             f16, fs = qnt_rows(f, Q_X, 1, 0)
-            x = add_w(x, rqc.rqc_rows(mm(f16, L.wd), fs, L.csd, Q_X))
+            x = self._peak("x", add_w(x, rqc.rqc_rows(self._mm("down", f16, L.wd), fs, L.csd, Q_X)))
         self.cache.length = S
         self.hidden = x[-1].copy()
         if not logits:
@@ -230,7 +249,7 @@ class IntRef:
     def head(self, x):
         """The int32 Q12 logits (T x vocab, int64) of final residual rows x."""
         h16, shf = qnt_rows(x, Q_X, 1, 1)
-        return rqc.rqc_rows(mm(h16, self.w.head), shf, self.w.csh, Q_HEAD)
+        return self._peak("logits", rqc.rqc_rows(self._mm("head", h16, self.w.head), shf, self.w.csh, Q_HEAD))
 
     def prefill(self, ids):
         """Run a prompt (all positions at once): the last position's logits (vocab,)."""

@@ -33,6 +33,9 @@ def test_the_json_and_the_table(capsys, tmp_path, monkeypatch, tok, cut_float, c
     assert rep["top1_agreement"] == last["top1"] and rep["ppl_int"] == last["ppl"]
     assert rep["ppl_float"] == rep["rows"][0]["ppl"] and 0.5 <= last["top1"] <= 1
     assert "| int | int |" in out and f"{100 * last['top1']:.2f}%" in out
+    peaks = rep["int_peaks"]
+    assert {"mm qkv", "mm score", "mm pv", "mm head", "x", "w", "logits"} <= set(peaks)
+    assert 0 < peaks["mm head"] < 2 ** 31 and 0 < peaks["logits"] < 2 ** 31
 
 
 def test_every_row_of_the_ladder(tok, cut_float, cut_int):
