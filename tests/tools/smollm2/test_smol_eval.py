@@ -69,3 +69,21 @@ def test_bad_input_is_exit_2_and_one_line(capsys, tmp_path, tok, argv, says):
     rc, out, err = run(capsys, "eval", *argv, "--json", str(tmp_path / "e.json"))
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and says in err, (rc, out, err)
     assert not (tmp_path / "e.json").exists()
+
+
+def test_the_int_option_of_python_m_tools_smollm2(capsys, tmp_path, monkeypatch, tok, cut_float, cut_int):
+    """generate --int prints the integer reference's greedy tokens; ppl --int its perplexity."""
+    from tools.smollm2 import cli, float_ref, int_ref
+    monkeypatch.setattr(gguf_model, "load", lambda path=None: cut_float)
+    monkeypatch.setattr(intweights, "prepare", lambda model: cut_int)
+    prompt = SHORT_TEXT[:40]
+    want = int_ref.IntRef(cut_int).generate(tok.encode(prompt), 4)
+    assert cli.main(["generate", prompt, "--tokens", "4", "--int"]) == 0
+    out, err = capsys.readouterr()
+    assert out == prompt + tok.decode(want) + "\n" and "(integer reference)" in err
+    f = tmp_path / "t.txt"
+    f.write_text(SHORT_TEXT)
+    assert cli.main(["ppl", "--text", str(f), "--tokens", "20", "--int"]) == 0
+    out, err = capsys.readouterr()
+    ppl = float_ref.perplexity(int_ref.IntRef(cut_int).teacher_forced(tok.encode(SHORT_TEXT)[:20]).nll)
+    assert out.startswith(f"perplexity {ppl:.4f} over the first 20 tokens") and "integer reference" in out
