@@ -104,6 +104,8 @@ ROWS = {
         (["eval", "--model", "smollm2", "--tokens", "8193"], "--tokens"),
         (["eval", "--model", "smollm2", "--tokens", "x"], "--tokens"),
         (["eval", "--model", "smollm2", "--rows", "some"], "--rows"),
+        (["eval", "--model", "smollm2", "--pv-tile", "517"], "--pv-tile"),
+        (["eval", "--model", "smollm2", "--pv-tile", "0"], "--pv-tile"),
         (["eval", "--model", "smollm2", "--json", "{d}/adir"], "--json"),
         (["eval", "--model", "smollm2", "--text", "{d}/no/such.txt"], "no/such.txt: no such file"),
         (["eval", "--model", "smollm2", "--text", "{d}/adir"], "adir: a directory"),

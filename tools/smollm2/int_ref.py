@@ -27,6 +27,8 @@ a token row x at position t:
        w = RQC(p, rs=ONE, cs=vs_j, q=Q_W)            w_j = p_j vs_j 2^Q_W: Q27 of the real p_j vs_j
        (w16, ws) = QNT(w, b16=1, q=Q_WQNT)           Q_WQNT = Q_W + 15 (p's Q15): w16 ws = p_real vs
        o_c = RQC(MM(w16, v8), rs=ws, cs=ONE x 64, q=12)
+       (IntRef(pv_tile=n): the keys in tiles of n, each tile's w QNT'd, multiplied and
+       requantized alone, the tiles' o_c added by ADD w=1 -- see PV_TILE_SAFE)
     f. (o16, os) = QNT(o, b16=1, q=12); x = ADD_w(x, RQC(MM(o16, wo8^T), os, cso, 12))
     g. (h16, sh2) = QNT(x, rms=1, b16=1); g, u = RQC(MM(h16, wg8^T / wu8^T), sh2, csg / csu, 12)
        f = SWIGLU(g, u)
@@ -63,6 +65,12 @@ Q_O = 12                     # RQC's q of the attention output o
 Q_HEAD = 12                  # RQC's q of the logits
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 I64_MIN = np.iinfo(np.int64).min
+# the weighted sum of V: QNT scales each row of w to a largest |w16| of 32,767 and every w is
+# >= 0, so with attention spread over n keys of a V channel near its row's 127 the exact sum
+# nears 32,767 * 127 * n: past 516 keys it can wrap int32 (measured: 2.55e9 at 4,096 tokens).
+# pv_tile = n <= PV_TILE_SAFE splits the keys into tiles of n, each QNT'd, multiplied and
+# requantized to Q12 on its own and the tiles' o added (ADD w=1): every sum fits.
+PV_TILE_SAFE = ((1 << 31) - 1) // (((1 << 15) - 1) * 127)      # 516
 
 
 def wrap32(v):
@@ -151,9 +159,12 @@ class IntRef:
     headroom: "mm SITE" the exact sums before MM's wrap, "x" the residual, "w" p * vs,
     "score", "q", "k", "v", "gate", "up", "swiglu", "logits")."""
 
-    def __init__(self, weights):
+    def __init__(self, weights, pv_tile=None):
+        if pv_tile is not None and not 1 <= pv_tile <= PV_TILE_SAFE:
+            raise ValueError(f"pv_tile {pv_tile}: outside 1..{PV_TILE_SAFE} (the tiles whose sum fits int32)")
         self.w = weights
         self.c = weights.config
+        self.pv_tile = pv_tile
         self.cache = KVCache(self.c)
         self.hidden = None
         self._cos = None
@@ -229,9 +240,14 @@ class IntRef:
                 s = self._peak("score", rqc.rqc_rows(s32, qs, kc.ks[li, g, :S], Q_SCORE))
                 p = smw_rows(s, length)
                 wj = self._peak("w", rqc.rqc_rows(p, ones_t, kc.vs[li, g, :S], Q_W))
-                w16, ws = qnt_rows(wj, Q_WQNT, 1, 0)
-                o32 = self._mm("pv", w16, kc.v8[li, g, :S].T)              # T x hd
-                o[:, h * hd:(h + 1) * hd] = rqc.rqc_rows(o32, ws, ones_hd, Q_O)
+                tile = self.pv_tile or S
+                oh = None
+                for a in range(0, S, tile):                                # one tile unless pv_tile
+                    w16, ws = qnt_rows(wj[:, a:a + tile], Q_WQNT, 1, 0)
+                    o32 = self._mm("pv", w16, kc.v8[li, g, a:min(S, a + tile)].T)    # T x hd
+                    ot = rqc.rqc_rows(o32, ws, ones_hd, Q_O)
+                    oh = ot if oh is None else add_w(oh, ot)
+                o[:, h * hd:(h + 1) * hd] = oh
             o16, os_ = qnt_rows(o, Q_X, 1, 0)
             x = self._peak("x", add_w(x, rqc.rqc_rows(self._mm("o", o16, L.wo), os_, L.cso, Q_X)))
             h16, sh2 = qnt_rows(x, Q_X, 1, 1)

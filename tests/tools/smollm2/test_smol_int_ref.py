@@ -116,3 +116,19 @@ def test_bad_input(cut_int):
         r.teacher_forced([1])
     with pytest.raises(ValueError, match="an empty prompt"):
         r.generate([], 3)
+
+
+def test_the_weighted_sum_of_v_in_tiles(cut_int, short_ids):
+    """pv_tile: batched equal to one position at a time; a tile as long as the sequence is
+    the one-tile sum; tiles of 4 keys move the logits by little; the safe bound 516."""
+    ids = short_ids[:14]
+    whole = int_ref.IntRef(cut_int).teacher_forced(ids, keep_logits=True).logits
+    assert (int_ref.IntRef(cut_int, pv_tile=14).teacher_forced(ids, keep_logits=True).logits == whole).all()
+    tiled = int_ref.IntRef(cut_int, pv_tile=4).teacher_forced(ids, chunk=5, keep_logits=True).logits
+    b = int_ref.IntRef(cut_int, pv_tile=4)
+    one = [b.prefill(ids[:1])] + [b.step(t) for t in ids[1:]]
+    assert (np.array(one) == tiled).all()
+    assert not (tiled == whole).all() and np.abs(tiled - whole).max() < 0.05 * np.abs(whole).max()
+    assert int_ref.PV_TILE_SAFE == 516 and 32767 * 127 * 516 < 2 ** 31 <= 32767 * 127 * 517
+    with pytest.raises(ValueError, match="pv_tile 517"):
+        int_ref.IntRef(cut_int, pv_tile=517)
