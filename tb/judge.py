@@ -32,7 +32,8 @@ ProgResult = namedtuple(
     defaults=(None, None))
 ProgResult.__doc__ = """One program's outcome on the chip next to the reference's prediction.
 
-ext: np.int64 array (signed words); counters: isa.Counters; done/error: bool;
+ext: np.int64 array (signed words), or with a read-back window (tb/sim/run.py window)
+(first word, the words from it) and ref without its memory; counters: isa.Counters; done/error: bool;
 error_code/error_pc: int; trace: [(pc, cycle)]; timeout: bool; ref: Result or GA2Error;
 ok: everything equal and no X/Z; mismatch: '' or the first divergence, in words;
 xz: '' or where the chip produced x/z; oob: dict of out-of-range memory accesses;
@@ -178,7 +179,29 @@ def _reads_issues(exp, got):
 
 
 def _ext_issues(exp, got):
-    """The external memory, word by word (not judged when the bench did not read it)."""
+    """The external memory, word by word (not judged when the bench did not read it). A
+    read-back window (got["ext_tail"] = (first, words)): those words, and every write of
+    the bus log inside the window (a write outside it would go unseen otherwise)."""
+    tail = got.get("ext_tail")
+    if tail is not None:
+        first, words = tail
+        bus = (got.get("host") or {}).get("bus")
+        if bus is None:
+            return ["ext: a read-back window without the bus log to hold the writes to it"]
+        end = first + len(words)
+        out = [(a, b) for kind, a, b in bus if kind == "w" and (a < first or b >= end)]
+        issues = [f"ext: the chip wrote words {out[0][0]}..{out[0][1]}, outside the read-back "
+                  f"window {first}..{end - 1}"] if out else []
+        want = np.asarray(exp["ext"], dtype=np.int64)[first:end]
+        got_w = np.asarray(words, dtype=np.int64)
+        if got_w.shape != want.shape:
+            return issues + [f"ext window size {got_w.size} vs {want.size}"]
+        diff = np.nonzero(got_w != want)[0]
+        if diff.size:
+            i = int(diff[0])
+            issues.append(f"ext[{first + i}] = {got_w[i]} vs {want[i]}"
+                          + (f" ({diff.size} words differ)" if diff.size > 1 else ""))
+        return issues
     if got["ext"] is None:
         return []
     gext, rext = np.asarray(got["ext"], dtype=np.int64), np.asarray(exp["ext"], dtype=np.int64)
@@ -270,10 +293,21 @@ def _join(issues):
     return "; ".join(issues[:3]) + more
 
 
+def _without_ext(ref):
+    """The reference outcome without its external memory (a Result or a GA2Error)."""
+    if isinstance(ref, GA2Error):
+        ref.ext = None
+        return ref
+    return ref._replace(ext=None)
+
+
 def make_result(raw, ref):
     """A ProgResult of read_raw()'s dict and the reference outcome."""
     mism = compare(ref, raw)
-    return ProgResult(ext=raw["ext"], counters=raw["counters"], done=raw["done"], error=raw["error"],
+    if raw.get("ext_tail") is not None:        # a read-back window: the words it holds; the
+        ref = _without_ext(ref)               # reference's whole memory is not kept
+    ext = raw["ext"] if raw.get("ext_tail") is None else raw["ext_tail"]
+    return ProgResult(ext=ext, counters=raw["counters"], done=raw["done"], error=raw["error"],
                       error_code=raw["error_code"], error_pc=raw["error_pc"], trace=raw["trace"],
                       timeout=raw["timeout"], ref=ref, ok=(mism == ""), mismatch=mism,
                       xz=raw["xz"], oob=raw["oob"], host=raw.get("host"),

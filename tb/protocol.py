@@ -296,16 +296,22 @@ def outcome_problem(d, k):
     return ""
 
 
-def read_outcome(d, k, ext_words):
+def read_outcome(d, k, ext_words, ext_from=0, ext_to=None):
     """Program k's output files, parsed: {"status": {key: int}, "status_xz": [keys with
     x/z], "trace": [(pc, cycle)], "trace_xz": entries with x/z, "ext": signed words,
-    "ext_xz": [indices with x/z], "bus": read_bus's list or None}."""
+    "ext_xz": [indices with x/z], "bus": read_bus's list or None}. A read-back window (the
+    run's +ext_from and +ext_to): the file holds words ext_from .. ext_to - 1 only; "ext"
+    is None and "ext_tail" is (ext_from, those words)."""
+    ext_to = ext_words if ext_to is None else ext_to
     status, status_xz = read_status(program_file(d, k, "status"))
     trace, trace_xz = read_trace(program_file(d, k, "trace"))
     path = program_file(d, k, "ext_out")
-    ext, ext_xz = parse_mem32(path.read_text(), ext_words, path.name)
-    return {"status": status, "status_xz": status_xz, "trace": trace, "trace_xz": trace_xz,
-            "ext": ext, "ext_xz": ext_xz, "bus": read_bus(program_file(d, k, "bus"))}
+    ext, ext_xz = parse_mem32(path.read_text(), ext_to - ext_from, path.name)
+    out = {"status": status, "status_xz": status_xz, "trace": trace, "trace_xz": trace_xz,
+           "ext": ext, "ext_xz": [i + ext_from for i in ext_xz], "bus": read_bus(program_file(d, k, "bus"))}
+    if ext_from or ext_to != ext_words:
+        out["ext"], out["ext_tail"] = None, (ext_from, ext)
+    return out
 
 
 def read_bus(path):

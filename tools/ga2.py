@@ -10,7 +10,7 @@
                                         the trained model decoding on the chip (docs/lm.md)
   ga2 generate --model smollm2 "PROMPT" --tokens N [--sim model|int|float] [--chat] [--json F]
                                         SmolLM2-135M-Instruct on the chip (docs/smollm2.md)
-  ga2 eval --model smollm2 [--text FILE] [--tokens N] [--json FILE] [--rows all|int]
+  ga2 eval --model smollm2 [--text FILE] [--tokens N] [--json FILE] [--rows all|int] [--pv-tile N]
                                         SmolLM2-135M's integer reference (the chip's numerics)
                                         against its float reference: top-1 agreement, perplexity,
                                         one row per numeric decision (tools/smollm2/evaluate.py)
@@ -435,6 +435,9 @@ def parser():
     p.add_argument("--json", type=cli.out_file(), default=str(Path(ROOT) / "out" / "smollm2_eval.json"))
     p.add_argument("--rows", choices=("all", "int"), default="all",
                    help="int: the float and integer rows alone (no fake quantization)")
+    p.add_argument("--pv-tile", type=cli.integer(1, 516), default=None,
+                   help="the integer reference's weighted sum of V in tiles of this many keys "
+                        "(default: one tile; 516 at most: docs/smollm2.md \"Headroom\")")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("serve", add_help=False,
                        help="serve the language model on the chip (python -m tools.serve.lm_run's options)")

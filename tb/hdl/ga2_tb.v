@@ -24,7 +24,9 @@
 // slot order), the external-bus log
 // (pK_bus.txt: "r|w first last" in hex, one line per run of consecutive addresses of the
 // same kind, in the order of the accesses), the status line
-// (pK_status.txt) and the ext memory (pK_ext_out.hex), and at the end sets ack = req.
+// (pK_status.txt) and the ext memory (pK_ext_out.hex; with +ext_from=N +ext_to=M its words
+// N .. M-1 only),
+// and at the end sets ack = req.
 // Host contract (docs/host.md): the status line also holds what the host
 // saw just before the start (pre_*) and how often it changed during the gap (idle_changes,
 // must stay 0: done and the counters hold until the next start); abort_at > 0 cuts the
@@ -83,6 +85,9 @@ module ga2_tb #(
 
   // ------------------------------------------------------------------ run control
   integer max_cycles, ncyc, fd_trace, fd_stat, fd, i, k, gap, abort_at, idle_changes, slot;
+  integer ext_from;     // +ext_from=N +ext_to=M: pK_ext_out.hex holds ext[N .. M-1] only (a
+  integer ext_to;       // large model's weights are read, never written: the host reads back
+                        // its token area and KV cache)
   reg     timeout, tracing, cut;
   reg [31:0]  ctl [0:1];
   reg [31:0]  cut_cycles, sp_reads;
@@ -118,7 +123,10 @@ module ga2_tb #(
   task write_results;
     begin
       $sformat(fname, "p%0d_ext_out.hex", k);
-      $writememh(fname, u_h.ext);
+      if (ext_from > 0 || ext_to < EXT_WORDS)
+        $writememh(fname, u_h.ext, ext_from, ext_to - 1);
+      else
+        $writememh(fname, u_h.ext);
       $sformat(fname, "p%0d_status.txt", k);
       fd_stat = $fopen(fname, "w");
       $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h fetch %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",
@@ -344,6 +352,8 @@ module ga2_tb #(
     mon_base = {`GA2_MON_N*32{1'b0}};
     mon_idle = {`GA2_MON_N*32{1'b0}};
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 200000;
+    if (!$value$plusargs("ext_from=%d", ext_from)) ext_from = 0;
+    if (!$value$plusargs("ext_to=%d", ext_to)) ext_to = EXT_WORDS;
     cov_on = $test$plusargs("cov");
 `ifndef VERILATOR
     if ($test$plusargs("waves")) begin

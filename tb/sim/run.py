@@ -205,10 +205,11 @@ def job_wait(job, cycles, max_cycles=None):
     return n * protocol.CLOCK_NS
 
 
-def read_raw(run_dir, ext_words, k=None):
+def read_raw(run_dir, ext_words, k=None, window=None):
     """Program k's status, trace and ext memory as written by the wrapper, in the dict
-    the judge takes (k None: the unprefixed files status.txt, trace.txt, ext_out.hex)."""
-    out = protocol.read_outcome(run_dir, k, ext_words)
+    the judge takes (k None: the unprefixed files status.txt, trace.txt, ext_out.hex;
+    window: the run's read-back window (first, end), protocol.read_outcome)."""
+    out = protocol.read_outcome(run_dir, k, ext_words, *(window or (0, None)))
     val, xz, trace, ext, bus = out["status"], out["status_xz"], out["trace"], out["ext"], out["bus"]
     if out["trace_xz"]:
         xz.append(f"trace ({out['trace_xz']} entries)")
@@ -219,7 +220,7 @@ def read_raw(run_dir, ext_words, k=None):
                            + ["pre_" + k_ for k_ in HOST_OUTPUTS], 0), **val}
     outs = {k_: val[k_] for k_ in HOST_OUTPUTS}
     return {
-        "ext": ext,
+        "ext": ext, "ext_tail": out.get("ext_tail"),
         "counters": isa.Counters(*(val[k_] for k_ in isa.Counters._fields)),
         "done": bool(val["done"]), "error": bool(val["error"]), "error_code": val["code"],
         "error_pc": val["pc"], "trace": trace, "timeout": bool(val["timeout"]),
@@ -257,7 +258,7 @@ def cycle_limit(prepared, cfg, margin=2, predicted=None):
 
 
 def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, waves=False,
-        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None):
+        keep=None, waves_file=None, wall_limit=None, source_set="rtl", on_outcome=None, window=None):
     """Run every program of every job in one simulator process; list of lists of ProgResult.
 
     The reference is one Machine for the whole call, run in the same order. Each call gets
@@ -275,8 +276,19 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     on_outcome(k, raw) is called, while the simulator still runs, as each program k's
     complete outcome lands (read_raw's dict, unjudged: the judgement comes after the run),
     in program order: what a user watching a long run sees as it happens.
+
+    window=(first, end) reads back only the external memory's words first .. end - 1 after
+    each program (a large model's weights are 160M words, read and never written): the
+    judge compares those words and holds every write the bus log shows to lie among them;
+    the results carry them as ext_tail (ext None) and their reference outcomes without
+    their memory.
     """
     waves = waves or waves_file is not None
+    if window is not None:
+        first, end = window
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in window) or \
+                not 0 <= first < end <= config.resolve(cfg).ext_words:
+            raise ValueError(f"window must be (first, end) with 0 <= first < end <= ext_words, got {window!r}")
     check_sim(sim)
     cfg = config.resolve(cfg)
     if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
@@ -292,12 +304,13 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     write_run(run_dir, prepared, cfg, predicted, int(max_cycles))
     cov = coverage.enabled()
     plusargs = ([f"+max_cycles={int(max_cycles)}"] + (["+waves"] if waves and sim == "icarus" else [])
-                + (["+cov"] if cov else []))
+                + (["+cov"] if cov else [])
+                + ([f"+ext_from={window[0]}", f"+ext_to={window[1]}"] if window else []))
     if wall_limit is None:
         wall_limit = wall_limit_for(prepared, max_cycles, sum(it.gap for job in prepared for it in job),
                                     MIN_RATE_GLS if source_set == "gls" else MIN_RATE)
     proc = {}
-    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome):
+    with _watching(run_dir, cfg.ext_words, sum(len(job) for job in prepared), on_outcome, window):
         _, failed, log = cocotb_test(sim, bdir, run_dir, JOB_MODULE, module_dirs=[DRIVERS],
                                      plusargs=plusargs, pytest=False,   # ga2_job has no asserts
                                      wall_limit=wall_limit, process=proc)
@@ -317,7 +330,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
         out = []
         for it in job:
             try:
-                raw = read_raw(run_dir, cfg.ext_words, k)
+                raw = read_raw(run_dir, cfg.ext_words, k, window)
             except (OSError, ValueError, RuntimeError, KeyError) as e:
                 raise SimulatorFault(sim, proc.get("program", sim), len(results), len(out), k,
                                      sum(len(jb) for jb in prepared), Process(**proc) if proc else None,
@@ -365,7 +378,7 @@ class _ToConsole:
 
 
 @contextlib.contextmanager
-def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
+def _watching(run_dir, ext_words, n, on_outcome, window=None, poll=0.05):
     """Call on_outcome(k, raw) for programs 0..n-1 as their outcomes land in run_dir (a
     thread polling the status files the wrapper writes last), the rest after the block;
     what on_outcome prints reaches the console, not the simulator's log; an exception of
@@ -381,7 +394,7 @@ def _watching(run_dir, ext_words, n, on_outcome, poll=0.05):
             if protocol.outcome_problem(run_dir, k):
                 return   # not landed yet (or never: check_outcomes names that fault)
             try:
-                on_outcome(k, read_raw(run_dir, ext_words, k))
+                on_outcome(k, read_raw(run_dir, ext_words, k, window))
             except Exception as e:   # noqa: BLE001 -- re-raised in the caller's thread
                 errors.append(e)
             done[0] += 1

@@ -75,6 +75,28 @@ def test_the_judge_reports_each_perturbed_part():
     assert judge.compare(ref, dict(got, ext=None)) == ""       # memory not read: not judged
 
 
+def test_the_judge_holds_a_read_back_window():
+    """ext_tail (tb/sim/run.py window): the window's words judged, and a write the bus log
+    shows outside the window reported even when the window matches."""
+    prog, img = self_contained_program()
+    ref = run_machine(prog, img)
+    got = ideal(ref)
+    first = 1000
+    tail = np.array(ref.ext)[first:2000]
+    ok = dict(got, ext=None, ext_tail=(first, tail), host={"bus": [("r", 0, 15), ("w", 1003, 1006)]})
+    assert judge.compare(ref, ok) == ""
+    bad = tail.copy()
+    bad[3] += 1
+    assert judge.compare(ref, dict(ok, ext_tail=(first, bad))) == f"ext[1003] = {bad[3]} vs {ref.ext[1003]}"
+    low = dict(ok, host={"bus": [("w", 999, 1002)]})
+    assert judge.compare(ref, low) == "ext: the chip wrote words 999..1002, outside the read-back window 1000..1999"
+    high = dict(ok, host={"bus": [("r", 3000, 3001), ("w", 1998, 2000)]})
+    assert judge.compare(ref, high) == "ext: the chip wrote words 1998..2000, outside the read-back window 1000..1999"
+    assert "without the bus log" in judge.compare(ref, dict(ok, host=None))
+    past = dict(ok, ext_tail=(len(ref.ext) - 8, np.zeros(16, np.int64)))      # past the memory's end
+    assert "window size 16 vs 8" in judge.compare(ref, past)
+
+
 def test_the_judge_reports_error_outputs():
     bad = badprog.bad_program(3, isa.ERR_SP_RANGE, cfg=CFG)
     ref = run_machine(bad.prog, bad.image)

@@ -15,5 +15,9 @@ the chip is held to and what it is fed:
   oracle.py         llama.cpp (llama-cpp-python, built here) against the float reference
                     (make smollm2-oracle; never in make test)
   numerics_study.py what integer numerics cost the model (fake quantization in numpy)
-Imports nothing of the chip (model, tb) but the repository root.
+  intweights.py     the weights as the chip holds them: per-channel int8, scale words, folds
+  int_ref.py        the integer reference: the forward pass in the chip's numerics, bit-exact
+  evaluate.py       ga2 eval --model smollm2: its quality table (docs/smollm2.md)
+The float side imports nothing of the chip (model, tb) but the repository root; intweights
+and int_ref use model/wide.py and model/ops' reference functions (model <- tools).
 """

@@ -4,15 +4,15 @@ to the integer reference (tools/smollm2/int_ref.py: written from the pipeline's 
 not from the compiler).
 
 A generation of one prompt: prefill steps of up to PREFILL_ROWS of the prompt's positions
-as rows (as many as the scratchpad holds) (the last one's ARGMAX writes the first new
+as rows, as many as the scratchpad holds (the last one's ARGMAX writes the first new
 token), then one decode step a token
 (its row at the next position, the token it reads the one the previous step stored: the
 host never touches the memory between steps). Everything the chip keeps between steps is
 in its external memory (WideLayout: weights, rope rows, token area, KV cache).
 
 Chips: CUT_CHIP (a 65,536-word scratchpad, 2^20 external words, 4,096 instructions) holds
-the cut-down models the tests run; full_chip() the whole model (2^28 external words, an
-instruction memory the size of its longest step).
+the cut-down models the tests run; full_chip() the whole model (FULL_EXT external words,
+2^17 instructions: a step is up to about 80,000).
 """
 from collections import namedtuple
 
@@ -28,9 +28,13 @@ SP_WORDS = 1 << 16
 CUT_CHIP = config.Config(sp_words=SP_WORDS, ext_words=1 << 20, imem_depth=4096, mode="overlap")
 
 
-def full_chip(mode="overlap", imem_depth=1 << 17):
-    """The whole model's chip: the largest scratchpad and external memory."""
-    return config.Config(sp_words=SP_WORDS, ext_words=1 << 28, imem_depth=imem_depth, mode=mode)
+FULL_EXT = 180 << 20      # the weights (162.8M words) and a KV cache of about 2,200 positions
+
+
+def full_chip(mode="overlap", imem_depth=1 << 17, ext_words=FULL_EXT):
+    """The whole model's chip: the largest scratchpad, 180 x 2^20 external words (up to
+    2^28 for contexts past about 2,200 positions)."""
+    return config.Config(sp_words=SP_WORDS, ext_words=ext_words, imem_depth=imem_depth, mode=mode)
 
 
 def describe(shape, ctx):
@@ -161,8 +165,28 @@ counters: isa.Counters per step; steps_ok: every step equal to the reference Mac
 on "model"); error: "" or the chip's error; ext: the final external memory."""
 
 
-def run(gen, sim="model"):
-    """Run gen's steps on sim ("model", "icarus", "verilator"): an Outcome."""
+class Window:
+    """The external memory from word `first` on (a simulator's read-back window), indexed
+    by full addresses (an int or a slice within the window)."""
+
+    def __init__(self, first, words):
+        self.first, self.words = first, np.asarray(words)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            if key.start is None or key.start < self.first or key.step not in (None, 1):
+                raise IndexError(f"{key}: outside the read-back window from {self.first}")
+            return self.words[key.start - self.first:key.stop - self.first]
+        if key < self.first:
+            raise IndexError(f"word {key}: below the read-back window from {self.first}")
+        return self.words[key - self.first]
+
+
+def run(gen, sim="model", window=False):
+    """Run gen's steps on sim ("model", "icarus", "verilator"): an Outcome. window: on a
+    simulator, read back only the token area and the KV cache after each step (the judge
+    holds every write to them; tb/sim/run.py's window): the whole model's weights are 160M
+    words; the Outcome's ext is then a Window."""
     progs = gen.programs()
     ext, counters, ok, error = gen.image(), [], True, ""
     cfg = gen.layout.chip
@@ -181,15 +205,18 @@ def run(gen, sim="model"):
         if sim not in hw.available_sims():
             raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
         items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT) for k, p in enumerate(progs)]
-        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg)):
+        span = (gen.layout.tokens, gen.layout.ext_words) if window else None
+        cfg = cfg.for_program(max(len(p) for p in progs))
+        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg, window=span)):
             counters.append(r.counters)
             ok = ok and r.ok
             if r.error and not error:
                 error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
             if not r.ok and not error:
                 error = f"step {k}: {r.mismatch}"
-            ext = r.ext
-    return Outcome(gen.tokens(ext), counters, ok and not error, error, np.asarray(ext))
+            ext = Window(*r.ext) if window else r.ext
+    return Outcome(gen.tokens(ext), counters, ok and not error, error,
+                   ext if isinstance(ext, Window) else np.asarray(ext))
 
 
 def cache_equal(gen, ext, ref):

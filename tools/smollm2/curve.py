@@ -41,10 +41,11 @@ GOAL_RATIO = 0.10         # B = 16 / B = 1 within 10% of the roofline's ratio
 
 
 def chip(mode):
-    """The whole model's chip (tools/smollm2/chip.full_chip) with the deepest instruction
-    memory (a B = 16 step is about 600,000 instructions)."""
+    """The whole model's chip (tools/smollm2/chip.full_chip) with the largest external
+    memory its addresses reach (2^28 words: the batches' caches beside the weights) and
+    the deepest instruction memory (a B = 16 step is about 600,000 instructions)."""
     from tools.smollm2.chip import full_chip
-    return full_chip(mode, imem_depth=config.IMEM_MAX)
+    return full_chip(mode, imem_depth=config.IMEM_MAX, ext_words=config.Config().ext_max)
 
 
 def layout(desc, B, T, cfg):

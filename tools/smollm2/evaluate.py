@@ -2,6 +2,7 @@
 cost of each numeric decision on the way from today's chip numerics to it.
 
   ga2 eval --model smollm2 [--text FILE] [--tokens N] [--json out/smollm2_eval.json] [--rows all|int]
+           [--pv-tile N]
 
 The text is FILE's first N tokens (default 1,024) as one sequence, no BOS (default: the
 held-out slice of the pydoc topics, text.HELD_OUT; never the calibration slice), scored
@@ -25,9 +26,11 @@ Rows, one numeric decision each, cumulative (every row keeps the ones above it):
          in Q14, every intermediate an int32 Q12 word, scores in log2 units (Q8) into SMW,
          the weighted sum's 16-bit QNT of p * vs, SWIGLU's interpolated sigmoid
 The fake rows are numerics_study.py's machinery (float32 values on the integer grid);
---rows int keeps the float and int rows alone. top1_agreement and ppl_int are the
+--rows int keeps the float and int rows alone; --pv-tile N runs the integer reference with
+the weighted sum of V in tiles of N keys (int_ref.PV_TILE_SAFE: the int32 headroom). top1_agreement and ppl_int are the
 integer reference's. Writes the JSON {"text_file", "tokens", "top1_agreement",
-"ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description).
+"ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description, and
+"int_peaks": the largest magnitude of each kind of integer word, the int32 headroom).
 """
 import json
 import time
@@ -35,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.smollm2 import float_ref, int_ref, intweights, text
+from tools.smollm2 import float_ref, gguf_model, int_ref, intweights, text, tokenizer
 from tools.smollm2 import numerics_study as ns
 
 GOAL_TOP1, GOAL_PPL = ns.GOAL_TOP1, ns.GOAL_PPL
@@ -68,7 +71,7 @@ def meets(top1, ppl, ppl_float):
     return top1 >= GOAL_TOP1 and ppl <= ppl_float * (1 + GOAL_PPL)
 
 
-def run(model, weights, ids, cal_ids=None, rows="all", log=print):
+def run(model, weights, ids, cal_ids=None, rows="all", log=print, pv_tile=None):
     """The report (JSON-ready, without the text's description) of ids scored by the float
     reference of model, the fake-quantization rows (rows "all"; cal_ids: the calibration
     tokens of row a) and the integer reference of weights (intweights.IntWeights)."""
@@ -101,14 +104,17 @@ def run(model, weights, ids, cal_ids=None, rows="all", log=print):
             top1, ppl, kl, dt = ns.measure(weights_by_mode[mode], ns.FakeQuant(calib=calib, **kw), ids, ref)
             add(name, "fake", what, top1, ppl, kl, dt)
     t0 = time.perf_counter()
-    s = int_ref.IntRef(weights).teacher_forced(ids, keep_logits=True)
+    ir = int_ref.IntRef(weights, pv_tile=pv_tile)
+    s = ir.teacher_forced(ids, keep_logits=True)
     kl = ns.kl_divergence(ref.logits, s.logits / float(1 << int_ref.Q_HEAD))
-    add("int", "int", INT_WHAT, float(np.mean(s.top1 == ref.top1)), float_ref.perplexity(s.nll), kl,
+    what = INT_WHAT + (f"; the weighted sum of V in tiles of {pv_tile} keys" if pv_tile else "")
+    add("int", "int", what, float(np.mean(s.top1 == ref.top1)), float_ref.perplexity(s.nll), kl,
         time.perf_counter() - t0)
     last = out[-1]
     return {"tokens": n, "top1_agreement": last["top1"], "ppl_float": ppl_f, "ppl_int": last["ppl"],
             "goal": {"top1": GOAL_TOP1, "ppl_rel": GOAL_PPL}, "meets_goal": last["meets_goal"],
-            "top1_standard_error": float(np.sqrt(0.9 * 0.1 / n)), "rows": out}
+            "top1_standard_error": float(np.sqrt(0.9 * 0.1 / n)), "rows": out,
+            "int_peaks": dict(sorted(ir.peaks.items()))}
 
 
 def table(rep):
@@ -127,6 +133,8 @@ def table(rep):
                  f"({100 * (rep['ppl_int'] / rep['ppl_float'] - 1):+.2f}%): "
                  + ("meets it" if rep["meets_goal"] else "MISSES it")
                  + f" (one standard error of a 90% agreement: {100 * rep['top1_standard_error']:.2f} points)")
+    lines.append("the integer reference's largest |word| (int32 headroom; mm: the exact sums before MM's "
+                 "wrap): " + ", ".join(f"{k} {v:,}" for k, v in rep["int_peaks"].items()))
     return "\n".join(lines)
 
 
@@ -134,7 +142,6 @@ def main(a):
     """ga2 eval --model smollm2 (tools/ga2.py parses; a: --text, --tokens, --json, --rows).
     ValueError: bad input (the caller's exit 2 and one line)."""
     from tb import cli
-    from tools.smollm2 import gguf_model, tokenizer
     if a.model != "smollm2":
         raise ValueError(f"--model {a.model}: ga2 eval knows smollm2 (the toy models' eval: make lm-eval)")
     if a.tokens < 2:
@@ -154,8 +161,8 @@ def main(a):
         ids, what = ids[:a.tokens], f"{a.text}, its first {a.tokens} tokens"
     cal = text.window(tok, text.CALIBRATION, min(a.tokens, text.CALIBRATION[1])) if a.rows == "all" else None
     t0 = time.perf_counter()
-    rep = run(model, intweights.prepare(model), ids, cal, a.rows)
-    rep = {"text_file": a.text, "text": what, **rep, "seconds": time.perf_counter() - t0}
+    rep = run(model, intweights.prepare(model), ids, cal, a.rows, pv_tile=a.pv_tile)
+    rep = {"text_file": a.text, "text": what, **rep, "pv_tile": a.pv_tile, "seconds": time.perf_counter() - t0}
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps(rep, indent=1) + "\n")
     print(table(rep))

@@ -5,9 +5,10 @@ on either reference.
                    its tokens and every cached K/V row are held to the integer reference
   --sim int        the integer reference alone (tools/smollm2/int_ref.py)
   --sim float      the float reference alone (tools/smollm2/float_ref.py)
-  --sim icarus|verilator   the simulated RTL: the whole model's 166M-word memory image is
-                   not supported by the co-simulation's per-step memory read-back yet (the
-                   cut-downs of tests/tools/smollm2/test_smol_chip.py run there); refused
+  --sim icarus|verilator   the simulated RTL (tb.hw, every step judged against the Machine:
+                   counters, retire trace, the token area and KV cache read back after each
+                   step, every write inside them); tokens and KV rows held to the integer
+                   reference as on the Machine
 
 The first line says what will run and, for the chip, its predicted cycles (the timing
 model) and wall time (derived from the Machine's measured speed, MACHINE_CYCLES_PER_S).
@@ -23,9 +24,9 @@ from model import timing
 from tools.smollm2 import chip, float_ref, gguf_model, int_ref, intweights, tokenizer
 
 SIMS = ("model", "int", "float", "icarus", "verilator")
-# the Machine's speed on the whole model's steps, measured (2026-12-06, this machine type:
-# 9 steps of 107..135M cycles in 112 s): for the first line's estimate only
-MACHINE_CYCLES_PER_S = 10.8e6
+# each way's speed on the whole model's steps, measured on this machine type (2026-12-06):
+# for the first line's estimate only (docs/smollm2.md)
+CYCLES_PER_S = {"model": 10.8e6, "verilator": 0.41e6, "icarus": 7.0e3}
 
 
 def _clock(mode):
@@ -44,9 +45,6 @@ def run(prompt_text, n, sim="model", mode="overlap", chat=False, json_path=None,
     ValueError for bad input (a prompt beyond the context, n < 1, an unknown sim)."""
     if sim not in SIMS:
         raise ValueError(f"--sim {sim}: one of {', '.join(SIMS)}")
-    if sim in ("icarus", "verilator"):
-        raise ValueError(f"--sim {sim}: the whole SmolLM2 model does not run on the simulated RTL "
-                         "yet (its cut-downs do: make test); use --sim model, int or float")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"--tokens must be >= 1, got {n!r}")
     m = gguf_model.load()
@@ -73,10 +71,11 @@ def run(prompt_text, n, sim="model", mode="overlap", chat=False, json_path=None,
     progs = gen.programs()
     cfg = gen.layout.chip.for_program(max(len(p) for p in progs))
     predicted = sum(timing.schedule(p, cfg).cycles for p in progs)
-    log(f"the Machine ({mode}): {len(gen.steps)} steps, {sum(len(p) for p in progs)} instructions, "
-        f"{predicted:,} cycles predicted; about {predicted / MACHINE_CYCLES_PER_S / 60:.1f} min "
-        f"(derived: {MACHINE_CYCLES_PER_S / 1e6:.1f}M cycles/s measured)")
-    out = chip.run(gen, "model")
+    rate = CYCLES_PER_S[sim]
+    log(f"{'the Machine' if sim == 'model' else sim} ({mode}): {len(gen.steps)} steps, "
+        f"{sum(len(p) for p in progs)} instructions, {predicted:,} cycles predicted; about "
+        f"{predicted / rate / 60:.1f} min (derived: {rate:,.0f} cycles/s measured)", flush=True)
+    out = chip.run(gen, sim, window=sim != "model")
     want = ref.generate(ids, n)
     kv_ok = not out.error and chip.cache_equal(gen, out.ext, ref)
     ok = not out.error and out.tokens == want and kv_ok

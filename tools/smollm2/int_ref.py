@@ -27,6 +27,8 @@ a token row x at position t:
        w = RQC(p, rs=ONE, cs=vs_j, q=Q_W)            w_j = p_j vs_j 2^Q_W: Q27 of the real p_j vs_j
        (w16, ws) = QNT(w, b16=1, q=Q_WQNT)           Q_WQNT = Q_W + 15 (p's Q15): w16 ws = p_real vs
        o_c = RQC(MM(w16, v8), rs=ws, cs=ONE x 64, q=12)
+       (IntRef(pv_tile=n): the keys in tiles of n, each tile's w QNT'd, multiplied and
+       requantized alone, the tiles' o_c added by ADD w=1 -- see PV_TILE_SAFE)
     f. (o16, os) = QNT(o, b16=1, q=12); x = ADD_w(x, RQC(MM(o16, wo8^T), os, cso, 12))
     g. (h16, sh2) = QNT(x, rms=1, b16=1); g, u = RQC(MM(h16, wg8^T / wu8^T), sh2, csg / csu, 12)
        f = SWIGLU(g, u)
@@ -63,6 +65,12 @@ Q_O = 12                     # RQC's q of the attention output o
 Q_HEAD = 12                  # RQC's q of the logits
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 I64_MIN = np.iinfo(np.int64).min
+# the weighted sum of V: QNT scales each row of w to a largest |w16| of 32,767 and every w is
+# >= 0, so with attention spread over n keys of a V channel near its row's 127 the exact sum
+# nears 32,767 * 127 * n: past 516 keys it can wrap int32 (measured: 2.55e9 at 4,096 tokens).
+# pv_tile = n <= PV_TILE_SAFE splits the keys into tiles of n, each QNT'd, multiplied and
+# requantized to Q12 on its own and the tiles' o added (ADD w=1): every sum fits.
+PV_TILE_SAFE = ((1 << 31) - 1) // (((1 << 15) - 1) * 127)      # 516
 
 
 def wrap32(v):
@@ -70,11 +78,15 @@ def wrap32(v):
     return ((np.asarray(v, dtype=np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 
 
+def mm_exact(a, w8):
+    """The exact sums of products of int rows a (T x K, |a| <= 2^15) and int8 W (N x K):
+    T x N int64 (the module docstring: float64 sums of integers below 2^53 are exact)."""
+    return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(w8, dtype=np.float64).T).astype(np.int64)
+
+
 def mm(a, w8):
-    """MM of int rows a (T x K, |a| <= 2^15) by int8 W (N x K) transposed: T x N int32
-    words (int64), exact (the module docstring: float64 sums of integers below 2^53)."""
-    a = np.asarray(a, dtype=np.float64)
-    return wrap32(np.rint(a @ np.asarray(w8, dtype=np.float64).T).astype(np.int64))
+    """MM: mm_exact wrapped to int32 words as the chip's accumulator wraps."""
+    return wrap32(mm_exact(a, w8))
 
 
 def add_w(x, y):
@@ -143,18 +155,36 @@ class IntRef:
     prefill(ids) / step(token) run positions on from cache.length and return the last
     position's int32 Q12 logits; generate() decodes greedily; teacher_forced() scores a
     sequence. After a call, `hidden` holds the last position's residual words before the
-    head's QNT."""
+    head's QNT; `peaks` the largest magnitude of each kind of word so far (the int32
+    headroom: "mm SITE" the exact sums before MM's wrap, "x" the residual, "w" p * vs,
+    "score", "q", "k", "v", "gate", "up", "swiglu", "logits")."""
 
-    def __init__(self, weights):
+    def __init__(self, weights, pv_tile=None):
+        if pv_tile is not None and not 1 <= pv_tile <= PV_TILE_SAFE:
+            raise ValueError(f"pv_tile {pv_tile}: outside 1..{PV_TILE_SAFE} (the tiles whose sum fits int32)")
         self.w = weights
         self.c = weights.config
+        self.pv_tile = pv_tile
         self.cache = KVCache(self.c)
         self.hidden = None
         self._cos = None
+        self.peaks = {}          # site -> the largest |word| seen (the int32 headroom; see _mm)
 
     def reset(self):
         self.cache = KVCache(self.c)
         self.hidden = None
+
+    def _peak(self, site, a):
+        m = int(np.abs(a).max())
+        if m > self.peaks.get(site, -1):
+            self.peaks[site] = m
+        return a
+
+    def _mm(self, site, a, w8):
+        """mm(a, w8), its exact sum's largest magnitude kept in peaks["mm " + site] (past
+        2^31 - 1 the chip's accumulator wraps; nothing here assumes it does not)."""
+        exact = self._peak("mm " + site, mm_exact(a, w8))
+        return wrap32(exact)
 
     def _rope_rows(self, positions):
         need = int(positions.max()) + 1
@@ -192,9 +222,9 @@ class IntRef:
         x = W.embed12[ids].astype(np.int64)
         for li, L in enumerate(W.layers):
             h16, sh = qnt_rows(x, Q_X, 1, 1)
-            q = rqc.rqc_rows(mm(h16, L.wq), sh, L.csq, Q_X)
-            k = rqc.rqc_rows(mm(h16, L.wk), sh, L.csk, Q_X)
-            v = rqc.rqc_rows(mm(h16, L.wv), sh, L.csv, Q_X)
+            q = self._peak("q", rqc.rqc_rows(self._mm("qkv", h16, L.wq), sh, L.csq, Q_X))
+            k = self._peak("k", rqc.rqc_rows(self._mm("qkv", h16, L.wk), sh, L.csk, Q_X))
+            v = self._peak("v", rqc.rqc_rows(self._mm("qkv", h16, L.wv), sh, L.csv, Q_X))
             q, k = self._rope(q, c.n_head, cs), self._rope(k, c.n_kv_head, cs)
             kc = self.cache
             for g in range(c.n_kv_head):
@@ -206,21 +236,26 @@ class IntRef:
             for h in range(c.n_head):
                 g = h // group
                 q16, qs = qnt_rows(q[:, h * hd:(h + 1) * hd], Q_X, 1, 0)
-                s32 = mm(q16, kc.k8[li, g, :S])                           # T x S
-                s = rqc.rqc_rows(s32, qs, kc.ks[li, g, :S], Q_SCORE)
+                s32 = self._mm("score", q16, kc.k8[li, g, :S])            # T x S
+                s = self._peak("score", rqc.rqc_rows(s32, qs, kc.ks[li, g, :S], Q_SCORE))
                 p = smw_rows(s, length)
-                wj = rqc.rqc_rows(p, ones_t, kc.vs[li, g, :S], Q_W)
-                w16, ws = qnt_rows(wj, Q_WQNT, 1, 0)
-                o32 = mm(w16, kc.v8[li, g, :S].T)                          # T x hd
-                o[:, h * hd:(h + 1) * hd] = rqc.rqc_rows(o32, ws, ones_hd, Q_O)
+                wj = self._peak("w", rqc.rqc_rows(p, ones_t, kc.vs[li, g, :S], Q_W))
+                tile = self.pv_tile or S
+                oh = None
+                for a in range(0, S, tile):                                # one tile unless pv_tile
+                    w16, ws = qnt_rows(wj[:, a:a + tile], Q_WQNT, 1, 0)
+                    o32 = self._mm("pv", w16, kc.v8[li, g, a:min(S, a + tile)].T)    # T x hd
+                    ot = rqc.rqc_rows(o32, ws, ones_hd, Q_O)
+                    oh = ot if oh is None else add_w(oh, ot)
+                o[:, h * hd:(h + 1) * hd] = oh
             o16, os_ = qnt_rows(o, Q_X, 1, 0)
-            x = add_w(x, rqc.rqc_rows(mm(o16, L.wo), os_, L.cso, Q_X))
+            x = self._peak("x", add_w(x, rqc.rqc_rows(self._mm("o", o16, L.wo), os_, L.cso, Q_X)))
             h16, sh2 = qnt_rows(x, Q_X, 1, 1)
-            gt = rqc.rqc_rows(mm(h16, L.wg), sh2, L.csg, Q_X)
-            up = rqc.rqc_rows(mm(h16, L.wu), sh2, L.csu, Q_X)
-            f = swiglu.swiglu_vec(gt, up)
+            gt = self._peak("gate", rqc.rqc_rows(self._mm("gate_up", h16, L.wg), sh2, L.csg, Q_X))
+            up = self._peak("up", rqc.rqc_rows(self._mm("gate_up", h16, L.wu), sh2, L.csu, Q_X))
+            f = self._peak("swiglu", swiglu.swiglu_vec(gt, up))
             f16, fs = qnt_rows(f, Q_X, 1, 0)
-            x = add_w(x, rqc.rqc_rows(mm(f16, L.wd), fs, L.csd, Q_X))
+            x = self._peak("x", add_w(x, rqc.rqc_rows(self._mm("down", f16, L.wd), fs, L.csd, Q_X)))
         self.cache.length = S
         self.hidden = x[-1].copy()
         if not logits:
@@ -230,7 +265,7 @@ class IntRef:
     def head(self, x):
         """The int32 Q12 logits (T x vocab, int64) of final residual rows x."""
         h16, shf = qnt_rows(x, Q_X, 1, 1)
-        return rqc.rqc_rows(mm(h16, self.w.head), shf, self.w.csh, Q_HEAD)
+        return self._peak("logits", rqc.rqc_rows(self._mm("head", h16, self.w.head), shf, self.w.csh, Q_HEAD))
 
     def prefill(self, ids):
         """Run a prompt (all positions at once): the last position's logits (vocab,)."""

@@ -84,3 +84,31 @@ def tiny_model(seed=0, n_layer=2, d=16, n_head=4, n_kv_head=2, head_dim=4, ffn=2
     embed = r(vocab, d, scale=1.0)
     return gguf_model.Model(config=c, embed=embed, head=embed, out_norm=1 + r(d, scale=0.1), layers=layers,
                             tokens=(), merges=(), token_types=(), bos=1, eos=2, chat_template="", meta={})
+
+
+# a text whose every token is below 4,096 (the cut models' vocabulary): 47 tokens
+SHORT_TEXT = ("The first line of the file is the name of the function, and the second line is the value of "
+              "the list. If the list has no items, the function gives back None. The last line is the end of "
+              "the code.")
+CUT = (2, 1, 256, 4096)     # layers, KV heads (3 query heads: d = 192), FFN channels, vocabulary rows
+
+
+@pytest.fixture(scope="session")
+def short_ids(tok):
+    ids = tok.encode(SHORT_TEXT)
+    assert max(ids) < CUT[3]
+    return ids
+
+
+@pytest.fixture(scope="session")
+def cut_float(model):
+    """The real model cut down (tools/smollm2/intweights.py cut_model), float32."""
+    from tools.smollm2 import intweights
+    return intweights.cut_model(model, *CUT)
+
+
+@pytest.fixture(scope="session")
+def cut_int(model):
+    """The same cut quantized by the integer reference's rules (intweights.cut)."""
+    from tools.smollm2 import intweights
+    return intweights.cut(model, *CUT)

@@ -63,17 +63,21 @@ def test_overlap_decode_step_is_memory_bound(gqa):
     assert int(c.dma) >= 0.98 * int(c.cycles)
 
 
-@pytest.mark.parametrize("sim,cfg,new", [("verilator", LM_CHIP, 2), ("icarus", LM_CHIP_OVERLAP, 1)],
-                         ids=["verilator-inorder", "icarus-overlap"])
-def test_tiny_cut_on_the_circuit(tiny, sim, cfg, new):
-    """Every step equal to the reference Machine (memory and counters), the tokens and the
+@pytest.mark.parametrize("sim,cfg,new,window", [("verilator", LM_CHIP, 2, True),
+                                                ("icarus", LM_CHIP_OVERLAP, 1, False)],
+                         ids=["verilator-inorder-window", "icarus-overlap"])
+def test_tiny_cut_on_the_circuit(tiny, sim, cfg, new, window):
+    """Every step equal to the reference Machine (memory and counters; with the read-back
+    window the whole model uses, its words and every write in it), the tokens and the
     cache equal to the integer reference."""
     from tb import hw
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
     prompt = [17, 30, 45]
     gen = chip.SmolGeneration(tiny, prompt, new, chip=cfg)
-    _held_to_reference(tiny, gen, chip.run(gen, sim), prompt, new)
+    out = chip.run(gen, sim, window=window)
+    assert isinstance(out.ext, chip.Window) == window
+    _held_to_reference(tiny, gen, out, prompt, new)
 
 
 def test_memory_image_word_for_word(gqa):
