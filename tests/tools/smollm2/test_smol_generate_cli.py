@@ -15,7 +15,7 @@ def ga2(*args):
 
 
 @pytest.mark.parametrize("args,says", [
-    (["--sim", "verilator", "--tokens", "2", "x"], "does not run on the simulated RTL"),
+    (["--sim", "float", "--tokens", "0", "x"], "--tokens"),
     (["--tokens", "2", "--window", "8", "x"], "--window applies to the toy model only"),
     (["--tokens", "2"], "no prompt"),
     (["--tokens", "8190", "The capital of France is"], "beyond the context of 8192"),
