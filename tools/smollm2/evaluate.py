@@ -30,7 +30,8 @@ The fake rows are numerics_study.py's machinery (float32 values on the integer g
 the weighted sum of V in tiles of N keys (int_ref.PV_TILE_SAFE: the int32 headroom). top1_agreement and ppl_int are the
 integer reference's. Writes the JSON {"text_file", "tokens", "top1_agreement",
 "ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description, and
-"int_peaks": the largest magnitude of each kind of integer word, the int32 headroom).
+"int_peaks": the largest magnitude of each kind of integer word, the int32 headroom, and
+"int_wraps": how many MM sums of each site wrapped).
 """
 import json
 import time
@@ -114,7 +115,7 @@ def run(model, weights, ids, cal_ids=None, rows="all", log=print, pv_tile=None):
     return {"tokens": n, "top1_agreement": last["top1"], "ppl_float": ppl_f, "ppl_int": last["ppl"],
             "goal": {"top1": GOAL_TOP1, "ppl_rel": GOAL_PPL}, "meets_goal": last["meets_goal"],
             "top1_standard_error": float(np.sqrt(0.9 * 0.1 / n)), "rows": out,
-            "int_peaks": dict(sorted(ir.peaks.items()))}
+            "int_peaks": dict(sorted(ir.peaks.items())), "int_wraps": dict(sorted(ir.wraps.items()))}
 
 
 def table(rep):
@@ -135,6 +136,8 @@ def table(rep):
                  + f" (one standard error of a 90% agreement: {100 * rep['top1_standard_error']:.2f} points)")
     lines.append("the integer reference's largest |word| (int32 headroom; mm: the exact sums before MM's "
                  "wrap): " + ", ".join(f"{k} {v:,}" for k, v in rep["int_peaks"].items()))
+    lines.append("MM sums past int32 (wrapped, as the chip's accumulator wraps): "
+                 + (", ".join(f"{k} {v:,}" for k, v in rep["int_wraps"].items()) or "none"))
     return "\n".join(lines)
 
 

@@ -157,7 +157,8 @@ class IntRef:
     sequence. After a call, `hidden` holds the last position's residual words before the
     head's QNT; `peaks` the largest magnitude of each kind of word so far (the int32
     headroom: "mm SITE" the exact sums before MM's wrap, "x" the residual, "w" p * vs,
-    "score", "q", "k", "v", "gate", "up", "swiglu", "logits")."""
+    "score", "q", "k", "v", "gate", "up", "swiglu", "logits"); `wraps` how many MM sums of
+    each site passed int32 and wrapped (site -> count, sites that never wrapped absent)."""
 
     def __init__(self, weights, pv_tile=None):
         if pv_tile is not None and not 1 <= pv_tile <= PV_TILE_SAFE:
@@ -169,6 +170,7 @@ class IntRef:
         self.hidden = None
         self._cos = None
         self.peaks = {}          # site -> the largest |word| seen (the int32 headroom; see _mm)
+        self.wraps = {}          # MM site -> how many of its sums wrapped
 
     def reset(self):
         self.cache = KVCache(self.c)
@@ -184,6 +186,9 @@ class IntRef:
         """mm(a, w8), its exact sum's largest magnitude kept in peaks["mm " + site] (past
         2^31 - 1 the chip's accumulator wraps; nothing here assumes it does not)."""
         exact = self._peak("mm " + site, mm_exact(a, w8))
+        n = int(np.count_nonzero((exact > I32_MAX) | (exact < I32_MIN)))
+        if n:
+            self.wraps["mm " + site] = self.wraps.get("mm " + site, 0) + n
         return wrap32(exact)
 
     def _rope_rows(self, positions):

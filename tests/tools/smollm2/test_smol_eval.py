@@ -34,6 +34,7 @@ def test_the_json_and_the_table(capsys, tmp_path, monkeypatch, tok, cut_float, c
     assert rep["ppl_float"] == rep["rows"][0]["ppl"] and 0.5 <= last["top1"] <= 1
     assert "| int | int |" in out and f"{100 * last['top1']:.2f}%" in out
     peaks = rep["int_peaks"]
+    assert rep["int_wraps"] == {} and "MM sums past int32 (wrapped, as the chip's accumulator wraps): none" in out
     assert {"mm qkv", "mm score", "mm pv", "mm head", "x", "w", "logits"} <= set(peaks)
     assert 0 < peaks["mm head"] < 2 ** 31 and 0 < peaks["logits"] < 2 ** 31
 

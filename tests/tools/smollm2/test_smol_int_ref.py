@@ -106,6 +106,10 @@ def test_the_pieces_equal_the_ops_one_row_references():
     big = 32767 * 127 * 2047                                    # past int32: wraps as MM's accumulator
     got = int_ref.mm(np.full((1, 2047), 32767), np.full((1, 2047), 127, np.int8))[0, 0]
     assert got == (big + (1 << 31)) % (1 << 32) - (1 << 31) and got != big
+    r = int_ref.IntRef.__new__(int_ref.IntRef)                  # the headroom's bookkeeping alone
+    r.peaks, r.wraps = {}, {}
+    r._mm("pv", np.full((2, 2047), 32767), np.full((3, 2047), 127, np.int8))
+    assert r.peaks == {"mm pv": big} and r.wraps == {"mm pv": 6}
 
 
 def test_bad_input(cut_int):
