@@ -208,13 +208,16 @@ def cocotb_runner(sim, public=False, pytest=True, module=None):
 
 
 def _runtime_objects(bdir):
-    """The run-time library objects of the Verilator build in bdir (VM_GLOBAL_FAST/SLOW)."""
+    """The run-time library objects of the Verilator build in bdir (VM_GLOBAL_FAST/SLOW):
+    the words of each list's continuation lines, which Verilator 5.006 indents with a tab
+    and 5.048 with two spaces (reading tabs only found none on 5.048, and every build
+    compiled its own run-time library: about 20 CPU seconds a build)."""
     lines = (Path(bdir) / "Vtop_classes.mk").read_text().splitlines()
     objs = []
     for i, line in enumerate(lines):
         if line.startswith(("VM_GLOBAL_FAST +=", "VM_GLOBAL_SLOW +=")):
             for nxt in lines[i + 1:]:
-                if not nxt.startswith("\t"):
+                if not nxt[:1].isspace() or not nxt.strip():
                     break
                 objs += [w + ".o" for w in nxt.replace("\\", " ").split()]
     return objs
