@@ -5,6 +5,8 @@ build/verilator-rt/ and copied into every build. On Verilator 5.048 the list of 
 objects in Vtop_classes.mk is indented with spaces, where 5.006 used tabs; reading tabs only
 found no object, and every build compiled its own copy (make test has nine cocotb
 Verilator builds)."""
+from pathlib import Path
+
 import pytest
 
 from model import config
@@ -53,3 +55,17 @@ def test_a_chip_build_copies_the_run_time_library_instead_of_compiling_it(tmp_pa
     assert compiled == [], f"compiled again: {compiled}"
     for o in objs:
         assert any((d / o).read_bytes() == p.read_bytes() for p in sim_build.RUNTIME_DIR.glob(f"*/{o}")), o
+
+
+def test_the_plain_bench_build_takes_the_run_time_library_from_the_shared_copies():
+    """The plain bench's Verilator build (compile_binary: --binary taken apart) lists its
+    run-time objects and copies them from build/verilator-rt (its own keys: --main compiles
+    them with -DVL_TIME_CONTEXT)."""
+    if "verilator" not in hw.available_sims():
+        pytest.skip("verilator not installed")
+    obj = Path(hw.plain.build("verilator", config.DEFAULT)[0]).parent
+    objs = sim_build._runtime_objects(obj, prefix=f"V{hw.plain.TOP}")
+    assert {"verilated.o", "verilated_timing.o"} <= set(objs)
+    assert f"objects {' '.join(objs)} from {sim_build.RUNTIME_DIR}" in (obj / "make.log").read_text()
+    for o in objs:
+        assert any((obj / o).read_bytes() == p.read_bytes() for p in sim_build.RUNTIME_DIR.glob(f"*/{o}")), o
