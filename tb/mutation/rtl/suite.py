@@ -113,16 +113,21 @@ _PASS_RE = re.compile(r"^MUT PASS (\d+)", re.M)
 _ASSERT_RE = re.compile(r"^ERROR: (.*)$", re.M)       # how Icarus prints a design's $error
 
 
-def run_mutant(vvp, manifest, timeout, nprog=None):
+def run_mutant(vvp, manifest, timeout, nprog=None, restart=True):
     """Run the suite on a compiled mutant: (verdict, check, detail, seconds).
 
     verdict: "pass", "fail" (a check disagreed, or an assertion inside the design fired:
     check "assertion"), "timeout" (a program hit its cycle limit, or the process its
-    wall-clock limit), "crash" (no verdict line).
+    wall-clock limit), "crash" (no verdict line). restart=False leaves out the units'
+    start-while-busy check (+restart=0), about 5 CPU seconds of Icarus a run: for runs that
+    judge only the chip programs (tests/tb/test_one_judge.py); a mutant is always judged
+    with it.
     """
     n = manifest["nprog"] if nprog is None else nprog
     cmd = ["vvp", "-n", vvp, f"+dir={manifest['dir']}", f"+nprog={n}",
            f"+rq_n={manifest['rq_n']}", f"+dv_n={manifest['dv_n']}", f"+pf_n={manifest.get('pf_n', 0)}"]
+    if not restart:
+        cmd.append("+restart=0")
     t = time.time()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
