@@ -58,6 +58,10 @@ def run_table(tmp):
     env.pop("WAVES", None)
     cwd = Path(tmp) / "cwd"
     cwd.mkdir()
+    # set-up, not a row: SmolLM2's one-time float32 cache (the GGUF fetched and dequantized,
+    # 20 to 40 s on a clean clone), so the rows that tokenize a prompt time their refusal alone
+    subprocess.run([sys.executable, "-c", "from tools.smollm2 import gguf_model; gguf_model.load()"],
+                   cwd=ROOT, capture_output=True, timeout=600)
     jobs, where = [], []
     for name, (mod, rows) in TABLE.items():
         for k, (argv, expect) in enumerate(rows):
