@@ -97,6 +97,9 @@ def run_process(cmd, cwd=None, env=None, wall_limit=None):
                    round(time.monotonic() - t0, 3))
 
 
+POLL_MAX = 24 * 3600      # seconds one poll waits at most (its timeout is an int of milliseconds)
+
+
 def wait_exit(p, limit=None):
     """Wait for the Popen p to end, at most limit seconds (None: no limit): True when it
     ended. Woken by the exit itself (a pidfd), not by polling: Popen.wait(timeout) sleeps
@@ -116,8 +119,10 @@ def wait_exit(p, limit=None):
     try:
         ready = select.poll()
         ready.register(fd, select.POLLIN)
-        if not ready.poll(limit * 1000):
-            return False
+        end = time.monotonic() + limit
+        while not ready.poll(min(max(end - time.monotonic(), 0), POLL_MAX) * 1000):
+            if time.monotonic() >= end:      # poll takes at most 2^31 - 1 ms: long limits in steps
+                return False
     finally:
         os.close(fd)
     p.wait()
