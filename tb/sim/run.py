@@ -284,11 +284,7 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     their memory.
     """
     waves = waves or waves_file is not None
-    if window is not None:
-        first, end = window
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in window) or \
-                not 0 <= first < end <= config.resolve(cfg).ext_words:
-            raise ValueError(f"window must be (first, end) with 0 <= first < end <= ext_words, got {window!r}")
+    check_window(window, config.resolve(cfg))
     check_sim(sim)
     cfg = config.resolve(cfg)
     if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
@@ -458,14 +454,16 @@ class Live:
     results so far: .results. max_cycles is every program's cycle limit (default
     LIVE_MAX_CYCLES; a program the timing model puts past half of it is refused); the run
     directory is removed when every program passed (keep=True / GA2_KEEP_RUNS=1 keep it).
+    window=(first, end): run()'s read-back window, for every program of the session.
     """
 
     def __init__(self, sim, cfg=None, rtl_dir=None, build_dir=None, max_cycles=LIVE_MAX_CYCLES,
-                 on_outcome=None, keep=None, idle_limit=LIVE_IDLE, poll=0.002):
+                 on_outcome=None, keep=None, idle_limit=LIVE_IDLE, poll=0.002, window=None):
         check_sim(sim)
         if isinstance(max_cycles, bool) or int(max_cycles) < 1:
             raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
         self.sim, self.cfg, self.max_cycles = sim, config.resolve(cfg), int(max_cycles)
+        self.window = check_window(window, self.cfg)
         self.rtl_dir, self.build_dir, self.on_outcome, self.poll = rtl_dir, build_dir, on_outcome, poll
         self.keep = keep if keep is not None else os.environ.get("GA2_KEEP_RUNS", "") not in ("", "0")
         self.idle_limit = idle_limit
@@ -497,7 +495,8 @@ class Live:
         self.run_dir.mkdir(parents=True)
         plusargs = [f"+max_cycles={self.max_cycles}", f"+live_idle={self.idle_limit}",
                     f"+live_host={os.getpid()}"] + (
-            ["+cov"] if self._cov else [])
+            ["+cov"] if self._cov else []) + (
+            [f"+ext_from={self.window[0]}", f"+ext_to={self.window[1]}"] if self.window else [])
         sys.stdout.flush()
         self._before = sys.stdout
         try:
@@ -552,7 +551,7 @@ class Live:
                 self._fault()
             time.sleep(self.poll)
         try:
-            raw = read_raw(self.run_dir, self.cfg.ext_words, k)
+            raw = read_raw(self.run_dir, self.cfg.ext_words, k, self.window)
         except (OSError, ValueError, RuntimeError, KeyError) as e:
             raise SimulatorFault(self.sim, self._proc.get("program", self.sim), k, 0, k, k + 1, None,
                                  f"program {k}'s result files unreadable ({type(e).__name__}: {e})") from None
@@ -592,6 +591,17 @@ class Live:
         ok = not failed and all(r.ok for r in self.results)
         if ok and not self.keep:
             shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def check_window(window, cfg):
+    """window itself (None, or (first, end) with 0 <= first < end <= ext_words), else
+    ValueError."""
+    if window is not None:
+        if not isinstance(window, tuple) or len(window) != 2 or \
+                any(isinstance(v, bool) or not isinstance(v, int) for v in window) or \
+                not 0 <= window[0] < window[1] <= cfg.ext_words:
+            raise ValueError(f"window must be (first, end) with 0 <= first < end <= ext_words, got {window!r}")
+    return window
 
 
 def run_programs(sim, pairs, **kw):

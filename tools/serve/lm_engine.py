@@ -127,13 +127,12 @@ class Server:
         self.model, self.task, self.policy, self.prefill = model, task, policy, prefill
         self.draft_model = draft         # spec.py's draft (its steps: execute(..., draft=True))
         self.reqs = list(reqs)
-        self.mm = lmm.MemoryMap(model, len(self.reqs), n_blocks, block_tokens, ctx, rows,
-                                draft=draft, chip_cfg=chip_cfg, remedies=remedies)
+        self.mm = self.memory_map(n_blocks, block_tokens, ctx, rows, chip_cfg, remedies)
         rem = self.mm.remedies
         self.window, self.sinks = (rem.window, rem.sinks) if rem is not None else (0, 0)
         self.cfg = chip_cfg
-        self.slots, self.rows, self.bt, self.stop = slots, rows, block_tokens, rq.stop_token(task)
-        self.prompt = [rq.ids(task, q) for q in self.reqs]
+        self.slots, self.rows, self.bt, self.stop = slots, rows, block_tokens, self.stop_ids()
+        self.prompt = [self.prompt_ids(q) for q in self.reqs]
         for b, q in enumerate(self.reqs):
             if self.need_total(b) > n_blocks:
                 raise ValueError(f"request {q.id!r}: needs {self.need_total(b)} "
@@ -162,6 +161,32 @@ class Server:
         self.ext = self.image()
         self.chip = chip                 # a live simulator session (tb.hw.Live), or None
         self.machine = Machine(chip_cfg) if chip is None else None
+
+    # -- what a model brings (a subclass serves another model: tools/smollm2/serve.py) -----
+    def memory_map(self, n_blocks, block_tokens, ctx, rows, chip_cfg, remedies):
+        """Where the run's weights, token areas and KV pool are (lm_memory.MemoryMap)."""
+        return lmm.MemoryMap(self.model, len(self.reqs), n_blocks, block_tokens, ctx, rows,
+                             draft=self.draft_model, chip_cfg=chip_cfg, remedies=remedies)
+
+    def prompt_ids(self, q):
+        return rq.ids(self.task, q)
+
+    def stop_ids(self):
+        return rq.stop_token(self.task)
+
+    def compile(self, rows, tables, draft):
+        """(program, allowed sets) of one step: the compiler's step over the tables' paged
+        pool, and the words the isolation monitor lets it touch. Stopped (the finding in
+        self.problems) for a step that would read a block its table does not hold."""
+        if not draft:
+            gone = lmm.released_reads(self.mm, rows, tables)
+            if gone:
+                self.problems += [f"step {len(self.steps)}: {p}" for p in gone]
+                raise Stopped(gone[0])
+        mem = lmm.Paged(self.mm, tables, draft)
+        model = self.draft_model if draft else self.model
+        prog = C.step_program(model, self.mm.layout(draft), rows, mem=mem)
+        return prog, lmm.allowed(self.mm, rows, tables, draft)
 
     # -- memory ---------------------------------------------------------------------
     def image(self):
@@ -327,16 +352,8 @@ class Server:
         """Build, check and run one step on the reference chip; the clock advances."""
         self.problems += [f"step {len(self.steps)}: {p}" for p in self.pool_issues()]
         tables = {b: list(self.tables_of(draft)[b]) for b in {r.b for r in rows}}
-        if not draft:
-            gone = lmm.released_reads(self.mm, rows, tables)
-            if gone:
-                self.problems += [f"step {len(self.steps)}: {p}" for p in gone]
-                raise Stopped(gone[0])
-        mem = lmm.Paged(self.mm, tables, draft)
-        model = self.draft_model if draft else self.model
-        prog = C.step_program(model, self.mm.layout(draft), rows, mem=mem)
+        prog, allowed = self.compile(rows, tables, draft)
         sp = garbage_sp(self.garbage, len(self.steps), self.cfg) if self.garbage is not None else None
-        allowed = lmm.allowed(self.mm, rows, tables, draft)
         self.problems += lmm.isolation_issues(paged.accesses(prog), allowed,
                                               f"step {len(self.steps)} (program)")
         if self.chip is not None:        # the circuit: judged by the session, then believed
@@ -348,7 +365,7 @@ class Server:
             if sp is not None:
                 self.machine.sp[:] = sp
             r = self.machine.run(prog, self.ext)
-        self.ext = np.asarray(r.ext, dtype=np.int64)
+        self.ext = self.ext_after(r.ext)
         pred = timing.schedule(prog, self.cfg).cycles
         cyc = int(r.counters.cycles)
         if cyc != pred:
@@ -356,6 +373,17 @@ class Server:
         self.steps.append(StepRec(kind, rows, tables, prog, cyc, pred, self.now, sp, allowed,
                                   len(self.running), self.blocks_used()))
         self.now += cyc
+
+    def ext_after(self, ext):
+        """The external memory after a step: the outcome's whole memory, or a read-back
+        window's (first, words) over the memory before the step (a live session with
+        window=: the judge holds every write of the chip's bus inside the window)."""
+        if isinstance(ext, tuple):
+            first, words = ext
+            out = self.ext.copy()
+            out[first:first + len(words)] = np.asarray(words, dtype=np.int64)
+            return out
+        return np.asarray(ext, dtype=np.int64)
 
     def pool_issues(self):
         """The pool's invariant: every block either free or in exactly one live request's
@@ -449,13 +477,12 @@ def check_run(run, model, task, alone=None):
     in arrival order, every request's token area (prompt, then its tokens) in the final
     memory. alone: precomputed reference tokens per request."""
     probs = list(run.problems)
-    stop = rq.stop_token(task)
     ctx = run.mm.ctx
     ext = run.final
     for b, q in enumerate(run.requests):
         p = rq.ids(task, q)
         want = alone[b] if alone is not None else \
-            reference_tokens(model, p, q.max_new, stop, ctx, run.mm.remedies)
+            reference_tokens(model, p, q.max_new, rq.stop_token(task), ctx, run.mm.remedies)
         if run.tokens[b] != want:
             probs.append(f"request {q.id}: tokens {run.tokens[b]} != served alone {want}")
         area = [int(v) for v in ext[run.mm.token(b, 0):run.mm.token(b, 0) + len(p) + len(want)]]

@@ -41,7 +41,10 @@ def stop_token(task):
 
 
 def ids(task, req):
-    """The prompt's token ids (tools.lm.generate.encode_prompt: ValueError if not valid)."""
+    """The prompt's token ids (tools.lm.generate.encode_prompt: ValueError if not valid);
+    task may also be another model's encoder, a function of the text (tools/smollm2/serve.py)."""
+    if callable(task):
+        return task(req.prompt)
     return generate.encode_prompt(task, req.prompt)
 
 

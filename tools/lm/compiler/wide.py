@@ -107,7 +107,7 @@ class WideLayout:
     prefill's rows are one sequence's positions) (docstring of _scratchpad).
     """
 
-    def __init__(self, desc, batch, ctx, chip, rows=None, vocab_chunk=VOCAB_CHUNK):
+    def __init__(self, desc, batch, ctx, chip, rows=None, vocab_chunk=VOCAB_CHUNK, cache=True):
         if desc.numerics != "per-channel":
             raise ValueError("WideLayout lays out the per-channel numerics only")
         if desc.head_dim != HEAD_DIM:
@@ -124,7 +124,7 @@ class WideLayout:
         if ctx + 1 > 4095:
             raise ValueError(f"ctx {ctx}: a row of scores (ctx + 1 words) is past MM's ldc (4,095)")
         self.desc, self.batch, self.ctx, self.chip, self.rows = desc, batch, ctx, chip, rows
-        self._chunk = vocab_chunk
+        self._chunk, self.cache = vocab_chunk, cache
         self._external()
         self._scratchpad()
 
@@ -148,10 +148,12 @@ class WideLayout:
         put("const", 1 + HEAD_DIM)
         self.w, self.weight_words = w, at
         self.tokens = at
-        at += self.batch * self.ctx
         self.kv0 = at
         self.kv_block = self.ctx * HEAD_DIM + self.ctx      # rows, then scales
-        at += desc.layers * 2 * desc.kv_heads * self.batch * self.kv_block
+        if self.cache:
+            at += self.batch * self.ctx
+            self.kv0 = at
+            at += desc.layers * 2 * desc.kv_heads * self.batch * self.kv_block
         self.ext_words = at
         if at > self.chip.ext_words:
             raise ValueError(f"SmolLM2 with a batch of {self.batch} x {self.ctx} positions needs "
@@ -159,6 +161,7 @@ class WideLayout:
 
     def kv(self, layer, kind, g, b):
         """The external address of row 0 of sequence b's cache of layer, kind, KV head g."""
+        self._own()
         k = ((layer * 2 + kind) * self.desc.kv_heads + g) * self.batch + b
         return self.kv0 + k * self.kv_block
 
@@ -167,7 +170,28 @@ class WideLayout:
         return self.kv(layer, kind, g, b) + self.ctx * HEAD_DIM
 
     def token(self, b, t):
+        self._own()
         return self.tokens + b * self.ctx + t
+
+    def _own(self):
+        if not self.cache:
+            raise ValueError("this layout has no token area or KV cache of its own (cache=False: "
+                             "a step takes them from its address protocol, mem=)")
+
+    # -- the address protocol (step_program's mem=; a server's paged pool gives its own) --
+    def kv_runs(self, layer, kind, g, b, u0, u1):
+        """[(external address, rows)]: positions u0..u1-1 of the cache's K (kind 0) or V
+        (kind 1) rows of KV head g as runs of adjacent rows (here one run)."""
+        return [(self.kv(layer, kind, g, b) + u0 * HEAD_DIM, u1 - u0)]
+
+    def kvs_runs(self, layer, kind, g, b, u0, u1):
+        """[(external address, words)]: the same positions' scale words as runs."""
+        return [(self.kvs(layer, kind, g, b) + u0, u1 - u0)]
+
+    def check_row(self, row):
+        """ValueError unless sequence row.b is one of the layout's."""
+        if not 0 <= row.b < self.batch:
+            raise ValueError(f"row {row}: sequence outside 0..{self.batch - 1}")
 
     def _scratchpad(self):
         """Per row: tok, nxt (the ARGMAX pair: 2 words), x (d, the residual, Q12), h (d + 1:
@@ -263,6 +287,8 @@ class WideLayout:
         put("head.cs", W.csh, (desc.vocab,))
         put("rope", rope_table(self.ctx), (self.ctx, HEAD_DIM))
         put("const", [ONE] * (1 + HEAD_DIM), (1 + HEAD_DIM,))
+        if prompts and not self.cache:
+            raise ValueError("prompts go to a token area: this layout has none (cache=False)")
         for b, p in enumerate(prompts):
             if len(p) > self.ctx:
                 raise ValueError(f"prompt {b}: {len(p)} tokens, beyond the layout's {self.ctx} positions")
@@ -270,31 +296,34 @@ class WideLayout:
         return ext
 
 
-def step_program(lay, rows):
+def step_program(lay, rows, mem=None):
     """The instructions of one step of rows (Row: sequence b at position t; write: its
     ARGMAX is stored to t + 1) of a WideLayout, ending in HALT, in chip order for its mode.
     Several rows of one sequence (a prefill) run their attention in increasing position,
-    after every row's K and V are stored."""
-    return WideStep(lay, rows).program()
+    after every row's K and V are stored. mem: the address protocol of the token areas and
+    the KV cache (token, kv_runs, kvs_runs, check_row): the layout's own (default) or a
+    server's paged pool (tools/serve/wide_memory.py)."""
+    return WideStep(lay, rows, mem).program()
 
 
 class WideStep:
     """One step being emitted; self(op, **fields) appends an instruction."""
 
-    def __init__(self, lay, rows):
+    def __init__(self, lay, rows, mem=None):
+        mem = lay if mem is None else mem
         if not rows or len(rows) > lay.rows:
             raise ValueError(f"a step takes 1..{lay.rows} rows, got {len(rows)}")
         for row in rows:
-            if not 0 <= row.t < lay.ctx or not 0 <= row.b < lay.batch:
-                raise ValueError(f"row {row}: position outside 0..{lay.ctx - 1} or sequence "
-                                 f"outside 0..{lay.batch - 1}")
+            if not 0 <= row.t < lay.ctx:
+                raise ValueError(f"row {row}: position outside 0..{lay.ctx - 1}")
+            mem.check_row(row)
             if row.write and row.t + 1 >= lay.ctx:
                 raise ValueError(f"row {row}: its next token would be at {row.t + 1}, past the "
                                  f"layout's {lay.ctx} positions")
         seen = {(r.b, r.t) for r in rows}
         if len(seen) != len(rows):
             raise ValueError("a step's rows must be distinct")
-        self.lay, self.desc, self.sp = lay, lay.desc, lay.sp
+        self.lay, self.mem, self.desc, self.sp = lay, mem, lay.desc, lay.sp
         self.rows = sorted(rows, key=lambda r: (r.b, r.t))
         self.P = []
         self.turn = {"tb": 0, "acc": 0, "ys": 0, "set": 0}
@@ -334,6 +363,18 @@ class WideStep:
         """LD n words (one load) into the next tile buffer; its address."""
         buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
         self("LD", dst=buf, src=src, len=n)
+        return buf
+
+    def load_runs(self, runs, words):
+        """The runs [(address, count)] of `words` words a count, one LD each, one after
+        another into the next tile buffer; its address."""
+        if len(runs) == 1:
+            return self.load(runs[0][0], runs[0][1] * words)
+        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+        at = buf
+        for a, n in runs:
+            self("LD", dst=at, src=a, len=n * words)
+            at += n * words
         return buf
 
     def load_rows(self, src, n, kn, K):
@@ -390,7 +431,7 @@ class WideStep:
     def embed(self):
         sp, lay, d = self.sp, self.lay, self.desc.d
         for r, row in enumerate(self.rows):
-            self("LD", dst=sp["tok"] + r, src=lay.token(row.b, row.t), len=1)
+            self("LD", dst=sp["tok"] + r, src=self.mem.token(row.b, row.t), len=1)
             self("LDX", dst=sp["x"] + r * d, src=lay.w["embed"], len=d, idx=sp["tok"] + r,
                  rows=self.desc.vocab)
             self("LD", dst=sp["rope"] + r * HEAD_DIM, src=lay.w["rope"] + row.t * HEAD_DIM,
@@ -439,9 +480,10 @@ class WideStep:
 
     def store(self, i, kind, g, row, at):
         """A row's quantized K or V head (64 int8 values, then its scale word) to the cache."""
-        lay = self.lay
-        self("ST", src=at, dst=lay.kv(i, kind, g, row.b) + row.t * HEAD_DIM, len=HEAD_DIM)
-        self("ST", src=at + HEAD_DIM, dst=lay.kvs(i, kind, g, row.b) + row.t, len=1)
+        (a, _), = self.mem.kv_runs(i, kind, g, row.b, row.t, row.t + 1)
+        (s, _), = self.mem.kvs_runs(i, kind, g, row.b, row.t, row.t + 1)
+        self("ST", src=at, dst=a, len=HEAD_DIM)
+        self("ST", src=at + HEAD_DIM, dst=s, len=1)
 
     def attention(self, i):
         """Layer i's attention: per row (in increasing position) and KV head (a job), the
@@ -470,12 +512,15 @@ class WideStep:
         kt = lay.key_tile
         job["tiles"] = [(u0, min(n, u0 + kt)) for u0 in range(0, n, kt)]
         for u0, u1 in job["tiles"]:
-            buf = self.load(lay.kv(i, 0, g, row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
+            buf = self.load_runs(self.mem.kv_runs(i, 0, g, row.b, u0, u1), HEAD_DIM)
             for k0 in range(u0, u1, 4):
                 self.mm(job["sw"] + k0, job["qh"], HS, G, HEAD_DIM, buf + (k0 - u0) * HEAD_DIM,
                         HEAD_DIM, min(4, u1 - k0), n + 1, tb=1)
-        self("LD", dst=job["ks"], src=lay.kvs(i, 0, g, row.b), len=n)
-        self("LD", dst=job["vs"], src=lay.kvs(i, 1, g, row.b), len=n)
+        for name, kind in (("ks", 0), ("vs", 1)):
+            at = job[name]
+            for a, k in self.mem.kvs_runs(i, kind, g, row.b, 0, n):
+                self("LD", dst=at, src=a, len=k)
+                at += k
         return job
 
     def softmax(self, job):
@@ -495,10 +540,10 @@ class WideStep:
     def weighted(self, job):
         """Pass 2 of a job: the values' tiles, the weighted sums (MM acc) and their RQC by
         the weights' scale words into the row's heads of h (Q12)."""
-        sp, desc, lay = self.sp, self.desc, self.lay
+        sp, desc = self.sp, self.desc
         G, n, w1, sw, o32, row = desc.group, job["n"], job["w1"], job["sw"], job["o32"], job["row"]
         for k, (u0, u1) in enumerate(job["tiles"]):
-            buf = self.load(lay.kv(job["i"], 1, job["g"], row.b) + u0 * HEAD_DIM, (u1 - u0) * HEAD_DIM)
+            buf = self.load_runs(self.mem.kv_runs(job["i"], 1, job["g"], row.b, u0, u1), HEAD_DIM)
             for j0 in range(0, HEAD_DIM, 4):
                 self.mm(o32 + j0, sw + u0, w1, G, u1 - u0, buf + j0, HEAD_DIM, 4, HEAD_DIM, tb=0,
                         acc=int(k > 0))
@@ -547,7 +592,7 @@ class WideStep:
                      pair=int(first), acc=int(not first))
         for r in gen:
             row = self.rows[r]
-            self("ST", src=sp["nxt"] + 2 * r, dst=lay.token(row.b, row.t + 1), len=1)
+            self("ST", src=sp["nxt"] + 2 * r, dst=self.mem.token(row.b, row.t + 1), len=1)
 
 
 def cycles(prog, chip):
