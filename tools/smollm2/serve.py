@@ -44,15 +44,16 @@ BLOCK_TOKENS = 4
 BLOCKS = 6            # pool blocks: fewer than the four requests need at once (9), so the
                       # policies differ: reserve waits for blocks, preempt preempts
 SLOTS = 4
-PROMPTS = (("capital", "The capital of France is", 4), ("water", "Water boils at", 4),
-           ("planet", "The largest planet is", 4), ("count", "One, two, three,", 3))
-GAP = 150_000_000     # cycles between the default workload's arrivals (about a decode step)
+PROMPTS = (("capital", "The capital of France is", 3), ("water", "Water boils at", 3),
+           ("planet", "The largest planet is", 2), ("count", "One, two, three,", 2))
+GAP = 100_000_000     # cycles before the default workload's last arrival (under a step)
 ALL = [(p, f) for p in E.POLICIES for f in E.PREFILLS]
 
 
 def default_workload(gap=GAP):
-    """Four requests: two at 0, then one every `gap` cycles."""
-    return [rq.LMRequest(i, p, n, max(0, k - 1) * gap) for k, (i, p, n) in enumerate(PROMPTS)]
+    """Four requests: three at cycle 0, the fourth at `gap`."""
+    return [rq.LMRequest(i, p, n, gap if k == len(PROMPTS) - 1 else 0)
+            for k, (i, p, n) in enumerate(PROMPTS)]
 
 
 class SmolServer(E.Server):
