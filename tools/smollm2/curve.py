@@ -1,6 +1,7 @@
 """SmolLM2's decode throughput against the batch (issue 38 item 6): `make smollm2-curve`.
 
 python -m tools.smollm2.curve [--points B:T ...] [--modes inorder overlap] [--json PATH] [--png PATH]
+                              [--sim model|verilator|icarus]
 
 Per point (B sequences, each at position T: its cache holding T rows, the step attending
 T + 1) and timing mode: the whole model's decode step compiled by the wide path
@@ -21,7 +22,9 @@ holds the weights and B x ctx cache rows) is skipped and said so.
 
 Writes out/smollm2_curve.json ({"points": [{"B", "T", "mode", "sim", "cycles",
 "bound_cycles", "tokens_per_kcycle", ...}], "skipped": [...], "goals": {...}}) and the
-figure out/smollm2_curve.png; prints the table.
+figure out/smollm2_curve.png; prints the table. With --sim verilator (or icarus) each point's
+step runs on the simulated RTL (on_sim: the real weights, judged against the Machine, its
+cycles held to the timing model's) into out/smollm2_curve_<sim>.json and .png.
 """
 import argparse
 import json
@@ -75,6 +78,38 @@ def measure(desc, B, T, mode):
                 seconds=round(time.perf_counter() - t0, 1))
 
 
+def on_sim(W, desc, B, T, mode, sim):
+    """One point run on a simulated RTL (sim "verilator" or "icarus"): the same step with
+    the real weights W and every cache row zero (timing is the program's alone), in the
+    smallest whole-model chip that holds it (chip.full_chip: 2^17 instructions and 180 x
+    2^20 external words when they suffice: one Verilator build for the points that fit),
+    judged against the Machine (hw: memory in the read-back window of the token areas and
+    caches, counters, trace); the chip's counters, and its cycles held to the timing model's."""
+    from tb import hw
+    from tools.smollm2.chip import FULL_EXT, full_chip
+    big = chip(mode)
+    lay = layout(desc, B, T, big)
+    prog = step_program(lay, [Row(b, T, True) for b in range(B)])
+    cfg = full_chip(mode, imem_depth=(1 << 17) if len(prog) <= 1 << 17 else big.imem_depth,
+                    ext_words=FULL_EXT if lay.ext_words <= FULL_EXT else big.ext_words)
+    t0 = time.perf_counter()
+    image = lay.image(W, [[198] * (T + 1)] * B)           # the token at T: " the" (any id)
+    r = hw.run_programs(sim, [hw.Item(prog, image)], cfg=cfg, window=(lay.tokens, lay.ext_words))[0]
+    if not r.ok:
+        raise RuntimeError(f"B = {B}, T = {T}, {mode} on {sim}: {r.mismatch or r.error}")
+    c = r.counters
+    want = timing.schedule(prog, cfg).cycles
+    if int(c.cycles) != want:
+        raise RuntimeError(f"B = {B}, T = {T}, {mode} on {sim}: {c.cycles} cycles, the timing model {want}")
+    words, macs = isa.program_words(prog), isa.program_macs(prog)
+    bc, unit = bound(words, macs, int(c.vec), cfg)
+    cyc = int(c.cycles)
+    return dict(B=B, T=T, mode=mode, sim=sim, cycles=cyc, bound_cycles=bc, binding=unit,
+                of_bound=bc / cyc, tokens_per_kcycle=1000 * B / cyc, bound_tokens_per_kcycle=1000 * B / bc,
+                of_memory=words / cyc, words=words, macs=macs, dma=int(c.dma), mm=int(c.mm),
+                vec=int(c.vec), instructions=len(prog), seconds=round(time.perf_counter() - t0, 1))
+
+
 def goals(points):
     """The issue's three goals measured on points (those present), per timing mode: a
     dict mode -> goal -> {goal, measured, met, ...}."""
@@ -113,8 +148,10 @@ def table(points):
                    f"{p['binding']:>4} {100 * p['of_bound']:>5.1f}% {100 * p['of_memory']:>5.1f}% "
                    f"{p['tokens_per_kcycle']:>9.3e} {p['dma']:>12,} {p['mm']:>12,} {p['vec']:>11,} "
                    f"{p['instructions']:>7,}")
-    out.append("cycles, dma, mm, vec: the cycle-exact timing model (sim model); bound: max(words / 1 a "
-               "cycle, MACs / 16 a cycle, vec busy); of mem: words / cycles")
+    sims = sorted({p["sim"] for p in points})
+    out.append(f"cycles, dma, mm, vec: {', '.join(sims)} (model: the cycle-exact timing model; a "
+               "simulator: the chip's counters); bound: max(words / 1 a cycle, MACs / 16 a cycle, vec "
+               "busy); of mem: words / cycles")
     return "\n".join(out)
 
 
@@ -160,9 +197,15 @@ def main(argv=None):
     ap = cli.Parser(prog="tools.smollm2.curve", description=__doc__.split("\n")[0])
     ap.add_argument("--points", type=_point, nargs="+", default=list(POINTS), metavar="B:T")
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
-    ap.add_argument("--json", type=cli.out_file(), default=str(OUT / "smollm2_curve.json"))
-    ap.add_argument("--png", type=cli.out_file(), default=str(OUT / "smollm2_curve.png"))
+    ap.add_argument("--json", type=cli.out_file(), default=None, help="default out/smollm2_curve[_SIM].json")
+    ap.add_argument("--png", type=cli.out_file(), default=None, help="default out/smollm2_curve[_SIM].png")
+    ap.add_argument("--sim", default="model", choices=("model", "verilator", "icarus"),
+                    help="model: the timing model (default); a simulator runs each step on the RTL "
+                         "with the real weights, judged against the Machine")
     a = ap.parse_args(argv)
+    tail = "" if a.sim == "model" else f"_{a.sim}"
+    a.json = a.json or str(OUT / f"smollm2_curve{tail}.json")
+    a.png = a.png or str(OUT / f"smollm2_curve{tail}.png")
     shape = gguf_model.SHAPES
     desc = describe(shape, shape.ctx)
     try:
@@ -171,6 +214,13 @@ def main(argv=None):
                 raise ValueError(f"--points {B}:{T}: T + 2 positions beyond the context of {shape.ctx}")
     except ValueError as e:
         return cli.refuse(ap.prog, e)
+    W = None
+    if a.sim != "model":
+        from tb import hw
+        from tools.smollm2 import intweights
+        if a.sim not in hw.available_sims():
+            return cli.refuse(ap.prog, ValueError(f"simulator {a.sim} is not installed (make setup installs it)"))
+        W = intweights.prepare(gguf_model.load())
     points, skipped = [], []
     for B, T in a.points:
         try:
@@ -180,7 +230,7 @@ def main(argv=None):
             print(f"skipped B = {B}, T = {T}: {e}", flush=True)
             continue
         for mode in a.modes:
-            p = measure(desc, B, T, mode)
+            p = measure(desc, B, T, mode) if W is None else on_sim(W, desc, B, T, mode, a.sim)
             points.append(p)
             print(f"B = {B:>2}, T = {T:>4}, {mode:<7}: {p['cycles']:>12,} cycles, {100 * p['of_bound']:.1f}% "
                   f"of its bound ({p['binding']}), {p['tokens_per_kcycle']:.3e} tokens / 1,000 cycles "

@@ -91,3 +91,6 @@ def test_cli_refuses_bad_points(capsys):
     assert err.count("\n") == 0 and "B:T" in err
     assert curve.main(["--points", "1:8191"]) == 2
     assert "beyond the context" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        curve.main(["--sim", "gem5"])
+    assert e.value.code == 2 and "--sim" in capsys.readouterr().err
