@@ -16,6 +16,11 @@ from fractions import Fraction
 
 M_BITS = 16
 EXP_CUT = 16                 # a key 2^-16 or further below the maximum contributes exactly 0
+# the weighted sum of V (MM of a 16-bit QNT'd row of attention weights w >= 0 by int8 V
+# rows): QNT scales the row's largest |w16| to 32,767, so with attention spread over n keys
+# of a V channel near its rows' 127 the exact sum nears 32,767 * 127 * n: the most keys
+# one int32 sum can take whatever the data
+PV_TILE_SAFE = ((1 << 31) - 1) // (((1 << 15) - 1) * 127)      # 516
 
 
 def sc_word(m, e):

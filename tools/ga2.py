@@ -51,7 +51,9 @@ from model import config, isa, timing
 from model.asm import AsmError, assemble_file
 from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
+from model.wide import PV_TILE_SAFE
 from tb import ROOT, cli
+from tools.lm.compiler.wide import PV_TILE
 
 EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT, EXIT_SIM = 0, 1, 2, 3, 4
 
@@ -439,9 +441,10 @@ def parser():
     p.add_argument("--json", type=cli.out_file(), default=str(Path(ROOT) / "out" / "smollm2_eval.json"))
     p.add_argument("--rows", choices=("all", "int"), default="all",
                    help="int: the float and integer rows alone (no fake quantization)")
-    p.add_argument("--pv-tile", type=cli.integer(1, 516), default=None,
-                   help="the integer reference's weighted sum of V in tiles of this many keys "
-                        "(default: one tile; 516 at most: docs/smollm2.md \"Headroom\")")
+    p.add_argument("--pv-tile", type=cli.integer(1, PV_TILE_SAFE), default=PV_TILE,
+                   help=f"the integer reference's weighted sum of V in tiles of this many keys "
+                        f"(default {PV_TILE}: the chip's, tools/lm/compiler/wide.py; {PV_TILE_SAFE} at "
+                        "most: docs/smollm2.md \"Headroom\")")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("serve", add_help=False,
                        help="serve the language model on the chip (python -m tools.serve.lm_run's options)")

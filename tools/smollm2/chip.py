@@ -21,7 +21,7 @@ import numpy as np
 from model import config
 from model.machine import GA2Error, Machine
 from tools.lm.compiler.desc import Desc
-from tools.lm.compiler.wide import HEAD_DIM, VOCAB_CHUNK, Row, WideLayout, step_program
+from tools.lm.compiler.wide import HEAD_DIM, PV_TILE, VOCAB_CHUNK, Row, WideLayout, step_program
 
 PREFILL_ROWS = 4          # prompt positions a prefill step takes (the array's M)
 SP_WORDS = 1 << 16
@@ -49,10 +49,11 @@ def describe(shape, ctx):
 class SmolGeneration:
     """A greedy generation of `new` tokens after prompt (ids) with weights W
     (intweights.IntWeights) on chip (a model.config.Config; its mode is the steps' order).
-    ctx: the positions laid out (default the prompt and the new tokens); vocab_chunk: the
-    layout's (the head's logits held at once)."""
+    ctx: the positions laid out (default the prompt and the new tokens); vocab_chunk and
+    pv_tile: the layout's (the head's logits held at once; the keys of a tile of the
+    weighted sum of V: its integer reference is int_ref.IntRef(W, pv_tile=pv_tile))."""
 
-    def __init__(self, W, prompt, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK):
+    def __init__(self, W, prompt, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK, pv_tile=PV_TILE):
         shape = W.config
         prompt = [int(t) for t in prompt]
         if not prompt:
@@ -70,7 +71,8 @@ class SmolGeneration:
         self.desc = describe(shape, ctx)
         for rows in range(min(PREFILL_ROWS, len(prompt)), 0, -1):    # the most that fit
             try:
-                self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows, vocab_chunk=vocab_chunk)
+                self.layout = WideLayout(self.desc, 1, ctx, chip, rows=rows, vocab_chunk=vocab_chunk,
+                                         pv_tile=pv_tile)
                 break
             except ValueError:
                 if rows == 1:
@@ -113,7 +115,7 @@ class SmolBatch(SmolGeneration):
     is every weight tile, loaded once for all its rows. tokens(ext): one list per sequence;
     cache(..., b): sequence b's."""
 
-    def __init__(self, W, prompts, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK):
+    def __init__(self, W, prompts, new, chip=CUT_CHIP, ctx=None, vocab_chunk=VOCAB_CHUNK, pv_tile=PV_TILE):
         shape = W.config
         prompts = [[int(t) for t in p] for p in prompts]
         if not prompts or any(not p for p in prompts):
@@ -133,7 +135,7 @@ class SmolBatch(SmolGeneration):
         for rows in range(min(PREFILL_ROWS, longest), 0, -1):    # the most that fit
             try:
                 self.layout = WideLayout(self.desc, B, ctx, chip, rows=max(rows, B),
-                                         vocab_chunk=vocab_chunk)
+                                         vocab_chunk=vocab_chunk, pv_tile=pv_tile)
                 break
             except ValueError:
                 if rows == 1:

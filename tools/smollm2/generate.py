@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from model import timing
+from tools.lm.compiler.wide import PV_TILE
 from tools.smollm2 import chip, float_ref, gguf_model, int_ref, intweights, tokenizer
 
 SIMS = ("model", "int", "float", "icarus", "verilator")
@@ -62,7 +63,7 @@ def run(prompt_text, n, sim="model", mode="overlap", chat=False, json_path=None,
         out = float_ref.FloatModel(m).generate(ids, n)
         return _report(tok, prompt_text, ids, out, sim, None, True, json_path, log, t0)
     W = intweights.prepare(m)
-    ref = int_ref.IntRef(W)
+    ref = int_ref.IntRef(W, pv_tile=PV_TILE)            # the chip's tiles of the weighted sum of V
     if sim == "int":
         log(f"integer reference: {len(ids)} prompt tokens, {n} new")
         out = ref.generate(ids, n)

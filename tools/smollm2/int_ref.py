@@ -53,6 +53,7 @@ from collections import namedtuple
 import numpy as np
 
 from model.ops import qnt, rope, rqc, smw, swiglu
+from model.wide import PV_TILE_SAFE
 from tools.smollm2 import float_ref
 from tools.smollm2.intweights import ONE, Q_RES
 
@@ -65,12 +66,9 @@ Q_O = 12                     # RQC's q of the attention output o
 Q_HEAD = 12                  # RQC's q of the logits
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 I64_MIN = np.iinfo(np.int64).min
-# the weighted sum of V: QNT scales each row of w to a largest |w16| of 32,767 and every w is
-# >= 0, so with attention spread over n keys of a V channel near its row's 127 the exact sum
-# nears 32,767 * 127 * n: past 516 keys it can wrap int32 (measured: 2.55e9 at 4,096 tokens).
-# pv_tile = n <= PV_TILE_SAFE splits the keys into tiles of n, each QNT'd, multiplied and
-# requantized to Q12 on its own and the tiles' o added (ADD w=1): every sum fits.
-PV_TILE_SAFE = ((1 << 31) - 1) // (((1 << 15) - 1) * 127)      # 516
+# the weighted sum of V past PV_TILE_SAFE keys can wrap int32 (model/wide.py; measured:
+# 2.55e9 at 4,096 tokens): pv_tile = n <= PV_TILE_SAFE splits the keys into tiles of n, each
+# QNT'd, multiplied and requantized to Q12 on its own and the tiles' o added (ADD w=1).
 
 
 def wrap32(v):

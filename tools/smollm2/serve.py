@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from tb import ROOT, cli, hw
-from tools.lm.compiler.wide import step_program
+from tools.lm.compiler.wide import PV_TILE, step_program
 from tools.serve import lm_engine as E
 from tools.serve import report as R
 from tools.serve import requests as rq
@@ -102,7 +102,7 @@ def encoder(tok):
 def alone(W, prompts, reqs, eos):
     """Each request served alone: the integer reference's greedy tokens from its prompt."""
     from tools.smollm2 import int_ref
-    ref = int_ref.IntRef(W)
+    ref = int_ref.IntRef(W, pv_tile=PV_TILE)        # the chip's tiles of the weighted sum of V
     return [ref.generate(p, q.max_new, eos=eos) for p, q in zip(prompts, reqs)]
 
 

@@ -30,8 +30,8 @@ def tiny(model):
 
 def _held_to_reference(W, gen, out, prompt, new):
     """The chip's tokens and its cache (every layer, KV head, kind, position) equal a fresh
-    integer reference's."""
-    ref = int_ref.IntRef(W)
+    integer reference's (its weighted sum of V in the layout's tiles of keys)."""
+    ref = int_ref.IntRef(W, pv_tile=gen.layout.pv_tile)
     assert out.error == "" and out.steps_ok
     assert out.tokens == ref.generate(prompt, new)
     n = len(prompt) + new - 1                      # the positions fed
@@ -53,6 +53,25 @@ def test_gqa_cut_on_the_machine_equals_the_integer_reference(gqa, mode, chunk):
     out = chip.run(gen, "model")
     _held_to_reference(gqa, gen, out, PROMPT, 4)
     assert len(set(out.tokens)) > 1                 # not a constant: the test can tell tokens apart
+
+
+@pytest.mark.parametrize("mode", ["inorder", "overlap"])
+def test_weighted_sum_of_v_in_tiles_of_keys(gqa, mode):
+    """pv_tile 3: past 3 keys each tile of the weighted sum of V is QNT'd, multiplied and
+    requantized alone and the tiles added (what tiles of 512 do past 512 keys, so that no
+    int32 sum wraps): tokens and cache equal to IntRef(pv_tile=3), which the test tells
+    apart from the one-tile reference (their caches differ)."""
+    gen = chip.SmolGeneration(gqa, PROMPT, 4, chip=chip.CUT_CHIP.replace(mode=mode), pv_tile=3)
+    adds = [sum(i.op == "ADD" for i in p) for p in gen.programs()]
+    plain = [sum(i.op == "ADD" for i in p)
+             for p in chip.SmolGeneration(gqa, PROMPT, 4, chip=chip.CUT_CHIP.replace(mode=mode)).programs()]
+    assert all(a > b for a, b in zip(adds, plain))          # the tiles' ADDs, every step
+    out = chip.run(gen, "model")
+    _held_to_reference(gqa, gen, out, PROMPT, 4)
+    one, tiled = int_ref.IntRef(gqa), int_ref.IntRef(gqa, pv_tile=3)
+    one.generate(PROMPT, 4)
+    tiled.generate(PROMPT, 4)
+    assert not np.array_equal(one.cache.k8[1, 0, :9], tiled.cache.k8[1, 0, :9])
 
 
 def test_overlap_decode_step_is_memory_bound(gqa):

@@ -39,7 +39,7 @@ from collections import namedtuple
 
 from model import isa, timing
 from model.reorder import reorder
-from model.wide import sc_of
+from model.wide import PV_TILE_SAFE, sc_of
 from tools.lm.compiler.layout import LD_MAX
 
 HEAD_DIM = 64
@@ -52,6 +52,8 @@ MIN_BUFFERS = 2
 MIN_TILE = 4 * 4 * HEAD_DIM   # 16 key rows, 4 weight rows of depth 256
 ACC_SLOTS = 2            # product slots: one chunk's RQCs under the next chunk's products
 NSETS = 2                # attention sets: one row-head's softmax under the next one's keys
+PV_TILE = 512            # the weighted sum of V in tiles of at most this many keys (each its
+                         # own QNT, MM, RQC; the tiles added): no int32 sum can wrap
 MATS = ("wq", "wk", "wv", "wo", "wg", "wu", "wd")
 ONE = sc_of(1)
 # QNT's q field for every site: the input's fraction bits (Q12 words)
@@ -107,7 +109,8 @@ class WideLayout:
     prefill's rows are one sequence's positions) (docstring of _scratchpad).
     """
 
-    def __init__(self, desc, batch, ctx, chip, rows=None, vocab_chunk=VOCAB_CHUNK, cache=True):
+    def __init__(self, desc, batch, ctx, chip, rows=None, vocab_chunk=VOCAB_CHUNK, cache=True,
+                 pv_tile=PV_TILE):
         if desc.numerics != "per-channel":
             raise ValueError("WideLayout lays out the per-channel numerics only")
         if desc.head_dim != HEAD_DIM:
@@ -121,6 +124,10 @@ class WideLayout:
             raise ValueError(f"rows must be a positive integer, got {rows!r}")
         if isinstance(vocab_chunk, bool) or not isinstance(vocab_chunk, int) or vocab_chunk < 4:
             raise ValueError(f"vocab_chunk must be an integer >= 4, got {vocab_chunk!r}")
+        if isinstance(pv_tile, bool) or not isinstance(pv_tile, int) or not 1 <= pv_tile <= PV_TILE_SAFE:
+            raise ValueError(f"pv_tile must be 1..{PV_TILE_SAFE} (the keys one int32 sum of w x V can "
+                             f"take), got {pv_tile!r}")
+        self.pv_tile = pv_tile
         if ctx + 1 > 4095:
             raise ValueError(f"ctx {ctx}: a row of scores (ctx + 1 words) is past MM's ldc (4,095)")
         self.desc, self.batch, self.ctx, self.chip, self.rows = desc, batch, ctx, chip, rows
@@ -257,6 +264,9 @@ class WideLayout:
         self.tile_words = max([rows * -(-k // parts) for k in (d, f) for rows, parts in [tile_plan(k, tw)]]
                               + [self.key_tile * HEAD_DIM])
         self.tile_buffers = min(MAX_BUFFERS, free // self.tile_words)
+        if n > self.pv_tile and self.tile_words < G * (self.pv_tile + 1):
+            raise ValueError(f"tiles of {self.pv_tile} keys need a tile buffer of {G * (self.pv_tile + 1)} "
+                             f"words for the group's QNT'd weights; the buffers hold {self.tile_words}")
         for k in range(self.tile_buffers):
             take(f"tb{k}", self.tile_words)
         self.sp, self.sp_words = sp, at
@@ -327,6 +337,7 @@ class WideStep:
         self.rows = sorted(rows, key=lambda r: (r.b, r.t))
         self.P = []
         self.turn = {"tb": 0, "acc": 0, "ys": 0, "set": 0}
+        self.held = None
 
     def __call__(self, op, **f):
         self.P.append(isa.build(op, cfg=self.lay.chip, **f))
@@ -359,9 +370,17 @@ class WideStep:
     def rqc(self, dst, src, M, N, ld, rsc, rstride, csc, q=Q12):
         self("RQC", dst=dst, src=src, M=M, N=N, ld=ld, rsc=rsc, rstride=rstride, csc=csc, q=q)
 
+    def tile_buffer(self):
+        """The next tile buffer of the ring, passing over the one held (a tile of the weighted
+        sum's QNT'd weights, in use while its value tiles load)."""
+        while True:
+            buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+            if buf != self.held:
+                return buf
+
     def load(self, src, n):
         """LD n words (one load) into the next tile buffer; its address."""
-        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+        buf = self.tile_buffer()
         self("LD", dst=buf, src=src, len=n)
         return buf
 
@@ -370,7 +389,7 @@ class WideStep:
         another into the next tile buffer; its address."""
         if len(runs) == 1:
             return self.load(runs[0][0], runs[0][1] * words)
-        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+        buf = self.tile_buffer()
         at = buf
         for a, n in runs:
             self("LD", dst=at, src=a, len=n * words)
@@ -382,7 +401,7 @@ class WideStep:
         its start: one LD when kn = K, else one a row, into the next tile buffer."""
         if kn == K:
             return self.load(src, n * K)
-        buf = self.sp[f"tb{self.next('tb', self.lay.tile_buffers)}"]
+        buf = self.tile_buffer()
         for j in range(n):
             self("LD", dst=buf + j * kn, src=src + j * K, len=kn)
         return buf
@@ -534,21 +553,44 @@ class WideStep:
             self("SMW", dst=sw + j * w1, src=sw + j * w1, len=n)
         for j in range(G):
             self.rqc(sw + j * w1, sw + j * w1, 1, n, n, self.sp["const"], 0, job["vs"])
-        for j in range(G):
-            self.qnt(sw + j * w1, sw + j * w1, n, q=Q_W)
+        if n <= self.lay.pv_tile:                  # one tile: QNT in place (else per tile)
+            for j in range(G):
+                self.qnt(sw + j * w1, sw + j * w1, n, q=Q_W)
 
     def weighted(self, job):
         """Pass 2 of a job: the values' tiles, the weighted sums (MM acc) and their RQC by
-        the weights' scale words into the row's heads of h (Q12)."""
-        sp, desc = self.sp, self.desc
+        the weights' scale words into the row's heads of h (Q12). Past pv_tile keys, in
+        tiles of pv_tile keys: each tile's weights QNT'd into a held tile buffer, its
+        values' tiles multiplied (MM acc within the tile), RQC'd by its scale words (the
+        first tile into h, the others in place, then ADD w into h)."""
+        sp, desc, lay = self.sp, self.desc, self.lay
         G, n, w1, sw, o32, row = desc.group, job["n"], job["w1"], job["sw"], job["o32"], job["row"]
+        out = sp["h"] + job["r"] * (desc.d + 1) + job["g"] * G * HEAD_DIM
+        if n > lay.pv_tile:
+            for k, a in enumerate(range(0, n, lay.pv_tile)):
+                b = min(n, a + lay.pv_tile)
+                wt, ld = self.tile_buffer(), b - a + 1
+                self.held = wt
+                for j in range(G):
+                    self.qnt(wt + j * ld, sw + j * w1 + a, b - a, q=Q_W)
+                for t, u0 in enumerate(range(a, b, lay.key_tile)):
+                    u1 = min(b, u0 + lay.key_tile)
+                    buf = self.load_runs(self.mem.kv_runs(job["i"], 1, job["g"], row.b, u0, u1), HEAD_DIM)
+                    for j0 in range(0, HEAD_DIM, 4):
+                        self.mm(o32 + j0, wt + u0 - a, ld, G, u1 - u0, buf + j0, HEAD_DIM, 4, HEAD_DIM,
+                                tb=0, acc=int(t > 0))
+                self.rqc(out if k == 0 else o32, o32, G, HEAD_DIM, HEAD_DIM, wt + b - a, ld,
+                         sp["const"] + 1)
+                if k:
+                    self("ADD", dst=out, src=out, src2=o32, len=G * HEAD_DIM, w=1)
+                self.held = None
+            return
         for k, (u0, u1) in enumerate(job["tiles"]):
             buf = self.load_runs(self.mem.kv_runs(job["i"], 1, job["g"], row.b, u0, u1), HEAD_DIM)
             for j0 in range(0, HEAD_DIM, 4):
                 self.mm(o32 + j0, sw + u0, w1, G, u1 - u0, buf + j0, HEAD_DIM, 4, HEAD_DIM, tb=0,
                         acc=int(k > 0))
-        self.rqc(sp["h"] + job["r"] * (desc.d + 1) + job["g"] * G * HEAD_DIM, o32, G, HEAD_DIM,
-                 HEAD_DIM, sw + n, w1, sp["const"] + 1)
+        self.rqc(out, o32, G, HEAD_DIM, HEAD_DIM, sw + n, w1, sp["const"] + 1)
 
     def head(self):
         """The generating rows' logits in vocabulary chunks, the running ARGMAX pair, and
