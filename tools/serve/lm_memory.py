@@ -55,6 +55,14 @@ class Pool:
         return a, a + self.bt * self.row_words - 1
 
 
+def check_sizes(n_blocks, block_tokens, rows, n_requests):
+    """ValueError naming the first of a serving map's sizes that is not a positive integer."""
+    for what, v in (("pool blocks", n_blocks), ("block_tokens", block_tokens),
+                    ("rows per step", rows), ("requests", n_requests)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{what} must be an integer >= 1, got {v!r}")
+
+
 class MemoryMap:
     """Where everything of a serving run is (ValueError when it does not fit the chip).
 
@@ -66,10 +74,7 @@ class MemoryMap:
 
     def __init__(self, net, n_requests, n_blocks, block_tokens=BLOCK_TOKENS, ctx=CTX,
                  rows=ROWS, draft=None, draft_blocks=None, chip_cfg=SERVE_CHIP, remedies=None):
-        for what, v, lo in (("pool blocks", n_blocks, 1), ("block_tokens", block_tokens, 1),
-                            ("rows per step", rows, 1), ("requests", n_requests, 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-                raise ValueError(f"{what} must be an integer >= {lo}, got {v!r}")
+        check_sizes(n_blocks, block_tokens, rows, n_requests)
         self.ctx, self.bt, self.rows = ctx, block_tokens, rows
         kv_bits = getattr(net, "kv_bits", 8)
         if remedies is None and (net.cfg.kv_heads or kv_bits != 8):

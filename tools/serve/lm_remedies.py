@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from tb import cli, hw
+from tb import cli
 from tools.lm import compiler as C
 from tools.lm import generate
 from tools.serve import lm_memory as lmm
@@ -102,14 +102,8 @@ def main(argv=None):
                 rows.append(r)
                 probs += p
                 print(f"{name}: {r['steps']} steps, {r['cycles']:,} cycles, {r['wall']} s", flush=True)
-    except ValueError as e:
-        return cli.refuse(ap.prog, e)
-    except hw.ChipMismatch as e:
-        print(f"FAIL: chip mismatch, the run stopped: {e}")
-        return 1
-    except hw.ToolFault as e:
-        print(f"FAULT: {e}")
-        return 4
+    except L.STOPS as e:
+        return L.stopped(ap.prog, e)
     label = (f"the chip's counters ({a.sim}, live)" if a.sim != "model"
              else "cycle-exact model (the timing model's cycles)")
     os.makedirs(L.OUT, exist_ok=True)

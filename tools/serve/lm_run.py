@@ -244,16 +244,7 @@ def main(argv=None, prog="tools.serve.lm_run"):
             raise ValueError(f"--ks {a.ks!r}: {e}") from None
         if a.tag is not None and (not a.tag or "/" in a.tag):
             raise ValueError(f"--tag {a.tag!r}: a name without '/'")
-        if a.policies == "all":
-            pols = ALL
-        else:
-            pols = []
-            for n in a.policies.split(","):
-                p, _, f = n.partition("+")
-                if p not in E.POLICIES or f not in ("", "chunked"):
-                    raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, "
-                                     "each optionally +chunked)")
-                pols.append((p, "chunked" if f else "whole"))
+        pols = policies(a.policies)
         model, rem = remedied(a)
         a.rem = rem
         os.makedirs(OUT, exist_ok=True)
@@ -322,14 +313,38 @@ def main(argv=None, prog="tools.serve.lm_run"):
         print("PASS: every request's tokens equal to it served alone" if not probs
               else "FAIL\n" + "\n".join(probs[:20]))
         return 0 if not probs else 1
-    except ValueError as e:
-        return cli.refuse(ap.prog, e)
-    except hw.ChipMismatch as e:            # the chip disagreed: nothing decided after it
+    except STOPS as e:
+        return stopped(ap.prog, e)
+
+
+def policies(text):
+    """[(policy, prefill)] of --policies: comma-separated policy[+chunked] names, or all."""
+    if text == "all":
+        return ALL
+    out = []
+    for n in text.split(","):
+        p, _, f = n.partition("+")
+        if p not in E.POLICIES or f not in ("", "chunked"):
+            raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, each "
+                             "optionally +chunked)")
+        out.append((p, "chunked" if f else "whole"))
+    return out
+
+
+STOPS = (ValueError, hw.ChipMismatch, hw.ToolFault)
+
+
+def stopped(prog, e):
+    """The exit code of a served run stopped by e (one of STOPS), its line printed: bad
+    input 2 (one line naming it), the chip disagreed 1 (nothing decided after it), the
+    simulator failed 4 (nothing is known of the chip: not a FAIL of it)."""
+    if isinstance(e, hw.ChipMismatch):
         print(f"FAIL: chip mismatch, the run stopped: {e}")
         return 1
-    except hw.ToolFault as e:           # nothing is known of the chip: not a FAIL of it
+    if isinstance(e, hw.ToolFault):
         print(f"FAULT: {e}")
         return 4
+    return cli.refuse(prog, e)
 
 
 if __name__ == "__main__":

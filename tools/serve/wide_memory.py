@@ -17,6 +17,7 @@ the compiler's protocol; allowed() is the isolation monitor's set of words a ste
 touch, from the rows and tables alone (not from the program).
 """
 from tools.lm.compiler.wide import HEAD_DIM, VOCAB_CHUNK, WideLayout
+from tools.serve.lm_memory import check_sizes
 
 
 class WidePool:
@@ -59,10 +60,7 @@ class WideMap:
 
     def __init__(self, desc, n_requests, n_blocks, block_tokens, ctx, rows, chip_cfg,
                  vocab_chunk=VOCAB_CHUNK):
-        for what, v, lo in (("pool blocks", n_blocks, 1), ("block_tokens", block_tokens, 1),
-                            ("rows per step", rows, 1), ("requests", n_requests, 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-                raise ValueError(f"{what} must be an integer >= {lo}, got {v!r}")
+        check_sizes(n_blocks, block_tokens, rows, n_requests)
         self.ctx, self.bt, self.rows, self.remedies = ctx, block_tokens, rows, None
         self.lay = WideLayout(desc, rows, ctx, chip_cfg, rows=rows, vocab_chunk=vocab_chunk,
                               cache=False)

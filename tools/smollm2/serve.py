@@ -32,6 +32,7 @@ import numpy as np
 from tb import ROOT, cli, hw
 from tools.lm.compiler.wide import PV_TILE, step_program
 from tools.serve import lm_engine as E
+from tools.serve import lm_run as L
 from tools.serve import report as R
 from tools.serve import requests as rq
 from tools.serve import wide_memory as wm
@@ -47,7 +48,6 @@ SLOTS = 4
 PROMPTS = (("capital", "The capital of France is", 3), ("water", "Water boils at", 3),
            ("planet", "The largest planet is", 2), ("count", "One, two, three,", 2))
 GAP = 100_000_000     # cycles before the default workload's last arrival (under a step)
-ALL = [(p, f) for p in E.POLICIES for f in E.PREFILLS]
 
 
 def default_workload(gap=GAP):
@@ -106,7 +106,7 @@ def alone(W, prompts, reqs, eos):
     return [ref.generate(p, q.max_new, eos=eos) for p, q in zip(prompts, reqs)]
 
 
-def serve_all(W, tok, reqs, policies=ALL, chip_cfg=None, chip=None, log=None, **kw):
+def serve_all(W, tok, reqs, policies=L.ALL, chip_cfg=None, chip=None, log=None, **kw):
     """Every policy's Run (without its memory images: the whole model's are 1.3 GB each)
     and the problems found: on the Machine, or live on chip= (a tb.hw.Live session: the
     policies one after another in its simulator process)."""
@@ -125,19 +125,6 @@ def serve_all(W, tok, reqs, policies=ALL, chip_cfg=None, chip=None, log=None, **
                 f"{sum(st.cycles for st in runs[-1].steps):,} cycles, {time.time() - t0:.1f} s",
                 flush=True)
     return runs, probs, want
-
-
-def _policies(text):
-    if text == "all":
-        return ALL
-    out = []
-    for n in text.split(","):
-        p, _, f = n.partition("+")
-        if p not in E.POLICIES or f not in ("", "chunked"):
-            raise ValueError(f"--policies: unknown policy {n!r} (static, reserve, preempt, each "
-                             "optionally +chunked)")
-        out.append((p, "chunked" if f else "whole"))
-    return out
 
 
 def main(argv=None, prog="ga2 serve --model smollm2"):
@@ -161,7 +148,7 @@ def main(argv=None, prog="ga2 serve --model smollm2"):
     except SystemExit as e:                 # bad usage: the parser printed its one line
         return e.code
     try:
-        pols = _policies(a.policies or ("all" if a.sim == "model" else "reserve+chunked"))
+        pols = L.policies(a.policies or ("all" if a.sim == "model" else "reserve+chunked"))
         if a.sim != "model" and a.sim not in hw.available_sims():
             raise ValueError(f"simulator {a.sim} is not installed (make setup installs it)")
         from tools.smollm2 import gguf_model, intweights, tokenizer
@@ -212,12 +199,6 @@ def main(argv=None, prog="ga2 serve --model smollm2"):
         print("PASS: every request's tokens equal to it served alone by the integer reference"
               if not probs else "FAIL\n" + "\n".join(probs[:20]))
         return 0 if not probs else 1
-    except ValueError as e:
-        return cli.refuse(ap.prog, e)
-    except hw.ChipMismatch as e:
-        print(f"FAIL: chip mismatch, the run stopped: {e}")
-        return 1
-    except hw.ToolFault as e:
-        print(f"FAULT: {e}")
-        return 4
+    except L.STOPS as e:
+        return L.stopped(ap.prog, e)
 

@@ -8,6 +8,7 @@ import pytest
 
 from tools.lm.compiler import LM_CHIP_OVERLAP
 from tools.lm.compiler.wide import Row, step_program
+from tools.serve import lm_run as L
 from tools.serve import requests as rq
 from tools.serve import wide_memory as wm
 from tools.smollm2 import chip, int_ref, intweights
@@ -55,7 +56,7 @@ SMALL = chip.CUT_CHIP.replace(ext_words=1 << 16)       # the tiny cut's weights 
 
 @pytest.mark.parametrize("mode,policies", [
     ("inorder", [("static", "whole"), ("reserve", "chunked"), ("preempt", "chunked")]),
-    pytest.param("overlap", S.ALL, marks=pytest.mark.long)], ids=["inorder-3", "overlap-all"])
+    pytest.param("overlap", L.ALL, marks=pytest.mark.long)], ids=["inorder-3", "overlap-all"])
 def test_policies_serve_each_request_as_alone(tiny, mode, policies):
     """The policies on a pool of 6 blocks of 4 positions that four requests (2 blocks each)
     cannot hold at once: every request's tokens equal to the integer reference's alone;
