@@ -31,12 +31,11 @@ from tb.sim.build import (
     sources,
 )
 from tb.sim.files import rtl_files
+from tb.sim.live import ChipMismatch, Live
 from tb.sim.process import ToolFault, error_line
 from tb.sim.run import (
-    ChipMismatch,
     DesignAssertion,
     Item,
-    Live,
     SimulatorFault,
     cycle_limit,
     prepare_jobs,

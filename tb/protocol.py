@@ -20,7 +20,7 @@ abort_at) and jobs.txt (first, count, wait per job);
 outputs pK_status.txt, pK_trace.txt, pK_ext_out.hex, pK_bus.txt, and with +cov
 pK_cov.txt (tb/coverage.py read_cov). write_jobs, read_jobs, write_program; has_outcome,
 read_outcome, read_bus.
-A live run (tb/drivers/ga2_live.py, tb/sim/run.py Live) has no jobs.txt: the host writes
+A live run (tb/drivers/ga2_live.py, tb/sim/live.py Live) has no jobs.txt: the host writes
 program k's inputs after program k-1's outcome, then pK_go.txt; the driver waits for it
 (or for end.txt: no more programs) before it starts program k. write_go, write_end,
 live_next.

@@ -1,5 +1,5 @@
 """cocotb driver of the GA-2 wrapper (tb/hdl/ga2_tb.v) for a live run: the next program
-is chosen by the host after the previous one's outcome (tb/sim/run.py Live).
+is chosen by the host after the previous one's outcome (tb/sim/live.py Live).
 
 For k = 0, 1, ...: wait (blocking the simulator: no simulated time passes) until the
 host has written program k's inputs and pK_go.txt, or end.txt (tb/protocol.py

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tb import hw, protocol
-from tb.sim import run as sim_run
+from tb.sim import live as sim_live
 from tools.lm import generate
 from tools.serve import lm_engine as E
 from tools.serve import lm_memory as lmm
@@ -105,14 +105,14 @@ def test_decisions_follow_the_chip(model, monkeypatch):
     reqs, alone, ref, b, k, addr = _plant(model)
     stop = rq.stop_token("text")[0]
     caught = []
-    judge = sim_run.make_result
+    judge = sim_live.make_result
 
     def lenient(raw, r):
         res = judge(raw, r)
         if not res.ok:
             caught.append(res.mismatch)
         return res._replace(ok=True, mismatch="")
-    monkeypatch.setattr(sim_run, "make_result", lenient)
+    monkeypatch.setattr(sim_live, "make_result", lenient)
 
     def fake(i, raw):
         if i == k:
