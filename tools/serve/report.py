@@ -84,7 +84,10 @@ HEAD = ("| policy | steps | tokens / 1,000 cycles | requests / M cycles | TTFT p
 def row(m):
     def f(v):
         return "-" if v is None else f"{v:,.0f}"
-    return (f"| {name(m)} | {m['steps']} | {m['tokens_per_kcycle']:.3f} | {m['requests_per_mcycle']:.2f} | "
+    def rate(v, digits):                  # a real model's rates are 1e-5 where the toy's are 0.05
+        return f"{v:.{digits}f}" if v >= 10 ** (1 - digits) else f"{v:.3g}"
+    return (f"| {name(m)} | {m['steps']} | {rate(m['tokens_per_kcycle'], 3)} | "
+            f"{rate(m['requests_per_mcycle'], 2)} | "
             f"{f(m['ttft'][50])} | {f(m['ttft'][90])} | {f(m['ttft'][99])} | {f(m['tpot'][50])} | "
             f"{f(m['tpot'][99])} | {100 * m['slot_util']:.0f}% | {100 * m['pool_mean']:.0f}% / "
             f"{100 * m['pool_max']:.0f}% | {m['preemptions']} | {m['recomputed']} |")
