@@ -55,7 +55,6 @@ module ga2_argmax #(
   localparam IW  = `GA2_ARGMAX_BASE_W + 1;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
-  reg           busy_q;
   reg           wide_q;                     // acc or pair: the maximum is written too
   // the running pair's phase (acc), loaded at every start (so a stale one shows in any
   // later job, restart or not): PC_IDX reads the index word, PC_MAX the maximum word
@@ -73,26 +72,22 @@ module ga2_argmax #(
   // one compare ends the scan: the read enable, the writes and last are its sides
   wire at_end  = (cnt_q == len_q);
   // the running pair's reads come first (cnt_q 0 < len: at_end is low), then the scan's
-  wire reading = busy_q && !at_end;
+  wire reading = busy && !at_end;
   wire scan_rd = reading && (pc_q >= PC_FIRST);
-  wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
+  wire have_v  = busy && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
   wire           gt    = $signed(rd_data) > $signed(best_q);
   wire [IW-1:0]  bi_d  = gt ? ix_q : bi_q;
   wire [SAW-1:0] wp_inc = wp_q + 1'b1;
+  // the job's end: the scan's end, and with the maximum to write its second cycle
+  wire           done   = at_end && (po_q || !wide_q);
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(done), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       wide_q <= acc || pair;
@@ -105,7 +100,7 @@ module ga2_argmax #(
       best_q <= 32'h8000_0000;               // the smallest int32
       bi_q   <= {1'b0, base};
       ix_q   <= {1'b0, base};
-    end else if (busy_q) begin
+    end else if (busy) begin
       if (pc_q != PC_SCAN) pc_q <= pc_q + 1'b1;
       if (scan_rd) begin
         cnt_q <= cnt_q + 1'b1;
@@ -125,10 +120,8 @@ module ga2_argmax #(
     end
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end && (po_q || !wide_q);
   assign rd_en   = reading;
-  assign wr_en   = busy_q && at_end;
+  assign wr_en   = busy && at_end;
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers and the IW-bit index to the ISA-width ports
   // and the word

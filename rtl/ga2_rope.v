@@ -66,7 +66,6 @@ module ga2_rope #(
   // the phases' bits in ph_q
   localparam P_C = 0, P_S = 1, P_X0 = 2, P_X1 = 3, P_Y0 = 4, P_M = 5;
 
-  reg           busy_q;
   reg [5:0]     ph_q;                       // one-hot
   reg           pend_q;                     // a pair's y1 is due: P_C after a P_M
   reg [JW-1:0]  j_q;                        // the pair in the head: 0 .. pairs - 1
@@ -79,8 +78,8 @@ module ga2_rope #(
 
   // one compare ends the job (only in P_C: hd_q steps at the end of P_M)
   wire at_end  = (hd_q == heads_q);
-  wire reading = busy_q && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
-  wire writing = busy_q && (ph_q[P_Y0] || pend_q);
+  wire reading = busy && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
+  wire writing = busy && (ph_q[P_Y0] || pend_q);
   wire head_end = ({1'b0, j_q} == pairs_q - 1'b1);                  // the head's last pair
 
   // the multiplier: x0 c, x1 s from the read port, then x1 c, x0 s from the registers (each
@@ -101,16 +100,10 @@ module ga2_rope #(
   wire        fits  = (&r[34:31]) | ~(|r[34:31]);
   wire [31:0] y     = fits ? r[31:0] : {r[34], {31{~r[34]}}};
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads the control, each
   // data register is written in its phase before it is read
@@ -126,7 +119,7 @@ module ga2_rope #(
       cp_q    <= cs[SAW-1:0];
       xp_q    <= src[SAW-1:0];
       wp_q    <= dst[SAW-1:0];
-    end else if (busy_q) begin
+    end else if (busy) begin
       ph_q   <= {ph_q[4:0], ph_q[5]};
       pend_q <= ph_q[P_M];
       if (writing) wp_q <= wp_q + 1'b1;
@@ -149,8 +142,6 @@ module ga2_rope #(
     end
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   assign wr_data = y;

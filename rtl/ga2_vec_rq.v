@@ -45,7 +45,6 @@ module ga2_vec_rq #(
   localparam LW  = `GA2_RQ_LEN_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
-  reg           busy_q;
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] rp_q, wp_q;
   reg [15:0]   m_q;
@@ -55,22 +54,16 @@ module ga2_vec_rq #(
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
-  wire reading = busy_q && !at_end;
-  wire writing = busy_q && (cnt_q != {LW{1'b0}});
+  wire reading = busy && !at_end;
+  wire writing = busy && (cnt_q != {LW{1'b0}});
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       cnt_q <= {LW{1'b0}};
@@ -80,7 +73,7 @@ module ga2_vec_rq #(
       m_q   <= m;
       s_q   <= s;
       relu_q <= relu;
-    end else if (busy_q) begin
+    end else if (busy) begin
       cnt_q <= cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
       if (writing) wp_q <= wp_q + 1'b1;
@@ -97,8 +90,6 @@ module ga2_vec_rq #(
   // ReLU: a negative result (its sign bit) becomes 0
   assign wr_data = y & {32{!(relu_q && y[31])}};
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   /* verilator lint_off WIDTH */

@@ -6,6 +6,7 @@ chip's xhi program and the table past 2^29, and the lookup random programs draw.
 import numpy as np
 
 from model import config, isa
+from tb.stimulus import resets
 from tb.stimulus.suitecfg import CFG, RANDOM_SEED
 
 OPS = ("LDX",)
@@ -162,15 +163,7 @@ def reset_programs():
     """The self-contained program cut by rst in each of its language-model ops (NORM's
     divide, ADD, ARGMAX, LDX) and around their starts, each followed by the same program
     run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:5]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
+    return resets.cut_at_starts(*self_contained_program(), 1, 5)
 
 
 def edges_n(v, x, n, SP, EXT):

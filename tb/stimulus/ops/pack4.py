@@ -8,6 +8,7 @@ import random
 import numpy as np
 
 from model import isa
+from tb.stimulus import resets
 from tb.stimulus.suitecfg import CFG, RANDOM_SEED
 
 OPS = ("PACK4", "UNPACK4")
@@ -87,15 +88,7 @@ def self_contained_program():
 def reset_programs():
     """The self-contained program cut by rst in each of the two and around their starts,
     each followed by the same program run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:3]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
+    return resets.cut_at_starts(*self_contained_program(), 1, 3)
 
 
 def edges_n(v, x, n, SP, EXT):

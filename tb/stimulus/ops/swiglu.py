@@ -17,6 +17,7 @@ import numpy as np
 
 from model import isa
 from model.ops import swiglu as record
+from tb.stimulus import resets
 from tb.stimulus.suitecfg import CFG, RANDOM_SEED
 
 OPS = ("SWIGLU",)
@@ -141,15 +142,7 @@ def self_contained_program():
 def reset_programs():
     """The self-contained program cut by rst in the middle of SWIGLU and around its start,
     each followed by the same program run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:2]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
+    return resets.cut_at_starts(*self_contained_program(), 1, 2)
 
 
 # ------------------------------------------------------------------ colliding programs
