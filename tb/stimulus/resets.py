@@ -1,15 +1,24 @@
-"""Reset while busy, the part every op module's reset_programs hook shares.
+"""Reset while busy: the self-contained programs of the op modules and their cuts.
 
-cut_at_starts(prog, img, first, stop) gives the entries of a self-contained program cut by
-rst around the instructions first .. stop - 1 of its schedule (tb/stimulus/programs.py
-reset_programs): for each, three quarters into its busy time, one cycle before its issue
-and at its issue (the cut's reset edge ends cycle at + 1: a reset must win over a start),
-each cut followed by the same program run in full. Why here: the op modules
-(tb/stimulus/ops/) differ only in their program and which of its instructions are theirs;
-this module names no operation.
+program(*ops) is an op module's self-contained program (tb/stimulus/ops/, its
+self_contained_program()): LD of the image's first 64 words to the scratchpad, the
+module's instructions, HALT. cut_at_starts(prog, img, first, stop) gives the entries of
+such a program cut by rst around its instructions first .. stop - 1 (an op module's
+RESET_CUTS; tb/stimulus/programs.py reset_programs): for each, three quarters into its
+busy time, one cycle before its issue and at its issue (the cut's reset edge ends cycle
+at + 1: a reset must win over a start), each cut followed by the same program run in
+full. Why here: the op modules differ only in their instructions and which of them are
+theirs; this module names no operation.
 """
-from model import timing
+from model import isa, timing
 from tb.stimulus.suitecfg import CFG
+
+
+def program(*ops):
+    """[LD of 64 image words to sp[0 ..)] + the instructions of ops ((name, fields) each;
+    CFG's chip) + [HALT]."""
+    return ([isa.build("LD", cfg=CFG, dst=0, src=0, len=64)]
+            + [isa.build(op, cfg=CFG, **fields) for op, fields in ops] + [isa.build("HALT", cfg=CFG)])
 
 
 def cut_at_starts(prog, img, first, stop):

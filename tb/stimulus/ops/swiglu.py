@@ -18,9 +18,13 @@ import numpy as np
 from model import isa
 from model.ops import swiglu as record
 from tb.stimulus import resets
-from tb.stimulus.suitecfg import CFG, RANDOM_SEED
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("SWIGLU",)
+# the instructions of self_contained_program() the reset programs cut in and around
+# (tb/stimulus/resets.py): the self-contained program cut by rst in the middle of SWIGLU
+# and around its start, each followed by the same program run in full.
+RESET_CUTS = (1, 2)
 LM_STREAM = 7            # its place in the language-model hand programs (its own random stream)
 COLLIDE = "lm"
 
@@ -128,21 +132,9 @@ def self_contained_program():
     SWIGLU, ST."""
     rng = np.random.default_rng(RANDOM_SEED + 100)
     img = rng.integers(-20 << 12, 20 << 12, size=64)
+    return resets.program(("SWIGLU", dict(dst=100, src=0, len=32, src2=16)),
+                          ("ST", dict(src=100, dst=1000, len=32))), img
 
-    def b(op, **f):
-        return isa.build(op, cfg=CFG, **f)
-
-    prog = [b("LD", dst=0, src=0, len=64),
-            b("SWIGLU", dst=100, src=0, len=32, src2=16),
-            b("ST", src=100, dst=1000, len=32),
-            b("HALT")]
-    return prog, img
-
-
-def reset_programs():
-    """The self-contained program cut by rst in the middle of SWIGLU and around its start,
-    each followed by the same program run in full."""
-    return resets.cut_at_starts(*self_contained_program(), 1, 2)
 
 
 # ------------------------------------------------------------------ colliding programs
