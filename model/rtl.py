@@ -126,6 +126,14 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
+    out += ["", "// each vector op's fields as the wires its unit declares from its instruction word `instr`",
+            "// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as",
+            "// wide as the field"]
+    vec_ops = {r.name for m in vec_modules() for r in ops_of(m)}
+    for r in ops.TABLE.values():
+        if r.name in vec_ops:
+            out += [f"`define GA2_{r.name}_FIELDS \\"] + [f"  {d} \\" for d in unit_field_decls(r)[:-1]] \
+                + [f"  {unit_field_decls(r)[-1]}"]
     out += ["", "// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)"]
     for name in ("OPCODE", "SP_RANGE", "EXT_RANGE", "SHAPE", "PC", "INDEX"):
         out.append(f"`define GA2_ERR_{name} 3'd{getattr(ops, 'ERR_' + name)}")
@@ -136,6 +144,19 @@ def isa_header():
             f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
+
+
+def unit_field_decls(rec):
+    """The declarations of `GA2_<OP>_FIELDS: a wire a field, as wide as the field, its bits
+    of the instruction word `instr`."""
+    out = []
+    for name, width in rec.fields:
+        key = f"`GA2_{rec.name}_{name.upper()}"
+        if width == 1:
+            out.append(f"wire {name.lower()} = instr[{key}_LSB];")
+        else:
+            out.append(f"wire [{key}_W-1:0] {name.lower()} = instr[{key}_LSB +: {key}_W];")
+    return out
 
 
 # ---------------------------------------------------------------- the decoder

@@ -256,6 +256,80 @@
 `define GA2_SMW_LEN_LSB 40
 `define GA2_SMW_LEN_W 13
 
+// each vector op's fields as the wires its unit declares from its instruction word `instr`
+// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as
+// wide as the field
+`define GA2_RQ_FIELDS \
+  wire [`GA2_RQ_DST_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W]; \
+  wire [`GA2_RQ_SRC_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W]; \
+  wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W]; \
+  wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W]; \
+  wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W]; \
+  wire relu = instr[`GA2_RQ_RELU_LSB];
+`define GA2_SM_FIELDS \
+  wire [`GA2_SM_DST_W-1:0] dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W]; \
+  wire [`GA2_SM_SRC_W-1:0] src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W]; \
+  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+`define GA2_ADD_FIELDS \
+  wire [`GA2_ADD_DST_W-1:0] dst = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W]; \
+  wire [`GA2_ADD_SRC_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W]; \
+  wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W]; \
+  wire [`GA2_ADD_SRC2_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W]; \
+  wire w = instr[`GA2_ADD_W_LSB];
+`define GA2_ARGMAX_FIELDS \
+  wire [`GA2_ARGMAX_DST_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W]; \
+  wire [`GA2_ARGMAX_SRC_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W]; \
+  wire [`GA2_ARGMAX_LEN_W-1:0] len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W]; \
+  wire [`GA2_ARGMAX_BASE_W-1:0] base = instr[`GA2_ARGMAX_BASE_LSB +: `GA2_ARGMAX_BASE_W]; \
+  wire acc = instr[`GA2_ARGMAX_ACC_LSB]; \
+  wire pair = instr[`GA2_ARGMAX_PAIR_LSB];
+`define GA2_NORM_FIELDS \
+  wire [`GA2_NORM_DST_W-1:0] dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W]; \
+  wire [`GA2_NORM_SRC_W-1:0] src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W]; \
+  wire [`GA2_NORM_LEN_W-1:0] len = instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W]; \
+  wire [`GA2_NORM_M_W-1:0] m = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W]; \
+  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
+`define GA2_PACK4_FIELDS \
+  wire [`GA2_PACK4_DST_W-1:0] dst = instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W]; \
+  wire [`GA2_PACK4_SRC_W-1:0] src = instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W]; \
+  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W];
+`define GA2_UNPACK4_FIELDS \
+  wire [`GA2_UNPACK4_DST_W-1:0] dst = instr[`GA2_UNPACK4_DST_LSB +: `GA2_UNPACK4_DST_W]; \
+  wire [`GA2_UNPACK4_SRC_W-1:0] src = instr[`GA2_UNPACK4_SRC_LSB +: `GA2_UNPACK4_SRC_W]; \
+  wire [`GA2_UNPACK4_LEN_W-1:0] len = instr[`GA2_UNPACK4_LEN_LSB +: `GA2_UNPACK4_LEN_W];
+`define GA2_QNT_FIELDS \
+  wire [`GA2_QNT_DST_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W]; \
+  wire [`GA2_QNT_SRC_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W]; \
+  wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W]; \
+  wire [`GA2_QNT_Q_W-1:0] q = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W]; \
+  wire b16 = instr[`GA2_QNT_B16_LSB]; \
+  wire rms = instr[`GA2_QNT_RMS_LSB];
+`define GA2_RQC_FIELDS \
+  wire [`GA2_RQC_DST_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W]; \
+  wire [`GA2_RQC_SRC_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W]; \
+  wire [`GA2_RQC_M_W-1:0] m = instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W]; \
+  wire [`GA2_RQC_N_W-1:0] n = instr[`GA2_RQC_N_LSB +: `GA2_RQC_N_W]; \
+  wire [`GA2_RQC_LD_W-1:0] ld = instr[`GA2_RQC_LD_LSB +: `GA2_RQC_LD_W]; \
+  wire [`GA2_RQC_RSC_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W]; \
+  wire [`GA2_RQC_RSTRIDE_W-1:0] rstride = instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W]; \
+  wire [`GA2_RQC_CSC_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W]; \
+  wire [`GA2_RQC_Q_W-1:0] q = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
+`define GA2_SWIGLU_FIELDS \
+  wire [`GA2_SWIGLU_DST_W-1:0] dst = instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W]; \
+  wire [`GA2_SWIGLU_SRC_W-1:0] src = instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W]; \
+  wire [`GA2_SWIGLU_LEN_W-1:0] len = instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W]; \
+  wire [`GA2_SWIGLU_SRC2_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W];
+`define GA2_ROPE_FIELDS \
+  wire [`GA2_ROPE_DST_W-1:0] dst = instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W]; \
+  wire [`GA2_ROPE_SRC_W-1:0] src = instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W]; \
+  wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W]; \
+  wire [`GA2_ROPE_CS_W-1:0] cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W]; \
+  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
+`define GA2_SMW_FIELDS \
+  wire [`GA2_SMW_DST_W-1:0] dst = instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W]; \
+  wire [`GA2_SMW_SRC_W-1:0] src = instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W]; \
+  wire [`GA2_SMW_LEN_W-1:0] len = instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W];
+
 // error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2

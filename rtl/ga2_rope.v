@@ -25,30 +25,27 @@
 module ga2_rope #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                      clk,
-  input  wire                      rst,
-  input  wire                      start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                      busy,
-  output wire                      last,
-  output wire                      rd_en,
-  output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  input  wire [31:0]               rd_data,
-  output wire                      wr_en,
-  output wire [`GA2_ADDR_W-1:0]    wr_addr,
-  output wire [31:0]               wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/rope.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, pairs, cs, heads (model/ops/rope.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W];
-  wire [`GA2_ADDR_W-1:0] cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W];
-  wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W];
-  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
+  `GA2_ROPE_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
 
   localparam PW  = `GA2_ROPE_PAIRS_W;

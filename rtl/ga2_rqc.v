@@ -60,20 +60,11 @@ module ga2_rqc #(
   // (all 13 on a scratchpad of more than 2^13 words)
   localparam FW   = (SAW < `GA2_RQC_N_W) ? SAW : `GA2_RQC_N_W;
 
-  // the instruction's fields (model/ops/rqc.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, m, n, ld, rsc, rstride, csc, q (model/ops/rqc.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  // (ld and rstride step between rows, so with M >= 2 they are below SP_WORDS; N <=
-  // SP_WORDS counts modulo 2^SAW, as the column pointer does)
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W];
-  wire [MW-1:0]          m   = instr[`GA2_RQC_M_LSB +: MW];
-  wire [FW-1:0]          n   = instr[`GA2_RQC_N_LSB +: FW];
-  wire [FW-1:0]          ld  = instr[`GA2_RQC_LD_LSB +: FW];
-  wire [`GA2_ADDR_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W];
-  wire [FW-1:0]          rstride = instr[`GA2_RQC_RSTRIDE_LSB +: FW];
-  wire [`GA2_ADDR_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W];
-  wire [`GA2_RQC_Q_W-1:0] q  = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
+  `GA2_RQC_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -114,7 +105,7 @@ module ga2_rqc #(
       st_q <= S_ROW;
       w_q  <= 1'b0;
       ri_q <= {MW{1'b0}};
-      m_q  <= m;
+      m_q  <= m[MW-1:0];
       rb_q <= src[SAW-1:0];
       ap_q <= src[SAW-1:0];
       rp_q <= rsc[SAW-1:0];
@@ -123,10 +114,12 @@ module ga2_rqc #(
       wp_q <= dst[SAW-1:0];
       q_q  <= q;
       /* verilator lint_off WIDTH */
-      // FW <= SAW bits, zero-extended
-      ld_q <= ld;
-      rs_q <= rstride;
-      ce_q <= csc[SAW-1:0] + n;
+      // the low FW <= SAW bits, zero-extended (ld and rstride step between rows, so with
+      // M >= 2 they are below SP_WORDS; N <= SP_WORDS counts modulo 2^SAW, as the column
+      // pointer does)
+      ld_q <= ld[FW-1:0];
+      rs_q <= rstride[FW-1:0];
+      ce_q <= csc[SAW-1:0] + n[FW-1:0];
       /* verilator lint_on WIDTH */
     end else if (busy) begin
       w_q <= (st_q == S_M);

@@ -28,29 +28,27 @@
 module ga2_swiglu #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                      clk,
-  input  wire                      rst,
-  input  wire                      start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                      busy,
-  output wire                      last,
-  output wire                      rd_en,
-  output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  input  wire [31:0]               rd_data,
-  output wire                      wr_en,
-  output wire [`GA2_ADDR_W-1:0]    wr_addr,
-  output wire [31:0]               wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/swiglu.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, src2 (model/ops/swiglu.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W];
-  wire [`GA2_ADDR_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W];
-  wire [`GA2_SWIGLU_LEN_W-1:0] len = instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W];
+  `GA2_SWIGLU_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);

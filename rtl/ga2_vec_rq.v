@@ -28,15 +28,11 @@ module ga2_vec_rq #(
   output wire [`GA2_ADDR_W-1:0]   wr_addr,
   output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/rq.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, m, s, relu (model/ops/rq.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W];
-  wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W];
-  wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W];
-  wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W];
-  wire relu = instr[`GA2_RQ_RELU_LSB];
+  `GA2_RQ_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
