@@ -23,7 +23,7 @@ import pytest
 from model import config, isa
 from tb import ROOT, hw
 from tb.sim import build, process
-from tb.sim.files import restart_files, rtl_files, top_file, units_vec_file
+from tb.sim.files import copy_rtl, restart_files, rtl_files, top_file, units_vec_file
 
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart", "test_ops", "test_smw")
@@ -128,12 +128,7 @@ def test_dma_lengths_and_ends(sim):
 
 
 def _rtl_copy(tmp_path):
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    return rtl
+    return copy_rtl(tmp_path)
 
 
 def test_unit_tests_catch_a_broken_requant(tmp_path):
