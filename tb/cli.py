@@ -274,6 +274,27 @@ def text_file(path, what=None):
         raise ValueError(f"{name}: not a text file (not UTF-8)") from None
 
 
+def journal_lines(path, kind):
+    """[(line number, line, JSON value)] of the non-blank lines of a JSON-lines journal (the
+    soak's, the mutation run's); a torn last line (no newline after it, behind a whole
+    line: its writer was killed while writing it) is dropped; ValueError naming the file
+    and line (of a `kind` journal) when a line is not JSON, or the file not text."""
+    import json
+    text = text_file(path, f"--journal {path}")
+    lines = text.split("\n")
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, line, json.loads(line)))
+        except json.JSONDecodeError:
+            if out and n == len(lines) and not text.endswith("\n"):
+                break                                   # torn: its writer died writing it
+            raise ValueError(f"--journal {path}:{n}: not a {kind} journal line (not JSON)") from None
+    return out
+
+
 def drop_torn_tail(path):
     """Cut a journal after its last newline: the line a killed run was writing is dropped,
     so the lines appended on resuming start on a line of their own."""
