@@ -141,13 +141,18 @@ def _os_errors(check):
     return parse
 
 
-@_os_errors
-def in_file(text):
-    """type=: an existing file (not a directory); the path as given."""
+def _path(text):
+    """(text, Path) of a path argument; the refusal of an empty one."""
     t = str(text)
     if not t:
         raise _bad("an empty path")
-    p = Path(t)
+    return t, Path(t)
+
+
+@_os_errors
+def in_file(text):
+    """type=: an existing file (not a directory); the path as given."""
+    t, p = _path(text)
     if p.is_dir():
         raise _bad(f"{t}: a directory, not a file")
     if not p.exists():
@@ -160,10 +165,7 @@ def in_file(text):
 @_os_errors
 def in_dir(text):
     """type=: an existing directory; the path as given."""
-    t = str(text)
-    if not t:
-        raise _bad("an empty path")
-    p = Path(t)
+    t, p = _path(text)
     if not p.exists():
         raise _bad(f"{t}: no such directory")
     if not p.is_dir():
@@ -191,10 +193,7 @@ def out_file(parents=True, regular=False):
     exists must be a regular file, not a device or a pipe -- a journal, which is synced to
     disk and read back by --resume)."""
     def parse(text):
-        t = str(text)
-        if not t:
-            raise _bad("an empty path")
-        p = Path(t)
+        t, p = _path(text)
         if p.is_dir():
             raise _bad(f"{t}: a directory, not a file")
         if regular and p.exists() and not p.is_file():
@@ -211,10 +210,7 @@ def out_file(parents=True, regular=False):
 def out_dir(text):
     """type=: a directory to write into (created when missing): not a file, under a
     writable directory."""
-    t = str(text)
-    if not t:
-        raise _bad("an empty path")
-    p = Path(t)
+    t, p = _path(text)
     if p.exists() and not p.is_dir():
         raise _bad(f"{t}: a file, not a directory")
     if not p.exists():
