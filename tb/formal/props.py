@@ -227,6 +227,7 @@ LINK_WHAT = (
     ("swiglu", "src, src2 and dst ranges"),
     ("rope", "src and dst (2 pairs heads words), the cos/sin row (2 pairs, once a head)"),
     ("qnt", "src (two passes) and dst ranges (len + 1: the scale word)"),
+    ("smw", "src (three passes) and dst ranges"),
 )
 
 
