@@ -126,6 +126,19 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
+    out += ["", "// each vector op's fields as the wires its unit declares from its instruction word `instr`",
+            "// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as",
+            "// wide as the field"]
+    vec_ops = {r.name for m in vec_modules() for r in ops_of(m)}
+    for r in ops.TABLE.values():
+        if r.name in vec_ops:
+            out += [f"`define GA2_{r.name}_FIELDS \\"] + [f"  {d} \\" for d in unit_field_decls(r)[:-1]] \
+                + [f"  {unit_field_decls(r)[-1]}"]
+    out += ["", "// each op's instruction word from its fields' values, in its record's field order",
+            "// (`GA2_<OP>_WORD(...)): a field's value zero-extended and cut to the field's width, at its",
+            "// bits; the other bits 0 (the test benches' and formal wrappers' instructions)"]
+    for r in ops.TABLE.values():
+        out.append(word_macro(r))
     out += ["", "// error codes (INDEX, a lookup's row index not below rows, is found in EXEC)"]
     for name in ("OPCODE", "SP_RANGE", "EXT_RANGE", "SHAPE", "PC", "INDEX"):
         out.append(f"`define GA2_ERR_{name} 3'd{getattr(ops, 'ERR_' + name)}")
@@ -136,6 +149,35 @@ def isa_header():
             f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
+
+
+def unit_field_decls(rec):
+    """The declarations of `GA2_<OP>_FIELDS: a wire a field, as wide as the field, its bits
+    of the instruction word `instr`."""
+    out = []
+    for name, width in rec.fields:
+        key = f"`GA2_{rec.name}_{name.upper()}"
+        if width == 1:
+            out.append(f"wire {name.lower()} = instr[{key}_LSB];")
+        else:
+            out.append(f"wire [{key}_W-1:0] {name.lower()} = instr[{key}_LSB +: {key}_W];")
+    return out
+
+
+def word_macro(rec):
+    """The `define of `GA2_<OP>_WORD(<fields>): rec's instruction word (GA2_INSTR_W bits) from
+    its fields' values, each zero-extended, cut to its width and shifted to its bits."""
+    zero = "{`GA2_INSTR_W{1'b0}}"
+    if rec.code < ops.EXT_BASE:
+        terms = [f"({zero} | `GA2_OP_{rec.name})"]
+    else:
+        terms = [f"({zero} | `GA2_OP_EXT)", f"(({zero} | `GA2_XOP_{rec.name}) << `GA2_OP_W)"]
+    for name, _ in rec.fields:
+        key = f"`GA2_{rec.name}_{name.upper()}"
+        terms.append(f"((({zero} | (f_{name.lower()})) & ~({{`GA2_INSTR_W{{1'b1}}}} << {key}_W)) << {key}_LSB)")
+    args = ", ".join(f"f_{n.lower()}" for n, _ in rec.fields)
+    return f"`define GA2_{rec.name}_WORD({args}) ({' | '.join(terms)})" if args else \
+        f"`define GA2_{rec.name}_WORD {terms[0]}"
 
 
 # ---------------------------------------------------------------- the decoder

@@ -11,6 +11,7 @@ ga2_systolic.v
 ga2_mm_ctrl.v
 ga2_dma.v
 ga2_requant.v
+ga2_unit_ctl.v
 ga2_vec_rq.v
 ga2_divu.v
 ga2_softmax.v

@@ -20,32 +20,28 @@
 module ga2_argmax #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                         clk,
-  input  wire                         rst,
-  input  wire                         start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                         busy,
-  output wire                         last,
-  output wire                         rd_en,
-  output wire [`GA2_ADDR_W-1:0]       rd_addr,
-  input  wire [31:0]                  rd_data,
-  output wire                         wr_en,
-  output wire [`GA2_ADDR_W-1:0]       wr_addr,
-  output wire [31:0]                  wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/argmax.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, base, acc, pair (model/ops/argmax.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W];
+  `GA2_ARGMAX_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [`GA2_ARGMAX_LEN_W-1:0]  len  = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W];
-  wire [`GA2_ARGMAX_BASE_W-1:0] base = instr[`GA2_ARGMAX_BASE_LSB +: `GA2_ARGMAX_BASE_W];
-  wire                          acc  = instr[`GA2_ARGMAX_ACC_LSB];
-  wire                          pair = instr[`GA2_ARGMAX_PAIR_LSB];
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
   end
@@ -55,7 +51,6 @@ module ga2_argmax #(
   localparam IW  = `GA2_ARGMAX_BASE_W + 1;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
-  reg           busy_q;
   reg           wide_q;                     // acc or pair: the maximum is written too
   // the running pair's phase (acc), loaded at every start (so a stale one shows in any
   // later job, restart or not): PC_IDX reads the index word, PC_MAX the maximum word
@@ -73,26 +68,22 @@ module ga2_argmax #(
   // one compare ends the scan: the read enable, the writes and last are its sides
   wire at_end  = (cnt_q == len_q);
   // the running pair's reads come first (cnt_q 0 < len: at_end is low), then the scan's
-  wire reading = busy_q && !at_end;
+  wire reading = busy && !at_end;
   wire scan_rd = reading && (pc_q >= PC_FIRST);
-  wire have_v  = busy_q && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
+  wire have_v  = busy && (cnt_q != {LW{1'b0}});     // rd_data is word cnt_q - 1 (po_q: unused)
   wire           gt    = $signed(rd_data) > $signed(best_q);
   wire [IW-1:0]  bi_d  = gt ? ix_q : bi_q;
   wire [SAW-1:0] wp_inc = wp_q + 1'b1;
+  // the job's end: the scan's end, and with the maximum to write its second cycle
+  wire           done   = at_end && (po_q || !wide_q);
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(done), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       wide_q <= acc || pair;
@@ -105,7 +96,7 @@ module ga2_argmax #(
       best_q <= 32'h8000_0000;               // the smallest int32
       bi_q   <= {1'b0, base};
       ix_q   <= {1'b0, base};
-    end else if (busy_q) begin
+    end else if (busy) begin
       if (pc_q != PC_SCAN) pc_q <= pc_q + 1'b1;
       if (scan_rd) begin
         cnt_q <= cnt_q + 1'b1;
@@ -125,10 +116,8 @@ module ga2_argmax #(
     end
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end && (po_q || !wide_q);
   assign rd_en   = reading;
-  assign wr_en   = busy_q && at_end;
+  assign wr_en   = busy && at_end;
   /* verilator lint_off WIDTH */
   // zero extension of the SAW-bit pointers and the IW-bit index to the ISA-width ports
   // and the word

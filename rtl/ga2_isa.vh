@@ -256,6 +256,101 @@
 `define GA2_SMW_LEN_LSB 40
 `define GA2_SMW_LEN_W 13
 
+// each vector op's fields as the wires its unit declares from its instruction word `instr`
+// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as
+// wide as the field
+`define GA2_RQ_FIELDS \
+  wire [`GA2_RQ_DST_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W]; \
+  wire [`GA2_RQ_SRC_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W]; \
+  wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W]; \
+  wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W]; \
+  wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W]; \
+  wire relu = instr[`GA2_RQ_RELU_LSB];
+`define GA2_SM_FIELDS \
+  wire [`GA2_SM_DST_W-1:0] dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W]; \
+  wire [`GA2_SM_SRC_W-1:0] src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W]; \
+  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+`define GA2_ADD_FIELDS \
+  wire [`GA2_ADD_DST_W-1:0] dst = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W]; \
+  wire [`GA2_ADD_SRC_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W]; \
+  wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W]; \
+  wire [`GA2_ADD_SRC2_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W]; \
+  wire w = instr[`GA2_ADD_W_LSB];
+`define GA2_ARGMAX_FIELDS \
+  wire [`GA2_ARGMAX_DST_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W]; \
+  wire [`GA2_ARGMAX_SRC_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W]; \
+  wire [`GA2_ARGMAX_LEN_W-1:0] len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W]; \
+  wire [`GA2_ARGMAX_BASE_W-1:0] base = instr[`GA2_ARGMAX_BASE_LSB +: `GA2_ARGMAX_BASE_W]; \
+  wire acc = instr[`GA2_ARGMAX_ACC_LSB]; \
+  wire pair = instr[`GA2_ARGMAX_PAIR_LSB];
+`define GA2_NORM_FIELDS \
+  wire [`GA2_NORM_DST_W-1:0] dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W]; \
+  wire [`GA2_NORM_SRC_W-1:0] src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W]; \
+  wire [`GA2_NORM_LEN_W-1:0] len = instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W]; \
+  wire [`GA2_NORM_M_W-1:0] m = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W]; \
+  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
+`define GA2_PACK4_FIELDS \
+  wire [`GA2_PACK4_DST_W-1:0] dst = instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W]; \
+  wire [`GA2_PACK4_SRC_W-1:0] src = instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W]; \
+  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W];
+`define GA2_UNPACK4_FIELDS \
+  wire [`GA2_UNPACK4_DST_W-1:0] dst = instr[`GA2_UNPACK4_DST_LSB +: `GA2_UNPACK4_DST_W]; \
+  wire [`GA2_UNPACK4_SRC_W-1:0] src = instr[`GA2_UNPACK4_SRC_LSB +: `GA2_UNPACK4_SRC_W]; \
+  wire [`GA2_UNPACK4_LEN_W-1:0] len = instr[`GA2_UNPACK4_LEN_LSB +: `GA2_UNPACK4_LEN_W];
+`define GA2_QNT_FIELDS \
+  wire [`GA2_QNT_DST_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W]; \
+  wire [`GA2_QNT_SRC_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W]; \
+  wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W]; \
+  wire [`GA2_QNT_Q_W-1:0] q = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W]; \
+  wire b16 = instr[`GA2_QNT_B16_LSB]; \
+  wire rms = instr[`GA2_QNT_RMS_LSB];
+`define GA2_RQC_FIELDS \
+  wire [`GA2_RQC_DST_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W]; \
+  wire [`GA2_RQC_SRC_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W]; \
+  wire [`GA2_RQC_M_W-1:0] m = instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W]; \
+  wire [`GA2_RQC_N_W-1:0] n = instr[`GA2_RQC_N_LSB +: `GA2_RQC_N_W]; \
+  wire [`GA2_RQC_LD_W-1:0] ld = instr[`GA2_RQC_LD_LSB +: `GA2_RQC_LD_W]; \
+  wire [`GA2_RQC_RSC_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W]; \
+  wire [`GA2_RQC_RSTRIDE_W-1:0] rstride = instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W]; \
+  wire [`GA2_RQC_CSC_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W]; \
+  wire [`GA2_RQC_Q_W-1:0] q = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
+`define GA2_SWIGLU_FIELDS \
+  wire [`GA2_SWIGLU_DST_W-1:0] dst = instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W]; \
+  wire [`GA2_SWIGLU_SRC_W-1:0] src = instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W]; \
+  wire [`GA2_SWIGLU_LEN_W-1:0] len = instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W]; \
+  wire [`GA2_SWIGLU_SRC2_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W];
+`define GA2_ROPE_FIELDS \
+  wire [`GA2_ROPE_DST_W-1:0] dst = instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W]; \
+  wire [`GA2_ROPE_SRC_W-1:0] src = instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W]; \
+  wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W]; \
+  wire [`GA2_ROPE_CS_W-1:0] cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W]; \
+  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
+`define GA2_SMW_FIELDS \
+  wire [`GA2_SMW_DST_W-1:0] dst = instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W]; \
+  wire [`GA2_SMW_SRC_W-1:0] src = instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W]; \
+  wire [`GA2_SMW_LEN_W-1:0] len = instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W];
+
+// each op's instruction word from its fields' values, in its record's field order
+// (`GA2_<OP>_WORD(...)): a field's value zero-extended and cut to the field's width, at its
+// bits; the other bits 0 (the test benches' and formal wrappers' instructions)
+`define GA2_LD_WORD(f_dst, f_src, f_len, f_xhi) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_LD) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LD_DST_W)) << `GA2_LD_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LD_SRC_W)) << `GA2_LD_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LD_LEN_W)) << `GA2_LD_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_xhi)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LD_XHI_W)) << `GA2_LD_XHI_LSB))
+`define GA2_ST_WORD(f_src, f_dst, f_len, f_xhi) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_ST) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ST_SRC_W)) << `GA2_ST_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ST_DST_W)) << `GA2_ST_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ST_LEN_W)) << `GA2_ST_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_xhi)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ST_XHI_W)) << `GA2_ST_XHI_LSB))
+`define GA2_MM_WORD(f_dst, f_a, f_b, f_m, f_k, f_n, f_tb, f_lda, f_ldb, f_ldc, f_acc, f_khi, f_a16) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_MM) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_DST_W)) << `GA2_MM_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_a)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_A_W)) << `GA2_MM_A_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_b)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_B_W)) << `GA2_MM_B_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_m)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_M_W)) << `GA2_MM_M_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_k)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_K_W)) << `GA2_MM_K_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_n)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_N_W)) << `GA2_MM_N_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_tb)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_TB_W)) << `GA2_MM_TB_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_lda)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_LDA_W)) << `GA2_MM_LDA_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_ldb)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_LDB_W)) << `GA2_MM_LDB_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_ldc)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_LDC_W)) << `GA2_MM_LDC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_acc)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_ACC_W)) << `GA2_MM_ACC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_khi)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_KHI_W)) << `GA2_MM_KHI_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_a16)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_MM_A16_W)) << `GA2_MM_A16_LSB))
+`define GA2_RQ_WORD(f_dst, f_src, f_len, f_m, f_s, f_relu) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_RQ) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_DST_W)) << `GA2_RQ_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_SRC_W)) << `GA2_RQ_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_LEN_W)) << `GA2_RQ_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_m)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_M_W)) << `GA2_RQ_M_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_s)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_S_W)) << `GA2_RQ_S_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_relu)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQ_RELU_W)) << `GA2_RQ_RELU_LSB))
+`define GA2_SM_WORD(f_dst, f_src, f_len) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_SM) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SM_DST_W)) << `GA2_SM_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SM_SRC_W)) << `GA2_SM_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SM_LEN_W)) << `GA2_SM_LEN_LSB))
+`define GA2_HALT_WORD ({`GA2_INSTR_W{1'b0}} | `GA2_OP_HALT)
+`define GA2_LDX_WORD(f_dst, f_src, f_len, f_idx, f_rows, f_xhi) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_LDX) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_DST_W)) << `GA2_LDX_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_SRC_W)) << `GA2_LDX_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_LEN_W)) << `GA2_LDX_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_idx)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_IDX_W)) << `GA2_LDX_IDX_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_rows)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_ROWS_W)) << `GA2_LDX_ROWS_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_xhi)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_LDX_XHI_W)) << `GA2_LDX_XHI_LSB))
+`define GA2_ADD_WORD(f_dst, f_src, f_len, f_src2, f_w) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_ADD) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ADD_DST_W)) << `GA2_ADD_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ADD_SRC_W)) << `GA2_ADD_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ADD_LEN_W)) << `GA2_ADD_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src2)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ADD_SRC2_W)) << `GA2_ADD_SRC2_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_w)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ADD_W_W)) << `GA2_ADD_W_LSB))
+`define GA2_ARGMAX_WORD(f_dst, f_src, f_len, f_base, f_acc, f_pair) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_ARGMAX) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_DST_W)) << `GA2_ARGMAX_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_SRC_W)) << `GA2_ARGMAX_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_LEN_W)) << `GA2_ARGMAX_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_base)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_BASE_W)) << `GA2_ARGMAX_BASE_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_acc)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_ACC_W)) << `GA2_ARGMAX_ACC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_pair)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ARGMAX_PAIR_W)) << `GA2_ARGMAX_PAIR_LSB))
+`define GA2_NORM_WORD(f_dst, f_src, f_len, f_m, f_s) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_NORM) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_NORM_DST_W)) << `GA2_NORM_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_NORM_SRC_W)) << `GA2_NORM_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_NORM_LEN_W)) << `GA2_NORM_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_m)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_NORM_M_W)) << `GA2_NORM_M_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_s)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_NORM_S_W)) << `GA2_NORM_S_LSB))
+`define GA2_PACK4_WORD(f_dst, f_src, f_len) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_PACK4) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_PACK4_DST_W)) << `GA2_PACK4_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_PACK4_SRC_W)) << `GA2_PACK4_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_PACK4_LEN_W)) << `GA2_PACK4_LEN_LSB))
+`define GA2_UNPACK4_WORD(f_dst, f_src, f_len) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_UNPACK4) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_UNPACK4_DST_W)) << `GA2_UNPACK4_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_UNPACK4_SRC_W)) << `GA2_UNPACK4_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_UNPACK4_LEN_W)) << `GA2_UNPACK4_LEN_LSB))
+`define GA2_QNT_WORD(f_dst, f_src, f_len, f_q, f_b16, f_rms) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_EXT) | (({`GA2_INSTR_W{1'b0}} | `GA2_XOP_QNT) << `GA2_OP_W) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_DST_W)) << `GA2_QNT_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_SRC_W)) << `GA2_QNT_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_LEN_W)) << `GA2_QNT_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_q)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_Q_W)) << `GA2_QNT_Q_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_b16)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_B16_W)) << `GA2_QNT_B16_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_rms)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_QNT_RMS_W)) << `GA2_QNT_RMS_LSB))
+`define GA2_RQC_WORD(f_dst, f_src, f_m, f_n, f_ld, f_rsc, f_rstride, f_csc, f_q) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_EXT) | (({`GA2_INSTR_W{1'b0}} | `GA2_XOP_RQC) << `GA2_OP_W) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_DST_W)) << `GA2_RQC_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_SRC_W)) << `GA2_RQC_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_m)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_M_W)) << `GA2_RQC_M_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_n)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_N_W)) << `GA2_RQC_N_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_ld)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_LD_W)) << `GA2_RQC_LD_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_rsc)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_RSC_W)) << `GA2_RQC_RSC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_rstride)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_RSTRIDE_W)) << `GA2_RQC_RSTRIDE_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_csc)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_CSC_W)) << `GA2_RQC_CSC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_q)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_RQC_Q_W)) << `GA2_RQC_Q_LSB))
+`define GA2_SWIGLU_WORD(f_dst, f_src, f_len, f_src2) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_EXT) | (({`GA2_INSTR_W{1'b0}} | `GA2_XOP_SWIGLU) << `GA2_OP_W) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SWIGLU_DST_W)) << `GA2_SWIGLU_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SWIGLU_SRC_W)) << `GA2_SWIGLU_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SWIGLU_LEN_W)) << `GA2_SWIGLU_LEN_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src2)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SWIGLU_SRC2_W)) << `GA2_SWIGLU_SRC2_LSB))
+`define GA2_ROPE_WORD(f_dst, f_src, f_pairs, f_cs, f_heads) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_EXT) | (({`GA2_INSTR_W{1'b0}} | `GA2_XOP_ROPE) << `GA2_OP_W) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ROPE_DST_W)) << `GA2_ROPE_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ROPE_SRC_W)) << `GA2_ROPE_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_pairs)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ROPE_PAIRS_W)) << `GA2_ROPE_PAIRS_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_cs)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ROPE_CS_W)) << `GA2_ROPE_CS_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_heads)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_ROPE_HEADS_W)) << `GA2_ROPE_HEADS_LSB))
+`define GA2_SMW_WORD(f_dst, f_src, f_len) (({`GA2_INSTR_W{1'b0}} | `GA2_OP_EXT) | (({`GA2_INSTR_W{1'b0}} | `GA2_XOP_SMW) << `GA2_OP_W) | ((({`GA2_INSTR_W{1'b0}} | (f_dst)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SMW_DST_W)) << `GA2_SMW_DST_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_src)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SMW_SRC_W)) << `GA2_SMW_SRC_LSB) | ((({`GA2_INSTR_W{1'b0}} | (f_len)) & ~({`GA2_INSTR_W{1'b1}} << `GA2_SMW_LEN_W)) << `GA2_SMW_LEN_LSB))
+
 // error codes (INDEX, a lookup's row index not below rows, is found in EXEC)
 `define GA2_ERR_OPCODE 3'd1
 `define GA2_ERR_SP_RANGE 3'd2

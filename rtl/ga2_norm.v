@@ -32,34 +32,32 @@
 module ga2_norm #(
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
-  input  wire                   clk,
-  input  wire                   rst,
-  input  wire                   start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                   busy,
-  output wire                   last,
-  output wire                   rd_en,
-  output wire [`GA2_ADDR_W-1:0] rd_addr,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
-  /* verilator lint_on UNUSEDSIGNAL */
-  output wire                   wr_en,
-  output wire [`GA2_ADDR_W-1:0] wr_addr,
-  output wire [31:0]            wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/norm.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, m, s (model/ops/norm.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W];
-  wire [6:0] len = instr[`GA2_NORM_LEN_LSB +: 7];   // 1..64, checked by the decoder
-  wire [`GA2_NORM_M_W-1:0] m = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W];
-  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
+  `GA2_NORM_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   wire [7:0] rd_byte = rd_data[7:0];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [23:0] rd_hi = rd_data[31:8];        // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   // the cycles between the passes: S_SQRT's SQRT_STEPS, S_LOAD's 1, the divider's
   // DIV_W + 1
   localparam SQRT_STEPS = 16;
@@ -186,7 +184,7 @@ module ga2_norm #(
     if (start) begin
       cnt_q  <= 7'd0;
       st_q   <= 4'd0;
-      len_q  <= len;
+      len_q  <= len[6:0];                  // 1..64, checked by the decoder
       src_q  <= src[SAW-1:0];
       rp_q   <= src[SAW-1:0];
       wp_q   <= dst[SAW-1:0];

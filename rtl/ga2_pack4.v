@@ -23,33 +23,33 @@
 module ga2_pack4 #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                        clk,
-  input  wire                        rst,
-  input  wire                        start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                        busy,
-  output wire                        last,
-  output wire                        rd_en,
-  output wire [`GA2_ADDR_W-1:0]      rd_addr,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
-  /* verilator lint_on UNUSEDSIGNAL */
-  output wire                        wr_en,
-  output wire [`GA2_ADDR_W-1:0]      wr_addr,
-  output wire [31:0]                 wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/pack4.py; rtl/ga2_isa.vh)
-  wire unpack = (instr[`GA2_OP_W-1:0] == `GA2_OP_UNPACK4);   // 0 = PACK4, 1 = UNPACK4
+  // the instruction's fields dst, src, len (model/ops/pack4.py, model/ops/unpack4.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W];
-  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W];
+  `GA2_PACK4_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
+  wire unpack = (instr[`GA2_OP_W-1:0] == `GA2_OP_UNPACK4);   // 0 = PACK4, 1 = UNPACK4
   wire [7:0] rd_byte = rd_data[7:0];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [23:0] rd_hi = rd_data[31:8];        // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (`GA2_PACK4_LEN_W != `GA2_UNPACK4_LEN_W || `GA2_PACK4_LEN_LSB != `GA2_UNPACK4_LEN_LSB ||
@@ -66,7 +66,6 @@ module ga2_pack4 #(
   localparam LWS = $clog2(SP_WORDS / 2 + 1);
   localparam LW  = (LWS < `GA2_PACK4_LEN_W) ? LWS : `GA2_PACK4_LEN_W;
 
-  reg           busy_q;
   reg           ph_q;                       // the phase of the cycle (see above)
   reg           un_q;                       // 1: UNPACK4
   reg [LW-1:0]  cnt_q, len_q;
@@ -77,10 +76,10 @@ module ga2_pack4 #(
   wire at_end  = (cnt_q == len_q);
   wire first   = (cnt_q == {LW{1'b0}});
   // PACK4 reads in both phases, UNPACK4 in phase 0 only
-  wire reading = busy_q && !at_end && !(un_q && ph_q);
+  wire reading = busy && !at_end && !(un_q && ph_q);
   // PACK4 writes in phase 0 after the first pair; UNPACK4 in phase 1, and in phase 0 after
   // the first input word
-  wire writing = busy_q && (un_q ? (ph_q || !first) : (!ph_q && !first));
+  wire writing = busy && (un_q ? (ph_q || !first) : (!ph_q && !first));
 
   // sat4 of an int8: its value when bits 7..3 agree, else -8 (negative) or 7
   function [3:0] sat4;
@@ -97,19 +96,13 @@ module ga2_pack4 #(
   wire [31:0] pk_word = {24'd0, sat4(rd_byte), sat4(a_q)};
   wire [31:0] upk_word = {{28{nib[3]}}, nib};
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       ph_q  <= 1'b0;
@@ -118,7 +111,7 @@ module ga2_pack4 #(
       len_q <= len[LW-1:0];
       rp_q  <= src[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
-    end else if (busy_q) begin
+    end else if (busy) begin
       ph_q <= !ph_q;
       if (ph_q) cnt_q <= cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
@@ -132,8 +125,6 @@ module ga2_pack4 #(
     a_q <= rd_byte;
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   assign wr_data = un_q ? upk_word : pk_word;

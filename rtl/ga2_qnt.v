@@ -34,32 +34,28 @@
 module ga2_qnt #(
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
-  input  wire                   clk,
-  input  wire                   rst,
-  input  wire                   start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                   busy,
-  output wire                   last,
-  output wire                   rd_en,
-  output wire [`GA2_ADDR_W-1:0] rd_addr,
-  input  wire [31:0]            rd_data,
-  output wire                   wr_en,
-  output wire [`GA2_ADDR_W-1:0] wr_addr,
-  output wire [31:0]            wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/qnt.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, q, b16, rms (model/ops/qnt.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W];
-  wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W];
+  `GA2_QNT_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [`GA2_QNT_Q_W-1:0]   qf  = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W];
-  wire                      b16 = instr[`GA2_QNT_B16_LSB];
-  wire                      rms = instr[`GA2_QNT_RMS_LSB];
 
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -254,7 +250,7 @@ module ga2_qnt #(
       sh_q   <= 5'd0;
       ss_q   <= 76'd0;
       root_q <= {!rms, 31'd0};                     // rms: 0, the root's start; plain: c = 2^31
-      e_q    <= rms ? (b16 ? ER16 : ER8) : ((b16 ? EP16 : EP8) - {3'd0, qf});
+      e_q    <= rms ? (b16 ? ER16 : ER8) : ((b16 ? EP16 : EP8) - {3'd0, q});
     end else begin
       cnt_q <= at_end ? {CW{1'b0}} : cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;

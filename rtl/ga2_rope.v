@@ -25,30 +25,27 @@
 module ga2_rope #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                      clk,
-  input  wire                      rst,
-  input  wire                      start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                      busy,
-  output wire                      last,
-  output wire                      rd_en,
-  output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  input  wire [31:0]               rd_data,
-  output wire                      wr_en,
-  output wire [`GA2_ADDR_W-1:0]    wr_addr,
-  output wire [31:0]               wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/rope.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, pairs, cs, heads (model/ops/rope.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W];
-  wire [`GA2_ADDR_W-1:0] cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W];
-  wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W];
-  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
+  `GA2_ROPE_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
 
   localparam PW  = `GA2_ROPE_PAIRS_W;
@@ -66,7 +63,6 @@ module ga2_rope #(
   // the phases' bits in ph_q
   localparam P_C = 0, P_S = 1, P_X0 = 2, P_X1 = 3, P_Y0 = 4, P_M = 5;
 
-  reg           busy_q;
   reg [5:0]     ph_q;                       // one-hot
   reg           pend_q;                     // a pair's y1 is due: P_C after a P_M
   reg [JW-1:0]  j_q;                        // the pair in the head: 0 .. pairs - 1
@@ -79,8 +75,8 @@ module ga2_rope #(
 
   // one compare ends the job (only in P_C: hd_q steps at the end of P_M)
   wire at_end  = (hd_q == heads_q);
-  wire reading = busy_q && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
-  wire writing = busy_q && (ph_q[P_Y0] || pend_q);
+  wire reading = busy && !at_end && !(ph_q[P_Y0] || ph_q[P_M]);     // P_C .. P_X1
+  wire writing = busy && (ph_q[P_Y0] || pend_q);
   wire head_end = ({1'b0, j_q} == pairs_q - 1'b1);                  // the head's last pair
 
   // the multiplier: x0 c, x1 s from the read port, then x1 c, x0 s from the registers (each
@@ -101,16 +97,10 @@ module ga2_rope #(
   wire        fits  = (&r[34:31]) | ~(|r[34:31]);
   wire [31:0] y     = fits ? r[31:0] : {r[34], {31{~r[34]}}};
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads the control, each
   // data register is written in its phase before it is read
@@ -126,7 +116,7 @@ module ga2_rope #(
       cp_q    <= cs[SAW-1:0];
       xp_q    <= src[SAW-1:0];
       wp_q    <= dst[SAW-1:0];
-    end else if (busy_q) begin
+    end else if (busy) begin
       ph_q   <= {ph_q[4:0], ph_q[5]};
       pend_q <= ph_q[P_M];
       if (writing) wp_q <= wp_q + 1'b1;
@@ -149,8 +139,6 @@ module ga2_rope #(
     end
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   assign wr_data = y;

@@ -29,7 +29,7 @@
 //    (sh < -31) k = -32 saturates every F != 0 as well (sat32(F) * 2^31; -1 gives -2^31);
 //  then the result is sat32((A + 1) >>> 1) (A + 1 never overflows: |F| < 2^63 - 2^47),
 //  which fits int32 when bits 63:32 of A + 1 agree.
-// Control: busy_q, the phase st_q (S_ROW, S_A, S_C, S_M: every code reachable), w_q (the
+// Control: busy (ga2_unit_ctl), the phase st_q (S_ROW, S_A, S_C, S_M: every code reachable), w_q (the
 // cycle after S_M: a write; in S_A without it the read port holds the row's scale word);
 // the job ends at S_ROW with ri_q (rows started) = M: one compare, `at_end`; a row ends
 // when the column pointer reaches csc + N.
@@ -60,20 +60,11 @@ module ga2_rqc #(
   // (all 13 on a scratchpad of more than 2^13 words)
   localparam FW   = (SAW < `GA2_RQC_N_W) ? SAW : `GA2_RQC_N_W;
 
-  // the instruction's fields (model/ops/rqc.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, m, n, ld, rsc, rstride, csc, q (model/ops/rqc.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  // (ld and rstride step between rows, so with M >= 2 they are below SP_WORDS; N <=
-  // SP_WORDS counts modulo 2^SAW, as the column pointer does)
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W];
-  wire [MW-1:0]          m   = instr[`GA2_RQC_M_LSB +: MW];
-  wire [FW-1:0]          n   = instr[`GA2_RQC_N_LSB +: FW];
-  wire [FW-1:0]          ld  = instr[`GA2_RQC_LD_LSB +: FW];
-  wire [`GA2_ADDR_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W];
-  wire [FW-1:0]          rstride = instr[`GA2_RQC_RSTRIDE_LSB +: FW];
-  wire [`GA2_ADDR_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W];
-  wire [`GA2_RQC_Q_W-1:0] q  = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
+  `GA2_RQC_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -81,7 +72,6 @@ module ga2_rqc #(
 
   localparam [1:0] S_ROW = 2'd0, S_A = 2'd1, S_C = 2'd2, S_M = 2'd3;
 
-  reg           busy_q;
   reg [1:0]     st_q;
   reg           w_q;                        // this cycle writes the element of the last S_M
   reg [MW-1:0]  ri_q, m_q;                  // rows started, M
@@ -99,29 +89,23 @@ module ga2_rqc #(
   // one compare ends the job: the read enable of S_ROW and last are its two sides
   wire at_end  = (st_q == S_ROW) && (ri_q == m_q);
   wire row_end = (cp_q == ce_q);            // in S_M: the row's last element
-  wire reading = busy_q && (st_q != S_M) && !at_end;
-  wire writing = busy_q && w_q;
+  wire reading = busy && (st_q != S_M) && !at_end;
+  wire writing = busy && w_q;
   wire [SAW-1:0] nrb = rb_q + ld_q;
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath and phase: no reset (docs/rtl.md "Reset and X policy"): start loads them;
-  // every use is gated by busy_q (rd_en, wr_en, last)
+  // every use is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       st_q <= S_ROW;
       w_q  <= 1'b0;
       ri_q <= {MW{1'b0}};
-      m_q  <= m;
+      m_q  <= m[MW-1:0];
       rb_q <= src[SAW-1:0];
       ap_q <= src[SAW-1:0];
       rp_q <= rsc[SAW-1:0];
@@ -130,12 +114,14 @@ module ga2_rqc #(
       wp_q <= dst[SAW-1:0];
       q_q  <= q;
       /* verilator lint_off WIDTH */
-      // FW <= SAW bits, zero-extended
-      ld_q <= ld;
-      rs_q <= rstride;
-      ce_q <= csc[SAW-1:0] + n;
+      // the low FW <= SAW bits, zero-extended (ld and rstride step between rows, so with
+      // M >= 2 they are below SP_WORDS; N <= SP_WORDS counts modulo 2^SAW, as the column
+      // pointer does)
+      ld_q <= ld[FW-1:0];
+      rs_q <= rstride[FW-1:0];
+      ce_q <= csc[SAW-1:0] + n[FW-1:0];
       /* verilator lint_on WIDTH */
-    end else if (busy_q) begin
+    end else if (busy) begin
       w_q <= (st_q == S_M);
       if (writing) wp_q <= wp_q + 1'b1;
       case (st_q)
@@ -223,8 +209,6 @@ module ga2_rqc #(
   wire        fits  = (&t[63:32]) | ~(|t[63:32]);
   assign wr_data = fits ? t[32:1] : {t[63], {31{~t[63]}}};
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   // the read address by phase (S_M reads nothing: its pointer is don't-care)

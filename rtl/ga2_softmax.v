@@ -34,32 +34,32 @@ module ga2_softmax #(
   parameter SP_WORDS   = `GA2_SP_WORDS,      // the scratchpad's words: the pointers' width
   parameter SM_MAX_LEN = `GA2_SM_MAX_LEN     // the longest vector: the buffer and the sum
 ) (
-  input  wire                   clk,
-  input  wire                   rst,
-  input  wire                   start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                   busy,
-  output wire                   last,
-  output wire                   rd_en,
-  output wire [`GA2_ADDR_W-1:0] rd_addr,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  wire [31:0]              rd_data,   // s8(): only the low byte of a word counts
-  /* verilator lint_on UNUSEDSIGNAL */
-  output wire                   wr_en,
-  output wire [`GA2_ADDR_W-1:0] wr_addr,
-  output wire [31:0]            wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/sm.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len (model/ops/sm.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W];
-  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+  `GA2_SM_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   wire [7:0] rd_byte = rd_data[7:0];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [23:0] rd_hi = rd_data[31:8];        // s8(): only the low byte of a word counts
+  /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     if (FAST != 0 && FAST != 1) begin
       $error("%m: FAST=%0d is not 0 or 1", FAST);

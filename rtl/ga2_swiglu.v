@@ -28,29 +28,27 @@
 module ga2_swiglu #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                      clk,
-  input  wire                      rst,
-  input  wire                      start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                      busy,
-  output wire                      last,
-  output wire                      rd_en,
-  output wire [`GA2_ADDR_W-1:0]    rd_addr,
-  input  wire [31:0]               rd_data,
-  output wire                      wr_en,
-  output wire [`GA2_ADDR_W-1:0]    wr_addr,
-  output wire [31:0]               wr_data
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
+  input  wire [31:0]              rd_data,
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/swiglu.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, src2 (model/ops/swiglu.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W];
-  wire [`GA2_ADDR_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W];
-  wire [`GA2_SWIGLU_LEN_W-1:0] len = instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W];
+  `GA2_SWIGLU_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -60,7 +58,6 @@ module ga2_swiglu #(
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
   localparam [2:0] P_G = 3'd0, P_U = 3'd1, P_SIG = 3'd2, P_LO = 3'd3, P_HI = 3'd4, P_ULO = 3'd5;
 
-  reg           busy_q;
   reg [2:0]     ph_q;
   reg [LW-1:0]  cnt_q, len_q;               // elements done, elements
   reg [SAW-1:0] ap_q, bp_q, wp_q;
@@ -71,8 +68,8 @@ module ga2_swiglu #(
 
   // one compare ends the job (only in P_G: cnt_q steps at the end of P_ULO)
   wire at_end  = (cnt_q == len_q);
-  wire reading = busy_q && !at_end && (ph_q == P_G || ph_q == P_U);
-  wire writing = busy_q && (ph_q == P_G) && (cnt_q != {LW{1'b0}});
+  wire reading = busy && !at_end && (ph_q == P_G || ph_q == P_U);
+  wire writing = busy && (ph_q == P_G) && (cnt_q != {LW{1'b0}});
 
   // the table: entry k = (g + 2^16) >> 9 and its slope
   wire       in_tab = (&a_q[31:16]) | ~(|a_q[31:16]);
@@ -105,16 +102,10 @@ module ga2_swiglu #(
   wire        fits = (&r[50:31]) | ~(|r[50:31]);
   wire [31:0] h    = fits ? r[31:0] : {r[50], {31{~r[50]}}};
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads the control, each
   // data register is written in its phase before it is read
@@ -126,7 +117,7 @@ module ga2_swiglu #(
       ap_q  <= src[SAW-1:0];
       bp_q  <= src2[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
-    end else if (busy_q) begin
+    end else if (busy) begin
       ph_q <= (ph_q == P_ULO) ? P_G : ph_q + 3'd1;
       if (ph_q == P_ULO) cnt_q <= cnt_q + 1'b1;
       if (ph_q == P_G) ap_q <= ap_q + 1'b1;
@@ -146,8 +137,6 @@ module ga2_swiglu #(
     end
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   assign wr_data = h;

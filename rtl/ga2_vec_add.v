@@ -18,30 +18,27 @@
 module ga2_vec_add #(
   parameter SP_WORDS = `GA2_SP_WORDS           // the scratchpad's words: the pointers' width
 ) (
-  input  wire                      clk,
-  input  wire                      rst,
-  input  wire                      start,
+  input  wire                     clk,
+  input  wire                     rst,
+  input  wire                     start,
   /* verilator lint_off UNUSEDSIGNAL */
   // the instruction word (ga2_decode has range-checked it): only this unit's fields count
   input  wire [`GA2_INSTR_W-1:0]  instr,
   /* verilator lint_on UNUSEDSIGNAL */
-  output wire                      busy,
-  output wire                      last,
-  output wire                      rd_en,
-  output wire [`GA2_ADDR_W-1:0]    rd_addr,
+  output wire                     busy,
+  output wire                     last,
+  output wire                     rd_en,
+  output wire [`GA2_ADDR_W-1:0]   rd_addr,
   input  wire [31:0]              rd_data,
-  output wire                      wr_en,
-  output wire [`GA2_ADDR_W-1:0]    wr_addr,
-  output wire [31:0]               wr_data
+  output wire                     wr_en,
+  output wire [`GA2_ADDR_W-1:0]   wr_addr,
+  output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/add.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, src2, w (model/ops/add.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W];
-  wire [`GA2_ADDR_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W];
-  wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W];
-  wire                   w   = instr[`GA2_ADD_W_LSB];
+  `GA2_ADD_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   wire [7:0] rd_byte = rd_data[7:0];
   initial begin
@@ -51,7 +48,6 @@ module ga2_vec_add #(
   localparam LW  = `GA2_ADD_LEN_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
-  reg           busy_q;
   reg           ph_q;                       // 0: the src read (and a write), 1: the src2 read
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] ap_q, bp_q, wp_q;
@@ -60,8 +56,8 @@ module ga2_vec_add #(
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
-  wire reading = busy_q && !at_end;
-  wire writing = busy_q && !ph_q && (cnt_q != {LW{1'b0}});
+  wire reading = busy && !at_end;
+  wire writing = busy && !ph_q && (cnt_q != {LW{1'b0}});
 
   // the 9-bit sum of two int8, saturated: it fits int8 when its two top bits agree
   wire [8:0] sum  = {a_q[7], a_q[7:0]} + {rd_byte[7], rd_byte};
@@ -70,19 +66,13 @@ module ga2_vec_add #(
   wire [32:0] sumw = {a_q[31], a_q} + {rd_data[31], rd_data};
   wire [31:0] satw = (sumw[32] == sumw[31]) ? sumw[31:0] : {sumw[32], {31{~sumw[32]}}};
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       ph_q  <= 1'b0;
@@ -92,7 +82,7 @@ module ga2_vec_add #(
       ap_q  <= src[SAW-1:0];
       bp_q  <= src2[SAW-1:0];
       wp_q  <= dst[SAW-1:0];
-    end else if (busy_q) begin
+    end else if (busy) begin
       ph_q <= !ph_q;
       // both operand pointers step after the src2 read (src is read again only two
       // cycles later), with the element counter
@@ -113,8 +103,6 @@ module ga2_vec_add #(
     a_q <= rd_data;
   end
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   assign wr_data = w_q ? satw : {{24{sat[7]}}, sat};

@@ -28,15 +28,11 @@ module ga2_vec_rq #(
   output wire [`GA2_ADDR_W-1:0]   wr_addr,
   output wire [31:0]              wr_data
 );
-  // the instruction's fields (model/ops/rq.py; rtl/ga2_isa.vh)
+  // the instruction's fields dst, src, len, m, s, relu (model/ops/rq.py), declared
+  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
+  // range-checked them, only the low bits a unit needs are kept
   /* verilator lint_off UNUSEDSIGNAL */
-  // ISA-width: the decoder has range-checked them, only the low bits a unit needs are kept
-  wire [`GA2_ADDR_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W];
-  wire [`GA2_ADDR_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W];
-  wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W];
-  wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W];
-  wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W];
-  wire relu = instr[`GA2_RQ_RELU_LSB];
+  `GA2_RQ_FIELDS
   /* verilator lint_on UNUSEDSIGNAL */
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
@@ -45,7 +41,6 @@ module ga2_vec_rq #(
   localparam LW  = `GA2_RQ_LEN_W;
   localparam SAW = $clog2(SP_WORDS);        // scratchpad address width (docs/rtl.md "Register widths")
 
-  reg           busy_q;
   reg [LW-1:0]  cnt_q, len_q;
   reg [SAW-1:0] rp_q, wp_q;
   reg [15:0]   m_q;
@@ -55,22 +50,16 @@ module ga2_vec_rq #(
 
   // one compare ends the job: the read enable and last are its two sides
   wire at_end  = (cnt_q == len_q);
-  wire reading = busy_q && !at_end;
-  wire writing = busy_q && (cnt_q != {LW{1'b0}});
+  wire reading = busy && !at_end;
+  wire writing = busy && (cnt_q != {LW{1'b0}});
 
-  // control: reset
-  always @(posedge clk) begin
-    if (rst) begin
-      busy_q <= 1'b0;
-    end else if (start) begin
-      busy_q <= 1'b1;
-    end else if (busy_q) begin
-      if (last) busy_q <= 1'b0;
-    end
-  end
+  // control: busy from a start to the last cycle (the shared handshake, ga2_unit_ctl)
+  ga2_unit_ctl u_ctl (
+    .clk(clk), .rst(rst), .start(start), .done(at_end), .busy(busy), .last(last)
+  );
 
   // datapath: no reset (docs/rtl.md "Reset and X policy"): start loads them; every use
-  // is gated by busy_q (rd_en, wr_en, last)
+  // is gated by busy (rd_en, wr_en, last)
   always @(posedge clk) begin
     if (start) begin
       cnt_q <= {LW{1'b0}};
@@ -80,7 +69,7 @@ module ga2_vec_rq #(
       m_q   <= m;
       s_q   <= s;
       relu_q <= relu;
-    end else if (busy_q) begin
+    end else if (busy) begin
       cnt_q <= cnt_q + 1'b1;
       if (reading) rp_q <= rp_q + 1'b1;
       if (writing) wp_q <= wp_q + 1'b1;
@@ -97,8 +86,6 @@ module ga2_vec_rq #(
   // ReLU: a negative result (its sign bit) becomes 0
   assign wr_data = y & {32{!(relu_q && y[31])}};
 
-  assign busy    = busy_q;
-  assign last    = busy_q && at_end;
   assign rd_en   = reading;
   assign wr_en   = writing;
   /* verilator lint_off WIDTH */

@@ -141,13 +141,18 @@ def _os_errors(check):
     return parse
 
 
-@_os_errors
-def in_file(text):
-    """type=: an existing file (not a directory); the path as given."""
+def _path(text):
+    """(text, Path) of a path argument; the refusal of an empty one."""
     t = str(text)
     if not t:
         raise _bad("an empty path")
-    p = Path(t)
+    return t, Path(t)
+
+
+@_os_errors
+def in_file(text):
+    """type=: an existing file (not a directory); the path as given."""
+    t, p = _path(text)
     if p.is_dir():
         raise _bad(f"{t}: a directory, not a file")
     if not p.exists():
@@ -160,10 +165,7 @@ def in_file(text):
 @_os_errors
 def in_dir(text):
     """type=: an existing directory; the path as given."""
-    t = str(text)
-    if not t:
-        raise _bad("an empty path")
-    p = Path(t)
+    t, p = _path(text)
     if not p.exists():
         raise _bad(f"{t}: no such directory")
     if not p.is_dir():
@@ -191,10 +193,7 @@ def out_file(parents=True, regular=False):
     exists must be a regular file, not a device or a pipe -- a journal, which is synced to
     disk and read back by --resume)."""
     def parse(text):
-        t = str(text)
-        if not t:
-            raise _bad("an empty path")
-        p = Path(t)
+        t, p = _path(text)
         if p.is_dir():
             raise _bad(f"{t}: a directory, not a file")
         if regular and p.exists() and not p.is_file():
@@ -211,10 +210,7 @@ def out_file(parents=True, regular=False):
 def out_dir(text):
     """type=: a directory to write into (created when missing): not a file, under a
     writable directory."""
-    t = str(text)
-    if not t:
-        raise _bad("an empty path")
-    p = Path(t)
+    t, p = _path(text)
     if p.exists() and not p.is_dir():
         raise _bad(f"{t}: a file, not a directory")
     if not p.exists():
@@ -272,6 +268,27 @@ def text_file(path, what=None):
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{name}: not a text file (not UTF-8)") from None
+
+
+def journal_lines(path, kind):
+    """[(line number, line, JSON value)] of the non-blank lines of a JSON-lines journal (the
+    soak's, the mutation run's); a torn last line (no newline after it, behind a whole
+    line: its writer was killed while writing it) is dropped; ValueError naming the file
+    and line (of a `kind` journal) when a line is not JSON, or the file not text."""
+    import json
+    text = text_file(path, f"--journal {path}")
+    lines = text.split("\n")
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, line, json.loads(line)))
+        except json.JSONDecodeError:
+            if out and n == len(lines) and not text.endswith("\n"):
+                break                                   # torn: its writer died writing it
+            raise ValueError(f"--journal {path}:{n}: not a {kind} journal line (not JSON)") from None
+    return out
 
 
 def drop_torn_tail(path):

@@ -70,7 +70,7 @@ def write_imem(path, words, depth=None):
 
 
 def write_bin(path, words, width, depth=None):
-    """The cocotb wrapper's memory image (tb/hdl/ga2_harness.v load_*_bin, one $fread):
+    """The cocotb wrapper's memory image (tb/hdl/ga2_harness.v load_bin, one $fread):
     words of width bits (32: two's complement, 128: instructions), each ceil(width / 8)
     bytes, big-endian, then zero words up to depth (when given). The one writer of the
     binary format: its load is several times $readmemh's on Verilator (tools/bench/bench_load.py)."""

@@ -26,7 +26,7 @@ the check's files.
 import random
 
 from model import config, isa, ops, rtl, timing
-from tb.vecunits import NAME_W, ascii_const, instance, variants
+from tb.vecunits import NAME_W, ascii_const, instance, select_end, variants
 from tb.vecunits import write as write_module
 
 SEED = 20261206
@@ -164,18 +164,12 @@ def module_text():
                 f"    .b_rd_addr({pre}b_ra), .b_wr_addr({pre}b_wa), .b_wr_data({pre}b_wd),",
                 f"    .mis({pre}mis), .obs_a({pre}obs_a), .obs_b({pre}obs_b)",
                 "  );", ""]
-    out += ["  // the scenario's variant",
-            "  always @* begin",
-            "    busy_a = 1'b0; busy_b = 1'b0; last_b = 1'b0; mis = 16'd0;",
-            f"    obs_a = 128'd0; obs_b = 128'd0; name = {8 * NAME_W}'d0;",
-            "    case (v)"]
-    for v, (name, _, _) in enumerate(vs):
-        pre = f"v{v}_"
-        out += [f"      5'd{v}: begin",
-                f"        busy_a = {pre}a_busy; busy_b = {pre}b_busy; last_b = {pre}b_last; mis = {pre}mis;",
-                f"        obs_a = {pre}obs_a; obs_b = {pre}obs_b; name = {ascii_const(name)};",
-                "      end"]
-    out += ["      default: ;", "    endcase", "  end", "endmodule", "`resetall", ""]
+    out += ["  // the scenario's variant"]
+    out += select_end("v", ["busy_a = 1'b0; busy_b = 1'b0; last_b = 1'b0; mis = 16'd0;",
+                            f"obs_a = 128'd0; obs_b = 128'd0; name = {8 * NAME_W}'d0;"],
+                      [[f"busy_a = v{v}_a_busy; busy_b = v{v}_b_busy; last_b = v{v}_b_last; mis = v{v}_mis;",
+                        f"obs_a = v{v}_obs_a; obs_b = v{v}_obs_b; name = {ascii_const(name)};"]
+                       for v, (name, _, _) in enumerate(vs)])
     return "\n".join(out)
 
 

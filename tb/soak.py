@@ -113,20 +113,8 @@ def read_journal(path):
     """The entries of a soak journal (dicts with journal_key's fields and "result");
     ValueError naming the file and line when it is not one. A torn last line (the soak
     was killed while writing it) is dropped."""
-    text = cli.text_file(path, f"--journal {path}")
-    lines = text.split("\n")
-    if not text.strip():
-        return []
     out, head = [], False
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            e = json.loads(line)
-        except json.JSONDecodeError:
-            if head and n == len(lines) and not text.endswith("\n"):
-                break                               # torn: the soak died writing it
-            raise ValueError(f"--journal {path}:{n}: not a soak journal line (not JSON)") from None
+    for n, line, e in cli.journal_lines(path, "soak"):
         if not head:
             if e != JOURNAL_HEAD:
                 raise ValueError(f"--journal {path}: not a soak journal (first line {line[:60]!r})")

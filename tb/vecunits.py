@@ -96,18 +96,23 @@ def units_text():
            f"  assign n_var = 5'd{len(vs)};"]
     for v, var in enumerate(vs):
         out += instance(var, f"u_v{v}", f"start && f_var == 5'd{v}", "instr", f"v{v}_", "rd_data")
-    out += ["  always @* begin",
-            "    busy = 1'b0; last = 1'b0; rd_en = 1'b0; rd_addr = {`GA2_ADDR_W{1'b0}};",
-            f"    wr_en = 1'b0; wr_addr = {{`GA2_ADDR_W{{1'b0}}}}; wr_data = 32'd0; name = {8 * NAME_W}'d0;",
-            "    case (f_var)"]
-    for v, var in enumerate(vs):
-        p = f"v{v}_"
-        out += [f"      5'd{v}: begin",
-                f"        busy = {p}busy; last = {p}last; rd_en = {p}re; rd_addr = {p}ra;",
-                f"        wr_en = {p}we; wr_addr = {p}wa; wr_data = {p}wd; name = {ascii_const(var[0])};",
-                "      end"]
-    out += ["      default: ;", "    endcase", "  end", "endmodule", "`resetall", ""]
+    zero = "{`GA2_ADDR_W{1'b0}}"
+    out += select_end("f_var", [f"busy = 1'b0; last = 1'b0; rd_en = 1'b0; rd_addr = {zero};",
+                                f"wr_en = 1'b0; wr_addr = {zero}; wr_data = 32'd0; name = {8 * NAME_W}'d0;"],
+                      [[f"busy = v{v}_busy; last = v{v}_last; rd_en = v{v}_re; rd_addr = v{v}_ra;",
+                        f"wr_en = v{v}_we; wr_addr = v{v}_wa; wr_data = v{v}_wd; name = {ascii_const(var[0])};"]
+                       for v, var in enumerate(vs)])
     return "\n".join(out)
+
+
+def select_end(sel, defaults, arms):
+    """The end of a generated module that passes on one variant's outputs: an always @*
+    block with the outputs' defaults (lines), then a case over sel (5 bits) with arm v's
+    assignment lines for variant v; endmodule."""
+    out = ["  always @* begin"] + [f"    {d}" for d in defaults] + [f"    case ({sel})"]
+    for v, lines in enumerate(arms):
+        out += [f"      5'd{v}: begin"] + [f"        {x}" for x in lines] + ["      end"]
+    return out + ["      default: ;", "    endcase", "  end", "endmodule", "`resetall", ""]
 
 
 def write(folder, name, text):

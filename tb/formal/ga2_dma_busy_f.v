@@ -18,28 +18,9 @@ module ga2_dma_busy_f #(
   wire [31:0] sp_wr_data, ext_wdata;
   // the unit takes the instruction word: the free fields at their record's bits (ST,
   // the lookup or LD by dir and ldx; external addresses below 2^16: xhi 0)
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    if (dir) begin
-      instr[`GA2_OP_W-1:0] = `GA2_OP_ST;
-      instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W] = sp_base;
-      instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W] = ext_base;
-      instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W] = len;
-    end else if (ldx) begin
-      instr[`GA2_OP_W-1:0] = `GA2_OP_LDX;
-      instr[`GA2_LDX_DST_LSB +: `GA2_LDX_DST_W] = sp_base;
-      instr[`GA2_LDX_SRC_LSB +: `GA2_LDX_SRC_W] = ext_base;
-      instr[`GA2_LDX_LEN_LSB +: `GA2_LDX_LEN_W] = len;
-      instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W] = idx;
-      instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W] = rows;
-    end else begin
-      instr[`GA2_OP_W-1:0] = `GA2_OP_LD;
-      instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W] = sp_base;
-      instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W] = ext_base;
-      instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W] = len;
-    end
-  end
+  wire [`GA2_INSTR_W-1:0] instr = dir ? `GA2_ST_WORD(sp_base, ext_base, len, 0) :
+                                 ldx ? `GA2_LDX_WORD(sp_base, ext_base, len, idx, rows, 0) :
+                                       `GA2_LD_WORD(sp_base, ext_base, len, 0);
   ga2_dma #(.SP_WORDS(SP_WORDS), .EXT_WORDS(EXT_WORDS)) dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last),
     .idx_err(idx_err), .sp_rd_en(sp_rd_en), .sp_rd_addr(sp_rd_addr), .sp_rd_data(sp_rd_data),

@@ -45,16 +45,7 @@ module ga2_norm_recip_f #(
   wire [29:0] div_dsr;
 
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_NORM;
-    instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W] = dst;
-    instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W] = src;
-    instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W] = len;
-    instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W] = m;
-    instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W] = s;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_NORM_WORD(dst, src, len, m, s);
   ga2_norm dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),

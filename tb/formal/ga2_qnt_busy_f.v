@@ -31,18 +31,7 @@ module ga2_qnt_busy_f #(
   wire [3:0] len_q;
   wire rms_q;
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_EXT;
-    instr[`GA2_OP_W +: `GA2_XOP_W] = `GA2_XOP_QNT;
-    instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W] = dst;
-    instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W] = src;
-    instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W] = len;
-    instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W] = q;
-    instr[`GA2_QNT_B16_LSB] = b16;
-    instr[`GA2_QNT_RMS_LSB] = rms;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_QNT_WORD(dst, src, len, q, b16, rms);
   ga2_qnt dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en),
     .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),

@@ -35,21 +35,7 @@ module ga2_rqc_busy_f #(
   wire [MW-1:0] ri_q, m_q;
   wire [SAW-1:0] cs_q, cp_q, ce_q;
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_EXT;
-    instr[`GA2_OP_W +: `GA2_XOP_W] = `GA2_XOP_RQC;
-    instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W] = dst;
-    instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W] = src;
-    instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W] = m;
-    instr[`GA2_RQC_N_LSB +: `GA2_RQC_N_W] = n;
-    instr[`GA2_RQC_LD_LSB +: `GA2_RQC_LD_W] = ld;
-    instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W] = rsc;
-    instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W] = rstride;
-    instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W] = csc;
-    instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W] = q;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_RQC_WORD(dst, src, m, n, ld, rsc, rstride, csc, q);
   ga2_rqc dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last),
     .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr),

@@ -32,15 +32,7 @@ module ga2_smw_busy_f #(
   wire [3:0] st_q;
   wire ld_q;
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_EXT;
-    instr[`GA2_OP_W +: `GA2_XOP_W] = `GA2_XOP_SMW;
-    instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W] = dst;
-    instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W] = src;
-    instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W] = len;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_SMW_WORD(dst, src, len);
   ga2_smw dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en),
     .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),

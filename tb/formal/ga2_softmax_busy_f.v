@@ -35,14 +35,7 @@ module ga2_softmax_busy_f #(
   wire [`GA2_ADDR_W-1:0] rd_addr, wr_addr;
   wire [31:0] wr_data;
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
-    instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = dst;
-    instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = src;
-    instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = len;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_SM_WORD(dst, src, len);
   ga2_softmax #(.FAST(FAST), .SP_WORDS(SP_WORDS)) dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
     .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
@@ -56,40 +49,7 @@ module ga2_softmax_busy_f #(
 `include "busy_chk.vh"
       always @* if (!rst && !init_q && start && legal) assert (L_full <= (1 << CW) - 2);
     end else begin : g_phases
-      reg init_q = 1'b1;
-      reg [2:0] ph_q = 3'd0;               // 0: stopped, 1..6: the phase
-      reg [CW-1:0] pc_q = {CW{1'b0}};      // the cycle within the phase (phase 4 counts down)
-      reg [6:0] ln_q = 7'd0;
-      reg [31:0] plen;                     // the current phase's length
-      always @* begin
-        case (ph_q)
-          3'd1, 3'd2: plen = ln_q + 1;
-          3'd3, 3'd5: plen = 1;
-          3'd4:       plen = SM_FAST_TAIL - 2;
-          default:    plen = ln_q;
-        endcase
-      end
-      // phases 1, 2, 3, 5, 6 count 0 .. plen - 1; phase 4 counts plen - 1 .. 0
-      wire ph_end = (ph_q == 3'd4) ? (pc_q == {CW{1'b0}}) : (pc_q == plen - 1);
-      /* the next phase's first pc */
-      wire [31:0] tail3 = SM_FAST_TAIL - 3;
-      always @(posedge clk) begin
-        init_q <= 1'b0;
-        if (rst) begin
-          ph_q <= 3'd0;
-        end else if (start) begin
-          ph_q <= 3'd1;
-          pc_q <= {CW{1'b0}};
-          ln_q <= len;
-        end else if (ph_q != 3'd0) begin
-          if (ph_end) begin
-            ph_q <= (ph_q == 3'd6) ? 3'd0 : ph_q + 1'b1;
-            pc_q <= (ph_q == 3'd3) ? tail3[CW-1:0] : {CW{1'b0}};
-          end else begin
-            pc_q <= (ph_q == 3'd4) ? pc_q - 1'b1 : pc_q + 1'b1;
-          end
-        end
-      end
+`include "sm_phases.vh"
       always @* begin
         if (init_q) assume (rst);
         assume (!start || legal);

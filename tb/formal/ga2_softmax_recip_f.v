@@ -39,14 +39,7 @@ module ga2_softmax_recip_f (
   wire [16*N-1:0] eb;
 
   // the unit takes the instruction word: the free fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] instr;
-  always @* begin
-    instr = {`GA2_INSTR_W{1'b0}};
-    instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
-    instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = dst;
-    instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = src;
-    instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = len;
-  end
+  wire [`GA2_INSTR_W-1:0] instr = `GA2_SM_WORD(dst, src, len);
   ga2_softmax dut (
     .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}),
     .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),

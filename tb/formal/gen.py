@@ -1,10 +1,13 @@
 """The formal wrappers the op records imply, generated into build/formal/gen (make formal).
 
-range_wrapper(variant) is the link check of a vector unit: the unit behind the chip's own
-decoder (tb/formal/range_dec.vh) on a free instruction word, every scratchpad access
+range_wrapper(variant, regs) is the link check of a vector unit: the unit behind the chip's
+own decoder (tb/formal/range_dec.vh) on a free instruction word, every scratchpad access
 inside the ranges the decoder reports for the started instruction and only while busy
-(tb/formal/range_chk.vh, with its planted bugs BUG 1..3). Units whose proof needs lemmas
-keep a hand-written wrapper (props.LINK_INDUCTION).
+(tb/formal/range_chk.vh, with its planted bugs BUG 1..3). A unit whose k-induction needs
+lemmas (props.LINK_INDUCTION) has them in tb/formal/link/<unit>.vh, the one hand-written
+part: its exposed registers' declarations, then after a line "// -- lemmas" the asserted
+lemmas; the wrapper splices both in under LINK_LEMMAS, with the unit's instance wired to
+the registers `regs` (which props.link exposes).
 
 busy_wrapper(variant) is the busy-length check of a vector unit (tb/vecunits.py's
 variants): the unit on a free instruction word; a start is assumed only for an
@@ -18,10 +21,15 @@ last in cycle L. A new vector unit gets its busy proof with no edit here or in p
 """
 from model import config, ops, rtl
 from model.ops import expr
+from tb import ROOT
 from tb.formal.engine import BUILD
 from tb.vecunits import params, variants, write
 
 GEN = BUILD / "gen"
+LINK = ROOT / "tb" / "formal" / "link"     # the units' link lemmas (<unit>.vh)
+# the units that use only the low byte of a read word: their link wrappers read 8 free bits
+# (a smaller state for the induction), the others a free 32-bit word
+RD_BYTE = ("vec_add", "norm", "pack4", "softmax")
 CW = 20                      # the busy counter's width (busy_chk.vh)
 
 
@@ -99,22 +107,57 @@ def busy_files(sp_words=16, offset=0):
     return out
 
 
-def range_wrapper(variant):
-    """(module name, Verilog text) of a variant's link (range) wrapper."""
+def lemmas(unit):
+    """(registers, lemmas): the two parts of tb/formal/link/<unit>.vh as Verilog lines, or
+    None when the unit has none."""
+    p = LINK / f"{unit}.vh"
+    if not p.exists():
+        return None
+    lines = p.read_text().rstrip("\n").split("\n")
+    if lines.count("// -- lemmas") != 1:
+        raise ValueError(f"{p}: needs one line '// -- lemmas' between the registers and the lemmas")
+    cut = lines.index("// -- lemmas")
+    return lines[:cut], lines[cut + 1:]
+
+
+def link_variant(unit):
+    """The variant a link check of `unit` (ga2_<unit>) runs: for a unit whose parameters
+    follow the timing mode, the overlap one (the softmax's FAST = 1)."""
+    vs = [v for v in variants() if v[1] == f"ga2_{unit}"]
+    if not vs:
+        raise ValueError(f"no vector unit ga2_{unit}")
+    return vs[-1]
+
+
+def range_wrapper(variant, regs=()):
+    """(module name, Verilog text) of a variant's link (range) wrapper; regs: the unit's
+    registers its lemmas read (tb/formal/link/<unit>.vh), exposed as ports under LINK_LEMMAS."""
     name, module, _ = variant
+    unit = module[len("ga2_"):]
     top = f"gen_{name}_range_f"
     rdw = int(any(isinstance(r.rd, str) for rec in rtl.ops_of(module) for r in rec.sp_ranges()))
     plist = ", ".join(f".{a}({b})" for a, b in params(variant).items())
+    rd_in, rd = (("[7:0] rd_byte", "{24'd0, rd_byte}") if unit in RD_BYTE else ("[31:0] rd_data", "rd_data"))
+    ports = ["    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last),",
+             f"    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({rd}), .wr_en(wr_en), .wr_addr(wr_addr),",
+             "    .wr_data(wr_data)"]
+    dut = [f"  {module} #({plist}) dut ("] + ports + ["  );"]
+    lem = lemmas(unit) if regs else None
+    if lem:
+        exposed = ", ".join(f".{r}({r})" for r in regs)
+        dut = (["`ifdef LINK_LEMMAS"] + lem[0] + [f"  {module} dut ("] + ports[:-1] + [ports[-1] + ",",
+               f"    {exposed}", "  );", "`else"] + dut + ["`endif"])
     text = "\n".join([
         rtl.GENERATED.replace("tools/flow/headers.py", "tb/formal/gen.py"),
         "`default_nettype none",
         f"// {top}: {module}'s scratchpad accesses inside the ranges ga2_decode reports for",
-        "// its instruction, only while busy (tb/formal/gen.py; range_chk.vh).",
+        "// its instruction, only while busy (tb/formal/gen.py; range_chk.vh"
+        + (f"; the lemmas of tb/formal/link/{unit}.vh)." if lem else ")."),
         f"module {top} #(",
         "  parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter SM_MAX_LEN = 64, parameter BUG = 0",
         ") (",
         "  input wire clk, input wire rst, input wire start, input wire [`GA2_INSTR_W-1:0] instr,",
-        "  input wire [31:0] rd_data",
+        f"  input wire {rd_in}",
         ");",
         f"  localparam UNIT = `{rtl.unit_macro(module)};",
         "  localparam NR = 1;",
@@ -124,15 +167,17 @@ def range_wrapper(variant):
         "  wire [NR-1:0] rd_en;",
         "  wire [NR*AW-1:0] rd_addr;",
         "  wire [AW-1:0] wr_addr;",
-        "  wire [31:0] wr_data;",
-        f"  {module} #({plist}) dut (",
-        "    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last),",
-        "    .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr),",
-        "    .wr_data(wr_data)",
-        "  );",
-        '`include "range_chk.vh"',
+        "  wire [31:0] wr_data;"] + dut + [
+        '`include "range_chk.vh"'] + (["`ifdef LINK_LEMMAS"] + lem[1] + ["`endif"] if lem else []) + [
         "endmodule", ""])
     return top, text
+
+
+def range_file(unit, regs=()):
+    """(top, wrapper path) of the link wrapper of ga2_<unit>'s link variant (regs: as
+    range_wrapper)."""
+    top, text = range_wrapper(link_variant(unit), regs)
+    return top, write(GEN, top, text)
 
 
 def range_files():

@@ -16,7 +16,7 @@ solver's work grows with the state, and the logic is the same at every size.
 import re
 from pathlib import Path
 
-from model import config
+from model import config, rtl
 from model.ops import ldx, qnt, sm, smw
 from tb import ROOT
 from tb.formal import gen
@@ -208,13 +208,17 @@ def busy_planted():
                   what="ga2_dma (SP 16) with LDX_EXTRA one too large")]
 
 
-# the units with a hand-written link wrapper (tb/formal/ga2_<unit>_range_f.v: the DMA, the
-# matrix unit and the vector units whose proof is a k-induction with lemmas,
-# LINK_INDUCTION): (wrapper's unit name, what it touches); every other vector unit's link
-# wrapper is generated from its records (tb/formal/gen.py, link_units())
+# the units with a hand-written link wrapper (tb/formal/ga2_<unit>_range_f.v: the DMA and
+# the matrix unit, not vector units): (unit, what it touches); every vector unit's link
+# wrapper is generated from its records (tb/formal/gen.py range_file), with the lemmas of
+# tb/formal/link/<unit>.vh for the units of LINK_INDUCTION
 LINK_HAND = (
     ("dma", "LD/ST/ldx: ST's src range, ldx's index word; LD/ldx's dst range"),
     ("mm", "8 read ports in A's and B's hulls, writes in dst's hull"),
+)
+# what a vector unit's link check covers, where more is to say than its records' ranges
+# (in this order first in the link group, then every other vector unit)
+LINK_WHAT = (
     ("softmax", "FAST=1: src (two passes) and dst ranges"),
     ("vec_add", "src, src2 and dst ranges"),
     ("norm", "src (two passes) and dst ranges"),
@@ -223,17 +227,16 @@ LINK_HAND = (
     ("swiglu", "src, src2 and dst ranges"),
     ("rope", "src and dst (2 pairs heads words), the cos/sin row (2 pairs, once a head)"),
     ("qnt", "src (two passes) and dst ranges (len + 1: the scale word)"),
+    ("smw", "src (three passes) and dst ranges"),
 )
 
 
 def link_units():
-    """[(unit, what)]: the hand-written link wrappers' units, then every other vector unit
-    (its generated wrapper)."""
-    hand = {u for u, _ in LINK_HAND}
-    hand_modules = {f"ga2_{u}" for u in hand}
-    gen_units = [(name, "its records' ranges (generated wrapper)") for name, module, _ in gen.variants()
-                 if module not in hand_modules]
-    return list(LINK_HAND) + gen_units
+    """[(unit, what)]: the hand-written link wrappers' units, then every vector unit (its
+    generated wrapper)."""
+    what = dict(LINK_WHAT)
+    units = list(what) + [m[len("ga2_"):] for m in rtl.vec_modules() if m[len("ga2_"):] not in what]
+    return list(LINK_HAND) + [(u, what.get(u, "its records' ranges (generated wrapper)")) for u in units]
 
 
 # the planted bugs of tb/formal/range_chk.vh (BUG): each must fail
@@ -279,17 +282,19 @@ LINK_CUT_MODULES = {"mm": "ga2_systolic"}
 
 
 def link(unit, bug=0, sp=16, timeout=600, mode=None, depth=None):
-    """tb/formal/ga2_<unit>_range_f.v: every scratchpad access of the unit inside the
+    """The link of a unit (its generated wrapper, gen.range_file; the DMA's and the matrix
+    unit's tb/formal/ga2_<unit>_range_f.v): every scratchpad access of the unit inside the
     range ga2_decode reports for its instruction, and only while busy (BUG: a planted
     bug, which must fail). ABC pdr, or for the units of LINK_INDUCTION z3 k-induction
-    (k = 2) with the wrapper's lemmas, the unit's registers exposed."""
-    generated = gen.range_files()
-    top, path = generated[unit] if unit in generated and unit not in dict(LINK_HAND) \
-        else (f"ga2_{unit}_range_f", WRAPPERS / f"ga2_{unit}_range_f.v")
+    (k = 2) with the lemmas of tb/formal/link/<unit>.vh, the unit's registers exposed."""
+    induction = unit in LINK_INDUCTION and mode in (None, "induction")
+    regs = LINK_INDUCTION[unit][1].split() if induction else ()
+    top, path = ((f"ga2_{unit}_range_f", WRAPPERS / f"ga2_{unit}_range_f.v") if unit in dict(LINK_HAND)
+                 else gen.range_file(unit, regs))
     what = dict(link_units())[unit]
     name = f"link/{unit}" + (f" planted {LINK_BUGS[bug]}" if bug else "")
     params = {"SP_WORDS": sp, "BUG": bug}
-    if unit in LINK_INDUCTION and mode in (None, "induction"):
+    if induction:
         mod, regs = LINK_INDUCTION[unit]
         cuts = " ".join(f"{mod}/{c}" for c in LINK_CUTS.get(unit, "").split())
         pre = ((f"cutpoint {LINK_CUT_MODULES[unit]}\n" if unit in LINK_CUT_MODULES else "")

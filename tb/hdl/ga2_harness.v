@@ -297,33 +297,19 @@ module ga2_harness #(
     end
   endfunction
 
-  task load_imem_bin;
+  // load_bin(mem, fname): mem 0 the instruction memory (16 bytes a word), 1 the external
+  // memory, 2 the scratchpad (4 bytes a word)
+  task load_bin;
+    input [1:0]       mem;
     input [8*512-1:0] fname;
+    reg               ok;
     begin
-      if (bin_open(fname, IMEM_DEPTH, 16)) begin
-        bin_n = $fread(imem, bin_fd);
-        $fclose(bin_fd);
-      end
-    end
-  endtask
-
-  task load_ext_bin;
-    input [8*512-1:0] fname;
-    begin
-      if (bin_open(fname, EXT_WORDS, 4)) begin
-        bin_n = $fread(ext, bin_fd);
-        $fclose(bin_fd);
-      end
-    end
-  endtask
-
-  task load_sp_bin;
-    input [8*512-1:0] fname;
-    begin
-      if (bin_open(fname, SP_WORDS, 4)) begin
-        bin_n = $fread(dut.u_sp.mem, bin_fd);
-        $fclose(bin_fd);
-      end
+      case (mem)
+        2'd0:    begin ok = bin_open(fname, IMEM_DEPTH, 16); if (ok) bin_n = $fread(imem, bin_fd); end
+        2'd1:    begin ok = bin_open(fname, EXT_WORDS, 4); if (ok) bin_n = $fread(ext, bin_fd); end
+        default: begin ok = bin_open(fname, SP_WORDS, 4); if (ok) bin_n = $fread(dut.u_sp.mem, bin_fd); end
+      endcase
+      if (ok) $fclose(bin_fd);
     end
   endtask
 endmodule

@@ -276,18 +276,18 @@ module ga2_tb #(
       gap = ctl[0];
       abort_at = ctl[1];
       $sformat(fname, "p%0d_imem.bin", k);
-      u_h.load_imem_bin(fname);
+      u_h.load_bin(2'd0, fname);        // the instruction memory
       $sformat(fname, "p%0d_ext.bin", k);
       fd = $fopen(fname, "r");
       if (fd != 0) begin
         $fclose(fd);
-        u_h.load_ext_bin(fname);
+        u_h.load_bin(2'd1, fname);      // the external memory
       end
       $sformat(fname, "p%0d_sp.bin", k);
       fd = $fopen(fname, "r");
       if (fd != 0) begin
         $fclose(fd);
-        u_h.load_sp_bin(fname);
+        u_h.load_bin(2'd2, fname);      // the scratchpad
       end
       // the gap before the start: the host outputs must hold
       pre = host_outs(1'b0);

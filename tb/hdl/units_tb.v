@@ -143,22 +143,8 @@ module units_tb #(
   );
 
   // the vector units take the instruction word: the bench's fields at their record's bits
-  reg [`GA2_INSTR_W-1:0] sm_instr, rq_instr;
-  always @* begin
-    sm_instr = {`GA2_INSTR_W{1'b0}};
-    sm_instr[`GA2_OP_W-1:0] = `GA2_OP_SM;
-    sm_instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W] = f_dst;
-    sm_instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W] = f_src;
-    sm_instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W] = f_len;
-    rq_instr = {`GA2_INSTR_W{1'b0}};
-    rq_instr[`GA2_OP_W-1:0] = `GA2_OP_RQ;
-    rq_instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W] = f_dst;
-    rq_instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W] = f_src;
-    rq_instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W] = f_len;
-    rq_instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W] = f_rqm;
-    rq_instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W] = f_rqs;
-    rq_instr[`GA2_RQ_RELU_LSB] = f_relu;
-  end
+  wire [`GA2_INSTR_W-1:0] sm_instr = `GA2_SM_WORD(f_dst, f_src, f_len);
+  wire [`GA2_INSTR_W-1:0] rq_instr = `GA2_RQ_WORD(f_dst, f_src, f_len, f_rqm, f_rqs, f_relu);
 
   // two softmax instances (FAST = 0 and 1); f_fast picks the one started and connected
   wire          s0_busy, s0_last, s0_rd_en, s0_wr_en;

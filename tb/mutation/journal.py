@@ -58,18 +58,8 @@ class Journal:
         path = pathlib.Path(path)
         if not path.exists():
             raise ValueError(f"--journal {path}: no journal to resume from")
-        text = cli.text_file(path, f"--journal {path}")
-        lines = text.split("\n")
         out, head = {}, None
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError:
-                if head is not None and n == len(lines) and not text.endswith("\n"):
-                    break                                # torn: the run died writing it
-                raise ValueError(f"--journal {path}:{n}: not a mutation journal line (not JSON)") from None
+        for n, line, e in cli.journal_lines(path, "mutation"):
             if head is None:
                 if not isinstance(e, dict) or set(e) != {JOURNAL_HEAD}:
                     raise ValueError(f"--journal {path}: not a mutation journal (first line {line[:60]!r})")

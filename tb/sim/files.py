@@ -66,3 +66,24 @@ def read_filelist(flist):
 def top_file(rtl_dir=None):
     """The last file of the list: the chip's top."""
     return rtl_files(rtl_dir)[-1]
+
+
+def copy_rtl(dest, *edits, suffixes=(".v", ".vh", ".f")):
+    """A copy of rtl/ (the Verilog, the headers and ga2.f; `suffixes`) in dest/rtl, for a
+    test that breaks the chip to show a check fails: its path. Each edit (file, pattern,
+    repl) replaces the first match of the regular expression pattern in that file of the
+    copy; ValueError when it matches nothing (the test's break no longer applies)."""
+    import re
+    import shutil
+    rtl = Path(dest) / "rtl"
+    rtl.mkdir()
+    for p in RTL_DIR.iterdir():
+        if p.suffix in suffixes:
+            shutil.copy2(p, rtl / p.name)
+    for name, pattern, repl in edits:
+        src = (rtl / name).read_text()
+        broken = re.sub(pattern, repl, src, count=1)
+        if broken == src:
+            raise ValueError(f"{name} no longer matches {pattern!r}: update this break")
+        (rtl / name).write_text(broken)
+    return rtl

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tb.stimulus import ops
+from tb.stimulus import ops, resets
 from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
 from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
@@ -153,8 +153,15 @@ def crafted_programs():
 def reset_programs():
     """Reset while busy: each op module's self-contained program cut by rst in the middle
     of each of its units and around their starts, each followed by the same program run
-    in full (hook reset_programs). Entries are (label, prog, image, abort_at)."""
-    return ops.call("reset_programs")
+    in full (hook reset_programs, or the module's RESET_CUTS: tb/stimulus/resets.py), in
+    module order. Entries are (label, prog, image, abort_at)."""
+    out = []
+    for m in ops.modules():
+        if hasattr(m, "reset_programs"):
+            out += m.reset_programs()
+        elif hasattr(m, "RESET_CUTS"):
+            out += resets.cut_at_starts(*m.self_contained_program(), *m.RESET_CUTS)
+    return out
 
 
 def lm_programs():

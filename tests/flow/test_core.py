@@ -7,7 +7,6 @@ call is about a second (Icarus and verilator --lint-only; the Verilator sim targ
 of C++ compile, is `make core`'s, not CI's).
 """
 import re
-import shutil
 import subprocess
 import sys
 
@@ -18,6 +17,7 @@ from model import config, isa
 from model.machine import Machine
 from tb import ROOT, protocol
 from tb.hw import rtl_files
+from tb.sim.files import copy_rtl
 from tools.flow import core
 from tools.ga2 import read_image, read_program
 
@@ -40,12 +40,7 @@ def files(fileset):
 
 def rtl_copy(tmp_path):
     """A copy of rtl/ (the Verilog, the headers, ga2.f and ga2.core)."""
-    d = tmp_path / "rtl"
-    d.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f", ".core"):
-            shutil.copy2(p, d / p.name)
-    return d
+    return copy_rtl(tmp_path, suffixes=(".v", ".vh", ".f", ".core"))
 
 
 # ------------------------------------------------------------------ generated and current

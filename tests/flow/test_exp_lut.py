@@ -1,18 +1,22 @@
 """rtl/ga2_exp_lut.v and rtl/ga2_exp2_lut.v are generated from the spec's formulas and must not be stale.
 
 The table is read back out of the Verilog text and compared with the formula evaluated
-here, independently of model/softmax_gold.py; the generator's --check must pass.
+here, independently of model/softmax_gold.py; the generator's --check must pass, and
+that of rtl/ga2_sig_lut.v's generator (tests/flow/test_sig_lut.py checks its table).
 """
 import math
 import re
 import subprocess
 import sys
 
+import pytest
+
 from tb import ROOT
 
 
-def test_generator_check_passes_on_committed_table():
-    r = subprocess.run([sys.executable, "-m", "tools.flow.exp_lut", "--check"],
+@pytest.mark.parametrize("generator", ["tools.flow.exp_lut", "tools.flow.sig_lut"])
+def test_generator_check_passes_on_committed_table(generator):
+    r = subprocess.run([sys.executable, "-m", generator, "--check"],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
 

@@ -165,7 +165,7 @@ def test_a_generated_busy_formula_one_too_long_is_a_counterexample():
 
 @pytest.mark.long
 def test_qnt_busy_and_ranges_are_proven_by_induction():
-    """QNT's unit by its hand wrappers' k-induction (tb/formal/ga2_qnt_busy_f.v, ga2_qnt_range_f.v):
+    """QNT's unit by k-induction (tb/formal/ga2_qnt_busy_f.v; its link wrapper with tb/formal/link/qnt.vh):
     busy for exactly its record's 2 len + 62 / 2 len + 176 cycles and every access inside the
     decoder's ranges, each about 7 s; the plain tail one cycle too long fails (abc bmc3)."""
     for c in (next(c for c in props.busy_checks() if c.name == "busy/qnt"), props.link("qnt")):

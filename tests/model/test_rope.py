@@ -8,9 +8,10 @@ import random
 
 import numpy as np
 import pytest
+from faults import check_fault
 
 from model import asm, config, func, isa, timing
-from model.machine import GA2Error, Machine
+from model.machine import Machine
 from model.ops import rope
 from tools.smollm2 import float_ref
 
@@ -111,15 +112,7 @@ def test_cycles_reads_ranges_and_text():
     (dict(dst=4032, src=4032, pairs=32, cs=4032, heads=1), None, None),
 ])
 def test_faults(fields, code, field):
-    ins = isa.raw("ROPE", **fields)
-    if code is None:
-        assert isa.check(ins, config.DEFAULT) is None
-        run([ins], [])
-        return
-    with pytest.raises(GA2Error) as e:
-        run([ins], [])
-    assert e.value.code == code
-    assert isa.check(ins, config.DEFAULT)[1] == field
+    check_fault("ROPE", fields, code, field, run)
 
 
 # ---------------------------------------------------------------- the cos/sin table

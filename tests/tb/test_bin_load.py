@@ -1,5 +1,5 @@
 """The cocotb wrapper's binary memory images (tb/protocol.py write_bin, the harness's
-load_*_bin: one $fread a memory; issue 37's bulk load).
+load_bin: one $fread a memory; issue 37's bulk load).
 
 The format against struct's big-endian packing; on each simulator, what the wrapper loads
 from the binary files against what the plain bench loads from hex ($readmemh) for the same

@@ -5,7 +5,6 @@ compared at both chips' memory ends; and the test is shown to fail on a broken d
 """
 import json
 import os
-import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from model import config
 from tb import ROOT
 from tb.sim import build, process
+from tb.sim.files import copy_rtl
 
 # another chip: a small scratchpad, an external memory just past 2^16 (xhi = 1 reaches its
 # end) and a long softmax (odd sizes, so no power-of-two coincidences)
@@ -58,15 +58,7 @@ def test_decode(sim):
 
 def test_decode_test_catches_a_broken_decoder(tmp_path):
     """The decoder test fails on a copy whose (generated) LD external-range check is off by one."""
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_decode_ops.vh").read_text()
-    broken = re.sub(r"wire ld_ext_bad = \(ld_end1 > GA2P_EXT_WORDS\);",
-                    "wire ld_ext_bad = (ld_end1 >= GA2P_EXT_WORDS);", src)
-    assert broken != src, "ga2_decode_ops.vh no longer has the LD ext check: update this mutation"
-    (rtl / "ga2_decode_ops.vh").write_text(broken)
+    rtl = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire ld_ext_bad = \(ld_end1 > GA2P_EXT_WORDS\);",
+                              "wire ld_ext_bad = (ld_end1 >= GA2P_EXT_WORDS);"))
     with pytest.raises(AssertionError, match="test_decode failed"):
         _run_decode("icarus", rtl_dir=rtl, build_dir=tmp_path / "build")

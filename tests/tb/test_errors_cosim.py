@@ -155,18 +155,8 @@ def test_wrap_programs_reach_past_the_widths():
 def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction
     run: the wrap test fails on it."""
-    import re
-
-    from tb import ROOT
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_decode_ops.vh").read_text()
-    broken = re.sub(pattern, repl, src, count=1)
-    assert broken != src
-    (rtl / "ga2_decode_ops.vh").write_text(broken)
+    from tb.sim.files import copy_rtl
+    rtl = copy_rtl(tmp_path, ("ga2_decode_ops.vh", pattern, repl))
     bads, jobs = wrap_jobs(WRAP_SEEDS[0])
     i = badprog.WRAP_KINDS.index(kind)
     res = hw.run("icarus", jobs, rtl_dir=rtl, build_dir=tmp_path / "build", max_cycles=200000)

@@ -20,15 +20,15 @@ scratchpad words each run reads (every enabled read port, every cycle), which co
 holds against the count the instruction set implies (model/func.py sp_reads): an mm_ctrl
 that feeds a row it never drains computes the right results and fails only there.
 """
-import re
 
 import numpy as np
 import pytest
 
 from model import config, isa, timing
-from tb import ROOT, hw
+from tb import hw
 from tb import judge as compare
 from tb.judge import HOST_OUTPUTS, MONITORS
+from tb.sim.files import copy_rtl
 from tb.stimulus.demo import demo_programs
 
 CFG = config.DEFAULT
@@ -135,16 +135,7 @@ def test_back_to_back_starts(sim):
 # ------------------------------------------------------------------ the checks can fail
 def _broken_rtl(tmp_path, module, pattern, repl):
     """A copy of rtl/ with one textual change in module's file."""
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    src = (rtl / f"{module}.v").read_text()
-    broken = re.sub(pattern, repl, src, count=1)
-    assert broken != src, f"{module}.v no longer matches {pattern!r}: update this mutation"
-    (rtl / f"{module}.v").write_text(broken)
-    return rtl
+    return copy_rtl(tmp_path, (f"{module}.v", pattern, repl))
 
 
 def test_reset_checks_catch_a_counter_reset_left_out(tmp_path):
@@ -259,13 +250,7 @@ BROKEN = {
 
 
 def _broken_rtl_subs(tmp_path, module, subs):
-    rtl = _broken_rtl(tmp_path, module, *subs[0])
-    for pat, repl in subs[1:]:
-        src = (rtl / f"{module}.v").read_text()
-        broken = re.sub(pat, repl, src, count=1)
-        assert broken != src, f"{module}.v no longer matches {pat!r}: update this mutation"
-        (rtl / f"{module}.v").write_text(broken)
-    return rtl
+    return copy_rtl(tmp_path, *[(f"{module}.v", pat, repl) for pat, repl in subs])
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))

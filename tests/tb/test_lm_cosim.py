@@ -20,6 +20,7 @@ The builds are the chapter-9 ones (config.CH09 and CH09_OVERLAP), as most co-sim
 """
 import numpy as np
 import pytest
+from cosim_runs import run_checked
 
 from model import config, isa, timing
 from model.machine import GA2Error, Machine
@@ -80,16 +81,9 @@ def test_hand_programs_and_cycles(sim, mode):
         assert ops(short) == ops(progs), f"ops only in long programs: {ops(progs) - ops(short)}"
         progs = short
     timed = _cycle_programs(cfg)
-    pairs = [(p, i) for _, p, i in progs] + [(p, None) for _, _, p in timed]
-    res = hw.run_programs(sim, pairs, cfg=cfg)
-    assert len(res) == len(pairs)
+    checked, timed_res = run_checked(sim, progs, timed, cfg)
     inorder = Machine(CFGS["inorder"])
-    for (name, prog, img), r in zip(progs, res):
-        where = f"{name} ({sim}, {mode})"
-        assert r.ok, f"{where}: {r.mismatch}"
-        assert r.xz == "" and r.done and not r.timeout, where
-        s = timing.schedule(prog, cfg)                      # from the program alone
-        assert tuple(r.counters) == tuple(s.counters) and r.trace == timing.trace(s), where
+    for name, prog, img, r, where in checked:
         code = _expected_error(name)
         assert (r.error, r.error_code) == (code != 0, code), where
         if code == isa.ERR_INDEX:        # the first LDX whose index word (img[idx]) is >= rows
@@ -100,7 +94,7 @@ def test_hand_programs_and_cycles(sim, mode):
             ref_io = reference(inorder, prog, img)
             assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), f"{where}: memory"
             assert isinstance(ref_io, GA2Error) == r.error, where
-    for (op, n, _prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, timed_res):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, then HALT's FETCH and DECODE; overlap: HALT's FETCH

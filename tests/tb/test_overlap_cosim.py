@@ -186,12 +186,8 @@ BROKEN = {
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_broken_hazard_check_fails(tmp_path, name):
-    from tb import ROOT
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
+    from tb.sim.files import copy_rtl
+    rtl = copy_rtl(tmp_path)
     for path, old, new in BROKEN[name]:
         f = rtl / path.split("/")[1]
         src = f.read_text()

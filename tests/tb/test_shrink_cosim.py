@@ -1,14 +1,14 @@
 """The shrinker on a deliberately broken chip: a random program that shows the bug is cut
 down to a few instructions that still fail on the broken chip, pass on the good one, and
 replay from the saved text."""
-import re
 
 import numpy as np
 import pytest
 
 from model import config
 from model.asm import assemble_file
-from tb import ROOT, hw, shrink
+from tb import hw, shrink
+from tb.sim.files import copy_rtl
 from tb.stimulus import randprog
 
 
@@ -18,15 +18,8 @@ def broken(tmp_path_factory):
     if "icarus" not in hw.available_sims():
         pytest.skip("icarus not installed")
     d = tmp_path_factory.mktemp("broken")
-    rtl = d / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    src = (rtl / "ga2_dma.v").read_text()
-    bad = re.sub(r"assign ext_wdata\s*=\s*sp_rd_data;", "assign ext_wdata = sp_rd_data ^ {31'd0, sp_rd_data[3]};", src)
-    assert bad != src, "ga2_dma.v no longer says `assign ext_wdata = sp_rd_data;`: update this mutation"
-    (rtl / "ga2_dma.v").write_text(bad)
+    rtl = copy_rtl(d, ("ga2_dma.v", r"assign ext_wdata\s*=\s*sp_rd_data;",
+                       "assign ext_wdata = sp_rd_data ^ {31'd0, sp_rd_data[3]};"))
     return {"rtl_dir": rtl, "build_dir": d / "build"}
 
 

@@ -13,8 +13,9 @@ their one-word hull edges) equal the reference.
 """
 import numpy as np
 import pytest
+from cosim_runs import run_checked
 
-from model import config, isa, timing
+from model import config, isa
 from model.machine import GA2Error, Machine
 from tb import hw
 from tb.judge import reference
@@ -42,23 +43,16 @@ def test_rope_rows_and_cycles(sim, mode):
     cfg = CFGS[mode]
     progs = [c for c in rope.lm_programs(hand.B, hand.R, None) if c[0] == "rope_rows"]
     timed = [(op, f, _one(op, f, cfg)) for op in BUSY for f in SHAPES[op]]
-    pairs = [(p, i) for _, p, i in progs] + [(p, None) for _, _, p in timed]
-    res = hw.run_programs(sim, pairs, cfg=cfg)
-    assert len(res) == len(pairs)
+    checked, timed_res = run_checked(sim, progs, timed, cfg)
     inorder = Machine(CFGS["inorder"])
-    for (name, prog, img), r in zip(progs, res):
-        where = f"{name} ({sim}, {mode})"
-        assert r.ok, f"{where}: {r.mismatch}"
-        assert r.xz == "" and r.done and not r.timeout, where
-        s = timing.schedule(prog, cfg)
-        assert tuple(r.counters) == tuple(s.counters) and r.trace == timing.trace(s), where
+    for _name, prog, img, r, where in checked:
         assert not r.error, where
         if mode == "overlap":
             ref_io = reference(inorder, prog, img)
             assert np.array_equal(np.asarray(r.ext), np.asarray(ref_io.ext)), f"{where}: memory"
             assert isinstance(ref_io, GA2Error) == r.error, where
         _rows_near_float(np.asarray(r.ext), img, where)
-    for (op, f, _prog), r in zip(timed, res[len(progs):]):
+    for (op, f, _prog), r in zip(timed, timed_res):
         assert r.ok and r.counters.vec == BUSY[op](f), f"{op} {f} ({sim}, {mode}): vec {r.counters.vec}, {r.mismatch}"
         assert r.counters.cycles == r.counters.vec + (4 if mode == "inorder" else 3), (op, f, mode)
 

@@ -23,7 +23,7 @@ import pytest
 from model import config, isa
 from tb import ROOT, hw
 from tb.sim import build, process
-from tb.sim.files import restart_files, rtl_files, top_file, units_vec_file
+from tb.sim.files import copy_rtl, restart_files, rtl_files, top_file, units_vec_file
 
 UNIT_TESTS = ("test_mm_tiles", "test_softmax", "test_softmax_fast", "test_vec_rq", "test_requant",
               "test_divu", "test_perf", "test_restart", "test_ops", "test_smw")
@@ -127,22 +127,9 @@ def test_dma_lengths_and_ends(sim):
         assert p.oob["ext_rd"] == 0 and p.oob["ext_wr"] == 0, f"len {n}: out-of-range access {p.oob}"
 
 
-def _rtl_copy(tmp_path):
-    rtl = tmp_path / "rtl"
-    rtl.mkdir()
-    for p in (ROOT / "rtl").iterdir():
-        if p.suffix in (".v", ".vh", ".f"):
-            (rtl / p.name).write_text(p.read_text())
-    return rtl
-
-
 def test_unit_tests_catch_a_broken_requant(tmp_path):
     """The requant unit test fails on a copy of the RTL whose rounding term is dropped."""
-    rtl = _rtl_copy(tmp_path)
-    src = (rtl / "ga2_requant.v").read_text()
-    broken = re.sub(r"\+\s*\$signed\(rnd\)", "", src)          # drop the rounding term
-    assert broken != src, "ga2_requant.v no longer adds $signed(rnd): update this mutation"
-    (rtl / "ga2_requant.v").write_text(broken)
+    rtl = copy_rtl(tmp_path, ("ga2_requant.v", r"\+\s*\$signed\(rnd\)", ""))     # drop the rounding term
     with pytest.raises(AssertionError, match="test_requant failed"):
         _run_units("icarus", "test_requant", rtl_dir=rtl, build_dir=tmp_path / "build")
 
@@ -162,12 +149,7 @@ _SM_MUTANTS = {
 @pytest.mark.parametrize("mutant", sorted(_SM_MUTANTS))
 def test_unit_tests_catch_a_broken_fast_softmax(tmp_path, mutant):
     """test_softmax_fast fails on a copy of the RTL with a broken fast divider."""
-    rtl = _rtl_copy(tmp_path)
-    src = (rtl / "ga2_softmax.v").read_text()
-    pat, new = _SM_MUTANTS[mutant]
-    broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"ga2_softmax.v no longer matches {pat!r}: update this mutation"
-    (rtl / "ga2_softmax.v").write_text(broken)
+    rtl = copy_rtl(tmp_path, ("ga2_softmax.v", *_SM_MUTANTS[mutant]))
     # it must fail on a value (the log's tail names the scratchpad word), not on timing
     with pytest.raises(AssertionError, match=r"(?s)test_softmax_fast failed.*SM fast=1 len=\d+ .*: mem\["):
         _run_units("icarus", "test_softmax_fast", rtl_dir=rtl, build_dir=tmp_path / "build")
@@ -184,12 +166,7 @@ _ACC_MUTANTS = {
 @pytest.mark.parametrize("mutant", sorted(_ACC_MUTANTS))
 def test_unit_tests_catch_a_broken_accumulate(tmp_path, mutant):
     """test_mm_tiles fails on a copy of the RTL with a broken MM accumulate."""
-    rtl = _rtl_copy(tmp_path)
-    src = (rtl / "ga2_mm_ctrl.v").read_text()
-    pat, new = _ACC_MUTANTS[mutant]
-    broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"ga2_mm_ctrl.v no longer matches {pat!r}: update this mutation"
-    (rtl / "ga2_mm_ctrl.v").write_text(broken)
+    rtl = copy_rtl(tmp_path, ("ga2_mm_ctrl.v", *_ACC_MUTANTS[mutant]))
     with pytest.raises(AssertionError, match=r"(?s)test_mm_tiles failed.*acc=1 .*: mem\["):
         _run_units("icarus", "test_mm_tiles", rtl_dir=rtl, build_dir=tmp_path / "build")
 
@@ -212,12 +189,8 @@ _DIVU_MUTANTS = {
 @pytest.mark.parametrize("mutant", sorted(_DIVU_MUTANTS))
 def test_unit_tests_catch_a_broken_divu_contract(tmp_path, mutant):
     """test_divu fails on a copy of the RTL whose divu breaks one clause of its handshake."""
-    rtl = _rtl_copy(tmp_path)
-    src = (rtl / "ga2_divu.v").read_text()
     pat, new, msg = _DIVU_MUTANTS[mutant]
-    broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"ga2_divu.v no longer matches {pat!r}: update this mutation"
-    (rtl / "ga2_divu.v").write_text(broken)
+    rtl = copy_rtl(tmp_path, ("ga2_divu.v", pat, new))
     with pytest.raises(AssertionError, match=rf"(?s)test_divu failed.*{re.escape(msg)}"):
         _run_units("icarus", "test_divu", rtl_dir=rtl, build_dir=tmp_path / "build")
 
@@ -243,11 +216,7 @@ _RESTART_MUTANTS = {
 def test_unit_tests_catch_a_broken_restart(tmp_path, mutant):
     """test_restart fails on a copy of the RTL whose unit does not restart on a start while
     busy, and names that unit."""
-    rtl = _rtl_copy(tmp_path)
     fname, pat, new, unit = _RESTART_MUTANTS[mutant]
-    src = (rtl / fname).read_text()
-    broken = re.sub(pat, new, src, count=1)
-    assert broken != src, f"{fname} no longer matches {pat!r}: update this mutation"
-    (rtl / fname).write_text(broken)
+    rtl = copy_rtl(tmp_path, (fname, pat, new))
     with pytest.raises(AssertionError, match=rf"(?s)test_restart failed.*unit restart {unit} scenario \d+ "):
         _run_units("icarus", "test_restart", rtl_dir=rtl, build_dir=tmp_path / "build")

@@ -15,8 +15,9 @@ long (make test-long); the default suite runs the CH09 one here and PACK4 / UNPA
 tests/tb/test_lm_cosim.py.
 """
 import pytest
+from cosim_runs import run_checked
 
-from model import config, isa, timing
+from model import config, isa
 from model.softmax_gold import softmax_fixed
 from tb import hw
 from tb.stimulus import hand
@@ -80,20 +81,13 @@ def test_xhi_pack4_long_softmax_programs_and_busy_cycles(sim, mode):
     cfg = LM_CFGS[mode]
     progs = hand.isaext_programs(cfg) + [c for c in hand.lm_programs() if "pack4" in c[0]]
     timed = [(op, n, _one(op, n, cfg)) for op in BUSY for n in LENS[op]]
-    pairs = [(p, i) for _, p, i in progs] + [(p, None) for _, _, p in timed]
-    res = hw.run_programs(sim, pairs, cfg=cfg)
-    assert len(res) == len(pairs)
-    for (name, prog, img), r in zip(progs, res):
-        where = f"{name} ({sim}, {mode})"
-        assert r.ok, f"{where}: {r.mismatch}"
-        assert r.xz == "" and r.done and not r.timeout, where
-        s = timing.schedule(prog, cfg)
-        assert tuple(r.counters) == tuple(s.counters) and r.trace == timing.trace(s), where
+    checked, timed_res = run_checked(sim, progs, timed, cfg)
+    for name, prog, img, r, where in checked:
         code = int(name[3]) if name.startswith("err") else 0
         assert (r.error, r.error_code) == (code != 0, code), where
         if not code:
             _spec_checks(name, prog, img, r.ext)
-    for (op, n, _prog), r in zip(timed, res[len(progs):]):
+    for (op, n, _prog), r in zip(timed, timed_res):
         busy = getattr(r.counters, UNIT[op])
         assert r.ok and busy == BUSY[op](n, mode), f"{op} len {n} ({sim}, {mode}): busy {busy}, {r.mismatch}"
         # in-order: FETCH, DECODE, busy, HALT's FETCH and DECODE; overlap: HALT retires the

@@ -47,6 +47,7 @@ from tb.hw import (
     verilator_env,
 )
 from tools.flow import lint
+from tools.flow.generated import write_or_check
 
 RTL = ROOT / "rtl"
 TB = plain.BENCH.parent
@@ -361,15 +362,7 @@ def main(argv=None):
     for path, text in outputs(args.rtl_dir).items():
         full = path.resolve()
         rel = full.relative_to(ROOT) if full.is_relative_to(ROOT) else full
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                print(f"{rel} is stale: run python -m tools.flow.core (make header)")
-                rc = 1
-            else:
-                print(f"{rel} is up to date")
-        else:
-            path.write_text(text)
-            print(f"wrote {rel}")
+        rc |= write_or_check(path, text, args.check, "python -m tools.flow.core (make header)", rel)
     return rc
 
 

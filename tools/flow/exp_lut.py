@@ -12,6 +12,7 @@ import sys
 from model.softmax_gold import LUT, LUT_SIZE
 from model.wide import EXP2
 from tb import ROOT, cli
+from tools.flow.generated import write_or_check
 
 OUT = ROOT / "rtl" / "ga2_exp_lut.v"
 OUT2 = ROOT / "rtl" / "ga2_exp2_lut.v"
@@ -74,16 +75,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     stale = 0
     for out, text in ((OUT, render()), (OUT2, render_exp2())):
-        rel = out.relative_to(ROOT)
-        if args.check:
-            if not out.exists() or out.read_text() != text:
-                print(f"{rel} is stale: run python3 tools/flow/exp_lut.py")
-                stale = 1
-            else:
-                print(f"{rel} is up to date")
-            continue
-        out.write_text(text)
-        print(f"wrote {rel}")
+        stale |= write_or_check(out, text, args.check, "python3 tools/flow/exp_lut.py", out.relative_to(ROOT))
     return stale
 
 

@@ -21,6 +21,7 @@ import sys
 from model import config, rtl
 from model.ops import ldx, norm
 from tb import ROOT, cli
+from tools.flow.generated import write_or_check
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"
@@ -56,15 +57,7 @@ def render_cfg(cfg=config.DEFAULT):
 
 
 def _write_or_check(path, text, check):
-    if check:
-        if not path.exists() or path.read_text() != text:
-            print(f"{path} is stale: run python -m tools.flow.headers")
-            return 1
-        print(f"{path} is up to date")
-        return 0
-    path.write_text(text)
-    print(f"wrote {path}")
-    return 0
+    return write_or_check(path, text, check, "python -m tools.flow.headers")
 
 
 def _header_path(text):

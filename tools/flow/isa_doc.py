@@ -16,6 +16,7 @@ import sys
 from model import ops
 from model.ops import expr
 from tb import ROOT, cli
+from tools.flow.generated import write_or_check
 
 DOC = ROOT / "docs" / "isa.md"
 
@@ -89,15 +90,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"tools.flow.isa_doc: {e}", file=sys.stderr)
         return 2
-    if args.check:
-        if new != old:
-            print(f"{DOC} is stale: run python -m tools.flow.isa_doc")
-            return 1
-        print(f"{DOC} is up to date")
-        return 0
-    DOC.write_text(new)
-    print(f"wrote {DOC}")
-    return 0
+    return write_or_check(DOC, new, args.check, "python -m tools.flow.isa_doc")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ FLAGS = ("--lint-only", "-Wall")
 TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xbar", "ga2_sram", "ga2_dma",
         "ga2_mm_ctrl", "ga2_systolic", "ga2_pe", "ga2_requant", "ga2_vec_rq", "ga2_exp_lut", "ga2_divu", "ga2_softmax",
         "ga2_vec_add", "ga2_argmax", "ga2_norm", "ga2_pack4", "ga2_qnt", "ga2_sig_lut", "ga2_swiglu", "ga2_rope",
-        "ga2_exp2_lut", "ga2_smw")
+        "ga2_exp2_lut", "ga2_smw", "ga2_unit_ctl")
 # non-default parameter sets that the chip's default build never elaborates
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long

@@ -11,6 +11,7 @@ import sys
 
 from model.wide import SIGMOID
 from tb import ROOT, cli
+from tools.flow.generated import write_or_check
 
 OUT = ROOT / "rtl" / "ga2_sig_lut.v"
 N = len(SIGMOID) - 1                      # 256 intervals
@@ -57,17 +58,7 @@ def main(argv=None):
     ap = cli.Parser(prog="tools.flow.sig_lut", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file is stale")
     args = ap.parse_args(argv)
-    text = render()
-    rel = OUT.relative_to(ROOT)
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{rel} is stale: run python -m tools.flow.sig_lut")
-            return 1
-        print(f"{rel} is up to date")
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {rel}")
-    return 0
+    return write_or_check(OUT, render(), args.check, "python -m tools.flow.sig_lut", OUT.relative_to(ROOT))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,10 @@ from tools.lm import generation as G
 from tools.lm.generate import load_model, reference
 
 
-def _run(g, cfg, seed):
+def run_on_machine(g, cfg, seed=0):
+    """Every step program of the generation g on one reference Machine of cfg, its
+    scratchpad seeded garbage before each (a load a step forgot cannot be covered): the
+    final external memory."""
     rng = np.random.default_rng(seed)
     m = Machine(cfg)
     ext = g.image()
@@ -64,7 +67,7 @@ def remedy_problems(quick=False):
         for mode in ("overlap",) if quick else ("inorder", "overlap"):
             g = G.generation(model, prompts, n, rem, mode, start=[k % 2 for k in range(len(prompts))])
             try:
-                ext = _run(g, g.layout.chip, seed=len(prompts))
+                ext = run_on_machine(g, g.layout.chip, seed=len(prompts))
             except GA2Error as e:          # a fault of the chip: the program is wrong
                 out.append(f"remedy {name} {mode}: the chip faulted: {e}")
                 continue
@@ -117,7 +120,7 @@ def _generation_problems(quick):
         for name, model, prompts, n, start in cases + ([sixteen] if not quick and
                                                        mode_cfg.mode == "overlap" else []):
             g = G.Generation(model, prompts, n, start=start, chip=mode_cfg)
-            ext = _run(g, mode_cfg, seed=len(prompts))
+            ext = run_on_machine(g, mode_cfg, seed=len(prompts))
             ref = reference(model, g)
             toks = g.tokens(ext)
             for b, (want, kv) in enumerate(ref):

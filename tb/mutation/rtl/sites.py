@@ -324,14 +324,19 @@ TABLES = {"ga2_exp_lut", "ga2_sig_lut", "ga2_exp2_lut"}
 def _isa_defines(rtl_dir):
     """`define NAME from the .vh headers, each mapped to a placeholder for parsing: an
     identifier, or for a macro with arguments a system task (`NAME(args); parses as a
-    `$`-task call, whose arguments hold no site)."""
+    `$`-task call, whose arguments hold no site), or for a macro without arguments of
+    several lines (the declarations of an op's fields, `GA2_<OP>_FIELDS: declarations hold
+    no site) one wire declaration on the line of its use."""
     out = []
     for fn in sorted(os.listdir(rtl_dir)):
         if fn.endswith(".vh"):
             for line in open(os.path.join(rtl_dir, fn)):
                 m = re.match(r"\s*`define\s+(\w+)(\()?", line)
                 if m and not m.group(1).endswith("_VH"):
-                    out.append(f"{m.group(1)}={'$' if m.group(2) else ''}MUTMACRO_{m.group(1)}")
+                    if line.rstrip().endswith("\\") and not m.group(2):
+                        out.append(f"{m.group(1)}=wire MUTMACRO_{m.group(1)};")
+                    else:
+                        out.append(f"{m.group(1)}={'$' if m.group(2) else ''}MUTMACRO_{m.group(1)}")
     return out
 
 

@@ -14,7 +14,9 @@ A module's attributes: OPS (its ops' names), LM_STREAM (its place in the languag
 hand programs' shared random stream), COLLIDE ("base": in every colliding program, "sm":
 with_sm, "lm": with_lm), COLLIDE_LEN (its length's cap there, when it has one),
 EDGE_GROUP (the boundary programs chain the valid edge instructions of a group together,
-n by n; 0 with LD's and ST's), REGION_WEIGHT (its share of the region programs). Its
+n by n; 0 with LD's and ST's), REGION_WEIGHT (its share of the region programs),
+RESET_CUTS ((first, stop): the reset programs cut its self_contained_program() around
+those instructions, tb/stimulus/resets.py, unless it has the hook reset_programs). Its
 hooks (b / B build a checked instruction, R / r / x an unchecked one), by caller:
 
   hand.py       hand_programs(B, R, rng, img), hand_faults(B, R, ld, H, img),

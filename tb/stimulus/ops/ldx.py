@@ -6,9 +6,15 @@ chip's xhi program and the table past 2^29, and the lookup random programs draw.
 import numpy as np
 
 from model import config, isa
-from tb.stimulus.suitecfg import CFG, RANDOM_SEED
+from tb.stimulus import resets
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("LDX",)
+# the instructions of self_contained_program() the reset programs cut in and around
+# (tb/stimulus/resets.py): the self-contained program cut by rst in each of its
+# language-model ops (NORM's divide, ADD, ARGMAX, LDX) and around their starts, each
+# followed by the same program run in full.
+RESET_CUTS = (1, 5)
 LM_STREAM = 4            # its place in the language-model hand programs' random stream
 COLLIDE = "lm"           # in the colliding programs drawn with_lm (collide.py)
 EDGE_GROUP = 1           # its boundary edges chained with the other language-model ops'
@@ -143,34 +149,13 @@ def self_contained_program():
     wrote itself: LD, NORM, ADD, ARGMAX, LDX of the row it names, RQ relu, ST."""
     rng = np.random.default_rng(RANDOM_SEED + 98)
     img = rng.integers(-128, 128, size=400)
+    return resets.program(("NORM", dict(dst=100, src=0, len=40, m=25000, s=19)),
+                          ("ADD", dict(dst=200, src=100, len=40, src2=10)),
+                          ("ARGMAX", dict(dst=300, src=200, len=40)),
+                          ("LDX", dict(dst=310, src=0, len=8, idx=300, rows=40)),
+                          ("RQ", dict(dst=330, src=0, len=20, m=20000, s=9, relu=1)),
+                          ("ST", dict(src=100, dst=1000, len=260))), img
 
-    def b(op, **f):
-        return isa.build(op, cfg=CFG, **f)
-
-    prog = [b("LD", dst=0, src=0, len=64),
-            b("NORM", dst=100, src=0, len=40, m=25000, s=19),
-            b("ADD", dst=200, src=100, len=40, src2=10),
-            b("ARGMAX", dst=300, src=200, len=40),
-            b("LDX", dst=310, src=0, len=8, idx=300, rows=40),
-            b("RQ", dst=330, src=0, len=20, m=20000, s=9, relu=1),
-            b("ST", src=100, dst=1000, len=260),
-            b("HALT")]
-    return prog, img
-
-
-def reset_programs():
-    """The self-contained program cut by rst in each of its language-model ops (NORM's
-    divide, ADD, ARGMAX, LDX) and around their starts, each followed by the same program
-    run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:5]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
 
 
 def edges_n(v, x, n, SP, EXT):

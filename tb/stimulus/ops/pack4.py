@@ -8,9 +8,14 @@ import random
 import numpy as np
 
 from model import isa
-from tb.stimulus.suitecfg import CFG, RANDOM_SEED
+from tb.stimulus import resets
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("PACK4", "UNPACK4")
+# the instructions of self_contained_program() the reset programs cut in and around
+# (tb/stimulus/resets.py): the self-contained program cut by rst in each of the two and
+# around their starts, each followed by the same program run in full.
+RESET_CUTS = (1, 3)
 LM_STREAM = 5            # its place in the language-model hand programs (its own random stream)
 COLLIDE = "lm"
 EDGE_GROUP = 2           # their boundary edges chained together
@@ -72,30 +77,10 @@ def self_contained_program():
     itself: LD, PACK4, UNPACK4 of its result, ST."""
     rng = np.random.default_rng(RANDOM_SEED + 99)
     img = rng.integers(-128, 128, size=64)
+    return resets.program(("PACK4", dict(dst=100, src=0, len=32)),
+                          ("UNPACK4", dict(dst=200, src=100, len=32)),
+                          ("ST", dict(src=100, dst=1000, len=164))), img
 
-    def b(op, **f):
-        return isa.build(op, cfg=CFG, **f)
-
-    prog = [b("LD", dst=0, src=0, len=64),
-            b("PACK4", dst=100, src=0, len=32),
-            b("UNPACK4", dst=200, src=100, len=32),
-            b("ST", src=100, dst=1000, len=164),
-            b("HALT")]
-    return prog, img
-
-
-def reset_programs():
-    """The self-contained program cut by rst in each of the two and around their starts,
-    each followed by the same program run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:3]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
 
 
 def edges_n(v, x, n, SP, EXT):

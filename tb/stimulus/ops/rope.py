@@ -17,9 +17,14 @@ import numpy as np
 
 from model import isa
 from model.ops import rope as record
-from tb.stimulus.suitecfg import CFG, RANDOM_SEED
+from tb.stimulus import resets
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("ROPE",)
+# the instructions of self_contained_program() the reset programs cut in and around
+# (tb/stimulus/resets.py): the self-contained program cut by rst in the middle of ROPE
+# and around its start, each followed by the same program run in full.
+RESET_CUTS = (1, 2)
 LM_STREAM = 8            # its place in the language-model hand programs (its own random stream)
 COLLIDE = "lm"
 
@@ -110,29 +115,9 @@ def self_contained_program():
     48 Q12 words and a 16-word cos/sin row, ROPE (2 heads of 8 pairs), ST."""
     rng = np.random.default_rng(RANDOM_SEED + 101)
     img = np.concatenate([rng.integers(-20 << 12, 20 << 12, size=48), rng.integers(-16384, 16385, size=16)])
+    return resets.program(("ROPE", dict(dst=200, src=0, pairs=8, cs=48, heads=2)),
+                          ("ST", dict(src=200, dst=1000, len=32))), img
 
-    def b(op, **f):
-        return isa.build(op, cfg=CFG, **f)
-
-    prog = [b("LD", dst=0, src=0, len=64),
-            b("ROPE", dst=200, src=0, pairs=8, cs=48, heads=2),
-            b("ST", src=200, dst=1000, len=32),
-            b("HALT")]
-    return prog, img
-
-
-def reset_programs():
-    """The self-contained program cut by rst in the middle of ROPE and around its start,
-    each followed by the same program run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:2]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
 
 
 # ------------------------------------------------------------------ colliding programs

@@ -17,9 +17,14 @@ import numpy as np
 
 from model import isa
 from model.ops import swiglu as record
-from tb.stimulus.suitecfg import CFG, RANDOM_SEED
+from tb.stimulus import resets
+from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("SWIGLU",)
+# the instructions of self_contained_program() the reset programs cut in and around
+# (tb/stimulus/resets.py): the self-contained program cut by rst in the middle of SWIGLU
+# and around its start, each followed by the same program run in full.
+RESET_CUTS = (1, 2)
 LM_STREAM = 7            # its place in the language-model hand programs (its own random stream)
 COLLIDE = "lm"
 
@@ -127,29 +132,9 @@ def self_contained_program():
     SWIGLU, ST."""
     rng = np.random.default_rng(RANDOM_SEED + 100)
     img = rng.integers(-20 << 12, 20 << 12, size=64)
+    return resets.program(("SWIGLU", dict(dst=100, src=0, len=32, src2=16)),
+                          ("ST", dict(src=100, dst=1000, len=32))), img
 
-    def b(op, **f):
-        return isa.build(op, cfg=CFG, **f)
-
-    prog = [b("LD", dst=0, src=0, len=64),
-            b("SWIGLU", dst=100, src=0, len=32, src2=16),
-            b("ST", src=100, dst=1000, len=32),
-            b("HALT")]
-    return prog, img
-
-
-def reset_programs():
-    """The self-contained program cut by rst in the middle of SWIGLU and around its start,
-    each followed by the same program run in full."""
-    from model import timing
-    prog, img = self_contained_program()
-    out = []
-    for ev in timing.schedule(prog, CFG).events[1:2]:
-        busy = ev.end - ev.start + 1
-        for at in (ev.issue + (busy * 3) // 4, ev.issue - 1, ev.issue):
-            out.append((f"reset in {ev.op} ({at})", prog, img, at))
-            out.append((f"after reset in {ev.op} ({at})", prog, img))
-    return out
 
 
 # ------------------------------------------------------------------ colliding programs

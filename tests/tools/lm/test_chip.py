@@ -12,23 +12,13 @@ from model import isa, timing
 from model.machine import GA2Error, Machine
 from tools.lm import compiler as C
 from tools.lm import data
+from tools.lm.check import run_on_machine
 from tools.lm.generation import Generation
 from tools.lm.int8 import Int8Model, greedy
 
 W = data.__file__.rsplit("/", 1)[0] + "/weights"
 TEXT = Int8Model.load(f"{W}/text_int8.npz")
 ADD = Int8Model.load(f"{W}/add_int8.npz")
-
-
-def run_on_machine(g, cfg, seed=0):
-    """Every step of g on one Machine, the scratchpad garbage before each: final ext."""
-    rng = np.random.default_rng(seed)
-    m = Machine(cfg)
-    ext = g.image()
-    for prog in g.programs():
-        m.sp[:] = rng.integers(-2 ** 31, 2 ** 31, size=m.sp.size)
-        ext = m.run(prog, ext).ext
-    return ext
 
 
 def reference(model, prompt, n):

@@ -14,6 +14,7 @@ from tools.lm import compiler as C
 from tools.lm import data
 from tools.lm import generation as G
 from tools.lm import remedies_ref as REF
+from tools.lm.check import run_on_machine as check_run
 from tools.lm.generate import load_model
 
 TEXT = load_model("text")
@@ -30,13 +31,8 @@ def text(s):
 
 
 def run_on_machine(g, seed=0):
-    rng = np.random.default_rng(seed)
-    m = Machine(g.layout.chip)
-    ext = g.image()
-    for prog in g.programs():
-        m.sp[:] = rng.integers(-2 ** 31, 2 ** 31, size=m.sp.size)
-        ext = m.run(prog, ext).ext
-    return ext
+    """Every step of g on the reference chip of its layout (tools/lm/check.py)."""
+    return check_run(g, g.layout.chip, seed)
 
 
 def check(m, g, ext):
@@ -182,7 +178,6 @@ def test_the_integer_reference_without_remedies_is_int8_model():
 def test_tiled_long_contexts_equal_the_reference(T, B, kw):
     # one step at position T - 1 after a cache the host prefills from the reference
     # (tools/lm/long.py): the next tokens and the rows written against the reference
-    from model.machine import Machine
     from tools.lm import long
     rem = C.Remedies(**kw)
     m = model("text", 0, rem.kv_bits) if T <= 64 else load_model("text", kv_bits=rem.kv_bits, ctx=T)

@@ -1,29 +1,12 @@
-`resetall
-`timescale 1ns/1ps
-`default_nettype none
-`include "ga2_isa.vh"
-`include "ga2_cfg.vh"
-// ga2_softmax_range_f: ga2_softmax (FAST = 1: the overlap mode's build): reads src..src+len-1 (twice), writes dst..dst+len-1;
+// The link lemmas of ga2_softmax (tb/formal/gen.py range_wrapper splices this file's two parts
+// into the unit's generated link wrapper, gen_<unit>_range_f: the part before "// -- lemmas"
+// ahead of the unit's instance with its registers exposed, the rest after range_chk.vh;
+// both only with LINK_LEMMAS, tb/formal/props.py LINK_INDUCTION). The wrapper:
+// ga2_softmax (FAST = 1: the overlap mode's build): reads src..src+len-1 (twice), writes dst..dst+len-1;
 // every scratchpad access lies in the range ga2_decode reports for the started
 // instruction (the range ga2_hazard reserves for it), and happens only while the unit is
 // busy (range_chk.vh). The unit sits behind the chip's own decoder on a free instruction
 // word (range_dec.vh), wired as in ga2_top; SP_WORDS-word scratchpad, all data free.
-module ga2_softmax_range_f #(
-  parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter SM_MAX_LEN = 64, parameter BUG = 0
-) (
-  input wire clk, input wire rst, input wire start, input wire [127:0] instr,
-  input wire [7:0] rd_byte
-);
-  localparam UNIT = `GA2_U_SOFTMAX;
-  localparam NR = 1;
-  localparam RDW = 0;
-`include "range_dec.vh"
-  wire busy, last, wr_en;
-  wire [NR-1:0] rd_en;
-  wire [NR*AW-1:0] rd_addr;
-  wire [AW-1:0] wr_addr;
-  wire [31:0] wr_data;
-`ifdef LINK_LEMMAS
   // k-induction (tb/formal/props.py LINK_INDUCTION): ga2_softmax elaborated with FAST = 1,
   // SP_WORDS = 16 (SM_MAX_LEN its default, 64) and its registers made ports (`expose`)
   // before this file is read
@@ -31,21 +14,7 @@ module ga2_softmax_range_f #(
   wire [6:0] cnt_q, len_q;
   wire [5:0] idx_q;
   wire [SAW-1:0] src_q, rp_q, wp_q;
-  ga2_softmax dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
-    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
-    .wr_addr(wr_addr), .wr_data(wr_data), .state_q(state_q), .cnt_q(cnt_q), .len_q(len_q),
-    .idx_q(idx_q), .src_q(src_q), .rp_q(rp_q), .wp_q(wp_q)
-  );
-`else
-  ga2_softmax #(.FAST(1), .SP_WORDS(SP_WORDS), .SM_MAX_LEN(SM_MAX_LEN)) dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy),
-    .last(last), .rd_en(rd_en), .rd_addr(rd_addr), .rd_data({24'd0, rd_byte}), .wr_en(wr_en),
-    .wr_addr(wr_addr), .wr_data(wr_data)
-  );
-`endif
-`include "range_chk.vh"
-`ifdef LINK_LEMMAS
+// -- lemmas
   // The lemmas that make the induction close, asserted (so proven, not assumed): while
   // busy, the state is one of the unit's six, 1 <= len <= SP_WORDS, cnt <= len, the
   // latched src is the read range's first word, each range is base .. base + len - 1;
@@ -65,6 +34,3 @@ module ga2_softmax_range_f #(
       else assert (idx_q == 0);
     end
   end
-`endif
-endmodule
-`resetall

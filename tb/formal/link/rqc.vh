@@ -1,9 +1,8 @@
-`resetall
-`timescale 1ns/1ps
-`default_nettype none
-`include "ga2_isa.vh"
-`include "ga2_cfg.vh"
-// ga2_rqc_range_f: ga2_rqc (RQC): reads the src hull src..src+(M-1)*ld+N-1, the row scales
+// The link lemmas of ga2_rqc (tb/formal/gen.py range_wrapper splices this file's two parts
+// into the unit's generated link wrapper, gen_<unit>_range_f: the part before "// -- lemmas"
+// ahead of the unit's instance with its registers exposed, the rest after range_chk.vh;
+// both only with LINK_LEMMAS, tb/formal/props.py LINK_INDUCTION). The wrapper:
+// ga2_rqc (RQC): reads the src hull src..src+(M-1)*ld+N-1, the row scales
 // rsc..rsc+(M-1)*rstride and the column scales csc..csc+N-1 (ga2_decode's read slots 0, 1,
 // 2), writes dst..dst+M*N-1; every scratchpad access lies in the range ga2_decode reports
 // for the started instruction (the range ga2_hazard reserves for it), and happens only
@@ -11,22 +10,6 @@
 // free instruction word (range_dec.vh), wired as in ga2_top; SP_WORDS-word scratchpad,
 // all data free. pdr on the generated wrapper timed out (600 s): k-induction with the
 // lemmas below (LINK_LEMMAS, tb/formal/props.py LINK_INDUCTION).
-module ga2_rqc_range_f #(
-  parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter SM_MAX_LEN = 64, parameter BUG = 0
-) (
-  input wire clk, input wire rst, input wire start, input wire [127:0] instr,
-  input wire [31:0] rd_data
-);
-  localparam UNIT = `GA2_U_RQC;
-  localparam NR = 1;
-  localparam RDW = 0;
-`include "range_dec.vh"
-  wire busy, last, wr_en;
-  wire [NR-1:0] rd_en;
-  wire [NR*AW-1:0] rd_addr;
-  wire [AW-1:0] wr_addr;
-  wire [31:0] wr_data;
-`ifdef LINK_LEMMAS
   // k-induction: ga2_rqc elaborated with SP_WORDS = 16 and its registers made ports
   // (`expose`) before this file is read
   localparam MW = $clog2(((SP_WORDS < 255) ? SP_WORDS : 255) + 1);
@@ -34,20 +17,7 @@ module ga2_rqc_range_f #(
   wire w_q;
   wire [MW-1:0] ri_q, m_q;
   wire [SAW-1:0] rb_q, ap_q, ld_q, rp_q, rs_q, cs_q, cp_q, ce_q, wp_q;
-  ga2_rqc dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en),
-    .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
-    .st_q(st_q), .w_q(w_q), .ri_q(ri_q), .m_q(m_q), .rb_q(rb_q), .ap_q(ap_q), .ld_q(ld_q),
-    .rp_q(rp_q), .rs_q(rs_q), .cs_q(cs_q), .cp_q(cp_q), .ce_q(ce_q), .wp_q(wp_q)
-  );
-`else
-  ga2_rqc #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en),
-    .rd_addr(rd_addr), .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
-  );
-`endif
-`include "range_chk.vh"
-`ifdef LINK_LEMMAS
+// -- lemmas
   // The lemmas that make the induction close, asserted (so proven, not assumed), over the
   // started instruction's M, N, ld, rstride (latched here) and the latched ranges: while
   // busy the unit's fields are the instruction's (ld, rstride in SAW bits), the three read
@@ -100,6 +70,3 @@ module ga2_rqc_range_f #(
       end
     end
   end
-`endif
-endmodule
-`resetall

@@ -1,31 +1,14 @@
-`resetall
-`timescale 1ns/1ps
-`default_nettype none
-`include "ga2_isa.vh"
-`include "ga2_cfg.vh"
-// ga2_rope_range_f: ga2_rope (ROPE): reads src..src+2 pairs heads-1 and the cos/sin row
+// The link lemmas of ga2_rope (tb/formal/gen.py range_wrapper splices this file's two parts
+// into the unit's generated link wrapper, gen_<unit>_range_f: the part before "// -- lemmas"
+// ahead of the unit's instance with its registers exposed, the rest after range_chk.vh;
+// both only with LINK_LEMMAS, tb/formal/props.py LINK_INDUCTION). The wrapper:
+// ga2_rope (ROPE): reads src..src+2 pairs heads-1 and the cos/sin row
 // cs..cs+2 pairs-1 (once a head), writes dst..dst+2 pairs heads-1; every scratchpad access
 // lies in the range ga2_decode reports for the started instruction (the range ga2_hazard
 // reserves for it), and happens only while the unit is busy (range_chk.vh). The unit sits
 // behind the chip's own decoder on a free instruction word (range_dec.vh), wired as in
 // ga2_top; SP_WORDS-word scratchpad, all data free (the datapath cut: tb/formal/props.py
 // LINK_CUTS).
-module ga2_rope_range_f #(
-  parameter SP_WORDS = 16, parameter EXT_WORDS = 16, parameter SM_MAX_LEN = 64, parameter BUG = 0
-) (
-  input wire clk, input wire rst, input wire start, input wire [127:0] instr,
-  input wire [31:0] rd_data
-);
-  localparam UNIT = `GA2_U_ROPE;
-  localparam NR = 1;
-  localparam RDW = 0;
-`include "range_dec.vh"
-  wire busy, last, wr_en;
-  wire [NR-1:0] rd_en;
-  wire [NR*AW-1:0] rd_addr;
-  wire [AW-1:0] wr_addr;
-  wire [31:0] wr_data;
-`ifdef LINK_LEMMAS
   // k-induction (tb/formal/props.py link(..., induction=True)): ga2_rope elaborated
   // with SP_WORDS = 16 and its registers made ports (`expose`) before this file is read
   wire [5:0] ph_q;
@@ -34,20 +17,7 @@ module ga2_rope_range_f #(
   wire [`GA2_ROPE_PAIRS_W-1:0] pairs_q;
   wire [`GA2_ROPE_HEADS_W-1:0] hd_q, heads_q;
   wire [SAW-1:0] cs_q, cp_q, xp_q, wp_q;
-  ga2_rope dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
-    .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data), .ph_q(ph_q), .pend_q(pend_q),
-    .j_q(j_q), .pairs_q(pairs_q), .hd_q(hd_q), .heads_q(heads_q), .cs_q(cs_q), .cp_q(cp_q), .xp_q(xp_q),
-    .wp_q(wp_q)
-  );
-`else
-  ga2_rope #(.SP_WORDS(SP_WORDS)) dut (
-    .clk(clk), .rst(rst), .start(start), .instr(instr), .busy(busy), .last(last), .rd_en(rd_en), .rd_addr(rd_addr),
-    .rd_data(rd_data), .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data)
-  );
-`endif
-`include "range_chk.vh"
-`ifdef LINK_LEMMAS
+// -- lemmas
   // The lemmas that make the induction close, asserted (so proven, not assumed): while
   // busy, j < pairs, 2 pairs heads <= SP_WORDS, hd <= heads, the phase one-hot and the
   // first one with j = 0 when hd = heads; pend is "phase 0 after a pair"; the latched
@@ -79,6 +49,3 @@ module ga2_rope_range_f #(
       assert (xp_q == xp_want && cp_q == cp_want && wp_q == wp_want);
     end
   end
-`endif
-endmodule
-`resetall
