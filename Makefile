@@ -31,7 +31,7 @@ sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it
 test: setup    ## all tests but the long ones (pytest; co-simulation on both simulators, CI-sized), then a fixed CPU workload's time on this machine (tools/bench/calibrate.py)
 	$(PY) -m pytest -n 2 -q -m "not long" --calibration=3 tests
 
-test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9 on Dask, shrinking, Icarus twins of Verilator co-simulations, batch invariance at every B, the remedies)
+test-long: setup ## the long tests make test leaves out (RTL mutation sample, chapter 9 on Dask, shrinking, Icarus twins of Verilator co-simulations, batch invariance at every B, the remedies, gate-level synthesis, the whole bad-input table)
 	$(PY) -m pytest -n 2 -q -m long tests
 
 serve: setup   ## serving on the chip: example B and the staggered workload, static vs continuous, paged KV (SIM=icarus|verilator)

@@ -11,8 +11,12 @@ import os
 import pathlib
 import shutil
 
-COPY_IGNORE = (".venv", "build", "out", ".git", "__pycache__", "*.pyc", ".pytest_cache")
+COPY_IGNORE = (".venv", "build", "out", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".cache")
 EMPTY_DIRS = ("out", "build")      # recreated empty in the copy when the project has them
+# linked, not copied, into the copy when the project has them: .cache holds SmolLM2's fetched
+# GGUF and its float32 cache (about 600 MB, content-addressed by the GGUF's hash, read-only
+# once made); copying it made every judged mutant write 600 MB (seconds of system time each)
+LINKED_DIRS = (".cache",)
 
 
 def tree_digest(root, copy_ignore=COPY_IGNORE):
@@ -52,11 +56,15 @@ def anchor_problem(root, mutant):
 
 
 def copy_project(root, dest, copy_ignore=COPY_IGNORE):
-    """Copy root into dest (which must not exist), skipping copy_ignore patterns."""
+    """Copy root into dest (which must not exist), skipping copy_ignore patterns; the
+    ignored EMPTY_DIRS made empty there, the ignored LINKED_DIRS a link to root's."""
     shutil.copytree(root, dest, ignore=shutil.ignore_patterns(*copy_ignore), symlinks=True)
     for name in EMPTY_DIRS:
         if name in copy_ignore and (pathlib.Path(root) / name).is_dir():
             (pathlib.Path(dest) / name).mkdir(exist_ok=True)
+    for name in LINKED_DIRS:
+        if name in copy_ignore and (pathlib.Path(root) / name).is_dir():
+            (pathlib.Path(dest) / name).symlink_to((pathlib.Path(root) / name).resolve(), target_is_directory=True)
 
 
 def apply_mutant(copy_dir, mutant):

@@ -19,6 +19,9 @@ are shimmed (fake iverilog, vvp, verilator, yosys and fusesoc first on PATH, eac
 at once; the verilator also as GA2_VERILATOR, tb/sim/tools.py), so a command that let bad
 input through to a simulation fails here quickly instead of simulating.
 
+make test runs each command's rows 0, 3, 6, ... (SAMPLE: every command, its first row always);
+the whole table is -m long (test_every_row_of_the_table_...) and the command line below.
+
     python tests/flow/test_bad_input.py              # every command and what each input got
     python tests/flow/test_bad_input.py --summary    # only the inputs not handled right
     python tests/flow/test_bad_input.py --doc OLD.md # docs/journal/2026-measurements.md "Bad input", OLD.md the
@@ -48,8 +51,14 @@ def shim_dir(d):
     return b
 
 
-def run_table(tmp):
-    """{command: [(argv, expect, result)]} of the whole table, run in tmp."""
+# make test runs every SAMPLE-th row of each command (its first row always, so every command
+# and every REAL row); the whole table (707 rows) is -m long and the command line's
+SAMPLE = 3
+
+
+def run_table(tmp, every=1):
+    """{command: [(argv, expect, result)]} of the table, run in tmp: each command's rows 0,
+    every, 2 every, ... (every 1: the whole table)."""
     d = make_files(Path(tmp) / "in")
     shims = shim_dir(tmp)
     env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -65,6 +74,8 @@ def run_table(tmp):
     jobs, where = [], []
     for name, (mod, rows) in TABLE.items():
         for k, (argv, expect) in enumerate(rows):
+            if k % every:
+                continue
             jobs.append({"module": mod, "argv": [a.format(d=d) for a in argv], "cwd": str(cwd),
                          "timeout": LIMIT, "real": k == 0 and name in REAL})
             where.append((name, argv, expect))
@@ -107,14 +118,29 @@ def verdict(expect, res):
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
-    return run_table(tmp_path_factory.mktemp("bad_input"))
+    """Every SAMPLE-th row of each command (make test)."""
+    return run_table(tmp_path_factory.mktemp("bad_input"), every=SAMPLE)
+
+
+def _mishandled(command, rows):
+    bad = [f"{' '.join(argv)!r}: {v}" for argv, expect, res in rows for v in [verdict(expect, res)] if v]
+    return f"{command}: {len(bad)} of {len(rows)} bad inputs mishandled:\n" + "\n".join(bad) if bad else ""
 
 
 @pytest.mark.parametrize("command", list(TABLE) + ["./ga2"])
 def test_bad_input_gets_exit_2_and_one_line_naming_it(command, table):
-    bad = [f"{' '.join(argv)!r}: {v}" for argv, expect, res in table[command]
-           for v in [verdict(expect, res)] if v]
-    assert not bad, f"{command}: {len(bad)} of {len(table[command])} bad inputs mishandled:\n" + "\n".join(bad)
+    assert table[command], command
+    problem = _mishandled(command, table[command])
+    assert not problem, problem
+
+
+@pytest.mark.long
+def test_every_row_of_the_table_gets_exit_2_and_one_line_naming_it(tmp_path):
+    """The whole table, every row of every command."""
+    full = run_table(tmp_path, every=1)
+    assert sum(len(rows) for rows in full.values()) == sum(len(rows) for _, rows in TABLE.values()) + len(SCRIPT_ROWS)
+    problems = [p for command, rows in full.items() for p in [_mishandled(command, rows)] if p]
+    assert not problems, "\n".join(problems)
 
 
 def markdown(table):

@@ -57,10 +57,12 @@ def test_a_chip_build_copies_the_run_time_library_instead_of_compiling_it(tmp_pa
         assert any((d / o).read_bytes() == p.read_bytes() for p in sim_build.RUNTIME_DIR.glob(f"*/{o}")), o
 
 
+@pytest.mark.long
 def test_the_plain_bench_build_takes_the_run_time_library_from_the_shared_copies():
     """The plain bench's Verilator build (compile_binary: --binary taken apart) lists its
     run-time objects and copies them from build/verilator-rt (its own keys: --main compiles
-    them with -DVL_TIME_CONTEXT)."""
+    them with -DVL_TIME_CONTEXT). -m long: make test builds no Verilator plain bench (its own
+    run-time library and build, about 11 CPU-s; test_bin_load compares with Icarus's)."""
     if "verilator" not in hw.available_sims():
         pytest.skip("verilator not installed")
     obj = Path(hw.plain.build("verilator", config.DEFAULT)[0]).parent

@@ -8,7 +8,8 @@ removed) must be caught, an uncompilable mutant must count as incompetent, a mut
 stops the simulator without a verdict ($fatal) must count as crashed (not caught), and a
 seeded sample of 10 mutants must all be caught or listed in
 tb/mutation/rtl/equivalents.txt. Mutants are judged as the full run judges them: the
-in-order suite, then the overlap suite on the OVERLAP=1 build.
+in-order suite, then the overlap suite on the OVERLAP=1 build; make test's harness leaves
+out the units' start-while-busy check (+restart=0), -m long's keeps it.
 """
 import os
 import random
@@ -191,8 +192,12 @@ def _harness(tmp_path_factory, small):
                 suite.build_suite(os.path.join(work, "suite-overlap"), programs=overlap,
                                   cfg=suitecfg.CFG_OVERLAP)]
     all_sites = sites.enumerate_sites(snap)
-    base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap)
-    return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base,
+    # make test's runs leave out the units' start-while-busy check (+restart=0, about 5
+    # CPU-s of Icarus a run; tests/tb/test_units_cosim.py's test_restart runs the same check
+    # on the RTL); -m long's judge with it, as the mutation run does
+    restart = not small
+    base = runner.judge(None, os.path.join(work, "w0"), manifest, 600, snap, restart=restart)
+    return {"work": work, "rtl": snap, "manifest": manifest, "sites": all_sites, "base": base, "restart": restart,
             "timeout": pool.limit_from_baseline(base.seconds, slack=30)}
 
 
@@ -223,7 +228,7 @@ def test_mutant0_passes_both_quick_suites(harness_full):
 def test_known_bad_mutant_is_caught(harness):
     bad = runner.known_bad_site(harness["sites"])
     r = runner.judge(bad, os.path.join(harness["work"], "wb"), harness["manifest"], harness["timeout"],
-                 harness["rtl"])
+                 harness["rtl"], restart=harness["restart"])
     assert r.status == outcomes.CAUGHT and r.caught, r
 
 
@@ -233,7 +238,7 @@ def test_uncompilable_mutant_is_incompetent(harness):
     s = sites.Site("ga2_pe.v", "ga2_pe", _line_of(text, pos), "nba", pos, pos + len("endmodule"), "endmodul",
                 "endmodule", "syntax error on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wi"), harness["manifest"], harness["timeout"],
-                 harness["rtl"])
+                 harness["rtl"], restart=harness["restart"])
     assert r.status == outcomes.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
 
 
@@ -244,7 +249,7 @@ def test_mutant_without_verdict_is_crashed(harness):
     s = sites.Site("ga2_pe.v", "ga2_pe", _line_of(text, pos), "nba", pos, pos, "initial #1 $finish;\n", "",
                    "a simulation stopped without a verdict on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wc"), harness["manifest"], harness["timeout"],
-                     harness["rtl"])
+                     harness["rtl"], restart=harness["restart"])
     assert r.status == outcomes.CRASHED and not r.caught, r
     assert report.score([r])["stopped"] == 1 and report.score([r])["score"] == 0.0
 
@@ -274,7 +279,7 @@ def test_mutant_tripping_a_design_assertion_is_caught(harness):
                    "initial begin #1; $error(\"%m: grant check fired\"); $finish; end\n", "",
                    "a design assertion fired on purpose")
     r = runner.judge(s, os.path.join(harness["work"], "wa"), harness["manifest"], harness["timeout"],
-                     harness["rtl"])
+                     harness["rtl"], restart=harness["restart"])
     assert r.status == outcomes.CAUGHT and r.caught and r.info["check"] == "assertion", r
 
 

@@ -9,13 +9,14 @@ process group killed). Then the job pool, the classification rule and the summar
 """
 import json
 import os
+import shutil
 import sys
 import textwrap
 import time
 
 import pytest
 
-from tb.mutation import command, outcomes, pool
+from tb.mutation import command, outcomes, pool, tree
 from tb.mutation import report as mut_report
 from tb.mutation import text as mut_text
 from tb.mutation.outcomes import Mutant
@@ -279,3 +280,19 @@ def test_summary_table_has_every_column():
     assert tot.split() == ["all", "7", "2", "1", "1", "1", "0", "1", "1", "1", "0", "40.0%"]
     with pytest.raises(ValueError, match="unknown status"):
         R("x", "f", "killed")
+
+
+def test_the_cache_folder_is_linked_not_copied(tmp_path):
+    """The project's .cache (SmolLM2's 600 MB) is a link in a mutant's copy, to the
+    project's own; removing the copy removes the link only."""
+    root = tmp_path / "proj"
+    (root / ".cache" / "smollm2").mkdir(parents=True)
+    (root / ".cache" / "smollm2" / "weights.f32").write_bytes(b"\1" * 64)
+    (root / "a.py").write_text("X = 1\n")
+    dest = tmp_path / "copy"
+    tree.copy_project(root, dest)
+    assert (dest / ".cache").is_symlink() and (dest / ".cache").resolve() == (root / ".cache").resolve()
+    assert (dest / ".cache" / "smollm2" / "weights.f32").read_bytes() == b"\1" * 64
+    assert (dest / "a.py").read_text() == "X = 1\n" and not (dest / "a.py").is_symlink()
+    shutil.rmtree(dest)
+    assert (root / ".cache" / "smollm2" / "weights.f32").read_bytes() == b"\1" * 64

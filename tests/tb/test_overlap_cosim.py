@@ -30,6 +30,8 @@ ICARUS_LONG = pytest.mark.parametrize("sim", [pytest.param("icarus", marks=pytes
 CFG = config.CH09_OVERLAP     # 8192 ext words, the overlap timing mode
 INORDER = CFG.replace(mode="inorder")
 N_PROGS = 100            # per simulator (make fuzz --mode both: half of thousands collide)
+# Icarus in make test: the first 40 of them (four faults, one of each code); all 100 in -m long
+N_ICARUS = 40
 FAULT_EVERY = 10         # every 10th program ends with a fault (then a dump program)
 SEED = 2026
 
@@ -75,7 +77,17 @@ def test_generator_covers_every_hazard():
 
 
 def test_collide_programs(sim):
-    jobs, progs = collide_jobs(N_PROGS)
+    _check_collide(sim, N_PROGS if sim == "verilator" else N_ICARUS)
+
+
+@pytest.mark.long
+def test_every_collide_program_on_icarus():
+    _check_collide("icarus", N_PROGS)
+
+
+def _check_collide(sim, n):
+    jobs, progs = collide_jobs(n)
+    assert sum(len(job) > 1 for job in jobs) == n // FAULT_EVERY
     res = hw.run(sim, jobs, cfg=CFG)
     assert all(p.ok for job in res for p in job), _report(res, progs)
     inorder = Machine(INORDER)

@@ -11,6 +11,13 @@ the per-unit retire pcs) into out/synth_overlap.txt (build dir build/synth_overl
 `--sm-max-len N` sets ga2_top's SM_MAX_LEN (the longest softmax, 1..1024; the default chip's
 64 when absent; the language model's remedies chip has 1024) and adds `_smN` to the
 output and build names (out/synth_sm1024.txt, out/synth_overlap_sm1024.txt).
+`--coarse` stops after synth's coarse steps (hierarchy, proc, the FSM and memory inference,
+the word-level opt: `synth -run begin:fine`) and requires yosys's `check -assert` clean: what
+yosys must accept of the RTL (a module or construct it cannot synthesize fails there), at a
+tenth of the CPU of the gate mapping (about 5 CPU-s, not 35 to 45). It writes
+out/synth_coarse.txt: per module its word-level cells and its flip-flop bits (the widths of
+its $dff-family cells), the memories as above. `make test` runs it; the gate-level figures
+come from the full run (`make synth`, `make test-long`).
 """
 import json
 import re
@@ -26,6 +33,16 @@ SCRIPT = ROOT / "tools" / "flow" / "synth.ys"
 BUILD = ROOT / "build" / "synth"
 OUT = ROOT / "out" / "synth.txt"
 TOP = "ga2_top"
+# --coarse: synth's word-level steps, a check that must be clean, the same stat and memory dump
+# (stat -width: a word-level cell's type carries its width, so flip-flop bits can be counted)
+COARSE = """hierarchy -check -top ga2_top
+synth -top ga2_top -run begin:fine
+hierarchy -check
+check -assert
+stat -width
+tee -q -o build/synth/stat.json stat -json -width
+tee -q -o build/synth/mems.txt dump t:$mem_v2
+"""
 
 
 def clean_name(raw):
@@ -60,6 +77,15 @@ def _defaults(module):
 def is_ff(cell_type):
     """Flip-flop cell types of yosys's internal gate library ($_DFF_P_, $_SDFFE_PP0P_, ...)."""
     return re.match(r"^\$_(S?DFFE?|DFFSRE?|ALDFFE?|SDFFCE|DLATCH)", cell_type) is not None
+
+
+def ff_bits(cell_type):
+    """Flip-flop bits of a cell type as `stat -width` names it: a gate-level flip-flop 1, a
+    word-level one ($dff_32, $sdffe_12, $adff_1, ...: the coarse run's) its width, else 0."""
+    if is_ff(cell_type):
+        return 1
+    m = re.match(r"^\$(?:s?dffe?|adffe?|aldffe?|dffsre?|sdffce|dlatch)_(\d+)$", cell_type)
+    return int(m.group(1)) if m else 0
 
 
 def load_stat(path):
@@ -97,7 +123,7 @@ def summarize(stat):
         sub = [t for t in cells if t.startswith("$paramod") or not t.startswith("$")]
         subs = {clean_name(t): cells[t] for t in sub}
         prim = {t: n for t, n in cells.items() if t not in sub}
-        mods[name] = {"cells": sum(prim.values()), "ffs": sum(n for t, n in prim.items() if is_ff(t)),
+        mods[name] = {"cells": sum(prim.values()), "ffs": sum(n * ff_bits(t) for t, n in prim.items()),
                       "mems": prim.get("$mem_v2", 0), "subs": subs}
 
     def incl(name, key):
@@ -125,8 +151,11 @@ def parse(argv=None):
     ap.add_argument("--overlap", action="store_true", help="OVERLAP = 1 (the overlap timing mode)")
     ap.add_argument("--sm-max-len", type=cli.integer(1, SM_LEN_LIMIT), default=None,
                     help=f"ga2_top's SM_MAX_LEN (1..{SM_LEN_LIMIT}; default: the headers' 64)")
+    ap.add_argument("--coarse", action="store_true",
+                    help="only synth's coarse (word-level) steps and check -assert (make test's run)")
     a = ap.parse_args(argv)
-    name = "synth" + ("_overlap" if a.overlap else "") + (f"_sm{a.sm_max_len}" if a.sm_max_len else "")
+    name = ("synth" + ("_overlap" if a.overlap else "") + (f"_sm{a.sm_max_len}" if a.sm_max_len else "")
+            + ("_coarse" if a.coarse else ""))
     a.build, a.out = BUILD.parent / name, OUT.parent / f"{name}.txt"
     return a
 
@@ -139,7 +168,7 @@ def main(argv=None):
     OUT.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     srcs = " ".join(str(f.relative_to(ROOT)) for f in rtl_files())
-    script = SCRIPT.read_text().replace("build/synth/", f"{BUILD.relative_to(ROOT)}/")
+    script = (COARSE if a.coarse else SCRIPT.read_text()).replace("build/synth/", f"{BUILD.relative_to(ROOT)}/")
     (BUILD / "synth.ys").write_text(script)
     chparam = (f"chparam -set OVERLAP 1 {TOP}; " if overlap else "") + \
         (f"chparam -set SM_MAX_LEN {a.sm_max_len} {TOP}; " if a.sm_max_len else "")
@@ -157,14 +186,16 @@ def main(argv=None):
     mems = load_mems(BUILD / "mems.txt")
     design = stat["design"]["num_cells_by_type"]
     tot_cells = sum(design.values())
-    tot_ffs = sum(n for t, n in design.items() if is_ff(t))
+    tot_ffs = sum(n * ff_bits(t) for t, n in design.items())
     if mods[TOP]["cells_incl"] != tot_cells or mods[TOP]["ffs_incl"] != tot_ffs:
         print(f"synth: FAIL (per-module sums {mods[TOP]['cells_incl']} cells / {mods[TOP]['ffs_incl']} FFs "
               f"disagree with yosys's design totals {tot_cells} / {tot_ffs})")
         return 1
     inst = instances(mods, TOP)
     mem_bits = sum(m["SIZE"] * m["WIDTH"] for m in mems)
-    lines = ["GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)"
+    lines = [("GA-2 coarse synthesis (yosys 0.23, synth -run begin:fine and check -assert: word-level cells, "
+              "flip-flop bits, hierarchy kept, memories as $mem)" if a.coarse else
+              "GA-2 synthesis (yosys 0.23, tools/flow/synth.ys: generic gates, hierarchy kept, memories as $mem)")
              + (", OVERLAP = 1" if overlap else ", OVERLAP = 0")
              + (f", SM_MAX_LEN = {a.sm_max_len}" if a.sm_max_len else ""),
              f"yosys wall time {secs:.1f} s", "",

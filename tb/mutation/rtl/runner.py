@@ -60,10 +60,12 @@ def status_of(verdict, check):
     raise ValueError(f"unknown suite verdict {verdict!r}")
 
 
-def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
+def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR, restart=True):
     """Make, compile and run one mutant (None: mutant 0) in work/: an engine.Result whose
     info holds file, line, module, cls, change, check (the first failing check), mode
-    (the suite that caught it), compile_s and run_s.
+    (the suite that caught it), compile_s and run_s. restart=False leaves out the units'
+    start-while-busy check (suite.run_mutant's): for tests of the runner's machinery only
+    (tests/tb/test_mut_rtl.py in make test); a mutant run always judges with it.
 
     manifests: one suite's manifest or a list of them (suite.build_suite; the full run
     passes the in-order suite and the overlap suite). The suites run in order on a build
@@ -87,7 +89,7 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR):
         if not ok:
             status, hang, check, detail = outcomes.INCOMPETENT, False, "compile", one_line(log)
             break
-        verdict, check, detail, rt = suite.run_mutant(vvp, man, timeout)
+        verdict, check, detail, rt = suite.run_mutant(vvp, man, timeout, restart=restart)
         info["run_s"] = round(info["run_s"] + rt, 3)
         status, hang = status_of(verdict, check)
         if status != outcomes.SURVIVED:

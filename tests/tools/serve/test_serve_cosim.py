@@ -18,7 +18,9 @@ def short():
     return workload.load_workload(ROOT / "tools" / "serve" / "workloads" / "short.csv")[1]
 
 
-@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+# Icarus's run is -m long (a twin of Verilator's; Icarus's carried memory and bus record are
+# test_keep_ext_carries_memory_and_the_bus_record's, in make test)
+@pytest.mark.parametrize("sim", [pytest.param("icarus", marks=pytest.mark.long), "verilator"])
 def test_short_workload_on_the_circuit(sim, short):
     if sim not in hw.available_sims():
         pytest.skip(f"{sim} not installed")
