@@ -158,6 +158,52 @@ def garbage_sp(seed, k, cfg):
     return np.random.default_rng([seed, k]).integers(-2 ** 31, 2 ** 31, size=cfg.sp_words)
 
 
+def machine_steps(progs, ext, cfg, sp=None, on_step=None):
+    """Step programs one after another on one reference Machine of cfg from the external
+    memory ext (sp(k): step k's scratchpad to start from, or None to keep it): (the final
+    external memory, the steps' counters, "" or the first error's words). on_step(k, ext)
+    after each step."""
+    m, counters = Machine(cfg), []
+    for k, prog in enumerate(progs):
+        junk = sp(k) if sp is not None else None
+        if junk is not None:
+            m.sp[:] = junk
+        try:
+            r = m.run(prog, ext)
+        except GA2Error as e:
+            return ext, counters, str(e)
+        ext = r.ext
+        counters.append(r.counters)
+        if on_step:
+            on_step(k, ext)
+    return ext, counters, ""
+
+
+def hw_item(prog, ext, k, sp=None):
+    """Step k's tb.hw.Item: the first step writes ext, the others keep the memory."""
+    from tb import hw
+    return hw.Item(prog, ext if k == 0 else hw.KEEP_EXT, sp)
+
+
+def chip_steps(sim, items, cfg, **kw):
+    """The items (tb.hw.Items) as one job on sim, each judged against the Machine: (the last
+    outcome's external memory, the counters, every step equal to the Machine, "" or the
+    first error or mismatch in words). kw: tb.hw.run_programs's (on_outcome, window)."""
+    from tb import hw
+    if sim not in hw.available_sims():
+        raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
+    ext, counters, ok, error = None, [], True, ""
+    for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg, **kw)):
+        counters.append(r.counters)
+        ok = ok and r.ok
+        if r.error and not error:
+            error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
+        if not r.ok and not error:
+            error = f"step {k}: {r.mismatch}"
+        ext = r.ext
+    return ext, counters, ok, error
+
+
 def run(gen, sim="model", on_step=None, garbage=None):
     """Run gen on sim ("model", "icarus" or "verilator"); an Outcome. on_step(k, ext) is
     called after each step with the external memory the chip left (on a simulator, as
@@ -169,34 +215,11 @@ def run(gen, sim="model", on_step=None, garbage=None):
     ext, counters, ok, error = gen.image(), [], True, ""
     junk = (lambda k: None) if garbage is None else (lambda k: garbage_sp(garbage, k, cfg))
     if sim == "model":
-        m = Machine(cfg)
-        for k, prog in enumerate(progs):
-            if garbage is not None:
-                m.sp[:] = junk(k)
-            try:
-                r = m.run(prog, ext)
-            except GA2Error as e:
-                error = str(e)
-                break
-            ext = r.ext
-            counters.append(r.counters)
-            if on_step:
-                on_step(k, ext)
+        ext, counters, error = machine_steps(progs, ext, cfg, junk, on_step)
     else:
-        from tb import hw
-        if sim not in hw.available_sims():
-            raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
-        items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT, junk(k)) for k, p in enumerate(progs)]
+        items = [hw_item(p, ext, k, junk(k)) for k, p in enumerate(progs)]
         landed = None if on_step is None else (lambda k, raw: on_step(k, raw["ext"]))
-        res = hw.run_programs(sim, items, cfg=cfg, on_outcome=landed)
-        for k, r in enumerate(res):
-            counters.append(r.counters)
-            ok = ok and r.ok
-            if r.error and not error:
-                error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
-            if not r.ok and not error:
-                error = f"step {k}: {r.mismatch}"
-            ext = r.ext
+        ext, counters, ok, error = chip_steps(sim, items, cfg, on_outcome=landed)
     tokens = gen.tokens(ext)
     return Outcome(tokens, counters, ok and not error, [r[0] for r in ref],
                    not error and _kv_ok(gen.net, gen, ext, ref), error)

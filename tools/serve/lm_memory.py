@@ -63,7 +63,22 @@ def check_sizes(n_blocks, block_tokens, rows, n_requests):
             raise ValueError(f"{what} must be an integer >= 1, got {v!r}")
 
 
-class MemoryMap:
+class TokenAreas:
+    """What every serving map shares: a token area of ctx words per request from `tokens`
+    on, after the weights, and the check that its ext_words fit the chip."""
+
+    def token(self, b, t):
+        return self.tokens + b * self.ctx + t
+
+    def check_fits(self, n_requests, chip_cfg):
+        if self.ext_words > chip_cfg.ext_words:
+            areas = n_requests * self.ctx
+            raise ValueError(f"the serving memory map needs {self.ext_words} words of external memory "
+                             f"(weights {self.tokens}, token areas {areas}, KV pool(s) "
+                             f"{self.ext_words - self.tokens - areas}); the chip has {chip_cfg.ext_words}")
+
+
+class MemoryMap(TokenAreas):
     """Where everything of a serving run is (ValueError when it does not fit the chip).
 
     lay: the main model's compiler.Layout (its weights at 0, no cache of its own), pool its
@@ -95,13 +110,7 @@ class MemoryMap:
             self.dpool = Pool(self.dlay, draft_blocks or n_blocks, block_tokens, at)
             at += self.dpool.words
         self.ext_words = at
-        if at > chip_cfg.ext_words:
-            raise ValueError(f"the serving memory map needs {at} words of external memory "
-                             f"(weights {self.tokens}, token areas {n_requests * ctx}, KV pools "
-                             f"{at - self.tokens - n_requests * ctx}); the chip has {chip_cfg.ext_words}")
-
-    def token(self, b, t):
-        return self.tokens + b * self.ctx + t
+        self.check_fits(n_requests, chip_cfg)
 
     def layout(self, draft=False):
         return self.dlay if draft else self.lay

@@ -17,7 +17,7 @@ the compiler's protocol; allowed() is the isolation monitor's set of words a ste
 touch, from the rows and tables alone (not from the program).
 """
 from tools.lm.compiler.wide import HEAD_DIM, VOCAB_CHUNK, WideLayout
-from tools.serve.lm_memory import check_sizes
+from tools.serve.lm_memory import TokenAreas, check_sizes
 
 
 class WidePool:
@@ -53,7 +53,7 @@ class WidePool:
         return out
 
 
-class WideMap:
+class WideMap(TokenAreas):
     """Where everything of a serving run is (ValueError when it does not fit the chip).
     lay: the WideLayout (weights at 0, rows a step at most, no cache of its own); tokens:
     the first token area; pool: the WidePool; ctx: words per token area."""
@@ -67,13 +67,7 @@ class WideMap:
         self.tokens = self.lay.weight_words
         self.pool = WidePool(desc, n_blocks, block_tokens, self.tokens + n_requests * ctx)
         self.ext_words = self.pool.base + self.pool.words
-        if self.ext_words > chip_cfg.ext_words:
-            raise ValueError(f"the serving memory map needs {self.ext_words} words of external "
-                             f"memory (weights {self.tokens}, token areas {n_requests * ctx}, KV "
-                             f"pool {self.pool.words}); the chip has {chip_cfg.ext_words}")
-
-    def token(self, b, t):
-        return self.tokens + b * self.ctx + t
+        self.check_fits(n_requests, chip_cfg)
 
     def layout(self, draft=False):
         return self.lay

@@ -19,9 +19,9 @@ from collections import namedtuple
 import numpy as np
 
 from model import config
-from model.machine import GA2Error, Machine
 from tools.lm.compiler.desc import Desc
 from tools.lm.compiler.wide import HEAD_DIM, PV_TILE, VOCAB_CHUNK, Row, WideLayout, step_program
+from tools.lm.generate import chip_steps, hw_item, machine_steps
 
 PREFILL_ROWS = 4          # prompt positions a prefill step takes (the array's M)
 SP_WORDS = 1 << 16
@@ -190,33 +190,15 @@ def run(gen, sim="model", window=False):
     holds every write to them; tb/sim/run.py's window): the whole model's weights are 160M
     words; the Outcome's ext is then a Window."""
     progs = gen.programs()
-    ext, counters, ok, error = gen.image(), [], True, ""
-    cfg = gen.layout.chip
+    ext, ok, cfg = gen.image(), True, gen.layout.chip
     if sim == "model":
-        m = Machine(cfg)
-        for prog in progs:
-            try:
-                r = m.run(prog, ext)
-            except GA2Error as e:
-                error = str(e)
-                break
-            ext = r.ext
-            counters.append(r.counters)
+        ext, counters, error = machine_steps(progs, ext, cfg)
     else:
-        from tb import hw
-        if sim not in hw.available_sims():
-            raise ValueError(f"simulator {sim} is not installed (make setup installs it)")
-        items = [hw.Item(p, ext if k == 0 else hw.KEEP_EXT) for k, p in enumerate(progs)]
+        items = [hw_item(p, ext, k) for k, p in enumerate(progs)]
         span = (gen.layout.tokens, gen.layout.ext_words) if window else None
-        cfg = cfg.for_program(max(len(p) for p in progs))
-        for k, r in enumerate(hw.run_programs(sim, items, cfg=cfg, window=span)):
-            counters.append(r.counters)
-            ok = ok and r.ok
-            if r.error and not error:
-                error = f"step {k}: chip error {r.error_code} at pc {r.error_pc}"
-            if not r.ok and not error:
-                error = f"step {k}: {r.mismatch}"
-            ext = Window(*r.ext) if window else r.ext
+        ext, counters, ok, error = chip_steps(sim, items, cfg.for_program(max(len(p) for p in progs)),
+                                              window=span)
+        ext = Window(*ext) if window else ext
     return Outcome(gen.tokens(ext), counters, ok and not error, error,
                    ext if isinstance(ext, Window) else np.asarray(ext))
 

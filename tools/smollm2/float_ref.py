@@ -96,6 +96,21 @@ class KVCache:
         self.length = 0
 
 
+def check_ids(ids, start, capacity, what, vocab):
+    """(ids as int64, their count T, start) of tokens to run at positions start..; a
+    ValueError for none, past capacity positions (`what` names the limit) or an id outside
+    the vocabulary."""
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    T = len(ids)
+    if T == 0:
+        raise ValueError("no tokens to run")
+    if start + T > capacity:
+        raise ValueError(f"{start + T} positions: beyond {what} {capacity}")
+    if ids.min() < 0 or ids.max() >= vocab:
+        raise ValueError(f"token id outside 0..{vocab - 1}")
+    return ids, T, start
+
+
 class FloatModel:
     """The forward pass of a gguf_model.Model under a Numerics (default: float32)."""
 
@@ -111,14 +126,7 @@ class FloatModel:
         """The final hidden states (T, d), after out_norm, of ids appended at cache.length;
         the cache grows by len(ids)."""
         c, num = self.c, self.num
-        ids = np.asarray(ids, dtype=np.int64)
-        T, start = len(ids), cache.length
-        if T == 0:
-            raise ValueError("no tokens to run")
-        if start + T > cache.capacity:
-            raise ValueError(f"{start + T} positions: beyond the cache's {cache.capacity}")
-        if ids.min() < 0 or ids.max() >= c.vocab:
-            raise ValueError(f"token id outside 0..{c.vocab - 1}")
+        ids, T, start = check_ids(ids, cache.length, cache.capacity, "the cache's", c.vocab)
         S = start + T
         cos, sin = rope_tables(np.arange(start, S), c.head_dim, c.rope_base)
         group = c.n_head // c.n_kv_head

@@ -208,14 +208,7 @@ class IntRef:
         """Run ids at positions cache.length ..: (T x vocab) int32 Q12 logits (int64), or
         the final residual words (T x d) with logits=False; the cache grows by len(ids)."""
         c, W = self.c, self.w
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        T, start = len(ids), self.cache.length
-        if T == 0:
-            raise ValueError("no tokens to run")
-        if start + T > c.ctx:
-            raise ValueError(f"{start + T} positions: beyond the context of {c.ctx}")
-        if ids.min() < 0 or ids.max() >= c.vocab:
-            raise ValueError(f"token id outside 0..{c.vocab - 1}")
+        ids, T, start = float_ref.check_ids(ids, self.cache.length, c.ctx, "the context of", c.vocab)
         S, hd, group = start + T, c.head_dim, c.n_head // c.n_kv_head
         self.cache.reserve(S)
         cs = self._rope_rows(np.arange(start, S))

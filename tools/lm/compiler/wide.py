@@ -406,26 +406,32 @@ class WideStep:
             self("LD", dst=buf + j * kn, src=src + j * K, len=kn)
         return buf
 
+    def tiles(self, base, lo, hi, K):
+        """Rows lo..hi-1 of the out-major matrix at base (depth K) tile by tile through the
+        ring (tile_plan): (first row, rows, depth part, its first column k0, its depth kn,
+        the buffer) for each tile's part, after its load."""
+        rows, parts = tile_plan(K, self.lay.tile_words)
+        kk = -(-K // parts)
+        for o0 in range(lo, hi, rows):
+            n = min(rows, hi - o0)
+            for p in range(parts):
+                k0 = p * kk
+                kn = min(kk, K - k0)
+                yield o0, n, p, k0, kn, self.load_rows(base + o0 * K + k0, n, kn, K)
+
     def project(self, name, src, ld, c0, cw):
         """Output channels c0 .. c0 + cw of matrix `name` for every row (the QNT rows at
         src, row stride ld): the matrix's tiles, their products into the next slot (rows x
         cw int32, row stride cw) and the chunk's column scales; (acc, cs) of the slot."""
         desc, sp, lay, R = self.desc, self.sp, self.lay, len(self.rows)
         out, K = mat_shape(desc, name.split(".")[1])
-        rows, parts = tile_plan(K, lay.tile_words)
-        kk = -(-K // parts)
         s = self.next("acc", ACC_SLOTS)
         acc, cs = sp[f"acc{s}"], sp[f"cs{s}"]
-        for o0 in range(c0, c0 + cw, rows):
-            n = min(rows, c0 + cw - o0)
-            for p in range(parts):
-                k0 = p * kk
-                kn = min(kk, K - k0)
-                buf = self.load_rows(lay.w[name] + o0 * K + k0, n, kn, K)
-                for r0 in range(0, R, 4):
-                    for j in range(0, n, 4):
-                        self.mm(acc + r0 * cw + (o0 - c0) + j, src + r0 * ld + k0, ld, min(4, R - r0),
-                                kn, buf + j * kn, kn, min(4, n - j), cw, tb=1, acc=int(p > 0))
+        for o0, n, p, k0, kn, buf in self.tiles(lay.w[name], c0, c0 + cw, K):
+            for r0 in range(0, R, 4):
+                for j in range(0, n, 4):
+                    self.mm(acc + r0 * cw + (o0 - c0) + j, src + r0 * ld + k0, ld, min(4, R - r0),
+                            kn, buf + j * kn, kn, min(4, n - j), cw, tb=1, acc=int(p > 0))
         self("LD", dst=cs, src=lay.w[name + ".cs"] + c0, len=cw)
         return acc, cs
 
@@ -603,8 +609,6 @@ class WideStep:
         h = sp["h"]
         for r in gen:
             self.qnt(h + r * (d + 1), sp["x"] + r * d, d, rms=1)
-        rows, parts = tile_plan(d, lay.tile_words)
-        kk = -(-d // parts)
         runs = []                                       # (first index in gen, rows): adjacent rows
         for k, r in enumerate(gen):
             if runs and gen[k - 1] == r - 1 and runs[-1][1] < 4:
@@ -615,17 +619,12 @@ class WideStep:
             vn = min(VC, V - v0)
             s = self.next("acc", ACC_SLOTS)
             acc, cs = sp[f"acc{s}"], sp[f"cs{s}"]
-            for t0 in range(v0, v0 + vn, rows):
-                n = min(rows, v0 + vn - t0)
-                for p in range(parts):
-                    k0 = p * kk
-                    kn = min(kk, d - k0)
-                    buf = self.load_rows(lay.w["head"] + t0 * d + k0, n, kn, d)
-                    for g0, m in runs:                  # the generating rows, 4 at a time
-                        r = gen[g0]
-                        for c0 in range(0, n, 4):
-                            self.mm(acc + g0 * VC + (t0 - v0) + c0, h + r * (d + 1) + k0, d + 1, m,
-                                    kn, buf + c0 * kn, kn, min(4, n - c0), VC, tb=1, acc=int(p > 0))
+            for t0, n, p, k0, kn, buf in self.tiles(lay.w["head"], v0, v0 + vn, d):
+                for g0, m in runs:                      # the generating rows, 4 at a time
+                    r = gen[g0]
+                    for c0 in range(0, n, 4):
+                        self.mm(acc + g0 * VC + (t0 - v0) + c0, h + r * (d + 1) + k0, d + 1, m,
+                                kn, buf + c0 * kn, kn, min(4, n - c0), VC, tb=1, acc=int(p > 0))
             self("LD", dst=cs, src=lay.w["head.cs"] + v0, len=vn)
             for k, r in enumerate(gen):
                 self.rqc(sp["logits"], acc + k * VC, 1, vn, VC, h + r * (d + 1) + d, 0, cs)
