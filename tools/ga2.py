@@ -275,12 +275,19 @@ def cmd_generate_smollm2(args):
                          "applies to the toy model only")
     if args.prompt is None:
         raise InputError("generate --model smollm2: no prompt")
+    return _smollm2("generate", lambda: S.run(args.prompt, args.tokens, args.sim, args.mode, args.chat,
+                                              args.json))
+
+
+def _smollm2(what, body):
+    """body()'s exit code: a ValueError is bad input (exit 2, one line naming `what`), a
+    RuntimeError the model's fetch failing (pip or the network: one line, exit 1)."""
     try:
-        return S.run(args.prompt, args.tokens, args.sim, args.mode, args.chat, args.json)
+        return body()
     except ValueError as e:
-        raise InputError(f"generate: {cli.one_line(e)}") from None
-    except RuntimeError as e:               # the model's fetch: pip or the network
-        print(f"ga2: generate: {cli.one_line(e)}", file=sys.stderr)
+        raise InputError(f"{what}: {cli.one_line(e)}") from None
+    except RuntimeError as e:
+        print(f"ga2: {what}: {cli.one_line(e)}", file=sys.stderr)
         return EXIT_MISMATCH
 
 
@@ -454,13 +461,7 @@ def parser():
 def cmd_eval(args):
     """ga2 eval --model smollm2: tools/smollm2/evaluate.py."""
     from tools.smollm2 import evaluate
-    try:
-        return evaluate.main(args)
-    except ValueError as e:
-        raise InputError(f"eval: {cli.one_line(e)}") from None
-    except RuntimeError as e:               # the model's fetch: pip or the network
-        print(f"ga2: eval: {cli.one_line(e)}", file=sys.stderr)
-        return EXIT_MISMATCH
+    return _smollm2("eval", lambda: evaluate.main(args))
 
 
 def cmd_serve(argv):

@@ -111,6 +111,18 @@ def check_ids(ids, start, capacity, what, vocab):
     return ids, T, start
 
 
+def check_scored(ids, ctx):
+    """(ids as int64, their count n) of a sequence to score; ValueError for fewer than 2 or
+    more than ctx."""
+    ids = np.asarray(ids, dtype=np.int64)
+    n = len(ids)
+    if n < 2:
+        raise ValueError(f"{n} tokens: a sequence to score needs at least 2")
+    if n > ctx:
+        raise ValueError(f"{n} tokens: beyond the context of {ctx}")
+    return ids, n
+
+
 class FloatModel:
     """The forward pass of a gguf_model.Model under a Numerics (default: float32)."""
 
@@ -188,12 +200,7 @@ class FloatModel:
     def teacher_forced(self, ids, chunk=256, keep_logits=False):
         """Score a sequence: ids run as one sequence (no BOS unless ids start with it), in
         chunks of positions. Returns Scored (see below); position t predicts ids[t + 1]."""
-        ids = np.asarray(ids, dtype=np.int64)
-        n = len(ids)
-        if n < 2:
-            raise ValueError(f"{n} tokens: a sequence to score needs at least 2")
-        if n > self.c.ctx:
-            raise ValueError(f"{n} tokens: beyond the context of {self.c.ctx}")
+        ids, n = check_scored(ids, self.c.ctx)
         cache = self.new_cache(n)
         top1 = np.empty(n, np.int64)
         margin = np.empty(n, np.float32)

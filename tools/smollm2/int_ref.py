@@ -294,12 +294,7 @@ class IntRef:
         in chunks of positions: Scored (top1 (n,), nll (n - 1,) float64 from the logits
         read as word / 2^12 -- the one float step, for measuring -- and logits (n, vocab)
         int64 when kept)."""
-        ids = np.asarray(ids, dtype=np.int64)
-        n = len(ids)
-        if n < 2:
-            raise ValueError(f"{n} tokens: a sequence to score needs at least 2")
-        if n > self.c.ctx:
-            raise ValueError(f"{n} tokens: beyond the context of {self.c.ctx}")
+        ids, n = float_ref.check_scored(ids, self.c.ctx)
         self.reset()
         self.cache.reserve(n)
         top1 = np.empty(n, np.int64)
