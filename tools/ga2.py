@@ -53,7 +53,7 @@ from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
 from model.wide import PV_TILE_SAFE
 from tb import ROOT, cli
-from tools.lm.compiler.wide import PV_TILE
+from tools.lm.compiler.wide_layout import PV_TILE
 
 EXIT_OK, EXIT_MISMATCH, EXIT_INPUT, EXIT_FAULT, EXIT_SIM = 0, 1, 2, 3, 4
 
@@ -450,7 +450,7 @@ def parser():
                    help="int: the float and integer rows alone (no fake quantization)")
     p.add_argument("--pv-tile", type=cli.integer(1, PV_TILE_SAFE), default=PV_TILE,
                    help=f"the integer reference's weighted sum of V in tiles of this many keys "
-                        f"(default {PV_TILE}: the chip's, tools/lm/compiler/wide.py; {PV_TILE_SAFE} at "
+                        f"(default {PV_TILE}: the chip's, tools/lm/compiler/wide_layout.py; {PV_TILE_SAFE} at "
                         "most: docs/smollm2.md \"Headroom\")")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("serve", add_help=False,

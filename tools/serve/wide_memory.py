@@ -1,5 +1,5 @@
 """The memory map of a served wide-numerics model (SmolLM2-135M: the step compiler's wide
-path, tools/lm/compiler/wide.py): weights, token areas, a paged KV pool, and the address
+path, tools/lm/compiler/wide_layout.py): weights, token areas, a paged KV pool, and the address
 protocol a step takes (wide.step_program's mem=). The toy's is tools/serve/lm_memory.py;
 this one follows it: the same server (tools/serve/lm_engine.Server), tables and blocks.
 
@@ -16,7 +16,7 @@ t % block_tokens of block table[t // block_tokens]. WidePaged turns a step's tab
 the compiler's protocol; allowed() is the isolation monitor's set of words a step may
 touch, from the rows and tables alone (not from the program).
 """
-from tools.lm.compiler.wide import HEAD_DIM, VOCAB_CHUNK, WideLayout
+from tools.lm.compiler.wide_layout import HEAD_DIM, VOCAB_CHUNK, WideLayout
 from tools.serve.lm_memory import TokenAreas, check_sizes
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from model import config
 from tools.lm.compiler.desc import Desc
-from tools.lm.compiler.wide import HEAD_DIM, PV_TILE, VOCAB_CHUNK, Row, WideLayout, step_program
+from tools.lm.compiler.wide import Row, step_program
+from tools.lm.compiler.wide_layout import HEAD_DIM, PV_TILE, VOCAB_CHUNK, WideLayout
 from tools.lm.generate import chip_steps, hw_item, machine_steps
 
 PREFILL_ROWS = 4          # prompt positions a prefill step takes (the array's M)

@@ -33,7 +33,8 @@ import time
 
 from model import config, isa, timing
 from tb import ROOT, cli
-from tools.lm.compiler.wide import Row, WideLayout, step_program
+from tools.lm.compiler.wide import Row, step_program
+from tools.lm.compiler.wide_layout import WideLayout
 
 OUT = ROOT / "out"
 POINTS = ((1, 256), (2, 256), (4, 256), (8, 256), (16, 256), (1, 1024), (8, 1024), (16, 1024))

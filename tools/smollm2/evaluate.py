@@ -27,7 +27,7 @@ Rows, one numeric decision each, cumulative (every row keeps the ones above it):
          the weighted sum's 16-bit QNT of p * vs, SWIGLU's interpolated sigmoid
 The fake rows are numerics_study.py's machinery (float32 values on the integer grid);
 --rows int keeps the float and int rows alone; --pv-tile N runs the integer reference with
-the weighted sum of V in tiles of N keys (default 512, the chip's: tools/lm/compiler/wide.py
+the weighted sum of V in tiles of N keys (default 512, the chip's: tools/lm/compiler/wide_layout.py
 PV_TILE; model.wide.PV_TILE_SAFE: the int32 headroom). top1_agreement and ppl_int are the
 integer reference's. Writes the JSON {"text_file", "tokens", "top1_agreement",
 "ppl_float", "ppl_int", "rows": [...]} (and the goal, the text's description, and

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from model import timing
-from tools.lm.compiler.wide import PV_TILE
+from tools.lm.compiler.wide_layout import PV_TILE
 from tools.smollm2 import chip, float_ref, gguf_model, int_ref, intweights, tokenizer
 
 SIMS = ("model", "int", "float", "icarus", "verilator")

@@ -30,7 +30,8 @@ import time
 import numpy as np
 
 from tb import ROOT, cli, hw
-from tools.lm.compiler.wide import PV_TILE, step_program
+from tools.lm.compiler.wide import step_program
+from tools.lm.compiler.wide_layout import PV_TILE
 from tools.serve import lm_engine as E
 from tools.serve import lm_run as L
 from tools.serve import report as R

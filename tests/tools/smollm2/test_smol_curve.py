@@ -6,7 +6,8 @@ import pytest
 
 from model import isa, timing
 from tools.lm.compiler.desc import Desc
-from tools.lm.compiler.wide import Row, WideLayout, step_program
+from tools.lm.compiler.wide import Row, step_program
+from tools.lm.compiler.wide_layout import WideLayout
 from tools.smollm2 import curve
 
 SMALL = Desc(layers=2, d=128, heads=2, kv_heads=1, mlp=192, vocab=96, ctx=64, head_dim=64,
