@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import yaml
 
 from model import config, isa
@@ -76,6 +77,7 @@ def test_core_is_the_filelist_in_its_order():
     assert set(halt[1:]) == {"0" * 32}
 
 
+@pytest.mark.long   # make test keeps the staleness check of the committed core (test_committed_cores_are_up_to_date)
 def test_a_renamed_file_makes_the_core_stale_and_regenerating_follows_it(tmp_path):
     """A module is renamed (ga2_dma.v -> ga2_dmx.v): the core follows ga2.f on regeneration,
     the check catches the stale one, and FuseSoC lints the regenerated core clean."""
@@ -189,6 +191,7 @@ targets:
 """
 
 
+@pytest.mark.long   # make test keeps FuseSoC's lint and sim targets of this core
 def test_another_core_pulls_ga2_into_its_soc(tmp_path):
     """What the core is for: a SoC's core that depends on ga2:ip:ga2 (only rtl/ as a cores
     root: the chip needs no bench) gets the chip's files and its headers; its top, with

@@ -136,6 +136,7 @@ def test_the_softmax_unit_touches_only_its_reserved_ranges():
     assert v.depth.startswith("induction")
 
 
+@pytest.mark.long   # 20 s of pdr; make test keeps the busy and hazard counterexamples
 def test_a_write_past_the_reserved_range_is_a_counterexample():
     """link/vec_rq with its write address seen one word too high (BUG = 1) fails (pdr):
     the link checks are not vacuous."""

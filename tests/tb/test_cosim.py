@@ -20,9 +20,13 @@ from tb.stimulus.demo import demo_programs
 
 BATCHES = 1
 # random programs per simulator: Verilator 80, Icarus (the 4-state run: x and z) the first
-# 40 of the same seeds (make fuzz: thousands, both modes; test_bench_suite runs the mutation
+# 24 of the same seeds (make fuzz: thousands, both modes; test_bench_suite runs the mutation
 # bench's programs too)
-PER_BATCH = {"verilator": 80, "icarus": 40}
+PER_BATCH = {"verilator": 80, "icarus": 24}
+ACC_PROGRAMS = {"verilator": 50, "icarus": 25}      # with acc = 1 MMs: at least 6 on each
+# the live driver's delivery (the same Python on either simulator): Verilator in make test,
+# Icarus too in -m long
+VERILATOR_IN_MAKE_TEST = [pytest.param("icarus", marks=pytest.mark.long), "verilator"]
 
 
 def _report(results, pairs):
@@ -52,7 +56,7 @@ def test_random_programs(sim, batch):
 def test_random_programs_with_acc(sim):
     """Random programs whose MMs accumulate (acc = 1) half the time, in-order mode."""
     pairs = [(randprog.with_acc(prog, 7000 + i), img)
-             for i, (prog, img) in enumerate(randprog.random_programs(3000, PER_BATCH[sim] * 5 // 8))]
+             for i, (prog, img) in enumerate(randprog.random_programs(3000, ACC_PROGRAMS[sim]))]
     n_acc = sum(isinstance(w, isa.Instr) and w.op == "MM" and w.acc for p, _ in pairs for w in p)
     assert n_acc >= 6, n_acc
     res = hw.run_programs(sim, pairs)
@@ -68,7 +72,7 @@ def test_small_ext_memory_edges():
     are cheap to reach (valid and bad programs)."""
     sim = "icarus"
     cfg = config.DEFAULT.replace(ext_words=64)
-    pairs = randprog.random_programs(77, 40, cfg=cfg)
+    pairs = randprog.random_programs(77, 24, cfg=cfg)
     for code in (isa.ERR_EXT_RANGE, isa.ERR_SP_RANGE):
         for k in range(3):
             bad = badprog.bad_program(500 + 10 * code + k, code, cfg=cfg)
@@ -239,6 +243,7 @@ def test_bad_arguments_are_refused():
         hw.run("icarus", [[[isa.build("HALT")]]])
 
 
+@pytest.mark.parametrize("sim", VERILATOR_IN_MAKE_TEST, indirect=True)
 def test_outcomes_are_delivered_as_they_land(sim):
     """hw.run's on_outcome: every program's outcome once, in program order, before run
     returns, with the memory the judged result has; a callback's exception reaches the caller."""
@@ -255,6 +260,7 @@ def test_outcomes_are_delivered_as_they_land(sim):
         hw.run_programs(sim, pairs[:2], on_outcome=boom)
 
 
+@pytest.mark.parametrize("sim", VERILATOR_IN_MAKE_TEST, indirect=True)
 def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     """Program 0's outcome reaches on_outcome before program 1 has started: the chip idles
     GAP cycles before program 1's start (a second or more on either simulator), and the
@@ -277,6 +283,7 @@ def test_an_outcome_is_delivered_while_the_simulator_runs(sim):
     assert seen[1] != []
 
 
+@pytest.mark.parametrize("sim", VERILATOR_IN_MAKE_TEST, indirect=True)
 def test_live_chooses_each_program_after_the_last_outcome(sim):
     """hw.Live: program k + 1 is written for the simulator only after program k's judged
     outcome is back (here its image is built from that outcome's memory, as a host's next

@@ -149,8 +149,9 @@ def test_wrap_programs_reach_past_the_widths():
 @pytest.mark.parametrize("kind, pattern, repl", [
     (("LD", "dst", 16), r"wire ld_sp_bad = \(ld_end0 > GA2P_SP_WORDS\);",
      "wire ld_sp_bad = ({16'd0, ld_end0[15:0]} > GA2P_SP_WORDS);"),
-    (("MM", "B", 20), r"wire \[31:0\] mm_end1 = mm_b \+ mm_span1;",
-     "wire [31:0] mm_end1 = {12'd0, mm_b[19:0] + mm_span1[19:0]};"),
+    pytest.param(("MM", "B", 20), r"wire \[31:0\] mm_end1 = mm_b \+ mm_span1;",
+                 "wire [31:0] mm_end1 = {12'd0, mm_b[19:0] + mm_span1[19:0]};",
+                 marks=pytest.mark.long),           # make test narrows LD's; MM's is -m long
 ], ids=["ld_dst_16bit", "mm_b_20bit"])
 def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):
     """A decoder whose range sum is narrowed to 16 (20) bits lets the wrapped instruction

@@ -253,7 +253,9 @@ def _broken_rtl_subs(tmp_path, module, subs):
     return copy_rtl(tmp_path, *[(f"{module}.v", pat, repl) for pat, repl in subs])
 
 
-@pytest.mark.parametrize("name", sorted(BROKEN))
+# make test breaks two rules (a late done, a stale error_pc); the other six are -m long
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.long] * (n not in ("done_late", "epc_stale")))
+                                  for n in sorted(BROKEN)])
 def test_monitors_catch_a_broken_chip(tmp_path, name):
     module, subs, fire, text = BROKEN[name]
     rtl = _broken_rtl_subs(tmp_path, module, subs)

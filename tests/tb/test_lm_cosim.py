@@ -68,7 +68,10 @@ def _expected_error(name):
 ICARUS_CYCLES = 8000
 
 
-@pytest.mark.parametrize("sim,mode", [pytest.param("icarus", "inorder", marks=pytest.mark.long), ("icarus", "overlap"),
+# make test: Verilator in both modes (Icarus's 4-state run of these ops: the units bench's
+# test_ops and the SmolLM2 cut on Icarus); Icarus in -m long
+@pytest.mark.parametrize("sim,mode", [pytest.param("icarus", "inorder", marks=pytest.mark.long),
+                                      pytest.param("icarus", "overlap", marks=pytest.mark.long),
                                       ("verilator", "inorder"), ("verilator", "overlap")], indirect=["sim"])
 def test_hand_programs_and_cycles(sim, mode):
     cfg = CFGS[mode]

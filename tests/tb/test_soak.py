@@ -1,15 +1,30 @@
-"""The soak through a local two-worker Dask cluster gives the same chunk results as the
-local process pool (the distributed route changes where work runs, never the verdict)."""
+"""The soak's local process pool judges each program against the reference, and a local
+two-worker Dask cluster gives the same chunk results (the distributed route changes where
+work runs, never the verdict; -m long)."""
 import pytest
 
 from model import config
 from tb import hw, soak
 
 
+def _local():
+    return soak.soak("icarus", 4, seed=3, cfg=config.DEFAULT, chunk=2, jobs=2, progress=False)
+
+
+def test_the_local_pool_judges_each_program():
+    if "icarus" not in hw.available_sims():
+        pytest.skip("icarus not installed")
+    local = _local()
+    assert [r[0] for r in local] == [0, 1] and sum(r[1] for r in local) == 4
+    assert all(r[2] == r[1] and r[4] == -1 for r in local)       # every program equal to the reference
+    assert sum(r[3] for r in local) > 0
+
+
+@pytest.mark.long   # a local Dask cluster's start-up: 5 s
 def test_local_pool_and_dask_cluster_agree():
     if "icarus" not in hw.available_sims():
         pytest.skip("icarus not installed")
-    local = soak.soak("icarus", 4, seed=3, cfg=config.DEFAULT, chunk=2, jobs=2, progress=False)
+    local = _local()
     dask = soak.soak("icarus", 4, seed=3, cfg=config.DEFAULT, chunk=2, scheduler="local:2",
                      progress=False)
     assert local == dask

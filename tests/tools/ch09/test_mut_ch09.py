@@ -21,6 +21,7 @@ def test_every_mutant_anchor_is_one_line_of_batch_py():
     assert sum("length" in m.tags for m in mut_ch09.mutants()) >= 3
 
 
+@pytest.mark.long   # 8 s; make test runs the chapter's harness on docs' extra mutant (test_ch09_exercises)
 def test_fast_subset_ragged_batch_is_what_catches_length_confusion(fast_run):
     rows, full, nor, ovl, _ = fast_run
     by = {r["label"]: r for r in rows}

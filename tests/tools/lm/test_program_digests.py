@@ -26,7 +26,12 @@ def _check(group, long):
     assert not bad, f"{len(bad)} programs or images differ from the pin: {bad[:5]}"
 
 
-@pytest.mark.parametrize("group", GROUPS)
+# make test's groups: the chip's and the remedies' steps (what the serving groups' programs
+# are built from); the serving groups' quick cases join their long ones in make test-long
+SERVED = {"serve", "serve-remedies"}
+
+
+@pytest.mark.parametrize("group", [pytest.param(g, marks=[pytest.mark.long] * (g in SERVED)) for g in GROUPS])
 def test_quick_cases_equal_the_pin(group):
     _check(group, long=False)
 

@@ -107,8 +107,10 @@ def _another_machine():
                 OMP_NUM_THREADS="2", NPY_DISABLE_CPU_FEATURES=" ".join(__cpu_dispatch__))
 
 
+# make test replays add's export on the other machine (the same export code as text's, 10 s
+# each); text's and the variants' are -m long
 @pytest.mark.parametrize("task,kind", [
-    pytest.param(t, "int8", marks=[pytest.mark.long] * (t in train.VARIANTS))
+    pytest.param(t, "int8", marks=[pytest.mark.long] * (t in train.VARIANTS or t == "text"))
     for t in sorted(train.TASKS)] + [
     pytest.param(t, "kv4_int8", marks=pytest.mark.long) for t in KV4])
 def test_the_export_is_the_same_bits_on_another_machine(task, kind, tmp_path):
