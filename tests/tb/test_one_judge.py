@@ -271,6 +271,7 @@ def test_suite_expectations_are_the_judges(small_suite):
     assert trace == may and meta["nneed"] == len(must) > 0
 
 
+@pytest.mark.long   # 6 CPU-s of Icarus; make test runs the bench on mutant 0 and a known-bad mutant (test_mut_rtl)
 @needs_iverilog
 def test_the_mutation_bench_checks_each_expectation(small_suite, tmp_path):
     """The bench passes the unchanged RTL on the judge's expectations and fails on each
