@@ -418,7 +418,7 @@ def _alive(pid):
     """True while pid runs (a zombie, dead but not yet reaped by init, is not alive)."""
     try:
         return "Z" not in Path(f"/proc/{pid}/status").read_text().split("\n")[2]
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):    # gone between the open and the read
         return False
 
 
