@@ -70,9 +70,11 @@ def _prebuilds(items):
         if mod is not None:
             mods.setdefault(it.nodeid.split("::")[0], mod)
     out = []
-    if "tests/tb/test_units_cosim.py" in mods:
+    def uses(prefix):
+        return any(it.nodeid.startswith(prefix) for it in items)
+    if uses("tests/tb/test_units_cosim.py::test_unit[verilator"):
         out.append(("verilator units", lambda m=mods["tests/tb/test_units_cosim.py"]: m._build_units("verilator")))
-    if "tests/tb/test_decode_cosim.py" in mods:
+    if uses("tests/tb/test_decode_cosim.py::test_decode[verilator"):
         out.append(("verilator decode", lambda m=mods["tests/tb/test_decode_cosim.py"]: m._build_decode("verilator")))
     if any("verilator" in it.nodeid for it in items):
         out += [(f"verilator {c.name}", lambda c=c: hw.build("verilator", cfg=c))

@@ -38,6 +38,7 @@ def test_the_run_time_objects_are_read_whatever_the_indent(indent, tmp_path):
     assert sim_build._runtime_objects(tmp_path) == ["verilated.o", "verilated_vpi.o", "verilated_timing.o"]
 
 
+@pytest.mark.long   # a whole chip build of its own (4 CPU-s); the read of the run-time objects stays
 def test_a_chip_build_copies_the_run_time_library_instead_of_compiling_it(tmp_path):
     """A fresh build of the default chip (its own directory) after make test's (the
     prebuilds made the shared objects): it lists the run-time objects, copies each from

@@ -52,6 +52,9 @@ def _run_decode(sim, rtl_dir=None, build_dir=None):
     assert not fails and err is None, f"{sim} test_decode failed; log {log}:\n{process.tail(log, 25)}"
 
 
+# Verilator's decode bench is -m long (its build: 11 s of a clean clone's CPU; every chip
+# run on Verilator decodes through the same ga2_decode)
+@pytest.mark.parametrize("sim", ["icarus", pytest.param("verilator", marks=pytest.mark.long)], indirect=True)
 def test_decode(sim):
     _run_decode(sim)
 
