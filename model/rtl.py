@@ -126,14 +126,18 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
+    out += ["", "// a vector unit's port list (`GA2_VEC_PORTS, the whole list of every ga2_<unit> of the",
+            "// timing contract's vec unit; rtl/ga2_units.vh connects the same ports): clk, rst, start,",
+            "// the instruction word (the decoder has range-checked it, only the unit's fields count),",
+            "// busy, last, one scratchpad read and one write port"]
+    out += _macro("GA2_VEC_PORTS", vec_port_decls())
     out += ["", "// each vector op's fields as the wires its unit declares from its instruction word `instr`",
             "// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as",
-            "// wide as the field"]
+            "// wide as the field: ISA-width, so a unit keeps the low bits it needs and leaves the rest"]
     vec_ops = {r.name for m in vec_modules() for r in ops_of(m)}
     for r in ops.TABLE.values():
         if r.name in vec_ops:
-            out += [f"`define GA2_{r.name}_FIELDS \\"] + [f"  {d} \\" for d in unit_field_decls(r)[:-1]] \
-                + [f"  {unit_field_decls(r)[-1]}"]
+            out += _macro(f"GA2_{r.name}_FIELDS", [LINT_OFF] + unit_field_decls(r) + [LINT_ON])
     out += ["", "// each op's instruction word from its fields' values, in its record's field order",
             "// (`GA2_<OP>_WORD(...)): a field's value zero-extended and cut to the field's width, at its",
             "// bits; the other bits 0 (the test benches' and formal wrappers' instructions)"]
@@ -149,6 +153,31 @@ def isa_header():
             f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
+
+
+LINT_OFF = "/* verilator lint_off UNUSEDSIGNAL */"
+LINT_ON = "/* verilator lint_on UNUSEDSIGNAL */"
+# a vector unit's ports in unit_instance's order: direction, range, name
+VEC_PORTS = (("input", "", "clk"), ("input", "", "rst"), ("input", "", "start"),
+             ("input", "[`GA2_INSTR_W-1:0]", "instr"),
+             ("output", "", "busy"), ("output", "", "last"),
+             ("output", "", "rd_en"), ("output", "[`GA2_ADDR_W-1:0]", "rd_addr"), ("input", "[31:0]", "rd_data"),
+             ("output", "", "wr_en"), ("output", "[`GA2_ADDR_W-1:0]", "wr_addr"), ("output", "[31:0]", "wr_data"))
+
+
+def _macro(name, lines):
+    """A `define of several lines, two spaces in, each but the last continued."""
+    return [f"`define {name} \\"] + [f"  {d} \\" for d in lines[:-1]] + [f"  {lines[-1]}"]
+
+
+def vec_port_decls():
+    """The lines of `GA2_VEC_PORTS: VEC_PORTS as ANSI declarations, the instruction word
+    inside a lint waiver (a unit reads only its fields' bits)."""
+    out = []
+    for k, (d, rng, name) in enumerate(VEC_PORTS):
+        line = f"{d:<6} wire {rng:<19} {name}{',' if k < len(VEC_PORTS) - 1 else ''}"
+        out += [LINT_OFF, line, LINT_ON] if name == "instr" else [line]
+    return out
 
 
 def unit_field_decls(rec):

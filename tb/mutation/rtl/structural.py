@@ -5,9 +5,10 @@ contiguous text edit of the original file, at a position found through the AST e
 sites.Walker (the `?` of a conditional, the `=` of a continuous assignment, an `if`, a
 binary operator, a non-blocking `<=`), the extent of an operand found in the token stream
 by operator precedence. Widths come from the module's declarations (token scan of
-input/output/wire/reg [M:L] names); a width is checked with the module's parameter
-defaults and the `define values of the .vh headers, but the edited text keeps M and L
-symbolic, so a mutant stays right under another instance's parameters.
+input/output/wire/reg [M:L] names, a port-list macro's ports among them); a width is
+checked with the module's parameter defaults and the `define values of the .vh headers,
+but the edited text keeps M and L symbolic, so a mutant stays right under another
+instance's parameters.
 
   narrow  the outermost `-` or `*` of an assignment whose target has a known width W > 1
           computed one bit narrow: `a - b` -> `({1'b0, {((M)-(L)){1'b1}}} & (a - b))`
@@ -33,6 +34,8 @@ symbolic, so a mutant stays right under another instance's parameters.
 """
 import os
 import re
+
+from tb.mutation.rtl.tokenizer import tokenize
 
 NEW_CLASSES = ("narrow", "carry", "delay", "bypass", "prio")
 HANDSHAKE = re.compile(r"(_en|_we|start|busy|last|done|valid|retire|issue)$")
@@ -243,6 +246,57 @@ def _defines(rtl_dir):
     return out
 
 
+def macro_bodies(rtl_dir):
+    """[(name, has arguments, body)] of every `define of the .vh headers: body the text of
+    a macro of several lines (its continuation backslashes dropped), None for one line."""
+    out = []
+    for fn in sorted(os.listdir(rtl_dir)):
+        if not fn.endswith(".vh"):
+            continue
+        lines = open(os.path.join(rtl_dir, fn)).read().split("\n")
+        for k, line in enumerate(lines):
+            m = re.match(r"\s*`define\s+(\w+)(\()?", line)
+            if not m:
+                continue
+            body = None
+            if line.rstrip().endswith("\\"):
+                j, parts = k + 1, []
+                while j < len(lines):
+                    parts.append(lines[j].rstrip().removesuffix("\\"))
+                    if not lines[j].rstrip().endswith("\\"):
+                        break
+                    j += 1
+                body = "\n".join(parts)
+            out.append((m.group(1), bool(m.group(2)), body))
+    return out
+
+
+_PORT_RE = re.compile(r"(input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s+)?(?:\[[^\]]*\]\s*)?(\w+)")
+
+
+def port_list(body):
+    """[(direction, name)] when a macro's body is an ANSI port list (`GA2_VEC_PORTS), else []."""
+    items = re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S).split(",")
+    ports = [_PORT_RE.fullmatch(x.strip()) for x in items]
+    return [(m.group(1), m.group(2)) for m in ports] if all(ports) else []
+
+
+def expand_port_macros(toks, text, rtl_dir):
+    """(tokens, text): toks with each use of a port-list macro replaced by the tokens of its
+    body, appended to text (the declarations' ranges are offsets into the text returned)."""
+    bodies = {f"`{n}": b for n, a, b in macro_bodies(rtl_dir) if b is not None and not a and port_list(b)}
+    out = []
+    for t in toks:
+        if t.kind == "macro" and t.text in bodies:
+            base = len(text) + 1
+            text = text + "\n" + bodies[t.text]
+            out += [b._replace(start=b.start + base, end=b.end + base, line=t.line)
+                    for b in tokenize(bodies[t.text])]
+        else:
+            out.append(t)
+    return out, text
+
+
 def parameters(text):
     """{name: default expression}: each value runs to the first `,` `;` or newline outside
     parentheses, a comment, or an unmatched `)` (the end of a #( ... ) parameter list)."""
@@ -376,7 +430,9 @@ def _short(s, n=60):
 def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ctx):
     """Call add(line, cls, start, end, repl, desc) for each site of the classes wanted."""
     ev = Evaluator(text, rtl_dir)
-    decl = declarations(toks)
+    # the declarations, a port-list macro's ports among them (dtext: what their ranges index)
+    dtoks, dtext = expand_port_macros(toks, text, rtl_dir)
+    decl = declarations(dtoks)
     nba_toks = {ti for e, ti in located if e.kind == "nba"}
     node_tok = {id(e.node): ti for e, ti in located if e.kind in ("if", "cond", "binop")}
     has_clk = "clk" in decl
@@ -397,15 +453,15 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
         rname = type(rn).__name__
         # a carry-in: the last term of a sum of three or more, one bit wide
         one_bit = (rname == "IntConst" and re.fullmatch(r"1'[bdh]1", rn.value.replace(" ", ""))) or \
-            (rname == "Identifier" and _width(decl, rn.name, text, ev)[0] == 1)
+            (rname == "Identifier" and _width(decl, rn.name, dtext, ev)[0] == 1)
         if t.text == "+" and one_bit and type(e.node.left).__name__ in ("Plus", "Minus") \
                 and right_end(toks, ti + 1, _PREC["+"]) == ti + 2:
             add(t.line, "carry", t.start, toks[ti + 1].end, "", f"carry-in dropped: + {toks[ti + 1].text}")
         # the carry-out of a sum whose target is wider than its widest (identifier) operand
         name = _tgt(e.ctx)
         if t.text == "+" and name and not e.ctx & {"sub", "inarith"}:
-            w, _ = _width(decl, name, text, ev)
-            widths = [_width(decl, o.name, text, ev) if type(o).__name__ == "Identifier" else (None, None)
+            w, _ = _width(decl, name, dtext, ev)
+            widths = [_width(decl, o.name, dtext, ev) if type(o).__name__ == "Identifier" else (None, None)
                       for o in (e.node.left, e.node.right)]
             if w and all(x[0] for x in widths):
                 ow, orng = max(widths, key=lambda x: x[0])
@@ -431,7 +487,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
         end = stmt_end(toks, ti + 1)
         if j < 0 or end is None or toks[j].text == "reg":
             return
-        w, rng = _width(decl, name, text, ev)
+        w, rng = _width(decl, name, dtext, ev)
         rdecl = f"reg [{rng[0]}:{rng[1]}]" if rng else "reg"
         rhs = text[toks[ti + 1].start:toks[end - 2].end]
         head = text[toks[j].start:t.end]
@@ -451,7 +507,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
             cls = "carry" if nt == "Plus" else "narrow"
             name = _tgt(e.ctx)
             if name and cls in classes:
-                w, rng = _width(decl, name, text, ev)
+                w, rng = _width(decl, name, dtext, ev)
                 if w is not None and w > 1 and rng:
                     p = _PREC[t.text]
                     a, b = left_start(toks, ti, p, nba_toks), right_end(toks, ti + 1, p)
@@ -468,7 +524,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
                 ot = toks[k]
                 if ot.text != opnd.name or (side == "right" and k + 1 < len(toks) and toks[k + 1].text == "["):
                     continue
-                w, rng = _width(decl, opnd.name, text, ev)
+                w, rng = _width(decl, opnd.name, dtext, ev)
                 if w is not None and w > 1 and rng:
                     add(ot.line, "narrow", ot.start, ot.end, f"({_top_clear_mask(rng)} & {ot.text})",
                         f"{ot.text} in {t.text}: top bit dropped")
