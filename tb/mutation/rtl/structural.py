@@ -57,28 +57,25 @@ def _binary(toks, j):
     return j > 0 and _operand_end_tok(toks[j - 1])
 
 
-def _match_back(toks, j):
-    depth, close = 0, toks[j].text
-    for k in range(j, -1, -1):
-        if toks[k].text == close:
+def _match(toks, j, partner, ks):
+    """The index of the bracket partner[toks[j].text] matching toks[j], scanning ks."""
+    depth, this = 0, toks[j].text
+    for k in ks:
+        if toks[k].text == this:
             depth += 1
-        elif toks[k].text == _CLOSE[close]:
+        elif toks[k].text == partner[this]:
             depth -= 1
             if depth == 0:
                 return k
     raise ValueError("unbalanced brackets")
+
+
+def _match_back(toks, j):
+    return _match(toks, j, _CLOSE, range(j, -1, -1))
 
 
 def _match_fwd(toks, j):
-    depth, open_ = 0, toks[j].text
-    for k in range(j, len(toks)):
-        if toks[k].text == open_:
-            depth += 1
-        elif toks[k].text == _OPEN[open_]:
-            depth -= 1
-            if depth == 0:
-                return k
-    raise ValueError("unbalanced brackets")
+    return _match(toks, j, _OPEN, range(j, len(toks)))
 
 
 def left_start(toks, i, prec, nba):
