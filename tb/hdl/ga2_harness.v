@@ -22,13 +22,7 @@
 // $readmemh/$writememh and preload the scratchpad with load_sp (the one place that
 // knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
 // The clock, reset and start come from the bench.
-module ga2_harness #(
-  parameter EXT_WORDS  = `GA2_EXT_WORDS,
-  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP,
-  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
-) (
+module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
   input  wire        clk,
   input  wire        rst,
   input  wire        start,

@@ -6,9 +6,9 @@ sites.Walker (the `?` of a conditional, the `=` of a continuous assignment, an `
 binary operator, a non-blocking `<=`), the extent of an operand found in the token stream
 by operator precedence. Widths come from the module's declarations (token scan of
 input/output/wire/reg [M:L] names, a port-list macro's ports among them); a width is
-checked with the module's parameter defaults and the `define values of the .vh headers,
-but the edited text keeps M and L symbolic, so a mutant stays right under another
-instance's parameters.
+checked with the module's parameter defaults (a parameter-list macro's among them) and
+the `define values of the .vh headers, but the edited text keeps M and L symbolic, so a
+mutant stays right under another instance's parameters.
 
   narrow  the outermost `-` or `*` of an assignment whose target has a known width W > 1
           computed one bit narrow: `a - b` -> `({1'b0, {((M)-(L)){1'b1}}} & (a - b))`
@@ -36,6 +36,7 @@ import os
 import re
 
 from tb.mutation.rtl.tokenizer import tokenize
+from tb.sim.files import macro_bodies
 
 NEW_CLASSES = ("narrow", "carry", "delay", "bypass", "prio")
 HANDSHAKE = re.compile(r"(_en|_we|start|busy|last|done|valid|retire|issue)$")
@@ -243,45 +244,34 @@ def _defines(rtl_dir):
     return out
 
 
-def macro_bodies(rtl_dir):
-    """[(name, has arguments, body)] of every `define of the .vh headers: body the text of
-    a macro of several lines (its continuation backslashes dropped), None for one line."""
-    out = []
-    for fn in sorted(os.listdir(rtl_dir)):
-        if not fn.endswith(".vh"):
-            continue
-        lines = open(os.path.join(rtl_dir, fn)).read().split("\n")
-        for k, line in enumerate(lines):
-            m = re.match(r"\s*`define\s+(\w+)(\()?", line)
-            if not m:
-                continue
-            body = None
-            if line.rstrip().endswith("\\"):
-                j, parts = k + 1, []
-                while j < len(lines):
-                    parts.append(lines[j].rstrip().removesuffix("\\"))
-                    if not lines[j].rstrip().endswith("\\"):
-                        break
-                    j += 1
-                body = "\n".join(parts)
-            out.append((m.group(1), bool(m.group(2)), body))
-    return out
-
-
 _PORT_RE = re.compile(r"(input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s+)?(?:\[[^\]]*\]\s*)?(\w+)")
+
+
+_PARAM_RE = re.compile(r"parameter\s+(\w+)\s*=\s*(.+)", re.S)
+
+
+def _items(body):
+    return [x.strip() for x in re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S).split(",")]
 
 
 def port_list(body):
     """[(direction, name)] when a macro's body is an ANSI port list (`GA2_VEC_PORTS), else []."""
-    items = re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S).split(",")
-    ports = [_PORT_RE.fullmatch(x.strip()) for x in items]
+    ports = [_PORT_RE.fullmatch(x) for x in _items(body)]
     return [(m.group(1), m.group(2)) for m in ports] if all(ports) else []
 
 
-def expand_port_macros(toks, text, rtl_dir):
-    """(tokens, text): toks with each use of a port-list macro replaced by the tokens of its
-    body, appended to text (the declarations' ranges are offsets into the text returned)."""
-    bodies = {f"`{n}": b for n, a, b in macro_bodies(rtl_dir) if b is not None and not a and port_list(b)}
+def param_list(body):
+    """[(name, default text)] when a macro's body is a parameter list (`GA2_TOP_PARAMS), else []."""
+    params = [_PARAM_RE.fullmatch(x) for x in _items(body)]
+    return [(m.group(1), m.group(2).strip()) for m in params] if all(params) else []
+
+
+def expand_decl_macros(toks, text, rtl_dir):
+    """(tokens, text): toks with each use of a port-list or parameter-list macro replaced
+    by the tokens of its body, appended to text (the declarations' ranges, and the
+    parameters' defaults, are offsets into or text of the text returned)."""
+    bodies = {f"`{n}": b for n, a, b in macro_bodies(rtl_dir)
+              if b is not None and not a and (port_list(b) or param_list(b))}
     out = []
     for t in toks:
         if t.kind == "macro" and t.text in bodies:
@@ -426,9 +416,10 @@ def _short(s, n=60):
 # ------------------------------------------------------------------ the sites
 def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ctx):
     """Call add(line, cls, start, end, repl, desc) for each site of the classes wanted."""
-    ev = Evaluator(text, rtl_dir)
-    # the declarations, a port-list macro's ports among them (dtext: what their ranges index)
-    dtoks, dtext = expand_port_macros(toks, text, rtl_dir)
+    # the declarations and parameters, a port or parameter list macro's among them (dtext:
+    # what their ranges index)
+    dtoks, dtext = expand_decl_macros(toks, text, rtl_dir)
+    ev = Evaluator(dtext, rtl_dir)
     decl = declarations(dtoks)
     nba_toks = {ti for e, ti in located if e.kind == "nba"}
     node_tok = {id(e.node): ti for e, ti in located if e.kind in ("if", "cond", "binop")}
