@@ -276,6 +276,32 @@
   output wire [`GA2_ADDR_W-1:0]   wr_addr, \
   output wire [31:0]              wr_data
 
+// ga2_top's ports (model/rtl.py TOP_PORTS, the host's interface of docs/isa.md): the first
+// ones, `GA2_HOST_PORTS (clk, rst, start, done, error, error_code, error_pc and the six
+// counters), which the test-bench harness passes on too; `GA2_TOP_CONNECT every port of an
+// instance of ga2_top on the wire of its name (the harness, the FPGA top)
+`define GA2_HOST_PORTS \
+  input  wire                     clk, \
+  input  wire                     rst, \
+  input  wire                     start, \
+  output wire                     done, \
+  output wire                     error, \
+  output wire [2:0]               error_code, \
+  output wire [`GA2_PC_W-1:0]     error_pc, \
+  output wire [31:0]              cnt_cycles, \
+  output wire [31:0]              cnt_mm, \
+  output wire [31:0]              cnt_dma, \
+  output wire [31:0]              cnt_vec, \
+  output wire [31:0]              cnt_instret, \
+  output wire [31:0]              cnt_fetch
+`define GA2_TOP_CONNECT \
+  .clk(clk), .rst(rst), .start(start), .done(done), \
+  .error(error), .error_code(error_code), .error_pc(error_pc), .cnt_cycles(cnt_cycles), \
+  .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec), .cnt_instret(cnt_instret), \
+  .cnt_fetch(cnt_fetch), .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata), \
+  .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata), \
+  .ext_rdata(ext_rdata), .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+
 // each vector op's fields as the wires its unit declares from its instruction word `instr`
 // (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as
 // wide as the field: ISA-width, so a unit keeps the low bits it needs and leaves the rest

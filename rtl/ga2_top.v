@@ -23,19 +23,7 @@
 // error_pc and the retire pcs are GA2_PC_W = 20 bits (an instruction memory of up to
 // 2^20 - 1 words, read in program order: the ISA has no branches).
 module ga2_top #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
-  input  wire         clk,
-  input  wire         rst,
-  input  wire         start,
-  output wire         done,
-  output wire         error,
-  output wire [2:0]   error_code,
-  output wire [`GA2_PC_W-1:0] error_pc,
-  output wire [31:0]  cnt_cycles,
-  output wire [31:0]  cnt_mm,
-  output wire [31:0]  cnt_dma,
-  output wire [31:0]  cnt_vec,
-  output wire [31:0]  cnt_instret,
-  output wire [31:0]  cnt_fetch,
+  `GA2_HOST_PORTS,                         // clk, rst, start, done, error, error_pc, the counters
   output wire [`GA2_PC_W-1:0] imem_addr,
   output wire         imem_en,
   input  wire [127:0] imem_rdata,
