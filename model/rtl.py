@@ -126,14 +126,24 @@ def isa_header():
             out.append(f"`define {key}_LSB {lsb}")
             out.append(f"`define {key}_W {width}")
             lsb += width
+    out += ["", "// a vector unit's port list (`GA2_VEC_PORTS, the whole list of every ga2_<unit> of the",
+            "// timing contract's vec unit; rtl/ga2_units.vh connects the same ports): clk, rst, start,",
+            "// the instruction word (the decoder has range-checked it, only the unit's fields count),",
+            "// busy, last, one scratchpad read and one write port"]
+    out += _macro("GA2_VEC_PORTS", vec_port_decls())
+    out += ["", "// ga2_top's ports (model/rtl.py TOP_PORTS, the host's interface of docs/isa.md): the first",
+            "// ones, `GA2_HOST_PORTS (clk, rst, start, done, error, error_code, error_pc and the six",
+            "// counters), which the test-bench harness passes on too; `GA2_TOP_CONNECT every port of an",
+            "// instance of ga2_top on the wire of its name (the harness, the FPGA top)"]
+    out += _macro("GA2_HOST_PORTS", port_decls(TOP_PORTS[:HOST_PORTS]))
+    out += _macro("GA2_TOP_CONNECT", top_connect())
     out += ["", "// each vector op's fields as the wires its unit declares from its instruction word `instr`",
             "// (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as",
-            "// wide as the field"]
+            "// wide as the field: ISA-width, so a unit keeps the low bits it needs and leaves the rest"]
     vec_ops = {r.name for m in vec_modules() for r in ops_of(m)}
     for r in ops.TABLE.values():
         if r.name in vec_ops:
-            out += [f"`define GA2_{r.name}_FIELDS \\"] + [f"  {d} \\" for d in unit_field_decls(r)[:-1]] \
-                + [f"  {unit_field_decls(r)[-1]}"]
+            out += _macro(f"GA2_{r.name}_FIELDS", [LINT_OFF] + unit_field_decls(r) + [LINT_ON])
     out += ["", "// each op's instruction word from its fields' values, in its record's field order",
             "// (`GA2_<OP>_WORD(...)): a field's value zero-extended and cut to the field's width, at its",
             "// bits; the other bits 0 (the test benches' and formal wrappers' instructions)"]
@@ -149,6 +159,58 @@ def isa_header():
             f"`define GA2_SM_LEN_LIMIT {config.SM_LEN_LIMIT}"]
     out += ["", "`endif", ""]
     return "\n".join(out)
+
+
+LINT_OFF = "/* verilator lint_off UNUSEDSIGNAL */"
+LINT_ON = "/* verilator lint_on UNUSEDSIGNAL */"
+# a vector unit's ports in unit_instance's order: direction, range, name
+VEC_PORTS = (("input", "", "clk"), ("input", "", "rst"), ("input", "", "start"),
+             ("input", "[`GA2_INSTR_W-1:0]", "instr"),
+             ("output", "", "busy"), ("output", "", "last"),
+             ("output", "", "rd_en"), ("output", "[`GA2_ADDR_W-1:0]", "rd_addr"), ("input", "[31:0]", "rd_data"),
+             ("output", "", "wr_en"), ("output", "[`GA2_ADDR_W-1:0]", "wr_addr"), ("output", "[31:0]", "wr_data"))
+
+
+# ga2_top's ports in its order (direction, range, name): the host's interface (docs/isa.md);
+# the first HOST_PORTS (the clock, reset, start, the status and the counters) the harness
+# passes on to its bench as they are
+TOP_PORTS = (("input", "", "clk"), ("input", "", "rst"), ("input", "", "start"),
+             ("output", "", "done"), ("output", "", "error"), ("output", "[2:0]", "error_code"),
+             ("output", "[`GA2_PC_W-1:0]", "error_pc"),
+             *(("output", "[31:0]", f"cnt_{c}") for c in ("cycles", "mm", "dma", "vec", "instret", "fetch")),
+             ("output", "[`GA2_PC_W-1:0]", "imem_addr"), ("output", "", "imem_en"), ("input", "[127:0]", "imem_rdata"),
+             ("output", "[`GA2_EXT_ADDR_W-1:0]", "ext_addr"), ("output", "", "ext_en"), ("output", "", "ext_we"),
+             ("output", "[31:0]", "ext_wdata"), ("input", "[31:0]", "ext_rdata"),
+             ("output", "[`GA2_NUM_T:0]", "retire"), ("output", "[`GA2_PC_W*(`GA2_NUM_T+1)-1:0]", "retire_pc"),
+             ("output", "[31:0]", "retire_cycle"))
+HOST_PORTS = 13
+
+
+def _macro(name, lines):
+    """A `define of several lines, two spaces in, each but the last continued."""
+    return [f"`define {name} \\"] + [f"  {d} \\" for d in lines[:-1]] + [f"  {lines[-1]}"]
+
+
+def port_decls(ports, waive=()):
+    """ANSI declarations of ports (direction, range, name), comma-separated (none after the
+    last); the ports named in waive inside a lint waiver of unused bits."""
+    out = []
+    for k, (d, rng, name) in enumerate(ports):
+        line = f"{d:<6} wire {rng:<19} {name}{',' if k < len(ports) - 1 else ''}"
+        out += [LINT_OFF, line, LINT_ON] if name in waive else [line]
+    return out
+
+
+def vec_port_decls():
+    """The lines of `GA2_VEC_PORTS: VEC_PORTS, the instruction word inside a lint waiver
+    (a unit reads only its fields' bits)."""
+    return port_decls(VEC_PORTS, waive=("instr",))
+
+
+def top_connect():
+    """The lines of `GA2_TOP_CONNECT: every port of ga2_top on the wire of its name."""
+    names = [f".{n}({n})" for _, _, n in TOP_PORTS]
+    return [", ".join(names[k:k + 4]) + ("," if k + 4 < len(names) else "") for k in range(0, len(names), 4)]
 
 
 def unit_field_decls(rec):

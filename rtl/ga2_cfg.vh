@@ -11,6 +11,17 @@
 `define GA2_SM_MAX_LEN 64
 `define GA2_OVERLAP 0
 
+// ga2_top's parameters, each defaulting to its size above: the parameter list of
+// ga2_top and of the benches that hold it (`GA2_TOP_PARAMS; tb/sim/build.py's
+// cfg_parameters set them): OVERLAP 0 is the in-order timing mode, 1 the overlap mode;
+// SM_MAX_LEN the longest softmax, 1..GA2_SM_LEN_LIMIT
+`define GA2_TOP_PARAMS \
+  parameter EXT_WORDS  = `GA2_EXT_WORDS, \
+  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH, \
+  parameter SP_WORDS   = `GA2_SP_WORDS, \
+  parameter OVERLAP    = `GA2_OVERLAP, \
+  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
+
 // timing contract constants (docs/isa.md)
 `define GA2_ISSUE_CYCLES 2
 `define GA2_MM_FILL 7

@@ -256,55 +256,118 @@
 `define GA2_SMW_LEN_LSB 40
 `define GA2_SMW_LEN_W 13
 
+// a vector unit's port list (`GA2_VEC_PORTS, the whole list of every ga2_<unit> of the
+// timing contract's vec unit; rtl/ga2_units.vh connects the same ports): clk, rst, start,
+// the instruction word (the decoder has range-checked it, only the unit's fields count),
+// busy, last, one scratchpad read and one write port
+`define GA2_VEC_PORTS \
+  input  wire                     clk, \
+  input  wire                     rst, \
+  input  wire                     start, \
+  /* verilator lint_off UNUSEDSIGNAL */ \
+  input  wire [`GA2_INSTR_W-1:0]  instr, \
+  /* verilator lint_on UNUSEDSIGNAL */ \
+  output wire                     busy, \
+  output wire                     last, \
+  output wire                     rd_en, \
+  output wire [`GA2_ADDR_W-1:0]   rd_addr, \
+  input  wire [31:0]              rd_data, \
+  output wire                     wr_en, \
+  output wire [`GA2_ADDR_W-1:0]   wr_addr, \
+  output wire [31:0]              wr_data
+
+// ga2_top's ports (model/rtl.py TOP_PORTS, the host's interface of docs/isa.md): the first
+// ones, `GA2_HOST_PORTS (clk, rst, start, done, error, error_code, error_pc and the six
+// counters), which the test-bench harness passes on too; `GA2_TOP_CONNECT every port of an
+// instance of ga2_top on the wire of its name (the harness, the FPGA top)
+`define GA2_HOST_PORTS \
+  input  wire                     clk, \
+  input  wire                     rst, \
+  input  wire                     start, \
+  output wire                     done, \
+  output wire                     error, \
+  output wire [2:0]               error_code, \
+  output wire [`GA2_PC_W-1:0]     error_pc, \
+  output wire [31:0]              cnt_cycles, \
+  output wire [31:0]              cnt_mm, \
+  output wire [31:0]              cnt_dma, \
+  output wire [31:0]              cnt_vec, \
+  output wire [31:0]              cnt_instret, \
+  output wire [31:0]              cnt_fetch
+`define GA2_TOP_CONNECT \
+  .clk(clk), .rst(rst), .start(start), .done(done), \
+  .error(error), .error_code(error_code), .error_pc(error_pc), .cnt_cycles(cnt_cycles), \
+  .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec), .cnt_instret(cnt_instret), \
+  .cnt_fetch(cnt_fetch), .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata), \
+  .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata), \
+  .ext_rdata(ext_rdata), .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+
 // each vector op's fields as the wires its unit declares from its instruction word `instr`
 // (`GA2_<OP>_FIELDS): one wire a field, named as its record names it (lower case), as
-// wide as the field
+// wide as the field: ISA-width, so a unit keeps the low bits it needs and leaves the rest
 `define GA2_RQ_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_RQ_DST_W-1:0] dst = instr[`GA2_RQ_DST_LSB +: `GA2_RQ_DST_W]; \
   wire [`GA2_RQ_SRC_W-1:0] src = instr[`GA2_RQ_SRC_LSB +: `GA2_RQ_SRC_W]; \
   wire [`GA2_RQ_LEN_W-1:0] len = instr[`GA2_RQ_LEN_LSB +: `GA2_RQ_LEN_W]; \
   wire [`GA2_RQ_M_W-1:0] m = instr[`GA2_RQ_M_LSB +: `GA2_RQ_M_W]; \
   wire [`GA2_RQ_S_W-1:0] s = instr[`GA2_RQ_S_LSB +: `GA2_RQ_S_W]; \
-  wire relu = instr[`GA2_RQ_RELU_LSB];
+  wire relu = instr[`GA2_RQ_RELU_LSB]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_SM_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_SM_DST_W-1:0] dst = instr[`GA2_SM_DST_LSB +: `GA2_SM_DST_W]; \
   wire [`GA2_SM_SRC_W-1:0] src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W]; \
-  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
+  wire [`GA2_SM_LEN_W-1:0] len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_ADD_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_ADD_DST_W-1:0] dst = instr[`GA2_ADD_DST_LSB +: `GA2_ADD_DST_W]; \
   wire [`GA2_ADD_SRC_W-1:0] src = instr[`GA2_ADD_SRC_LSB +: `GA2_ADD_SRC_W]; \
   wire [`GA2_ADD_LEN_W-1:0] len = instr[`GA2_ADD_LEN_LSB +: `GA2_ADD_LEN_W]; \
   wire [`GA2_ADD_SRC2_W-1:0] src2 = instr[`GA2_ADD_SRC2_LSB +: `GA2_ADD_SRC2_W]; \
-  wire w = instr[`GA2_ADD_W_LSB];
+  wire w = instr[`GA2_ADD_W_LSB]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_ARGMAX_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_ARGMAX_DST_W-1:0] dst = instr[`GA2_ARGMAX_DST_LSB +: `GA2_ARGMAX_DST_W]; \
   wire [`GA2_ARGMAX_SRC_W-1:0] src = instr[`GA2_ARGMAX_SRC_LSB +: `GA2_ARGMAX_SRC_W]; \
   wire [`GA2_ARGMAX_LEN_W-1:0] len = instr[`GA2_ARGMAX_LEN_LSB +: `GA2_ARGMAX_LEN_W]; \
   wire [`GA2_ARGMAX_BASE_W-1:0] base = instr[`GA2_ARGMAX_BASE_LSB +: `GA2_ARGMAX_BASE_W]; \
   wire acc = instr[`GA2_ARGMAX_ACC_LSB]; \
-  wire pair = instr[`GA2_ARGMAX_PAIR_LSB];
+  wire pair = instr[`GA2_ARGMAX_PAIR_LSB]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_NORM_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_NORM_DST_W-1:0] dst = instr[`GA2_NORM_DST_LSB +: `GA2_NORM_DST_W]; \
   wire [`GA2_NORM_SRC_W-1:0] src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W]; \
   wire [`GA2_NORM_LEN_W-1:0] len = instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W]; \
   wire [`GA2_NORM_M_W-1:0] m = instr[`GA2_NORM_M_LSB +: `GA2_NORM_M_W]; \
-  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W];
+  wire [`GA2_NORM_S_W-1:0] s = instr[`GA2_NORM_S_LSB +: `GA2_NORM_S_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_PACK4_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_PACK4_DST_W-1:0] dst = instr[`GA2_PACK4_DST_LSB +: `GA2_PACK4_DST_W]; \
   wire [`GA2_PACK4_SRC_W-1:0] src = instr[`GA2_PACK4_SRC_LSB +: `GA2_PACK4_SRC_W]; \
-  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W];
+  wire [`GA2_PACK4_LEN_W-1:0] len = instr[`GA2_PACK4_LEN_LSB +: `GA2_PACK4_LEN_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_UNPACK4_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_UNPACK4_DST_W-1:0] dst = instr[`GA2_UNPACK4_DST_LSB +: `GA2_UNPACK4_DST_W]; \
   wire [`GA2_UNPACK4_SRC_W-1:0] src = instr[`GA2_UNPACK4_SRC_LSB +: `GA2_UNPACK4_SRC_W]; \
-  wire [`GA2_UNPACK4_LEN_W-1:0] len = instr[`GA2_UNPACK4_LEN_LSB +: `GA2_UNPACK4_LEN_W];
+  wire [`GA2_UNPACK4_LEN_W-1:0] len = instr[`GA2_UNPACK4_LEN_LSB +: `GA2_UNPACK4_LEN_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_QNT_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_QNT_DST_W-1:0] dst = instr[`GA2_QNT_DST_LSB +: `GA2_QNT_DST_W]; \
   wire [`GA2_QNT_SRC_W-1:0] src = instr[`GA2_QNT_SRC_LSB +: `GA2_QNT_SRC_W]; \
   wire [`GA2_QNT_LEN_W-1:0] len = instr[`GA2_QNT_LEN_LSB +: `GA2_QNT_LEN_W]; \
   wire [`GA2_QNT_Q_W-1:0] q = instr[`GA2_QNT_Q_LSB +: `GA2_QNT_Q_W]; \
   wire b16 = instr[`GA2_QNT_B16_LSB]; \
-  wire rms = instr[`GA2_QNT_RMS_LSB];
+  wire rms = instr[`GA2_QNT_RMS_LSB]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_RQC_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_RQC_DST_W-1:0] dst = instr[`GA2_RQC_DST_LSB +: `GA2_RQC_DST_W]; \
   wire [`GA2_RQC_SRC_W-1:0] src = instr[`GA2_RQC_SRC_LSB +: `GA2_RQC_SRC_W]; \
   wire [`GA2_RQC_M_W-1:0] m = instr[`GA2_RQC_M_LSB +: `GA2_RQC_M_W]; \
@@ -313,22 +376,29 @@
   wire [`GA2_RQC_RSC_W-1:0] rsc = instr[`GA2_RQC_RSC_LSB +: `GA2_RQC_RSC_W]; \
   wire [`GA2_RQC_RSTRIDE_W-1:0] rstride = instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W]; \
   wire [`GA2_RQC_CSC_W-1:0] csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W]; \
-  wire [`GA2_RQC_Q_W-1:0] q = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W];
+  wire [`GA2_RQC_Q_W-1:0] q = instr[`GA2_RQC_Q_LSB +: `GA2_RQC_Q_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_SWIGLU_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_SWIGLU_DST_W-1:0] dst = instr[`GA2_SWIGLU_DST_LSB +: `GA2_SWIGLU_DST_W]; \
   wire [`GA2_SWIGLU_SRC_W-1:0] src = instr[`GA2_SWIGLU_SRC_LSB +: `GA2_SWIGLU_SRC_W]; \
   wire [`GA2_SWIGLU_LEN_W-1:0] len = instr[`GA2_SWIGLU_LEN_LSB +: `GA2_SWIGLU_LEN_W]; \
-  wire [`GA2_SWIGLU_SRC2_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W];
+  wire [`GA2_SWIGLU_SRC2_W-1:0] src2 = instr[`GA2_SWIGLU_SRC2_LSB +: `GA2_SWIGLU_SRC2_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_ROPE_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_ROPE_DST_W-1:0] dst = instr[`GA2_ROPE_DST_LSB +: `GA2_ROPE_DST_W]; \
   wire [`GA2_ROPE_SRC_W-1:0] src = instr[`GA2_ROPE_SRC_LSB +: `GA2_ROPE_SRC_W]; \
   wire [`GA2_ROPE_PAIRS_W-1:0] pairs = instr[`GA2_ROPE_PAIRS_LSB +: `GA2_ROPE_PAIRS_W]; \
   wire [`GA2_ROPE_CS_W-1:0] cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W]; \
-  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
+  wire [`GA2_ROPE_HEADS_W-1:0] heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 `define GA2_SMW_FIELDS \
+  /* verilator lint_off UNUSEDSIGNAL */ \
   wire [`GA2_SMW_DST_W-1:0] dst = instr[`GA2_SMW_DST_LSB +: `GA2_SMW_DST_W]; \
   wire [`GA2_SMW_SRC_W-1:0] src = instr[`GA2_SMW_SRC_LSB +: `GA2_SMW_SRC_W]; \
-  wire [`GA2_SMW_LEN_W-1:0] len = instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W];
+  wire [`GA2_SMW_LEN_W-1:0] len = instr[`GA2_SMW_LEN_LSB +: `GA2_SMW_LEN_W]; \
+  /* verilator lint_on UNUSEDSIGNAL */
 
 // each op's instruction word from its fields' values, in its record's field order
 // (`GA2_<OP>_WORD(...)): a field's value zero-extended and cut to the field's width, at its

@@ -31,28 +31,9 @@
 module ga2_smw #(
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad's words: the pointers' width
 ) (
-  input  wire                     clk,
-  input  wire                     rst,
-  input  wire                     start,
-  /* verilator lint_off UNUSEDSIGNAL */
-  // the instruction word (ga2_decode has range-checked it): only this unit's fields count
-  input  wire [`GA2_INSTR_W-1:0]  instr,
-  /* verilator lint_on UNUSEDSIGNAL */
-  output wire                     busy,
-  output wire                     last,
-  output wire                     rd_en,
-  output wire [`GA2_ADDR_W-1:0]   rd_addr,
-  input  wire [31:0]              rd_data,
-  output wire                     wr_en,
-  output wire [`GA2_ADDR_W-1:0]   wr_addr,
-  output wire [31:0]              wr_data
+  `GA2_VEC_PORTS                            // a vector unit's ports (rtl/ga2_isa.vh)
 );
-  // the instruction's fields dst, src, len (model/ops/smw.py), declared
-  // as rtl/ga2_isa.vh generates them from the record: ISA-width, the decoder has
-  // range-checked them, only the low bits a unit needs are kept
-  /* verilator lint_off UNUSEDSIGNAL */
-  `GA2_SMW_FIELDS
-  /* verilator lint_on UNUSEDSIGNAL */
+  `GA2_SMW_FIELDS   // the fields dst, src, len (model/ops/smw.py)
   initial begin
     `GA2_CHECK_SP_WORDS(SP_WORDS);
     if (`GA2_SMW_LEN_W != 13) begin

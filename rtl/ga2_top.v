@@ -22,26 +22,8 @@
 // full external address, GA2_EXT_ADDR_W = 28 bits (xhi above a 16-bit field); imem_addr,
 // error_pc and the retire pcs are GA2_PC_W = 20 bits (an instruction memory of up to
 // 2^20 - 1 words, read in program order: the ISA has no branches).
-module ga2_top #(
-  parameter EXT_WORDS  = `GA2_EXT_WORDS,
-  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP,    // 0: in-order timing mode, 1: overlap mode
-  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN  // the longest softmax, 1..GA2_SM_LEN_LIMIT
-) (
-  input  wire         clk,
-  input  wire         rst,
-  input  wire         start,
-  output wire         done,
-  output wire         error,
-  output wire [2:0]   error_code,
-  output wire [`GA2_PC_W-1:0] error_pc,
-  output wire [31:0]  cnt_cycles,
-  output wire [31:0]  cnt_mm,
-  output wire [31:0]  cnt_dma,
-  output wire [31:0]  cnt_vec,
-  output wire [31:0]  cnt_instret,
-  output wire [31:0]  cnt_fetch,
+module ga2_top #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
+  `GA2_HOST_PORTS,                         // clk, rst, start, done, error, error_pc, the counters
   output wire [`GA2_PC_W-1:0] imem_addr,
   output wire         imem_en,
   input  wire [127:0] imem_rdata,

@@ -56,6 +56,26 @@ class Parser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: {one_line(message)}\n")
 
 
+def check_command(argv, prog, what, check, quick_help):
+    """The command line of a check on the reference that text mutants are judged by
+    (`python -m tools.serve.engine --check`, tools.prefix.cache): --check (the default
+    action) and --quick run check(quick); a PROBLEM line for each of the first 20 problems
+    (what marks a mutant caught, tb/mutation/text.py), then their count; exit 1 with any."""
+    import time
+    name = check.__name__
+    ap = Parser(prog=prog, description=f"{what} check on the reference ({name})")
+    ap.add_argument("--check", action="store_true", help=f"run {name} (the default action)")
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    a = ap.parse_args(argv)
+    t0 = time.time()
+    probs = check(a.quick)
+    for p in probs[:20]:
+        print("PROBLEM", p)
+    print(f"{name}{' (quick)' if a.quick else ''}: {len(probs)} problem(s) in {time.time() - t0:.2f} s")
+    sys.stdout.flush()
+    return 1 if probs else 0
+
+
 def refuse(prog, message):
     """Print `prog: message` (one line) on stderr; returns the exit code 2."""
     print(f"{prog}: {one_line(message)}", file=sys.stderr)

@@ -30,7 +30,7 @@ from tb.sim.build import (
     cfg_parameters,
     sources,
 )
-from tb.sim.files import rtl_files
+from tb.sim.files import expand_macros, rtl_files
 from tb.sim.live import ChipMismatch, Live
 from tb.sim.process import ToolFault, error_line
 from tb.sim.run import (
@@ -52,13 +52,14 @@ from tb.stimulus.demo import demo_programs
 # the entry point's names: what tools/ and tests/ reach through tb.hw (the library's own, re-exported
 # here on purpose); plain (the plain Verilog bench: plain.build, plain.run) and gls (the gate-level
 # netlist: gls.netlist, gls.cells; run(..., source_set="gls")); ICARUS_ARGS, VERILATOR_ARGS,
-# cfg_parameters and sources (the FuseSoC cores); error_line (a tool's failing line, for the
-# flows' own ToolFaults); verilator, verilator_env and VERILATOR_CONFIG_MAKEFLAGS (.venv's
-# Verilator for lint and FuseSoC: tb/sim/tools.py)
+# cfg_parameters, sources and expand_macros (the FuseSoC cores; the parameters' text); error_line
+# (a tool's failing line, for the flows' own ToolFaults); verilator, verilator_env and
+# VERILATOR_CONFIG_MAKEFLAGS (.venv's Verilator for lint and FuseSoC: tb/sim/tools.py)
 __all__ = ["ChipMismatch", "DesignAssertion", "ICARUS_ARGS", "Item", "KEEP_EXT", "Live", "RTL_COVERAGE_ENV", "SIMS",
            "SimulatorFault", "ToolFault", "VERILATOR_ARGS", "VERILATOR_CONFIG_MAKEFLAGS", "available_sims", "build",
-           "cfg_parameters", "compare", "cycle_limit", "error_line", "gls", "main", "plain", "prepare_jobs", "read_raw",
-           "rtl_files", "run", "run_programs", "simulator_calls", "sources", "summary", "verilator", "verilator_env"]
+           "cfg_parameters", "compare", "cycle_limit", "error_line", "expand_macros", "gls", "main", "plain",
+           "prepare_jobs", "read_raw", "rtl_files", "run", "run_programs", "simulator_calls", "sources", "summary",
+           "verilator", "verilator_env"]
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from model import config, isa
 from model.machine import Machine
 from tb import ROOT, cli, judge
 from tb.sim import plain
+from tb.sim.files import expand_macros
 from tb.stimulus import hand, regionprog
 
 BUILD = ROOT / "build" / "plain"
@@ -155,7 +156,7 @@ XCHECK_SIM_ONLY = [r"u_sp\.g_rd\[\d+\]\.k"]
 
 
 def _ga2_top_ports():
-    text = (ROOT / "rtl" / "ga2_top.v").read_text()
+    text = expand_macros((ROOT / "rtl" / "ga2_top.v").read_text())        # its `GA2_HOST_PORTS too
     return set(re.findall(r"^\s*(?:input|output)\s+wire\s+(?:\[[^\]]*\]\s*)?(\w+)", text, re.M))
 
 

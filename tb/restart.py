@@ -26,7 +26,7 @@ the check's files.
 import random
 
 from model import config, isa, ops, rtl, timing
-from tb.vecunits import NAME_W, ascii_const, instance, select_end, variants
+from tb.vecunits import NAME_W, ascii_const, instance, module_head, select_end, variants
 from tb.vecunits import write as write_module
 
 SEED = 20261206
@@ -105,15 +105,10 @@ def module_text():
     nv = len(vs)
     if len(sc) > 1023 or nv > 31:
         raise ValueError(f"{len(sc)} vector restart scenarios of {nv} units: past the table's widths")
-    out = [rtl.GENERATED.replace("tools/flow/headers.py", "tb/restart.py"),
-           "`timescale 1ns/1ps", "`default_nettype none", '`include "ga2_isa.vh"', '`include "ga2_cfg.vh"',
-           "// restart_vec: the restart check's vector units (tb/restart.py), one pair of instances per",
-           "// variant, started only in its scenarios; k picks the scenario (0 .. n_scn - 1), j2 the",
-           "// job (0: P1, 1: P2) whose instruction both instances see.",
-           "module restart_vec #(",
-           "  parameter SP_WORDS   = `GA2_SP_WORDS,",
-           "  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN",
-           ") (",
+    out = module_head("tb/restart.py", "restart_vec", [
+        "restart_vec: the restart check's vector units (tb/restart.py), one pair of instances per",
+        "variant, started only in its scenarios; k picks the scenario (0 .. n_scn - 1), j2 the",
+        "job (0: P1, 1: P2) whose instruction both instances see."]) + [
            "  input  wire            clk,",
            "  input  wire            rst,",
            "  input  wire            st_a,",

@@ -65,18 +65,24 @@ def ascii_const(text, n=NAME_W):
     return f"{8 * n}'h{b.hex()}"
 
 
+def module_head(by, name, doc):
+    """A generated bench module's first lines (units_vec, tb/restart.py's restart_vec) up
+    to its port list: the note that `by` generates it, the headers, the comment lines doc
+    and the parameters SP_WORDS and SM_MAX_LEN."""
+    return [rtl.GENERATED.replace("tools/flow/headers.py", by),
+            "`timescale 1ns/1ps", "`default_nettype none", '`include "ga2_isa.vh"', '`include "ga2_cfg.vh"'] \
+        + [f"// {d}" for d in doc] \
+        + [f"module {name} #(", "  parameter SP_WORDS   = `GA2_SP_WORDS,", "  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN",
+           ") ("]
+
+
 def units_text():
     """The Verilog of module units_vec (see the module docstring)."""
     vs = variants()
-    out = [rtl.GENERATED.replace("tools/flow/headers.py", "tb/vecunits.py"),
-           "`timescale 1ns/1ps", "`default_nettype none", '`include "ga2_isa.vh"', '`include "ga2_cfg.vh"',
-           "// units_vec: every vector unit of the op records on one scratchpad port (the units",
-           "// bench, tb/hdl/units_tb.v): variant f_var is started by start with the instruction",
-           "// word instr; the outputs are the selected variant's.",
-           "module units_vec #(",
-           "  parameter SP_WORDS   = `GA2_SP_WORDS,",
-           "  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN",
-           ") (",
+    out = module_head("tb/vecunits.py", "units_vec", [
+        "units_vec: every vector unit of the op records on one scratchpad port (the units",
+        "bench, tb/hdl/units_tb.v): variant f_var is started by start with the instruction",
+        "word instr; the outputs are the selected variant's."]) + [
            "  input  wire                    clk,",
            "  input  wire                    rst,",
            "  input  wire                    start,",

@@ -22,26 +22,8 @@
 // $readmemh/$writememh and preload the scratchpad with load_sp (the one place that
 // knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
 // The clock, reset and start come from the bench.
-module ga2_harness #(
-  parameter EXT_WORDS  = `GA2_EXT_WORDS,
-  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP,
-  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
-) (
-  input  wire        clk,
-  input  wire        rst,
-  input  wire        start,
-  output wire        done,
-  output wire        error,
-  output wire [2:0]  error_code,
-  output wire [`GA2_PC_W-1:0] error_pc,
-  output wire [31:0] cnt_cycles,
-  output wire [31:0] cnt_mm,
-  output wire [31:0] cnt_dma,
-  output wire [31:0] cnt_vec,
-  output wire [31:0] cnt_instret,
-  output wire [31:0] cnt_fetch,
+module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
+  `GA2_HOST_PORTS,                         // clk, rst, start, done, error, error_pc, the counters
   output wire [3:0]  retire,          // slots: 0 dma, 1 mm, 2 vec, 3 HALT
   output wire [4*`GA2_PC_W-1:0] retire_pc,   // slot i's pc at [GA2_PC_W*i +: GA2_PC_W]
   output wire [31:0] retire_cycle,
@@ -74,14 +56,7 @@ module ga2_harness #(
 
   ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
             .OVERLAP(OVERLAP), .SM_MAX_LEN(SM_MAX_LEN)) dut (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
-    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
-    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
-    .ext_rdata(ext_rdata),
-    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+    `GA2_TOP_CONNECT                       // every port on the wire of its name (ga2_isa.vh)
   );
 
   // ------------------------------------------------------------------ memories

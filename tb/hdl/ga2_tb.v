@@ -3,7 +3,6 @@
 `default_nettype none
 `include "ga2_isa.vh"
 `include "ga2_cfg.vh"
-`include "ga2_isa.vh"
 // ga2_tb: co-simulation wrapper of the chip (the cocotb toplevel, also usable alone):
 // tb/hdl/ga2_harness.v (ga2_top and its memories) plus the clock (always #5), reset,
 // start and a file protocol, so the Python side never pokes memories word by word.
@@ -48,13 +47,7 @@
 // The monitor reads the RTL's hierarchy by name, so the gate-level build (GA2_GLS, tb/sim/
 // build.py: a flattened netlist) leaves it out; its pK_cov.txt then holds zeros.
 // +waves (Icarus) dumps ga2_tb.vcd; Verilator builds with --trace dump dump.vcd.
-module ga2_tb #(
-  parameter EXT_WORDS  = `GA2_EXT_WORDS,
-  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP,
-  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
-) (
+module ga2_tb #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
   input  wire [15:0] req /*verilator public_flat_rw*/,      // bumped by the host: run first..first+count-1
   input  wire [15:0] first /*verilator public_flat_rw*/,
   input  wire [15:0] count /*verilator public_flat_rw*/,

@@ -21,13 +21,7 @@
 // included, as it judges the cocotb wrapper's.
 // The chip and its memories: tb/hdl/ga2_harness.v, as in the cocotb wrapper.
 // +sp_in=FILE preloads the scratchpad before the first run.
-module tb_plain #(
-  parameter EXT_WORDS  = `GA2_EXT_WORDS,
-  parameter IMEM_DEPTH = `GA2_IMEM_DEPTH,
-  parameter SP_WORDS   = `GA2_SP_WORDS,
-  parameter OVERLAP    = `GA2_OVERLAP,
-  parameter SM_MAX_LEN = `GA2_SM_MAX_LEN
-);
+module tb_plain #(`GA2_TOP_PARAMS);                 // its parameters: rtl/ga2_cfg.vh
   reg clk = 1'b0;
   always #5 clk = ~clk;
 

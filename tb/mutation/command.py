@@ -12,6 +12,15 @@ from tb.mutation.report import exit_code, failures, print_table, write_json
 from tb.mutation.text import run_mutants
 
 
+def timed_run(mutants, check, quick=False, timeout=120, jobs=2):
+    """(results, wall seconds): run_mutants over root ROOT, the check with --quick if quick
+    (the apps' run() for their tests)."""
+    from tb import ROOT
+    t0 = time.time()
+    res = run_mutants(mutants, list(check) + (["--quick"] if quick else []), ROOT, timeout, jobs)
+    return res, time.time() - t0
+
+
 def run_and_report(mutants, check, root, json_path=None, extra=None, title="mutant", **kw):
     """run_mutants, print the table, write the JSON; returns exit_code (for sys.exit)."""
     t0 = time.monotonic()

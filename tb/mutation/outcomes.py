@@ -32,6 +32,15 @@ class Mutant(namedtuple("Mutant", "label file old new must_catch tags")):
         return super().__new__(cls, str(label), str(file), old, new, bool(must_catch), tuple(tags))
 
 
+def by_label(mutants, label, what):
+    """The one mutant of mutants called label (KeyError naming it, a `what` mutant, otherwise):
+    for the apps' tests that build a broken engine from its text edit."""
+    for m in mutants:
+        if m.label == label:
+            return m
+    raise KeyError(f"no {what} mutant {label!r}")
+
+
 class Result(namedtuple("Result", "label file status must_catch tags returncode seconds detail hang info")):
     """The outcome of one mutant.
 

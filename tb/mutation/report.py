@@ -26,6 +26,14 @@ from tb.mutation.outcomes import (
 )
 
 
+def uncaught(results, labels):
+    """What keeps a run of a fast subset from passing (the apps' tests assert it empty): the
+    results not one for each label of labels, each result not caught (label: status)."""
+    ran = sorted(r.label for r in results)
+    out = [] if ran == sorted(labels) else [f"ran {ran}, not the subset {sorted(labels)}"]
+    return out + [f"{r.label}: {r.status}" for r in results if not r.caught]
+
+
 def score(results):
     """Counts per status (keys as key(status)), hangs, and the score.
 

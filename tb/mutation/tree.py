@@ -55,6 +55,20 @@ def anchor_problem(root, mutant):
     return None
 
 
+def catalogue_problems(root, mutants, fast, least):
+    """What is wrong with an app's mutant catalogue (its tests assert the list is empty):
+    fewer than `least` mutants, a mutant whose old or new text spans lines or whose anchor
+    is not found exactly once (anchor_problem), a label of the fast subset that names no
+    mutant."""
+    out = [] if len(mutants) >= least else [f"{len(mutants)} mutants, fewer than {least}"]
+    for m in mutants:
+        why = anchor_problem(root, m) or ("old or new spans lines" if "\n" in m.old + m.new else None)
+        if why:
+            out.append(f"{m.label}: {why}")
+    out += [f"fast label {x!r} names no mutant" for x in sorted(set(fast) - {m.label for m in mutants})]
+    return out
+
+
 def copy_project(root, dest, copy_ignore=COPY_IGNORE):
     """Copy root into dest (which must not exist), skipping copy_ignore patterns; the
     ignored EMPTY_DIRS made empty there, the ignored LINKED_DIRS a link to root's."""

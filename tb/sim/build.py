@@ -24,7 +24,7 @@ from model import config
 from tb import ROOT
 from tb.sim import tools
 from tb.sim.files import HARNESS, HDL_DIR, rtl_files
-from tb.sim.process import ToolFault, _last_error, describe, error_line, locked, run_process
+from tb.sim.process import ToolFault, _last_error, describe, error_line, locked, run_process, stale
 
 TB_DIR = ROOT / "tb"
 DRIVERS = TB_DIR / "drivers"        # the cocotb drivers
@@ -374,14 +374,9 @@ def build(sim, cfg=None, rtl_dir=None, build_dir=None, waves=False, toplevel=TOP
                      srcs + _headers(rtl_dir) + ([VERILATOR_MAIN] if sim == "verilator" else []))
     stamp = bdir / "build.stamp"
     binary = bdir / ("sim.vvp" if sim == "icarus" else toplevel)
-    if stamp.exists() and binary.exists() and stamp.read_text() == digest:
-        return bdir
-    with locked(bdir.parent / f".{bdir.name}.lock"):
-        if stamp.exists() and binary.exists() and stamp.read_text() == digest:
+    with stale(bdir, binary, stamp, digest) as todo:
+        if not todo:
             return bdir
-        bdir.mkdir(parents=True, exist_ok=True)
-        if stamp.exists():
-            stamp.unlink()
         # a rebuild starts from no objects: make compares times, not flags, so objects of
         # an earlier build with other make variables (VERILATOR_MAKEFLAGS) would be kept
         for f in bdir.iterdir():
@@ -515,10 +510,8 @@ def build_binary(sim, top, bench, cfg=None, out_dir=None, rtl_dir=None):
                      srcs + _headers(rtl_dir))
     stamp = out / "build.stamp"
     run = (["vvp", "-n", str(out / "tb.vvp")] if sim == "icarus" else [str(out / "obj" / f"V{top}")])
-    if stamp.exists() and stamp.read_text() == digest:
-        return run
-    with locked(out.parent / f".{out.name}.lock"):
-        if stamp.exists() and stamp.read_text() == digest:
+    with stale(out, stamp, stamp, digest) as todo:
+        if not todo:
             return run
         ok, log, run = compile_binary(sim, top, srcs, out, rtl_dir, params)
         if not ok:

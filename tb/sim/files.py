@@ -8,6 +8,8 @@ the restart check's parts and its top, tb/hdl/restart_chk.v, last. HDL_DIR and H
 are the benches' folder and the harness every bench of the chip instantiates (the RTL's
 builds and the gate-level netlist's).
 """
+import os
+import re
 from pathlib import Path
 
 from tb import ROOT
@@ -87,3 +89,37 @@ def copy_rtl(dest, *edits, suffixes=(".v", ".vh", ".f")):
             raise ValueError(f"{name} no longer matches {pattern!r}: update this break")
         (rtl / name).write_text(broken)
     return rtl
+
+
+def macro_bodies(rtl_dir=None):
+    """[(name, has arguments, body)] of every `define of the .vh headers: body the text of
+    a macro of several lines (its continuation backslashes dropped), None for one line."""
+    rtl_dir = Path(rtl_dir) if rtl_dir else RTL_DIR
+    out = []
+    for fn in sorted(os.listdir(rtl_dir)):
+        if not fn.endswith(".vh"):
+            continue
+        lines = open(os.path.join(rtl_dir, fn)).read().split("\n")
+        for k, line in enumerate(lines):
+            m = re.match(r"\s*`define\s+(\w+)(\()?", line)
+            if not m:
+                continue
+            body = None
+            if line.rstrip().endswith("\\"):
+                j, parts = k + 1, []
+                while j < len(lines):
+                    parts.append(lines[j].rstrip().removesuffix("\\"))
+                    if not lines[j].rstrip().endswith("\\"):
+                        break
+                    j += 1
+                body = "\n".join(parts)
+            out.append((m.group(1), bool(m.group(2)), body))
+    return out
+
+
+def expand_macros(text, rtl_dir=None):
+    """text with each use of a macro of several lines without arguments of rtl_dir's
+    headers (`GA2_TOP_PARAMS, `GA2_VEC_PORTS) replaced by its body, on lines of its own:
+    for the tools that read declarations from a module's text (tools/flow/core.py)."""
+    bodies = {name: b for name, args, b in macro_bodies(rtl_dir) if b is not None and not args}
+    return re.sub(r"`(\w+)", lambda m: f"\n{bodies[m.group(1)]}\n" if m.group(1) in bodies else m.group(0), text)

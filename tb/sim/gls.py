@@ -36,7 +36,7 @@ from pathlib import Path
 from model import config
 from tb import ROOT
 from tb.sim.files import HARNESS, HDL_DIR, rtl_files
-from tb.sim.process import ToolFault, error_line, locked
+from tb.sim.process import ToolFault, error_line, stale
 
 TOP = "ga2_top"
 NETLIST = "ga2_top_gls.v"
@@ -120,14 +120,9 @@ def netlist(cfg=None, rtl_dir=None):
     net = out / NETLIST
     stamp = out / "netlist.stamp"
     digest = _digest(cfg, files)
-    if stamp.exists() and net.exists() and stamp.read_text() == digest:
-        return net
-    with locked(out.parent / f".{out.name}.lock"):
-        if stamp.exists() and net.exists() and stamp.read_text() == digest:
+    with stale(out, net, stamp, digest) as todo:
+        if not todo:
             return net
-        out.mkdir(parents=True, exist_ok=True)
-        if stamp.exists():
-            stamp.unlink()
         raw = out / "raw_netlist.v"
         (out / "gls.ys").write_text(SCRIPT.format(stat=out / "stat.txt", netlist=raw))
         chparam = " ".join(f"-set {k} {v}" for k, v in parameters(cfg).items())

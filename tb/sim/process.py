@@ -161,3 +161,24 @@ def locked(path):
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def stale(out, product, stamp, digest):
+    """A build into directory out that stamp (a file) says is current when it holds digest
+    and product exists: yields False when so (looked at before and again under the lock
+    .<out>.lock beside out, which a build by another process holds), else True with the
+    lock held, out made and the old stamp removed; the caller builds and writes the stamp
+    last."""
+    def fresh():
+        return stamp.exists() and product.exists() and stamp.read_text() == digest
+    if fresh():
+        yield False
+        return
+    with locked(out.parent / f".{out.name}.lock"):
+        if fresh():
+            yield False
+            return
+        out.mkdir(parents=True, exist_ok=True)
+        stamp.unlink(missing_ok=True)
+        yield True

@@ -10,5 +10,6 @@ instructions and more, past the old 16-bit pc), programs.py (the named
 suites of the RTL mutation bench; named/ch09.npz chapter 9's programs), hand.py (the
 hand programs of the plain check), demo.py (the demo set), vectors.py (unit vectors);
 ops/ (each op's own directed programs, one module per op, whose hooks these files call:
-they name no op beyond LD, ST, MM and HALT).
+they name no op beyond LD, ST, MM and HALT), shared_hooks.py (hooks several op modules make
+from it for their op).
 """

@@ -11,8 +11,9 @@ package's __init__ counts only when a module names it. Each cycle fails the test
 with the import lines that close it; test_a_planted_cycle_is_caught shows the check is not
 vacuous.
 """
-import ast
 import pathlib
+
+from pyimports import statements
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FOLDERS = ("model", "tb", "tools", "tests")
@@ -41,10 +42,8 @@ def modules(root):
 
 def imports(root, path, known):
     """[(line, module)] of path's imports at any depth that name a module in known."""
-    rel = path.relative_to(root)
-    package = list(rel.parent.parts)
     siblings = {p.stem: module_name(root, p) for p in path.parent.glob("*.py")}
-    in_tests = rel.parts[0] == "tests"
+    in_tests = path.relative_to(root).parts[0] == "tests"
     out = []
 
     def target(name):
@@ -55,18 +54,11 @@ def imports(root, path, known):
             return siblings[name.split(".")[0]]
         return None
 
-    for node in ast.walk(ast.parse(path.read_text(), str(rel))):
-        if isinstance(node, ast.Import):
-            out += [(node.lineno, target(a.name)) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[:len(package) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module
-            for a in node.names:
-                sub = target(f"{mod}.{a.name}")
-                out.append((node.lineno, sub if sub else target(mod)))
+    for line, mod, names in statements(root, path):
+        if not names:                                        # import a.b
+            out.append((line, target(mod)))
+        for n in names:                                      # from a import b: a.b if a module, else a
+            out.append((line, target(f"{mod}.{n}") or target(mod)))
     return [(line, mod) for line, mod in out if mod is not None]
 
 

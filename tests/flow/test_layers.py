@@ -13,6 +13,7 @@ import ast
 import pathlib
 
 import pytest
+from pyimports import statements
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAYERS = {"model": 0, "tb": 1, "tools": 2}
@@ -21,22 +22,9 @@ FACES = {"model/batch.py": "tools.ch09.batch"}
 
 
 def imports(path):
-    """(line, absolute module) of every import in path (relative imports resolved)."""
-    rel = path.relative_to(ROOT)
-    pkg = list(rel.parent.parts)
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(), str(rel))):
-        if isinstance(node, ast.Import):
-            out += [(node.lineno, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg[:len(pkg) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module
-            out.append((node.lineno, mod))
-            out += [(node.lineno, f"{mod}.{a.name}") for a in node.names]
-    return out
+    """(line, absolute module) of every import in path (relative imports resolved): a
+    `from m import x` gives m and m.x."""
+    return [(line, m) for line, mod, names in statements(ROOT, path) for m in [mod] + [f"{mod}.{n}" for n in names]]
 
 
 def violations(path, layer):

@@ -171,10 +171,9 @@ def _kib(n):
 
 def figure(rows, path, contexts=CONTEXTS, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
     """Fig 9.5: tokens/s against b for the chips, each curve ending at its max batch."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from tools.ch09.figures import plt, save  # matplotlib on Agg
     fig, axes = plt.subplots(1, len(contexts), figsize=(13 if len(contexts) == 3 else 4.4 * len(contexts), 4.3),
                              sharey=True, squeeze=False)
     names = list(dict.fromkeys(r["chip"] for r in rows))
@@ -207,10 +206,7 @@ def figure(rows, path, contexts=CONTEXTS, weights=WEIGHTS, kv_tok=KV_PER_TOKEN):
     model = "a 7B int8 model" if weights == WEIGHTS else f"{sci(weights)} bytes of weights"
     fig.suptitle(f"Fig 9.5  Example A: throughput against batch for {model}\nx = memory full, "
                  "dotted = cache-bound limit BW / KV per request (all derived)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=100)
 
 
 def main(argv=None):

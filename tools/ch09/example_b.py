@@ -149,9 +149,7 @@ def run(policy, requests=REQUESTS, slots=SLOTS):
 
 def figure(st, co, path, wants=WANTS, slots=SLOTS):
     """Fig 9.6: slots over time (cycles), static above continuous; idle slots highlighted."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from tools.ch09.figures import plt, save  # matplotlib on Agg
     cmap = plt.cm.tab10
     fig, axes = plt.subplots(2, 1, figsize=(11, 5.2), sharex=True)
     for ax, res, name in ((axes[0], st, "static"), (axes[1], co, "continuous")):
@@ -190,10 +188,7 @@ def figure(st, co, path, wants=WANTS, slots=SLOTS):
     axes[1].legend(handles=handles, fontsize=8, loc="center right")
     fig.suptitle(f"Fig 9.6  Example B: {len(wants)} requests (tokens wanted in brackets) in {slots} slots, "
                  "static above continuous", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=100)
 
 
 def workload(lens=None, path=None):

@@ -30,11 +30,22 @@ def _src(data):
     return "reference model (MODEL ONLY)" if data.get("model_only") else "circuit counters"
 
 
-def _save(fig, path):
+def save(fig, path, dpi=110):
+    """Lay fig out, write it to path and close it; returns path (every figure of the
+    chapter's scripts and tools/prefix's)."""
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+
+def roofline_axes(ax, xlim, title):
+    """A roofline figure's axes (9.1, tools/prefix's): log-log, MAC/cycle against MAC per
+    word, a grid and the legend in the upper left."""
+    ax.set(xscale="log", yscale="log", xlim=xlim, ylim=(0.1, 30), title=title,
+           xlabel="arithmetic intensity (MAC per word moved)", ylabel="throughput (MAC per cycle)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
 
 
 def fig_roofline(data, path):
@@ -58,16 +69,9 @@ def fig_roofline(data, path):
                       f"({r['pct_ceiling']:.0f}%)")
     if rows:
         ax.plot([], [], "o", color="k", label="circles: in-order mode; triangles: overlap mode")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(0.1, 100)
-    ax.set_ylim(0.1, 30)
-    ax.set_xlabel("arithmetic intensity (MAC per word moved)")
-    ax.set_ylabel("throughput (MAC per cycle)")
-    ax.set_title(f"Fig 9.1  GA-2 roofline and the batched decode steps\n(points measured: {_src(data)})")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    return _save(fig, path)
+    roofline_axes(ax, (0.1, 100),
+                  f"Fig 9.1  GA-2 roofline and the batched decode steps\n(points measured: {_src(data)})")
+    return save(fig, path)
 
 
 def fig_stacking(data, path, B=3):
@@ -99,7 +103,7 @@ def fig_stacking(data, path, B=3):
                 va="center", fontsize=8)
     ax.text(15, 6.9, "not shared: each request reads its own cache", fontsize=9, weight="bold")
     ax.set_title(f"Fig 9.2  Batching stacks B = {B} requests into one matrix product (schematic)")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def fig_words(data, path):
@@ -119,7 +123,7 @@ def fig_words(data, path):
     ax.set_xticks(Bs)
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, axis="y", alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def fig_intensity(data, path):
@@ -138,14 +142,11 @@ def fig_intensity(data, path):
     rag = [r for r in (data.get("table") or []) if r["step"].startswith("ragged")]
     for r in rag:
         ax.plot(r["tokens"], r["mac_per_word"], "rs", ms=7, label=f"{r['step']} (program run; shorter contexts)")
-    ax.set_xscale("log")
-    ax.set_ylim(0, 3)
-    ax.set_xlabel("batch size B (log scale)")
-    ax.set_ylabel("arithmetic intensity (MAC per word)")
-    ax.set_title(f"Fig 9.4  Batching raises intensity only to a limit far below the ridge ({PEAK / BW:g})")
+    ax.set(xscale="log", ylim=(0, 3), xlabel="batch size B (log scale)", ylabel="arithmetic intensity (MAC per word)",
+           title=f"Fig 9.4  Batching raises intensity only to a limit far below the ridge ({PEAK / BW:g})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 UNIT_ROWS = (("dma", "DMA (LD, ST)"), ("mm", "matrix (MM)"), ("vec", "vector (RQ, SM)"))
@@ -176,7 +177,7 @@ def fig_timeline(data, path):
     axes[-1, 0].set_xlabel("cycle")
     fig.suptitle("Fig 9.7  Unit timeline of the B = 4, L = 16 decode step (busy intervals from the "
                  "chip's retire trace)", fontsize=10)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 ROW_KEYS = {"step": str, "tokens": (int, float), "words": (int, float), "mac_per_word": (int, float),

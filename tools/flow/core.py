@@ -41,6 +41,7 @@ from tb.hw import (
     VERILATOR_ARGS,
     VERILATOR_CONFIG_MAKEFLAGS,
     cfg_parameters,
+    expand_macros,
     plain,
     rtl_files,
     sources,
@@ -117,10 +118,10 @@ def plusargs(bench=plain.BENCH):
     return out
 
 
-def top_parameters(path):
+def top_parameters(path, rtl_dir=RTL):
     """{parameter: the ga2_cfg.vh define of its default} of a module whose parameters all
-    default to a header define (ga2_top, tb_plain)."""
-    text = Path(path).read_text()
+    default to a header define (ga2_top, tb_plain: `GA2_TOP_PARAMS of rtl_dir's headers)."""
+    text = expand_macros(Path(path).read_text(), rtl_dir)
     found = dict(re.findall(r"^\s*parameter\s+(\w+)\s*=\s*`(\w+)", text, re.M))
     if len(found) != len(re.findall(r"^\s*parameter\b", text, re.M)):
         raise ValueError(f"{path}: a parameter whose default is not a ga2_cfg.vh define")
@@ -189,11 +190,11 @@ def render(ver=None, rtl_dir=RTL):
         raise ValueError(f"rtl/ga2.f must end with {TOP}.v, ends with {rtl[-1].name}")
     incs = includes(rtl, [rtl_dir])
     params = cfg_parameters(config.DEFAULT)
-    defines = top_parameters(rtl[-1])
+    defines = top_parameters(rtl[-1], rtl_dir)
     for f in (rtl[-1], plain.BENCH):
-        if sorted(top_parameters(f)) != sorted(params):
-            raise ValueError(f"{f.name}'s parameters {sorted(top_parameters(f))} are not tb.hw.cfg_parameters' "
-                             f"{sorted(params)}")
+        got = sorted(top_parameters(f, rtl_dir))
+        if got != sorted(params):
+            raise ValueError(f"{f.name}'s parameters {got} are not tb.hw.cfg_parameters' {sorted(params)}")
     args = plusargs()
     lines = _header("rtl/ga2.f, tb/hdl/tb_plain.v and pyproject.toml") + [
         f"name: {NAME}:{ver}",

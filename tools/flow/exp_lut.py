@@ -12,7 +12,7 @@ import sys
 from model.softmax_gold import LUT, LUT_SIZE
 from model.wide import EXP2
 from tb import ROOT, cli
-from tools.flow.generated import write_or_check
+from tools.flow.generated import case_table, write_or_check
 
 OUT = ROOT / "rtl" / "ga2_exp_lut.v"
 OUT2 = ROOT / "rtl" / "ga2_exp2_lut.v"
@@ -27,30 +27,16 @@ def _table(module, port, values, comment):
         raise ValueError(f"{module}: {n} entries is not a power of two")
     if min(values) < 0:
         raise ValueError(f"{module}: a negative entry")
-    out = [
-        "`resetall",
-        "`timescale 1ns/1ps",
-        "`default_nettype none",
+    head = [
         *comment,
         f"// exponential table ({n} entries of {val_w} bits), combinational.",
         f"module {module} (",
         f"  input  wire [{idx_w - 1}:0] d,",
         f"  output reg  [{val_w - 1}:0] {port}",
         ");",
-        "  always @* begin",
-        "    case (d)",
     ]
-    for d, v in enumerate(values):
-        out.append(f"      {idx_w}'d{d}: {port} = {val_w}'d{v};")
-    out += [
-        f"      default: {port} = {val_w}'d0;",
-        "    endcase",
-        "  end",
-        "endmodule",
-        "`resetall",
-        "",
-    ]
-    return "\n".join(out)
+    arms = [f"      {idx_w}'d{d}: {port} = {val_w}'d{v};" for d, v in enumerate(values)]
+    return case_table(head, "d", arms, f"{port} = {val_w}'d0;")
 
 
 def render():

@@ -27,6 +27,8 @@ HEADER = ROOT / "rtl" / "ga2_isa.vh"
 CFG_HEADER = ROOT / "rtl" / "ga2_cfg.vh"
 DECODE = ROOT / "rtl" / "ga2_decode_ops.vh"
 UNITS = ROOT / "rtl" / "ga2_units.vh"
+# ga2_top's parameters in its order, each defaulting to the define of its name (`GA2_TOP_PARAMS)
+TOP_PARAMS = ("EXT_WORDS", "IMEM_DEPTH", "SP_WORDS", "OVERLAP", "SM_MAX_LEN")
 
 
 def render():
@@ -46,13 +48,20 @@ def render_cfg(cfg=config.DEFAULT):
            f"`define GA2_IMEM_DEPTH {cfg.imem_depth}",
            f"`define GA2_SM_MAX_LEN {cfg.sm_max_len}",
            f"`define GA2_OVERLAP {int(cfg.mode == 'overlap')}",
-           "", "// timing contract constants (docs/isa.md)",
-           f"`define GA2_ISSUE_CYCLES {cfg.issue_cycles}",
-           f"`define GA2_MM_FILL {cfg.mm_fill}",
-           f"`define GA2_SM_DIV_CYCLES {cfg.sm_div_cycles}",
-           f"`define GA2_LDX_EXTRA {ldx.EXTRA}",
-           f"`define GA2_NORM_TAIL {norm.TAIL}",
-           "", "`endif", ""]
+           "", "// ga2_top's parameters, each defaulting to its size above: the parameter list of",
+           "// ga2_top and of the benches that hold it (`GA2_TOP_PARAMS; tb/sim/build.py's",
+           "// cfg_parameters set them): OVERLAP 0 is the in-order timing mode, 1 the overlap mode;",
+           "// SM_MAX_LEN the longest softmax, 1..GA2_SM_LEN_LIMIT",
+           "`define GA2_TOP_PARAMS \\"]
+    out += [f"  parameter {p:<10} = `GA2_{p}" + (", \\" if k < len(TOP_PARAMS) - 1 else "")
+            for k, p in enumerate(TOP_PARAMS)]
+    out += ["", "// timing contract constants (docs/isa.md)",
+            f"`define GA2_ISSUE_CYCLES {cfg.issue_cycles}",
+            f"`define GA2_MM_FILL {cfg.mm_fill}",
+            f"`define GA2_SM_DIV_CYCLES {cfg.sm_div_cycles}",
+            f"`define GA2_LDX_EXTRA {ldx.EXTRA}",
+            f"`define GA2_NORM_TAIL {norm.TAIL}",
+            "", "`endif", ""]
     return "\n".join(out)
 
 

@@ -118,10 +118,7 @@ def mutants(fast=False):
 
 def mutant(label):
     """The one mutant called label (KeyError naming it otherwise)."""
-    for m in mutants():
-        if m.label == label:
-            return m
-    raise KeyError(f"no language-model mutant {label!r}")
+    return outcomes.by_label(mutants(), label, "language-model")
 
 
 def main(argv=None):

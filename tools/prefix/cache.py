@@ -368,20 +368,8 @@ def check_prefix(quick=False):
 
 
 def main(argv=None):
-    import time
-
     from tb import cli
-    ap = cli.Parser(prog="tools.prefix.cache", description="shared-prefix check on the reference (check_prefix)")
-    ap.add_argument("--check", action="store_true", help="run check_prefix (the default action)")
-    ap.add_argument("--quick", action="store_true", help="fewer runs")
-    a = ap.parse_args(argv)
-    t0 = time.time()
-    probs = check_prefix(a.quick)
-    for p in probs[:20]:
-        print("PROBLEM", p)
-    print(f"check_prefix{' (quick)' if a.quick else ''}: {len(probs)} problem(s) in {time.time() - t0:.2f} s")
-    sys.stdout.flush()
-    return 1 if probs else 0
+    return cli.check_command(argv, "tools.prefix.cache", "shared-prefix", check_prefix, "fewer runs")
 
 
 if __name__ == "__main__":

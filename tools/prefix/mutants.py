@@ -16,10 +16,9 @@ block of repeated rows onto an equal one): only those structural checks see them
 """
 import os
 import sys
-import time
 
 from tb import ROOT
-from tb.mutation import command, outcomes, text
+from tb.mutation import command, outcomes
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.prefix.cache", "--check"]
@@ -62,18 +61,13 @@ def mutants(fast=False):
 
 
 def mutant(label):
-    """The one mutant called label (KeyError naming it otherwise): for tests that build a
-    broken engine from its text edit."""
-    for m in mutants():
-        if m.label == label:
-            return m
-    raise KeyError(f"no shared-prefix mutant {label!r}")
+    """The one mutant called label (KeyError naming it otherwise)."""
+    return outcomes.by_label(mutants(), label, "shared-prefix")
 
 
 def run(fast=False, jobs=2, timeout=120, quick=False):
-    t0 = time.time()
-    res = text.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
-    return res, time.time() - t0
+    """(results, wall seconds): every mutant (the --fast subset if fast) judged by the check."""
+    return command.timed_run(mutants(fast), CHECK, quick, timeout, jobs)
 
 
 def main(argv=None):

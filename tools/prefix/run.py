@@ -265,10 +265,9 @@ def report(rows, log=print):
 
 
 def figures(data, path_roof, path_words):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from tools.ch09.figures import plt, roofline_axes, save  # matplotlib on Agg
     src = "reference model (MODEL ONLY)" if data.get("model_only") else "circuit counters and bus monitor"
     rows = data["table"]
     fig, ax = plt.subplots(figsize=(8, 5.5))
@@ -294,19 +293,9 @@ def figures(data, path_roof, path_words):
     if pf:
         ax.plot(pf["mac_per_word"], pf["mac_per_cycle"], "*", color="tab:red", ms=14,
                 label=f"prefill {pf['tokens']} tokens (in-order mode)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(0.3, 40)
-    ax.set_ylim(0.1, 30)
-    ax.set_xlabel("arithmetic intensity (MAC per word moved)")
-    ax.set_ylabel("throughput (MAC per cycle)")
-    ax.set_title(f"GA-2 roofline: decode steps with B requests sharing a P-token prefix\n"
-                 f"(points measured: {src})")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path_roof, dpi=110)
-    plt.close(fig)
+    roofline_axes(ax, (0.3, 40), "GA-2 roofline: decode steps with B requests sharing a P-token prefix\n"
+                  f"(points measured: {src})")
+    save(fig, path_roof)
 
     fig, axs = plt.subplots(1, 2, figsize=(10, 4.2))
     for P, mk in marks.items():
@@ -323,9 +312,7 @@ def figures(data, path_roof, path_words):
         a.grid(True, alpha=0.3)
         a.legend(fontsize=7)
     fig.suptitle(f"Shared-prefix attention (measured: {src}; in-order mode)")
-    fig.tight_layout()
-    fig.savefig(path_words, dpi=110)
-    plt.close(fig)
+    save(fig, path_words)
 
 
 def main(argv=None):

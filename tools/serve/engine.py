@@ -15,7 +15,6 @@ finding (the mutation harness, tools/serve/mutants.py, runs it).
 """
 import heapq
 import sys
-import time
 from collections import namedtuple
 
 from tb import cli
@@ -253,16 +252,7 @@ def check_serving(quick=False):
 
 
 def main(argv=None):
-    ap = cli.Parser(prog="tools.serve.engine", description="serving check on the reference (check_serving)")
-    ap.add_argument("--check", action="store_true", help="run check_serving (the default action)")
-    ap.add_argument("--quick", action="store_true", help="the staggered workload only")
-    a = ap.parse_args(argv)
-    t0 = time.time()
-    probs = check_serving(a.quick)
-    for p in probs[:20]:
-        print("PROBLEM", p)
-    print(f"check_serving{' (quick)' if a.quick else ''}: {len(probs)} problem(s) in {time.time() - t0:.2f} s")
-    return 1 if probs else 0
+    return cli.check_command(argv, "tools.serve.engine", "serving", check_serving, "the staggered workload only")
 
 
 if __name__ == "__main__":

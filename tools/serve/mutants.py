@@ -23,10 +23,9 @@ answer right: only the bus monitor can catch it.
 """
 import os
 import sys
-import time
 
 from tb import ROOT
-from tb.mutation import command, outcomes, text
+from tb.mutation import command, outcomes
 
 PY = sys.executable
 CHECK = [PY, "-m", "tools.serve.engine", "--check"]
@@ -160,26 +159,17 @@ def lm_mutants(fast=False, labels=None):
 def run_lm(fast=False, jobs=2, timeout=180, quick=False, labels=None):
     """(results, wall seconds): every LM mutant (or those of labels) judged by the LM
     serving check."""
-    t0 = time.time()
-    res = text.run_mutants(lm_mutants(fast, labels), CHECK_LM + (["--quick"] if quick else []),
-                           ROOT, timeout, jobs)
-    return res, time.time() - t0
+    return command.timed_run(lm_mutants(fast, labels), CHECK_LM, quick, timeout, jobs)
 
 
 def mutant(label):
-    """The one mutant called label (KeyError naming it otherwise): for tests that build a
-    broken engine from its text edit."""
-    for m in mutants():
-        if m.label == label:
-            return m
-    raise KeyError(f"no serving mutant {label!r}")
+    """The one mutant called label (KeyError naming it otherwise)."""
+    return outcomes.by_label(mutants(), label, "serving")
 
 
 def run(fast=False, jobs=2, timeout=120, quick=False):
     """(results, wall seconds): every mutant judged by the serving check."""
-    t0 = time.time()
-    res = text.run_mutants(mutants(fast), CHECK + (["--quick"] if quick else []), ROOT, timeout, jobs)
-    return res, time.time() - t0
+    return command.timed_run(mutants(fast), CHECK, quick, timeout, jobs)
 
 
 def main(argv=None):

@@ -1,6 +1,7 @@
 // The restart check's parts (tb/sim/files.py restart_files: these, then tb/hdl/restart_chk.v,
 // the top, after the vector units' pairs generated from the op records: tb/restart.py);
-// their shared codes are tb/hdl/restart_codes.vh (on every bench's include path).
+// their shared codes are tb/hdl/restart_codes.vh, the unit pairs' shared ports
+// tb/hdl/restart_ports.vh (both on every bench's include path).
 restart_rd.v
 restart_cmp1.v
 restart_jobs.v

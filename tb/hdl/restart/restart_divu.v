@@ -1,6 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
+`include "restart_ports.vh"
 // restart_divu: the restart check's (restart_chk.v) pair of dividers (ga2_divu, 32 bits):
 // A and B, started by st_a and st_b with the same operands, compared every cycle. Why a
 // pair: a start while A is busy must leave A from the next cycle on exactly as B, started
@@ -9,18 +10,10 @@
 // mis[s], with !==: 0 busy, 1 last, 2 quotient, 3 remainder (in B's last cycle), 13 x/z on
 // busy or last (A or B), or on B's quotient or remainder in its last cycle.
 module restart_divu (
-  input  wire         clk,                 // the check's gated clock
-  input  wire         rst,
-  input  wire         st_a,                // A's start (the first job and the restart)
-  input  wire         st_b,                // B's start (the restart only)
+  `RESTART_PAIR_IN                         // clk, rst, st_a, st_b (restart_ports.vh)
   input  wire [31:0]  dividend,
   input  wire [31:0]  divisor,
-  output wire         busy_a,              // A's busy (the restart cycle's check)
-  output wire         busy_b,
-  output wire         last_b,              // B's last: the comparison's end
-  output reg  [15:0]  mis,                 // mis[s]: signal s of A differs from B's this cycle
-  output wire [127:0] obs_a,               // the outputs, for the VERBOSE message
-  output wire [127:0] obs_b
+  `RESTART_PAIR_OUT                        // busy_a, busy_b, last_b, mis, obs_a, obs_b
 );
   wire        va_busy, va_last, vb_busy, vb_last;
   wire [31:0] va_q, va_r, vb_q, vb_r;

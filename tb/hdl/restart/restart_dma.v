@@ -1,8 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-`include "ga2_isa.vh"
-`include "ga2_cfg.vh"
+`include "restart_ports.vh"
 // restart_dma: the restart check's (restart_chk.v) pair of dma units (LD, ST and ldx): A
 // and B, each with its own scratchpad and external memory models (restart_rd; the
 // scratchpad's words at 0xF00..0xFFF read as one byte, so a lookup there has a row index
@@ -17,10 +16,7 @@ module restart_dma #(
   parameter SP_WORDS  = `GA2_SP_WORDS,     // the scratchpad size (pointer widths)
   parameter EXT_WORDS = `GA2_EXT_WORDS     // the external memory size
 ) (
-  input  wire                   clk,       // the check's gated clock
-  input  wire                   rst,
-  input  wire                   st_a,      // A's start (the first job and the restart)
-  input  wire                   st_b,      // B's start (the restart only)
+  `RESTART_PAIR_IN                         // clk, rst, st_a, st_b (restart_ports.vh)
   input  wire                   dir,
   input  wire                   ldx,
   input  wire [`GA2_ADDR_W-1:0] sp_base,
@@ -28,12 +24,7 @@ module restart_dma #(
   input  wire [`GA2_ADDR_W-1:0] idx,
   input  wire [15:0]            rows,
   input  wire [12:0]            len,
-  output wire                   busy_a,    // A's busy (the restart cycle's check)
-  output wire                   busy_b,
-  output wire                   last_b,    // B's last: the comparison's end
-  output reg  [15:0]            mis,       // mis[s]: signal s of A differs from B's this cycle
-  output wire [127:0]           obs_a,     // the outputs, for the VERBOSE message
-  output wire [127:0]           obs_b
+  `RESTART_PAIR_OUT                        // busy_a, busy_b, last_b, mis, obs_a, obs_b
 );
   localparam AW = `GA2_ADDR_W;
   localparam [31:0] SALT_EXT = 32'hC3A50F69;

@@ -1,8 +1,7 @@
 `resetall
 `timescale 1ns/1ps
 `default_nettype none
-`include "ga2_isa.vh"
-`include "ga2_cfg.vh"
+`include "restart_ports.vh"
 // restart_mm: the restart check's (restart_chk.v) pair of mm_ctrl units (ga2_systolic and
 // ga2_pe inside): A and B, each with its own memory model per read port (restart_rd: the
 // low byte of each port's word, and port 0's full word), started by st_a and st_b with the
@@ -15,10 +14,7 @@
 module restart_mm #(
   parameter SP_WORDS = `GA2_SP_WORDS       // the scratchpad size (pointer widths)
 ) (
-  input  wire                   clk,       // the check's gated clock
-  input  wire                   rst,
-  input  wire                   st_a,      // A's start (the first job and the restart)
-  input  wire                   st_b,      // B's start (the restart only)
+  `RESTART_PAIR_IN                         // clk, rst, st_a, st_b (restart_ports.vh)
   input  wire [`GA2_ADDR_W-1:0] dst,
   input  wire [`GA2_ADDR_W-1:0] a_base,
   input  wire [`GA2_ADDR_W-1:0] b_base,
@@ -31,12 +27,7 @@ module restart_mm #(
   input  wire [11:0]            ldc,
   input  wire                   acc,
   input  wire                   a16,       // 16-bit A operands (the depth's khi stays 0 here)
-  output wire                   busy_a,    // A's busy (the restart cycle's check)
-  output wire                   busy_b,
-  output wire                   last_b,    // B's last: the comparison's end
-  output reg  [15:0]            mis,       // mis[s]: signal s of A differs from B's this cycle
-  output wire [127:0]           obs_a,     // the outputs, for the VERBOSE message
-  output wire [127:0]           obs_b
+  `RESTART_PAIR_OUT                        // busy_a, busy_b, last_b, mis, obs_a, obs_b
 );
   localparam AW = `GA2_ADDR_W;
   localparam NP = 2 * `GA2_ARRAY;          // mm_ctrl's read ports

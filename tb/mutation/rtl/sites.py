@@ -27,9 +27,10 @@ import tempfile
 from collections import defaultdict, namedtuple
 
 from tb import ROOT
+from tb.mutation.rtl import structural
 from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
 from tb.mutation.rtl.tokenizer import match_paren, stmt_bounds, tokenize
-from tb.sim.files import rtl_files
+from tb.sim.files import macro_bodies, rtl_files
 from tb.sim.process import ToolFault
 
 RTL_DIR = os.path.join(ROOT, "rtl")
@@ -325,18 +326,21 @@ def _isa_defines(rtl_dir):
     """`define NAME from the .vh headers, each mapped to a placeholder for parsing: an
     identifier, or for a macro with arguments a system task (`NAME(args); parses as a
     `$`-task call, whose arguments hold no site), or for a macro without arguments of
-    several lines (the declarations of an op's fields, `GA2_<OP>_FIELDS: declarations hold
-    no site) one wire declaration on the line of its use."""
+    several lines one line on the line of its use: a port list (`GA2_VEC_PORTS) its
+    ports without their ranges, a parameter list (`GA2_TOP_PARAMS) its parameters with
+    placeholder defaults, else (the declarations of an op's fields, `GA2_<OP>_FIELDS) one
+    wire declaration (declarations hold no site)."""
     out = []
-    for fn in sorted(os.listdir(rtl_dir)):
-        if fn.endswith(".vh"):
-            for line in open(os.path.join(rtl_dir, fn)):
-                m = re.match(r"\s*`define\s+(\w+)(\()?", line)
-                if m and not m.group(1).endswith("_VH"):
-                    if line.rstrip().endswith("\\") and not m.group(2):
-                        out.append(f"{m.group(1)}=wire MUTMACRO_{m.group(1)};")
-                    else:
-                        out.append(f"{m.group(1)}={'$' if m.group(2) else ''}MUTMACRO_{m.group(1)}")
+    for name, args, body in macro_bodies(rtl_dir):
+        if name.endswith("_VH"):
+            continue
+        if body is not None and not args:
+            ports, params = structural.port_list(body), structural.param_list(body)
+            out.append(f"{name}=" + (", ".join(f"{d} wire {n}" for d, n in ports) if ports
+                                     else ", ".join(f"parameter {n} = MUTMACRO_{n}" for n, _ in params) if params
+                                     else f"wire MUTMACRO_{name};"))
+        else:
+            out.append(f"{name}={'$' if args else ''}MUTMACRO_{name}")
     return out
 
 

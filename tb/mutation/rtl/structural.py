@@ -5,9 +5,10 @@ contiguous text edit of the original file, at a position found through the AST e
 sites.Walker (the `?` of a conditional, the `=` of a continuous assignment, an `if`, a
 binary operator, a non-blocking `<=`), the extent of an operand found in the token stream
 by operator precedence. Widths come from the module's declarations (token scan of
-input/output/wire/reg [M:L] names); a width is checked with the module's parameter
-defaults and the `define values of the .vh headers, but the edited text keeps M and L
-symbolic, so a mutant stays right under another instance's parameters.
+input/output/wire/reg [M:L] names, a port-list macro's ports among them); a width is
+checked with the module's parameter defaults (a parameter-list macro's among them) and
+the `define values of the .vh headers, but the edited text keeps M and L symbolic, so a
+mutant stays right under another instance's parameters.
 
   narrow  the outermost `-` or `*` of an assignment whose target has a known width W > 1
           computed one bit narrow: `a - b` -> `({1'b0, {((M)-(L)){1'b1}}} & (a - b))`
@@ -34,6 +35,9 @@ symbolic, so a mutant stays right under another instance's parameters.
 import os
 import re
 
+from tb.mutation.rtl.tokenizer import tokenize
+from tb.sim.files import macro_bodies
+
 NEW_CLASSES = ("narrow", "carry", "delay", "bypass", "prio")
 HANDSHAKE = re.compile(r"(_en|_we|start|busy|last|done|valid|retire|issue)$")
 
@@ -54,28 +58,25 @@ def _binary(toks, j):
     return j > 0 and _operand_end_tok(toks[j - 1])
 
 
-def _match_back(toks, j):
-    depth, close = 0, toks[j].text
-    for k in range(j, -1, -1):
-        if toks[k].text == close:
+def _match(toks, j, partner, ks):
+    """The index of the bracket partner[toks[j].text] matching toks[j], scanning ks."""
+    depth, this = 0, toks[j].text
+    for k in ks:
+        if toks[k].text == this:
             depth += 1
-        elif toks[k].text == _CLOSE[close]:
+        elif toks[k].text == partner[this]:
             depth -= 1
             if depth == 0:
                 return k
     raise ValueError("unbalanced brackets")
+
+
+def _match_back(toks, j):
+    return _match(toks, j, _CLOSE, range(j, -1, -1))
 
 
 def _match_fwd(toks, j):
-    depth, open_ = 0, toks[j].text
-    for k in range(j, len(toks)):
-        if toks[k].text == open_:
-            depth += 1
-        elif toks[k].text == _OPEN[open_]:
-            depth -= 1
-            if depth == 0:
-                return k
-    raise ValueError("unbalanced brackets")
+    return _match(toks, j, _OPEN, range(j, len(toks)))
 
 
 def left_start(toks, i, prec, nba):
@@ -243,6 +244,46 @@ def _defines(rtl_dir):
     return out
 
 
+_PORT_RE = re.compile(r"(input|output|inout)\s+(?:wire|reg)?\s*(?:signed\s+)?(?:\[[^\]]*\]\s*)?(\w+)")
+
+
+_PARAM_RE = re.compile(r"parameter\s+(\w+)\s*=\s*(.+)", re.S)
+
+
+def _items(body):
+    return [x.strip() for x in re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S).split(",")]
+
+
+def port_list(body):
+    """[(direction, name)] when a macro's body is an ANSI port list (`GA2_VEC_PORTS), else []."""
+    ports = [_PORT_RE.fullmatch(x) for x in _items(body)]
+    return [(m.group(1), m.group(2)) for m in ports] if all(ports) else []
+
+
+def param_list(body):
+    """[(name, default text)] when a macro's body is a parameter list (`GA2_TOP_PARAMS), else []."""
+    params = [_PARAM_RE.fullmatch(x) for x in _items(body)]
+    return [(m.group(1), m.group(2).strip()) for m in params] if all(params) else []
+
+
+def expand_decl_macros(toks, text, rtl_dir):
+    """(tokens, text): toks with each use of a port-list or parameter-list macro replaced
+    by the tokens of its body, appended to text (the declarations' ranges, and the
+    parameters' defaults, are offsets into or text of the text returned)."""
+    bodies = {f"`{n}": b for n, a, b in macro_bodies(rtl_dir)
+              if b is not None and not a and (port_list(b) or param_list(b))}
+    out = []
+    for t in toks:
+        if t.kind == "macro" and t.text in bodies:
+            base = len(text) + 1
+            text = text + "\n" + bodies[t.text]
+            out += [b._replace(start=b.start + base, end=b.end + base, line=t.line)
+                    for b in tokenize(bodies[t.text])]
+        else:
+            out.append(t)
+    return out, text
+
+
 def parameters(text):
     """{name: default expression}: each value runs to the first `,` `;` or newline outside
     parentheses, a comment, or an unmatched `)` (the end of a #( ... ) parameter list)."""
@@ -375,8 +416,11 @@ def _short(s, n=60):
 # ------------------------------------------------------------------ the sites
 def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ctx):
     """Call add(line, cls, start, end, repl, desc) for each site of the classes wanted."""
-    ev = Evaluator(text, rtl_dir)
-    decl = declarations(toks)
+    # the declarations and parameters, a port or parameter list macro's among them (dtext:
+    # what their ranges index)
+    dtoks, dtext = expand_decl_macros(toks, text, rtl_dir)
+    ev = Evaluator(dtext, rtl_dir)
+    decl = declarations(dtoks)
     nba_toks = {ti for e, ti in located if e.kind == "nba"}
     node_tok = {id(e.node): ti for e, ti in located if e.kind in ("if", "cond", "binop")}
     has_clk = "clk" in decl
@@ -397,15 +441,15 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
         rname = type(rn).__name__
         # a carry-in: the last term of a sum of three or more, one bit wide
         one_bit = (rname == "IntConst" and re.fullmatch(r"1'[bdh]1", rn.value.replace(" ", ""))) or \
-            (rname == "Identifier" and _width(decl, rn.name, text, ev)[0] == 1)
+            (rname == "Identifier" and _width(decl, rn.name, dtext, ev)[0] == 1)
         if t.text == "+" and one_bit and type(e.node.left).__name__ in ("Plus", "Minus") \
                 and right_end(toks, ti + 1, _PREC["+"]) == ti + 2:
             add(t.line, "carry", t.start, toks[ti + 1].end, "", f"carry-in dropped: + {toks[ti + 1].text}")
         # the carry-out of a sum whose target is wider than its widest (identifier) operand
         name = _tgt(e.ctx)
         if t.text == "+" and name and not e.ctx & {"sub", "inarith"}:
-            w, _ = _width(decl, name, text, ev)
-            widths = [_width(decl, o.name, text, ev) if type(o).__name__ == "Identifier" else (None, None)
+            w, _ = _width(decl, name, dtext, ev)
+            widths = [_width(decl, o.name, dtext, ev) if type(o).__name__ == "Identifier" else (None, None)
                       for o in (e.node.left, e.node.right)]
             if w and all(x[0] for x in widths):
                 ow, orng = max(widths, key=lambda x: x[0])
@@ -431,7 +475,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
         end = stmt_end(toks, ti + 1)
         if j < 0 or end is None or toks[j].text == "reg":
             return
-        w, rng = _width(decl, name, text, ev)
+        w, rng = _width(decl, name, dtext, ev)
         rdecl = f"reg [{rng[0]}:{rng[1]}]" if rng else "reg"
         rhs = text[toks[ti + 1].start:toks[end - 2].end]
         head = text[toks[j].start:t.end]
@@ -451,7 +495,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
             cls = "carry" if nt == "Plus" else "narrow"
             name = _tgt(e.ctx)
             if name and cls in classes:
-                w, rng = _width(decl, name, text, ev)
+                w, rng = _width(decl, name, dtext, ev)
                 if w is not None and w > 1 and rng:
                     p = _PREC[t.text]
                     a, b = left_start(toks, ti, p, nba_toks), right_end(toks, ti + 1, p)
@@ -468,7 +512,7 @@ def structural_sites(module, text, toks, located, rtl_dir, add, classes, skip_ct
                 ot = toks[k]
                 if ot.text != opnd.name or (side == "right" and k + 1 < len(toks) and toks[k + 1].text == "["):
                     continue
-                w, rng = _width(decl, opnd.name, text, ev)
+                w, rng = _width(decl, opnd.name, dtext, ev)
                 if w is not None and w > 1 and rng:
                     add(ot.line, "narrow", ot.start, ot.end, f"({_top_clear_mask(rng)} & {ot.text})",
                         f"{ot.text} in {t.text}: top bit dropped")

@@ -3,7 +3,7 @@ that test each other: pack4.py holds the packing and the unpacking op, each the 
 round trip).
 
 The generic stimulus files (hand.py, edges.py, programs.py, collide.py, badprog.py,
-holes.py, regionprog.py, demo.py, randops.py) name no operation beyond LD, ST, MM and
+holes.py, regionprog.py, demo.py, randops.py, shared_hooks.py) name no operation beyond LD, ST, MM and
 HALT, which every program uses: where an operation needs programs of its own they call a
 hook of these modules, and a module defines only the hooks its operation has. Adding an
 operation's directed programs is adding a module here; the package finds its modules

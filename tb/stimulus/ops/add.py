@@ -5,6 +5,7 @@ one-word edges, the colliding and region drawers."""
 import random
 
 from model import isa
+from tb.stimulus import shared_hooks
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -88,26 +89,8 @@ def edges(v, x, SP, EXT, T):
     x("ADD w len 0", "ADD", dst=5, src=5, len=0, src2=5, w=1)
 
 
-def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
-    from tb.stimulus.collide import _clip, _near
-    src2 = _near(rng, n, None, window)
-    if side == "r" and rng.random() < 0.5:           # aim src2 instead of src
-        src, src2 = src2, src
-    if side is None and rng.random() < 0.2:          # dst overlapping src
-        dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-    return isa.build("ADD", cfg=cfg, dst=dst, src=src, len=n, src2=src2)
-
-
-def edge_producers(b, at):
-    return [("ADD", b("ADD", dst=at + 48, src=at, len=24, src2=at + 24))]
-
-
-def edge_consumers(b, op, word, side, at):
-    """It reads the word as src and as src2."""
-    o1, o2 = at + 121, at + 122
-    if side == "r":
-        return [b("ADD", dst=o1, src=word, len=1, src2=o2), b("ADD", dst=o1, src=o2, len=1, src2=word)]
-    return [b("ADD", dst=word, src=o1, len=1, src2=o2)]
+# the colliding programs' drawer and one-word edges: src and src2 (tb/stimulus/shared_hooks.py)
+collide_make, edge_producers, edge_consumers = shared_hooks.two_operand("ADD")
 
 
 def hole_faults(r, top, far):

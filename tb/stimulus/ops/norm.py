@@ -3,6 +3,7 @@ and 64, all -128, ss = 1 and 4, dst over src, m and s at their ends, its faults 
 edges (len 64 / 65 / 4096 + 64), its one-word edges, the colliding and region drawers."""
 from model import isa, quant
 from model.ops import norm
+from tb.stimulus import shared_hooks
 
 OPS = ("NORM",)
 LM_STREAM = 2            # its place in the language-model hand programs' random stream
@@ -65,13 +66,6 @@ def lm_faults(B, R, H, img):
             ("err2_norm_dst", [R("NORM", dst=4095, src=0, len=2, m=1, s=1), H], img)]
 
 
-def edges_n(v, x, n, SP, EXT):
-    v("NORM", dst=SP - n, src=SP - 2 * n, len=n, m=20000, s=14)
-    v("NORM", dst=SP - 2 * n, src=SP - n, len=n, m=20000, s=14)
-    x(f"NORM src {n}", "NORM", dst=0, src=SP - n + 1, len=n, m=1, s=0)
-    x(f"NORM dst {n}", "NORM", dst=SP - n + 1, src=0, len=n, m=1, s=0)
-
-
 def edges(v, x, SP, EXT, T):
     x("NORM len 0", "NORM", len=0, dst=5, src=5, m=1, s=1)
     v("NORM", dst=0, src=100, len=64, m=1, s=1)
@@ -85,24 +79,8 @@ def edges(v, x, SP, EXT, T):
     x("NORM len + sp", "NORM", dst=SP - 1, src=SP - 1, len=100, m=1, s=1)
 
 
-def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
-    from tb.stimulus.collide import _clip
-    from tb.stimulus.randops import rand_ms
-    if side is None and rng.random() < 0.2:
-        dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-    m, s = rand_ms(rng)
-    return isa.build("NORM", cfg=cfg, dst=dst, src=src, len=n, m=m, s=s)
-
-
-def edge_producers(b, at):
-    return [("NORM", b("NORM", dst=at + 24, src=at, len=24, m=20000, s=19))]
-
-
-def edge_consumers(b, op, word, side, at):
-    o1 = at + 121
-    if side == "r":
-        return [b("NORM", dst=o1, src=word, len=1, m=30000, s=20)]
-    return [b("NORM", dst=word, src=o1, len=1, m=30000, s=20)]
+# the colliding programs' drawer and one-word edges, the n-word edges (tb/stimulus/shared_hooks.py)
+collide_make, edge_producers, edge_consumers, edges_n = shared_hooks.requant("NORM", 19, 20, 121)
 
 
 def region(rng, cfg, op, addr, data, R, prog):

@@ -2,6 +2,7 @@
 overlapping src / dst, the requant edges, relu, its faults, its decode edges, the alias
 reads of the overlap suite, the longest transfers of the vector unit."""
 from model import isa
+from tb.stimulus import shared_hooks
 
 OPS = ("RQ",)
 LM_STREAM = 3            # its place in the language-model hand programs' random stream
@@ -106,13 +107,6 @@ def long_programs(b, img, SP, EXT):
     return [("long transfers", prog, img)]
 
 
-def edges_n(v, x, n, SP, EXT):
-    v("RQ", dst=SP - n, src=SP - 2 * n, len=n, m=20000, s=14)
-    v("RQ", dst=SP - 2 * n, src=SP - n, len=n, m=20000, s=14)
-    x(f"RQ src {n}", "RQ", dst=0, src=SP - n + 1, len=n, m=1, s=0)
-    x(f"RQ dst {n}", "RQ", dst=SP - n + 1, src=0, len=n, m=1, s=0)
-
-
 def edges(v, x, SP, EXT, T):
     x("RQ len 0", "RQ", len=0, dst=5, src=5, m=1, s=1)
     for n in (1, 20):
@@ -121,24 +115,8 @@ def edges(v, x, SP, EXT, T):
 
 
 # ------------------------------------------------------------------ colliding programs
-def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
-    from tb.stimulus.collide import _clip
-    from tb.stimulus.randops import rand_ms
-    if side is None and rng.random() < 0.2:          # src/dst overlapping, either way
-        dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-    m, s = rand_ms(rng)
-    return isa.build("RQ", cfg=cfg, dst=dst, src=src, len=n, m=m, s=s)
-
-
-def edge_producers(b, at):
-    return [("RQ", b("RQ", dst=at + 24, src=at, len=24, m=20000, s=14))]
-
-
-def edge_consumers(b, op, word, side, at):
-    other = at + 125
-    if side == "r":
-        return [b("RQ", dst=other, src=word, len=1, m=30000, s=9)]
-    return [b("RQ", dst=word, src=other, len=1, m=30000, s=9)]
+# the colliding programs' drawer and one-word edges, the n-word edges (tb/stimulus/shared_hooks.py)
+collide_make, edge_producers, edge_consumers, edges_n = shared_hooks.requant("RQ", 14, 9, 125)
 
 
 def fault_shape(dst, src):

@@ -15,9 +15,8 @@ import random
 
 import numpy as np
 
-from model import isa
 from model.ops import swiglu as record
-from tb.stimulus import resets
+from tb.stimulus import resets, shared_hooks
 from tb.stimulus.suitecfg import RANDOM_SEED
 
 OPS = ("SWIGLU",)
@@ -138,24 +137,5 @@ def self_contained_program():
 
 
 # ------------------------------------------------------------------ colliding programs
-def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
-    """Two reads as ADD's: aim src or src2."""
-    from tb.stimulus.collide import _clip, _near
-    src2 = _near(rng, n, None, window)
-    if side == "r" and rng.random() < 0.5:
-        src, src2 = src2, src
-    if side is None and rng.random() < 0.2:
-        dst = _clip(src + int(rng.integers(-n, n + 1)), n, *window)
-    return isa.build("SWIGLU", cfg=cfg, dst=dst, src=src, len=n, src2=src2)
-
-
-def edge_producers(b, at):
-    return [("SWIGLU", b("SWIGLU", dst=at + 48, src=at, len=24, src2=at + 24))]
-
-
-def edge_consumers(b, op, word, side, at):
-    """It reads the word as src and as src2."""
-    o1, o2 = at + 121, at + 122
-    if side == "r":
-        return [b("SWIGLU", dst=o1, src=word, len=1, src2=o2), b("SWIGLU", dst=o1, src=o2, len=1, src2=word)]
-    return [b("SWIGLU", dst=word, src=o1, len=1, src2=o2)]
+# the drawer aims src or src2; the one-word edges read src and src2 (tb/stimulus/shared_hooks.py)
+collide_make, edge_producers, edge_consumers = shared_hooks.two_operand("SWIGLU")

@@ -68,14 +68,7 @@ module ga2_fpga #(
 
   ga2_top #(.EXT_WORDS(EXT_WORDS), .IMEM_DEPTH(IMEM_DEPTH), .SP_WORDS(SP_WORDS),
             .OVERLAP(OVERLAP), .SM_MAX_LEN(SM_MAX_LEN)) u_chip (
-    .clk(clk), .rst(rst), .start(start),
-    .done(done), .error(error), .error_code(error_code), .error_pc(error_pc),
-    .cnt_cycles(cnt_cycles), .cnt_mm(cnt_mm), .cnt_dma(cnt_dma), .cnt_vec(cnt_vec),
-    .cnt_instret(cnt_instret), .cnt_fetch(cnt_fetch),
-    .imem_addr(imem_addr), .imem_en(imem_en), .imem_rdata(imem_rdata),
-    .ext_addr(ext_addr), .ext_en(ext_en), .ext_we(ext_we), .ext_wdata(ext_wdata),
-    .ext_rdata(ext_rdata),
-    .retire(retire), .retire_pc(retire_pc), .retire_cycle(retire_cycle)
+    `GA2_TOP_CONNECT                       // every port on the wire of its name (ga2_isa.vh)
   );
 
   // ------------------------------------------------------------------ imem: four lanes
