@@ -70,13 +70,6 @@ def _busy(op, args, cfg):
     return _BUSY[op][cfg.mode](args, cfg)
 
 
-def sm_busy(n, cfg):
-    """SM's busy cycles for a vector of n elements on cfg (model/ops/sm.py: in-order, the
-    two passes and a serial divide per element; overlap, the fast softmax's 3 n + 36).
-    Exact for n = 1..sm_max_len; the unit never receives n = 0 (fault 4 in DECODE)."""
-    return _BUSY["SM"][cfg.mode]((0, 0, n), cfg)
-
-
 # Speed (tools/bench/bench_model.py): what one word costs on one Config -- (op, unit, busy,
 # fault code, reason) -- depends on nothing else, so it is memoised per Config and word;
 # whole schedules are memoised per (Config, words) because programs are run again and again

@@ -4,7 +4,7 @@
   products; busy = K + 7 + M*N; all reads before the first write; other words untouched.
 - softmax, FAST = 0 (test_softmax) and FAST = 1 (test_softmax_fast, the overlap mode's
   reciprocal divide): random vectors of every length 1..64, ties, all equal, extreme
-  spreads against model.softmax_gold.softmax_fixed; busy = timing.sm_busy(len) of the
+  spreads against model.softmax_gold.softmax_fixed; busy = timing.busy_cycles (the op record's formula) of the
   matching timing mode (2(len+1) + 34 len; 3 len + 36); last in the final busy cycle;
   one write per element; reads before writes.
 - smw (test_smw): score rows of the measured range and its corners, lengths 1 .. 1,024
@@ -186,14 +186,14 @@ def _sm_cases(rng, fast=False):
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_softmax(dut):
     """softmax FAST = 0: Q16 probabilities of lengths 1..64 against softmax_fixed; timing
-    (the in-order mode's sm_busy) and order."""
+    (the in-order mode's busy_cycles) and order."""
     await _softmax(dut, fast=False)
 
 
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
 async def test_softmax_fast(dut):
     """softmax FAST = 1 (overlap mode): the same exact values, busy = the overlap mode's
-    sm_busy (at most 3 len + 40)."""
+    busy_cycles (at most 3 len + 40)."""
     await _softmax(dut, fast=True)
 
 
@@ -216,7 +216,7 @@ async def _softmax(dut, fast):
         diff = np.nonzero(out["mem"] != _w32(expect))[0]
         assert diff.size == 0, (f"SM fast={int(fast)} len={n} x={x[:8]}..: mem[{diff[0]}] = "
                                 f"{out['mem'][diff[0]]} vs {expect[diff[0]]}")
-        busy = timing.sm_busy(n, cfg)
+        busy = timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=n), cfg)
         assert not fast or busy <= 3 * n + 40
         assert out["busy_cycles"] == busy, f"SM fast={int(fast)} len={n}: busy {out['busy_cycles']} vs {busy}"
         assert out["last_cycle"] == busy - 1, f"SM len={n}: last in busy cycle {out['last_cycle']}"

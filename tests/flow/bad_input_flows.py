@@ -144,7 +144,6 @@ ROWS.update({       # the checks mutation runs call, the chapter's figures, the 
     "python -m tools.prefix.cache": ("tools.prefix.cache", [(["--bogus"], "--bogus"), (["--quick", "x"], "x")]),
     "python -m tools.serve.engine": ("tools.serve.engine", [(["--bogus"], "--bogus"), (["--quick", "x"], "x")]),
     "python -m tools.ch09.batch": ("tools.ch09.batch", [(["--bogus"], "--bogus"), (["--mode", "fast"], "--mode")]),
-    "python -m model.batch": ("model.batch", [(["--mode", "fast"], "--mode"), (["--quick", "x"], "x")]),
     "python -m tb.mutation.rtl.agree": ("tb.mutation.rtl.agree", [
         (["--sample", "0"], "--sample"),
         (["--sample", "x"], "--sample"),

@@ -77,11 +77,12 @@ def test_a_stall_without_the_hazard_flag_is_a_counterexample():
 def test_the_fast_softmax_phase_model_is_the_timing_formula():
     """The phases of tb/formal/ga2_softmax_fast_busy_f.v (len + 1, len + 1, 1,
     SM_FAST_TAIL - 2, 1, len) add up to model/timing.py's busy length for len 1..16."""
-    from model import config, timing
+    from model import config, isa, timing
     from model.ops import sm
     cfg = config.DEFAULT.replace(mode="overlap")
     for n in range(1, 17):
-        assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == timing.sm_busy(n, cfg), n
+        busy = timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=n), cfg)
+        assert (n + 1) + (n + 1) + 1 + (sm.FAST_TAIL - 2) + 1 + n == busy, n
 
 
 def test_the_rqc_busy_wrapper_states_the_record_formula():

@@ -4,12 +4,11 @@
 2. verification (tb/): imports the twin only;
 3. the applications (tools/): import the other two; nothing imports them.
 
-The one exception is a face: a module at a path chapter 9 names (model/batch.py) that only
-re-exports the application module that now holds the code; FACES lists them, and a face
-may contain nothing but that re-export. A planted wrong-way import makes these tests fail
+There is no exception: chapter 9's builder lives at the path the chapter names
+(model/batch.py) and imports the twin only; its command line is an application
+(tools/ch09/batch.py). A planted wrong-way import makes these tests fail
 (test_a_planted_wrong_way_import_is_caught).
 """
-import ast
 import pathlib
 
 import pytest
@@ -18,7 +17,6 @@ from pyimports import statements
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAYERS = {"model": 0, "tb": 1, "tools": 2}
 ALLOWED = {"model": {"model"}, "tb": {"model", "tb"}, "tools": {"model", "tb", "tools"}}
-FACES = {"model/batch.py": "tools.ch09.batch"}
 
 
 def imports(path):
@@ -34,8 +32,6 @@ def violations(path, layer):
     for line, mod in imports(path):
         top = mod.split(".")[0]
         if top in LAYERS and top not in ALLOWED[layer]:
-            if FACES.get(rel) and mod.startswith(FACES[rel].rsplit(".", 1)[0]):
-                continue
             bad.append(f"{rel}:{line} imports {mod}")
         if top == "tests":
             bad.append(f"{rel}:{line} imports the tests ({mod})")
@@ -57,22 +53,10 @@ def test_imports_run_one_way(layer):
 def test_the_twin_imports_only_itself_and_libraries():
     """Stricter than the layer rule: the twin names no path of the rest of the repository."""
     for f in layer_files("model"):
-        if f.relative_to(ROOT).as_posix() in FACES:
-            continue
         text = f.read_text()
         for other in ("tb.", "tools.", "from tb ", "from tools "):
             assert other not in [ln.strip()[:len(other)] for ln in text.splitlines()
                                  if ln.strip().startswith(("import", "from"))], f
-
-
-def test_faces_only_re_export():
-    """A face holds its docstring and the re-export of FACES[path], nothing else."""
-    for rel, target in FACES.items():
-        tree = ast.parse((ROOT / rel).read_text())
-        mods = {m for _, m in imports(ROOT / rel)}
-        assert target in mods, f"{rel} does not re-export {target}"
-        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-        assert not defs, f"{rel} defines {[d.name for d in defs]}: a face holds no code"
 
 
 def test_verification_goes_through_one_entry_point():

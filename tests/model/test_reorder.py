@@ -10,9 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from model import config, func, isa, reorder
+from model import batch, config, func, isa, reorder
 from model.machine import Machine
-from tools.ch09 import batch
 
 OVL = config.DEFAULT.replace(mode="overlap")
 

@@ -10,11 +10,10 @@ import random
 import numpy as np
 import pytest
 
-from model import config, isa, timing
+from model import batch, config, isa, timing
 from model.machine import GA2Error, Machine
 from model.timing import Event
 from tb.stimulus import badprog, randprog
-from tools.ch09 import batch
 
 CFG = config.DEFAULT
 HALT = isa.build("HALT")
@@ -65,8 +64,8 @@ def test_sm_busy_overlap_mode():
     # 2(len+1) + 34 + len = 3 len + 36, within the 3 len + 40 budget; in-order unchanged
     ov = config.DEFAULT.replace(mode="overlap")
     for n in range(1, 65):
-        assert timing.sm_busy(n, ov) == 3 * n + 36 <= 3 * n + 40
-        assert timing.sm_busy(n, config.DEFAULT) == 2 * (n + 1) + 34 * n
+        assert timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=n), ov) == 3 * n + 36 <= 3 * n + 40
+        assert timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=n), config.DEFAULT) == 2 * (n + 1) + 34 * n
     assert timing.busy_cycles(isa.build("SM", dst=0, src=0, len=64), ov) == 228
     assert timing.busy_cycles(isa.build("SM", dst=0, src=0, len=1), ov) == 39
 

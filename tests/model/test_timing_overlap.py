@@ -56,7 +56,7 @@ def test_hand_schedule_war_waw_and_unit_busy():
     # busy 43..47. MM#2: FETCH 43, DECODE 44 (mm idle since 42), busy 45..53.
     # SM (busy 2*5 + 36 + 4 = 50 in overlap mode): FETCH 45, DECODE 46, MM#1 done at 41, so
     # no wait: issue 46, busy 47..96. HALT: FETCH 47, DECODE 48..96, retires 97.
-    sm = timing.sm_busy(4, OVL)
+    sm = timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=4), OVL)
     assert [(e.op, e.issue, e.end) for e in s.events] == [
         ("MM", 2, 41), ("LD", 42, 47), ("MM", 44, 53), ("SM", 46, 46 + sm), ("HALT", 47 + sm, 47 + sm)]
     assert s.cycles == 47 + sm

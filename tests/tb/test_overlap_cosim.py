@@ -11,7 +11,7 @@ in overlap mode: what was issued completes after the faulting instruction's DECO
 faulting one writes nothing, code and pc are reported with done. A chip with its hazard
 check broken (tied to 0; one hazard kind dropped, with the scratchpad's missed-hazard
 check removed too) fails these tests. SM is in the mix: the overlap build's softmax is
-the fast one (ga2_softmax #(.FAST(OVERLAP))), timed by model/timing.sm_busy.
+the fast one (ga2_softmax #(.FAST(OVERLAP))), timed by model/timing.busy_cycles (its record's formula).
 """
 import numpy as np
 import pytest

@@ -26,9 +26,8 @@ import os
 import string
 import sys
 
-from model import timing
+from model import batch, timing
 from tb import ROOT, cli
-from tools.ch09 import batch
 from tools.ch09.cli import int_list
 from tools.serve import engine as serving
 from tools.serve import workload as serve_workload

@@ -16,7 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from tools.ch09 import batch, roofline
+from model import batch
+from tools.ch09 import roofline
 
 PEAK = float(roofline.peak())        # MAC/cycle (the Config's array)
 BW = float(roofline.bandwidth())     # word/cycle (the DMA)

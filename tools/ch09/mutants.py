@@ -2,7 +2,7 @@
 
 Each mutant changes ONE line of a copy of model/batch.py (the batched program builder)
 into a mistake a batched server could plausibly make. "Caught" = check_batching reports a
-problem (`python -m model.batch --check` prints a PROBLEM line and exits 1); a crash
+problem (`python -m tools.ch09.batch --check` prints a PROBLEM line and exits 1); a crash
 (traceback), a builder refusal (REFUSED lines only) or a timeout is listed in its own
 column and is not caught (tb/mutation/__init__.py). Three columns: the full check, the
 check without the ragged batch, and the full check in the overlap timing mode (the same
@@ -22,7 +22,7 @@ An extra mutant (the exercise "add a mutant to the list") is a file: JSON {"labe
 length-confusing mutant, expected to survive without the ragged batch), or a list of
 such objects; or a text file of exactly three lines: the label, the old line, the new
 line (indentation kept). It is refused (exit 2, one line) unless its old line occurs
-exactly once in tools/ch09/batch.py, as a whole line. --extra-only runs only the extra
+exactly once in model/batch.py, as a whole line. --extra-only runs only the extra
 mutants (all three columns); without it they are added to the list.
 
 The mutation engine (copying the tree, applying a mutant, running the check, outcomes,
@@ -41,7 +41,7 @@ from tb.mutation import outcomes
 from tb.mutation import report as mut_report
 from tb.mutation import text as mut_text
 
-FILE = "tools/ch09/batch.py"
+FILE = "model/batch.py"
 PY = sys.executable
 FULL = [PY, "-m", "tools.ch09.batch", "--check"]
 NO_RAGGED = [PY, "-m", "tools.ch09.batch", "--check", "--no-ragged"]

@@ -3,7 +3,7 @@
 The roofs come from the chip's Config (model/config.py): peak = cfg.peak_macs MACs per
 cycle (16: the 4 x 4 array), bandwidth = cfg.dma_words_per_cycle words per cycle (1), the
 ridge point peak / bandwidth (16 MAC/word). The step's words and MACs come from the
-chapter's traffic formula (tools/ch09/batch.py traffic, the model slice's sizes DM = D =
+chapter's traffic formula (model/batch.py traffic, the model slice's sizes DM = D =
 16): at context L a step moves the weights once, shared = 3 DM D words (768), and per
 sequence seq_words(L) = DM + 2 (L - 1) D + 2 D + D words (544 at L = 16); it computes
 proj = 3 DM D projection MACs (768) and attn(L) = 2 D L attention MACs (512) per
@@ -14,7 +14,7 @@ sequence. So B sequences reach the intensity
 (1280 / 544 = 2.35 MAC/word at L = 16, tending to 1 as L grows). tools/ch09/run.py,
 tools/ch09/figures.py and tools/prefix/run.py take every one of these numbers from here.
 """
-from tools.ch09 import batch
+from model import batch
 
 L_CHAPTER = batch.LMAX        # the chapter's context for its roofline figures (16)
 

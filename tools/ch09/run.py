@@ -23,11 +23,11 @@ import os
 import sys
 import time
 
-from model import config, isa, timing
+from model import batch, config, isa, timing
 from model.machine import Machine
 from tb import ROOT, cli
 from tb.hw import ToolFault
-from tools.ch09 import batch, roofline
+from tools.ch09 import roofline
 from tools.ch09.example_a import MODEL_7B, sci
 
 CFG = batch.CFG                          # chapter 9's chip (8192 words of external memory)

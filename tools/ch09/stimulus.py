@@ -49,7 +49,7 @@ def stale(path=CH09_FILE):
     with np.load(path) as got:
         for k, v in want.items():
             if k not in got or got[k].shape != v.shape or not np.array_equal(got[k], v):
-                return f"{path}: {k} differs from tools/ch09/batch.py's programs"
+                return f"{path}: {k} differs from model/batch.py's programs"
     return ""
 
 

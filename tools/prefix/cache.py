@@ -13,9 +13,9 @@ import random as _random
 import sys
 from collections import namedtuple as _nt
 
+from model import batch as _batch
 from model import config, isa
 from model.reorder import reorder
-from tools.ch09 import batch as _batch
 from tools.prefix.attention import (
     Oracle,
     PReq,

@@ -26,10 +26,10 @@ import os
 import sys
 import time
 
-from model import isa, reorder
+from model import batch, isa, reorder
 from model.machine import Machine
 from tb import ROOT, cli, hw
-from tools.ch09 import batch, roofline
+from tools.ch09 import roofline
 from tools.prefix import attention as prefix
 from tools.prefix import cache as prefix_cache
 from tools.serve import paged

@@ -3,7 +3,7 @@
 The model is chapter 9's weights with one set of scales; a request's prompt is its hidden
 rows, seeded by the model seed and the request id (the same whatever company it keeps).
 The oracle is independent of the paged builder: each request alone, through chapter 9's
-plain-Python integer reference (tools/ch09/batch.py int_reference / int_kv on a one-request
+plain-Python integer reference (model/batch.py int_reference / int_kv on a one-request
 batch holding only its rows), no instructions, no addresses but the output rows.
 reference_run builds every step program of a plan (tools/serve/engine.py), runs them on the
 reference Machine with the external memory carried from step to step and the scratchpad
@@ -14,10 +14,9 @@ import random
 
 import numpy as np
 
-from model import config, timing
+from model import batch, config, timing
 from model.machine import Machine
 from model.quant import quantize
-from tools.ch09 import batch
 from tools.serve import paged
 
 CFG = config.CH09

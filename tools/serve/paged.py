@@ -43,8 +43,8 @@ this file) in tools/serve/mutants.py, not part of it.
 from collections import namedtuple
 
 from model import config, isa
+from model.batch import DM, D  # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 from model.reorder import reorder
-from tools.ch09.batch import DM, D  # the model slice's sizes: chapter 9's head (hidden 16, head 16)
 
 MAX_CTX = config.CH09.sm_max_len        # longest context: the softmax unit's longest vector (64)
 MAX_BATCH = 8        # most sequences in one step

@@ -210,7 +210,7 @@ def example_b_beside(out, log=print):
         f"({rs['served'] - (rs['ch09'] - rs['ch09_riding_cycles']):+d} left)")
     # what is left, instruction by instruction: the paged step against chapter 9's step
     # for the same slots at the same lengths (batch.program, contiguous caches)
-    from tools.ch09 import batch
+    from model import batch
     model = oracle.model_data(1)
     reqs = [workload.Request(**q) for q in out["requests"]]
     for pol in serving.POLICIES:

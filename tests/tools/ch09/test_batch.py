@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from model import config, isa, timing
-from tools.ch09 import batch
+from model import batch, config, isa, timing
+from tools.ch09 import batch as batch_cli
 
 
 def test_check_batching_finds_no_problem():
@@ -292,6 +292,6 @@ def test_refusals_are_reported_apart(monkeypatch, capsys):
     monkeypatch.setattr(batch, "program", refuse)
     found = batch.check_batching(batches=(1,), lengths=(1,), seeds=(1,), ragged=False)
     assert found and all(isinstance(p, batch.Refused) for p in found)
-    assert batch.main(["--check", "--quick"]) == 1
+    assert batch_cli.main(["--check", "--quick"]) == 1
     out = capsys.readouterr().out
     assert "REFUSED" in out and "PROBLEM" not in out

@@ -9,9 +9,8 @@ cannot be covered by rows an earlier program left behind."""
 
 import pytest
 
-from model import timing
+from model import batch, timing
 from tb import hw
-from tools.ch09 import batch
 from tools.ch09 import run as ch09_run
 
 

@@ -9,7 +9,7 @@ reference Machine running program(...).
 """
 import pytest
 
-from tools.ch09 import batch
+from model import batch
 
 
 def _ins(busy):

@@ -2,8 +2,7 @@
 batching priced with the real batched programs (B)."""
 import pytest
 
-from model import timing
-from tools.ch09 import batch
+from model import batch, timing
 from tools.ch09 import example_a as A
 from tools.ch09 import example_b as B
 

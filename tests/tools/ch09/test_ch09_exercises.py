@@ -254,9 +254,9 @@ def test_mut_ch09_extra_mutant_text_file_is_the_json_one(tmp_path):
 
 
 @pytest.mark.parametrize("name,text,match", [
-    ("absent.txt", "x\nnot a line of the builder\ny\n", "occurs 0 times in tools/ch09/batch.py"),
+    ("absent.txt", "x\nnot a line of the builder\ny\n", "occurs 0 times in model/batch.py"),
     ("twice.txt", "x\n        for c in range(0, D, ARRAY):\ny\n", "(it must occur exactly once)"),
-    ("partial.txt", 'x\nins("SM", dst=SP_P, src=SP_S8, len=L)\ny\n', "is not a whole line of tools/ch09/batch.py"),
+    ("partial.txt", 'x\nins("SM", dst=SP_P, src=SP_S8, len=L)\ny\n', "is not a whole line of model/batch.py"),
     ("two.txt", "x\n        L = ts[j]\n", "exactly three lines (label, old line, new line), this file has 2"),
     ("nolabel.txt", "\n        L = ts[j]\n        L = 1\n", "the label must be a non-empty string"),
     ("same.json", '{"label": "a", "old": "        L = ts[j]", "new": "        L = ts[j]"}', "changes nothing"),

@@ -1,5 +1,5 @@
 """tb/stimulus/named/ch09.npz, chapter 9's programs as verification reads them, is not stale:
-it equals what tools/ch09/batch.py builds now (in both timing modes), read back through
+it equals what model/batch.py builds now (in both timing modes), read back through
 tb.stimulus.programs.chapter9_programs."""
 from model import config
 from tb.stimulus.programs import chapter9_programs

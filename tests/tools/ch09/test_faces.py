@@ -8,7 +8,7 @@ import pytest
 
 from tb import ROOT
 
-FACES = {"model.batch": "tools.ch09.batch", "tools.ch09_run": "tools.ch09.run",
+FACES = {"tools.ch09_run": "tools.ch09.run",
          "tools.ch09_example_a": "tools.ch09.example_a", "tools.ch09_example_b": "tools.ch09.example_b",
          "tools.mut_ch09": "tools.ch09.mutants"}
 

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import pytest
 
-from tools.ch09 import batch
+from model import batch
 
 NAMES = ("q", "k", "v", "scores", "weights", "out")
 

@@ -10,9 +10,8 @@ broken builder is caught. On both simulators: a short sweep and one random run.
 import numpy as np
 import pytest
 
-from model import isa
+from model import batch, isa
 from model.machine import Machine
-from tools.ch09 import batch
 from tools.prefix import attention as prefix
 from tools.prefix import cache as prefix_cache
 from tools.prefix import mutants as mut_prefix
