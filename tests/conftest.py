@@ -134,11 +134,18 @@ def pytest_xdist_make_scheduler(config, log):
 
     class _Scheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            for g in SIM_GROUPS:
-                if nodeid.startswith(g):
-                    return g + nodeid[len(g):].split("-")[0]
-            return next((g for g in GROUPS if nodeid.startswith(g + "::")), nodeid)
+            return scope_of(nodeid)
     return _Scheduling(config, log)
+
+
+def scope_of(nodeid):
+    """The scheduling scope of a test: its GROUPS module, its SIM_GROUPS test and simulator
+    (the simulator is the id's last part: test_unit[test_softmax-icarus] is in
+    test_unit[icarus), or the test itself."""
+    for g in SIM_GROUPS:
+        if nodeid.startswith(g):
+            return g + nodeid[len(g):].rstrip("]").rsplit("-", 1)[-1]
+    return next((g for g in GROUPS if nodeid.startswith(g + "::")), nodeid)
 
 
 @pytest.fixture(scope="session", autouse=True)
