@@ -12,6 +12,11 @@ DEVICE ?=
 FPGA_ARGS ?=
 
 SETUP_STAMP := .venv/.requirements.stamp
+# every command here writes Python's byte-code caches (__pycache__/, git-ignored), even where the
+# environment sets PYTHONDONTWRITEBYTECODE: make test starts hundreds of Python processes
+# (xdist workers, each simulator's cocotb, each command under test), and without the cache
+# each compiles the repository's modules and pytest rewrites every test module again
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
 
