@@ -37,7 +37,20 @@ word and nothing writes it in between. Its steps: the unit and the mutant on one
 (mm_sp_inv_check: every register equal but row 0's A operands, which meet only b = 0), the
 other writers kept off the MM's C hull; and the chip's own proofs that keep them off
 (ga2_hazard's invariant, ga2_seq's issue rule, every writer's link; tb/formal/props.py).
+
+A write address one cycle late (the mutation class "delay" on `assign wr_addr = wp_q;`
+of ga2_rope and ga2_swiglu, wr_hold_steps) adds a register, so the shared-state miter does
+not apply, and the masked miter holds two copies of each unit's multiplier, where pdr and
+dprove found nothing in their limits. Its steps: the mutant's new register (loaded with
+wp_q every cycle, initial value 0) feeds no flip-flop but itself and no output but wr_addr
+(cone_check on the mutant); and the unit alone, ABC pdr on tb/formal/ga2_wr_hold_f.v: from
+the miters' initial state, with every input free, wr_en is low in the first cycle and in
+every cycle with wr_en high wr_addr equals its value one cycle before. Composed: every
+other register and output is the gold's, and wherever wr_addr is observed the mutant's
+(the gold's wr_addr one cycle before) is the gold's. A unit that writes in consecutive
+cycles (ga2_vec_rq) is refuted by the same wrapper (tests/flow/test_formal_compose.py).
 """
+import pathlib
 import re
 import subprocess
 import time
@@ -271,10 +284,46 @@ def mm_steps(site=None):
          for u in writers]
 
 
+def wr_hold(module, timeout=600, expect_fail=False, rtl_dir=None):
+    """The Check of tb/formal/ga2_wr_hold_f.v on module (renamed ga2_wr_hold_dut): its
+    wr_addr holds over the cycle before each write, ABC pdr (the registers at 0, every
+    input free). expect_fail: a unit that must be refuted (the planted check); rtl_dir: the
+    RTL to read instead of rtl/ (a planted copy)."""
+    from tb.formal import miter
+    from tb.sim.files import rtl_files
+    return Check(f"equiv/compose/{module} wr-hold" + (" planted" if expect_fail else ""), "ga2_wr_hold_f",
+                 [WRAPPERS / "ga2_wr_hold_f.v"], 1, "pdr", pre=f"rename {module} ga2_wr_hold_dut\n",
+                 rtl=[str(f) for f in rtl_files(rtl_dir)] if rtl_dir else None,
+                 post=miter.ZERO_INIT, timeout=timeout, expect_fail=expect_fail,
+                 what=f"{module}, registers at 0, every input free: wr_en low in the first cycle; "
+                      "with wr_en high, wr_addr equal to its value one cycle before")
+
+
+def wr_hold_steps(site=None):
+    """[(name, run)] of the steps of a write address one cycle late (the delay class on
+    `assign wr_addr = ...`): the mutant's register reaches only wr_addr (the cone, on the
+    mutant built from site), and the unit's wr_addr holds over the cycle before each write."""
+    module = site.module if site is not None else None
+    if module is None:
+        return []
+
+    def cone():
+        from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
+        work = BUILD / "equiv" / f"compose_{module}_dly"
+        gate = make_mutant_dir(site, str(work / "gate"), RTL_DIR)
+        files = sorted(str(f) for f in pathlib.Path(gate).glob("*.v"))
+        return cone_check(f"equiv/compose/{module}-dly-cone", module, files, regs=("mut_dly_wr_addr",),
+                          outputs=("wr_addr",), extra=())
+    return [("composition (the late register's cone)", cone),
+            ("wr_addr holds over the cycle before each write", lambda: engine.run(wr_hold(module)))]
+
+
 COMPOSED = {
     ("ga2_norm.v", "const", "30'h2000_0000 -> 30'h20000001"): norm_steps,
     ("ga2_softmax.v", "const", "32'hFFFF_FFFF -> 32'hfffffffe"): softmax_steps,
     ("ga2_mm_ctrl.v", "timing", "== x -> == x-1"): mm_steps,
+    ("ga2_rope.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
+    ("ga2_swiglu.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
 }
 
 

@@ -2,7 +2,8 @@
 reciprocal constants, proven by composition"): the arithmetic lemmas proven by z3, a
 planted dividend that some reachable divisor tells apart refuted (its model checked here
 against the isqrt's specification), and ga2_divu's contract proven at a small width (the
-make formal run proves it at the units' widths, 30 and 32)."""
+make formal run proves it at the units' widths, 30 and 32); the late write address's steps
+(a write address that holds over the cycle before each write, and the late register's cone)."""
 import shutil
 
 import pytest
@@ -75,8 +76,47 @@ def test_the_dividend_reaches_only_the_quotient_and_wr_data():
     assert v.result == "FAILED", v
 
 
-def test_make_formal_runs_the_steps_for_the_three_listed_entries():
-    """make formal ONLY=equiv sends these three entries to their steps (tools/flow/formal.py),
+@pytest.mark.parametrize("module", ["ga2_rope", "ga2_swiglu", "ga2_vec_add"])
+def test_the_write_address_holds_over_the_cycle_before_each_write(module):
+    """The late write address's step (compose.wr_hold, ABC pdr): proven on the units whose
+    delay mutant is listed (and on ga2_vec_add, whose twin its masked miter proved)."""
+    v = engine.run(compose.wr_hold(module, timeout=120))
+    assert v.result == "proven", v
+
+
+def test_a_unit_whose_address_moves_before_a_write_is_refuted(tmp_path):
+    """Not vacuous: ga2_vec_rq (a write in consecutive cycles) and a copy of ga2_rope whose
+    write pointer steps in P_X1, the cycle before its P_Y0 write, each give a counterexample."""
+    v = engine.run(compose.wr_hold("ga2_vec_rq", timeout=120, expect_fail=True))
+    assert v.result == "FAILED", v
+    planted = tmp_path / "rtl"
+    shutil.copytree(ROOT / "rtl", planted)
+    f = planted / "ga2_rope.v"
+    text = f.read_text()
+    assert text.count("if (writing) wp_q <= wp_q + 1'b1;") == 1
+    f.write_text(text.replace("if (writing) wp_q <= wp_q + 1'b1;", "if (ph_q[P_X1]) wp_q <= wp_q + 1'b1;"))
+    v = engine.run(compose.wr_hold("ga2_rope", timeout=120, expect_fail=True, rtl_dir=planted))
+    assert v.result == "FAILED", v
+
+
+def test_the_late_register_reaches_only_wr_addr():
+    """The cone step on the listed ROPE mutant: proven with wr_addr allowed; refused when
+    only wr_data is (so the select sees the register reach wr_addr)."""
+    from tb.formal import miter
+    from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
+    (site,) = [site for key, _, site in miter.listed_sites() if key[0] == "ga2_rope.v" and key[1] == "delay"]
+    steps = dict(compose.wr_hold_steps(site))
+    assert steps["composition (the late register's cone)"]().result == "proven"
+    gate = make_mutant_dir(site, str(engine.BUILD / "equiv" / "test_rope_dly" / "gate"), RTL_DIR)
+    files = sorted(str(f) for f in (engine.BUILD / "equiv" / "test_rope_dly" / "gate").glob("*.v"))
+    assert gate and files
+    v = compose.cone_check("equiv/compose/test-rope-dly-cone-planted", "ga2_rope", files,
+                           regs=("mut_dly_wr_addr",), outputs=("wr_data",), extra=())
+    assert v.result == "FAILED", v
+
+
+def test_make_formal_runs_the_steps_for_the_listed_entries():
+    """make formal ONLY=equiv sends these five entries to their steps (tools/flow/formal.py),
     and their WHY is a proof in the mutation score (equivalents.proven)."""
     from tb.formal import miter
     from tb.mutation.rtl import equivalents
@@ -85,7 +125,11 @@ def test_make_formal_runs_the_steps_for_the_three_listed_entries():
         steps = compose.steps_for(key, site) if site is not None else None
         if steps:
             got[key[0]] = ([label for label, _ in steps], equivalents.proven(why))
-    assert set(got) == {"ga2_norm.v", "ga2_softmax.v", "ga2_mm_ctrl.v"}
+    assert set(got) == {"ga2_norm.v", "ga2_softmax.v", "ga2_mm_ctrl.v", "ga2_rope.v", "ga2_swiglu.v"}
+    for f in ("ga2_rope.v", "ga2_swiglu.v"):
+        labels, proven = got.pop(f)
+        assert proven and labels == ["composition (the late register's cone)",
+                                     "wr_addr holds over the cycle before each write"], (f, labels)
     mm = got.pop("ga2_mm_ctrl.v")
     for labels, proven in got.values():
         assert proven and "divider" in labels and "Euclid" in labels and any("lemma" in x for x in labels)
