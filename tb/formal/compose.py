@@ -39,7 +39,7 @@ other writers kept off the MM's C hull; and the chip's own proofs that keep them
 (ga2_hazard's invariant, ga2_seq's issue rule, every writer's link; tb/formal/props.py).
 
 A write address one cycle late (the mutation class "delay" on `assign wr_addr = wp_q;`
-of ga2_rope and ga2_swiglu, wr_hold_steps) adds a register, so the shared-state miter does
+of ga2_rope, ga2_swiglu, ga2_rqc and ga2_smw, wr_hold_steps) adds a register, so the shared-state miter does
 not apply, and the masked miter holds two copies of each unit's multiplier, where pdr and
 dprove found nothing in their limits. Its steps: the mutant's new register (loaded with
 wp_q every cycle, initial value 0) feeds no flip-flop but itself and no output but wr_addr
@@ -324,6 +324,8 @@ COMPOSED = {
     ("ga2_mm_ctrl.v", "timing", "== x -> == x-1"): mm_steps,
     ("ga2_rope.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
     ("ga2_swiglu.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
+    ("ga2_rqc.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
+    ("ga2_smw.v", "delay", "wr_addr = wp_q: one cycle late"): wr_hold_steps,
 }
 
 

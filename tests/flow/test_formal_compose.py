@@ -76,7 +76,7 @@ def test_the_dividend_reaches_only_the_quotient_and_wr_data():
     assert v.result == "FAILED", v
 
 
-@pytest.mark.parametrize("module", ["ga2_rope", "ga2_swiglu", "ga2_vec_add"])
+@pytest.mark.parametrize("module", ["ga2_rope", "ga2_swiglu", "ga2_rqc", "ga2_smw", "ga2_vec_add"])
 def test_the_write_address_holds_over_the_cycle_before_each_write(module):
     """The late write address's step (compose.wr_hold, ABC pdr): proven on the units whose
     delay mutant is listed (and on ga2_vec_add, whose twin its masked miter proved)."""
@@ -116,7 +116,7 @@ def test_the_late_register_reaches_only_wr_addr():
 
 
 def test_make_formal_runs_the_steps_for_the_listed_entries():
-    """make formal ONLY=equiv sends these five entries to their steps (tools/flow/formal.py),
+    """make formal ONLY=equiv sends these seven entries to their steps (tools/flow/formal.py),
     and their WHY is a proof in the mutation score (equivalents.proven)."""
     from tb.formal import miter
     from tb.mutation.rtl import equivalents
@@ -125,8 +125,9 @@ def test_make_formal_runs_the_steps_for_the_listed_entries():
         steps = compose.steps_for(key, site) if site is not None else None
         if steps:
             got[key[0]] = ([label for label, _ in steps], equivalents.proven(why))
-    assert set(got) == {"ga2_norm.v", "ga2_softmax.v", "ga2_mm_ctrl.v", "ga2_rope.v", "ga2_swiglu.v"}
-    for f in ("ga2_rope.v", "ga2_swiglu.v"):
+    late = ("ga2_rope.v", "ga2_swiglu.v", "ga2_rqc.v", "ga2_smw.v")
+    assert set(got) == {"ga2_norm.v", "ga2_softmax.v", "ga2_mm_ctrl.v", *late}
+    for f in late:
         labels, proven = got.pop(f)
         assert proven and labels == ["composition (the late register's cone)",
                                      "wr_addr holds over the cycle before each write"], (f, labels)
