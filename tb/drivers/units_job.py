@@ -27,8 +27,6 @@
   in every phase) and compares each restarted instance with its twin cycle by cycle.
 Seeded by GA2_UNIT_SEED (default 1); GA2_UNIT_SCALE scales the vector counts.
 """
-import os
-from pathlib import Path
 
 import cocotb
 import numpy as np
@@ -39,82 +37,24 @@ from model import config, func, isa, ops, timing
 from model.quant import requant
 from model.softmax_gold import softmax_fixed
 from tb import vecunits
+from tb.drivers.units_bench import (
+    CLK_NS,
+    EXT,
+    MEM,
+    SEED,
+    TIMEOUT_MS,
+    V_DMA,
+    Runner,
+    ascii_of,
+    fill,
+    lengths,
+    read_hex,
+    s8,
+    scaled,
+    w32,
+    write_hex,
+)
 from tb.stimulus import randops, vectors
-
-MEM = 4096
-EXT = config.DEFAULT.ext_words       # units_tb's external memory (the DMA's jobs)
-V_DMA = 31                           # units_tb's f_var of the DMA
-SEED = int(os.environ.get("GA2_UNIT_SEED", "1"))
-SCALE = float(os.environ.get("GA2_UNIT_SCALE", "1"))
-NONE = 0xFFFFFFFF
-
-
-# every test ends within this much simulated time (the longest, test_softmax, takes about
-# 1 ms at SCALE 1): a unit that never raises last or never drops busy fails its test there
-# instead of hanging the simulator (tests/tb/test_units_cosim.py runs the eight in one process)
-TIMEOUT_MS = 20 * max(1.0, SCALE)
-
-
-def _n(k):
-    return max(1, int(k * SCALE))
-
-
-def _lengths(k):
-    """The lengths 1..k, or at SCALE below 1 every (1 / SCALE)-th of them and both ends of
-    each (1, 2, k - 1, k): in make test, Icarus's third of the softmax's random vectors."""
-    if SCALE >= 1:
-        return list(range(1, k + 1))
-    step = max(1, round(1 / SCALE))
-    return sorted(set(range(1, k + 1, step)) | {1, 2, k - 1, k})
-
-
-def _s8(a):
-    return ((np.asarray(a, dtype=np.int64) & 0xFF) ^ 0x80) - 0x80
-
-
-def _w32(a):
-    return ((np.asarray(a, dtype=np.int64) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
-
-
-class Runner:
-    """Drives the req/ack protocol of units_tb."""
-
-    def __init__(self, dut):
-        self.dut, self.tag = dut, 0
-        dut.f_fast.value = 0
-        dut.f_relu.value = 0
-
-    async def run(self, sel, mem=None, **fields):
-        d = self.dut
-        if mem is not None:
-            Path("mem_in.hex").write_text(
-                "\n".join(map("{:08x}".format, (np.asarray(mem, dtype=np.int64) & 0xFFFFFFFF).tolist())) + "\n")
-        d.sel.value = sel
-        for name, v in fields.items():
-            getattr(d, name).value = int(v)
-        self.tag = (self.tag + 1) & 0xFFFF
-        d.req.value = self.tag
-        while True:
-            await d.ack.value_change
-            if int(d.ack.value) == self.tag:
-                break
-        out = {k: int(getattr(d, k).value) for k in
-               ("busy_cycles", "last_cycle", "last_read", "first_write", "n_writes", "div_q", "div_r")}
-        if mem is not None:
-            lines = [ln for ln in Path("mem_out.hex").read_text().split("\n")
-                     if ln and not ln.startswith("//")]
-            assert not any(c in "".join(lines).lower() for c in "xz"), "x/z in the scratchpad"
-            out["mem"] = _w32([int(ln, 16) for ln in lines])
-        return out
-
-
-def _fill(rng, n):
-    kind = rng.integers(0, 3)
-    if kind == 0:
-        return rng.integers(-128, 128, size=n)
-    if kind == 1:
-        return rng.integers(-(1 << 31), 1 << 31, size=n)
-    return rng.choice([-128, 127, 0, -1, 1], size=n)
 
 
 @cocotb.test(timeout_time=TIMEOUT_MS, timeout_unit="ms")
@@ -124,7 +64,7 @@ async def test_mm_tiles(dut):
     rng = np.random.default_rng(SEED)
     r = Runner(dut)
     await Timer(1, unit="ns")
-    for t in range(_n(90)):
+    for t in range(scaled(90)):
         acc = int(t % 3 == 2)       # every third tile accumulates: dst += A x B
         M, N = int(rng.integers(1, 5)), int(rng.integers(1, 5))
         K = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 31, 64, 255])) if t % 3 else int(rng.integers(1, 40))
@@ -143,23 +83,23 @@ async def test_mm_tiles(dut):
         A0 = int(rng.integers(0, MEM - a_span + 1))
         B0 = int(rng.integers(0, MEM - b_span + 1))
         C0 = MEM - c_span if t % 7 == 0 else int(rng.integers(0, MEM - c_span + 1))
-        mem = _fill(rng, MEM)
+        mem = fill(rng, MEM)
         i, k, j = np.arange(M)[:, None], np.arange(K)[None, :], np.arange(N)[None, :]
         a = mem[A0 + i * lda + k]
-        a = ((a & 0xFFFF) ^ 0x8000) - 0x8000 if a16 else _s8(a)
-        b = _s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
+        a = ((a & 0xFFFF) ^ 0x8000) - 0x8000 if a16 else s8(a)
+        b = s8(mem[B0 + (j.T * ldb + k if tb else k.T * ldb + j)])
         C = a @ (b.T if tb else b)
         expect = mem.copy()
         for ii in range(M):
             for jj in range(N):
                 w = C0 + ii * ldc + jj                      # row-major: the later write wins
-                expect[w] = _w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
+                expect[w] = w32(int(expect[w]) + int(C[ii, jj])) if acc else C[ii, jj]
         out = await r.run(0, mem, f_dst=C0, f_src=A0, f_b=B0, f_m=M, f_k=K & 255, f_khi=K >> 8,
                           f_a16=a16, f_n=N, f_tb=tb, f_lda=lda, f_ldb=ldb, f_ldc=ldc, f_acc=acc)
         what = (f"MM M={M} K={K} N={N} tb={tb} lda={lda} ldb={ldb} ldc={ldc} acc={acc} a16={a16} "
                 f"A={A0} B={B0} C={C0}")
-        diff = np.nonzero(out["mem"] != _w32(expect))[0]
-        assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {_w32(expect)[diff[0]]}"
+        diff = np.nonzero(out["mem"] != w32(expect))[0]
+        assert diff.size == 0, f"{what}: mem[{diff[0]}] = {out['mem'][diff[0]]} vs {w32(expect)[diff[0]]}"
         busy = K + config.DEFAULT.mm_fill + M * N
         assert out["busy_cycles"] == busy, f"{what}: busy {out['busy_cycles']} vs {busy}"
         assert out["last_cycle"] == busy - 1, what
@@ -185,9 +125,9 @@ def _sm_cases(rng, fast=False):
         cases += [[127] * 63 + [-128], [-128, 127], [127, 126], [126] + [127] * 63]
         for n in (2, 5, 13, 64):
             cases.append(rng.integers(120, 128, size=n).tolist())
-    for n in _lengths(64):
+    for n in lengths(64):
         cases.append(rng.integers(-128, 128, size=n).tolist())
-    for _ in range(_n(10)):
+    for _ in range(scaled(10)):
         n = int(rng.integers(1, 65))
         cases.append(rng.choice([-128, 127, 0, 100], size=n).tolist())      # ties and extremes
     return cases
@@ -216,14 +156,14 @@ async def _softmax(dut, fast):
         n = len(x)
         src = int(rng.integers(0, MEM - n + 1)) if rng.random() < 0.8 else MEM - n
         dst = src if rng.random() < 0.2 else int(rng.integers(0, MEM - n + 1))
-        mem = _fill(rng, MEM)
+        mem = fill(rng, MEM)
         # store each int8 with random upper bits: only the low byte may count
         hi = rng.integers(-(1 << 23), 1 << 23, size=n) << 8
-        mem[src:src + n] = _w32(np.asarray(x) & 0xFF | hi)
+        mem[src:src + n] = w32(np.asarray(x) & 0xFF | hi)
         expect = mem.copy()
         expect[dst:dst + n] = softmax_fixed(x)
         out = await r.run(1, mem, f_dst=dst, f_src=src, f_len=n, f_fast=int(fast))
-        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        diff = np.nonzero(out["mem"] != w32(expect))[0]
         assert diff.size == 0, (f"SM fast={int(fast)} len={n} x={x[:8]}..: mem[{diff[0]}] = "
                                 f"{out['mem'][diff[0]]} vs {expect[diff[0]]}")
         busy = timing.busy_cycles(isa.raw("SM", dst=0, src=0, len=n), cfg)
@@ -241,7 +181,7 @@ async def test_vec_rq(dut):
     rng = np.random.default_rng(SEED + 2)
     r = Runner(dut)
     await Timer(1, unit="ns")
-    for t in range(_n(40)):
+    for t in range(scaled(40)):
         n = int(rng.choice([1, 2, 3, 17, 64, 200])) if t % 2 else int(rng.integers(1, 100))
         src = int(rng.integers(0, MEM - n + 1))
         if t % 3 == 0:
@@ -252,13 +192,13 @@ async def test_vec_rq(dut):
              else int(rng.integers(0, 1 << 16)))
         s = int(rng.choice([0, 1, 31, 32, 47, 62, 63])) if t % 5 == 0 else int(rng.integers(0, 64))
         relu = t % 2
-        mem = _fill(rng, MEM)
+        mem = fill(rng, MEM)
         expect = [int(v) for v in mem]
         for e in range(n):
-            y = requant(int(_w32(expect[src + e])), m, s)
+            y = requant(int(w32(expect[src + e])), m, s)
             expect[dst + e] = max(y, 0) if relu else y
         out = await r.run(2, mem, f_dst=dst, f_src=src, f_len=n, f_rqm=m, f_rqs=s, f_relu=relu)
-        diff = np.nonzero(out["mem"] != _w32(expect))[0]
+        diff = np.nonzero(out["mem"] != w32(expect))[0]
         assert diff.size == 0, f"RQ n={n} src={src} dst={dst} m={m} s={s} relu={relu}: mem[{diff[0]}]"
         assert out["busy_cycles"] == n + 1, f"RQ n={n}: busy {out['busy_cycles']}"
 
@@ -271,11 +211,11 @@ def _requant_vectors(rng):
         for m in m_edges:
             for s in s_edges:
                 yield a, m, s
-    for _ in range(_n(1500)):
+    for _ in range(scaled(1500)):
         a = int(rng.integers(-(1 << 31), 1 << 31)) if rng.random() < 0.5 else int(rng.integers(-70000, 70000))
         yield a, int(rng.integers(0, 1 << 16)), int(rng.integers(0, 64))
     # ties: a*m + 2^(s-1) exactly on a multiple of 2^s
-    for _ in range(_n(200)):
+    for _ in range(scaled(200)):
         s = int(rng.integers(1, 20))
         m = 1 << int(rng.integers(0, 16))
         q = int(rng.integers(-300, 300))
@@ -294,7 +234,7 @@ async def test_requant(dut):
         dut.rq_m.value = m
         dut.rq_s.value = s
         await Timer(1, unit="ns")
-        y = int(_w32(int(dut.rq_y.value)))
+        y = int(w32(int(dut.rq_y.value)))
         assert y == requant(a, m, s), f"requant({a}, {m}, {s}) = {y}, expected {requant(a, m, s)}"
         n += 1
     # the RTL mutation bench's vectors (tb/hdl/mut_rtl_tb.v checks requant on these)
@@ -305,7 +245,7 @@ async def test_requant(dut):
         dut.rq_m.value = m
         dut.rq_s.value = s
         await Timer(1, unit="ns")
-        y = int(_w32(int(dut.rq_y.value)))
+        y = int(w32(int(dut.rq_y.value)))
         assert y == y_exp, f"bench vector: requant({a}, {m}, {s}) = {y}, expected {y_exp}"
         n += 1
     dut._log.info("requant: %d vectors (%d of the mutation bench)", n, len(bench))
@@ -321,7 +261,7 @@ async def test_divu(dut):
     await Timer(1, unit="ns")
     cases = [(0, 1), (1, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (65535 * 65536, 65535),
              (65535 * 65536, 65535 * 64), (12345, 0xFFFFFFFF), (1 << 31, 3), (7, 2)]
-    for _ in range(_n(150)):
+    for _ in range(scaled(150)):
         cases.append((int(rng.integers(0, 1 << 32)), int(rng.integers(1, 1 << 32))))
         cases.append((int(rng.integers(0, 65536)) << 16, int(rng.integers(1, 65 * 65536))))
     for a, b in cases:
@@ -451,16 +391,6 @@ async def test_perf(dut):
 
 
 RESTART_LIMIT = 40000   # cycles: the check runs about 17,000 (the mutation bench's limit)
-CLK_NS = 10              # units_tb's clock: always #5 clk = ~clk
-
-
-def _ascii(sig):
-    """A Verilog string output (zero-padded on the left) as text."""
-    v = sig.value
-    if not v.is_resolvable:
-        return str(v)
-    n = len(v) // 8
-    return int(v).to_bytes(n, "big").lstrip(b"\0").decode("ascii", "replace")
 
 
 def _smw_rows(rng):
@@ -500,7 +430,7 @@ async def test_smw(dut):
         for off in ([None, 0, 1, 2, -1, n - 1, 1 - n] if n < 1024 else [None, 0, 1]):
             dst = int(rng.integers(0, MEM - n + 1)) if off is None else min(max(src + off, 0), MEM - n)
             ins = isa.build("SMW", cfg=cfg, dst=dst, src=src, len=n)
-            sp = _w32(randops.random_image(rng, MEM))
+            sp = w32(randops.random_image(rng, MEM))
             sp[src:src + n] = x
             want = sp.copy()
             func.execute(ins, np.zeros(EXT, dtype=np.int64), want)
@@ -537,20 +467,9 @@ async def test_restart(dut):
     assert str(dut.rc_done.value) == "1", f"restart check: no done within {RESTART_LIMIT} cycles"
     fail, fid = str(dut.rc_fail.value), dut.rc_fail_id.value
     scn = int(fid) >> 4 if fid.is_resolvable else str(fid)
-    assert fail == "0", (f"unit restart {_ascii(dut.rc_unit_name)} scenario {scn} {_ascii(dut.rc_sig_name)} "
+    assert fail == "0", (f"unit restart {ascii_of(dut.rc_unit_name)} scenario {scn} {ascii_of(dut.rc_sig_name)} "
                          f"(fail {fail}, fail_id {int(fid) if fid.is_resolvable else str(fid)})")
     dut._log.info("restart: every scenario passed in %d cycles", n)
-
-
-def _hex(path, words):
-    Path(path).write_text("\n".join(map("{:08x}".format, (np.asarray(words, dtype=np.int64)
-                                                           & 0xFFFFFFFF).tolist())) + "\n")
-
-
-def _read_hex(path):
-    lines = [ln for ln in Path(path).read_text().split("\n") if ln and not ln.startswith("//")]
-    assert not any(c in "".join(lines).lower() for c in "xz"), f"x/z in {path}"
-    return _w32([int(ln, 16) for ln in lines])
 
 
 def unit_cases():
@@ -582,16 +501,16 @@ async def test_ops(dut):
 
         def b(o, cfg=cfg, **f):
             return isa.build(o, cfg=cfg, **f)
-        for _ in range(_n(12)):
+        for _ in range(scaled(12)):
             ins = randops.rand_op(rng, cfg, b, op)
-            sp = _w32(randops.random_image(rng, MEM))
+            sp = w32(randops.random_image(rng, MEM))
             if rng.random() < 0.5:                       # small index words: a lookup's rows
                 sp = np.where(rng.random(MEM) < 0.5, rng.integers(0, 8, size=MEM), sp)
-            ext = _w32(randops.random_image(rng, EXT))
+            ext = w32(randops.random_image(rng, EXT))
             want_sp, want_ext = sp.copy(), ext.copy()
             faulted = bool(func.execute(ins, want_ext, want_sp))
             if var == V_DMA:
-                _hex("ext_in.hex", ext)
+                write_hex("ext_in.hex", ext)
             dut.f_instr.value = isa.encode(ins)
             out = await r.run(4, mem=sp, f_var=var)
             busy = timing.busy_cycles(ins, cfg)
@@ -601,7 +520,7 @@ async def test_ops(dut):
             assert bad.size == 0, (f"{name} {ins}: scratchpad word {int(bad[0])} is {int(out['mem'][bad[0]])}, "
                                    f"model {int(want_sp[bad[0]])}")
             if var == V_DMA:
-                got_ext = _read_hex("ext_out.hex")
+                got_ext = read_hex("ext_out.hex")
                 bad = np.flatnonzero(got_ext != want_ext)
                 assert bad.size == 0, f"{name} {ins}: external word {int(bad[0])} differs"
                 assert int(dut.idx_err_seen.value) == faulted, \

@@ -303,19 +303,21 @@ def wr_hold_steps(site=None):
     """[(name, run)] of the steps of a write address one cycle late (the delay class on
     `assign wr_addr = ...`): the mutant's register reaches only wr_addr (the cone, on the
     mutant built from site), and the unit's wr_addr holds over the cycle before each write."""
-    module = site.module if site is not None else None
-    if module is None:
+    if site is None:
         return []
+    return [("composition (the late register's cone)", lambda: late_cone(site)),
+            ("wr_addr holds over the cycle before each write", lambda: engine.run(wr_hold(site.module)))]
 
-    def cone():
-        from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
-        work = BUILD / "equiv" / f"compose_{module}_dly"
-        gate = make_mutant_dir(site, str(work / "gate"), RTL_DIR)
-        files = sorted(str(f) for f in pathlib.Path(gate).glob("*.v"))
-        return cone_check(f"equiv/compose/{module}-dly-cone", module, files, regs=("mut_dly_wr_addr",),
-                          outputs=("wr_addr",), extra=())
-    return [("composition (the late register's cone)", cone),
-            ("wr_addr holds over the cycle before each write", lambda: engine.run(wr_hold(module)))]
+
+def late_cone(site, outputs=("wr_addr",), tag=""):
+    """cone_check on the delay mutant of site (built from rtl/): its register mut_dly_wr_addr
+    reaches no flip-flop but itself and no output but outputs. tag: a planted variant's name."""
+    from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
+    work = BUILD / "equiv" / f"compose_{site.module}_dly{tag}"
+    gate = make_mutant_dir(site, str(work / "gate"), RTL_DIR)
+    files = sorted(str(f) for f in pathlib.Path(gate).glob("*.v"))
+    return cone_check(f"equiv/compose/{site.module}-dly-cone{tag}", site.module, files,
+                      regs=("mut_dly_wr_addr",), outputs=outputs, extra=())
 
 
 COMPOSED = {

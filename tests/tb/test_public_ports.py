@@ -11,11 +11,16 @@ from tb.sim import build
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("toplevel,driver", [("units_tb", "units_job.py"), ("decode_tb", "decode_job.py")])
+# each bench's driver and the library it drives the bench through
+DRIVERS = [("units_tb", "units_job.py units_bench.py"), ("decode_tb", "decode_job.py")]
+
+
+@pytest.mark.parametrize("toplevel,driver", DRIVERS)
 def test_every_signal_the_driver_touches_is_a_public_port(toplevel, driver):
     vlt = build._public_ports_vlt(toplevel, [ROOT / "tb" / "hdl" / f"{toplevel}.v"]).read_text()
     public = set(re.findall(r'-var "(\w+)"', vlt))
-    used = set(re.findall(r"\bdut\.(\w+)", (ROOT / "tb" / "drivers" / driver).read_text())) - {"_log"}
+    texts = [(ROOT / "tb" / "drivers" / f).read_text() for f in driver.split()]
+    used = {u for t in texts for u in re.findall(r"\bdut\.(\w+)", t)} - {"_log"}
     assert used and not used - public, sorted(used - public)
     # the ports, and nothing else: no wildcard, no internal name
     assert "*" not in vlt and all(f'-module "{toplevel}"' in ln for ln in vlt.splitlines()[1:])
