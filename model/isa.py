@@ -107,35 +107,48 @@ class Instr(namedtuple("Instr", "op args")):
         return f"Instr({self.op}, {format_fields(self)})"
 
 
+def _raw_spec(op):
+    """(fields, their names as a frozenset, their names in order, each field's limit 2^width,
+    defaults) of op, cached while FIELDS[op] is the same object (a test may swap a record in)."""
+    fs = FIELDS.get(op)
+    spec = _RAW.get(op)
+    if spec is None or spec[0] is not fs:
+        if fs is None:
+            raise ValueError(f"unknown instruction {op!r} (known: {', '.join(FIELDS)})")
+        spec = _RAW[op] = (fs, frozenset(f for f, _ in fs), tuple(f for f, _ in fs),
+                           tuple(1 << w for _, w in fs), DEFAULTS.get(op))
+    return spec
+
+
+_RAW = {}
+
+
 def raw(op, **fields):
     """An instruction whose fields are only checked to fit their encoding.
 
     For writing deliberately bad programs (the chip's error codes); use build() otherwise.
+    (The language models' compiler builds about a million of these in make test: hence the
+    cached field lists and the one pass over plain ints in range.)
     """
-    if op not in FIELDS:
-        raise ValueError(f"unknown instruction {op!r} (known: {', '.join(FIELDS)})")
-    names = [f for f, _ in FIELDS[op]]
-    extra = set(fields) - set(names)
-    if extra:
-        raise ValueError(f"{op}: unknown field(s) {', '.join(sorted(extra))} (fields: {', '.join(names) or 'none'})")
-    args = []
-    fields = {**DEFAULTS.get(op, {}), **fields}
-    for name, width in FIELDS[op]:
-        if name not in fields:
-            raise ValueError(f"{op}: missing field {name!r}")
-        v = fields[name]
-        if isinstance(v, bool) or not isinstance(v, int):
-            try:
-                import numpy as np
-                ok = isinstance(v, np.integer)
-            except ImportError:  # pragma: no cover
-                ok = False
-            if not ok:
-                raise ValueError(f"{op}: field {name} must be an integer, got {v!r}")
-            v = int(v)
-        if not 0 <= v < (1 << width):
-            raise ValueError(f"{op}: field {name}={v} does not fit {width} bits (0..{(1 << width) - 1})")
-        args.append(v)
+    fs, names, order, limits, defaults = _raw_spec(op)
+    if not names.issuperset(fields):
+        extra = set(fields) - names
+        raise ValueError(f"{op}: unknown field(s) {', '.join(sorted(extra))} "
+                         f"(fields: {', '.join(order) or 'none'})")
+    if defaults:
+        fields = {**defaults, **fields}
+    try:
+        args = [fields[name] for name in order]
+    except KeyError as e:
+        raise ValueError(f"{op}: missing field {e.args[0]!r}") from None
+    bad = [i for i, (v, lim) in enumerate(zip(args, limits)) if type(v) is not int or not 0 <= v < lim]
+    for i in bad:
+        (name, width), v = fs[i], args[i]
+        if isinstance(v, bool) or not isinstance(v, (int, _np_integer)):
+            raise ValueError(f"{op}: field {name} must be an integer, got {v!r}")
+        v = args[i] = int(v)
+        if not 0 <= v < limits[i]:
+            raise ValueError(f"{op}: field {name}={v} does not fit {width} bits (0..{limits[i] - 1})")
     return Instr(op, tuple(args))
 
 

@@ -134,10 +134,11 @@ fi
 if ! cmp -s "$lock" .venv/.bytecode.stamp; then
   echo "setup: compiling the byte-code of .venv"
   # not the packages' own test suites, pip and setuptools, the FPGA wheels' WebAssembly
-  # wrappers or the model hub client: make test imports none of them (make fpga compiles
+  # wrappers, the model hub client, fontTools (matplotlib's PDF and SVG fonts) or pygments
+  # (pytest's colours): make test imports none of them (make fpga compiles
   # its wrappers' few modules on first use; the Makefile lets Python write byte-code)
   .venv/bin/python -m compileall -q -j 0 \
-    -x '/(tests?|testing)/|site-packages/(pip|setuptools|huggingface_hub|hf_xet|wasmtime|yowasp_[a-z0-9_]+)/' \
+    -x '/(tests?|testing)/|site-packages/(pip|setuptools|huggingface_hub|hf_xet|wasmtime|yowasp_[a-z0-9_]+|fontTools|pygments)/' \
     .venv/lib >/dev/null || true
   cp "$lock" .venv/.bytecode.stamp
 fi
