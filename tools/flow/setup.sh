@@ -90,6 +90,10 @@ if [ ! -x .venv/bin/python ]; then
   }
 fi
 lock=requirements.lock
+if [ ! -s "$lock" ]; then
+  echo "setup: $lock is missing or empty (make lock writes it from requirements.txt)" >&2
+  exit 1
+fi
 if ! cmp -s "$lock" "$stamp"; then
   # requirements.lock (requirements.txt's pins and what they pull in, tools/flow/lock.py)
   # with --no-deps, and GA-2 itself editable (the `ga2` console script): uv (its pin in the
