@@ -26,8 +26,8 @@ help:          ## list the targets
 setup:         ## install Icarus, yosys, the solvers and g++ (apt, as root) and .venv from requirements.lock (requirements.txt's pins and what they pull in; uv)
 	@bash tools/flow/setup.sh
 
-lock: setup    ## write requirements.lock again from requirements.txt (pip's resolution, from PyPI; tools/flow/lock.py)
-	$(PY) -m tools.flow.lock
+lock:          ## write requirements.lock again from requirements.txt (pip's resolution, from PyPI; tools/flow/lock.py; python3 alone, no .venv)
+	python3 -m tools.flow.lock
 
 sim: setup     ## build the chip on Icarus and Verilator and run chapter 9 on it, then the language model's short generation (SIM=icarus|verilator)
 	$(PY) -m tools.ch09_run --sim $(SIM)

@@ -1,6 +1,7 @@
 """requirements.lock: every distribution .venv holds, pinned, resolved by pip from requirements.txt.
 
     python3 -m tools.flow.lock          # resolve requirements.txt again, write requirements.lock
+    make lock                           # the same (needs only python3 and its pip, no .venv)
 
 requirements.txt names what GA-2 uses (its top-level pins, with why); the lock adds what those
 pull in, each at the version pip resolved when the lock was written. The set-up
@@ -23,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 from tb import cli
-from tb.hw import ToolFault
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ROOT / "requirements.txt"
@@ -79,13 +79,13 @@ def pip_marked(path):
 
 
 def resolve():
-    """pip's report of what requirements.txt resolves to, for this interpreter; ToolFault
+    """pip's report of what requirements.txt resolves to, for this interpreter; RuntimeError
     when pip fails (PyPI unreachable, a pin that does not exist)."""
     pip = [sys.executable, "-m", "pip"]
     if subprocess.run(pip + ["--version"], capture_output=True).returncode != 0:
         host = shutil.which("python3")
         if host is None:
-            raise ToolFault("no pip: neither this interpreter's nor python3's")
+            raise RuntimeError("no pip: neither this interpreter's nor python3's")
         pip = [host, "-m", "pip", "--python", sys.executable]
     with tempfile.TemporaryDirectory() as d:
         report = Path(d) / "report.json"
@@ -95,17 +95,21 @@ def resolve():
                              stderr=subprocess.PIPE, text=True)
         if run.returncode != 0:
             last = (run.stderr.strip().splitlines() or ["no message"])[-1]
-            raise ToolFault(f"pip could not resolve {REQUIREMENTS.name} (exit {run.returncode}): {last}")
+            raise RuntimeError(f"pip could not resolve {REQUIREMENTS.name} (exit {run.returncode}): {last}")
         return json.loads(report.read_text())
 
 
 def main(argv=None):
     cli.Parser(prog="tools.flow.lock", description=__doc__.splitlines()[0]).parse_args(argv)
-    lines = lock_lines(resolve())
+    try:
+        lines = lock_lines(resolve())
+    except RuntimeError as e:
+        print(f"tools.flow.lock: {cli.one_line(e)}", file=sys.stderr)
+        return 1
     LOCK.write_text(HEADER + "\n".join(lines) + "\n")
     print(f"{LOCK.name}: {len(lines)} distributions, {sum(PIP_MARK in x for x in lines)} through pip")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(cli.guard(main))
+    sys.exit(main())
