@@ -19,7 +19,10 @@ def _rows(rng):
     rms row whose mantissa quotient Qm has 19 bits (int8, Pt >= c: model/ops/qnt.py), and
     an rms row whose sum of squares lies in [2^12, 2^13) (4,422: the first normalisation
     step's shift by 64 is exact only below 2^12; found by search against the step's
-    threshold one off)."""
+    threshold one off), a 16-bit row with max |x| in [2^14, 2^15) (amax's shift by 16
+    after its first by 1: one bit short, the reciprocal passes 2^32), and an int8 row whose
+    Qm has 19 bits and its rounding bit (bit 2) set (2,147,482,624: the largest rows'
+    round half up)."""
     q12 = [round(rng.gauss(0, 68) * 4096) for _ in range(64)]
     q12[17] = -23800 * 4096
     return [[0] * 8, [1], [-1], [-(1 << 31)], [(1 << 31) - 1],
@@ -36,7 +39,8 @@ def _rows(rng):
             [1416918843, 1145898034, -1145898034], [1757907, 325282, -325282], [545006595, 92264896, -92264896],
             [4301345, 118541, -118541], [1422896011, 1394886247, -1394886247],
             [2146665678, 65676652, 63061854, 64700020],
-            [-22, -5, -12, -27, -17, -21, -16, -32, -3, -4, -10, 12, 20, 19]]
+            [-22, -5, -12, -27, -17, -21, -16, -32, -3, -4, -10, 12, 20, 19],
+            [20000, -7, 12345, 3], [2147482624]]
 
 
 def lm_programs(B, R, rng):
