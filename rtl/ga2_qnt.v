@@ -175,9 +175,11 @@ module ga2_qnt #(
   wire        fits  = !diff[33];
   wire [31:0] rem_n = fits ? diff[31:0] : trial[31:0];
 
-  // the scale word from Qm = ss_q[18:0] (2^16 <= Qm < 2^19) and e_q
+  // the scale word from Qm = ss_q[18:0] (2^16 <= Qm < 2^18.02: Pt <= (2^32 - 1) KQ8 / 2^33
+  // and c >= 2^31, model/ops/qnt.py) and e_q; j = bitlen(Qm) - 16: qm[18] and qm[17] are
+  // never both set, so j's two bits need no priority between them
   wire [18:0] qm = ss_q[18:0];
-  wire [1:0]  j  = qm[18] ? 2'd3 : (qm[17] ? 2'd2 : 2'd1);
+  wire [1:0]  j  = {qm[18] | qm[17], !qm[17]};
   reg  [16:0] mr;
   always @* begin
     case (j)

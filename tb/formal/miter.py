@@ -44,6 +44,7 @@ listed_sites() gives the Site of every entry of tb/mutation/rtl/equivalents.txt.
 import json
 import os
 import re
+import time
 
 from model import config, rtl
 from tb.formal import engine
@@ -120,6 +121,37 @@ INVARIANT = {
 }
 
 
+# Stated relations (the related shared-state miter: wrapper(relation=...)): for a mutant whose
+# registers step differently from the gold's but are observed only where they agree, the
+# relation between the gate's register T and the gold's registers G(name) that holds in every
+# reachable state; keyed as equivalents.equiv_key (file, class, code line, change). pdr then
+# proves that the relation holds in the initial state and is kept by every step, and that the
+# observed outputs agree wherever it holds: every other register is shared, so the copies'
+# datapaths (the multipliers, the divider) read the same values and merge.
+RELATION = {
+    # the source pointer steps in P_U instead of P_G: one behind in P_U, where rd_addr shows
+    # bp_q (ph_q[0] = 1); an idle unit stays in P_U after its last P_G
+    ("ga2_swiglu.v", "timing", "if (ph_q == P_G) ap_q <= ap_q + 1'b1;", "== x -> == x+1"):
+        {"ap_q": "T == ((G(ph_q) == 3'd1) ? G(ap_q) - 1'b1 : G(ap_q))"},
+    # the second source's pointer steps in P_SIG instead of P_U: one behind in P_SIG, where
+    # rd_addr shows ap_q (ph_q[0] = 0)
+    ("ga2_swiglu.v", "timing", "if (ph_q == P_U) bp_q <= bp_q + 1'b1;", "== x -> == x+1"):
+        {"bp_q": "T == ((G(ph_q) == 3'd2) ? G(bp_q) - 1'b1 : G(bp_q))"},
+    # the division step counts down: 14 - the gold's count (mod 16) in S_DIV, both 15 at
+    # its boundaries, the only value st_q is compared with; outside S_DIV unused (any value)
+    ("ga2_smw.v", "arith", "if (step) st_q <= st_q + 4'd1; // 15 wraps to 0: the next element's first step",
+     "+ -> -"):
+        {"st_q": "(G(state_q) != 2'd2) || (T == 4'd14 - G(st_q))"},
+}
+
+
+def relation_of(site, rtl_dir=None):
+    """The stated relation (RELATION) of site's mutant, or None."""
+    from tb.mutation.rtl import equivalents
+    from tb.mutation.rtl.sites import RTL_DIR
+    return RELATION.get(equivalents.equiv_key(site, rtl_dir or RTL_DIR))
+
+
 # the invariant miter's engine: yosys-smtbmc (z3), bmc to k steps and k-induction (the
 # stated invariant is what makes it inductive; ABC pdr on the same miter had not closed
 # ga2_argmax's in 600 s)
@@ -174,7 +206,7 @@ def state_of(ports, inits):
             if d == "input" and n.endswith(".q")}
 
 
-def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
+def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None, relation=None):
     """(Verilog, labels) of ga2_miter: gold and gate on the same inputs, the masked comparison of
     every output both have (and every register, when both expose them) as one assertion
     `ok`, each compared item's bit in the public vector `ok_v` (labels: their names, bit 0
@@ -184,7 +216,17 @@ def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
     by both copies; besides the outputs, every register's next value is compared.
     invariant ({"while": {output: condition}, "lemmas": (condition, ...)}, Verilog over the
     g_ / t_ names; the strengthened miter's register outputs): the stated invariant -- those
-    outputs compared only while their condition holds, the lemmas asserted too."""
+    outputs compared only while their condition holds, the lemmas asserted too.
+    relation ({register: predicate}, with state; RELATION): the related shared-state miter --
+    in the first cycle the gate reads the one initial state (its initial values are the
+    gold's); after it, it reads such a register from a free input T constrained by the
+    predicate over the one state (G(name): the gold's value of a register) and T; in every
+    cycle its next value must meet the predicate over the gold's next values. Sound by
+    induction: the gate's real value meets the predicate in every cycle after the first
+    (the check of the cycle before), so its run is one the miter covers."""
+    relation = relation or {}
+    if set(relation) - set(state or {}):
+        raise ValueError(f"relation on registers not in the state: {sorted(set(relation) - set(state or {}))}")
     evert = set()
     if state is not None:
         evert = {f"{r}.{x}" for r in state for x in "qdc"}
@@ -194,7 +236,23 @@ def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
         raise ValueError(f"gold and gate inputs differ: {sorted(set(gate_ins) ^ set(dict(ins)))}")
     both = {n: v for n, v in ports_gold.items()
             if v[0] == "output" and ports_gate.get(n) == v and n not in evert}
-    lines = ["module ga2_miter (" + ", ".join(f"input wire [{w - 1}:0] {_esc(n)}" for n, w in ins) + ");"]
+    rel_ins = [(f"rel{i}", state[r][0]) for i, r in enumerate(state or {}) if r in relation]
+    lines = ["module ga2_miter (" + ", ".join(f"input wire [{w - 1}:0] {_esc(n)}" for n, w in ins + rel_ins)
+             + ");"]
+    index = {r: i for i, r in enumerate(state or {})}
+    cur = {r: f"s{i}" for r, i in index.items()}
+    nxt = {r: _esc("g_" + r + ".d") for r in index}
+
+    def pred(r, values, t):
+        """relation[r] over values ({register: Verilog}) with T = t."""
+        def g(m):
+            if m.group(1) not in values:
+                raise ValueError(f"relation of {r}: {m.group(1)} is not a register of the state")
+            return f"({values[m.group(1)]})"
+        return "(" + re.sub(r"\bT\b", lambda _: f"({t})", re.sub(r"G\(([\w.\[\]]+)\)", g, relation[r])) + ")"
+    if relation:
+        lines.append("  reg first = 1'b1;")
+        lines.append("  always @(posedge clk) first <= 1'b0;")
     for i, (r, (w, init)) in enumerate((state or {}).items()):
         # register i of the one state: its value s<i>, the copies' next values g_/t_ R.d
         lines.append(f"  reg [{w - 1}:0] s{i} = {w}'b{init.replace('x', '0')};")
@@ -207,10 +265,15 @@ def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
         conns = [f".{_esc(n)}({_esc(n)})" for n, _ in ins]
         conns += [f".{_esc(n)}({_esc(tag + '_' + n)})" for n in both]
         for i, r in enumerate(state or {}):
-            conns += [f".{_esc(r + '.q')}(s{i})", f".{_esc(r + '.d')}({_esc(tag + '_' + r + '.d')})"]
+            q = f"(first ? s{i} : rel{i})" if tag == "t" and r in relation else f"s{i}"
+            conns += [f".{_esc(r + '.q')}({q})", f".{_esc(r + '.d')}({_esc(tag + '_' + r + '.d')})"]
         lines.append(f"  {side} u_{side} (" + ", ".join(conns) + ");")
     checks, labels = [], []
     for r in state or {}:
+        if r in relation:
+            checks.append(pred(r, nxt, _esc("t_" + r + ".d")))
+            labels.append(f"next {r} related")
+            continue
         checks.append(f"({_esc('g_' + r + '.d')} == {_esc('t_' + r + '.d')})")
         labels.append(f"next {r}")
     only = (invariant or {}).get("while", {})
@@ -232,6 +295,8 @@ def wrapper(ports_gold, ports_gate, contract=(), state=None, invariant=None):
     lines.append("  always @* begin")
     for c in contract:
         lines.append(f"    assume ({c});")
+    for r in relation:
+        lines.append(f"    assume (first || {pred(r, cur, f'rel{index[r]}')});")
     lines.append("    assert (&ok_v);")
     lines.append("  end")
     lines.append("endmodule")
@@ -272,26 +337,30 @@ def build_sides(module, gold_dir, gate_dir, work, params=None, strengthen=False,
 
 
 def site_check(site, work, mode="pdr", timeout=600, rtl_dir=None, name=None, params=None,
-               strengthen=False, shared=False, inv=False):
+               strengthen=False, shared=False, inv=False, relation=None):
     """The masked miter Check of one mutation site (tb.mutation.rtl.sites.Site), the
     module's parameters set to params (default: its own defaults); strengthen: every
     register also compared; shared: the shared-state miter (wrapper(), docs/formal.md);
-    inv: the strengthened miter with the module's stated invariant (INVARIANT)."""
+    inv: the strengthened miter with the module's stated invariant (INVARIANT); relation
+    (with shared): the related shared-state miter ({register: predicate}, RELATION)."""
     from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
     rtl_dir = rtl_dir or RTL_DIR
     gold = make_mutant_dir(None, str(work / "gold"), rtl_dir)
     gate = make_mutant_dir(site, str(work / "gate"), rtl_dir)
     strengthen = strengthen or inv
-    tag = ("shared" if shared else "inv" if inv else "strong" if strengthen else "masked") + (
-        "_" + "_".join(f"{k}{v}" for k, v in params.items()) if params else "")
+    kind = "related" if relation else "shared" if shared else "inv" if inv else "strong" if strengthen else "masked"
+    tag = kind + ("_" + "_".join(f"{k}{v}" for k, v in params.items()) if params else "")
     sides = work / tag
     got = build_sides(site.module, gold, gate, sides, params, strengthen, shared=shared)
     text, labels = wrapper(*got[:2], contract(site.module, params), state=got[2] if shared else None,
-                           invariant=invariant(site.module, params) if inv else None)
+                           invariant=invariant(site.module, params) if inv else None,
+                           relation=relation if shared else None)
     (sides / "miter.v").write_text(text)
     front = (f"read_rtlil {sides / 'gold.il'}\nread_rtlil {sides / 'gate.il'}\n"
              f"read_verilog -formal {sides / 'miter.v'}\nhierarchy -top ga2_miter\n")
-    what = ("shared state (one set of registers, every next value compared), " if shared
+    what = ("shared state but the related registers (" + "; ".join(f"{r}: {p}" for r, p in relation.items())
+            + "), " if relation and shared
+            else "shared state (one set of registers, every next value compared), " if shared
             else "the stated invariant (INVARIANT), " if inv
             else "strengthened (every register equal), " if strengthen else "")
     size = (", " + ", ".join(f"{k} = {v}" for k, v in params.items())) if params else ""
@@ -302,6 +371,73 @@ def site_check(site, work, mode="pdr", timeout=600, rtl_dir=None, name=None, par
     if mode == "induction":
         c.depth = INDUCTION_K
     return c
+
+
+# yosys's own equivalence flow on the two elaborated copies (equiv_check): equiv_make pairs
+# every signal the two share by name ($equiv cells), equiv_simple proves each pair from its
+# combinational cone (cut at the other pairs), equiv_induct proves the rest by induction
+# over the cycles (every pair equal in a cycle gives every pair equal in the next), and
+# equiv_status -assert fails unless every pair is proven. The base case is the miters'
+# convention, one initial state for both copies (equiv_check refuses copies whose
+# registers' initial values differ), so a proof says every shared signal -- every output
+# among them -- is equal in every cycle: a stronger statement than the masked miter's.
+_EQUIV = """read_rtlil {gold}
+read_rtlil {gate}
+memory_map
+opt_clean
+equiv_make gold gate equiv
+hierarchy -top equiv
+equiv_simple
+equiv_induct
+equiv_status -assert
+"""
+
+
+# the equivalence flow's own time limit (seconds): it decides in seconds or not at all
+# (ga2_qnt's mul_b: 7 s; on ga2_softmax's divider and multipliers equiv_induct runs on)
+EQUIV_LIMIT = 120
+
+
+def _inits(js, name):
+    """{net: init} of the copy name's netnames with an initial value (its yosys JSON)."""
+    m = json.load(open(js))["modules"][name]
+    return {n: str(w["attributes"]["init"]) for n, w in m["netnames"].items() if "init" in w["attributes"]}
+
+
+def equiv_check(site, work, timeout=600, rtl_dir=None, params=None):
+    """The Verdict of yosys's equivalence flow (_EQUIV) on site's unit and its mutant: proven
+    when every signal the two copies share by name (every output) is equal in every cycle;
+    a failure proves nothing (a register may differ while no output does). ValueError when
+    the copies' initial values differ (the induction's base case would not hold)."""
+    from tb.mutation.rtl.sites import RTL_DIR, make_mutant_dir
+    rtl_dir = rtl_dir or RTL_DIR
+    gold = make_mutant_dir(None, str(work / "gold"), rtl_dir)
+    gate = make_mutant_dir(site, str(work / "gate"), rtl_dir)
+    sides = work / ("equiv" + ("_" + "_".join(f"{k}{v}" for k, v in params.items()) if params else ""))
+    return equiv_dirs(site.module, gold, gate, sides, params, timeout,
+                      f"equiv/{site.file}:{site.line} {site.cls} yosys-equiv")
+
+
+def equiv_dirs(module, gold, gate, sides, params=None, timeout=600, name="equiv/yosys-equiv"):
+    """equiv_check on module as the RTL folders gold and gate hold it (built in sides)."""
+    t0 = time.perf_counter()
+    build_sides(module, gold, gate, sides, params)
+    gi, ti = _inits(sides / "gold.json", "gold"), _inits(sides / "gate.json", "gate")
+    # an unset initial value is 0 (ZERO_INIT), and so is an x
+    width = {n: len(v) for n, v in {**gi, **ti}.items()}
+    if any(gi.get(n, "0" * w).replace("x", "0") != ti.get(n, "0" * w).replace("x", "0") for n, w in width.items()):
+        raise ValueError(f"{module}: the mutant changes an initial value (yosys equiv n/a)")
+    (sides / "equiv.ys").write_text(_EQUIV.format(gold=sides / "gold.il", gate=sides / "gate.il"))
+    rc, out = engine._run(["yosys", "-q", "-l", str(sides / "equiv.log"), str(sides / "equiv.ys")],
+                          sides / "equiv.out", timeout)
+    secs = time.perf_counter() - t0
+    if rc is None:
+        return engine.Verdict(name, "TIMEOUT", "yosys equiv", "-", secs)
+    if rc == 0 and "Equivalence successfully proven" in open(sides / "equiv.log").read():
+        return engine.Verdict(name, "proven", "yosys equiv", "equiv_simple + equiv_induct", secs)
+    left = re.search(r"Found (\d+) unproven", out)
+    return engine.Verdict(name, "FAILED" if left else "ERROR", "yosys equiv", "-", secs,
+                          f"{left.group(1)} pairs unproven" if left else out.strip()[-200:])
 
 
 def counterexample(check, show=("rst", "start", "len", "src", "dst")):
@@ -338,7 +474,8 @@ def verdict(site, work, pdr_timeout=600, bmc_depth=40, bmc_timeout=300, rtl_dir=
 
 
 def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
-    """(text, [Verdict]) for one mutant in one configuration cfg. The order: pdr on the
+    """(text, [Verdict]) for one mutant in one configuration cfg. The order: yosys's
+    equivalence flow (equiv_check: seconds; its failure proves nothing), pdr on the
     shared-state miter (a proof; its failure proves nothing), the invariant miter's
     2-induction when the module has a stated invariant (INVARIANT), pdr on the
     masked miter (a proof or a counterexample), ABC's dprove on it (signal correspondence
@@ -346,7 +483,9 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
     maximum, without re-proving the datapath), pdr on the strengthened miter; pdr and
     dprove at the small size when the module has SP_WORDS; then bmc3 for a counterexample
     or a bound. Each step has pdr_timeout seconds (yosys included)."""
-    tries = [({}, "shared", "pdr")] + ([({}, "inv", "induction")] if site.module in INVARIANT else [])
+    tries = [({}, "yosys", "equiv")] + ([({}, "related", "pdr")] if relation_of(site, rtl_dir) else [])
+    tries += [({}, "shared", "pdr")]
+    tries += [({}, "inv", "induction")] if site.module in INVARIANT else []
     tries += [({}, "masked", "pdr"), ({}, "masked", "dprove"), ({}, "strong", "pdr")]
     if _has_params(site, rtl_dir):
         tries += [(SMALL, "masked", "pdr"), (SMALL, "masked", "dprove")]
@@ -354,11 +493,24 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
     at = "".join(f", {k} = {n}" for k, n in cfg.items())
     for small, kind, how in tries:
         params = {**cfg, **small}
+        if kind == "yosys":
+            # yosys's equivalence flow: seconds; its failure proves nothing
+            try:
+                v = equiv_check(site, work, min(pdr_timeout, EQUIV_LIMIT), rtl_dir, params or None)
+            except ValueError:
+                continue
+            vs.append(v)
+            if v.result == "proven":
+                at_p = "".join(f", {k} = {n}" for k, n in params.items())
+                return (f"equivalent (proven by yosys equiv_simple + equiv_induct{at_p}, every shared "
+                        f"signal of {site.module}'s two copies equal in every cycle, {v.secs:.0f} s)"), vs
+            continue
         try:
             c = site_check(site, work, how, pdr_timeout, rtl_dir, params=params or None,
-                           strengthen=kind == "strong", shared=kind == "shared", inv=kind == "inv")
+                           strengthen=kind == "strong", shared=kind in ("shared", "related"), inv=kind == "inv",
+                           relation=relation_of(site, rtl_dir) if kind == "related" else None)
         except ValueError:
-            if kind != "shared":
+            if kind not in ("shared", "related"):
                 raise
             continue                   # the mutant has other registers: no one state to share
         v = engine.run(c)
@@ -370,8 +522,10 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
             # the counterexample as a trace, one line a cycle, beside the witness
             (engine.work_dir(c) / "cex.txt").write_text(counterexample(c) + "\n")
             v.detail = f"trace: {engine.work_dir(c) / 'cex.txt'}"
+        rel = relation_of(site, rtl_dir) if kind == "related" else {}
         how = ((f"smtbmc z3 {INDUCTION_K}-induction" if how == "induction" else f"abc {how}")
-               + f", {KINDS[kind]}" + "".join(f", {k} = {n}" for k, n in params.items()))
+               + f", {KINDS[kind]}" + "".join(f", {r}: {p}" for r, p in rel.items())
+               + "".join(f", {k} = {n}" for k, n in params.items()))
         if v.result == "proven" and small:
             # not a verdict on the chip's size: the mutated logic may not even act at the
             # small one (e.g. a counter's top bit the small lengths never set); it counts
@@ -393,7 +547,8 @@ def _verdict1(site, work, cfg, pdr_timeout, bmc_depth, bmc_timeout, rtl_dir):
 
 
 # the miters verdict() tries, as its text names them
-KINDS = {"shared": "shared-state miter", "masked": "masked miter", "strong": "strengthened miter",
+KINDS = {"shared": "shared-state miter", "related": "related shared-state miter",
+         "masked": "masked miter", "strong": "strengthened miter",
          "inv": "invariant miter"}
 
 

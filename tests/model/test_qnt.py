@@ -172,3 +172,24 @@ def test_busy_cycles():
             ins = isa.build("QNT", dst=2000, src=0, len=n, q=12, b16=1, rms=rms)
             for mode in config.MODES:
                 assert timing.busy_cycles(ins, CFG.replace(mode=mode)) == 2 * n + tail
+
+
+def test_qm_never_sets_both_top_bits():
+    """The scale word's Qm = floor(Pt * 2^19 / c) stays below 3 * 2^17, so its bits 18 and
+    17 are never both set (rtl/ga2_qnt.v forms j from them without a priority): Pt = (An *
+    KQ) >> 33 with An < 2^32 and KQ = round(2^(31+n) / qmax), and c >= 2^31 (plain: 2^31;
+    rms: isqrt of a value >= 2^74 >> 12 = 2^62). From the definitions, not the record."""
+    for n in (15, 7):
+        qmax = (1 << n) - 1
+        kq = round(Fraction(1 << (31 + n), qmax))
+        pt = ((1 << 32) - 1) * kq >> 33
+        assert pt < 1 << 31                              # the remainder starts below c
+        assert (pt << 19) // (1 << 31) < 3 << 17, n
+    assert math.isqrt((1 << 74) >> 12) == 1 << 31
+    # and on rows whose Qm is largest: An at its top (A = 2^31 - 1 and just above a power of
+    # two), the smallest c (plain mode, rms with one dominant element)
+    for xs in ([(1 << 31) - 1], [-(1 << 31)], [(1 << 30) + 1, 1], [65535] + [1] * 40, [3] * 7):
+        for b16 in (0, 1):
+            for rms in (0, 1):
+                got, word = qnt(xs, q=0, b16=b16, rms=rms)
+                assert 1 << 15 <= sc_fields(word)[0] < 1 << 16
