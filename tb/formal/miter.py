@@ -34,6 +34,17 @@ ABC's structural hashing merges it and only the mutated logic is left to check: 
 running maximum (x >= mx loads the value mx holds) closes at once. A failure proves nothing
 (the registers may differ without an output doing so): like the strengthened miter's.
 
+yosys's equivalence flow (equiv_check, tried first): every signal the two copies share by
+name paired and proven equal in every cycle (equiv_simple from its cone, equiv_induct by
+induction from the one initial state): a mutant whose changed logic is the same function
+of the paired signals closes in seconds, the multipliers behind it untouched.
+
+Related shared-state miter (RELATION, per mutant): the shared-state miter, but the gate
+reads the named registers from free inputs constrained by a stated predicate over the
+gold's registers, and their next values must meet it over the gold's next values: for a
+mutant whose register steps differently where no output shows it (a pointer one phase
+late, a counter counting down).
+
 Verdicts (verdict()):
   equivalent (proven by abc ...)       no reachable state tells them apart: a proof;
   NOT equivalent                       a counterexample (its trace: tb/formal/witness.py);
