@@ -183,7 +183,7 @@ module ga2_qnt #(
   reg  [16:0] mr;
   always @* begin
     case (j)
-      2'd3:    mr = {1'b0, qm[18:3]} + {16'd0, qm[2]};
+      2'd3:    mr = {1'b0, qm[18:3] + {15'd0, qm[2]}};   // qm[17] = 0 here: no carry out
       2'd2:    mr = {1'b0, qm[17:2]} + {16'd0, qm[1]};
       default: mr = {1'b0, qm[16:1]} + {16'd0, qm[0]};
     endcase

@@ -22,7 +22,11 @@ def _rows(rng):
     threshold one off), a 16-bit row with max |x| in [2^14, 2^15) (amax's shift by 16
     after its first by 1: one bit short, the reciprocal passes 2^32), and an int8 row whose
     Qm has 19 bits and its rounding bit (bit 2) set (2,147,482,624: the largest rows'
-    round half up)."""
+    round half up); three 16-bit rms rows whose mean of squares meets the second
+    normalisation's thresholds 68, 72 and 74 (one bit lower leaves it 2 bits short, c half
+    as large and one odd bit off: the scale's last bit moves), and one whose square root's
+    last step has a difference at or past 2^32 (its sign is bit 33, not 32); each found by
+    search against an emulation of the RTL's steps with that constant one off."""
     q12 = [round(rng.gauss(0, 68) * 4096) for _ in range(64)]
     q12[17] = -23800 * 4096
     return [[0] * 8, [1], [-1], [-(1 << 31)], [(1 << 31) - 1],
@@ -40,7 +44,9 @@ def _rows(rng):
             [4301345, 118541, -118541], [1422896011, 1394886247, -1394886247],
             [2146665678, 65676652, 63061854, 64700020],
             [-22, -5, -12, -27, -17, -21, -16, -32, -3, -4, -10, 12, 20, 19],
-            [20000, -7, 12345, 3], [2147482624]]
+            [20000, -7, 12345, 3], [2147482624],
+            [625414975, -12141] + [0] * 142, [10391, -661590580] + [0] * 7, [162730] + [0] * 35,
+            [-974529, 9622216]]
 
 
 def lm_programs(B, R, rng):
