@@ -26,7 +26,8 @@ def _rows(rng):
     normalisation's thresholds 68, 72 and 74 (one bit lower leaves it 2 bits short, c half
     as large and one odd bit off: the scale's last bit moves), and one whose square root's
     last step has a difference at or past 2^32 (its sign is bit 33, not 32); each found by
-    search against an emulation of the RTL's steps with that constant one off."""
+    search against an emulation of the RTL's steps with that constant one off
+    (tb/mutation/rtl/qnt_emu.py; tests/tb/test_qnt_emu.py checks each)."""
     q12 = [round(rng.gauss(0, 68) * 4096) for _ in range(64)]
     q12[17] = -23800 * 4096
     return [[0] * 8, [1], [-1], [-(1 << 31)], [(1 << 31) - 1],
