@@ -136,9 +136,9 @@ INVARIANT = {
 # registers step differently from the gold's but are observed only where they agree, the
 # relation between the gate's register T and the gold's registers G(name) that holds in every
 # reachable state; keyed as equivalents.equiv_key (file, class, code line, change). pdr then
-# proves that the relation holds in the initial state and is kept by every step, and that the
-# observed outputs agree wherever it holds: every other register is shared, so the copies'
-# datapaths (the multipliers, the divider) read the same values and merge.
+# proves that every step (the first from the one initial state) keeps the relation, and that
+# the observed outputs agree wherever it holds: every other register is shared, so the
+# copies' datapaths (the multipliers, the divider) read the same values and merge.
 RELATION = {
     # the source pointer steps in P_U instead of P_G: one behind in P_U, where rd_addr shows
     # bp_q (ph_q[0] = 1); an idle unit stays in P_U after its last P_G
