@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .ops import ADDR_W, XHI_W  # the ISA's address fields (model/ops)
 
-EXT_ADDR_W = ADDR_W + XHI_W       # an external address: xhi (12 bits) above a 16-bit field
+EXT_ADDR_W = ADDR_W + XHI_W       # an external address: xhi (13 bits) above a 16-bit field
 SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
 PC_W = 20              # the program counter, error_pc, retire_pc and imem_addr (rtl/ga2_isa.vh
                        # GA2_PC_W): an instruction memory of up to 2^20 - 1 words
@@ -34,7 +34,7 @@ class Config:
 
     array: int = 4            # the systolic array is array x array
     sp_words: int = 4096      # scratchpad words
-    ext_words: int = 4096     # external memory words, 1..2^28
+    ext_words: int = 4096     # external memory words, 1..2^29
     imem_depth: int = 1024    # instruction memory depth (instructions), 1..2^20 - 1
     sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer), 1..1024
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
@@ -92,7 +92,7 @@ class Config:
     @property
     def ext_max(self):
         """The largest external memory the addresses can reach: xhi * 65536 + a 16-bit
-        field (model/isa.py), 2^28 words."""
+        field (model/isa.py), 2^29 words."""
         return 1 << EXT_ADDR_W
 
     def for_program(self, n):

@@ -23,8 +23,8 @@ _np_integer, _np_bool = _np.integer, _np.bool_
 # (the chip's memory sizes and options are model/config.py's: a Config)
 WORD_BITS = 32
 ADDR_W = ops.ADDR_W      # every address field (scratchpad and external) is 16 bits
-XHI_W = ops.XHI_W                   # xhi: the external address's high 12 bits
-EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^28 words
+XHI_W = ops.XHI_W                   # xhi: the external address's high 13 bits
+EXT_MAX = 1 << config.EXT_ADDR_W     # so EXT may be at most 2^29 words
 INSTR_W = ops.INSTR_W    # instruction word width (bits)
 OP_W = ops.OP_W
 
@@ -167,7 +167,7 @@ _EXT_FIELD = {name: r.ext_ranges()[0].base for name, r in ops.TABLE.items() if r
 
 
 def ext_fields(op, addr):
-    """The fields of a full external address (0 .. 2^28 - 1) for op (_EXT_FIELD: LD's src, ST's
+    """The fields of a full external address (0 .. 2^29 - 1) for op (_EXT_FIELD: LD's src, ST's
     dst) and xhi: {field: addr % 65536, "xhi": addr // 65536}, to pass to raw() or build().
 
     build() also takes the full address directly in that field (it splits it with this).
@@ -193,7 +193,7 @@ def build(op, cfg=None, **fields):
 
     Checks encodability and everything the chip would fault on (shape, scratchpad and
     external ranges against cfg's sizes). An external address field (_EXT_FIELD) may be
-    given as a full external address (0 .. 2^28 - 1) without xhi: build splits it (ext_fields).
+    given as a full external address (0 .. 2^29 - 1) without xhi: build splits it (ext_fields).
     """
     field = _EXT_FIELD.get(op)
     v = fields.get(field)

@@ -73,7 +73,7 @@
   wire [31:0] ld_dst = {16'd0, instr[`GA2_LD_DST_LSB +: `GA2_LD_DST_W]};
   wire [31:0] ld_src = {16'd0, instr[`GA2_LD_SRC_LSB +: `GA2_LD_SRC_W]};
   wire [31:0] ld_len = {19'd0, instr[`GA2_LD_LEN_LSB +: `GA2_LD_LEN_W]};
-  wire [31:0] ld_xhi = {20'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
+  wire [31:0] ld_xhi = {19'd0, instr[`GA2_LD_XHI_LSB +: `GA2_LD_XHI_W]};
   wire ld_shape_bad = (ld_len < 32'd1);
   wire [31:0] ld_span0 = ld_len;
   wire [31:0] ld_end0 = ld_dst + ld_span0;     // one past the last word of dst's range
@@ -86,7 +86,7 @@
   wire [31:0] st_src = {16'd0, instr[`GA2_ST_SRC_LSB +: `GA2_ST_SRC_W]};
   wire [31:0] st_dst = {16'd0, instr[`GA2_ST_DST_LSB +: `GA2_ST_DST_W]};
   wire [31:0] st_len = {19'd0, instr[`GA2_ST_LEN_LSB +: `GA2_ST_LEN_W]};
-  wire [31:0] st_xhi = {20'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
+  wire [31:0] st_xhi = {19'd0, instr[`GA2_ST_XHI_LSB +: `GA2_ST_XHI_W]};
   wire st_shape_bad = (st_len < 32'd1);
   wire [31:0] st_span0 = st_len;
   wire [31:0] st_end0 = st_src + st_span0;     // one past the last word of src's range
@@ -144,7 +144,7 @@
   wire [31:0] ldx_len = {19'd0, instr[`GA2_LDX_LEN_LSB +: `GA2_LDX_LEN_W]};
   wire [31:0] ldx_idx = {16'd0, instr[`GA2_LDX_IDX_LSB +: `GA2_LDX_IDX_W]};
   wire [31:0] ldx_rows = {16'd0, instr[`GA2_LDX_ROWS_LSB +: `GA2_LDX_ROWS_W]};
-  wire [31:0] ldx_xhi = {20'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
+  wire [31:0] ldx_xhi = {19'd0, instr[`GA2_LDX_XHI_LSB +: `GA2_LDX_XHI_W]};
   wire ldx_shape_bad = (ldx_len < 32'd1) || (ldx_rows < 32'd1);
   wire [31:0] ldx_span0 = 32'd1;
   wire [31:0] ldx_end0 = ldx_idx + ldx_span0;     // one past the last word of idx's range

@@ -15,7 +15,7 @@
 // busy cycles unchanged; idx_err is high in that LDX's last busy cycle (the sequencer
 // keeps the first such LDX for done). The address is formed modulo the external memory:
 // for tok < rows it is exact, as the decoder checked ext_base + rows*len <= EXT_WORDS.
-// ext_base is the full external address (xhi * 2^16 + src or dst, GA2_EXT_ADDR_W = 28
+// ext_base is the full external address (xhi * 2^16 + src or dst, GA2_EXT_ADDR_W = 29
 // bits); a transfer may cross a 2^16 boundary: ep_q is as wide as the memory's addresses.
 // Two pointers, one per memory: sp_q (the scratchpad: read for ST, written for LD/LDX)
 // and ep_q (the external memory: read for LD/LDX, written for ST), each as wide as its

@@ -8,7 +8,7 @@
 `define GA2_WORD_W 32
 `define GA2_ADDR_W 16
 // an external address: xhi above a 16-bit field
-`define GA2_EXT_ADDR_W 28
+`define GA2_EXT_ADDR_W 29
 // the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
 // an instruction memory of up to 2^GA2_PC_W - 1 words
 `define GA2_PC_W 20
@@ -92,7 +92,7 @@
 `define GA2_LD_LEN_LSB 36
 `define GA2_LD_LEN_W 13
 `define GA2_LD_XHI_LSB 49
-`define GA2_LD_XHI_W 12
+`define GA2_LD_XHI_W 13
 `define GA2_ST_SRC_LSB 4
 `define GA2_ST_SRC_W 16
 `define GA2_ST_DST_LSB 20
@@ -100,7 +100,7 @@
 `define GA2_ST_LEN_LSB 36
 `define GA2_ST_LEN_W 13
 `define GA2_ST_XHI_LSB 49
-`define GA2_ST_XHI_W 12
+`define GA2_ST_XHI_W 13
 `define GA2_MM_DST_LSB 4
 `define GA2_MM_DST_W 16
 `define GA2_MM_A_LSB 20
@@ -156,7 +156,7 @@
 `define GA2_LDX_ROWS_LSB 65
 `define GA2_LDX_ROWS_W 16
 `define GA2_LDX_XHI_LSB 81
-`define GA2_LDX_XHI_W 12
+`define GA2_LDX_XHI_W 13
 `define GA2_ADD_DST_LSB 4
 `define GA2_ADD_DST_W 16
 `define GA2_ADD_SRC_LSB 20

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .expr import Expr, bound, compile_py, fields_of, lift
 
 ADDR_W = 16            # every address field (scratchpad, external low part) is 16 bits
-XHI_W = 12             # the transfers' xhi: an external address is xhi * 2^16 + a 16-bit field (28 bits)
+XHI_W = 13             # the transfers' xhi: an external address is xhi * 2^16 + a 16-bit field (29 bits)
 OP_W = 4               # the opcode: the instruction word's low OP_W bits
 INSTR_W = 128          # instruction word width (bits)
 # Extended opcodes: the 4-bit opcode EXT_CODE says the next XOP_W bits are a sub-opcode,

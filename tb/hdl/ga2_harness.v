@@ -49,7 +49,7 @@ module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga
 
   wire        imem_en, ext_en, ext_we;
   wire [`GA2_PC_W-1:0] imem_addr;
-  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (28 bits)
+  wire [`GA2_EXT_ADDR_W-1:0] ext_addr;     // the full external address (29 bits)
   wire [31:0] ext_wdata;
   reg  [127:0] imem_rdata;
   reg  [31:0]  ext_rdata;
@@ -64,7 +64,7 @@ module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga
   reg [31:0]  ext  [0:EXT_WORDS-1];
 
   wire imem_in = {{(32-`GA2_PC_W){1'b0}}, imem_addr} < IMEM_DEPTH;
-  wire ext_in  = {8'd0, ext_addr} < EXT_WORDS;
+  wire ext_in  = {{(32-`GA2_EXT_ADDR_W){1'b0}}, ext_addr} < EXT_WORDS;
 
   integer i;
   initial begin

@@ -39,8 +39,8 @@ def boundary_programs(seed=RANDOM_SEED):
     size - 1 (valid) or size (fault) for every address field, MM with random shapes and
     strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the illegal opcodes
     (isa.ILLEGAL_OPCODES: 0, 13..15); xhi > 0 (this chip's external memory is below 2^16:
-    every xhi > 0 faults) and the full address sums just past 2^28 (xhi = 4095, the top
-    page: a 28-bit sum without its carry would wrap to 0). Every other op's from its module: edges_n(v, x, n,
+    every xhi > 0 faults; xhi's top bit alone) and the full address sums just past 2^29 (xhi = 8191, the
+    top page: a 29-bit sum without its carry would wrap to 0). Every other op's from its module: edges_n(v, x, n,
     SP, EXT) at n = 1, 7, 64, then edges(v, x, SP, EXT, T) (its shape limits, each range
     sum just past 2^16, its own sums, priorities and largest sizes); the valid ones of a
     module's EDGE_GROUP are chained n by n (group 0 with LD's and ST's, before MM's)."""
@@ -135,10 +135,10 @@ def boundary_programs(seed=RANDOM_SEED):
         group(groups[g])
     # xhi: the full external address xhi * 2^16 + src / dst (this chip: < 2^16 words)
     top = (1 << isa.XHI_W) - 1                    # xhi's top page
-    for xhi in (1, 128, 255, 256, top):
+    for xhi in (1, 128, 255, 256, 1 << (isa.XHI_W - 1), top):
         x(f"LD xhi {xhi}", "LD", dst=0, src=0, len=1, xhi=xhi)
         x(f"ST xhi {xhi}", "ST", src=0, dst=0, len=1, xhi=xhi)
-    for n in (1, 2, 20):                          # the sum just past 2^28: wraps to 0.. in 28 bits
+    for n in (1, 2, 20):                          # the sum just past 2^29: wraps to 0.. in 29 bits
         x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=top)
         x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=top)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end

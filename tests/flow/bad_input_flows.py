@@ -113,7 +113,7 @@ ROWS = {
     ]),
     "python -m tools.bench.bench_load": ("tools.bench.bench_load", [
         (["--ext-words", "0"], "--ext-words"),
-        (["--ext-words", str((1 << 28) + 1)], "--ext-words"),
+        (["--ext-words", str((1 << 29) + 1)], "--ext-words"),
         (["--imem-depth", "1024"], "--imem-depth"),
         (["--imem-depth", "x"], "--imem-depth"),
         (["--loads", "0"], "--loads"),

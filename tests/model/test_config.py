@@ -23,13 +23,13 @@ def test_default_and_ch09_are_the_spec_values():
 
 def test_derived_properties():
     # array skew 2*(4-1) + 1 read latency; load divider + 32 steps + write; 24-bit external addresses
-    assert DEFAULT.mm_fill == 7 and DEFAULT.sm_div_cycles == 34 and DEFAULT.ext_max == 1 << 28
+    assert DEFAULT.mm_fill == 7 and DEFAULT.sm_div_cycles == 34 and DEFAULT.ext_max == 1 << 29
 
 
 @pytest.mark.parametrize("field, value", [
     ("array", 3), ("array", 8), ("array", "4"), ("array", True), ("array", 4.0),
     ("sp_words", 1), ("sp_words", 65537), ("sp_words", None),
-    ("ext_words", 0), ("ext_words", (1 << 28) + 1), ("ext_words", 4096.0),
+    ("ext_words", 0), ("ext_words", (1 << 29) + 1), ("ext_words", 4096.0),
     ("imem_depth", 0), ("imem_depth", 1 << 20), ("imem_depth", False),
     ("sm_max_len", 0), ("sm_max_len", 1025),
     ("issue_cycles", 1), ("issue_cycles", 3),

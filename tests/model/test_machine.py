@@ -42,7 +42,7 @@ def test_ld_st_last_words_of_both_memories(ext_words):
 
 
 def test_machine_rejects_bad_setup():
-    for bad in (0, (1 << 28) + 1):             # external memory: 1..2^28 words
+    for bad in (0, (1 << 29) + 1):             # external memory: 1..2^29 words
         with pytest.raises(ValueError, match="ext"):
             Machine(config.DEFAULT.replace(ext_words=bad))
     m = Machine(config.DEFAULT.replace(ext_words=10))

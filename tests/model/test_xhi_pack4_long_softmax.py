@@ -1,5 +1,5 @@
 """The chip's extensions for the cache remedies in the twin (docs/isa.md): LD/ST/LDX xhi
-(external addresses up to 2^28), the long softmax (sm_max_len up to 1024) and the 4-bit
+(external addresses up to 2^29), the long softmax (sm_max_len up to 1024) and the 4-bit
 packing ops PACK4/UNPACK4. Each against a plain-Python transcription of docs/isa.md
 written here (Python integers, one element or one word at a time), on a fresh Machine
 per case; cycles against the docs' formulas typed in as numbers."""
@@ -51,9 +51,9 @@ def run(prog, cfg=config.DEFAULT, image=(), sp=None):
 
 # ---------------------------------------------------------------- encoding
 def test_xhi_is_appended_and_defaults_to_zero():
-    # docs/isa.md: LD/ST xhi at bits 49..60 (after len 36..48), LDX xhi at 81..92
-    assert isa.LAYOUT["LD"]["xhi"] == (49, 12) and isa.LAYOUT["ST"]["xhi"] == (49, 12)
-    assert isa.LAYOUT["LDX"]["xhi"] == (81, 12)
+    # docs/isa.md: LD/ST xhi at bits 49..61 (after len 36..48), LDX xhi at 81..93
+    assert isa.LAYOUT["LD"]["xhi"] == (49, 13) and isa.LAYOUT["ST"]["xhi"] == (49, 13)
+    assert isa.LAYOUT["LDX"]["xhi"] == (81, 13)
     ld = B("LD", dst=1, src=2, len=3)
     assert ld.xhi == 0 and isa.encode(ld) == 1 | 1 << 4 | 2 << 20 | 3 << 36
     assert isa.encode(isa.raw("LD", dst=1, src=2, len=3, xhi=5)) == isa.encode(ld) | 5 << 49
@@ -62,8 +62,9 @@ def test_xhi_is_appended_and_defaults_to_zero():
     st = isa.raw("ST", src=1, dst=2, len=3, xhi=255)
     assert isa.disasm([st]) == "   0  ST   src=1 dst=2 len=3 xhi=255"
     assert asm.assemble(isa.disasm([st]), check=False) == [st]
-    with pytest.raises(ValueError, match="xhi=4096 does not fit 12 bits"):
-        isa.raw("LD", dst=0, src=0, len=1, xhi=4096)
+    assert isa.encode(isa.raw("ST", src=0, dst=0, len=1, xhi=8191)) >> 49 == 8191   # 13 bits, the last field
+    with pytest.raises(ValueError, match="xhi=8192 does not fit 13 bits"):
+        isa.raw("LD", dst=0, src=0, len=1, xhi=8192)
 
 
 def test_pack4_unpack4_opcodes_and_the_illegal_ones():
@@ -79,9 +80,11 @@ def test_pack4_unpack4_opcodes_and_the_illegal_ones():
 def test_ext_fields_and_full_addresses_in_build():
     assert isa.ext_fields("LD", 0x1_2345) == {"src": 0x2345, "xhi": 1}
     assert isa.ext_fields("ST", (1 << 24) - 1) == {"dst": 0xFFFF, "xhi": 255}
-    assert isa.ext_fields("ST", (1 << 28) - 1) == {"dst": 0xFFFF, "xhi": 4095}   # 12-bit xhi
+    assert isa.ext_fields("ST", (1 << 28) - 1) == {"dst": 0xFFFF, "xhi": 4095}
+    assert isa.ext_fields("LD", 1 << 28) == {"src": 0, "xhi": 4096}
+    assert isa.ext_fields("ST", (1 << 29) - 1) == {"dst": 0xFFFF, "xhi": 8191}   # 13-bit xhi
     assert isa.ext_fields("LDX", 5) == {"src": 5, "xhi": 0}
-    for bad in (-1, 1 << 28, 1.0, True):
+    for bad in (-1, 1 << 29, 1.0, True):
         with pytest.raises(ValueError, match="external address"):
             isa.ext_fields("LD", bad)
     with pytest.raises(ValueError, match="RQ has no external address"):

@@ -219,7 +219,7 @@ def test_the_hole_programs_aim_at_every_field_bin():
 
 def test_pack4_xhi_and_sm_limits_are_the_documented_ones():
     """docs/isa.md: PACK4 reads 2*len words at src, UNPACK4 writes 2*len at dst; the
-    external address is xhi * 65536 + the field, at most 2^28 words; SM up to sm_max_len,
+    external address is xhi * 65536 + the field, at most 2^29 words; SM up to sm_max_len,
     a build up to 1024."""
     r = isa.raw
     assert "sp_last" in coverage.classify(r("PACK4", dst=0, src=4096 - 10, len=5), CFG)["src"]
@@ -234,9 +234,9 @@ def test_pack4_xhi_and_sm_limits_are_the_documented_ones():
     assert "ext_past" in coverage.classify(r("ST", src=0, dst=65535, len=2, xhi=1), wide)["dst"]
     assert coverage.classify(r("LD", dst=0, src=0, len=1, xhi=0), CFG)["xhi"] == {"min"}   # page 0: min only
     assert coverage.classify(r("LDX", dst=0, src=0, len=1, idx=0, rows=1, xhi=1), CFG)["xhi"] == {"cap+1"}
-    assert coverage.classify(r("ST", src=0, dst=0, len=1, xhi=4095), CFG)["xhi"] == {"max"}
+    assert coverage.classify(r("ST", src=0, dst=0, len=1, xhi=8191), CFG)["xhi"] == {"max"}
     assert coverage.outside("ST", "xhi", "max", CFG) and not coverage.outside("ST", "xhi", "max",
-                                                                              CFG.replace(ext_words=1 << 28))
+                                                                              CFG.replace(ext_words=1 << 29))
     bins = coverage.point_bins(CFG)
     assert bins["ga2.field.LD.xhi"] == ["min", "max", "cap", "cap+1"]
     assert bins["ga2.sm_len.max1024"] == [f"{m}:{c}" for m in config.MODES
@@ -248,7 +248,7 @@ def test_pack4_xhi_and_sm_limits_are_the_documented_ones():
 def test_xhi_of_a_refused_address_counts_with_its_field(tmp_path):
     """An LD refused for its full external address (xhi past the memory) hits xhi's
     outside bins; one refused for its scratchpad operand does not."""
-    progs = [([B("LD", dst=0, src=0, len=1), isa.raw("LD", dst=0, src=0, len=1, xhi=4095), H], [0]),
+    progs = [([B("LD", dst=0, src=0, len=1), isa.raw("LD", dst=0, src=0, len=1, xhi=8191), H], [0]),
              ([isa.raw("ST", src=4095, dst=0, len=2, xhi=1), H], [0])]
     hits = run_model(tmp_path, progs)
     assert hits["ga2.field.LD.xhi"]["max"] == 1 and hits["ga2.fault.LD"]["ERR_EXT_RANGE"] == 1

@@ -33,7 +33,7 @@ module restart_dma #(
   wire          db_busy, db_last, db_sp_rd_en, db_sp_wr_en, db_ext_en, db_ext_we, db_idx_err;
   wire [AW-1:0] da_sp_rd_addr, da_sp_wr_addr;
   wire [AW-1:0] db_sp_rd_addr, db_sp_wr_addr;
-  // the dma's external address is 28 bits (xhi above a 16-bit field); these jobs stay
+  // the dma's external address is 29 bits (xhi above a 16-bit field); these jobs stay
   // below 2^16, so the memory model and the observed vector keep the low AW bits (mis[9]
   // compares all)
   wire [`GA2_EXT_ADDR_W-1:0] da_ext_addr, db_ext_addr;

@@ -168,7 +168,7 @@ def edges(v, x, SP, EXT, T):
     """Its index word, its table (the whole memory, one row past), rows 0, the sums past
     2^16, the table's sum past 2^16, 2^20, 2^24 and 2^28 (its top bit), the fault
     priorities, xhi (this chip's external memory is below 2^16: every xhi > 0 faults) and
-    the full address just past 2^28 (xhi's top page)."""
+    the full address just past 2^29 (xhi's top page), xhi's top bit alone."""
     x("LDX idx", "LDX", dst=0, src=0, len=1, idx=SP, rows=1)
     x("LDX idx top", "LDX", dst=0, src=0, len=1, idx=0xFFFF, rows=1)
     v("LDX", dst=0, src=0, len=2, idx=0, rows=EXT // 2)             # the table is the whole memory
@@ -185,7 +185,7 @@ def edges(v, x, SP, EXT, T):
     x("LDX sp + ext", "LDX", dst=SP - 3, src=EXT - 3, len=5, idx=0, rows=7)
     x("LDX idx + ext", "LDX", dst=0, src=EXT - 3, len=5, idx=SP + 3, rows=7)
     top = (1 << isa.XHI_W) - 1                    # xhi's top page
-    for xhi in (1, 128, 255, 256, top):
+    for xhi in (1, 128, 255, 256, 1 << (isa.XHI_W - 1), top):
         x(f"LDX xhi {xhi}", "LDX", dst=0, src=0, len=1, idx=0, rows=1, xhi=xhi)
     for n in (1, 2, 20):
         x(f"LDX xhi wrap {n}", "LDX", dst=0, src=T - n // 2 - 1, len=n, idx=0, rows=1, xhi=top)

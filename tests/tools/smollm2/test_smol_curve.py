@@ -69,9 +69,10 @@ def test_goals_on_made_up_points():
 
 
 def test_whole_model_batch_of_16_fits():
-    """B = 16 at T = 256 fits the chip (scratchpad and external memory); 16 rows over
-    1,026 positions fit the scratchpad, but 16 sequences' caches of 1,026 positions do
-    not fit the 2^28 external words beside the weights (the curve skips that point)."""
+    """B = 16 at T = 256 and at T = 1,024 fit the chip (scratchpad and external memory:
+    16 caches of 1,026 positions beside the weights need 355,145,441 words, past 2^28 and
+    within the 2^29 that 13 bits of xhi reach); 16 rows over 1,026 positions fit the
+    scratchpad; 16 caches of 2,050 positions (546,920,161 words) do not fit."""
     from tools.smollm2 import chip, gguf_model
     desc = chip.describe(gguf_model.SHAPES, gguf_model.SHAPES.ctx)
     cfg = curve.chip("overlap")
@@ -80,8 +81,10 @@ def test_whole_model_batch_of_16_fits():
     assert lay.tile_buffers >= 2 and lay.key_tile == 64
     wide = WideLayout(desc, 8, 1026, cfg, rows=16)
     assert wide.sp_words <= cfg.sp_words
-    with pytest.raises(ValueError, match="external memory"):
-        curve.layout(desc, 16, 1024, cfg)
+    assert cfg.ext_words == 1 << 29
+    assert curve.layout(desc, 16, 1024, cfg).ext_words == 355_145_441
+    with pytest.raises(ValueError, match="546920161 words of external memory"):
+        curve.layout(desc, 16, 2048, cfg)
 
 
 def test_cli_refuses_bad_points(capsys):
