@@ -21,8 +21,9 @@ from .ops import ADDR_W, XHI_W  # the ISA's address fields (model/ops)
 
 EXT_ADDR_W = ADDR_W + XHI_W       # an external address: xhi (13 bits) above a 16-bit field
 SM_LEN_LIMIT = 1024    # the longest softmax a build may have (Config.sm_max_len)
-PC_W = 20              # the program counter, error_pc, retire_pc and imem_addr (rtl/ga2_isa.vh
-                       # GA2_PC_W): an instruction memory of up to 2^20 - 1 words
+PC_W = 21              # the program counter, error_pc, retire_pc and imem_addr (rtl/ga2_isa.vh
+                       # GA2_PC_W): an instruction memory of up to 2^21 - 1 words (SmolLM2's
+                       # decode step at B = 16, T = 1,024 is 1,202,620 instructions)
 IMEM_MAX = (1 << PC_W) - 1   # the deepest instruction memory (pc reaches imem_depth: code 5)
 
 MODES = ("inorder", "overlap")   # timing modes (docs/isa.md "Timing modes")
@@ -35,7 +36,7 @@ class Config:
     array: int = 4            # the systolic array is array x array
     sp_words: int = 4096      # scratchpad words
     ext_words: int = 4096     # external memory words, 1..2^29
-    imem_depth: int = 1024    # instruction memory depth (instructions), 1..2^20 - 1
+    imem_depth: int = 1024    # instruction memory depth (instructions), 1..2^21 - 1
     sm_max_len: int = 64      # longest softmax vector (the unit's exp buffer), 1..1024
     issue_cycles: int = 2     # FETCH + DECODE before a unit starts
     mode: str = "inorder"     # timing mode (MODES): "inorder" one instruction at a time,

@@ -11,7 +11,7 @@
 `define GA2_EXT_ADDR_W 29
 // the pc and the instruction-memory address (imem_addr, error_pc, retire_pc):
 // an instruction memory of up to 2^GA2_PC_W - 1 words
-`define GA2_PC_W 20
+`define GA2_PC_W 21
 
 // opcodes
 `define GA2_OP_LD 4'd1

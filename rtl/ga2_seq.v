@@ -18,7 +18,7 @@
 // timing; at the halt (HALT, a DECODE fault or code 5) error / code / pc report it,
 // ahead of a later fault's code and pc (model/machine.py; docs/isa.md "Faults").
 // retire per slot: GA2_T_DMA, GA2_T_MM, GA2_T_VEC (each unit's last busy cycle:
-// unit_last), GA2_SLOT_HALT; retire_pc slot i at [PW*i +: PW] (PW = GA2_PC_W, 20 bits):
+// unit_last), GA2_SLOT_HALT; retire_pc slot i at [PW*i +: PW] (PW = GA2_PC_W, 21 bits):
 // the pc of the unit's in-flight instruction (in-order: pc, which holds while EXEC runs),
 // the HALT slot pc.
 // done = done_q (set by a halt or fault, cleared by a start). clear is high in the cycle a start is accepted (the counters

@@ -20,8 +20,8 @@
 // retire[3:0] has a slot per unit (GA2_T_DMA, _MM, _VEC) and GA2_SLOT_HALT; retire_pc
 // holds slot i's pc at [GA2_PC_W*i +: GA2_PC_W]; retire_cycle is shared. ext_addr is the
 // full external address, GA2_EXT_ADDR_W = 29 bits (xhi above a 16-bit field); imem_addr,
-// error_pc and the retire pcs are GA2_PC_W = 20 bits (an instruction memory of up to
-// 2^20 - 1 words, read in program order: the ISA has no branches).
+// error_pc and the retire pcs are GA2_PC_W = 21 bits (an instruction memory of up to
+// 2^21 - 1 words, read in program order: the ISA has no branches).
 module ga2_top #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
   `GA2_HOST_PORTS,                         // clk, rst, start, done, error, error_pc, the counters
   output wire [`GA2_PC_W-1:0] imem_addr,

@@ -24,9 +24,9 @@
                                         live on the simulators (tools/smollm2/serve.py)
 
 PROG is assembly text (model/asm.py: one `OP field=value ...` a line), or a .hex file of
-128-bit words, of up to 1,048,575 instructions: a program longer than the default chip's
+128-bit words, of up to 2,097,151 instructions: a program longer than the default chip's
 1,024-word instruction memory runs on a chip whose memory is the smallest power of two
-holding it (model/config.py Config.for_program; the pc is 20 bits). IMAGE is the
+holding it (model/config.py Config.for_program; the pc is 21 bits). IMAGE is the
 external memory before the run: a .hex file (8 hex digits a line, as $readmemh reads), a
 .npy array, or text of integers (decimal or 0x hex).
 

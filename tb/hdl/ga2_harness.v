@@ -11,7 +11,7 @@
 // (tb/hdl/mut_rtl_tb.v).
 //
 // Holds ga2_top (instance `dut`) with its two memory models:
-//   imem  IMEM_DEPTH x 128 (up to 2^20 - 1 words), synchronous read, one cycle of latency;
+//   imem  IMEM_DEPTH x 128 (up to 2^21 - 1 words), synchronous read, one cycle of latency;
 //   ext   EXT_WORDS  x 32,  synchronous read, one cycle of latency, read-first on a
 //         same-address write.
 // A read outside a memory returns 0 and a write outside ext is dropped; such accesses

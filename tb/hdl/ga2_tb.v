@@ -9,7 +9,7 @@
 //
 // The host writes, per program k of a run, into the run directory (the simulator's cwd):
 //   pK_imem.bin   IMEM_DEPTH 128-bit words        pK_ext.bin  EXT_WORDS 32-bit words
-//                 (IMEM_DEPTH up to 2^20 - 1: pcs are GA2_PC_W = 20 bits)
+//                 (IMEM_DEPTH up to 2^21 - 1: pcs are GA2_PC_W = 21 bits)
 //   pK_ctl.hex    two words: gap abort_at         pK_sp.bin   optional: the scratchpad
 // (.bin: raw big-endian words, the whole memory, the program zero-padded: the harness's
 // load_*_bin, one $fread each); pK_ext.bin is optional too: without it the external memory

@@ -1,5 +1,5 @@
 """Long straight-line programs: past the old 16-bit pc (65,535 instructions) and up to the
-20-bit one's 1,048,575 (model/config.py PC_W).
+21-bit one's 2,097,151 (model/config.py PC_W).
 
 Why: a pc, an error_pc or a retire pc cut to 16 bits shows only in a program longer than
 65,535 instructions, and `ga2 run` / `ga2 cycles` must take a program of 150,000 as they

@@ -165,8 +165,8 @@ def test_fusesoc_sim_runs_halt_and_a_tiled_matmul_equal_to_the_reference(tmp_pat
 
 
 SOC_TOP = """module soc_top (input wire clk, input wire rst, input wire start, output wire done,
-  output wire [19:0] imem_addr, output wire imem_en, input wire [127:0] imem_rdata,
-  output wire [27:0] ext_addr, output wire ext_en, output wire ext_we, output wire [31:0] ext_wdata,
+  output wire [20:0] imem_addr, output wire imem_en, input wire [127:0] imem_rdata,
+  output wire [28:0] ext_addr, output wire ext_en, output wire ext_we, output wire [31:0] ext_wdata,
   input wire [31:0] ext_rdata);
   ga2_top #(.EXT_WORDS(2048), .OVERLAP(1)) u_ga2 (.clk(clk), .rst(rst), .start(start), .done(done),
     .error(), .error_code(), .error_pc(), .cnt_cycles(), .cnt_mm(), .cnt_dma(), .cnt_vec(), .cnt_instret(),

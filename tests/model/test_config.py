@@ -30,7 +30,7 @@ def test_derived_properties():
     ("array", 3), ("array", 8), ("array", "4"), ("array", True), ("array", 4.0),
     ("sp_words", 1), ("sp_words", 65537), ("sp_words", None),
     ("ext_words", 0), ("ext_words", (1 << 29) + 1), ("ext_words", 4096.0),
-    ("imem_depth", 0), ("imem_depth", 1 << 20), ("imem_depth", False),
+    ("imem_depth", 0), ("imem_depth", 1 << 21), ("imem_depth", False),
     ("sm_max_len", 0), ("sm_max_len", 1025),
     ("issue_cycles", 1), ("issue_cycles", 3),
     ("mode", "ooo"), ("mode", "Overlap"), ("mode", ""), ("mode", None),
@@ -44,7 +44,7 @@ def test_every_field_is_checked(field, value):
 
 @pytest.mark.parametrize("field, value", [
     ("sp_words", 2), ("sp_words", 65536), ("ext_words", 1), ("ext_words", 65536), ("ext_words", 1 << 24),
-    ("imem_depth", 1), ("imem_depth", 65536), ("imem_depth", (1 << 20) - 1),
+    ("imem_depth", 1), ("imem_depth", 65536), ("imem_depth", (1 << 20) - 1), ("imem_depth", (1 << 21) - 1),
     ("sm_max_len", 1), ("sm_max_len", 64), ("sm_max_len", 1024)])
 def test_edges_are_accepted(field, value):
     assert getattr(Config(**{field: value}), field) == value
@@ -71,15 +71,16 @@ def test_name():
 
 
 def test_the_pc_is_20_bits():
-    """The pc (and error_pc, retire_pc, imem_addr) is 20 bits: an instruction memory of
-    up to 2^20 - 1 words (pc must reach imem_depth, the end-of-memory fault's pc)."""
-    assert (config.PC_W, config.IMEM_MAX) == (20, 1048575)
+    """The pc (and error_pc, retire_pc, imem_addr) is 21 bits: an instruction memory of
+    up to 2^21 - 1 words (pc must reach imem_depth, the end-of-memory fault's pc)."""
+    assert (config.PC_W, config.IMEM_MAX) == (21, 2097151)
 
 
 @pytest.mark.parametrize("n, depth", [
     (0, 1024), (1, 1024), (1024, 1024),              # fits DEFAULT: DEFAULT itself
     (1025, 2048), (70000, 131072), (150000, 262144),  # the smallest power of two holding n
-    (524288, 524288), (524289, 1048575), (1048575, 1048575)])   # capped at 2^20 - 1
+    (524288, 524288), (524289, 1048576), (1048577, 2097151),
+    (2097151, 2097151)])                              # capped at 2^21 - 1
 def test_for_program_sizes_the_instruction_memory(n, depth):
     got = DEFAULT.for_program(n)
     assert got.imem_depth == depth
@@ -88,7 +89,7 @@ def test_for_program_sizes_the_instruction_memory(n, depth):
         assert got is DEFAULT                           # the same Config: the same build
 
 
-@pytest.mark.parametrize("n", [1 << 20, -1, 1.5, True, "7"])
+@pytest.mark.parametrize("n", [1 << 21, -1, 1.5, True, "7"])
 def test_for_program_refuses_what_no_memory_holds(n):
     with pytest.raises(ValueError, match="program"):
         DEFAULT.for_program(n)

@@ -1,4 +1,4 @@
-"""Programs past the old 16-bit pc on the chip (tb/stimulus/longprog.py): the 20-bit pc,
+"""Programs past the old 16-bit pc on the chip (tb/stimulus/longprog.py): the 21-bit pc,
 error_pc, retire pcs and imem_addr, and the fetch counter, held to the reference.
 
 make test runs 70,000 instructions on Verilator (in-order): a program that halts, whose
@@ -6,7 +6,7 @@ retire trace must list every pc 0..69,999 in order (a pc cut to 16 bits would re
 4,463 instead of 69,999), then one whose last word is illegal, which must fault with
 error_pc 69,999 (4,463 on a 16-bit error_pc). The fetch counter must count every word
 read: 70,000 in both. The long runs (-m long): the overlap mode's, the deepest
-instruction memory (2^20 - 1 words, error 5 at pc 0xFFFFF), and `ga2 run` / `ga2 cycles`
+instruction memory (2^21 - 1 words, error 5 at pc 0x1FFFFF), and `ga2 run` / `ga2 cycles`
 on a 150,000-instruction program on both simulators (the issue's size).
 """
 import pytest
@@ -54,11 +54,11 @@ def test_past_the_16_bit_pc_overlap_on_verilator():
 @pytest.mark.long
 @pytest.mark.skipif("verilator" not in hw.available_sims(), reason="Verilator not installed")
 def test_the_deepest_instruction_memory_on_verilator():
-    """2^20 - 1 instructions and no HALT: the last FETCH, at pc 1,048,575 = 0xFFFFF (every
-    bit of the 20-bit pc set), finds no instruction: error 5 there, after every word was
+    """2^21 - 1 instructions and no HALT: the last FETCH, at pc 2,097,151 = 0x1FFFFF (every
+    bit of the 21-bit pc set), finds no instruction: error 5 there, after every word was
     fetched and retired."""
     cfg = config.DEFAULT.for_program(config.IMEM_MAX)
-    assert cfg.imem_depth == config.IMEM_MAX == (1 << 20) - 1
+    assert cfg.imem_depth == config.IMEM_MAX == (1 << 21) - 1
     words, image = longprog.long_program(config.IMEM_MAX, cfg)
     words = words[:-1] + [words[0]]                 # an LD in place of the HALT
     (r,) = hw.run_programs("verilator", [(words, image)], cfg=cfg)

@@ -61,7 +61,7 @@ TOP = "ga2_top"
 # what each parameter of ga2_top and the benches means (the names come from tb.hw.cfg_parameters)
 PARAM_DOC = {
     "EXT_WORDS": "words of the external memory the chip addresses, 1..536870912 (29-bit addresses)",
-    "IMEM_DEPTH": "instruction memory words (128 bits), 1..1048575 (20-bit pc)",
+    "IMEM_DEPTH": "instruction memory words (128 bits), 1..2097151 (21-bit pc)",
     "SP_WORDS": "scratchpad words (32 bits), 2..65536",
     "OVERLAP": "timing mode: 0 in-order, 1 overlap (docs/isa.md, Timing modes)",
     "SM_MAX_LEN": "the longest softmax vector (the exp buffer), 1..1024",

@@ -28,12 +28,12 @@ TOPS = ("ga2_top", "ga2_decode", "ga2_seq", "ga2_hazard", "ga2_perf", "ga2_sp_xb
 # (ga2_softmax FAST = 1 is ga2_top's OVERLAP = 1 build; ga2_hazard and the sequencer's
 # per-unit retire pcs exist only with OVERLAP = 1); the language model's chip: the long
 # softmax (SM_MAX_LEN = 1024), the largest external memory (2^29 words) and the deepest
-# instruction memory (2^20 - 1 words: the pc as wide as its outputs)
+# instruction memory (2^21 - 1 words: the pc as wide as its outputs)
 TOPS_PARAMS = (("ga2_softmax", {"FAST": 1}), ("ga2_top", {"OVERLAP": 1}), ("ga2_seq", {"OVERLAP": 1}),
                ("ga2_softmax", {"FAST": 1, "SM_MAX_LEN": 1024}),
                ("ga2_top", {"OVERLAP": 1, "SM_MAX_LEN": 1024, "EXT_WORDS": 1 << config.EXT_ADDR_W,
-                            "IMEM_DEPTH": (1 << 20) - 1}),
-               ("ga2_seq", {"IMEM_DEPTH": (1 << 20) - 1}))
+                            "IMEM_DEPTH": config.IMEM_MAX}),
+               ("ga2_seq", {"IMEM_DEPTH": config.IMEM_MAX}))
 
 
 def lint(top, params=None):

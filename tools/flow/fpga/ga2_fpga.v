@@ -18,7 +18,7 @@
 // (host_imem = 0) with host_we, and reads back through host_rdata one registered cycle
 // later: host_rsel 0 ext[host_addr], 1..5 the counters (cycles, mm, dma, vec, instret),
 // 6 {error_code, error_pc}, 7..8 retire_pc[63:0], 9 retire, 10 retire_cycle, 11 the fetch
-// counter, 12 retire_pc[79:64] (pcs are GA2_PC_W = 20 bits). The host uses the
+// counter, 12 retire_pc[83:64] (pcs are GA2_PC_W = 21 bits). The host uses the
 // port while the chip is idle (done, or before the first start); a chip access to ext
 // wins over the host's in the same cycle.
 module ga2_fpga #(
