@@ -29,4 +29,8 @@
 `define GA2_LDX_EXTRA 2
 `define GA2_NORM_TAIL 48
 
+// the test-bench wrapper's external memory: arrays of at most this many words
+// (Verilator refuses a larger unpacked array; tb/protocol.py EXT_BANK)
+`define GA2_TB_EXT_BANK 268435456
+
 `endif

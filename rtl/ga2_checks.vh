@@ -4,7 +4,7 @@
 // SP_WORDS parameter, must lie in 2..2^GA2_ADDR_W = 2..65536 (model/config.py: a
 // scratchpad address is ADDR_W bits), else $error naming the module instance (%m), then
 // $finish. `GA2_CHECK_EXT_WORDS(n); likewise for an EXT_WORDS parameter: 1..2^GA2_EXT_ADDR_W
-// (an external address is xhi * 2^16 + a 16-bit field, 28 bits). The `;` at the use ends
+// (an external address is xhi * 2^16 + a 16-bit field, 29 bits). The `;` at the use ends
 // the macro's last statement.
 `ifndef GA2_CHECKS_VH
 `define GA2_CHECKS_VH

@@ -165,10 +165,14 @@ def read_trace(path, base=16):
 
 
 # ------------------------------------------------------------------ per-program files
+# the wrapper's external memory is arrays of at most EXT_BANK words (Verilator refuses an
+# unpacked array of more than 2^28 elements): past it ga2_harness.v's write_ext writes the
+# words from EXT_BANK on into pK_ext_hi_out.hex (rtl/ga2_cfg.vh GA2_TB_EXT_BANK)
+EXT_BANK = 1 << 28
 # the pK_* files: "p<k>_" and these names (the wrapper's, then the mutation bench's own)
 GA2_TB_FILES = {"imem": "imem.bin", "ext": "ext.bin", "sp": "sp.bin", "ctl": "ctl.hex",
                 "status": "status.txt", "trace": "trace.txt", "ext_out": "ext_out.hex",
-                "bus": "bus.txt", "cov": "cov.txt", "go": "go.txt"}
+                "ext_hi_out": "ext_hi_out.hex", "bus": "bus.txt", "cov": "cov.txt", "go": "go.txt"}
 MUT_FILES = {"mut_imem": "imem.hex", "mut_ext": "ext.hex", "exp": "exp.hex", "meta": "meta.hex"}
 PROGRAM_FILES = {**GA2_TB_FILES, **MUT_FILES}
 
@@ -301,12 +305,20 @@ def read_outcome(d, k, ext_words, ext_from=0, ext_to=None):
     x/z], "trace": [(pc, cycle)], "trace_xz": entries with x/z, "ext": signed words,
     "ext_xz": [indices with x/z], "bus": read_bus's list or None}. A read-back window (the
     run's +ext_from and +ext_to): the file holds words ext_from .. ext_to - 1 only; "ext"
-    is None and "ext_tail" is (ext_from, those words)."""
+    is None and "ext_tail" is (ext_from, those words). Words from EXT_BANK on are in
+    pK_ext_hi_out.hex, joined here."""
+    import numpy as np
     ext_to = ext_words if ext_to is None else ext_to
     status, status_xz = read_status(program_file(d, k, "status"))
     trace, trace_xz = read_trace(program_file(d, k, "trace"))
     path = program_file(d, k, "ext_out")
-    ext, ext_xz = parse_mem32(path.read_text(), ext_to - ext_from, path.name)
+    ext, ext_xz = parse_mem32(path.read_text(), max(0, min(ext_to, EXT_BANK) - ext_from), path.name)
+    if ext_to > EXT_BANK:
+        lo = max(ext_from, EXT_BANK)
+        path = program_file(d, k, "ext_hi_out")
+        hi, hi_xz = parse_mem32(path.read_text(), ext_to - lo, path.name)
+        ext_xz += [i + lo - ext_from for i in hi_xz]
+        ext = np.concatenate([ext, hi])
     out = {"status": status, "status_xz": status_xz, "trace": trace, "trace_xz": trace_xz,
            "ext": ext, "ext_xz": [i + ext_from for i in ext_xz], "bus": read_bus(program_file(d, k, "bus"))}
     if ext_from or ext_to != ext_words:

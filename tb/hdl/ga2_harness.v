@@ -13,13 +13,16 @@
 // Holds ga2_top (instance `dut`) with its two memory models:
 //   imem  IMEM_DEPTH x 128 (up to 2^21 - 1 words), synchronous read, one cycle of latency;
 //   ext   EXT_WORDS  x 32,  synchronous read, one cycle of latency, read-first on a
-//         same-address write.
+//         same-address write. Verilator refuses an unpacked array of more than 2^28
+//         elements ("vector of over 1 billion bits"), so past `GA2_TB_EXT_BANK words the
+//         memory is two arrays: ext (its first EXT_LO = GA2_TB_EXT_BANK words) and ext_hi
+//         (the rest); load_bin and write_ext take both.
 // A read outside a memory returns 0 and a write outside ext is dropped; such accesses
 // are counted (imem_oob, ext_rd_oob, ext_wr_oob), as are the cycles with x/z on the
 // chip's control outputs (xz_events). The four counters clear at a start and count while
 // rst is low; everything is sampled at the rising edge, like the memories themselves.
 // The benches reach the memories by hierarchical name (u_h.imem, u_h.ext) for
-// $readmemh/$writememh and preload the scratchpad with load_sp (the one place that
+// $readmemh/$writememh (u_h.write_ext past GA2_TB_EXT_BANK words) and preload the scratchpad with load_sp (the one place that
 // knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
 // The clock, reset and start come from the bench.
 module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
@@ -61,15 +64,22 @@ module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga
 
   // ------------------------------------------------------------------ memories
   reg [127:0] imem [0:IMEM_DEPTH-1];
-  reg [31:0]  ext  [0:EXT_WORDS-1];
+  localparam integer EXT_LO = (EXT_WORDS > `GA2_TB_EXT_BANK) ? `GA2_TB_EXT_BANK : EXT_WORDS;
+  localparam integer EXT_HI = (EXT_WORDS > `GA2_TB_EXT_BANK) ? EXT_WORDS - `GA2_TB_EXT_BANK : 1;
+  reg [31:0]  ext    [0:EXT_LO-1];
+  reg [31:0]  ext_hi [0:EXT_HI-1];      // words EXT_LO.. (one unused word when there are none)
 
   wire imem_in = {{(32-`GA2_PC_W){1'b0}}, imem_addr} < IMEM_DEPTH;
-  wire ext_in  = {{(32-`GA2_EXT_ADDR_W){1'b0}}, ext_addr} < EXT_WORDS;
+  wire [31:0] ext_a32 = {{(32-`GA2_EXT_ADDR_W){1'b0}}, ext_addr};
+  wire ext_in  = ext_a32 < EXT_WORDS;
+  wire ext_up  = ext_a32 >= EXT_LO;     // in ext_hi (only when EXT_WORDS > EXT_LO)
+  wire [31:0] ext_hi_a = ext_a32 - EXT_LO;
 
   integer i;
   initial begin
     for (i = 0; i < IMEM_DEPTH; i = i + 1) imem[i] = 128'd0;
-    for (i = 0; i < EXT_WORDS; i = i + 1) ext[i] = 32'd0;
+    for (i = 0; i < EXT_LO; i = i + 1) ext[i] = 32'd0;
+    for (i = 0; i < EXT_HI; i = i + 1) ext_hi[i] = 32'd0;
     imem_rdata = 128'd0;
     ext_rdata = 32'd0;
     imem_oob = 32'd0;
@@ -87,7 +97,10 @@ module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga
 
   always @(posedge clk) begin
     if (ext_en) begin
-      if (ext_in) begin
+      if (ext_in && ext_up) begin
+        ext_rdata <= ext_hi[ext_hi_a];
+        if (ext_we) ext_hi[ext_hi_a] <= ext_wdata;
+      end else if (ext_in) begin
         ext_rdata <= ext[ext_addr];
         if (ext_we) ext[ext_addr] <= ext_wdata;
       end else begin
@@ -281,10 +294,32 @@ module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga
     begin
       case (mem)
         2'd0:    begin ok = bin_open(fname, IMEM_DEPTH, 16); if (ok) bin_n = $fread(imem, bin_fd); end
-        2'd1:    begin ok = bin_open(fname, EXT_WORDS, 4); if (ok) bin_n = $fread(ext, bin_fd); end
+        2'd1:    begin
+          ok = bin_open(fname, EXT_WORDS, 4);
+          if (ok) bin_n = $fread(ext, bin_fd);
+          if (ok && EXT_WORDS > EXT_LO) bin_n = $fread(ext_hi, bin_fd);   // the rest of the file
+        end
         default: begin ok = bin_open(fname, SP_WORDS, 4); if (ok) bin_n = $fread(dut.u_sp.mem, bin_fd); end
       endcase
       if (ok) $fclose(bin_fd);
+    end
+  endtask
+
+  // write_ext(fname, fname_hi, from, to): $writememh of the external words from .. to - 1:
+  // those below EXT_LO into fname (an empty file when there are none), those past it into
+  // fname_hi (no file when there are none; tb/protocol.py read_outcome joins the two)
+  integer wx_fd;
+  task write_ext;
+    input [8*512-1:0] fname, fname_hi;
+    input integer from, to;
+    begin
+      if (from < EXT_LO) begin
+        $writememh(fname, ext, from, ((to < EXT_LO) ? to : EXT_LO) - 1);
+      end else begin
+        wx_fd = $fopen(fname, "w");
+        $fclose(wx_fd);
+      end
+      if (to > EXT_LO) $writememh(fname_hi, ext_hi, (from > EXT_LO) ? from - EXT_LO : 0, to - EXT_LO - 1);
     end
   endtask
 endmodule

@@ -89,7 +89,7 @@ module ga2_tb #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg
   // value when the last status was written (or after the reset that followed it), so
   // mon - mon_base before a start counts the idle cycles since then
   reg [`GA2_MON_N*32-1:0] mon_base, mon_idle;
-  reg [8*64-1:0] fname;
+  reg [8*64-1:0] fname, fname_hi;
 
   // the retire trace, sampled mid-cycle: a line per set retire slot, in slot order
   // (0 dma, 1 mm, 2 vec, 3 HALT: model/timing.py SLOT); a slot with x/z writes x's
@@ -116,10 +116,8 @@ module ga2_tb #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg
   task write_results;
     begin
       $sformat(fname, "p%0d_ext_out.hex", k);
-      if (ext_from > 0 || ext_to < EXT_WORDS)
-        $writememh(fname, u_h.ext, ext_from, ext_to - 1);
-      else
-        $writememh(fname, u_h.ext);
+      $sformat(fname_hi, "p%0d_ext_hi_out.hex", k);
+      u_h.write_ext(fname, fname_hi, ext_from, ext_to);   // past GA2_TB_EXT_BANK: two files
       $sformat(fname, "p%0d_status.txt", k);
       fd_stat = $fopen(fname, "w");
       $fdisplay(fd_stat, "done %h error %h code %h pc %h cycles %h mm %h dma %h vec %h instret %h fetch %h retire %h timeout %h wall %h imem_oob %h ext_rd_oob %h ext_wr_oob %h xz %h sp_reads %h",

@@ -48,6 +48,10 @@ module mut_rtl_tb #(
   localparam PW     = `GA2_PC_W;  // the pc outputs' width
   initial begin
     `GA2_CHECK_EXT_WORDS(EXT_WORDS);
+    if (EXT_WORDS > `GA2_TB_EXT_BANK) begin   // u_h.ext alone: the harness's first array
+      $error("%m: EXT_WORDS=%0d past the %0d words this bench reaches", EXT_WORDS, `GA2_TB_EXT_BANK);
+      $finish;
+    end
   end
 
   reg clk = 1'b0;

@@ -44,6 +44,10 @@ module tb_plain #(`GA2_TOP_PARAMS);                 // its parameters: rtl/ga2_c
   end
 
   initial begin
+    if (EXT_WORDS > `GA2_TB_EXT_BANK) begin   // $readmemh/$writememh of u_h.ext: its first array
+      $error("%m: EXT_WORDS=%0d past the %0d words this bench reaches", EXT_WORDS, `GA2_TB_EXT_BANK);
+      $finish;
+    end
     fd_trace = 0;
     if (!$value$plusargs("max_cycles=%d", max_cycles)) max_cycles = 1000000;
     if (!$value$plusargs("imem=%s", f_imem)) begin

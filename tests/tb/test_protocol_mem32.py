@@ -61,3 +61,31 @@ def test_parse_mem32_refuses_short_and_long_lines():
         protocol.parse_mem32(text[:-9], WORDS)
     with pytest.raises(RuntimeError, match="a line is not 8 hex digits"):
         protocol.parse_mem32("123456789\n" + text[9:], WORDS)
+
+
+@pytest.mark.parametrize("window", [(0, 20), (3, 20), (5, 8), (8, 20), (11, 17), (0, 8)])
+def test_read_outcome_joins_the_two_arrays_of_a_memory_past_the_bank(tmp_path, monkeypatch, window):
+    """Past EXT_BANK words the wrapper writes the words from EXT_BANK on into pK_ext_hi_out.hex
+    (tb/hdl/ga2_harness.v write_ext; the low file empty when the window starts past it):
+    read_outcome gives words ext_from .. ext_to - 1 in order, x/z indices counted from
+    ext_from in both files."""
+    monkeypatch.setattr(protocol, "EXT_BANK", 8)
+    words, (lo, hi) = 20, window
+    img = _image(7)[:words]
+    keys = " ".join(f"{k} 0" for k in protocol.STATUS_KEYS)
+    protocol.program_file(tmp_path, 0, "status").write_text(keys + "\n")
+    protocol.program_file(tmp_path, 0, "trace").write_text("")
+    text = ["".join(f"{int(w) & 0xFFFFFFFF:08x}\n" for w in img[a:b]) for a, b in ((lo, min(hi, 8)),
+                                                                                 (max(lo, 8), hi))]
+    if hi > 8:
+        text[1] = text[1].replace(text[1][:8], "xxxxxxxx", 1)          # the first word past the bank
+    protocol.program_file(tmp_path, 0, "ext_out").write_text(text[0] if lo < 8 else "")
+    if hi > 8:
+        protocol.program_file(tmp_path, 0, "ext_hi_out").write_text(text[1])
+    out = protocol.read_outcome(tmp_path, 0, words, lo, hi)
+    got = out["ext"] if (lo, hi) == (0, words) else out["ext_tail"][1]
+    want = img[lo:hi].copy()
+    if hi > 8:
+        want[max(lo, 8) - lo] = 0
+    assert np.array_equal(got, want)
+    assert out["ext_xz"] == ([max(lo, 8)] if hi > 8 else [])

@@ -20,7 +20,7 @@ import sys
 
 from model import config, rtl
 from model.ops import ldx, norm
-from tb import ROOT, cli
+from tb import ROOT, cli, protocol
 from tools.flow.generated import write_or_check
 
 HEADER = ROOT / "rtl" / "ga2_isa.vh"
@@ -61,6 +61,9 @@ def render_cfg(cfg=config.DEFAULT):
             f"`define GA2_SM_DIV_CYCLES {cfg.sm_div_cycles}",
             f"`define GA2_LDX_EXTRA {ldx.EXTRA}",
             f"`define GA2_NORM_TAIL {norm.TAIL}",
+            "", "// the test-bench wrapper's external memory: arrays of at most this many words",
+            "// (Verilator refuses a larger unpacked array; tb/protocol.py EXT_BANK)",
+            f"`define GA2_TB_EXT_BANK {protocol.EXT_BANK}",
             "", "`endif", ""]
     return "\n".join(out)
 

@@ -17,7 +17,7 @@ one. tokens per 1,000 cycles = 1000 B / cycles. Each point also keeps the unit c
 The goals (issue 38): B = 1 at 95% of the memory ceiling or better (words / cycles), every
 point at 90% of its bound or better (bound / cycles), and the B = 16 / B = 1 throughput
 ratio at T = 256 within 10% of the roofline's (the ratio of the bounds' throughputs);
-goals() measures them. A point the chip cannot hold (its external memory, 2^28 words,
+goals() measures them. A point the chip cannot hold (its external memory, 2^29 words,
 holds the weights and B x ctx cache rows) is skipped and said so.
 
 Writes out/smollm2_curve.json ({"points": [{"B", "T", "mode", "sim", "cycles",
@@ -46,8 +46,8 @@ GOAL_RATIO = 0.10         # B = 16 / B = 1 within 10% of the roofline's ratio
 
 def chip(mode):
     """The whole model's chip (tools/smollm2/chip.full_chip) with the largest external
-    memory its addresses reach (2^28 words: the batches' caches beside the weights) and
-    the deepest instruction memory (a B = 16 step is about 600,000 instructions)."""
+    memory its addresses reach (2^29 words: the batches' caches beside the weights) and
+    the deepest instruction memory (a B = 16 step at T = 1,024 is 1,202,620 instructions)."""
     from tools.smollm2.chip import full_chip
     return full_chip(mode, imem_depth=config.IMEM_MAX, ext_words=config.Config().ext_max)
 
@@ -83,7 +83,9 @@ def on_sim(W, desc, B, T, mode, sim):
     """One point run on a simulated RTL (sim "verilator" or "icarus"): the same step with
     the real weights W and every cache row zero (timing is the program's alone), in the
     smallest whole-model chip that holds it (chip.full_chip: 2^17 instructions and 180 x
-    2^20 external words when they suffice: one Verilator build for the points that fit),
+    2^20 external words when they suffice: one Verilator build for the points that fit;
+    past them the step's external words rounded up to 2^20, not the 2^29 the addresses
+    reach: the image file and the simulator's memory are 4 bytes a word),
     judged against the Machine (hw: memory in the read-back window of the token areas and
     caches, counters, trace); the chip's counters, and its cycles held to the timing model's."""
     from tb import hw
@@ -92,7 +94,8 @@ def on_sim(W, desc, B, T, mode, sim):
     lay = layout(desc, B, T, big)
     prog = step_program(lay, [Row(b, T, True) for b in range(B)])
     cfg = full_chip(mode, imem_depth=(1 << 17) if len(prog) <= 1 << 17 else big.imem_depth,
-                    ext_words=FULL_EXT if lay.ext_words <= FULL_EXT else big.ext_words)
+                    ext_words=FULL_EXT if lay.ext_words <= FULL_EXT else
+                    min(big.ext_words, -(-lay.ext_words >> 20) << 20))
     t0 = time.perf_counter()
     image = lay.image(W, [[198] * (T + 1)] * B)           # the token at T: " the" (any id)
     r = hw.run_programs(sim, [hw.Item(prog, image)], cfg=cfg, window=(lay.tokens, lay.ext_words))[0]
