@@ -18,7 +18,8 @@ The goals (issue 38): B = 1 at 95% of the memory ceiling or better (words / cycl
 point at 90% of its bound or better (bound / cycles), and the B = 16 / B = 1 throughput
 ratio at T = 256 within 10% of the roofline's (the ratio of the bounds' throughputs);
 goals() measures them. A point the chip cannot hold (its external memory, 2^29 words,
-holds the weights and B x ctx cache rows) is skipped and said so.
+holds the weights and B x ctx cache rows; its instruction memory, 2^21 - 1 words, the step)
+is skipped and said so.
 
 Writes out/smollm2_curve.json ({"points": [{"B", "T", "mode", "sim", "cycles",
 "bound_cycles", "tokens_per_kcycle", ...}], "skipped": [...], "goals": {...}}) and the
@@ -58,6 +59,18 @@ def layout(desc, B, T, cfg):
     return WideLayout(desc, B, T + 2, cfg)
 
 
+class NotHeld(ValueError):
+    """The chip cannot hold a point's step program (its instruction memory): the point is
+    skipped and said so, as one its memory cannot hold."""
+
+
+def _held(prog, cfg, B, T):
+    if len(prog) > cfg.imem_depth:
+        raise NotHeld(f"B = {B}, T = {T}: its step is {len(prog):,} instructions, past the chip's "
+                      f"{cfg.imem_depth:,} (the pc is {config.PC_W} bits)")
+    return prog
+
+
 def bound(words, macs, vec, cfg):
     """(bound cycles, binding unit): the roofline's three ceilings, the largest."""
     return max((words / cfg.dma_words_per_cycle, "dma"), (macs / cfg.peak_macs, "mm"), (vec, "vec"))
@@ -68,7 +81,7 @@ def measure(desc, B, T, mode):
     cfg = chip(mode)
     t0 = time.perf_counter()
     lay = layout(desc, B, T, cfg)
-    prog = step_program(lay, [Row(b, T, True) for b in range(B)])
+    prog = _held(step_program(lay, [Row(b, T, True) for b in range(B)]), cfg, B, T)
     c = timing.schedule(prog, cfg).counters
     words, macs = isa.program_words(prog), isa.program_macs(prog)
     bc, unit = bound(words, macs, c.vec, cfg)
@@ -92,7 +105,7 @@ def on_sim(W, desc, B, T, mode, sim):
     from tools.smollm2.chip import FULL_EXT, full_chip
     big = chip(mode)
     lay = layout(desc, B, T, big)
-    prog = step_program(lay, [Row(b, T, True) for b in range(B)])
+    prog = _held(step_program(lay, [Row(b, T, True) for b in range(B)]), big, B, T)
     cfg = full_chip(mode, imem_depth=(1 << 17) if len(prog) <= 1 << 17 else big.imem_depth,
                     ext_words=FULL_EXT if lay.ext_words <= FULL_EXT else
                     min(big.ext_words, -(-lay.ext_words >> 20) << 20))
@@ -178,7 +191,8 @@ def figure(points, path):
     ax.set_ylabel("generated tokens per 1,000 cycles")
     ax.set_title("SmolLM2-135M decoding on GA-2 (timing model)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    if points:                                     # none: every point skipped
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -234,7 +248,12 @@ def main(argv=None):
             print(f"skipped B = {B}, T = {T}: {e}", flush=True)
             continue
         for mode in a.modes:
-            p = measure(desc, B, T, mode) if W is None else on_sim(W, desc, B, T, mode, a.sim)
+            try:
+                p = measure(desc, B, T, mode) if W is None else on_sim(W, desc, B, T, mode, a.sim)
+            except NotHeld as e:
+                skipped.append(dict(B=B, T=T, mode=mode, why=str(e)))
+                print(f"skipped B = {B}, T = {T}, {mode}: {e}", flush=True)
+                continue
             points.append(p)
             print(f"B = {B:>2}, T = {T:>4}, {mode:<7}: {p['cycles']:>12,} cycles, {100 * p['of_bound']:.1f}% "
                   f"of its bound ({p['binding']}), {p['tokens_per_kcycle']:.3e} tokens / 1,000 cycles "

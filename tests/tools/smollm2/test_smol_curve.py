@@ -98,3 +98,21 @@ def test_cli_refuses_bad_points(capsys):
     with pytest.raises(SystemExit) as e:
         curve.main(["--sim", "gem5"])
     assert e.value.code == 2 and "--sim" in capsys.readouterr().err
+
+
+def test_a_step_past_the_instruction_memory_is_skipped_not_a_traceback(monkeypatch, tmp_path, capsys):
+    """A point whose step program the chip's instruction memory cannot hold (here a stand-in
+    program one word past it) is listed as skipped with the reason, as a point its external
+    memory cannot hold is; the command still writes its JSON and exits 0."""
+    import json
+
+    from model import config
+    monkeypatch.setattr(curve, "step_program", lambda lay, rows: [None] * (config.IMEM_MAX + 1))
+    out = tmp_path / "c.json"
+    assert curve.main(["--points", "1:8", "--modes", "overlap", "--json", str(out),
+                       "--png", str(tmp_path / "c.png")]) == 0
+    got = json.loads(out.read_text())
+    assert got["points"] == [] and len(got["skipped"]) == 1
+    why = got["skipped"][0]["why"]
+    assert f"{config.IMEM_MAX + 1:,} instructions" in why and "21 bits" in why
+    assert "skipped B = 1, T = 8, overlap" in capsys.readouterr().out
