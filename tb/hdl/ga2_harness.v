@@ -22,8 +22,9 @@
 // chip's control outputs (xz_events). The four counters clear at a start and count while
 // rst is low; everything is sampled at the rising edge, like the memories themselves.
 // The benches reach the memories by hierarchical name (u_h.imem, u_h.ext) for
-// $readmemh/$writememh (u_h.write_ext past GA2_TB_EXT_BANK words) and preload the scratchpad with load_sp (the one place that
-// knows where ga2_top keeps it, with mon_sp_reads, the count of its read accesses).
+// $readmemh/$writememh (u_h.write_ext past GA2_TB_EXT_BANK words) and preload the
+// scratchpad with load_sp (the one place that knows where ga2_top keeps it, with
+// mon_sp_reads, the count of its read accesses).
 // The clock, reset and start come from the bench.
 module ga2_harness #(`GA2_TOP_PARAMS) (                // its parameters: rtl/ga2_cfg.vh
   `GA2_HOST_PORTS,                         // clk, rst, start, done, error, error_pc, the counters
