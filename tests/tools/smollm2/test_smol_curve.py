@@ -116,3 +116,22 @@ def test_a_step_past_the_instruction_memory_is_skipped_not_a_traceback(monkeypat
     why = got["skipped"][0]["why"]
     assert f"{config.IMEM_MAX + 1:,} instructions" in why and "21 bits" in why
     assert "skipped B = 1, T = 8, overlap" in capsys.readouterr().out
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("B, T, instructions, ext_words, overlap, inorder", [
+    (1, 256, 95_341, None, 137_762_681, 176_420_072),
+    (16, 1024, 1_202_620, 355_145_441, 352_900_237, 676_755_332),
+])
+def test_the_published_curve_points(B, T, instructions, ext_words, overlap, inorder):
+    """docs/smollm2.md's curve table and docs/measurements.md, pinned: the whole model's
+    step at (B, T), compiled for the curve's chip and scheduled in both timing modes (no
+    weights: timing is the program's alone). -m long: the B = 16, T = 1,024 step is
+    1.2M instructions (about 3 min to compile, 3 to schedule)."""
+    from tools.smollm2 import chip, gguf_model
+    desc = chip.describe(gguf_model.SHAPES, gguf_model.SHAPES.ctx)
+    p = {mode: curve.measure(desc, B, T, mode) for mode in ("overlap", "inorder")}
+    assert p["overlap"]["instructions"] == p["inorder"]["instructions"] == instructions
+    assert (p["overlap"]["cycles"], p["inorder"]["cycles"]) == (overlap, inorder)
+    if ext_words is not None:
+        assert curve.layout(desc, B, T, curve.chip("overlap")).ext_words == ext_words
