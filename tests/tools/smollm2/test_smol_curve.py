@@ -4,7 +4,7 @@ words a step moves from the model's shapes: every weight once, whatever the batc
 that the whole model's B = 16 layout fits the chip (the curve's largest points)."""
 import pytest
 
-from model import isa, timing
+from model import isa, stalls, timing
 from tools.lm.compiler.desc import Desc
 from tools.lm.compiler.wide import Row, step_program
 from tools.lm.compiler.wide_layout import WideLayout
@@ -47,6 +47,18 @@ def test_point_arithmetic(B, T, mode):
     assert p["cycles"] == timing.schedule(prog, cfg).cycles
     assert p["cycles"] >= words and p["sim"] == "model"
     assert p["instructions"] == len(prog) and isa.program_words(prog) == words
+    if mode == "overlap":         # the DMA's idle cycles, each attributed once
+        s = timing.schedule(prog, cfg)
+        assert p["dma_idle"] == stalls.idle(prog, cfg, "dma")
+        assert sum(p["dma_idle"].values()) == s.cycles - s.counters.dma
+        issued = {e.pc: e.issue for e in s.events if e.unit}
+        assert {w.pc: w.issue for w in stalls.waits(prog, cfg)} == issued
+        for unit in ("mm", "vec"):
+            assert sum(stalls.idle(prog, cfg, unit).values()) == s.cycles - getattr(s.counters, unit)
+        line = curve.idle_line(p)
+        assert f"idles {s.cycles - s.counters.dma:,} cycles" in line
+    else:
+        assert "dma_idle" not in p
 
 
 def test_goals_on_made_up_points():
@@ -119,19 +131,25 @@ def test_a_step_past_the_instruction_memory_is_skipped_not_a_traceback(monkeypat
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("B, T, instructions, ext_words, overlap, inorder", [
-    (1, 256, 95_341, None, 137_762_681, 176_420_072),
-    (16, 1024, 1_202_620, 355_145_441, 352_900_237, 676_755_332),
+@pytest.mark.parametrize("B, T, instructions, ext_words, overlap, inorder, idle", [
+    (1, 256, 95_341, None, 137_762_681, 176_420_072,
+     {"its FETCH and DECODE": 25_345, "behind ARGMAX: busy on vec": 6_145, "own: raw on vec": 2_051}),
+    (16, 1024, 1_202_620, 355_145_441, 352_900_237, 676_755_332,
+     {"behind RQC: busy on vec": 8_831_220, "behind QNT: busy on vec": 5_761_796, "own: war on mm": 4_639_458,
+      "behind MM: busy on mm": 4_477_956, "behind MM: raw on vec": 1_703_460}),
 ])
-def test_the_published_curve_points(B, T, instructions, ext_words, overlap, inorder):
-    """docs/smollm2.md's curve table and docs/measurements.md, pinned: the whole model's
-    step at (B, T), compiled for the curve's chip and scheduled in both timing modes (no
-    weights: timing is the program's alone). -m long: the B = 16, T = 1,024 step is
-    1.2M instructions (about 3 min to compile, 3 to schedule)."""
+def test_the_published_curve_points(B, T, instructions, ext_words, overlap, inorder, idle):
+    """docs/smollm2.md's curve table, its table of where the DMA idles, and
+    docs/measurements.md, pinned: the whole model's step at (B, T), compiled for the
+    curve's chip and scheduled in both timing modes (no weights: timing is the program's
+    alone). -m long: the B = 16, T = 1,024 step is 1.2M instructions (about 3 min to
+    compile, 3 to schedule)."""
     from tools.smollm2 import chip, gguf_model
     desc = chip.describe(gguf_model.SHAPES, gguf_model.SHAPES.ctx)
     p = {mode: curve.measure(desc, B, T, mode) for mode in ("overlap", "inorder")}
     assert p["overlap"]["instructions"] == p["inorder"]["instructions"] == instructions
     assert (p["overlap"]["cycles"], p["inorder"]["cycles"]) == (overlap, inorder)
+    assert {k: p["overlap"]["dma_idle"][k] for k in idle} == idle
+    assert sum(p["overlap"]["dma_idle"].values()) == overlap - p["overlap"]["dma"]
     if ext_words is not None:
         assert curve.layout(desc, B, T, curve.chip("overlap")).ext_words == ext_words

@@ -1,0 +1,110 @@
+"""Why a unit idles in the overlap timing mode: every wait of a schedule given its cause.
+
+Why: a decode step that falls short of its roofline bound loses those cycles where its
+binding unit idles. In the overlap mode (docs/isa.md "Timing modes") an instruction issues
+at its DECODE unless it waits: for its own unit to finish (busy), or for an instruction in
+flight on another unit that it conflicts with on the scratchpad (raw: it reads what that
+one writes; war: it writes what that one reads; waw: both write). Issue is in order, so
+an instruction also waits, with its DECODE late, behind an earlier one that waits. This
+module replays the schedule's issue rule (model/timing.py _overlap) keeping each wait's
+cause, checks that it lands on the schedule's own issue cycles (a ValueError otherwise:
+the two would have drifted apart), and sums a unit's idle cycles by cause.
+
+  waits(prog, cfg)        [Wait(pc, op, unit, decode, issue, cause, other)] in program order
+  idle(prog, cfg, unit)   {cause: cycles}: every idle cycle of the unit, from cycle 1 to
+                          the schedule's last, attributed (their sum is cycles - busy)
+
+The causes of idle() (each an English phrase, the keys of its dict):
+  "its FETCH and DECODE"                   the unit's instruction's own FETCH and issue cycle
+  "own: <kind> on <unit>"                  its DECODE waited (raw, war, waw on another unit)
+  "behind <op>: <kind> on <unit>"          an earlier instruction's DECODE waited (in-order
+                                           issue holds everything behind it)
+  "in-order issue of earlier instructions" their FETCH and issue cycles (two an instruction)
+  "after its last instruction"             from its last busy cycle to the schedule's end
+"""
+from collections import Counter, namedtuple
+
+from . import config, isa, timing
+
+Wait = namedtuple("Wait", "pc op unit decode issue cause other")
+Wait.__doc__ = """One issued instruction: its DECODE's first cycle, its issue cycle and why they
+differ: cause None (no wait), "busy" (its own unit), "raw", "war" or "waw" (a scratchpad
+conflict with the instruction in flight on unit `other`)."""
+
+
+def waits(prog, cfg=None):
+    """The Waits of prog's overlap-mode schedule on cfg (Instr objects or words), in
+    program order, HALT and a refused instruction left out. ValueError for an in-order
+    cfg, or when the replay's issue cycles differ from the schedule's."""
+    cfg = config.resolve(cfg)
+    if cfg.mode != "overlap":
+        raise ValueError(f"stalls: the waits are the overlap mode's; cfg.mode is {cfg.mode!r}")
+    words = isa.as_words(prog)
+    events = sorted((e for e in timing.schedule(words, cfg).events if e.unit is not None), key=lambda e: e.pc)
+    last = {"dma": (0, (), ()), "mm": (0, (), ()), "vec": (0, (), ())}
+    out, t = [], 0
+    for e in events:
+        decode = t + 2                         # FETCH the cycle after the last issue, then DECODE
+        rd, wr = timing._sp_ranges(words[e.pc])
+        why = [(last[e.unit][0] + 1, "busy", e.unit)]
+        for u, (end, urd, uwr) in last.items():
+            if u == e.unit or end < decode:
+                continue
+            for kind, hit in (("war", timing._meet(wr, urd)), ("waw", timing._meet(wr, uwr)),
+                              ("raw", timing._meet(rd, uwr))):
+                if hit:
+                    why.append((end + 1, kind, u))
+        at, cause, other = max(why, key=lambda w: w[0])
+        if max(decode, at) != e.issue:
+            raise ValueError(f"stalls: pc {e.pc} ({e.op}) issues at {e.issue} in the schedule, "
+                             f"{max(decode, at)} in the replay")
+        out.append(Wait(e.pc, e.op, e.unit, decode, e.issue, cause if at > decode else None,
+                        other if at > decode else None))
+        last[e.unit] = (e.end, rd, wr)
+        t = e.issue
+    return out
+
+
+def idle(prog, cfg=None, unit="dma"):
+    """{cause: cycles} of unit's idle cycles in prog's overlap-mode schedule (the module
+    docstring's causes): the cycles of the schedule the unit is not busy, every one of them
+    attributed once.
+
+    Instruction i owns the cycles (issue of i - 1, issue of i]: its FETCH, the cycles its
+    DECODE waits (decode .. issue - 1) and the cycle it issues. The unit's idle stretch
+    before its instruction k, from the cycle after its previous one ends up to k's issue,
+    is the union of such windows (k's and those of the instructions before it back to the
+    stretch's start), each cycle attributed to its window's instruction."""
+    if unit not in ("dma", "mm", "vec"):
+        raise ValueError(f"stalls: unit {unit!r} is not dma, mm or vec")
+    cfg = config.resolve(cfg)
+    sched = timing.schedule(prog, cfg)
+    ws = waits(prog, cfg)
+    end_of = {e.pc: e.end for e in sched.events}
+    out = Counter()
+    free = 1                                   # the unit's first idle cycle
+    for k, w in enumerate(ws):
+        if w.unit != unit:
+            continue
+        for i in range(k, -1, -1):
+            wi = ws[i]
+            lo = ws[i - 1].issue + 1 if i else 1        # its FETCH
+            if wi.issue < free:
+                break
+            steps = max(wi.issue - max(wi.decode, free), 0)
+            edges = (lo >= free) + 1                    # its FETCH (when in the stretch) and its issue
+            if i == k:
+                out["its FETCH and DECODE"] += edges
+                if steps:
+                    out[f"own: {wi.cause} on {wi.other}"] += steps
+            else:
+                out["in-order issue of earlier instructions"] += edges
+                if steps:
+                    out[f"behind {wi.op}: {wi.cause} on {wi.other}"] += steps
+            if lo <= free:
+                break
+        free = end_of[w.pc] + 1
+    tail = sched.cycles - free + 1
+    if tail > 0:
+        out["after its last instruction"] += tail
+    return dict(out)
