@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from model import batch, config, isa, timing
+from model import batch, config, isa, stalls, timing
 from tools.ch09 import batch as batch_cli
 
 
@@ -55,6 +55,18 @@ def test_overlap_cycles_of_the_chapter_steps(ts):
     ex = batch.make_batch(len(ts), max(ts), 1)
     prog = batch.program(seqs, list(ts), batch.rq_params(ex), config.CH09_OVERLAP)
     assert timing.schedule(prog, config.CH09_OVERLAP).cycles == PUBLISHED_OVERLAP[ts]
+
+
+def test_the_b4_step_idles_its_dma_only_to_issue():
+    """docs/measurements.md: the overlap B = 4 step is its DMA's bound, 2 + 2969 busy + 24
+    issue cycles + HALT = 2996: the DMA idles only in its 25 transfers' FETCH and DECODE
+    (the first's two, one each for the other 24) and the HALT's cycle."""
+    ex = batch.make_batch(4, 16, 1)
+    prog = batch.program([0, 1, 2, 3], [16] * 4, batch.rq_params(ex), config.CH09_OVERLAP)
+    transfers = [i for i in prog if timing.UNIT[i.op] == "dma"]
+    assert len(transfers) == 25 and sum(i.len + 1 for i in transfers) == 2969
+    assert stalls.idle(prog, config.CH09_OVERLAP, "dma") == {"its FETCH and DECODE": 2 + 24,
+                                                             "after its last instruction": 1}
 
 
 def _expected_words(ts):
