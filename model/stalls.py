@@ -13,6 +13,7 @@ the two would have drifted apart), and sums a unit's idle cycles by cause.
   waits(prog, cfg)        [Wait(pc, op, unit, decode, issue, cause, other)] in program order
   idle(prog, cfg, unit)   {cause: cycles}: every idle cycle of the unit, from cycle 1 to
                           the schedule's last, attributed (their sum is cycles - busy)
+  describe(causes)        one line of them, the largest first
 
 The causes of idle() (each an English phrase, the keys of its dict):
   "its FETCH and DECODE"                   the unit's instruction's own FETCH and issue cycle
@@ -108,3 +109,16 @@ def idle(prog, cfg=None, unit="dma"):
     if tail > 0:
         out["after its last instruction"] += tail
     return dict(out)
+
+
+def describe(causes, share=0.01):
+    """idle()'s causes as one line: "N cycles: n1 cause1; n2 cause2; ...", the largest
+    first, those under `share` of the total summed as "n in k other causes"."""
+    items = sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))
+    total = sum(v for _, v in items)
+    big = [(k, v) for k, v in items if v >= share * total]
+    rest = total - sum(v for _, v in big)
+    parts = [f"{v:,} {k}" for k, v in big]
+    if rest:
+        parts.append(f"{rest:,} in {len(items) - len(big)} other causes")
+    return f"{total:,} cycles: " + "; ".join(parts)

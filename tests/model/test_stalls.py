@@ -65,3 +65,9 @@ def test_bad_arguments():
         stalls.waits(prog, config.DEFAULT)
     with pytest.raises(ValueError, match="unit 'alu'"):
         stalls.idle(prog, OVL, "alu")
+
+
+def test_describe_puts_the_largest_first_and_sums_the_small():
+    assert stalls.describe({"own: war on mm": 9, "behind MM: busy on mm": 90, "its FETCH and DECODE": 1},
+                           share=0.05) == "100 cycles: 90 behind MM: busy on mm; 9 own: war on mm; 1 in 1 other causes"
+    assert stalls.describe({"a": 2, "b": 2}) == "4 cycles: 2 a; 2 b"

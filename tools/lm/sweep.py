@@ -9,7 +9,8 @@ the reference. Printed per step: the chip's cycles and unit counters, words move
 (from the program: isa.program_words / program_macs), the intensity (MACs per word), the
 tokens per 1,000 cycles (B tokens a step), the share of the KV cache in the words moved,
 and the step against its ceiling: the busiest unit's cycles (DMA: the memory roof; MM:
-the array; vec: the vector unit) over the step's cycles. A batch that does not fit the
+the array; vec: the vector unit) over the step's cycles; after the table, for each
+overlap step, where its binding unit idles (model/stalls.py, the timing model's schedule). A batch that does not fit the
 chip (its external memory holds the weights and B x T KV rows) is skipped and said so.
 
 Writes out/lm_sweep.json and the figures out/lm_throughput.png (tokens per 1,000 cycles
@@ -20,7 +21,7 @@ import sys
 
 import numpy as np
 
-from model import isa
+from model import isa, stalls
 from model.machine import Machine
 from tb import ROOT, cli
 from tb.hw import ToolFault
@@ -68,6 +69,8 @@ def measure(model, B, T, cfg, sims):
                macs_per_cycle=macs / cyc,
                tok_per_s_derived=B * clock(cfg.mode, "lm").mhz * 1e6 / cyc,
                clock_build=clock(cfg.mode, "lm").build)
+    if cfg.mode == "overlap":          # where the binding unit idles (the timing model's schedule)
+        row.update(idle_unit=row["bound"], idle=stalls.idle(prog, cfg, row["bound"]))
     return row
 
 
@@ -171,6 +174,10 @@ def main(argv=None):
                     print(f"FAULT B = {B}, T = {T}, {cfg.mode}: {e}")
                     return 4
     print(table(rows))
+    for r in rows:
+        if "idle" in r:
+            print(f"B = {r['B']}, T = {r['T']}, overlap: its binding unit ({r['idle_unit']}) idles (the timing "
+                  f"model's schedule) " + stalls.describe(r["idle"]))
     for s in skipped:
         print(f"skipped {s}")
     bad = [(r["B"], r["T"], r["mode"], s) for r in rows for s, v in r["sims"].items() if not v["ok"]]

@@ -13,7 +13,8 @@ definitions (tools/lm/sweep.py, docs/lm.md): the program's words moved at one a 
 array's roof), the vector unit's busy cycles; bound = the largest, its unit the binding
 one. tokens per 1,000 cycles = 1000 B / cycles. Each point also keeps the unit counters
 (dma, mm, vec busy cycles) and the instructions; an overlap point of the timing model also
-its DMA's idle cycles by cause (model/stalls.py: "dma_idle", printed after the table).
+its binding unit's idle cycles by cause (model/stalls.py: "idle_unit" and "idle", printed
+after the table).
 
 The goals (issue 38): B = 1 at 95% of the memory ceiling or better (words / cycles), every
 point at 90% of its bound or better (bound / cycles), and the B = 16 / B = 1 throughput
@@ -86,12 +87,12 @@ def measure(desc, B, T, mode):
     c = timing.schedule(prog, cfg).counters
     words, macs = isa.program_words(prog), isa.program_macs(prog)
     bc, unit = bound(words, macs, c.vec, cfg)
-    idle = stalls.idle(prog, cfg, "dma") if mode == "overlap" else None
+    idle = dict(idle_unit=unit, idle=stalls.idle(prog, cfg, unit)) if mode == "overlap" else {}
     return dict(B=B, T=T, mode=mode, sim="model", cycles=c.cycles, bound_cycles=bc,
                 binding=unit, of_bound=bc / c.cycles, tokens_per_kcycle=1000 * B / c.cycles,
                 bound_tokens_per_kcycle=1000 * B / bc, of_memory=words / c.cycles, words=words,
                 macs=macs, dma=c.dma, mm=c.mm, vec=c.vec, instructions=len(prog),
-                seconds=round(time.perf_counter() - t0, 1), **({"dma_idle": idle} if idle else {}))
+                seconds=round(time.perf_counter() - t0, 1), **idle)
 
 
 def on_sim(W, desc, B, T, mode, sim):
@@ -175,15 +176,9 @@ def table(points):
 
 
 def idle_line(p):
-    """The DMA's idle cycles of an overlap point by cause (model/stalls.py), the largest
-    first, those under 1% of them summed."""
-    idle = sorted(p["dma_idle"].items(), key=lambda kv: -kv[1])
-    total = sum(v for _, v in idle)
-    big = [(k, v) for k, v in idle if v >= total / 100]
-    rest = total - sum(v for _, v in big)
-    parts = [f"{v:,} {k}" for k, v in big] + ([f"{rest:,} in {len(idle) - len(big)} other causes"] if rest else [])
-    return (f"B = {p['B']}, T = {p['T']}, overlap: the DMA idles {total:,} cycles (the timing model's "
-            f"schedule): " + "; ".join(parts))
+    """An overlap point's binding unit's idle cycles by cause (model/stalls.py)."""
+    return (f"B = {p['B']}, T = {p['T']}, overlap: its binding unit ({p['idle_unit']}) idles (the timing model's "
+            f"schedule) " + stalls.describe(p["idle"]))
 
 
 def figure(points, path):
@@ -274,7 +269,7 @@ def main(argv=None):
                   f"[{p['seconds']:.0f} s]", flush=True)
     print(table(points))
     for p in points:
-        if "dma_idle" in p:
+        if "idle" in p:
             print(idle_line(p))
     g = goals(points)
     for mode, gm in g.items():

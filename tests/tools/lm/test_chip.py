@@ -168,3 +168,16 @@ def test_in_order_step_b16_t8_takes_the_documented_113083_cycles():
     # the pipelined order of the same instructions costs what the unpipelined one did
     g = Generation(TEXT, [[0] * 7] * 16, 1)
     assert timing.schedule(C.step_program(TEXT, g.layout, g.steps[-1]), C.LM_CHIP).cycles == 113083
+
+
+def test_sweep_says_where_the_binding_unit_idles():
+    """tools/lm/sweep.py's overlap rows: the binding unit's idle cycles by cause
+    (model/stalls.py), every one of the step's cycles it is not busy; none in-order."""
+    from tools.lm import sweep
+    row = sweep.measure(TEXT, 16, 8, C.LM_CHIP_OVERLAP, [])
+    assert row["bound"] == row["idle_unit"] == "mm" and row["counters"]["mm"] == 34400
+    assert sum(row["idle"].values()) == row["cycles"] - 34400 == 3583
+    # docs/lm.md's figures
+    assert [row["idle"][k] for k in ("behind NORM: busy on vec", "its FETCH and DECODE", "behind LD: busy on dma",
+                                     "after its last instruction")] == [1062, 928, 580, 402]
+    assert "idle" not in sweep.measure(TEXT, 16, 8, C.LM_CHIP, [])
