@@ -22,6 +22,7 @@ The causes of idle() (each an English phrase, the keys of its dict):
                                            issue holds everything behind it)
   "in-order issue of earlier instructions" their FETCH and issue cycles (two an instruction)
   "after its last instruction"             from its last busy cycle to the schedule's end
+  "no instruction of its own"              every cycle, for a unit the program never uses
 """
 from collections import Counter, namedtuple
 
@@ -83,10 +84,11 @@ def idle(prog, cfg=None, unit="dma"):
     ws = waits(prog, cfg)
     end_of = {e.pc: e.end for e in sched.events}
     out = Counter()
-    free = 1                                   # the unit's first idle cycle
+    free, seen = 1, False                      # the unit's first idle cycle; an instruction of its own
     for k, w in enumerate(ws):
         if w.unit != unit:
             continue
+        seen = True
         for i in range(k, -1, -1):
             wi = ws[i]
             lo = ws[i - 1].issue + 1 if i else 1        # its FETCH
@@ -107,7 +109,7 @@ def idle(prog, cfg=None, unit="dma"):
         free = end_of[w.pc] + 1
     tail = sched.cycles - free + 1
     if tail > 0:
-        out["after its last instruction"] += tail
+        out["after its last instruction" if seen else "no instruction of its own"] += tail
     return dict(out)
 
 

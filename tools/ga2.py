@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model import config, isa, timing
+from model import config, isa, stalls, timing
 from model.asm import AsmError, assemble_file
 from model.hostio import memory_image, program_words
 from model.machine import GA2Error, Machine
@@ -185,7 +185,7 @@ def cmd_disasm(args):
 
 
 def cmd_cycles(args):
-    cfg = _cfg(args)
+    cfg = _cfg(args).replace(mode=args.mode)
     prog = read_program(args.prog, cfg, check=not args.raw)
     cfg = fit(cfg, prog)
     words = program_words(prog, cfg)
@@ -201,6 +201,9 @@ def cmd_cycles(args):
     print(f"total {c.cycles} cycles (predicted by the timing model, mode {cfg.mode}; mm {c.mm}, "
           f"dma {c.dma}, vec {c.vec}, instret {c.instret}, fetch {c.fetch})")
     print(traffic(words, timing.trace(s), c))
+    if cfg.mode == "overlap" and not s.fault:
+        for unit in ("dma", "mm", "vec"):
+            print(f"{unit} idles {stalls.describe(stalls.idle(words, cfg, unit))}")
     if s.fault:
         print(f"the program faults: error {s.fault.code} ({isa.ERROR_NAMES.get(s.fault.code, '?')}) "
               f"at pc {s.fault.pc}: {s.reason}")
@@ -401,6 +404,8 @@ def parser():
     p.set_defaults(func=cmd_disasm)
     p = sub.add_parser("cycles", help="the timing model's prediction, per instruction and total")
     common(p, raw=True)
+    p.add_argument("--mode", default="inorder", choices=("inorder", "overlap"),
+                   help="the timing mode (default inorder); overlap also says where each unit idles")
     p.set_defaults(func=cmd_cycles)
     p = sub.add_parser("run", help="run on the reference and on simulators")
     common(p, raw=True)

@@ -46,6 +46,7 @@ ROWS = {
         (["cycles", "{d}/empty.s"], "no instructions"),
         (["cycles", "{d}/garbage.s"], "not a text file"),
         (["cycles", "{d}/bad.s"], "bad.s:1"),
+        (["cycles", "{d}/bad.s", "--mode", "fast"], "--mode"),
         (["cycles", P, "--ext-words", "0"], "--ext-words"),
         (["cycles", P, "--ext-words", "huge"], "--ext-words"),
     ]),
