@@ -23,7 +23,7 @@ import os
 import sys
 import time
 
-from model import batch, config, isa, timing
+from model import batch, config, isa, stalls, timing
 from model.machine import Machine
 from tb import ROOT, cli
 from tb.hw import ToolFault
@@ -181,6 +181,12 @@ def print_side_by_side(ino, ovl, source):
               f"{b['pct_ceiling']:>6.1f}% | {a['cycles'] / b['cycles']:>7.2f}x")
 
 
+def dma_idle():
+    """{step: {cause: cycles}}: where each overlap step's DMA idles (model/stalls.py)."""
+    cfg = MODES["overlap"]
+    return {st[0]: stalls.idle(st[3], cfg, "dma") for st in steps(cfg=cfg)}
+
+
 def timeline(step, res, cfg):
     """The unit busy intervals of one step from the chip's retire trace: per retired unit
     instruction [unit, first busy cycle, last busy cycle, op]. Its last busy cycle is its
@@ -297,6 +303,10 @@ def main(argv=None):
     if ino and ovl:
         print("  the two modes side by side:")
         print_side_by_side(ino, ovl, src)
+    data["dma_idle_overlap"] = dma_idle()
+    print("  where the overlap mode's DMA idles (the timing model's schedule, model/stalls.py):")
+    for name, causes in data["dma_idle_overlap"].items():
+        print(f"  {name:<16}{stalls.describe(causes)}")
 
     sh = sharing()
     print(f"== 4. what batching shares (L = {sh['L']}; derived from the instruction counts) ==")

@@ -69,6 +69,23 @@ def test_the_b4_step_idles_its_dma_only_to_issue():
                                                              "after its last instruction": 1}
 
 
+def test_the_run_script_says_where_each_overlap_step_idles():
+    """tools/ch09/run.py section 3 and docs/ch09.md: each overlap step's DMA idle cycles by
+    cause, all of them (the published cycles less the DMA's busy cycles, counted here from
+    the transfers' lengths)."""
+    from tools.ch09 import run
+    idle = run.dma_idle()
+    for (name, causes), ts in zip(idle.items(), PUBLISHED_OVERLAP):
+        prog = batch.program(list(range(len(ts))), list(ts), batch.rq_params(batch.make_batch(len(ts), max(ts), 1)),
+                             config.CH09_OVERLAP)
+        busy = sum(i.len + 1 for i in prog if timing.UNIT[i.op] == "dma")
+        assert sum(causes.values()) == PUBLISHED_OVERLAP[ts] - busy, name
+    assert list(idle) == ["B=1", "B=2", "B=3", "B=4", "ragged 3,9,1,14"]
+    b1 = idle["B=1"]
+    assert (b1["behind MM: busy on mm"], b1["behind RQ: busy on vec"], b1["behind RQ: raw on mm"],
+            b1["own: raw on vec"]) == (78, 35, 26, 16)
+
+
 def _expected_words(ts):
     # the spec's formula: 768 + per sequence (16 + 2*(t-1)*16 + 2*16 + 16)
     return 768 + sum(16 + 2 * (t - 1) * 16 + 2 * 16 + 16 for t in ts)
