@@ -14,6 +14,8 @@ the two would have drifted apart), and sums a unit's idle cycles by cause.
   idle(prog, cfg, unit)   {cause: cycles}: every idle cycle of the unit, from cycle 1 to
                           the schedule's last, attributed (their sum is cycles - busy)
   describe(causes)        one line of them, the largest first
+  by_unit(causes)         the same cycles grouped by what held the unit: issue, dma, mm,
+                          vec (a wait on that unit: its own or one it is queued behind), end
 
 The causes of idle() (each an English phrase, the keys of its dict):
   "its FETCH and DECODE"                   the unit's instruction's own FETCH and issue cycle
@@ -124,3 +126,26 @@ def describe(causes, share=0.01):
     if rest:
         parts.append(f"{rest:,} in {len(items) - len(big)} other causes")
     return f"{total:,} cycles: " + "; ".join(parts)
+
+
+GROUPS = ("issue", "dma", "mm", "vec", "end")
+
+
+def by_unit(causes):
+    """idle()'s causes grouped (GROUPS): "issue" the FETCH and DECODE cycles (the unit's own
+    and its predecessors'), "dma" / "mm" / "vec" every wait on that unit (for it to finish,
+    or for a conflicting instruction of it), whether the unit's own instruction waited or
+    one it was queued behind, "end" after its last instruction (or all of them, for a unit
+    without instructions). ValueError for a cause idle() does not give."""
+    out = dict.fromkeys(GROUPS, 0)
+    for k, v in causes.items():
+        if k in ("its FETCH and DECODE", "in-order issue of earlier instructions"):
+            g = "issue"
+        elif k in ("after its last instruction", "no instruction of its own"):
+            g = "end"
+        else:
+            g = k.rsplit(" on ", 1)[-1]
+            if " on " not in k or g not in ("dma", "mm", "vec"):
+                raise ValueError(f"stalls: {k!r} is not a cause of idle()")
+        out[g] += v
+    return out

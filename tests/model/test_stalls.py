@@ -167,3 +167,12 @@ def test_idle_equals_the_cycle_stepped_oracle(seed):
     assert n > 500 and {"own: raw", "own: war", "own: waw", "behind MM: busy", "behind RQ: raw",
                         "its FETCH and DECODE", "in-order issue of earlier instructions",
                         "after its last instruction"} <= seen, seen
+
+
+def test_by_unit_groups_every_cycle_once():
+    causes = {"its FETCH and DECODE": 4, "in-order issue of earlier instructions": 1, "own: war on mm": 11,
+              "behind MM: busy on mm": 3, "behind RQC: busy on vec": 7, "own: raw on dma": 2,
+              "after its last instruction": 1}
+    assert stalls.by_unit(causes) == {"issue": 5, "dma": 2, "mm": 14, "vec": 7, "end": 1}
+    with pytest.raises(ValueError, match="not a cause"):
+        stalls.by_unit({"lunch": 3})

@@ -14,7 +14,7 @@ array's roof), the vector unit's busy cycles; bound = the largest, its unit the 
 one. tokens per 1,000 cycles = 1000 B / cycles. Each point also keeps the unit counters
 (dma, mm, vec busy cycles) and the instructions; an overlap point of the timing model also
 its binding unit's idle cycles by cause (model/stalls.py: "idle_unit" and "idle", printed
-after the table).
+after the table and drawn in the figure's second panel).
 
 The goals (issue 38): B = 1 at 95% of the memory ceiling or better (words / cycles), every
 point at 90% of its bound or better (bound / cycles), and the B = 16 / B = 1 throughput
@@ -182,10 +182,15 @@ def idle_line(p):
 
 
 def figure(points, path):
+    """The throughput against B (both modes, the roofline bound beside); with overlap points
+    of the timing model, a second panel: each one's cycles above its bound, as the binding
+    unit's idle cycles grouped by what held it (model/stalls.by_unit)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    idle = [p for p in points if "idle" in p]
+    fig, axes = plt.subplots(1, 2 if idle else 1, figsize=(12.0 if idle else 6.4, 4.4), squeeze=False)
+    ax = axes[0][0]
     for k, T in enumerate(sorted({p["T"] for p in points})):
         for mode, ls in (("inorder", "--"), ("overlap", "-")):
             pts = sorted((p["B"], p["tokens_per_kcycle"]) for p in points if p["T"] == T and p["mode"] == mode)
@@ -202,9 +207,26 @@ def figure(points, path):
     ax.grid(alpha=0.3, which="both")
     if points:                                     # none: every point skipped
         ax.legend(fontsize=7)
+    if idle:
+        ax = axes[0][1]
+        labels = [f"B = {p['B']}, T = {p['T']:,}" for p in idle]
+        left = [0.0] * len(idle)
+        for k, g in enumerate(stalls.GROUPS):
+            share = [100 * stalls.by_unit(p["idle"])[g] / p["cycles"] for p in idle]
+            ax.barh(labels, share, left=left, color=f"C{k}", label=IDLE_TEXT[g])
+            left = [a + b for a, b in zip(left, share)]
+        ax.set_xlabel("% of the step's cycles the binding unit idles (overlap)")
+        ax.set_title("where the binding unit idles, by what held it")
+        ax.invert_yaxis()
+        ax.grid(alpha=0.3, axis="x")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+IDLE_TEXT = {"issue": "FETCH and DECODE cycles", "dma": "waiting on the DMA", "mm": "waiting on the array",
+             "vec": "waiting on the vector unit", "end": "after its last instruction"}
 
 
 def _point(text):

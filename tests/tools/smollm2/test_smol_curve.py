@@ -154,3 +154,26 @@ def test_the_published_curve_points(B, T, instructions, ext_words, overlap, inor
     assert sum(p["overlap"]["idle"].values()) == overlap - p["overlap"]["dma"]
     if ext_words is not None:
         assert curve.layout(desc, B, T, curve.chip("overlap")).ext_words == ext_words
+
+
+def test_the_figure_has_the_idle_panel_with_overlap_points(tmp_path, monkeypatch):
+    """figure(): a second panel when a point carries its idle causes (bars of
+    model/stalls.by_unit's groups as % of the step's cycles), none without."""
+    import matplotlib.axes
+    pts = [curve.measure(SMALL, B, 9, mode) for B in (1, 5) for mode in ("inorder", "overlap")]
+    widths = []
+    real = matplotlib.axes.Axes.barh
+
+    def barh(self, y, width, *a, **k):
+        widths.append(list(width))
+        return real(self, y, width, *a, **k)
+    monkeypatch.setattr(matplotlib.axes.Axes, "barh", barh)
+    curve.figure(pts, tmp_path / "f.png")
+    ovl = [p for p in pts if p["mode"] == "overlap"]
+    assert len(widths) == len(stalls.GROUPS)
+    for i, p in enumerate(ovl):        # the bars of each point add up to its idle share
+        assert sum(w[i] for w in widths) == pytest.approx(100 * (p["cycles"] - p["dma"]) / p["cycles"])
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    widths.clear()
+    curve.figure([p for p in pts if p["mode"] == "inorder"], tmp_path / "g.png")
+    assert widths == [] and (tmp_path / "g.png").exists()
