@@ -19,7 +19,9 @@ the two would have drifted apart), and sums a unit's idle cycles by cause.
 
 The causes of idle() (each an English phrase, the keys of its dict):
   "its FETCH and DECODE"                   the unit's instruction's own FETCH and issue cycle
-  "own: <kind> on <unit>"                  its DECODE waited (raw, war, waw on another unit)
+  "own: <kind> on <unit>"                  it waited for a conflicting instruction of another
+                                           unit (raw, war, waw): in its DECODE, or before it
+                                           while that instruction ran (it would have anyway)
   "behind <op>: <kind> on <unit>"          an earlier instruction's DECODE waited (in-order
                                            issue holds everything behind it)
   "in-order issue of earlier instructions" their FETCH and issue cycles (two an instruction)
@@ -74,45 +76,108 @@ def idle(prog, cfg=None, unit="dma"):
     docstring's causes): the cycles of the schedule the unit is not busy, every one of them
     attributed once.
 
-    Instruction i owns the cycles (issue of i - 1, issue of i]: its FETCH, the cycles its
-    DECODE waits (decode .. issue - 1) and the cycle it issues. The unit's idle stretch
-    before its instruction k, from the cycle after its previous one ends up to k's issue,
-    is the union of such windows (k's and those of the instructions before it back to the
-    stretch's start), each cycle attributed to its window's instruction."""
+    The unit's idle stretch before its instruction k runs from the cycle after its previous
+    one ends up to k's issue. Instruction i owns the cycles (issue of i - 1, issue of i]:
+    its FETCH, the cycles its DECODE waits (decode .. issue - 1) and the cycle it issues, so
+    the stretch is the union of k's window and those before it. A cycle before k's DECODE in
+    which k could not have issued anyway, because an instruction in flight then conflicts
+    with it, is k's own wait (the conflict that ends last); every other cycle goes to its
+    window's instruction."""
     if unit not in ("dma", "mm", "vec"):
         raise ValueError(f"stalls: unit {unit!r} is not dma, mm or vec")
     cfg = config.resolve(cfg)
-    sched = timing.schedule(prog, cfg)
-    ws = waits(prog, cfg)
+    words = isa.as_words(prog)
+    sched = timing.schedule(words, cfg)
+    ws = waits(words, cfg)
     end_of = {e.pc: e.end for e in sched.events}
+    ranges = {w.pc: timing._sp_ranges(words[w.pc]) for w in ws}
+    latest = {u: -1 for u in UNITS}           # per unit, its last instruction so far (a ws index)
+    before = []                                # before[i]: latest as it was before ws[i]
+    for i, w in enumerate(ws):
+        before.append(dict(latest))
+        latest[w.unit] = i
     out = Counter()
     free, seen = 1, False                      # the unit's first idle cycle; an instruction of its own
     for k, w in enumerate(ws):
         if w.unit != unit:
             continue
         seen = True
-        for i in range(k, -1, -1):
+        segs, cands, i = [], set(), k          # segs: (first, last, cause) of the stretch's windows
+        while i >= 0:
             wi = ws[i]
             lo = ws[i - 1].issue + 1 if i else 1        # its FETCH
             if wi.issue < free:
                 break
-            steps = max(wi.issue - max(wi.decode, free), 0)
-            edges = (lo >= free) + 1                    # its FETCH (when in the stretch) and its issue
-            if i == k:
-                out["its FETCH and DECODE"] += edges
-                if steps:
-                    out[f"own: {wi.cause} on {wi.other}"] += steps
-            else:
-                out["in-order issue of earlier instructions"] += edges
-                if steps:
-                    out[f"behind {wi.op}: {wi.cause} on {wi.other}"] += steps
+            edge = "its FETCH and DECODE" if i == k else "in-order issue of earlier instructions"
+            if lo >= free:
+                segs.append((lo, lo, edge))
+            if wi.issue > max(wi.decode, free):
+                wait = (f"own: {wi.cause} on {wi.other}" if i == k else f"behind {wi.op}: {wi.cause} on {wi.other}")
+                segs.append((max(wi.decode, free), wi.issue - 1, wait))
+            segs.append((wi.issue, wi.issue, edge))
+            if i < k:
+                cands.add(i)
             if lo <= free:
                 break
+            i -= 1
+        cands.update(j for j in before[max(i, 0)].values() if j >= 0)   # in flight at the stretch's start
+        held = _held(ws, ranges, end_of, k, cands, free)
+        for first, last, cause in segs:
+            n = last - first + 1 - sum(max(0, min(last, b) - max(first, a) + 1) for a, b, _ in held)
+            if n:
+                out[cause] += n
+        for a, b, cause in held:
+            out[cause] += b - a + 1
         free = end_of[w.pc] + 1
     tail = sched.cycles - free + 1
     if tail > 0:
         out["after its last instruction" if seen else "no instruction of its own"] += tail
     return dict(out)
+
+
+UNITS = ("dma", "mm", "vec")
+KINDS = ("war", "waw", "raw")
+
+
+def _held(ws, ranges, end_of, k, cands, free):
+    """[(first, last, cause)], disjoint: the cycles from free up to ws[k]'s DECODE - 1 in
+    which an instruction of another unit in flight (issued before the cycle, busy in it)
+    conflicts with ws[k], each cycle given to the conflict that ends last (ties: dma, mm,
+    vec; war, waw, raw)."""
+    w = ws[k]
+    rd, wr = ranges[w.pc]
+    spans = []
+    for j in cands:
+        v = ws[j]
+        if v.unit == w.unit:
+            continue
+        vrd, vwr = ranges[v.pc]
+        hits = (timing._meet(wr, vrd), timing._meet(wr, vwr), timing._meet(rd, vwr))
+        if not any(hits):
+            continue
+        a, b = max(v.issue + 1, free), min(end_of[v.pc], w.decode - 1)
+        if a <= b:
+            kind = KINDS[hits.index(True)]
+            spans.append((-end_of[v.pc], UNITS.index(v.unit), KINDS.index(kind), a, b, f"own: {kind} on {v.unit}"))
+    out = []
+    for *_, a, b, cause in sorted(spans):     # the conflict that ends last first takes its cycles
+        for x, y in _minus(a, b, [(p, q) for p, q, _ in out]):
+            out.append((x, y, cause))
+    return out
+
+
+def _minus(a, b, taken):
+    """The parts of [a, b] outside the disjoint intervals `taken`."""
+    parts, at = [], a
+    for p, q in sorted(taken):
+        if q < at or p > b:
+            continue
+        if p > at:
+            parts.append((at, p - 1))
+        at = max(at, q + 1)
+    if at <= b:
+        parts.append((at, b))
+    return parts
 
 
 def describe(causes, share=0.01):

@@ -29,13 +29,14 @@ def test_raw_then_war():
                                        Wait(1, "MM", "mm", 4, 12, "raw", "dma"),
                                        Wait(2, "LD", "dma", 14, 25, "war", "mm")]
     # the DMA idles 31 - (9 + 5) = 17 cycles: 1, 2 (the first LD's FETCH and DECODE); 12 (the
-    # MM's issue); 13 (the LD's FETCH), 14..24 (its own wait), 25 (its issue); 31 (HALT)
-    assert stalls.idle(prog, OVL) == {"its FETCH and DECODE": 4, "in-order issue of earlier instructions": 1,
-                                      "own: war on mm": 11, "after its last instruction": 1}
-    # the array idles 31 - 12 = 19: 1..3 (the LD's and its FETCH), 4..11 its own raw wait,
-    # 12 its issue; 25..31 after it
-    assert stalls.idle(prog, OVL, "mm") == {"in-order issue of earlier instructions": 2, "its FETCH and DECODE": 2,
-                                            "own: raw on dma": 8, "after its last instruction": 7}
+    # MM's issue); 13 (the LD's FETCH, but the MM it conflicts with runs: it would wait
+    # anyway), 14..24 (its own wait), 25 (its issue); 31 (HALT)
+    assert stalls.idle(prog, OVL) == {"its FETCH and DECODE": 3, "in-order issue of earlier instructions": 1,
+                                      "own: war on mm": 12, "after its last instruction": 1}
+    # the array idles 31 - 12 = 19: 1, 2 (the LD's FETCH and DECODE), 3 (its FETCH, the LD
+    # it reads running), 4..11 its own raw wait, 12 its issue; 25..31 after it
+    assert stalls.idle(prog, OVL, "mm") == {"in-order issue of earlier instructions": 2, "its FETCH and DECODE": 1,
+                                            "own: raw on dma": 9, "after its last instruction": 7}
 
 
 def test_a_transfer_behind_a_waiting_mm():
@@ -84,11 +85,15 @@ def stepped_idle(words, cfg, unit):
     addresses), each cycle `unit` is not busy given a cause by what the sequencer does in it:
     an instruction's FETCH or issuing DECODE (its own if it is `unit`'s), or a waiting DECODE
     (the constraint that lifts last, ties: its unit busy, then dma, mm, vec, then war, waw,
-    raw); cycles past the unit's last busy one are after it. Ends at HALT's retire."""
+    raw); but a cycle before the unit's next instruction's DECODE in which that instruction
+    conflicts with one of another unit busy in the cycle is its own wait (the conflict
+    that ends last, the same ties); cycles past the unit's last busy one are after it. Ends
+    at HALT's retire."""
     def sp_words(ranges):
         return {a for r in ranges if r.space == func.SP for a in range(r.first, r.last + 1)}
 
     running, log, ends = {}, [], []           # log: (cycle, kind, instruction or None, cause)
+    issued, decode_of = [], {}                # every issued instruction; each one's first DECODE cycle
     state, pc, c = "FETCH", 0, 0
     while True:
         c += 1
@@ -96,6 +101,7 @@ def stepped_idle(words, cfg, unit):
         busy_here = unit in now
         if state == "FETCH":
             log.append((c, busy_here, "edge", pc, None))
+            decode_of[pc] = c + 1
             state = "DECODE"
             continue
         ins = isa.decoded(words[pc])[0]
@@ -121,6 +127,7 @@ def stepped_idle(words, cfg, unit):
             continue
         log.append((c, busy_here, "edge", pc, None))
         running[u] = dict(start=c + 1, end=c + timing.busy_cycles(ins, cfg), rd=rd, wr=wr)
+        issued.append(dict(running[u], pc=pc, unit=u, issue=c))
         if u == unit:
             ends.append(c + timing.busy_cycles(ins, cfg))
         state, pc = "FETCH", pc + 1
@@ -131,6 +138,23 @@ def stepped_idle(words, cfg, unit):
         if kind == "wait":
             binding[p] = min(blocks, key=lambda b: (-b[0], b[1]))
     last_end = max(ends, default=0)
+    units = ("dma", "mm", "vec")
+
+    def held_by(c):
+        """The cause when the unit's next instruction, not yet in DECODE at c, conflicts with
+        an instruction of another unit busy at c; else None."""
+        k = next((x for x in issued if x["unit"] == unit and x["issue"] >= c), None)
+        if k is None or c >= decode_of[k["pc"]]:
+            return None
+        hits = []
+        for j in issued:
+            if j["unit"] != unit and j["start"] <= c <= j["end"]:
+                for n, (kind, hit) in enumerate((("war", k["wr"] & j["rd"]), ("waw", k["wr"] & j["wr"]),
+                                                 ("raw", k["rd"] & j["wr"]))):
+                    if hit:
+                        hits.append((-j["end"], units.index(j["unit"]), n, f"own: {kind} on {j['unit']}"))
+        return min(hits)[3] if hits else None
+
     out = Counter()
     for c, busy_here, kind, p, _ in log:
         if busy_here:
@@ -139,6 +163,8 @@ def stepped_idle(words, cfg, unit):
             out["no instruction of its own"] += 1
         elif c > last_end:
             out["after its last instruction"] += 1
+        elif held_by(c):
+            out[held_by(c)] += 1
         else:
             ins = isa.decoded(words[p])[0]
             own = timing.UNIT.get(ins.op) == unit

@@ -178,6 +178,6 @@ def test_sweep_says_where_the_binding_unit_idles():
     assert row["bound"] == row["idle_unit"] == "mm" and row["counters"]["mm"] == 34400
     assert sum(row["idle"].values()) == row["cycles"] - 34400 == 3583
     # docs/lm.md's figures
-    assert [row["idle"][k] for k in ("behind NORM: busy on vec", "its FETCH and DECODE", "behind LD: busy on dma",
-                                     "after its last instruction")] == [1062, 928, 580, 402]
+    assert [row["idle"][k] for k in ("own: raw on dma", "its FETCH and DECODE", "after its last instruction",
+                                     "behind LD: busy on dma", "own: raw on vec")] == [1249, 926, 402, 309, 277]
     assert "idle" not in sweep.measure(TEXT, 16, 8, C.LM_CHIP, [])
