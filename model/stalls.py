@@ -19,12 +19,16 @@ the two would have drifted apart), and sums a unit's idle cycles by cause.
 
 The causes of idle() (each an English phrase, the keys of its dict):
   "its FETCH and DECODE"                   the unit's instruction's own FETCH and issue cycle
-  "own: <kind> on <unit>"                  it waited for a conflicting instruction of another
-                                           unit (raw, war, waw): in its DECODE, or before it
-                                           while that instruction ran (it would have anyway)
+  "own: <kind> on <unit>"                  it waited for a conflicting earlier instruction of
+                                           another unit (raw, war, waw): in its DECODE, or
+                                           before it until that one ended (queued or running)
   "behind <op>: <kind> on <unit>"          an earlier instruction's DECODE waited (in-order
-                                           issue holds everything behind it)
+                                           issue holds everything behind it) while the
+                                           unit's own next one depended on nothing pending
   "in-order issue of earlier instructions" their FETCH and issue cycles (two an instruction)
+The "behind" and "in-order" cycles are those another order of the same program (its
+dependences kept, model/reorder.py's freedom) could give back to the unit's next
+instruction; the "own" cycles no order could.
   "after its last instruction"             from its last busy cycle to the schedule's end
   "no instruction of its own"              every cycle, for a unit the program never uses
 """
@@ -80,9 +84,10 @@ def idle(prog, cfg=None, unit="dma"):
     one ends up to k's issue. Instruction i owns the cycles (issue of i - 1, issue of i]:
     its FETCH, the cycles its DECODE waits (decode .. issue - 1) and the cycle it issues, so
     the stretch is the union of k's window and those before it. A cycle before k's DECODE in
-    which k could not have issued anyway, because an instruction in flight then conflicts
-    with it, is k's own wait (the conflict that ends last); every other cycle goes to its
-    window's instruction."""
+    which k could not have issued under any order, because an earlier instruction it
+    conflicts with (queued or running) has not ended, is k's own wait (the conflict that
+    ends last); every other cycle goes to its window's instruction: those are the cycles an
+    order that keeps the program's dependences could give back."""
     if unit not in ("dma", "mm", "vec"):
         raise ValueError(f"stalls: unit {unit!r} is not dma, mm or vec")
     cfg = config.resolve(cfg)
@@ -141,9 +146,9 @@ KINDS = ("war", "waw", "raw")
 
 def _held(ws, ranges, end_of, k, cands, free):
     """[(first, last, cause)], disjoint: the cycles from free up to ws[k]'s DECODE - 1 in
-    which an instruction of another unit in flight (issued before the cycle, busy in it)
-    conflicts with ws[k], each cycle given to the conflict that ends last (ties: dma, mm,
-    vec; war, waw, raw)."""
+    which an earlier instruction of another unit that conflicts with ws[k] has not ended
+    (queued or running: ws[k] cannot issue before it ends, whatever the order of the rest),
+    each cycle given to the conflict that ends last (ties: dma, mm, vec; war, waw, raw)."""
     w = ws[k]
     rd, wr = ranges[w.pc]
     spans = []
@@ -155,7 +160,7 @@ def _held(ws, ranges, end_of, k, cands, free):
         hits = (timing._meet(wr, vrd), timing._meet(wr, vwr), timing._meet(rd, vwr))
         if not any(hits):
             continue
-        a, b = max(v.issue + 1, free), min(end_of[v.pc], w.decode - 1)
+        a, b = free, min(end_of[v.pc], w.decode - 1)      # queued or running: it must end first
         if a <= b:
             kind = KINDS[hits.index(True)]
             spans.append((-end_of[v.pc], UNITS.index(v.unit), KINDS.index(kind), a, b, f"own: {kind} on {v.unit}"))

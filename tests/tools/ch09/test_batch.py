@@ -82,8 +82,7 @@ def test_the_run_script_says_where_each_overlap_step_idles():
         assert sum(causes.values()) == PUBLISHED_OVERLAP[ts] - busy, name
     assert list(idle) == ["B=1", "B=2", "B=3", "B=4", "ragged 3,9,1,14"]
     b1 = idle["B=1"]
-    assert (b1["behind MM: busy on mm"], b1["behind RQ: busy on vec"], b1["behind RQ: raw on mm"],
-            b1["own: raw on vec"]) == (78, 35, 26, 17)
+    assert (b1["own: raw on vec"], b1["its FETCH and DECODE"]) == (183, 8)
 
 
 def _expected_words(ts):

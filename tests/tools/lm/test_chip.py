@@ -179,5 +179,5 @@ def test_sweep_says_where_the_binding_unit_idles():
     assert sum(row["idle"].values()) == row["cycles"] - 34400 == 3583
     # docs/lm.md's figures
     assert [row["idle"][k] for k in ("own: raw on dma", "its FETCH and DECODE", "after its last instruction",
-                                     "behind LD: busy on dma", "own: raw on vec")] == [1249, 926, 402, 309, 277]
+                                     "own: raw on vec")] == [1836, 926, 402, 377]
     assert "idle" not in sweep.measure(TEXT, 16, 8, C.LM_CHIP, [])
