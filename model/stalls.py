@@ -36,6 +36,9 @@ from collections import Counter, namedtuple
 
 from . import config, isa, timing
 
+# the units in the chip's slot order (timing.SLOT: dma, mm, vec): the order of ties
+UNITS = tuple(sorted((u for u in timing.SLOT if u), key=timing.SLOT.get))
+
 Wait = namedtuple("Wait", "pc op unit decode issue cause other")
 Wait.__doc__ = """One issued instruction: its DECODE's first cycle, its issue cycle and why they
 differ: cause None (no wait), "busy" (its own unit), "raw", "war" or "waw" (a scratchpad
@@ -51,7 +54,7 @@ def waits(prog, cfg=None):
         raise ValueError(f"stalls: the waits are the overlap mode's; cfg.mode is {cfg.mode!r}")
     words = isa.as_words(prog)
     events = sorted((e for e in timing.schedule(words, cfg).events if e.unit is not None), key=lambda e: e.pc)
-    last = {"dma": (0, (), ()), "mm": (0, (), ()), "vec": (0, (), ())}
+    last = {u: (0, (), ()) for u in UNITS}       # per unit: (end, sp reads, sp writes) of its last
     out, t = [], 0
     for e in events:
         decode = t + 2                         # FETCH the cycle after the last issue, then DECODE
@@ -88,8 +91,8 @@ def idle(prog, cfg=None, unit="dma"):
     conflicts with (queued or running) has not ended, is k's own wait (the conflict that
     ends last); every other cycle goes to its window's instruction: those are the cycles an
     order that keeps the program's dependences could give back."""
-    if unit not in ("dma", "mm", "vec"):
-        raise ValueError(f"stalls: unit {unit!r} is not dma, mm or vec")
+    if unit not in UNITS:
+        raise ValueError(f"stalls: unit {unit!r} is not one of {', '.join(UNITS)}")
     cfg = config.resolve(cfg)
     words = isa.as_words(prog)
     sched = timing.schedule(words, cfg)
@@ -140,7 +143,6 @@ def idle(prog, cfg=None, unit="dma"):
     return dict(out)
 
 
-UNITS = ("dma", "mm", "vec")
 KINDS = ("war", "waw", "raw")
 
 
@@ -198,7 +200,7 @@ def describe(causes, share=0.01):
     return f"{total:,} cycles: " + "; ".join(parts)
 
 
-GROUPS = ("issue", "dma", "mm", "vec", "end")
+GROUPS = ("issue",) + UNITS + ("end",)
 
 
 def by_unit(causes):
@@ -215,7 +217,7 @@ def by_unit(causes):
             g = "end"
         else:
             g = k.rsplit(" on ", 1)[-1]
-            if " on " not in k or g not in ("dma", "mm", "vec"):
+            if " on " not in k or g not in UNITS:
                 raise ValueError(f"stalls: {k!r} is not a cause of idle()")
         out[g] += v
     return out

@@ -202,7 +202,7 @@ def cmd_cycles(args):
           f"dma {c.dma}, vec {c.vec}, instret {c.instret}, fetch {c.fetch})")
     print(traffic(words, timing.trace(s), c))
     if cfg.mode == "overlap" and not s.fault:
-        for unit in ("dma", "mm", "vec"):
+        for unit in stalls.UNITS:
             print(f"{unit} idles {stalls.describe(stalls.idle(words, cfg, unit))}")
     if s.fault:
         print(f"the program faults: error {s.fault.code} ({isa.ERROR_NAMES.get(s.fault.code, '?')}) "
