@@ -403,6 +403,69 @@ def test_lines_option_keeps_only_the_sites_on_those_lines(sample_dir, capsys):
             cli.line_ranges(bad)
 
 
+# a module whose body includes a part of itself (as ga2_decode includes ga2_decode_ops.vh)
+BODY_V = """`resetall
+`timescale 1ns/1ps
+`default_nettype none
+`include "ga2_isa.vh"
+module part (
+  input  wire [7:0] a,
+  input  wire [7:0] b,
+  output wire       lt,
+  output wire [7:0] s
+);
+  assign s = a + b;
+`include "part_ops.vh"
+endmodule
+`resetall
+"""
+BODY_VH = """// the included part: two lines of logic
+  assign lt = (a < b) && (b != 8'd0);
+"""
+
+
+def test_a_part_included_in_a_module_body_is_mutated_as_that_module(tmp_path, capsys):
+    """The sites of a body include are found, named by the included file and its own lines
+    (not the including file's), belong to the including module, and a mutant changes the
+    included file alone; a header included before `module` holds no site. (A generated
+    decoder in ga2_decode_ops.vh had no site at all before this.)"""
+    d = tmp_path / "rtl"
+    d.mkdir()
+    shutil.copy(os.path.join(ROOT, "rtl", "ga2_isa.vh"), d / "ga2_isa.vh")
+    (d / "part.v").write_text(BODY_V)
+    (d / "part_ops.vh").write_text(BODY_VH)
+    (d / "ga2.f").write_text("part.v\n")
+    found = sites.enumerate_sites(str(d), classes=("arith", "cmp", "logic"))
+    got = sorted((s.file, s.line, s.cls, s.orig, s.repl) for s in found)
+    assert got == [("part.v", 11, "arith", "+", "-"),
+                   ("part_ops.vh", 2, "cmp", "!=", "=="), ("part_ops.vh", 2, "cmp", "<", "<="),
+                   ("part_ops.vh", 2, "logic", "&&", "||")]
+    assert {s.module for s in found} == {"part"}
+    for s in found:
+        text = (d / s.file).read_text()
+        assert text[s.start:s.end] == s.orig and _line_of(text, s.start) == s.line
+    s = next(s for s in found if s.orig == "&&")
+    m = sites.make_mutant_dir(s, str(tmp_path / "m"), str(d))
+    assert open(os.path.join(m, "part_ops.vh")).read() == BODY_VH.replace("&&", "||")
+    assert open(os.path.join(m, "part.v")).read() == BODY_V
+    assert sites.body_include_owners(str(d)) == {"part_ops.vh": "part"}
+    assert cli.main(["--list", "--rtl", str(d), "--classes", "logic", "--lines", "part_ops.vh:2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-3] == "1 sites: part 1"
+
+
+def test_the_chips_generated_parts_have_sites():
+    """ga2_decode's per-op checks (ga2_decode_ops.vh) and ga2_top's vector units
+    (ga2_units.vh) are mutated: each has sites of its own, in ga2_decode's and ga2_top's
+    counts."""
+    found = sites.enumerate_sites(sites.RTL_DIR, ["ga2_decode", "ga2_top"], {}, sites.ALL_CLASSES)
+    by = {}
+    for s in found:
+        by.setdefault((s.file, s.module), []).append(s)
+    assert len(by[("ga2_decode_ops.vh", "ga2_decode")]) > 500
+    assert len(by[("ga2_units.vh", "ga2_top")]) > 50
+    assert {f for f, _ in by} <= {"ga2_decode.v", "ga2_decode_ops.vh", "ga2_top.v", "ga2_units.vh"}
+
+
 def test_a_second_run_on_one_work_dir_is_refused(tmp_path, capsys):
     """Two runs on one --work would remove each other's snapshot and builds (and the second
     would truncate the first's journal): the second is refused, exit 2, before it touches

@@ -37,12 +37,13 @@ from tb.sim.files import rtl_files
 
 
 def line_ranges(text):
-    """type=: FILE:A-B[,C[-D]...] (FILE a name of rtl/, e.g. ga2_dma.v or rtl/ga2_dma.v; the
-    ranges inclusive, 1-based) -> (file name, ((A, B), ...))."""
+    """type=: FILE:A-B[,C[-D]...] (FILE a name of rtl/, e.g. ga2_dma.v or rtl/ga2_dma.v, or
+    a part a module's body includes, e.g. ga2_decode_ops.vh; the ranges inclusive, 1-based)
+    -> (file name, ((A, B), ...))."""
     fn, sep, spec = str(text).rpartition(":")
     fn = os.path.basename(fn.strip())
-    if not sep or not fn.endswith(".v") or not spec.strip():
-        raise argparse.ArgumentTypeError(f"{text!r}: not FILE.v:A-B[,C-D...]")
+    if not sep or not fn.endswith((".v", ".vh")) or not spec.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: not FILE.v:A-B[,C-D...] (or FILE.vh)")
     out = []
     for part in spec.split(","):
         a, _, b = part.strip().partition("-")
@@ -109,11 +110,14 @@ def main(argv=None):
             known = [p.stem for p in rtl_files(args.rtl)]
         except (OSError, ValueError) as e:
             raise ValueError(f"--rtl {args.rtl}: {e}") from None
-        bad = [fn for fn, _ in args.lines if fn[:-2] not in known]
+        owners = sites_mod.body_include_owners(args.rtl)        # a .vh: the module including it
+        owner = {fn: owners.get(fn) if fn.endswith(".vh") else fn[:-2] for fn, _ in args.lines}
+        bad = [fn for fn, m in owner.items() if m not in known]
         if bad:
-            raise ValueError(f"--lines {', '.join(bad)}: no such file in {args.rtl}")
+            raise ValueError(f"--lines {', '.join(bad)}: no such file in {args.rtl}"
+                             + (f" (the included parts: {', '.join(sorted(owners))})" if owners else ""))
         if args.lines and not args.module:
-            args.module = sorted({fn[:-2] for fn, _ in args.lines})
+            args.module = sorted(set(owner.values()))
         bad = [m for m in args.module or () if m not in known]
         if bad:
             raise ValueError(f"--module {', '.join(bad)}: no such module in {args.rtl} "
