@@ -89,8 +89,8 @@ def isaext(cfg, b, x, img, rng):
 def wide_table_program(cfg):
     """(name, program, image): an LDX whose table's last word, xhi * 65536 + src + rows * len
     - 1, is at or past 2^29 (rows 65535, len 8191, the table at 73,828 on xhi = 1): the
-    external-range fault of a 30-bit sum (the mutation survivor "ga2_decode.v:295 narrow
-    ldx_xlast", which wraps it below the memory's end and lets the LDX run). It needs
+    external-range fault a 29-bit sum would miss (a past mutation survivor, the sum one bit
+    narrow, wrapped it below the memory's end and let the LDX run). It needs
     len 8191 words of scratchpad (sp_words >= 8192), which the mutation suite's 4,096-word
     chip does not have: tests/tb/test_xhi_pack4_long_softmax_cosim.py runs it on a
     16,384-word chip."""
