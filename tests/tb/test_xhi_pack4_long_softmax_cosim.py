@@ -159,3 +159,49 @@ def test_ldx_table_past_2_29_faults_and_catches_a_narrow_sum(tmp_path):
     (m,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP, rtl_dir=str(mut),
                            build_dir=str(tmp_path / "build"))
     assert not m.ok and (m.error_code != 3 or not m.error)
+
+
+def _xhi_programs(cfg):
+    """[(prog, image)] on a chip past 2^16 external words: LD, ST and LDX at xhi = 1, valid
+    (an xhi counted twice in the range check would fault them), then each op alone one word
+    past the memory's end at xhi = 1 (an xhi counted half would let it run)."""
+    top = cfg.ext_words - (1 << 16)            # src / dst of the memory's last words at xhi = 1
+    img = [k % 97 for k in range(cfg.ext_words)]
+
+    def b(op, **f):
+        return isa.build(op, cfg=cfg, **f)
+    valid = [b("LD", dst=0, src=5, len=4, xhi=1), b("ST", src=0, dst=100, len=4, xhi=1),
+             b("LD", dst=8, src=0, len=1), b("LDX", dst=16, src=40, len=2, idx=8, rows=4, xhi=1),
+             b("ST", src=16, dst=200, len=2), b("HALT")]
+    img_valid = list(img)
+    img_valid[0] = 3                           # the index word: row 3 of 4
+    faults = [[isa.raw("LD", dst=0, src=top - 3, len=4 + 1, xhi=1), b("HALT")],
+              [isa.raw("ST", src=0, dst=top - 3, len=4 + 1, xhi=1), b("HALT")],
+              [b("LD", dst=8, src=0, len=1),
+               isa.raw("LDX", dst=16, src=top - 7, len=4, idx=8, rows=2 + 1, xhi=1), b("HALT")]]
+    img_fault = list(img)
+    img_fault[0] = 0
+    return [(valid, img_valid)] + [(p, img_fault) for p in faults]
+
+
+@pytest.mark.long          # 6 mutants of the generated decoder on Icarus: about 20 s
+def test_xhi_in_the_range_checks_on_a_chip_past_2_16_words(tmp_path):
+    """The range checks' xhi * 2^16 (ga2_decode_ops.vh, LD, ST, LDX): its shift 15 or 17
+    passes the mutation suite's 8,192-word chip (every xhi > 0 faults there either way). On
+    a chip of 2^17 words the programs above run as the reference says on the RTL, and each
+    of the 6 mutants (shift 16 -> 15, 17 on each op's line) changes at least one of them."""
+    from tb.mutation.rtl import sites
+    if "icarus" not in hw.available_sims():
+        pytest.skip("icarus not installed")
+    progs = _xhi_programs(BIG_SP)
+    rs = hw.run_programs("icarus", progs, cfg=BIG_SP)
+    assert [r.ok for r in rs] == [True] * 4, [r.mismatch for r in rs]
+    assert [(r.error, r.error_code) for r in rs] == [(False, 0)] + [(True, 3)] * 3
+    lines = (ROOT / "rtl" / "ga2_decode_ops.vh").read_text().splitlines()
+    muts = [s for s in sites.enumerate_sites(sites.RTL_DIR, ["ga2_decode"], {}, ("const",))
+            if s.file == "ga2_decode_ops.vh" and s.orig == "16" and "_xhi << 16)" in lines[s.line - 1]]
+    assert len(muts) == 6, [sites.site_id(s) for s in muts]
+    for k, s in enumerate(muts):
+        mut = sites.make_mutant_dir(s, str(tmp_path / f"rtl{k}"), sites.RTL_DIR)
+        ms = hw.run_programs("icarus", progs, cfg=BIG_SP, rtl_dir=mut, build_dir=str(tmp_path / f"build{k}"))
+        assert not all(m.ok for m in ms), sites.site_id(s)
