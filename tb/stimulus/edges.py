@@ -38,8 +38,9 @@ def boundary_programs(seed=RANDOM_SEED):
     LD, ST and MM here: len 0 / 1, M and N 0 / 4 / 5..7, K 0 / 1; the last word touched =
     size - 1 (valid) or size (fault) for every address field, MM with random shapes and
     strides for A, B (tb 0 and 1) and dst; priorities 4 > 2 > 3; the illegal opcodes
-    (isa.ILLEGAL_OPCODES: 0, 13..15) and sub-opcodes (isa.ILLEGAL_XOPS: 21..31); xhi > 0 (this chip's external memory is below 2^16:
-    every xhi > 0 faults; xhi's top bit alone) and the full address sums just past 2^29 (xhi = 8191, the
+    (isa.ILLEGAL_OPCODES: 0, 13..15) and sub-opcodes (isa.ILLEGAL_XOPS: 21..31); xhi > 0
+    (this chip's external memory is below 2^16: every xhi > 0 faults; xhi's top bit alone)
+    and the full address sums just past 2^29 (xhi = 8191, the
     top page: a 29-bit sum without its carry would wrap to 0). Every other op's from its module: edges_n(v, x, n,
     SP, EXT) at n = 1, 7, 64, then edges(v, x, SP, EXT, T) (its shape limits, each range
     sum just past 2^16, its own sums, priorities and largest sizes); the valid ones of a

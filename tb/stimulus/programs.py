@@ -34,10 +34,10 @@ def chapter9_programs(cfg=CFG):
 
 def acc_programs(rng, cfg, n=3):
     """[(label, prog, image)]: MM with acc = 1 (dst += A x B): n random programs with
-    half their products accumulating (randprog.with_acc), and a crafted one whose output
+    half their products accumulating (randprog.with_acc), a crafted one whose output
     rows overlap (ldc < N: each result adds onto the word an earlier result of the same
     product just wrote, which the matrix unit reads back through the scratchpad's
-    write-first path)."""
+    write-first path), and one of 16-bit A operands (a16) over their whole range."""
     from model import isa
     from tb.stimulus import randprog
     out = []
@@ -53,6 +53,15 @@ def acc_programs(rng, cfg, n=3):
                       lda=6, ldb=6 if tb else N, ldc=ldc, acc=1))
     prog += [b("ST", src=300, dst=600, len=200), b("HALT")]
     out.append(("acc overlapping rows", prog, img))
+    # 16-bit A operands over their whole range in every row (random programs load int8
+    # images, whose high byte is the sign): each port's high byte read from its own word
+    img16 = np.concatenate([rng.integers(-32768, 32768, size=64), rng.integers(-128, 128, size=64)])
+    prog = [b("LD", dst=0, src=0, len=128)]
+    for tb, acc in ((0, 0), (1, 1)):
+        prog.append(b("MM", dst=200 + 32 * tb, A=0, B=64, M=4, K=16, N=4, tb=tb, lda=16, ldb=16 if tb else 4,
+                      ldc=4, acc=acc, a16=1))
+    prog += [b("ST", src=200, dst=300, len=64), b("HALT")]
+    out.append(("a16 full range", prog, img16))
     return out
 
 

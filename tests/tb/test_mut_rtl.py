@@ -453,6 +453,21 @@ def test_a_part_included_in_a_module_body_is_mutated_as_that_module(tmp_path, ca
     assert capsys.readouterr().out.splitlines()[-3] == "1 sites: part 1"
 
 
+def test_simulation_only_regions_hold_no_site():
+    """A checker inside the design (`synthesis translate_off`, or `ifndef SYNTHESIS up to
+    its own `endif, nested `ifdefs included) is not chip logic: no site lies in it, and
+    the code after it has its sites."""
+    text = ("a\n`ifndef SYNTHESIS\nx\n`ifdef F\ny\n`endif\nz\n`endif\nw\n"
+            "// synthesis translate_off\nv\n// synthesis translate_on\nu\n")
+    spans = sites.sim_only_spans(text)
+    assert [text[a:b] for a, b in spans] == ["`ifndef SYNTHESIS\nx\n`ifdef F\ny\n`endif\nz\n`endif",
+                                             "synthesis translate_off\nv\n// "]
+    xbar = open(os.path.join(sites.RTL_DIR, "ga2_sp_xbar.v")).read()
+    check = xbar.index("`ifndef SYNTHESIS")
+    found = sites.enumerate_sites(sites.RTL_DIR, ["ga2_sp_xbar"], {}, sites.ALL_CLASSES)
+    assert found and all(s.start < check for s in found)
+
+
 def test_the_chips_generated_parts_have_sites():
     """ga2_decode's per-op checks (ga2_decode_ops.vh) and ga2_top's vector units
     (ga2_units.vh) are mutated: each has sites of its own, in ga2_decode's and ga2_top's

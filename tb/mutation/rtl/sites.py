@@ -506,18 +506,32 @@ def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_C
 
 def sim_only_spans(text):
     """[(start, end)] of the simulation-only regions of a file (`synthesis translate_off`
-    to `translate_on`): checkers of the test bench inside the design (e.g. ga2_sp_xbar's
-    missed-hazard check), not chip logic, so no mutation site lies in them; a checker is
-    tested by the tests that show it fire on a broken chip."""
+    to `translate_on`, and `` `ifndef SYNTHESIS`` to its `` `endif``): checkers of the test
+    bench inside the design (e.g. ga2_sp_xbar's missed-hazard check), not chip logic, so
+    no mutation site lies in them; a checker is tested by the tests that show it fire on a
+    broken chip."""
     out, pos = [], 0
     while True:
         a = text.find("synthesis translate_off", pos)
         if a < 0:
-            return out
+            break
         b = text.find("synthesis translate_on", a)
         b = len(text) if b < 0 else b
         out.append((a, b))
         pos = b + 1
+    for m in re.finditer(r"`ifndef\s+SYNTHESIS\b", text):
+        depth = 0
+        for d in re.finditer(r"`(ifdef|ifndef|endif)\b", text[m.end():]):
+            if d.group(1) != "endif":
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                out.append((m.start(), m.end() + d.end()))
+                break
+        else:
+            out.append((m.start(), len(text)))
+    return sorted(out)
 
 
 def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=RTL_DIR):
