@@ -134,7 +134,10 @@ def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
 
 
 def edge_producers(b, at):
-    return [("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40))]
+    # acc and pair widen the write hull to dst + 1 (acc also reads it): their last words too
+    return [("ARGMAX", b("ARGMAX", dst=at + 48, src=at, len=40)),
+            ("ARGMAX acc", b("ARGMAX", dst=at + 48, src=at, len=40, acc=1)),
+            ("ARGMAX pair", b("ARGMAX", dst=at + 48, src=at, len=40, pair=1))]
 
 
 def edge_consumers(b, op, word, side, at):
