@@ -144,6 +144,7 @@ def boundary_programs(seed=RANDOM_SEED):
     for n in (1, 2, 20):                          # the sum just past 2^29: wraps to 0.. in 29 bits
         x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=top)
         x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=top)
+    bad += alone_faults(CFG)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
@@ -151,6 +152,46 @@ def boundary_programs(seed=RANDOM_SEED):
         out.append((f"boundary valid {k // 40}", prog, None))
     for label, prog in bad:
         out.append((f"fault {label}", prog, None, 0, 1))
+    return out
+
+
+def alone_faults(cfg):
+    """[(label, [instruction])]: from a valid instruction of every op but LD, ST and MM (its
+    edge producers, tb/stimulus/collide.py, or one randops.rand_op draws), each bound of each shape field broken alone
+    (fault 4), and each scratchpad range moved alone to end one word past the memory (fault
+    2), the other fields kept: the decoder ORs its checks, and a check that needs another
+    to fail with it (an OR read as AND) passes every program that breaks several at once."""
+    from model import isa
+    from model.ops import TABLE
+    from model.ops.expr import compile_py
+    from tb.stimulus import collide
+    from tb.stimulus.randops import rand_op
+    out = []
+    valid = collide._edge_producers(cfg, 0) + collide._lm_edge_producers(cfg, 0)
+    rng = np.random.default_rng(RANDOM_SEED)
+    valid += [(op, rand_op(rng, cfg, lambda o, **f: isa.build(o, cfg=cfg, **f), op))     # an op without
+              for op in TABLE if op not in {ins.op for _, ins in valid} | {"HALT"}]       # edge producers
+    for label, ins in valid:
+        if ins.op in ("LD", "ST", "MM"):
+            continue
+        r = TABLE[ins.op]
+        idx, width = r.index, r.widths
+        cases = []                                  # (field, value, the fault code, what)
+        for sh in r.shape:
+            cases.append((sh.field, compile_py(sh.lo, idx)(ins.args, cfg) - 1, 4, f"{sh.field} below {sh.lo}"))
+            if sh.hi is not None:
+                cases.append((sh.field, compile_py(sh.hi, idx)(ins.args, cfg) + 1, 4, f"{sh.field} above {sh.hi}"))
+        for j, rng in enumerate(r.sp_ranges()):
+            extent = compile_py(rng.extent, idx)(ins.args, cfg)
+            cases.append((rng.base, cfg.sp_words - extent + 1, 2, f"range {j} ({rng.base}) past the scratchpad"))
+        for name, val, code, what in cases:
+            if not 0 <= val < 1 << width[name]:
+                continue
+            args = list(ins.args)
+            args[idx[name]] = val
+            bad = isa.Instr(ins.op, tuple(args))
+            if (isa.check(bad, cfg) or (None,))[0] == code:
+                out.append((f"{label} {what} alone", [bad]))
     return out
 
 
