@@ -10,6 +10,7 @@ import pytest
 
 from tb import ROOT
 from tb.formal import compose, engine
+from tb.sim.files import copy_rtl
 
 pytestmark = pytest.mark.skipif(not (shutil.which("yosys") and shutil.which("yosys-smtbmc") and shutil.which("z3")),
                                 reason="yosys, yosys-smtbmc and z3 (make setup)")
@@ -89,12 +90,8 @@ def test_a_unit_whose_address_moves_before_a_write_is_refuted(tmp_path):
     write pointer steps in P_X1, the cycle before its P_Y0 write, each give a counterexample."""
     v = engine.run(compose.wr_hold("ga2_vec_rq", timeout=120, expect_fail=True))
     assert v.result == "FAILED", v
-    planted = tmp_path / "rtl"
-    shutil.copytree(ROOT / "rtl", planted)
-    f = planted / "ga2_rope.v"
-    text = f.read_text()
-    assert text.count("if (writing) wp_q <= wp_q + 1'b1;") == 1
-    f.write_text(text.replace("if (writing) wp_q <= wp_q + 1'b1;", "if (ph_q[P_X1]) wp_q <= wp_q + 1'b1;"))
+    planted = copy_rtl(tmp_path, ("ga2_rope.v", r"if \(writing\) wp_q <= wp_q \+ 1'b1;",
+                                  "if (ph_q[P_X1]) wp_q <= wp_q + 1'b1;"))
     v = engine.run(compose.wr_hold("ga2_rope", timeout=120, expect_fail=True, rtl_dir=planted))
     assert v.result == "FAILED", v
 

@@ -20,6 +20,7 @@ from cosim_runs import run_checked
 from model import config, isa
 from model.softmax_gold import softmax_fixed
 from tb import ROOT, hw
+from tb.sim.files import copy_rtl
 from tb.stimulus import hand
 from tb.stimulus.ops import ldx
 
@@ -144,18 +145,12 @@ def test_ldx_table_past_2_29_faults_and_catches_a_narrow_sum(tmp_path):
     16,384-word chip tb/stimulus/ops/ldx.py wide_table_program faults (external range, code
     3) on the RTL, as the reference does, and not on that bug. The generated decoder's sums
     are 32 bits now (ga2_decode_ops.vh), so that mutant is made here: ldx_end2 29 bits wide."""
-    import shutil
     if "icarus" not in hw.available_sims():
         pytest.skip("icarus not installed")
     name, prog, img = ldx.wide_table_program(BIG_SP)
     (r,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP)
     assert r.ok and (r.error, r.error_code) == (True, 3), r.mismatch
-    mut = tmp_path / "rtl"
-    shutil.copytree(ROOT / "rtl", mut)
-    vh = mut / "ga2_decode_ops.vh"
-    text = vh.read_text()
-    assert text.count("wire [31:0] ldx_end2 = ") == 1
-    vh.write_text(text.replace("wire [31:0] ldx_end2 = ", "wire [28:0] ldx_end2 = "))
+    mut = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire \[31:0\] ldx_end2 = ", "wire [28:0] ldx_end2 = "))
     (m,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP, rtl_dir=str(mut),
                            build_dir=str(tmp_path / "build"))
     assert not m.ok and (m.error_code != 3 or not m.error)
