@@ -28,7 +28,7 @@ def two_operand(op):
         return isa.build(op, cfg=cfg, dst=dst, src=src, len=n, src2=src2)
 
     def edge_producers(b, at):
-        return [(op, b(op, dst=at + 48, src=at, len=24, src2=at + 24))]
+        return [(op, b(op, dst=at + 50, src=at, len=24, src2=at + 25))]
 
     def edge_consumers(b, _op, word, side, at):
         o1, o2 = at + 121, at + 122
@@ -52,7 +52,7 @@ def requant(op, s_producer, s_consumer, other):
         return isa.build(op, cfg=cfg, dst=dst, src=src, len=n, m=m, s=s)
 
     def edge_producers(b, at):
-        return [(op, b(op, dst=at + 24, src=at, len=24, m=20000, s=s_producer))]
+        return [(op, b(op, dst=at + 25, src=at, len=24, m=20000, s=s_producer))]
 
     def edge_consumers(b, _op, word, side, at):
         o = at + other

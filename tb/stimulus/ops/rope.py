@@ -136,7 +136,8 @@ def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
 
 
 def edge_producers(b, at):
-    return [("ROPE", b("ROPE", dst=at + 40, src=at, pairs=4, cs=at + 32, heads=4))]   # 32, 8, 32 words
+    # 32, 8, 32 words, a free word between each two: each range's edges touch it alone
+    return [("ROPE", b("ROPE", dst=at + 42, src=at, pairs=4, cs=at + 33, heads=4))]
 
 
 def edge_consumers(b, op, word, side, at):

@@ -157,7 +157,7 @@ def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
 
 def edge_producers(b, at):
     """Three reads: src at..+23, row scales at+24, +26, +28, column scales at+30..+37."""
-    return [("RQC", b("RQC", dst=at + 48, src=at, M=3, N=8, ld=8, rsc=at + 24, rstride=2, csc=at + 30))]
+    return [("RQC", b("RQC", dst=at + 48, src=at, M=3, N=8, ld=8, rsc=at + 25, rstride=2, csc=at + 31))]
 
 
 def edge_consumers(b, op, word, side, at):

@@ -208,7 +208,7 @@ def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
 
 
 def edge_producers(b, at):
-    return [("SM", b("SM", dst=at + 24, src=at, len=24))]
+    return [("SM", b("SM", dst=at + 25, src=at, len=24))]
 
 
 def edge_consumers(b, op, word, side, at):
