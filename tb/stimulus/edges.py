@@ -144,7 +144,6 @@ def boundary_programs(seed=RANDOM_SEED):
     for n in (1, 2, 20):                          # the sum just past 2^29: wraps to 0.. in 29 bits
         x(f"LD xhi wrap {n}", "LD", dst=0, src=T - n // 2 - 1, len=n, xhi=top)
         x(f"ST xhi wrap {n}", "ST", src=0, dst=T - n // 2 - 1, len=n, xhi=top)
-    bad += alone_faults(CFG)
     # valid boundary instructions in programs of at most 40, each storing the scratchpad end
     out = []
     for k in range(0, len(valid), 40):
@@ -153,6 +152,12 @@ def boundary_programs(seed=RANDOM_SEED):
     for label, prog in bad:
         out.append((f"fault {label}", prog, None, 0, 1))
     return out
+
+
+def alone_programs():
+    """[(label, prog, None, 0, 1)]: alone_faults on the suite's chip, each a light program
+    (its one faulting instruction; error, code, pc and counters compared)."""
+    return [(f"fault {label}", prog, None, 0, 1) for label, prog in alone_faults(CFG)]
 
 
 def alone_faults(cfg):

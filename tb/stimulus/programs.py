@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tb.stimulus import ops, resets
-from tb.stimulus.edges import boundary_programs, index_error_programs, long_programs, wrap_programs
+from tb.stimulus.edges import alone_programs, boundary_programs, index_error_programs, long_programs, wrap_programs
 from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
@@ -123,8 +123,9 @@ def overlap_programs(quick=False):
 
 def suite_programs(quick=False):
     """[(label, prog, image)] in suite order: cheap and broad first, chapter 9 last.
-    quick=True (the CI harness test) leaves out the wrap, longest-transfer and chapter-9
-    programs, which tests/tb/test_bench_suite.py runs on both simulators anyway."""
+    quick=True (the CI harness test) leaves out the one-check faults, the wrap,
+    longest-transfer and chapter-9 programs, which tests/tb/test_bench_suite.py runs on
+    both simulators anyway."""
     from tb.stimulus import badprog, randprog
     rng = np.random.default_rng(RANDOM_SEED)
     progs = []
@@ -141,6 +142,7 @@ def suite_programs(quick=False):
     progs.extend(lm_programs())
     progs.extend(boundary_programs())
     if not quick:
+        progs.extend(alone_programs())
         progs.extend(wrap_programs())
         progs.extend(long_programs())
     for k in range(N_RANDOM_LATE):
