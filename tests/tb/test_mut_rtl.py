@@ -20,7 +20,7 @@ import pytest
 
 from tb import ROOT
 from tb.mutation import outcomes, pool, report
-from tb.mutation.rtl import equivalents, runner, sites, structural, suite, tokenizer
+from tb.mutation.rtl import equivalents, runner, sites, source, structural, suite, tokenizer
 from tb.mutation.rtl import run as cli
 from tb.stimulus import programs, suitecfg
 
@@ -448,7 +448,7 @@ def test_a_part_included_in_a_module_body_is_mutated_as_that_module(tmp_path, ca
     m = sites.make_mutant_dir(s, str(tmp_path / "m"), str(d))
     assert open(os.path.join(m, "part_ops.vh")).read() == BODY_VH.replace("&&", "||")
     assert open(os.path.join(m, "part.v")).read() == BODY_V
-    assert sites.body_include_owners(str(d)) == {"part_ops.vh": "part"}
+    assert source.body_include_owners(str(d)) == {"part_ops.vh": "part"}
     assert cli.main(["--list", "--rtl", str(d), "--classes", "logic", "--lines", "part_ops.vh:2"]) == 0
     assert capsys.readouterr().out.splitlines()[-3] == "1 sites: part 1"
 
@@ -459,7 +459,7 @@ def test_simulation_only_regions_hold_no_site():
     the code after it has its sites."""
     text = ("a\n`ifndef SYNTHESIS\nx\n`ifdef F\ny\n`endif\nz\n`endif\nw\n"
             "// synthesis translate_off\nv\n// synthesis translate_on\nu\n")
-    spans = sites.sim_only_spans(text)
+    spans = source.sim_only_spans(text)
     assert [text[a:b] for a, b in spans] == ["`ifndef SYNTHESIS\nx\n`ifdef F\ny\n`endif\nz\n`endif",
                                              "synthesis translate_off\nv\n// "]
     xbar = open(os.path.join(sites.RTL_DIR, "ga2_sp_xbar.v")).read()

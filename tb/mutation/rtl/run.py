@@ -30,7 +30,7 @@ import sys
 from collections import Counter
 
 from tb import ROOT, cli
-from tb.mutation.rtl import equivalents, prove, runner, structural
+from tb.mutation.rtl import equivalents, prove, runner, source, structural
 from tb.mutation.rtl import sites as sites_mod
 from tb.mutation.rtl.sites import one_line
 from tb.sim.files import rtl_files
@@ -110,7 +110,7 @@ def main(argv=None):
             known = [p.stem for p in rtl_files(args.rtl)]
         except (OSError, ValueError) as e:
             raise ValueError(f"--rtl {args.rtl}: {e}") from None
-        owners = sites_mod.body_include_owners(args.rtl)        # a .vh: the module including it
+        owners = source.body_include_owners(args.rtl)        # a .vh: the module including it
         owner = {fn: owners.get(fn) if fn.endswith(".vh") else fn[:-2] for fn, _ in args.lines}
         bad = [fn for fn, m in owner.items() if m not in known]
         if bad:

@@ -20,12 +20,8 @@ Skipped: declarations, parameters, widths/part-select bounds, initial blocks (pa
 checks), generate and procedural for-loop headers, generate ifs, the generated tables' case
 statements (TABLES: ga2_exp_lut, ga2_sig_lut, ga2_exp2_lut).
 
-A module's body may include a generated part of itself (an `include inside module ...
-endmodule: ga2_decode's per-op checks, ga2_decode_ops.vh; ga2_top's vector units,
-ga2_units.vh). Its text is the module's as much as the .v file's, so it is parsed in place
-(expand_body_includes) and its sites are the module's, named by that file and its lines; a
-mutant changes the included file. The headers included before a module (macros only) are
-not code of any module.
+The text parsed is the module's with its body includes in place (tb/mutation/rtl/source.py),
+a site found there named by the included file; simulation-only regions hold no site.
 """
 import os
 import re
@@ -35,6 +31,7 @@ from collections import defaultdict, namedtuple
 
 from tb import ROOT
 from tb.mutation.rtl import structural
+from tb.mutation.rtl.source import expand_body_includes, sim_only_spans, to_source
 from tb.mutation.rtl.structural import NEW_CLASSES, structural_sites
 from tb.mutation.rtl.tokenizer import match_paren, stmt_bounds, tokenize
 from tb.sim.files import macro_bodies, rtl_files
@@ -367,60 +364,6 @@ def _parser():
     return _PARSER["p"]
 
 
-_INCLUDE_RE = re.compile(r'^[ \t]*`include[ \t]+"([^"]+)"[^\n]*', re.M)
-_MODULE_RE = re.compile(r"^[ \t]*(module|endmodule)\b", re.M)
-
-
-def body_includes(text):
-    """[(start, end, name)] of text's `include lines inside a module's body (between
-    `module` and `endmodule`): a generated part of that module, not a header of macros."""
-    marks = [(m.start(), m.group(1)) for m in _MODULE_RE.finditer(text)]
-    out = []
-    for m in _INCLUDE_RE.finditer(text):
-        last = [kind for pos, kind in marks if pos < m.start()]
-        if last and last[-1] == "module":
-            out.append((m.start(), m.end(), m.group(1)))
-    return out
-
-
-def expand_body_includes(fn, text, rtl_dir):
-    """(expanded text, pieces) of file fn: each body include's line replaced by the included
-    file's text (its last newline dropped); pieces [(start, end, file, offset)] cover the
-    expanded text, each span taken from file at offset (to name a site by its own file)."""
-    out, pieces, pos, at = [], [], 0, 0
-    for a, b, name in body_includes(text):
-        with open(os.path.join(rtl_dir, name)) as f:
-            inc = f.read().rstrip("\n")
-        for piece, src, off in ((text[pos:a], fn, pos), (inc, name, 0)):
-            pieces.append((at, at + len(piece), src, off))
-            out.append(piece)
-            at += len(piece)
-        pos = b
-    pieces.append((at, at + len(text) - pos, fn, pos))
-    out.append(text[pos:])
-    return "".join(out), pieces
-
-
-def body_include_owners(rtl_dir=RTL_DIR):
-    """{included file: the module whose body includes it} (expand_body_includes)."""
-    out = {}
-    for p in rtl_files(rtl_dir):
-        for _a, _b, name in body_includes(p.read_text()):
-            out[name] = p.stem
-    return out
-
-
-def _to_source(site, pieces, texts):
-    """site (offsets and line in the expanded text) named by the file its text comes from,
-    or None when it spans two files."""
-    for a, b, src, off in pieces:
-        if a <= site.start <= b and site.end <= b and (site.start < b or site.end == site.start == b):
-            start, end = off + site.start - a, off + site.end - a
-            line = texts[src].count("\n", 0, start) + 1
-            return site._replace(file=src, start=start, end=end, line=line)
-    return None
-
-
 def parse_file(path, rtl_dir, text=None):
     """pyverilog AST of one file (text: its text, if not the file's own), line numbers those
     of that text.
@@ -497,41 +440,11 @@ def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_C
         if len(pieces) > 1:
             texts = {src: (own if src == fn else open(os.path.join(rtl_dir, src)).read())
                      for _a, _b, src, _o in pieces}
-            named = [_to_source(s, pieces, texts) for s in kept]
+            named = [to_source(s, pieces, texts) for s in kept]
             stats.setdefault("across_files", {})[module] = named.count(None)
             kept = [s for s in named if s is not None]
         sites.extend(kept)
     return sites
-
-
-def sim_only_spans(text):
-    """[(start, end)] of the simulation-only regions of a file (`synthesis translate_off`
-    to `translate_on`, and `` `ifndef SYNTHESIS`` to its `` `endif``): checkers of the test
-    bench inside the design (e.g. ga2_sp_xbar's missed-hazard check), not chip logic, so
-    no mutation site lies in them; a checker is tested by the tests that show it fire on a
-    broken chip."""
-    out, pos = [], 0
-    while True:
-        a = text.find("synthesis translate_off", pos)
-        if a < 0:
-            break
-        b = text.find("synthesis translate_on", a)
-        b = len(text) if b < 0 else b
-        out.append((a, b))
-        pos = b + 1
-    for m in re.finditer(r"`ifndef\s+SYNTHESIS\b", text):
-        depth = 0
-        for d in re.finditer(r"`(ifdef|ifndef|endif)\b", text[m.end():]):
-            if d.group(1) != "endif":
-                depth += 1
-            elif depth:
-                depth -= 1
-            else:
-                out.append((m.start(), m.end() + d.end()))
-                break
-        else:
-            out.append((m.start(), len(text)))
-    return sorted(out)
 
 
 def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=RTL_DIR):
