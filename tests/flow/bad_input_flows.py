@@ -104,7 +104,7 @@ ROWS = {
     ]),
     "python -m tools.bench.bench_long": ("tools.bench.bench_long", [
         (["--n", "1"], "--n"),
-        (["--n", "1048576"], "--n"),
+        (["--n", "2097152"], "--n"),         # past IMEM_MAX (2^21 - 1: PC_W 21)
         (["--n", "x"], "--n"),
         (["--loads", "0"], "--loads"),
         (["--sim", "gpu"], "--sim"),
