@@ -1,7 +1,10 @@
 """QNT's directed programs (tb/stimulus/ops/__init__.py lists the hooks): its hand programs
 at its edges (edge rows in five modes, a 1,536-word row, dst over src, 4,095 words in
-place) and its DECODE faults."""
+place), its DECODE faults, and the colliding programs' drawer and one-word edges (its write
+hull ends on the scale word, dst + len)."""
 import random
+
+from model import isa
 
 OPS = ("QNT",)
 LM_STREAM = 9            # its place in the language-model hand programs (its own random stream)
@@ -102,3 +105,30 @@ def lm_faults(B, R, H, img):
             ("err2_qnt_dst", [R("QNT", dst=4089, src=0, len=7, q=0, b16=0, rms=0), H], img),
             ("ok_qnt_top", [R("QNT", dst=4088, src=0, len=7, q=12, b16=1, rms=1),
                             B("ST", src=4088, dst=0, len=8), H], img)]
+
+
+# ------------------------------------------------------------------ colliding programs
+COLLIDE = "lm"
+
+
+def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
+    """Plain or rms, 16-bit or int8; dst's n + 1 words (the scale word last) inside the
+    window, so a colliding write can be the scale word alone."""
+    from tb.stimulus.collide import _clip
+    return isa.build("QNT", cfg=cfg, dst=_clip(dst, n + 1, *window), src=src, len=n,
+                     q=int(rng.integers(0, 32)), b16=int(rng.integers(0, 2)), rms=int(rng.integers(0, 2)))
+
+
+def edge_producers(b, at):
+    """Reads at..+23, writes at+25..+49 (the scale word at+49)."""
+    return [("QNT", b("QNT", dst=at + 25, src=at, len=24, q=12, b16=1, rms=0))]
+
+
+def edge_consumers(b, op, word, side, at):
+    """Reads the word; writes it as q (dst = word: the scale word past it) and as the scale
+    word (dst = word - 1): one of the two shares exactly one word with a range ending or
+    starting there."""
+    if side == "r":
+        return [b("QNT", dst=at + 121, src=word, len=1, q=12, b16=1, rms=0)]
+    return [b("QNT", dst=word, src=at + 121, len=1, q=12, b16=1, rms=0),
+            b("QNT", dst=word - 1, src=at + 121, len=1, q=12, b16=1, rms=0)]

@@ -1,8 +1,10 @@
 """SMW's directed programs (tb/stimulus/ops/__init__.py lists the hooks): its hand programs
 at its edges (score rows of the compiler's measured range, the cut, ties, rounding a hair
 below a half, the int32 extremes, dst over src, the whole scratchpad in place, every DECODE
-fault)."""
+fault), and the colliding programs' drawer and one-word edges."""
 import random
+
+from model import isa
 
 OPS = ("SMW",)
 LM_STREAM = 10           # its place in the language-model hand programs (its own random stream)
@@ -53,3 +55,23 @@ def lm_programs(B, R, rng):
             ("err2_smw_src", [R("SMW", dst=0, src=4000, len=97), H], img),
             ("err2_smw_dst", [R("SMW", dst=4000, src=0, len=97), H], img),
             ("err2_smw_len_max", [R("SMW", dst=0, src=0, len=8191), H], img)]
+
+
+# ------------------------------------------------------------------ colliding programs
+COLLIDE = "lm"
+COLLIDE_LEN = 40         # its length in a colliding program: 1..40 (19 cycles an element)
+
+
+def collide_make(rng, cfg, op, n, src, dst, long_, side, target, window):
+    return isa.build("SMW", cfg=cfg, dst=dst, src=src, len=n)
+
+
+def edge_producers(b, at):
+    """Reads at..+15 (three passes), writes at+25..+40 (19 cycles an element: 16 of them)."""
+    return [("SMW", b("SMW", dst=at + 25, src=at, len=16))]
+
+
+def edge_consumers(b, op, word, side, at):
+    if side == "r":
+        return [b("SMW", dst=at + 121, src=word, len=1)]
+    return [b("SMW", dst=word, src=at + 121, len=1)]
