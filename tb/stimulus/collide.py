@@ -374,6 +374,12 @@ def _lm_edge_producers(cfg, at):
     return [p for m in _lm() for p in m.edge_producers(b, at)]
 
 
+def edge_producers(cfg, at=0):
+    """[(label, ins)]: every long instruction of the one-word edge programs (edge_programs'
+    and lm_edge_programs'), its ranges placed at `at`."""
+    return _edge_producers(cfg, at) + _lm_edge_producers(cfg, at)
+
+
 def _lm_edge_consumers(b, op, word, side, at):
     """[short instructions of op] reading (side "r") or writing ("w") the word `word`, their
     other words at the end of the pair's region (at + 120 ..)."""
@@ -399,16 +405,13 @@ def lm_edge_programs(cfg=None):
     def b(op, **f):
         return isa.build(op, cfg=cfg, **f)
 
-    def producers(at):
-        return _edge_producers(cfg, at) + _lm_edge_producers(cfg, at)
-
     lm_ops = tuple(op for m in _lm() for op in m.OPS)
     base = [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "base"]
     base_ops = tuple(op for m in base for op in m.OPS)
     lm_labels = tuple(label for label, _ in _lm_edge_producers(cfg, 0))
     short = {label for m in base for label, _ in m.edge_producers(b, 0)}
     progs = []
-    for k, (label, prod0) in enumerate(producers(0)):
+    for k, (label, prod0) in enumerate(edge_producers(cfg, 0)):
         if label not in lm_labels + ("LD", "MM C") + tuple(short):
             continue
         nr = len([r for r in func.reads(prod0) if r.space == func.SP])
@@ -425,7 +428,7 @@ def lm_edge_programs(cfg=None):
         for edge, side_p, j, cons_op, side_c in cases:
             for v in range(2):
                 at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
-                prod = producers(at + 2)[k][1]
+                prod = edge_producers(cfg, at + 2)[k][1]
                 rr = [r for r in (func.reads(prod) if side_p == "r" else func.writes(prod)) if r.space == func.SP]
                 word = {"last": rr[j].last, "first": rr[j].first, "after": rr[j].last + 1,
                         "before": rr[j].first - 1}[edge]

@@ -172,7 +172,7 @@ def alone_faults(cfg):
     from tb.stimulus import collide
     from tb.stimulus.randops import rand_op
     out = []
-    valid = collide._edge_producers(cfg, 0) + collide._lm_edge_producers(cfg, 0)
+    valid = collide.edge_producers(cfg)
     rng = np.random.default_rng(RANDOM_SEED)
     valid += [(op, rand_op(rng, cfg, lambda o, **f: isa.build(o, cfg=cfg, **f), op))     # an op without
               for op in TABLE if op not in {ins.op for _, ins in valid} | {"HALT"}]       # edge producers

@@ -18,6 +18,9 @@ operation added with only its record is told exactly what is missing):
   coverage    the coverage model has its opcode bin and a bin set for each field
   stimulus    rand_op draws valid instructions of it, and random programs contain it
   units bench units_job's by-instruction test runs it (the matrix unit: test_mm_tiles)
+  hazards     an op with a scratchpad range is drawn by the colliding programs
+              (tb/stimulus/collide.py) and is the long instruction of one-word hull edges
+              (collide.edge_producers), each of its scratchpad ranges covered there
   example     docs/isa.md has an example program of it that assembles, runs on the
               reference without a fault and uses it
 """
@@ -26,13 +29,13 @@ import re
 
 import numpy as np
 
-from model import asm, config, isa, ops, timing
+from model import asm, config, func, isa, ops, timing
 from model.machine import Machine
 from tb import ROOT, coverage, restart
 from tb.drivers import units_job
 from tb.formal import props
 from tb.sim.files import read_filelist
-from tb.stimulus import randops, randprog
+from tb.stimulus import collide, randops, randprog
 
 DOC = ROOT / "docs" / "isa.md"
 
@@ -67,10 +70,28 @@ def _draw(op, cfg=config.DEFAULT, seed=1, n=20):
     return [randops.rand_op(rng, cfg, b, op) for _ in range(n)]
 
 
-def missing_parts(rec, examples, busy, link, decode_text, header_text, filelist, prog_ops, bench_ops, scenario_ops):
+def _collide_ops():
+    """The ops colliding programs draw (with every op kind), from 40 programs."""
+    rng = np.random.default_rng(7)
+    return {i.op for k in range(40) for i in collide.collide_program(rng, config.DEFAULT, with_sm=k % 2 == 0,
+                                                                     with_lm=True)[0]}
+
+
+def _edge_ranges():
+    """{op: the set of indices of its sp ranges (reads, then writes) some edge producer has}."""
+    got = {}
+    for _, ins in collide.edge_producers(config.DEFAULT):
+        rs = [r for r in func.reads(ins) + func.writes(ins) if r.space == func.SP]
+        got.setdefault(ins.op, set()).update(range(len(rs)))
+    return got
+
+
+def missing_parts(rec, examples, busy, link, decode_text, header_text, filelist, prog_ops, bench_ops, scenario_ops,
+                  collide_ops=(), edge_ranges=None):
     """The parts op record rec lacks (names from the module docstring)."""
     out = []
     op = rec.name
+    edge_ranges = {} if edge_ranges is None else edge_ranges
     # reference
     if not (inspect.isfunction(rec.execute) and rec.execute.__module__.startswith("model.ops.")):
         out.append("reference")
@@ -119,6 +140,13 @@ def missing_parts(rec, examples, busy, link, decode_text, header_text, filelist,
     # units bench
     if rec.unit is not None and op not in bench_ops and rec.module != "ga2_mm_ctrl":
         out.append("units bench")
+    # hazards
+    n_sp = sum(1 for g in rec.ranges if g.space == ops.SP)
+    if rec.unit is not None and n_sp:
+        if op not in collide_ops:
+            out.append("hazards (no colliding program draws it)")
+        if len(edge_ranges.get(op, ())) < n_sp:
+            out.append("hazards (not every scratchpad range of it is an edge producer's)")
     # example
     text = examples.get(op)
     if text is None:
@@ -140,8 +168,9 @@ def test_every_op_has_every_part():
     prog_ops = {i.op for s in range(60) for i in randprog.random_program(s)[0]}
     bench_ops = {c[0] for c in units_job.unit_cases()}
     scenario_ops = {i.op for _, p1, p2, _ in restart.scenarios() for i in (p1, p2)}
+    collide_ops, edge_ranges = _collide_ops(), _edge_ranges()
     lacks = {op: missing_parts(rec, examples, busy, link, decode_text, header_text, filelist, prog_ops,
-                               bench_ops, scenario_ops)
+                               bench_ops, scenario_ops, collide_ops, edge_ranges)
              for op, rec in ops.TABLE.items()}
     lacks = {op: parts for op, parts in lacks.items() if parts}
     assert not lacks, "operations lacking parts:\n" + "\n".join(f"  {op}: {', '.join(p)}" for op, p in lacks.items())
@@ -165,5 +194,5 @@ def test_a_record_alone_is_told_what_it_lacks(monkeypatch):
     got = missing_parts(rec, _examples(), _busy_names(), _link_names(),
                         (ROOT / "rtl" / "ga2_decode_ops.vh").read_text(), (ROOT / "rtl" / "ga2_isa.vh").read_text(),
                         read_filelist(ROOT / "rtl" / "ga2.f"), set(), set(), set())
-    for part in ("decode", "unit", "restart", "units bench", "example"):
+    for part in ("decode", "unit", "restart", "units bench", "hazards", "example"):
         assert part in [p.split(" (")[0] for p in got], (part, got)
