@@ -426,7 +426,7 @@ def lm_edge_programs(cfg=None):
                  for side_c in (("w",) if side_p == "r" else ("r", "w"))]
         prog, n = [], 0
         for edge, side_p, j, cons_op, side_c in cases:
-            for v in range(3):             # every consumer variant (RQC reads its word three ways)
+            for v in range(3):             # every consumer variant (an op may read the word three ways)
                 at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
                 prod = edge_producers(cfg, at + 2)[k][1]
                 rr = [r for r in (func.reads(prod) if side_p == "r" else func.writes(prod)) if r.space == func.SP]
