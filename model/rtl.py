@@ -16,9 +16,10 @@
 
 tools/flow/headers.py writes them (and checks they are current); tb/formal and the
 benches use unit_instance() and the same field wires so that a unit is wired once.
-The range arithmetic is 32-bit unsigned: every extent and sum is bounded below 2^31
-(checked here with expr.bound), so no sum wraps and a range reaching past a memory
-faults.
+The decoder's range arithmetic is unsigned, each wire as wide as its largest value
+(expr.bound over the fields' widths and the largest Config), so no sum wraps, a range
+reaching past a memory faults, and every wire's top bit is reachable (an RTL mutant
+dropping it is a real bug, not an equivalent). Every extent and sum stays below 2^31.
 """
 from . import config, ops
 from .ops import expr
@@ -244,33 +245,86 @@ def word_macro(rec):
 
 # ---------------------------------------------------------------- the decoder
 def field_wire(op, name):
-    """The 32-bit wire of a field in the generated code: <op>_<field> (lower case)."""
+    """The wire of a field in the generated code, as wide as the field: <op>_<field> (lower case)."""
     return f"{op.lower()}_{name.lower()}"
 
 
 def field_decls(rec, names, src="instr"):
-    """Declarations of 32-bit zero-extended wires of rec's fields `names` from `src`."""
+    """Declarations of wires of rec's fields `names` from `src`, each as wide as its field."""
     w = rec.widths
     out = []
     for n in names:
         key = f"`GA2_{rec.name}_{n.upper()}"
-        pad = W - w[n]
-        ext = f"{{{pad}'d0, " if pad else "{"
-        out.append(f"  wire [{W - 1}:0] {field_wire(rec.name, n)} = "
-                   f"{ext}{src}[{key}_LSB +: {key}_W]}};")
+        out.append(f"  wire [{w[n] - 1}:0] {field_wire(rec.name, n)} = {src}[{key}_LSB +: {key}_W];")
     return out
 
 
-def _v(rec, e):
-    """Verilog of an expression of rec's fields (its field wires, the GA2P_ params)."""
-    return expr.verilog(e, lambda n: field_wire(rec.name, n), PARAM_NAMES.get)
+def _bits(v):
+    """The bits of the unsigned value v (at least 1)."""
+    return max(1, int(v).bit_length())
 
 
-def _first(rec, r):
-    """Verilog of a range's first word: the base field (EXT: xhi * 2^16 above it)."""
-    base = field_wire(rec.name, r.base)
+def _ext(text, have, width):
+    """Verilog of a `have`-bit value zero-extended to `width` bits."""
+    if have > width:
+        raise ValueError(f"{text}: {have} bits do not fit {width}")
+    return text if have == width else f"{{{width - have}'d0, {text}}}"
+
+
+def _width(rec, e):
+    """The bits of e's largest value on rec's fields and the largest Config (expr.bound)."""
+    return _bits(expr.bound(e, rec.widths, PARAM_MAX))
+
+
+def _vw(rec, e, width):
+    """Verilog of an expression of rec's fields in `width`-bit unsigned arithmetic: each
+    field wire zero-extended to `width` bits, constants `width`-bit literals, a Config
+    property its GA2P_ localparam's low `width` bits. Exact when `width` holds the
+    expression's bound (every sum, product and difference of a valid instruction is then
+    its value modulo 2^width, and that value lies below 2^width)."""
+    e = expr.lift(e)
+    if isinstance(e, expr.Field):
+        return _ext(field_wire(rec.name, e.name), rec.widths[e.name], width)
+    if isinstance(e, expr.Const):
+        if e.value >= 1 << width:
+            raise ValueError(f"{rec.name}: the constant {e.value} does not fit {width} bits")
+        return f"{width}'d{e.value}"
+    if isinstance(e, expr.Param):
+        if PARAM_MAX[e.name] >= 1 << width:
+            raise ValueError(f"{rec.name}: {e.name} may not fit {width} bits")
+        return PARAM_NAMES[e.name] if width == W else f"{PARAM_NAMES[e.name]}[{width - 1}:0]"
+    if isinstance(e, expr.Bin):
+        return f"({_vw(rec, e.a, width)} {e.op} {_vw(rec, e.b, width)})"
+    if isinstance(e, expr.Cond):
+        flag = field_wire(rec.name, e.flag)
+        return (f"(({flag} != {rec.widths[e.flag]}'d0) ? {_vw(rec, e.then, width)} : "
+                f"{_vw(rec, e.other, width)})")
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def _cmp_width(rec, field, e):
+    """The width of a shape compare of a field with the bound e: both fit, a Config
+    property at its localparam's 32 bits."""
+    if expr.params_of(e):
+        return W
+    return max(rec.widths[field], _width(rec, e))
+
+
+def _first_max(rec, r):
+    """The largest first word of a range: its base field's (EXT: with xhi * 2^16 above it)."""
+    top = (1 << rec.widths[r.base]) - 1
     if r.space == ops.EXT and "xhi" in rec.widths:
-        return f"(({field_wire(rec.name, 'xhi')} << {ops.ADDR_W}) + {base})"
+        top += ((1 << rec.widths["xhi"]) - 1) << ops.ADDR_W
+    return top
+
+
+def _first(rec, r, width):
+    """Verilog of a range's first word in `width` bits: the base field (EXT: xhi * 2^16
+    above it)."""
+    base = _ext(field_wire(rec.name, r.base), rec.widths[r.base], width)
+    if r.space == ops.EXT and "xhi" in rec.widths:
+        xhi = _ext(field_wire(rec.name, "xhi"), rec.widths["xhi"], width)
+        return f"(({xhi} << {ops.ADDR_W}) + {base})"
     return base
 
 
@@ -332,9 +386,10 @@ def decode_body():
     T = ops.TABLE
     out = [GENERATED,
            "// The per-op part of ga2_decode (rtl/ga2_decode.v includes it in its body): every",
-           "// op's field wires (32 bits, zero-extended), its shape check (fault 4), its",
-           "// scratchpad and external range checks (faults 2 and 3: first + extent past the",
-           "// memory), the units it starts and its scratchpad ranges for ga2_hazard.",
+           "// op's field wires, its shape check (fault 4), its scratchpad and external range",
+           "// checks (faults 2 and 3: first + extent past the memory), the units it starts and",
+           "// its scratchpad ranges for ga2_hazard. Every wire is as wide as its largest value",
+           "// (its top bit reachable), each operand zero-extended to it.",
            "  /* verilator lint_off UNUSEDSIGNAL */",
            "  // the range sums' high bits only reach the compares; the hulls take the low ADDR_W"]
     need = set()
@@ -379,21 +434,27 @@ def decode_body():
         out += field_decls(rec, used)
         conds = []
         for s in rec.shape:
-            x = field_wire(rec.name, s.field)
-            conds.append(f"({x} < {_v(rec, expr.lift(s.lo))})")
-            if s.hi is not None:
-                conds.append(f"({x} > {_v(rec, expr.lift(s.hi))})")
+            for cmp, e in (("<", s.lo), (">", s.hi)):
+                if e is None:
+                    continue
+                cw = _cmp_width(rec, s.field, expr.lift(e))
+                x = _ext(field_wire(rec.name, s.field), rec.widths[s.field], cw)
+                conds.append(f"({x} {cmp} {_vw(rec, expr.lift(e), cw)})")
         if conds:
             out.append(f"  wire {op}_shape_bad = {' || '.join(conds)};")
             shape.append(f"(is_{op} && {op}_shape_bad)")
         sp_c, ext_c = [], []
         for k, r in enumerate(rec.ranges):
             n = f"{op}_span{k}"
-            out.append(f"  wire [{W - 1}:0] {n} = {_v(rec, r.extent)};")
-            out.append(f"  wire [{W - 1}:0] {op}_end{k} = {_first(rec, r)} + {n};     "
+            ws = _width(rec, r.extent)
+            we = _bits(_first_max(rec, r) + expr.bound(r.extent, rec.widths, PARAM_MAX))
+            out.append(f"  wire [{ws - 1}:0] {n} = {_vw(rec, r.extent, ws)};")
+            out.append(f"  wire [{we - 1}:0] {op}_end{k} = {_first(rec, r, we)} + {_ext(n, ws, we)};     "
                        f"// one past the last word of {r.base}'s range")
-            size = PARAM_NAMES["sp_words"] if r.space == ops.SP else PARAM_NAMES["ext_words"]
-            (sp_c if r.space == ops.SP else ext_c).append(f"({op}_end{k} > {size})")
+            size = "sp_words" if r.space == ops.SP else "ext_words"
+            cw = max(we, _bits(PARAM_MAX[size]))
+            lim = PARAM_NAMES[size] if cw == W else f"{PARAM_NAMES[size]}[{cw - 1}:0]"
+            (sp_c if r.space == ops.SP else ext_c).append(f"({_ext(f'{op}_end{k}', we, cw)} > {lim})")
         if sp_c:
             out.append(f"  wire {op}_sp_bad = {' || '.join(sp_c)};")
             spb.append(f"(is_{op} && {op}_sp_bad)")
@@ -427,7 +488,7 @@ def decode_body():
         last = " |\n      ".join(f"({{`GA2_ADDR_W{{is_{op}}}}} & {e}_m1[`GA2_ADDR_W-1:0])"
                                  for op, _, e in items) or "{`GA2_ADDR_W{1'b0}}"
         for _, _, e in items:
-            decl = f"  wire [{W - 1}:0] {e}_m1 = {e} - 32'd1;"
+            decl = f"  wire [`GA2_ADDR_W-1:0] {e}_m1 = {e}[`GA2_ADDR_W-1:0] - {ops.ADDR_W}'d1;"
             if decl not in out:
                 out.append(decl)
         if slot != "wr":

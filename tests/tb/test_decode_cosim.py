@@ -61,7 +61,7 @@ def test_decode(sim):
 
 def test_decode_test_catches_a_broken_decoder(tmp_path):
     """The decoder test fails on a copy whose (generated) LD external-range check is off by one."""
-    rtl = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire ld_ext_bad = \(ld_end1 > GA2P_EXT_WORDS\);",
-                              "wire ld_ext_bad = (ld_end1 >= GA2P_EXT_WORDS);"))
+    rtl = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire ld_ext_bad = \(ld_end1 > GA2P_EXT_WORDS\[29:0\]\);",
+                              "wire ld_ext_bad = (ld_end1 >= GA2P_EXT_WORDS[29:0]);"))
     with pytest.raises(AssertionError, match="test_decode failed"):
         _run_decode("icarus", rtl_dir=rtl, build_dir=tmp_path / "build")

@@ -147,10 +147,10 @@ def test_wrap_programs_reach_past_the_widths():
 
 
 @pytest.mark.parametrize("kind, pattern, repl", [
-    (("LD", "dst", 16), r"wire ld_sp_bad = \(ld_end0 > GA2P_SP_WORDS\);",
-     "wire ld_sp_bad = ({16'd0, ld_end0[15:0]} > GA2P_SP_WORDS);"),
-    pytest.param(("MM", "B", 20), r"wire \[31:0\] mm_end1 = mm_b \+ mm_span1;",
-                 "wire [31:0] mm_end1 = {12'd0, mm_b[19:0] + mm_span1[19:0]};",
+    (("LD", "dst", 16), r"wire ld_sp_bad = \(ld_end0 > GA2P_SP_WORDS\[16:0\]\);",
+     "wire ld_sp_bad = ({1'd0, ld_end0[15:0]} > GA2P_SP_WORDS[16:0]);"),
+    pytest.param(("MM", "B", 20), r"wire \[23:0\] mm_end1 = \{8'd0, mm_b\} \+ \{1'd0, mm_span1\};",
+                 "wire [23:0] mm_end1 = {4'd0, {4'd0, mm_b} + mm_span1[19:0]};",
                  marks=pytest.mark.long),           # make test narrows LD's; MM's is -m long
 ], ids=["ld_dst_16bit", "mm_b_20bit"])
 def test_wrap_check_catches_a_narrowed_sum(tmp_path, kind, pattern, repl):

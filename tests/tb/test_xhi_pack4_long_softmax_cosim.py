@@ -143,14 +143,14 @@ def test_ldx_table_past_2_29_faults_and_catches_a_narrow_sum(tmp_path):
     """A past survivor of the RTL mutation run (docs/mutation_rtl.md): the LDX table's last
     word as a 29-bit sum (a 30-bit one made one bit narrow) passed the suite's chip. On a
     16,384-word chip tb/stimulus/ops/ldx.py wide_table_program faults (external range, code
-    3) on the RTL, as the reference does, and not on that bug. The generated decoder's sums
-    are 32 bits now (ga2_decode_ops.vh), so that mutant is made here: ldx_end2 29 bits wide."""
+    3) on the RTL, as the reference does, and not on that bug: ldx_end2 (30 bits in the
+    generated decoder, ga2_decode_ops.vh) made 29 bits wide."""
     if "icarus" not in hw.available_sims():
         pytest.skip("icarus not installed")
     name, prog, img = ldx.wide_table_program(BIG_SP)
     (r,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP)
     assert r.ok and (r.error, r.error_code) == (True, 3), r.mismatch
-    mut = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire \[31:0\] ldx_end2 = ", "wire [28:0] ldx_end2 = "))
+    mut = copy_rtl(tmp_path, ("ga2_decode_ops.vh", r"wire \[29:0\] ldx_end2 = ", "wire [28:0] ldx_end2 = "))
     (m,) = hw.run_programs("icarus", [(prog, img)], cfg=BIG_SP, rtl_dir=str(mut),
                            build_dir=str(tmp_path / "build"))
     assert not m.ok and (m.error_code != 3 or not m.error)
@@ -194,7 +194,7 @@ def test_xhi_in_the_range_checks_on_a_chip_past_2_16_words(tmp_path):
     assert [(r.error, r.error_code) for r in rs] == [(False, 0)] + [(True, 3)] * 3
     lines = (ROOT / "rtl" / "ga2_decode_ops.vh").read_text().splitlines()
     muts = [s for s in sites.enumerate_sites(sites.RTL_DIR, ["ga2_decode"], {}, ("const",))
-            if s.file == "ga2_decode_ops.vh" and s.orig == "16" and "_xhi << 16)" in lines[s.line - 1]]
+            if s.file == "ga2_decode_ops.vh" and s.orig == "16" and "_xhi} << 16)" in lines[s.line - 1]]
     assert len(muts) == 6, [sites.site_id(s) for s in muts]
     for k, s in enumerate(muts):
         mut = sites.make_mutant_dir(s, str(tmp_path / f"rtl{k}"), sites.RTL_DIR)
