@@ -272,15 +272,16 @@ _EDGE_REGIONS = 28
 
 def _edge_producers(cfg, at):
     """Long instructions of every op with their ranges placed at `at`: [(op, ins, {side:
-    [(first, last)]})] (side "r" read, "w" write)."""
+    [(first, last)]})] (side "r" read, "w" write). A free word lies between each two ranges
+    of one instruction, so the word just past a range's end touches no other range of it."""
     def b(op, **f):
         return isa.build(op, cfg=cfg, **f)
     out = [("LD", b("LD", dst=at, src=0, len=40)),
            ("ST", b("ST", src=at, dst=0, len=40)),
-           ("MM A", b("MM", dst=at + 48, A=at, B=at + 40, M=1, K=40, N=2, tb=0, lda=0, ldb=2, ldc=0)),
-           ("MM B", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=1, lda=0, ldb=20, ldc=0)),
-           ("MM B tb=0", b("MM", dst=at + 48, A=at + 44, B=at, M=1, K=20, N=2, tb=0, lda=0, ldb=2, ldc=0)),
-           ("MM C", b("MM", dst=at, A=at + 8, B=at + 24, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4))]
+           ("MM A", b("MM", dst=at + 82, A=at, B=at + 41, M=1, K=40, N=1, tb=1, lda=0, ldb=40, ldc=0)),
+           ("MM B", b("MM", dst=at + 65, A=at + 44, B=at, M=1, K=20, N=2, tb=1, lda=0, ldb=20, ldc=0)),
+           ("MM B tb=0", b("MM", dst=at + 65, A=at + 44, B=at, M=1, K=20, N=2, tb=0, lda=0, ldb=2, ldc=0)),
+           ("MM C", b("MM", dst=at, A=at + 17, B=at + 34, M=4, K=4, N=4, tb=0, lda=4, ldb=4, ldc=4))]
     return out + [p for m in _classic() for p in m.edge_producers(b, at)]
 
 
