@@ -165,7 +165,9 @@ def alone_faults(cfg):
     edge producers, tb/stimulus/collide.py, or one randops.rand_op draws), each bound of each shape field broken alone
     (fault 4), and each scratchpad range moved alone to end one word past the memory (fault
     2), the other fields kept: the decoder ORs its checks, and a check that needs another
-    to fail with it (an OR read as AND) passes every program that breaks several at once."""
+    to fail with it (an OR read as AND) passes every program that breaks several at once;
+    and each shape field at its top bit alone (a range past the memory's end when that
+    alone would run)."""
     from model import isa
     from model.ops import TABLE
     from model.ops.expr import compile_py
@@ -197,13 +199,25 @@ def alone_faults(cfg):
             bad = isa.Instr(ins.op, tuple(args))
             if (isa.check(bad, cfg) or (None,))[0] == code:
                 out.append((f"{label} {what} alone", [bad]))
+        # each shape field at its top bit alone (2^(w-1)), a range moved to the memory's last
+        # word when it would run: a shape compare that drops the field's top bit sees 0
+        # (fault 4 where the chip faults 2, or runs)
+        for sh in r.shape:
+            args = list(ins.args)
+            args[idx[sh.field]] = 1 << (width[sh.field] - 1)
+            first = r.sp_ranges()[0].base if r.sp_ranges() else None
+            if not isa.check(isa.Instr(ins.op, tuple(args)), cfg) and first is not None:
+                args[idx[first]] = cfg.sp_words - 1
+            bad = isa.Instr(ins.op, tuple(args))
+            if isa.check(bad, cfg) and label == ins.op:
+                out.append((f"{label} {sh.field} at its top bit alone", [bad]))
     return out
 
 
 def wrap_programs(seed=RANDOM_SEED):
     """One bad program per field-sum kind whose sum reaches past the width the decoder's
-    range arithmetic needs (tb/stimulus/badprog.wrap_bad_program: past 2^16, 2^20 for MM
-    B), each followed by its follow-up: a range check on a truncated sum would accept it."""
+    range arithmetic needs (tb/stimulus/badprog.wrap_bad_program: past 2^16, 2^20, 2^22 and 2^23
+    for MM B), each followed by its follow-up: a range check on a truncated sum would accept it."""
     from tb.stimulus import badprog
     out = []
     for k, bad in enumerate(badprog.wrap_bad_programs(seed + 31, cfg=CFG)):

@@ -133,7 +133,7 @@ def test_wrap_programs_reach_past_the_widths():
             op, field, width = kind
             f = bad.prog[bad.pc].fields()
             if op == "MM":
-                M, K, N = f["M"], f["K"], f["N"]
+                M, K, N = f["M"], f["K"] + 256 * f["khi"], f["N"]
                 span = {"A": (M - 1) * f["lda"] + K - 1,
                         "B": ((N - 1) * f["ldb"] + K - 1) if f["tb"] else ((K - 1) * f["ldb"] + N - 1),
                         "dst": (M - 1) * f["ldc"] + N - 1}[field]

@@ -163,6 +163,17 @@ def test_equivalents_file_parses():
         assert len(key) == 4 and why
 
 
+def test_each_mutant_has_its_own_equivalents_key_and_each_entry_names_one():
+    """The equivalents list names a mutant by file, class, code line and change: no two
+    sites of the design may share that key (three `> x -> > x+1` on one line of three
+    compares are told apart by their place on it), or an entry proven for one would count
+    its neighbours as equivalent; and every entry names exactly one site of today's RTL."""
+    from collections import Counter
+    keys = Counter(equivalents.equiv_key(s) for s in sites.enumerate_sites(classes=sites.ALL_CLASSES))
+    assert not [k for k, n in keys.items() if n > 1]
+    assert not [k for k in equivalents.load_equivalents() if keys[k] != 1]
+
+
 def test_bad_equivalents_line_is_refused(tmp_path):
     p = tmp_path / "eq.txt"
     p.write_text("ga2_pe.v:3 | nba | x <= y; | removed: x <= y;\n")

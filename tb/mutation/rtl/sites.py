@@ -444,7 +444,24 @@ def enumerate_sites(rtl_dir=RTL_DIR, modules=None, stats=None, classes=DEFAULT_C
             stats.setdefault("across_files", {})[module] = named.count(None)
             kept = [s for s in named if s is not None]
         sites.extend(kept)
-    return sites
+    return _told_apart(sites)
+
+
+def _told_apart(sites):
+    """The sites, each one whose file, line, class and description another site of its line
+    shares (three `> x -> > x+1` on one line of three compares) with " [k of n on the
+    line]" after its description (k in text order): the equivalents list
+    (tb/mutation/rtl/equivalents.py) names a mutant by its line's code and its change, and
+    one entry must not cover its neighbours."""
+    groups = defaultdict(list)
+    for i, s in enumerate(sites):
+        groups[(s.file, s.line, s.cls, s.desc)].append(i)
+    out = list(sites)
+    for idx in groups.values():
+        if len(idx) > 1:
+            for k, i in enumerate(sorted(idx, key=lambda j: sites[j].start), 1):
+                out[i] = out[i]._replace(desc=f"{sites[i].desc} [{k} of {len(idx)} on the line]")
+    return out
 
 
 def _file_sites(fn, module, ast, text, stats, classes=DEFAULT_CLASSES, rtl_dir=RTL_DIR):
