@@ -271,9 +271,17 @@ def _ext(text, have, width):
     return text if have == width else f"{{{width - have}'d0, {text}}}"
 
 
+def shape_caps(rec):
+    """{field: its largest shape-valid value} of rec's fields whose shape check has an
+    upper bound (a constant or a Config property at its largest): an instruction past it
+    faults with code 4 before any range check, so no range sum of it needs more."""
+    return {s.field: expr.bound(s.hi, rec.widths, PARAM_MAX) for s in rec.shape if s.hi is not None}
+
+
 def _width(rec, e):
-    """The bits of e's largest value on rec's fields and the largest Config (expr.bound)."""
-    return _bits(expr.bound(e, rec.widths, PARAM_MAX))
+    """The bits of e's largest value on rec's shape-valid fields and the largest Config
+    (expr.bound)."""
+    return _bits(expr.bound(e, rec.widths, PARAM_MAX, shape_caps(rec)))
 
 
 def _vw(rec, e, width):
@@ -284,7 +292,10 @@ def _vw(rec, e, width):
     its value modulo 2^width, and that value lies below 2^width)."""
     e = expr.lift(e)
     if isinstance(e, expr.Field):
-        return _ext(field_wire(rec.name, e.name), rec.widths[e.name], width)
+        have = rec.widths[e.name]
+        if have > width:                    # a shape-capped field: its low bits (past the cap: fault 4)
+            return f"{field_wire(rec.name, e.name)}[{width - 1}:0]"
+        return _ext(field_wire(rec.name, e.name), have, width)
     if isinstance(e, expr.Const):
         if e.value >= 1 << width:
             raise ValueError(f"{rec.name}: the constant {e.value} does not fit {width} bits")
@@ -316,6 +327,14 @@ def _first_max(rec, r):
     if r.space == ops.EXT and "xhi" in rec.widths:
         top += ((1 << rec.widths["xhi"]) - 1) << ops.ADDR_W
     return top
+
+
+def range_widths(rec):
+    """[(span bits, end bits)] of each of rec's ranges: the widths of the decoder's
+    <op>_span<k> and <op>_end<k> wires (decode_body)."""
+    return [(_width(rec, r.extent), _bits(_first_max(rec, r) + expr.bound(r.extent, rec.widths, PARAM_MAX,
+                                                                          shape_caps(rec))))
+            for r in rec.ranges]
 
 
 def _first(rec, r, width):
@@ -446,8 +465,7 @@ def decode_body():
         sp_c, ext_c = [], []
         for k, r in enumerate(rec.ranges):
             n = f"{op}_span{k}"
-            ws = _width(rec, r.extent)
-            we = _bits(_first_max(rec, r) + expr.bound(r.extent, rec.widths, PARAM_MAX))
+            ws, we = range_widths(rec)[k]
             out.append(f"  wire [{ws - 1}:0] {n} = {_vw(rec, r.extent, ws)};")
             out.append(f"  wire [{we - 1}:0] {op}_end{k} = {_first(rec, r, we)} + {_ext(n, ws, we)};     "
                        f"// one past the last word of {r.base}'s range")

@@ -133,10 +133,10 @@
   wire [15:0] sm_src = instr[`GA2_SM_SRC_LSB +: `GA2_SM_SRC_W];
   wire [12:0] sm_len = instr[`GA2_SM_LEN_LSB +: `GA2_SM_LEN_W];
   wire sm_shape_bad = (sm_len < 13'd1) || ({19'd0, sm_len} > GA2P_SM_MAX_LEN);
-  wire [12:0] sm_span0 = sm_len;
-  wire [16:0] sm_end0 = {1'd0, sm_src} + {4'd0, sm_span0};     // one past the last word of src's range
-  wire [12:0] sm_span1 = sm_len;
-  wire [16:0] sm_end1 = {1'd0, sm_dst} + {4'd0, sm_span1};     // one past the last word of dst's range
+  wire [10:0] sm_span0 = sm_len[10:0];
+  wire [16:0] sm_end0 = {1'd0, sm_src} + {6'd0, sm_span0};     // one past the last word of src's range
+  wire [10:0] sm_span1 = sm_len[10:0];
+  wire [16:0] sm_end1 = {1'd0, sm_dst} + {6'd0, sm_span1};     // one past the last word of dst's range
   wire sm_sp_bad = (sm_end0 > GA2P_SP_WORDS[16:0]) || (sm_end1 > GA2P_SP_WORDS[16:0]);
 
   // LDX
@@ -190,10 +190,10 @@
   wire [15:0] norm_src = instr[`GA2_NORM_SRC_LSB +: `GA2_NORM_SRC_W];
   wire [12:0] norm_len = instr[`GA2_NORM_LEN_LSB +: `GA2_NORM_LEN_W];
   wire norm_shape_bad = (norm_len < 13'd1) || (norm_len > 13'd64);
-  wire [12:0] norm_span0 = norm_len;
-  wire [16:0] norm_end0 = {1'd0, norm_src} + {4'd0, norm_span0};     // one past the last word of src's range
-  wire [12:0] norm_span1 = norm_len;
-  wire [16:0] norm_end1 = {1'd0, norm_dst} + {4'd0, norm_span1};     // one past the last word of dst's range
+  wire [6:0] norm_span0 = norm_len[6:0];
+  wire [16:0] norm_end0 = {1'd0, norm_src} + {10'd0, norm_span0};     // one past the last word of src's range
+  wire [6:0] norm_span1 = norm_len[6:0];
+  wire [16:0] norm_end1 = {1'd0, norm_dst} + {10'd0, norm_span1};     // one past the last word of dst's range
   wire norm_sp_bad = (norm_end0 > GA2P_SP_WORDS[16:0]) || (norm_end1 > GA2P_SP_WORDS[16:0]);
 
   // PACK4
@@ -270,12 +270,12 @@
   wire [15:0] rope_cs = instr[`GA2_ROPE_CS_LSB +: `GA2_ROPE_CS_W];
   wire [7:0] rope_heads = instr[`GA2_ROPE_HEADS_LSB +: `GA2_ROPE_HEADS_W];
   wire rope_shape_bad = (rope_pairs < 6'd1) || (rope_pairs > 6'd32) || (rope_heads < 8'd1);
-  wire [14:0] rope_span0 = ((15'd2 * {9'd0, rope_pairs}) * {7'd0, rope_heads});
-  wire [16:0] rope_end0 = {1'd0, rope_src} + {2'd0, rope_span0};     // one past the last word of src's range
+  wire [13:0] rope_span0 = ((14'd2 * {8'd0, rope_pairs}) * {6'd0, rope_heads});
+  wire [16:0] rope_end0 = {1'd0, rope_src} + {3'd0, rope_span0};     // one past the last word of src's range
   wire [6:0] rope_span1 = (7'd2 * {1'd0, rope_pairs});
   wire [16:0] rope_end1 = {1'd0, rope_cs} + {10'd0, rope_span1};     // one past the last word of cs's range
-  wire [14:0] rope_span2 = ((15'd2 * {9'd0, rope_pairs}) * {7'd0, rope_heads});
-  wire [16:0] rope_end2 = {1'd0, rope_dst} + {2'd0, rope_span2};     // one past the last word of dst's range
+  wire [13:0] rope_span2 = ((14'd2 * {8'd0, rope_pairs}) * {6'd0, rope_heads});
+  wire [16:0] rope_end2 = {1'd0, rope_dst} + {3'd0, rope_span2};     // one past the last word of dst's range
   wire rope_sp_bad = (rope_end0 > GA2P_SP_WORDS[16:0]) || (rope_end1 > GA2P_SP_WORDS[16:0]) || (rope_end2 > GA2P_SP_WORDS[16:0]);
 
   // SMW

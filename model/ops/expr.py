@@ -199,18 +199,20 @@ def params_of(e):
     return out
 
 
-def bound(e, widths, params):
-    """An upper bound of e for fields below 2^width (widths[name]) and params (values)."""
+def bound(e, widths, params, caps=None):
+    """An upper bound of e for fields below 2^width (widths[name]), or at most caps[name]
+    where given, and params (values)."""
     e = lift(e)
     if isinstance(e, Field):
-        return (1 << widths[e.name]) - 1
+        top = (1 << widths[e.name]) - 1
+        return min(top, caps[e.name]) if caps and e.name in caps else top
     if isinstance(e, Const):
         return e.value
     if isinstance(e, Param):
         return params[e.name]
     if isinstance(e, Bin):
-        a, b = bound(e.a, widths, params), bound(e.b, widths, params)
+        a, b = bound(e.a, widths, params, caps), bound(e.b, widths, params, caps)
         return a + b if e.op == "+" else a if e.op == "-" else a * b
     if isinstance(e, Cond):
-        return max(bound(e.then, widths, params), bound(e.other, widths, params))
+        return max(bound(e.then, widths, params, caps), bound(e.other, widths, params, caps))
     raise TypeError(f"not an expression: {e!r}")

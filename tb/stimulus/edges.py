@@ -155,9 +155,10 @@ def boundary_programs(seed=RANDOM_SEED):
 
 
 def alone_programs():
-    """[(label, prog, None, 0, 1)]: alone_faults on the suite's chip, each a light program
-    (its one faulting instruction; error, code, pc and counters compared)."""
-    return [(f"fault {label}", prog, None, 0, 1) for label, prog in alone_faults(CFG)]
+    """[(label, prog, None, 0, 1)]: alone_faults and top_bit_faults on the suite's chip,
+    each a light program (its one faulting instruction; error, code, pc and counters
+    compared)."""
+    return [(f"fault {label}", prog, None, 0, 1) for label, prog in alone_faults(CFG) + top_bit_faults(CFG)]
 
 
 def alone_faults(cfg):
@@ -241,3 +242,108 @@ def long_programs(seed=RANDOM_SEED):
     def b(op, **f):
         return isa.build(op, cfg=CFG, **f)
     return ops.call("long_programs", b, img, SP, EXT)
+
+
+def top_bit_faults(cfg):
+    """[(label, [instruction])]: for each scratchpad range of each op, an instruction
+    whose span (the range's extent) and one whose end (first word + extent) lies in [2^t,
+    2^t + SP] for t the top bit of that wire in the decoder (model/rtl.range_widths), and
+    for each external range one whose end does (its size EXT), its shape valid and its
+    other ranges inside the memories: the chip faults it (code 2 or 3); a
+    decoder that drops that top bit (a sum one bit narrow, its carry lost) sees the range
+    inside the memory and runs it. Found from the records alone: fields drawn at random,
+    then one field of the extent moved by bisection (each extent grows with each of its
+    fields) to the smallest value that reaches the target."""
+    from model import rtl
+    from model.ops import EXT, SP, TABLE
+    from model.ops.expr import compile_py, fields_of
+    rng = np.random.default_rng(RANDOM_SEED + 2)
+    out = []
+    for op, r in TABLE.items():
+        if not r.ranges:
+            continue
+        idx, width = r.index, r.widths
+        ext = [compile_py(g.extent, idx) for g in r.ranges]
+        for j, ((ws, we), g) in enumerate(zip(rtl.range_widths(r), r.ranges)):
+            base_max = (1 << width[g.base]) - 1
+            if g.space == EXT and "xhi" in width:
+                base_max += ((1 << width["xhi"]) - 1) << 16
+            for what, t in (("span", ws - 1), ("end", we - 1)) if g.space == SP else (("end", we - 1),):
+                lo = (1 << t) if what == "span" else max(0, (1 << t) - base_max)
+                size = cfg.sp_words if g.space == SP else cfg.ext_words
+                ins = _reach(r, j, ext, lo, (1 << t) + size, what, t, fields_of(g.extent), rng, cfg)
+                if ins is not None:
+                    out.append((f"{op} {g.base} {what} at 2^{t}", [ins]))
+    return out
+
+
+def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg):
+    """An instruction of record r whose range j has extent in [lo, hi) (what "span") or
+    end in [2^t, hi) (what "end"), shape valid, every other range inside its memory, the
+    chip's verdict its range fault (2, or 3 for an external range); None when 400 draws
+    find none."""
+    from model import isa
+    from model.ops import EXT, SP
+    idx, width = r.index, r.widths
+    names = [n for n, _ in r.fields]
+    bases = {g.base for g in r.ranges}
+    for _ in range(400):
+        # the other fields small or anywhere (every range but j must fit its memory)
+        a = [0 if n in bases else int((0, 1, rng.integers(0, 1 << width[n]))[rng.integers(0, 3)])
+             for n in names]
+        for n in rng.permutation(movable):
+            if n not in idx:
+                continue
+            k = idx[n]
+            top = (1 << width[n]) - 1
+            if ext[j](a, cfg) >= lo:
+                break
+            a[k] = top
+            if ext[j](a, cfg) < lo:
+                continue
+            bot = 0
+            while bot < top:                        # the smallest value reaching lo
+                mid = (bot + top) // 2
+                a[k] = mid
+                if ext[j](a, cfg) >= lo:
+                    top = mid
+                else:
+                    bot = mid + 1
+            a[k] = top
+            break
+        e = ext[j](a, cfg)
+        if not lo <= e < hi:
+            continue
+        g = r.ranges[j]
+        for h in r.ranges:
+            a[idx[h.base]] = 0
+        if "xhi" in idx:
+            a[idx["xhi"]] = 0
+        # span: the end one past the memory's last word (at least), so that the span less
+        # 2^t ends inside it; end: exactly 2^t (or the extent itself, past it); an external
+        # range's first word takes xhi * 2^16 above its base field
+        first = max(0, cfg.sp_words + 1 - e) if what == "span" else max(0, (1 << t) - e)
+        if g.space == EXT and "xhi" in idx:
+            a[idx["xhi"]] = min(first >> 16, (1 << width["xhi"]) - 1)
+            first -= a[idx["xhi"]] << 16
+        a[idx[g.base]] = first
+        if first >= 1 << width[g.base] or (what == "span" and first + e - (1 << t) > cfg.sp_words):
+            continue
+        if any(a[idx[h.base]] + ext[k](a, cfg) > (cfg.sp_words if h.space == SP else cfg.ext_words)
+               for k, h in enumerate(r.ranges) if k != j):
+            continue
+        ins = isa.Instr(r.name, tuple(a))
+        code = isa.ERR_SP_RANGE if g.space == SP else isa.ERR_EXT_RANGE
+        if (isa.check(ins, cfg) or (None,))[0] == code and not _shape_bad(r, a, cfg):
+            return ins
+    return None
+
+
+def _shape_bad(r, a, cfg):
+    """Does the field tuple a break one of record r's shape checks?"""
+    from model.ops.expr import compile_py
+    for sh in r.shape:
+        v = a[r.index[sh.field]]
+        if v < compile_py(sh.lo, r.index)(a, cfg) or (sh.hi is not None and v > compile_py(sh.hi, r.index)(a, cfg)):
+            return True
+    return False
