@@ -278,10 +278,20 @@ def shape_caps(rec):
     return {s.field: expr.bound(s.hi, rec.widths, PARAM_MAX) for s in rec.shape if s.hi is not None}
 
 
+def shape_lows(rec):
+    """{field: its smallest shape-valid value} of rec's fields whose shape check has a
+    constant lower bound."""
+    return {s.field: s.lo for s in rec.shape if isinstance(s.lo, int)}
+
+
+def _bound(rec, e):
+    """The largest value of e on rec's shape-valid fields and the largest Config (expr.bound)."""
+    return expr.bound(e, rec.widths, PARAM_MAX, shape_caps(rec), shape_lows(rec))
+
+
 def _width(rec, e):
-    """The bits of e's largest value on rec's shape-valid fields and the largest Config
-    (expr.bound)."""
-    return _bits(expr.bound(e, rec.widths, PARAM_MAX, shape_caps(rec)))
+    """The bits of e's largest value on rec's shape-valid fields and the largest Config."""
+    return _bits(_bound(rec, e))
 
 
 def _vw(rec, e, width):
@@ -332,9 +342,7 @@ def _first_max(rec, r):
 def range_widths(rec):
     """[(span bits, end bits)] of each of rec's ranges: the widths of the decoder's
     <op>_span<k> and <op>_end<k> wires (decode_body)."""
-    return [(_width(rec, r.extent), _bits(_first_max(rec, r) + expr.bound(r.extent, rec.widths, PARAM_MAX,
-                                                                          shape_caps(rec))))
-            for r in rec.ranges]
+    return [(_width(rec, r.extent), _bits(_first_max(rec, r) + _bound(rec, r.extent))) for r in rec.ranges]
 
 
 def _first(rec, r, width):

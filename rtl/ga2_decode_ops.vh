@@ -109,12 +109,12 @@
   wire [11:0] mm_ldc = instr[`GA2_MM_LDC_LSB +: `GA2_MM_LDC_W];
   wire [2:0] mm_khi = instr[`GA2_MM_KHI_LSB +: `GA2_MM_KHI_W];
   wire mm_shape_bad = (mm_m < 3'd1) || ({29'd0, mm_m} > GA2P_ARRAY) || (mm_n < 3'd1) || ({29'd0, mm_n} > GA2P_ARRAY) || (mm_k < ((mm_khi != 3'd0) ? 8'd0 : 8'd1));
-  wire [14:0] mm_span0 = ((({12'd0, mm_m} * {3'd0, mm_lda}) - {3'd0, mm_lda}) + ({7'd0, mm_k} + (15'd256 * {12'd0, mm_khi})));
-  wire [16:0] mm_end0 = {1'd0, mm_a} + {2'd0, mm_span0};     // one past the last word of A's range
-  wire [22:0] mm_span1 = ((mm_tb != 1'd0) ? ((({20'd0, mm_n} * {11'd0, mm_ldb}) - {11'd0, mm_ldb}) + ({15'd0, mm_k} + (23'd256 * {20'd0, mm_khi}))) : (((({15'd0, mm_k} + (23'd256 * {20'd0, mm_khi})) * {11'd0, mm_ldb}) - {11'd0, mm_ldb}) + {20'd0, mm_n}));
+  wire [13:0] mm_span0 = ((({11'd0, mm_m} - 14'd1) * {2'd0, mm_lda}) + ({6'd0, mm_k} + (14'd256 * {11'd0, mm_khi})));
+  wire [16:0] mm_end0 = {1'd0, mm_a} + {3'd0, mm_span0};     // one past the last word of A's range
+  wire [22:0] mm_span1 = ((mm_tb != 1'd0) ? ((({20'd0, mm_n} - 23'd1) * {11'd0, mm_ldb}) + ({15'd0, mm_k} + (23'd256 * {20'd0, mm_khi}))) : (((({15'd0, mm_k} + (23'd256 * {20'd0, mm_khi})) - 23'd1) * {11'd0, mm_ldb}) + {20'd0, mm_n}));
   wire [23:0] mm_end1 = {8'd0, mm_b} + {1'd0, mm_span1};     // one past the last word of B's range
-  wire [14:0] mm_span2 = ((({12'd0, mm_m} * {3'd0, mm_ldc}) - {3'd0, mm_ldc}) + {12'd0, mm_n});
-  wire [16:0] mm_end2 = {1'd0, mm_dst} + {2'd0, mm_span2};     // one past the last word of dst's range
+  wire [13:0] mm_span2 = ((({11'd0, mm_m} - 14'd1) * {2'd0, mm_ldc}) + {11'd0, mm_n});
+  wire [16:0] mm_end2 = {1'd0, mm_dst} + {3'd0, mm_span2};     // one past the last word of dst's range
   wire mm_sp_bad = (mm_end0 > GA2P_SP_WORDS[16:0]) || (mm_end1 > GA2P_SP_WORDS[23:0]) || (mm_end2 > GA2P_SP_WORDS[16:0]);
 
   // RQ
@@ -239,9 +239,9 @@
   wire [12:0] rqc_rstride = instr[`GA2_RQC_RSTRIDE_LSB +: `GA2_RQC_RSTRIDE_W];
   wire [15:0] rqc_csc = instr[`GA2_RQC_CSC_LSB +: `GA2_RQC_CSC_W];
   wire rqc_shape_bad = (rqc_m < 8'd1) || (rqc_n < 13'd1);
-  wire [20:0] rqc_span0 = ((({13'd0, rqc_m} * {8'd0, rqc_ld}) - {8'd0, rqc_ld}) + {8'd0, rqc_n});
+  wire [20:0] rqc_span0 = ((({13'd0, rqc_m} - 21'd1) * {8'd0, rqc_ld}) + {8'd0, rqc_n});
   wire [21:0] rqc_end0 = {6'd0, rqc_src} + {1'd0, rqc_span0};     // one past the last word of src's range
-  wire [20:0] rqc_span1 = ((({13'd0, rqc_m} * {8'd0, rqc_rstride}) - {8'd0, rqc_rstride}) + 21'd1);
+  wire [20:0] rqc_span1 = ((({13'd0, rqc_m} - 21'd1) * {8'd0, rqc_rstride}) + 21'd1);
   wire [21:0] rqc_end1 = {6'd0, rqc_rsc} + {1'd0, rqc_span1};     // one past the last word of rsc's range
   wire [12:0] rqc_span2 = rqc_n;
   wire [16:0] rqc_end2 = {1'd0, rqc_csc} + {4'd0, rqc_span2};     // one past the last word of csc's range

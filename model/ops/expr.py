@@ -199,9 +199,9 @@ def params_of(e):
     return out
 
 
-def bound(e, widths, params, caps=None):
+def bound(e, widths, params, caps=None, lows=None):
     """An upper bound of e for fields below 2^width (widths[name]), or at most caps[name]
-    where given, and params (values)."""
+    and at least lows[name] where given, and params (values at most these)."""
     e = lift(e)
     if isinstance(e, Field):
         top = (1 << widths[e.name]) - 1
@@ -211,8 +211,32 @@ def bound(e, widths, params, caps=None):
     if isinstance(e, Param):
         return params[e.name]
     if isinstance(e, Bin):
-        a, b = bound(e.a, widths, params, caps), bound(e.b, widths, params, caps)
-        return a + b if e.op == "+" else a if e.op == "-" else a * b
+        a = bound(e.a, widths, params, caps, lows)
+        if e.op == "-":
+            return a - low(e.b, widths, params, caps, lows)
+        b = bound(e.b, widths, params, caps, lows)
+        return a + b if e.op == "+" else a * b
     if isinstance(e, Cond):
-        return max(bound(e.then, widths, params, caps), bound(e.other, widths, params, caps))
+        return max(bound(e.then, widths, params, caps, lows), bound(e.other, widths, params, caps, lows))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def low(e, widths, params, caps=None, lows=None):
+    """A lower bound of e (bound's counterpart: fields at least lows[name] or 0, Config
+    properties at least 0) for expressions whose products are of non-negative factors."""
+    e = lift(e)
+    if isinstance(e, Field):
+        return lows.get(e.name, 0) if lows else 0
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Param):
+        return 0
+    if isinstance(e, Bin):
+        a = low(e.a, widths, params, caps, lows)
+        if e.op == "-":
+            return a - bound(e.b, widths, params, caps, lows)
+        b = low(e.b, widths, params, caps, lows)
+        return a + b if e.op == "+" else a * b
+    if isinstance(e, Cond):
+        return min(low(e.then, widths, params, caps, lows), low(e.other, widths, params, caps, lows))
     raise TypeError(f"not an expression: {e!r}")

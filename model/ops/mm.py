@@ -23,9 +23,9 @@ KE = K + 256 * KHI                   # the depth: K's 8 bits and khi's 3 above t
 def hull(rows, ld, cols):
     """The extent of a strided operand: rows of cols words, ld apart (its first to its
     last word; conservative: with ld > cols the words between rows are not touched):
-    (rows - 1) * ld + cols, written rows * ld - ld + cols so that the generated decoder's
-    multiplier is only as wide as rows (model/rtl.py)."""
-    return rows * ld - ld + cols
+    (rows - 1) * ld + cols (the generated decoder bounds it with rows at its shape limits,
+    model/rtl.py)."""
+    return (rows - 1) * ld + cols
 
 
 # Speed (tools/bench/bench_model.py): the offset grids ld*i + j of an MM's operands are
