@@ -247,8 +247,8 @@ def long_programs(seed=RANDOM_SEED):
 def top_bit_faults(cfg):
     """[(label, [instruction])]: for each scratchpad range of each op, an instruction
     whose span (the range's extent) and one whose end (first word + extent) lies in [2^t,
-    2^t + SP] for t the top bit of that wire in the decoder (model/rtl.range_widths), and
-    for each external range one whose end does (its size EXT), its shape valid and its
+    2^t + size] for t the top bit of that wire in the decoder (model/rtl.range_widths, size
+    the range's memory: SP or EXT words), its shape valid and its
     other ranges inside the memories: the chip faults it (code 2 or 3); a
     decoder that drops that top bit (a sum one bit narrow, its carry lost) sees the range
     inside the memory and runs it. Found from the records alone: fields drawn at random,
@@ -268,18 +268,18 @@ def top_bit_faults(cfg):
             base_max = (1 << width[g.base]) - 1
             if g.space == EXT and "xhi" in width:
                 base_max += ((1 << width["xhi"]) - 1) << 16
-            for what, t in (("span", ws - 1), ("end", we - 1)) if g.space == SP else (("end", we - 1),):
+            for what, t in (("span", ws - 1), ("end", we - 1)):
                 lo = (1 << t) if what == "span" else max(0, (1 << t) - base_max)
                 size = cfg.sp_words if g.space == SP else cfg.ext_words
-                ins = _reach(r, j, ext, lo, (1 << t) + size, what, t, fields_of(g.extent), rng, cfg)
+                ins = _reach(r, j, ext, lo, (1 << t) + size, what, t, fields_of(g.extent), rng, cfg, size)
                 if ins is not None:
                     out.append((f"{op} {g.base} {what} at 2^{t}", [ins]))
     return out
 
 
-def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg):
-    """An instruction of record r whose range j has extent in [lo, hi) (what "span") or
-    end in [2^t, hi) (what "end"), shape valid, every other range inside its memory, the
+def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):
+    """An instruction of record r whose range j (in a memory of `size` words) has extent in
+    [lo, hi) (what "span") or end in [2^t, hi) (what "end"), shape valid, every other range inside its memory, the
     chip's verdict its range fault (2, or 3 for an external range); None when 400 draws
     find none."""
     from model import isa
@@ -322,12 +322,12 @@ def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg):
         # span: the end one past the memory's last word (at least), so that the span less
         # 2^t ends inside it; end: exactly 2^t (or the extent itself, past it); an external
         # range's first word takes xhi * 2^16 above its base field
-        first = max(0, cfg.sp_words + 1 - e) if what == "span" else max(0, (1 << t) - e)
+        first = max(0, size + 1 - e) if what == "span" else max(0, (1 << t) - e)
         if g.space == EXT and "xhi" in idx:
             a[idx["xhi"]] = min(first >> 16, (1 << width["xhi"]) - 1)
             first -= a[idx["xhi"]] << 16
         a[idx[g.base]] = first
-        if first >= 1 << width[g.base] or (what == "span" and first + e - (1 << t) > cfg.sp_words):
+        if first >= 1 << width[g.base] or (what == "span" and first + e - (1 << t) > size):
             continue
         if any(a[idx[h.base]] + ext[k](a, cfg) > (cfg.sp_words if h.space == SP else cfg.ext_words)
                for k, h in enumerate(r.ranges) if k != j):

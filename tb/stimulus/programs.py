@@ -68,18 +68,19 @@ def acc_programs(rng, cfg, n=3):
 
 def khi_program(cfg):
     """(label, prog, image): MM depths of exact multiples of 256 (K = 0 with khi = 1, 2
-    and 4: each of khi's bits alone makes the depth, and K = 0 is valid only with it) and
-    255 + 256 khi, on 1,024-word operand rows of random int8 words; results stored."""
+    and 4: each of khi's bits alone makes the depth, and K = 0 is valid only with it),
+    255 + 256 khi and K = 128 alone (K's top bit), on 1,024-word operand rows of random int8
+    words; results stored."""
     from model import isa
 
     def b(op, **f):
         return isa.build(op, cfg=cfg, **f)
     img = np.random.default_rng(RANDOM_SEED + 77).integers(-128, 128, size=2048)
     prog = [b("LD", dst=0, src=0, len=1024), b("LD", dst=1024, src=1024, len=1024)]
-    for k, (K, khi) in enumerate(((0, 1), (0, 2), (0, 4), (255, 2))):
+    for k, (K, khi) in enumerate(((0, 1), (0, 2), (0, 4), (255, 2), (128, 0))):
         prog.append(b("MM", dst=2100 + 4 * k, A=0, B=1024, M=1, K=K, N=2, tb=1, lda=0, ldb=1,
                       ldc=0, khi=khi))
-    prog += [b("ST", src=2100, dst=0, len=16), b("HALT")]
+    prog += [b("ST", src=2100, dst=0, len=20), b("HALT")]
     return ("MM depth khi * 256", prog, img)
 
 
