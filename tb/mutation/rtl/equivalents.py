@@ -6,6 +6,7 @@ line number, so an entry survives edits elsewhere in the file. Only an entry who
 starts with a tool's verdict "equivalent (proven by ..." counts as equivalent in the
 run's score (proven()); the others are listed to be named, and count as survivors.
 """
+import functools
 import os
 
 from tb import ROOT
@@ -14,10 +15,17 @@ from tb.mutation.rtl.sites import RTL_DIR, one_line
 EQUIV_FILE = os.path.join(ROOT, "tb", "mutation", "rtl", "equivalents.txt")
 
 
+@functools.lru_cache(maxsize=64)
+def _normalized_lines(path, _mtime_ns):
+    """The file's lines, whitespace-normalized (cached per path and modification time)."""
+    return tuple(" ".join(x.split()) for x in open(path).read().splitlines())
+
+
 def code_line(site, rtl_dir=RTL_DIR):
     """The site's line, whitespace-normalized; a line that occurs more than once in the
     file (a register cleared by reset and by start) gets ' [occurrence k]' from the 2nd."""
-    lines = [" ".join(x.split()) for x in open(os.path.join(rtl_dir, site.file)).read().splitlines()]
+    path = os.path.join(rtl_dir, site.file)
+    lines = _normalized_lines(path, os.stat(path).st_mtime_ns)
     code = lines[site.line - 1]
     k = lines[:site.line - 1].count(code) + 1
     return code if k == 1 else f"{code} [occurrence {k}]"
