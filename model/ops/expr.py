@@ -199,44 +199,27 @@ def params_of(e):
     return out
 
 
-def bound(e, widths, params, caps=None, lows=None):
-    """An upper bound of e for fields below 2^width (widths[name]), or at most caps[name]
-    and at least lows[name] where given, and params (values at most these)."""
+def interval(e, widths, params, caps=None, lows=None):
+    """(least, largest) value of e for fields in [lows[name] or 0, caps[name] or 2^width -
+    1] (widths[name]) and Config properties in [0, params[name]]; products of non-negative
+    factors."""
     e = lift(e)
     if isinstance(e, Field):
         top = (1 << widths[e.name]) - 1
-        return min(top, caps[e.name]) if caps and e.name in caps else top
+        return (lows or {}).get(e.name, 0), min(top, (caps or {}).get(e.name, top))
     if isinstance(e, Const):
-        return e.value
+        return e.value, e.value
     if isinstance(e, Param):
-        return params[e.name]
+        return 0, params[e.name]
     if isinstance(e, Bin):
-        a = bound(e.a, widths, params, caps, lows)
-        if e.op == "-":
-            return a - low(e.b, widths, params, caps, lows)
-        b = bound(e.b, widths, params, caps, lows)
-        return a + b if e.op == "+" else a * b
+        (a0, a1), (b0, b1) = (interval(x, widths, params, caps, lows) for x in (e.a, e.b))
+        return {"+": (a0 + b0, a1 + b1), "-": (a0 - b1, a1 - b0), "*": (a0 * b0, a1 * b1)}[e.op]
     if isinstance(e, Cond):
-        return max(bound(e.then, widths, params, caps, lows), bound(e.other, widths, params, caps, lows))
+        (t0, t1), (o0, o1) = (interval(x, widths, params, caps, lows) for x in (e.then, e.other))
+        return min(t0, o0), max(t1, o1)
     raise TypeError(f"not an expression: {e!r}")
 
 
-def low(e, widths, params, caps=None, lows=None):
-    """A lower bound of e (bound's counterpart: fields at least lows[name] or 0, Config
-    properties at least 0) for expressions whose products are of non-negative factors."""
-    e = lift(e)
-    if isinstance(e, Field):
-        return lows.get(e.name, 0) if lows else 0
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, Param):
-        return 0
-    if isinstance(e, Bin):
-        a = low(e.a, widths, params, caps, lows)
-        if e.op == "-":
-            return a - bound(e.b, widths, params, caps, lows)
-        b = low(e.b, widths, params, caps, lows)
-        return a + b if e.op == "+" else a * b
-    if isinstance(e, Cond):
-        return min(low(e.then, widths, params, caps, lows), low(e.other, widths, params, caps, lows))
-    raise TypeError(f"not an expression: {e!r}")
+def bound(e, widths, params, caps=None, lows=None):
+    """An upper bound of e (interval's largest value)."""
+    return interval(e, widths, params, caps, lows)[1]
