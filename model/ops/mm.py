@@ -24,7 +24,7 @@ def hull(rows, ld, cols):
     """The extent of a strided operand: rows of cols words, ld apart (its first to its
     last word; conservative: with ld > cols the words between rows are not touched):
     (rows - 1) * ld + cols (the generated decoder bounds it with rows at its shape limits,
-    model/rtl.py)."""
+    model/decoder_gen.py)."""
     return (rows - 1) * ld + cols
 
 

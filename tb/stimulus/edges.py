@@ -247,14 +247,14 @@ def long_programs(seed=RANDOM_SEED):
 def top_bit_faults(cfg):
     """[(label, [instruction])]: for each scratchpad range of each op, an instruction
     whose span (the range's extent) and one whose end (first word + extent) lies in [2^t,
-    2^t + size] for t the top bit of that wire in the decoder (model/rtl.range_widths, size
+    2^t + size] for t the top bit of that wire in the decoder (model/decoder_gen.range_widths, size
     the range's memory: SP or EXT words), its shape valid and its
     other ranges inside the memories: the chip faults it (code 2 or 3); a
     decoder that drops that top bit (a sum one bit narrow, its carry lost) sees the range
     inside the memory and runs it. Found from the records alone: fields drawn at random,
     then one field of the extent moved by bisection (each extent grows with each of its
     fields) to the smallest value that reaches the target."""
-    from model import rtl
+    from model import decoder_gen
     from model.ops import EXT, SP, TABLE
     from model.ops.expr import compile_py, fields_of
     rng = np.random.default_rng(RANDOM_SEED + 2)
@@ -264,7 +264,7 @@ def top_bit_faults(cfg):
             continue
         idx, width = r.index, r.widths
         ext = [compile_py(g.extent, idx) for g in r.ranges]
-        for j, ((ws, we), g) in enumerate(zip(rtl.range_widths(r), r.ranges)):
+        for j, ((ws, we), g) in enumerate(zip(decoder_gen.range_widths(r), r.ranges)):
             base_max = (1 << width[g.base]) - 1
             if g.space == EXT and "xhi" in width:
                 base_max += ((1 << width["xhi"]) - 1) << 16

@@ -4,7 +4,7 @@
                           limits and the named indices of the op one-hot, the RTL units
                           and the timing units (model/rtl.py isa_header, from model/ops)
     rtl/ga2_decode_ops.vh every op's part of ga2_decode: fields, checks, unit selects and
-                          hazard ranges (model/rtl.py decode_body, from model/ops)
+                          hazard ranges (model/decoder_gen.py decode_body, from model/ops)
     rtl/ga2_units.vh      ga2_top's vector units and their scratchpad port (model/rtl.py
                           units_body, from model/ops)
     rtl/ga2_cfg.vh        the chip's sizes and timing constants: RTL parameter defaults and
@@ -18,7 +18,7 @@ write or check other paths (the tests use that on copies).
 import pathlib
 import sys
 
-from model import config, rtl
+from model import config, decoder_gen, rtl
 from model.ops import ldx, norm
 from tb import ROOT, cli, protocol
 from tools.flow.generated import write_or_check
@@ -87,7 +87,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rc = _write_or_check(args.header, render(), args.check)
     rc |= _write_or_check(args.cfg_header, render_cfg(), args.check)
-    rc |= _write_or_check(DECODE, rtl.decode_body(), args.check)
+    rc |= _write_or_check(DECODE, decoder_gen.decode_body(), args.check)
     rc |= _write_or_check(UNITS, rtl.units_body(), args.check)
     return rc
 
