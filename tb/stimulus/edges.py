@@ -255,7 +255,7 @@ def top_bit_faults(cfg):
     then one field of the extent moved by bisection (each extent grows with each of its
     fields) to the smallest value that reaches the target."""
     from model import decoder_gen
-    from model.ops import EXT, SP, TABLE
+    from model.ops import ADDR_W, EXT, SP, TABLE
     from model.ops.expr import compile_py, fields_of
     rng = np.random.default_rng(RANDOM_SEED + 2)
     out = []
@@ -267,7 +267,7 @@ def top_bit_faults(cfg):
         for j, ((ws, we), g) in enumerate(zip(decoder_gen.range_widths(r), r.ranges)):
             base_max = (1 << width[g.base]) - 1
             if g.space == EXT and "xhi" in width:
-                base_max += ((1 << width["xhi"]) - 1) << 16
+                base_max += ((1 << width["xhi"]) - 1) << ADDR_W
             for what, t in (("span", ws - 1), ("end", we - 1)):
                 lo = (1 << t) if what == "span" else max(0, (1 << t) - base_max)
                 size = cfg.sp_words if g.space == SP else cfg.ext_words
@@ -283,7 +283,7 @@ def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):
     chip's verdict its range fault (2, or 3 for an external range); None when 400 draws
     find none."""
     from model import isa
-    from model.ops import EXT, SP
+    from model.ops import ADDR_W, EXT, SP
     idx, width = r.index, r.widths
     names = [n for n, _ in r.fields]
     bases = {g.base for g in r.ranges}
@@ -324,8 +324,8 @@ def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):
         # range's first word takes xhi * 2^16 above its base field
         first = max(0, size + 1 - e) if what == "span" else max(0, (1 << t) - e)
         if g.space == EXT and "xhi" in idx:
-            a[idx["xhi"]] = min(first >> 16, (1 << width["xhi"]) - 1)
-            first -= a[idx["xhi"]] << 16
+            a[idx["xhi"]] = min(first >> ADDR_W, (1 << width["xhi"]) - 1)
+            first -= a[idx["xhi"]] << ADDR_W
         a[idx[g.base]] = first
         if first >= 1 << width[g.base] or (what == "span" and first + e - (1 << t) > size):
             continue
@@ -334,16 +334,7 @@ def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):
             continue
         ins = isa.Instr(r.name, tuple(a))
         code = isa.ERR_SP_RANGE if g.space == SP else isa.ERR_EXT_RANGE
-        if (isa.check(ins, cfg) or (None,))[0] == code and not _shape_bad(r, a, cfg):
+        if (isa.check(ins, cfg) or (None,))[0] == code:         # shape faults (4) come first
             return ins
     return None
 
-
-def _shape_bad(r, a, cfg):
-    """Does the field tuple a break one of record r's shape checks?"""
-    from model.ops.expr import compile_py
-    for sh in r.shape:
-        v = a[r.index[sh.field]]
-        if v < compile_py(sh.lo, r.index)(a, cfg) or (sh.hi is not None and v > compile_py(sh.hi, r.index)(a, cfg)):
-            return True
-    return False
