@@ -131,17 +131,17 @@ def follow_up(bad, cfg=None):
 # ------------------------------------------------------------------ bad programs past the widths
 # Each kind: (op, the operand whose range is out, the width its sum would wrap at). The
 # bad instruction's last word (field sum) lies in [2^W, 2^W + size) for W = 16 (or 20 for
-# MM B with tb = 0, whose (K-1)*ldb term alone reaches ~2^20; 22 and 23 with khi: the top
-# bits of its span, 23 bits, and of its end, 24, in the decoder), so a range check computed in W bits would see it
-# wrap back INTO the memory and let the instruction run; the fault must be the range
-# error all the same (the decoder's sums are as wide as their largest values, docs/rtl.md).
+# MM B with tb = 0, whose (K-1)*ldb term alone reaches ~2^20), so a range check computed
+# in W bits would see it wrap back INTO the memory and let the instruction run; the fault
+# must be the range error all the same (the decoder's sums at their own widths, docs/rtl.md;
+# each sum's top bit: tb/stimulus/edges.py top_bit_faults).
 # The vector ops' kinds come from their modules (hook wrap_kinds): their ranges before
 # MM's, their shapes (a length past its limit, dst + len wrapping as well) after.
 _OWN = [k for f in ops.hooks("wrap_kinds") for k in f()]
 WRAP_KINDS = (
     ("LD", "dst", 16), ("LD", "src", 16), ("ST", "src", 16), ("ST", "dst", 16),
     *[k for k in _OWN if k[1] != "len"],
-    ("MM", "A", 16), ("MM", "B", 16), ("MM", "B", 20), ("MM", "B", 22), ("MM", "B", 23), ("MM", "dst", 16),
+    ("MM", "A", 16), ("MM", "B", 16), ("MM", "B", 20), ("MM", "dst", 16),
     *[k for k in _OWN if k[1] == "len"],
 )
 
@@ -207,20 +207,14 @@ def wrap_bad_program(seed_or_rng, kind, cfg=None):
         ins = isa.raw(op, dst=top - ri(1, n - 1), src=ri(0, 0xFFFF), len=n)
         code = isa.ERR_SHAPE
     else:                                         # MM
-        tb = 0 if width >= 20 else ri(0, 1)
+        tb = 0 if width == 20 else ri(0, 1)
         while True:
             M, N = ri(1, 4), ri(1, 4)
-            K, lda, ldb, ldc, khi = ri(1, 255), ri(0, 4095), ri(0, 4095), ri(0, 4095), 0
+            K, lda, ldb, ldc = ri(1, 255), ri(0, 4095), ri(0, 4095), ri(0, 4095)
             if width == 20:
                 K, ldb = ri(240, 255), ri(4000, 4095)
-            if width == 23:                       # the depth past 255: (K + 256 khi - 1) * ldb near 2^23
-                K, khi, ldb, M = ri(248, 255), 7, ri(4070, 4095), 1
-            if width == 22:                       # B's span itself just past 2^22 (its top bit), base small
-                K, khi, M = ri(200, 255), 7, 1
-                ldb = -(-((1 << 22) - N + 1) // (K + 256 * khi - 1)) + ri(0, 1)
-            ke = K + 256 * khi
-            spans = {"A": (M - 1) * lda + ke - 1,
-                     "B": (N - 1) * ldb + ke - 1 if tb else (ke - 1) * ldb + N - 1,
+            spans = {"A": (M - 1) * lda + K - 1,
+                     "B": (N - 1) * ldb + K - 1 if tb else (K - 1) * ldb + N - 1,
                      "dst": (M - 1) * ldc + N - 1}
             span = spans[field]
             w = ri(0, min(SP - 1, span))           # base + span = 2^W + w, base <= 0xFFFF
@@ -228,7 +222,7 @@ def wrap_bad_program(seed_or_rng, kind, cfg=None):
             if 0 <= base <= 0xFFFF and all(v < SP for k, v in spans.items() if k != field):
                 break
         f = {k: (base if k == field else ri(0, SP - 1 - spans[k])) for k in ("A", "B", "dst")}
-        ins = isa.raw("MM", M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc, khi=khi, **f)
+        ins = isa.raw("MM", M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=ldc, **f)
         if field == "dst":
             sp_range = (0, w + 1)                 # the wrapped tail of the output
     prog.append(ins)

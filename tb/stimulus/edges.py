@@ -217,8 +217,8 @@ def alone_faults(cfg):
 
 def wrap_programs(seed=RANDOM_SEED):
     """One bad program per field-sum kind whose sum reaches past the width the decoder's
-    range arithmetic needs (tb/stimulus/badprog.wrap_bad_program: past 2^16, 2^20, 2^22 and 2^23
-    for MM B), each followed by its follow-up: a range check on a truncated sum would accept it."""
+    range arithmetic needs (tb/stimulus/badprog.wrap_bad_program: past 2^16, 2^20 for MM
+    B), each followed by its follow-up: a range check on a truncated sum would accept it."""
     from tb.stimulus import badprog
     out = []
     for k, bad in enumerate(badprog.wrap_bad_programs(seed + 31, cfg=CFG)):
