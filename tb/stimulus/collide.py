@@ -294,7 +294,13 @@ def _lm():
     return [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "lm" and hasattr(m, "edge_producers")]
 
 
-def edge_programs(cfg=None):
+def top_base(cfg):
+    """The first region's address that puts the one-word edge programs' regions at the top
+    of cfg's scratchpad (the wide suite's: every address bit of their hulls set)."""
+    return cfg.sp_words - _EDGE_BASE - _EDGE_STRIDE * _EDGE_REGIONS
+
+
+def edge_programs(cfg=None, base=_EDGE_BASE):
     """[(label, prog, image)]: for every long instruction (each op, each of its scratchpad
     ranges) and every instruction of another unit that can meet it in a hazard kind, a
     pair whose ranges share exactly ONE word: the long one's LAST word (a hull one word
@@ -302,7 +308,8 @@ def edge_programs(cfg=None):
     just AFTER its last or just BEFORE its first, which must NOT wait (a hull one word
     too long makes them wait, and the retire trace shows it). Each pair sits in its own
     region, stored to the external memory after it, so an early read, an early write or
-    a lost last write shows in ext. One program per long op."""
+    a lost last write shows in ext. One program per long op. base: the first region's
+    scratchpad address (top_base(cfg) for the regions at the top of the scratchpad)."""
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4242)
     img = rng.integers(-128, 128, size=cfg.ext_words)
@@ -314,7 +321,7 @@ def edge_programs(cfg=None):
         for edge in ("last", "first", "after", "before"):
             for side_p in ("r", "w"):
                 for cons_op in ("LD", "ST", "MM") + tuple(op for m in _classic() for op in m.OPS):
-                    at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                    at = base + _EDGE_STRIDE * (n % _EDGE_REGIONS)
                     op_p, prod = _edge_producers(cfg, at + 2)[k]
                     if timing.UNIT[cons_op] == timing.UNIT[prod.op]:
                         continue
@@ -327,7 +334,7 @@ def edge_programs(cfg=None):
                     if label == "MM C" and side_p == "r":
                         ranges = []
                     for (lo, hi), side_c in ((r, s) for r in ranges for s in (("w",) if side_p == "r" else ("r", "w"))):
-                        at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                        at = base + _EDGE_STRIDE * (n % _EDGE_REGIONS)
                         op_p, prod = _edge_producers(cfg, at + 2)[k]
                         rr = (func.reads(prod) if side_p == "r" else func.writes(prod))
                         lo, hi = [(r.first, r.last) for r in rr if r.space == func.SP][
@@ -391,7 +398,7 @@ def _lm_edge_consumers(b, op, word, side, at):
     return [] if cons is None else [cons]
 
 
-def lm_edge_programs(cfg=None):
+def lm_edge_programs(cfg=None, base=_EDGE_BASE):
     """[(label, prog, image)]: edge_programs' pairs (a long instruction and a short one of
     another unit sharing exactly the long one's first or last scratchpad word, or touching
     the word just past either end) with the language model's ops (COLLIDE "lm"): each as
@@ -399,7 +406,7 @@ def lm_edge_programs(cfg=None):
     other unit), and as the short one against a long LD, MM (its dst) and the "base" ops'
     (one of every unit): their hulls, both in DECODE and in flight. One program per long
     op. The region is loaded and stored in its first 76 words (every long instruction's
-    hull; the short ones' other words lie past them)."""
+    hull; the short ones' other words lie past them). base: as edge_programs'."""
     cfg = config.resolve(cfg)
     rng = np.random.default_rng(4343)
     img = rng.integers(-128, 128, size=cfg.ext_words)
@@ -407,10 +414,10 @@ def lm_edge_programs(cfg=None):
         return isa.build(op, cfg=cfg, **f)
 
     lm_ops = tuple(op for m in _lm() for op in m.OPS)
-    base = [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "base"]
-    base_ops = tuple(op for m in base for op in m.OPS)
+    base_mods = [m for m in ops.modules() if getattr(m, "COLLIDE", None) == "base"]
+    base_ops = tuple(op for m in base_mods for op in m.OPS)
     lm_labels = tuple(label for label, _ in _lm_edge_producers(cfg, 0))
-    short = {label for m in base for label, _ in m.edge_producers(b, 0)}
+    short = {label for m in base_mods for label, _ in m.edge_producers(b, 0)}
     progs = []
     for k, (label, prod0) in enumerate(edge_producers(cfg, 0)):
         if label not in lm_labels + ("LD", "MM C") + tuple(short):
@@ -428,7 +435,7 @@ def lm_edge_programs(cfg=None):
         prog, n = [], 0
         for edge, side_p, j, cons_op, side_c in cases:
             for v in range(3):             # every consumer variant (an op may read the word three ways)
-                at = _EDGE_BASE + _EDGE_STRIDE * (n % _EDGE_REGIONS)
+                at = base + _EDGE_STRIDE * (n % _EDGE_REGIONS)
                 prod = edge_producers(cfg, at + 2)[k][1]
                 rr = [r for r in (func.reads(prod) if side_p == "r" else func.writes(prod)) if r.space == func.SP]
                 word = {"last": rr[j].last, "first": rr[j].first, "after": rr[j].last + 1,

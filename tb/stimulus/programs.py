@@ -3,20 +3,28 @@ tb/hdl/mut_rtl_tb.v; tests/tb/test_bench_suite.py runs the same lists through
 cocotb on both simulators).
 
 suite_programs() is the in-order suite (config.CH09), overlap_programs() the overlap one
-(config.CH09_OVERLAP); entries are (label, prog, image), (label, prog, image, abort_at)
-for a cut by reset, and (label, prog, None, 0, 1) for a light fault program that keeps the
-external memory. Each group says in its docstring which checks or bits it is there for.
-The groups at the edges are in edges.py, each op's own (crafted data, resets while its
-unit is busy, faults behind busy units) in its module in tb/stimulus/ops/, the chip and
-seeds in suitecfg.py; this module composes the suites.
+(config.CH09_OVERLAP), wide_programs() the third (suitecfg.CFG_WIDE); entries are (label,
+prog, image), (label, prog, image, abort_at) for a cut by reset, and (label, prog, None, 0,
+1) for a light fault program that keeps the external memory. Each group says in its
+docstring which checks or bits it is there for. The groups at the edges are in edges.py,
+each op's own (crafted data, resets while its unit is busy, faults behind busy units) in
+its module in tb/stimulus/ops/, the chip and seeds in suitecfg.py; this module composes
+the suites.
 """
 from pathlib import Path
 
 import numpy as np
 
 from tb.stimulus import ops, resets
-from tb.stimulus.edges import alone_programs, boundary_programs, index_error_programs, long_programs, wrap_programs
-from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
+from tb.stimulus.edges import (
+    alone_programs,
+    boundary_programs,
+    index_error_programs,
+    long_programs,
+    top_bit_faults,
+    wrap_programs,
+)
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, CFG_WIDE, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
 
@@ -171,6 +179,26 @@ def suite_programs(quick=False):
     if not quick:
         progs.extend(chapter9_programs())
     progs.extend(reset_programs())
+    return progs
+
+
+def wide_programs():
+    """[(label, prog, image)] of the wide suite (run on CFG_WIDE's build, after the other two,
+    for the mutants they leave): what a 4,096-word scratchpad cannot hold.
+    - top_bit_faults on CFG_WIDE that the suite chip has no program for (light faults):
+      ranges whose span reaches their decoder wire's top bit only when the op's other
+      ranges fit a larger scratchpad (e.g. a table span past 2^28 beside a row of more than
+      4,096 words), or a length past the suite chip's softmax limit;
+    - the one-word edge programs (collide.edge_programs, lm_edge_programs) with their
+      regions at the top of the scratchpad (collide.top_base): every hull address has bits
+      12..15 set, so a hull that loses one of them meets (or misses) the other's range."""
+    from tb.stimulus import collide
+    narrow = {label for label, _ in top_bit_faults(CFG)}
+    progs = [(f"wide fault {label}", prog, None, 0, 1) for label, prog in top_bit_faults(CFG_WIDE)
+             if label not in narrow]
+    top = collide.top_base(CFG_WIDE)
+    progs += [(f"wide {label}", prog, img) for label, prog, img in
+              collide.edge_programs(CFG_WIDE, base=top) + collide.lm_edge_programs(CFG_WIDE, base=top)]
     return progs
 
 

@@ -299,7 +299,7 @@ def test_rtl_runner_resumes_from_its_journal(tmp_path, monkeypatch):
                                 "change": "c", "check": "x", "compile_s": 0.0, "run_s": 0.0})
     monkeypatch.setattr(runner, "judge", judge)
     monkeypatch.setattr(runner, "equiv_key", lambda s, rtl: (s.file, s.cls, "code", "c"))
-    monkeypatch.setattr(suite, "build_suite", lambda d, cfg=None: {"mode": "inorder", "nprog": 1, "rq_n": 0,
+    monkeypatch.setattr(suite, "build_suite", lambda d, cfg=None, **kw: {"mode": "inorder", "nprog": 1, "rq_n": 0,
                                                                      "dv_n": 0, "total_cycles": 1, "programs": []})
     equiv = tmp_path / "equiv.txt"
     equiv.write_text("")

@@ -27,7 +27,6 @@ from tb import ROOT, cli
 from tb.mutation import outcomes
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import ALL_CLASSES, RTL_DIR, enumerate_sites, make_mutant_dir, one_line
-from tb.stimulus import suitecfg
 
 # the pytest selection: every co-simulation test, Icarus only (the bench's simulator)
 PYTEST_ARGS = ["tests/tb", "tests/tools/ch09/test_ch09_cosim.py", "tests/tools/serve", "tests/tools/prefix", "-x", "-q",
@@ -76,8 +75,7 @@ def main(argv=None):
                     help="where the rows go (default out/mut_agree.json)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-agree-")
-    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
-                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
+    manifests = suite.build_suites(work)
     sites = enumerate_sites(RTL_DIR, classes=ALL_CLASSES)   # token and structural, as make mutants-rtl
     pick = sorted(random.Random(a.seed).sample(range(len(sites)), min(a.sample, len(sites))))
     rows = []

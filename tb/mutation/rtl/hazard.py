@@ -30,7 +30,6 @@ from tb import ROOT, cli
 from tb.mutation import outcomes, pool, report
 from tb.mutation.rtl import runner, suite
 from tb.mutation.rtl.sites import RTL_DIR, Site
-from tb.stimulus import suitecfg
 
 UNITS = ops.UNITS
 KINDS = ("RAW", "WAR", "WAW")
@@ -95,8 +94,7 @@ def main(argv=None):
                     help="the results' JSON (default %(default)s)")
     a = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="ga2-hazard-")
-    manifests = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
-                 suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
+    manifests = suite.build_suites(work)
     sites = hazard_sites()
     base = runner.judge(None, os.path.join(work, "w0"), manifests, runner.MUTANT0_LIMIT)
     if base.status != outcomes.SURVIVED:

@@ -68,8 +68,8 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR, restart=True):
     (tests/tb/test_mut_rtl.py in make test); a mutant run always judges with it.
 
     manifests: one suite's manifest or a list of them (suite.build_suite; the full run
-    passes the in-order suite and the overlap suite). The suites run in order on a build
-    of the mutant for each one's Config, and the first that does not pass decides: a
+    passes suite.build_suites': in-order, overlap, wide). The suites run in order on a
+    build of the mutant for each one's Config, and the first that does not pass decides: a
     mutant caught by the in-order suite costs one compile, as before the overlap mode."""
     from tb.mutation.rtl import suite
     from tb.stimulus import suitecfg
@@ -83,9 +83,10 @@ def judge(site, work, manifests, timeout, rtl_dir=RTL_DIR, restart=True):
     status, hang, check, detail = outcomes.SURVIVED, False, "", ""
     for man in manifests:
         cfg = man.get("cfg", suitecfg.CFG)
-        ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, f"build-{cfg.mode}"), cfg=cfg)
+        ok, ct, log, vvp = suite.compile_mutant(mdir, os.path.join(work, f"build-{man.get('name', cfg.mode)}"),
+                                                cfg=cfg)
         info["compile_s"] = round(info["compile_s"] + ct, 3)
-        info["mode"] = cfg.mode
+        info["mode"] = man.get("name", cfg.mode)
         if not ok:
             status, hang, check, detail = outcomes.INCOMPETENT, False, "compile", one_line(log)
             break
@@ -108,14 +109,13 @@ def site_key(site):
 def run(args, sites, stats):
     """Self-checks, then every site (or a seeded sample) on args.jobs workers; the report."""
     from tb.mutation.rtl import suite
-    from tb.stimulus import suitecfg
     t_start = time.time()
     work = args.work
     os.makedirs(work, exist_ok=True)
-    manifest = [suite.build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
-                suite.build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP)]
+    manifest = suite.build_suites(work)
     for man in manifest:
-        print(f"suite [{man['mode']}]: {man['nprog']} programs ({man['total_cycles']} reference cycles), "
+        print(f"suite [{man.get('name', man['mode'])}]: {man['nprog']} programs "
+              f"({man['total_cycles']} reference cycles), "
               f"{man['rq_n']} requant and {man['dv_n']} divu vectors")
     # self-check 1: mutant 0 (unchanged text, same path) passes the whole suite
     base = judge(None, os.path.join(work, "w0"), manifest, MUTANT0_LIMIT, args.rtl)
@@ -232,8 +232,9 @@ def report(args, results, wall, total, base, kb, manifest, stats):
         "wall_seconds": round(wall, 1), "total_seconds": round(total, 1), "jobs": args.jobs,
         "mutants_per_minute": round(rate, 2), "sample": args.sample, "seed": args.seed,
         "modules_selected": args.module, "mutant0": base.as_dict(), "known_bad": kb.as_dict(),
-        "suite": {m["mode"]: {k: m[k] for k in ("nprog", "rq_n", "dv_n", "total_cycles")} for m in manifest},
-        "suite_programs": {m["mode"]: m["programs"] for m in manifest}, "caught_by": dict(kills),
+        "suite": {m.get("name", m["mode"]): {k: m[k] for k in ("nprog", "rq_n", "dv_n", "total_cycles")}
+                  for m in manifest},
+        "suite_programs": {m.get("name", m["mode"]): m["programs"] for m in manifest}, "caught_by": dict(kills),
         "caught_by_mode": dict(Counter(r.info.get("mode", "") for r in results if r.caught)),
         "unmapped_ast_events": stats.get("unmapped", {})})
     print(f"wrote {args.out}")

@@ -51,10 +51,26 @@ def _entries(programs):
         yield label, isa.as_words(prog), img, abort_at, light
 
 
-def build_suite(suite_dir, programs=None, cfg=CFG):
+def build_suites(work):
+    """The manifests of a mutation run, in the order a mutant meets them, each in its own
+    folder of work: the in-order suite (suitecfg.CFG), the overlap suite (CFG_OVERLAP) and
+    the wide suite (CFG_WIDE: programs.wide_programs, without the unit vectors and the
+    restart check, which the first two run)."""
+    from tb.stimulus import suitecfg
+    from tb.stimulus.programs import wide_programs
+    return [build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
+            build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP),
+            build_suite(os.path.join(work, "suite-wide"), programs=wide_programs(), cfg=suitecfg.CFG_WIDE,
+                        name="wide", units=False)]
+
+
+def build_suite(suite_dir, programs=None, cfg=CFG, name=None, units=True):
     """Write every input of the bench into suite_dir for the chip cfg (programs default:
     suite_programs() in-order, overlap_programs() in the overlap mode); returns the
-    manifest (a dict; "cfg" holds the Config).
+    manifest (a dict; "cfg" holds the Config, "name" the suite's name (default the timing
+    mode; a mutant's build of each suite is build-<name>)). units=False: the bench runs no
+    unit vectors and no restart check for this suite (a later suite on another chip: the
+    first one ran them).
 
     Every expected value is the judge's (tb/judge.py): judge.references runs ONE Machine
     over the sequence (a light program on the external memory the previous one left, as
@@ -62,7 +78,7 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
     the retires of a cut program; tb/protocol.py writes them in the bench's layout."""
     from model.machine import Machine
     os.makedirs(suite_dir, exist_ok=True)
-    rq, dv, pf = vectors.requant_vectors(), vectors.divu_vectors(), vectors.perf_vectors()
+    rq, dv, pf = (vectors.requant_vectors(), vectors.divu_vectors(), vectors.perf_vectors()) if units else ([], [], [])
     protocol.write_unit_vectors(suite_dir, rq, dv, pf)
     if programs is None:
         programs = overlap_programs() if cfg.mode == "overlap" else suite_programs()
@@ -88,7 +104,8 @@ def build_suite(suite_dir, programs=None, cfg=CFG):
                                    image=None if light else image, exp=None if light else exp["ext"])
         out.append({"label": label, "cycles": abort_at or cnt.cycles, "instructions": len(words),
                     "error": exp["error_code"], "light": light})
-    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "nprog": len(out), "rq_n": len(rq),
+    manifest = {"dir": suite_dir, "cfg": cfg, "mode": cfg.mode, "name": name or cfg.mode, "restart": units,
+                "nprog": len(out), "rq_n": len(rq),
                 "dv_n": len(dv), "pf_n": len(pf), "programs": out,
                 "total_cycles": sum(e["cycles"] for e in out)}
     return manifest
@@ -121,12 +138,12 @@ def run_mutant(vvp, manifest, timeout, nprog=None, restart=True):
     wall-clock limit), "crash" (no verdict line). restart=False leaves out the units'
     start-while-busy check (+restart=0), about 5 CPU seconds of Icarus a run: for runs that
     judge only the chip programs (tests/tb/test_one_judge.py); a mutant is always judged
-    with it.
+    with it, in the suites whose manifest has "restart" (the first two).
     """
     n = manifest["nprog"] if nprog is None else nprog
     cmd = ["vvp", "-n", vvp, f"+dir={manifest['dir']}", f"+nprog={n}",
            f"+rq_n={manifest['rq_n']}", f"+dv_n={manifest['dv_n']}", f"+pf_n={manifest.get('pf_n', 0)}"]
-    if not restart:
+    if not (restart and manifest.get("restart", True)):
         cmd.append("+restart=0")
     t = time.time()
     try:
