@@ -320,9 +320,10 @@ def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):
         if "xhi" in idx:
             a[idx["xhi"]] = 0
         # span: the end one past the memory's last word (at least), so that the span less
-        # 2^t ends inside it; end: exactly 2^t (or the extent itself, past it); an external
-        # range's first word takes xhi * 2^16 above its base field
-        first = max(0, size + 1 - e) if what == "span" else max(0, (1 << t) - e)
+        # 2^t ends inside it; end: exactly 2^t, or one past the memory when that is 2^t
+        # itself (or the extent itself, past both); an external range's first word takes
+        # xhi * 2^16 above its base field
+        first = max(0, size + 1 - e) if what == "span" else max(0, max(1 << t, size + 1) - e)
         if g.space == EXT and "xhi" in idx:
             a[idx["xhi"]] = min(first >> ADDR_W, (1 << width["xhi"]) - 1)
             first -= a[idx["xhi"]] << ADDR_W
