@@ -296,7 +296,7 @@ def _lm():
 
 def top_base(cfg):
     """The first region's address that puts the one-word edge programs' regions at the top
-    of cfg's scratchpad (the wide suite's: every address bit of their hulls set)."""
+    of cfg's scratchpad (the sp64k suite's: every address bit of their hulls set)."""
     return cfg.sp_words - _EDGE_BASE - _EDGE_STRIDE * _EDGE_REGIONS
 
 

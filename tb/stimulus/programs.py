@@ -3,7 +3,7 @@ tb/hdl/mut_rtl_tb.v; tests/tb/test_bench_suite.py runs the same lists through
 cocotb on both simulators).
 
 suite_programs() is the in-order suite (config.CH09), overlap_programs() the overlap one
-(config.CH09_OVERLAP), wide_programs() the third (suitecfg.CFG_WIDE); entries are (label,
+(config.CH09_OVERLAP), sp64k_programs() the third (suitecfg.CFG_SP64K); entries are (label,
 prog, image), (label, prog, image, abort_at) for a cut by reset, and (label, prog, None, 0,
 1) for a light fault program that keeps the external memory. Each group says in its
 docstring which checks or bits it is there for. The groups at the edges are in edges.py,
@@ -24,7 +24,7 @@ from tb.stimulus.edges import (
     top_bit_faults,
     wrap_programs,
 )
-from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, CFG_WIDE, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, CFG_SP64K, N_COLLIDING, N_RANDOM_FIRST, N_RANDOM_LATE, RANDOM_SEED
 
 CH09_FILE = Path(__file__).resolve().parent / "named" / "ch09.npz"
 
@@ -182,10 +182,10 @@ def suite_programs(quick=False):
     return progs
 
 
-def wide_programs():
-    """[(label, prog, image)] of the wide suite (run on CFG_WIDE's build, after the other two,
+def sp64k_programs():
+    """[(label, prog, image)] of the sp64k suite (run on CFG_SP64K's build, after the other two,
     for the mutants they leave): what a 4,096-word scratchpad cannot hold.
-    - top_bit_faults on CFG_WIDE that the suite chip has no program for (light faults):
+    - top_bit_faults on CFG_SP64K that the suite chip has no program for (light faults):
       ranges whose span reaches their decoder wire's top bit only when the op's other
       ranges fit a larger scratchpad (e.g. a table span past 2^28 beside a row of more than
       4,096 words), or a length past the suite chip's softmax limit;
@@ -194,11 +194,11 @@ def wide_programs():
       12..15 set, so a hull that loses one of them meets (or misses) the other's range."""
     from tb.stimulus import collide
     narrow = {label for label, _ in top_bit_faults(CFG)}
-    progs = [(f"wide fault {label}", prog, None, 0, 1) for label, prog in top_bit_faults(CFG_WIDE)
+    progs = [(f"sp64k fault {label}", prog, None, 0, 1) for label, prog in top_bit_faults(CFG_SP64K)
              if label not in narrow]
-    top = collide.top_base(CFG_WIDE)
-    progs += [(f"wide {label}", prog, img) for label, prog, img in
-              collide.edge_programs(CFG_WIDE, base=top) + collide.lm_edge_programs(CFG_WIDE, base=top)]
+    top = collide.top_base(CFG_SP64K)
+    progs += [(f"sp64k {label}", prog, img) for label, prog, img in
+              collide.edge_programs(CFG_SP64K, base=top) + collide.lm_edge_programs(CFG_SP64K, base=top)]
     return progs
 
 

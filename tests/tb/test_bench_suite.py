@@ -3,7 +3,7 @@
 Issue 14 ("One suite"): whatever tb/hdl/mut_rtl_tb.v checks, the pytest suite checks
 too. This runs EXACTLY the bench's chip programs -- tb/mutation/rtl/suite.py
 suite_programs() on config.CH09 (in-order), overlap_programs() on config.CH09_OVERLAP and
-wide_programs() on suitecfg.CFG_WIDE (2^16 scratchpad words, softmax up to 1,024) --
+sp64k_programs() on suitecfg.CFG_SP64K (2^16 scratchpad words, softmax up to 1,024) --
 through the cocotb flow (tb/sim/run.py), one hw.run call per simulator and mode with
 every program in ONE job in suite order, so the scratchpad carries over between programs
 as in the bench. Each result must be ok: compare() against the one reference Machine run
@@ -31,12 +31,12 @@ import pytest
 from model import isa
 from tb import hw
 from tb.judge import KEEP_EXT
-from tb.stimulus.programs import bench_items, overlap_programs, suite_programs, wide_programs
-from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, CFG_WIDE
+from tb.stimulus.programs import bench_items, overlap_programs, sp64k_programs, suite_programs
+from tb.stimulus.suitecfg import CFG, CFG_OVERLAP, CFG_SP64K
 
 MODES = {"inorder": (CFG, suite_programs),
          "overlap": (CFG_OVERLAP, overlap_programs),
-         "wide": (CFG_WIDE, wide_programs)}
+         "sp64k": (CFG_SP64K, sp64k_programs)}
 
 
 @functools.cache
@@ -67,15 +67,15 @@ def test_bench_items_map_the_entries():
         assert [lb for lb, _ in items] == [e[0] for e in entries]
         assert sum(it.image is KEEP_EXT for _, it in items) == sum(len(e) > 4 and bool(e[4]) for e in entries)
         assert sum(it.abort_at > 0 for _, it in items) == sum(len(e) > 3 and e[3] > 0 for e in entries)
-        assert mode == "wide" or any(it.abort_at > 0 for _, it in items)
+        assert mode == "sp64k" or any(it.abort_at > 0 for _, it in items)
 
 
 # the suite on Icarus is long (the mutation harness of tests/tb/test_mut_rtl.py runs its
 # quick part on Icarus, both modes, in every make test; Verilator runs all of it): make test-long
 CIRCUIT_CASES = [pytest.param("icarus", "inorder", marks=pytest.mark.long),
                  pytest.param("icarus", "overlap", marks=pytest.mark.long),
-                 pytest.param("icarus", "wide", marks=pytest.mark.long),
-                 ("verilator", "inorder"), ("verilator", "overlap"), ("verilator", "wide")]
+                 pytest.param("icarus", "sp64k", marks=pytest.mark.long),
+                 ("verilator", "inorder"), ("verilator", "overlap"), ("verilator", "sp64k")]
 
 
 @pytest.mark.parametrize("sim,mode", CIRCUIT_CASES, indirect=["sim"])

@@ -189,7 +189,7 @@ def _harness(tmp_path_factory, small):
     snap = sites.make_mutant_dir(None, os.path.join(work, "rtl"), sites.RTL_DIR)
     # the three suites, as the full run judges a mutant: the in-order one, then (for a mutant
     # it does not catch) the overlap one on the OVERLAP=1 build, where ga2_hazard and the
-    # fast softmax live, then the wide one (its chip: 2^16 scratchpad words)
+    # fast softmax live, then the sp64k one (its chip: 2^16 scratchpad words)
     # (the first two without their edge, wrap, longest-transfer and chapter-9 programs,
     # which tests/tb/test_bench_suite.py runs on both simulators)
     inorder = programs.suite_programs(quick=True)
@@ -199,12 +199,12 @@ def _harness(tmp_path_factory, small):
         # suites' first programs; every program of the three suites passes the unchanged RTL on
         # Verilator in tests/tb/test_bench_suite.py, on Icarus there in -m long
         inorder, overlap = inorder[:SMALL_SUITE], overlap[:SMALL_SUITE]
-    wide = programs.wide_programs()[:SMALL_SUITE if small else None]
+    big = programs.sp64k_programs()[:SMALL_SUITE if small else None]
     manifest = [suite.build_suite(os.path.join(work, "suite"), programs=inorder, cfg=suitecfg.CFG),
                 suite.build_suite(os.path.join(work, "suite-overlap"), programs=overlap,
                                   cfg=suitecfg.CFG_OVERLAP),
-                suite.build_suite(os.path.join(work, "suite-wide"), programs=wide, cfg=suitecfg.CFG_WIDE,
-                                  name="wide", units=False)]
+                suite.build_suite(os.path.join(work, "suite-sp64k"), programs=big, cfg=suitecfg.CFG_SP64K,
+                                  name="sp64k", units=False)]
     all_sites = sites.enumerate_sites(snap)
     # make test's runs leave out the units' start-while-busy check (+restart=0, about 5
     # CPU-s of Icarus a run; tests/tb/test_units_cosim.py's test_restart runs the same check
@@ -226,7 +226,7 @@ def harness(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def harness_full(tmp_path_factory):
-    """The runner on the quick suites and the wide one, as the mutation run judges (-m long)."""
+    """The runner on the quick suites and the sp64k one, as the mutation run judges (-m long)."""
     return _harness(tmp_path_factory, small=False)
 
 
@@ -256,7 +256,7 @@ def test_uncompilable_mutant_is_incompetent(harness):
     assert r.status == outcomes.INCOMPETENT and not r.caught and r.info["check"] == "compile", r
 
 
-def test_a_range_only_the_wide_chip_holds_is_caught_by_the_wide_suite(harness):
+def test_a_range_only_the_sp64k_chip_holds_is_caught_by_the_sp64k_suite(harness):
     """LDX's table span one bit narrow (bit 28 lost) passes the suites on chapter 9's chip
     (a span past 2^28 needs rows * len past 2^28, and dst's len words must fit a 4,096-word
     scratchpad); the third suite's chip (2^16 words) holds it, and its top-bit fault
@@ -266,7 +266,7 @@ def test_a_range_only_the_wide_chip_holds_is_caught_by_the_wide_suite(harness):
     assert len(s) == 1, s
     r = runner.judge(s[0], os.path.join(harness["work"], "ww"), harness["manifest"], harness["timeout"],
                      harness["rtl"], restart=harness["restart"])
-    assert r.status == outcomes.CAUGHT and r.info["mode"] == "wide", r
+    assert r.status == outcomes.CAUGHT and r.info["mode"] == "sp64k", r
 
 
 def test_mutant_without_verdict_is_crashed(harness):

@@ -9,10 +9,10 @@ import pytest
 from model import func, isa
 from model import ops as records
 from tb.stimulus import edges, programs
-from tb.stimulus.suitecfg import CFG, CFG_WIDE
+from tb.stimulus.suitecfg import CFG, CFG_SP64K
 
 
-@pytest.mark.parametrize("CFG", [CFG, CFG_WIDE], ids=["suite chip", "wide chip"])
+@pytest.mark.parametrize("CFG", [CFG, CFG_SP64K], ids=["suite chip", "sp64k chip"])
 def test_each_program_sits_at_the_top_bit_it_names_and_only_that_range_faults(CFG):
     progs = edges.top_bit_faults(CFG)
     assert len(progs) >= 40
@@ -36,29 +36,29 @@ def test_each_program_sits_at_the_top_bit_it_names_and_only_that_range_faults(CF
 def test_every_scratchpad_range_span_and_end_has_its_program_on_one_of_the_two_chips():
     """Every scratchpad range's span and end at its decoder wire's top bit (model/decoder_gen.py)
     has its program on the suite chip or, where a sibling range needs more than 4,096 words
-    or softmax a length past 64, on the wide suite's chip (wide_programs holds exactly
+    or softmax a length past 64, on the sp64k suite's chip (sp64k_programs holds exactly
     those): ARGMAX's write end past 2^16, e.g., needs dst inside the scratchpad (its acc
     read range, on the same base, faults with it on a 4,096-word chip)."""
     from model import decoder_gen
     narrow = {label for label, _ in edges.top_bit_faults(CFG)}
-    wide = {label for label, _ in edges.top_bit_faults(CFG_WIDE)}
-    in_suite = {e[0].removeprefix("wide fault ") for e in programs.wide_programs() if len(e) == 5}
-    assert in_suite == wide - narrow and len(in_suite) >= 12
+    big = {label for label, _ in edges.top_bit_faults(CFG_SP64K)}
+    in_suite = {e[0].removeprefix("sp64k fault ") for e in programs.sp64k_programs() if len(e) == 5}
+    assert in_suite == big - narrow and len(in_suite) >= 12
     missing = []
     for op, rec in records.TABLE.items():
         for (ws, we), g in zip(decoder_gen.range_widths(rec), rec.ranges):
             for what, w in (("span", ws), ("end", we)):
                 label = f"{op} {g.base} {what} at 2^{w - 1}"
-                if g.space == records.SP and label not in narrow | wide:
+                if g.space == records.SP and label not in narrow | big:
                     missing.append(label)
     assert missing == [], missing
 
 
-def test_the_wide_edge_programs_hulls_have_bits_12_to_15_set():
-    """The wide suite's one-word edge programs sit at the top of its 2^16-word scratchpad:
+def test_the_sp64k_edge_programs_hulls_have_bits_12_to_15_set():
+    """The sp64k suite's one-word edge programs sit at the top of its 2^16-word scratchpad:
     every scratchpad range of their instructions (the reference's ranges, model/func.py)
     lies in [0xF000, 0xFFFF], so each of a hull's address bits 12..15 is 1."""
-    edge = [e for e in programs.wide_programs() if len(e) == 3]
+    edge = [e for e in programs.sp64k_programs() if len(e) == 3]
     assert len(edge) >= 20
     for label, prog, _ in edge:
         for ins in prog:

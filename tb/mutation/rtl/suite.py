@@ -54,14 +54,14 @@ def _entries(programs):
 def build_suites(work):
     """The manifests of a mutation run, in the order a mutant meets them, each in its own
     folder of work: the in-order suite (suitecfg.CFG), the overlap suite (CFG_OVERLAP) and
-    the wide suite (CFG_WIDE: programs.wide_programs, without the unit vectors and the
+    the sp64k suite (CFG_SP64K: programs.sp64k_programs, without the unit vectors and the
     restart check, which the first two run)."""
     from tb.stimulus import suitecfg
-    from tb.stimulus.programs import wide_programs
+    from tb.stimulus.programs import sp64k_programs
     return [build_suite(os.path.join(work, "suite"), cfg=suitecfg.CFG),
             build_suite(os.path.join(work, "suite-overlap"), cfg=suitecfg.CFG_OVERLAP),
-            build_suite(os.path.join(work, "suite-wide"), programs=wide_programs(), cfg=suitecfg.CFG_WIDE,
-                        name="wide", units=False)]
+            build_suite(os.path.join(work, "suite-sp64k"), programs=sp64k_programs(), cfg=suitecfg.CFG_SP64K,
+                        name="sp64k", units=False)]
 
 
 def build_suite(suite_dir, programs=None, cfg=CFG, name=None, units=True):
