@@ -5,7 +5,6 @@ same sequence before the host sees it. The batch runs are tb/sim/run.py's.
 """
 import os
 import shutil
-import sys
 import threading
 import time
 import uuid
@@ -19,11 +18,12 @@ from tb.sim.process import Process
 from tb.sim.run import (
     SimulatorFault,
     _after,
-    _ToConsole,
     check_outcomes,
     check_window,
     prepare_jobs,
     read_raw,
+    route_to_console,
+    unroute,
 )
 
 LIVE_MODULE = "ga2_live"
@@ -100,15 +100,9 @@ class Live:
                     f"+live_host={os.getpid()}"] + (
             ["+cov"] if self._cov else []) + (
             [f"+ext_from={self.window[0]}", f"+ext_to={self.window[1]}"] if self.window else [])
-        sys.stdout.flush()
-        self._before = sys.stdout
-        try:
-            self._console = open(os.dup(self._before.fileno()), "w", buffering=1,   # lines as they come
-                                 encoding=getattr(self._before, "encoding", None) or "utf-8")
-        except (AttributeError, OSError, ValueError):   # a stream with no file behind it
-            self._console = None
-        if self._console is not None:     # the simulator's output goes to its log; ours not
-            sys.stdout = _ToConsole(self._before, self._console, threading.current_thread())
+        # the simulator's output goes to its log; ours, line by line, to the console
+        self._owner = threading.current_thread()
+        self._console = route_to_console(self._owner, line_buffered=True)
 
         def simulate():
             try:
@@ -182,9 +176,8 @@ class Live:
         protocol.write_end(self.run_dir)
         self._thread.join()
         self._thread = None
-        if self._console is not None:
-            sys.stdout = self._before
-            self._console.close()
+        unroute(self._owner, self._console)
+        self._console = None
         if self._cov:
             coverage.save(self._cov)
         failed_sim, log = self._ended

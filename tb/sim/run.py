@@ -351,16 +351,19 @@ def run(sim, jobs, cfg=None, rtl_dir=None, build_dir=None, max_cycles=None, wave
     return results
 
 
-class _ToConsole:
-    """sys.stdout while a run watches its outcomes: the watcher thread's writes go to the
-    console (a copy of fd 1 taken before the simulator's output is sent to its log), every
-    other thread's to the stream they went to before."""
+class _Router:
+    """sys.stdout while some thread's prints are routed to a console: each routed thread's
+    writes go to its newest console, every other thread's to the stream sys.stdout was
+    before the first route (base). One router serves every overlapping run, so runs in
+    several threads can start and end in any order and sys.stdout is base again after the
+    last (two nested wrappers, each restoring what it found, would leave a stale one)."""
 
-    def __init__(self, before, console, thread):
-        self._before, self._console, self._thread = before, console, thread
+    def __init__(self, base):
+        self.base, self.routes = base, {}
 
     def _target(self):
-        return self._console if threading.current_thread() is self._thread else self._before
+        consoles = self.routes.get(threading.current_thread())
+        return consoles[-1] if consoles else self.base
 
     def write(self, text):
         return self._target().write(text)
@@ -369,7 +372,48 @@ class _ToConsole:
         self._target().flush()
 
     def __getattr__(self, name):
-        return getattr(self._before, name)
+        return getattr(self.base, name)
+
+
+_ROUTE_LOCK = threading.Lock()
+
+
+def route_to_console(thread, line_buffered=False):
+    """Send what `thread` prints to the console: a copy of sys.stdout's file descriptor
+    taken now, before a simulator's output is sent to its log. Returns that console (pass
+    it to unroute), or None when sys.stdout has no file behind it (pytest's capsys): then
+    nothing changes."""
+    with _ROUTE_LOCK:
+        router = sys.stdout if isinstance(sys.stdout, _Router) else None
+        base = router.base if router is not None else sys.stdout
+        base.flush()
+        try:
+            console = open(os.dup(base.fileno()), "w", buffering=1 if line_buffered else -1,
+                           encoding=getattr(base, "encoding", None) or "utf-8")
+        except (AttributeError, OSError, ValueError):   # a stream with no file behind it
+            return None
+        if router is None:
+            router = sys.stdout = _Router(base)
+        router.routes.setdefault(thread, []).append(console)
+        return console
+
+
+def unroute(thread, console):
+    """Undo route_to_console(thread) (console: what it returned; None does nothing), close
+    the console, and give sys.stdout back its base when no route is left."""
+    if console is None:
+        return
+    with _ROUTE_LOCK:
+        router = sys.stdout
+        if isinstance(router, _Router):
+            consoles = router.routes.get(thread, [])
+            if console in consoles:
+                consoles.remove(console)
+            if not consoles:
+                router.routes.pop(thread, None)
+            if not router.routes:
+                sys.stdout = router.base
+        console.close()
 
 
 @contextlib.contextmanager
@@ -399,24 +443,15 @@ def _watching(run_dir, ext_words, n, on_outcome, window=None, poll=0.05):
             deliver()
             stop.wait(poll)
 
-    sys.stdout.flush()
-    before = sys.stdout
-    try:
-        console = open(os.dup(before.fileno()), "w", encoding=getattr(before, "encoding", None) or "utf-8")
-    except (AttributeError, OSError, ValueError):   # a stream with no file behind it (pytest's capsys)
-        console = None
     t = threading.Thread(target=watch, daemon=True)
-    if console is not None:
-        sys.stdout = _ToConsole(before, console, t)
+    console = route_to_console(t)
     t.start()
     try:
         yield
     finally:
         stop.set()
         t.join()
-        sys.stdout = before
-        if console is not None:
-            console.close()
+        unroute(t, console)
     deliver()
     if errors:
         raise errors[0]
