@@ -44,7 +44,8 @@ def boundary_programs(seed=RANDOM_SEED):
     top page: a 29-bit sum without its carry would wrap to 0). Every other op's from its module: edges_n(v, x, n,
     SP, EXT) at n = 1, 7, 64, then edges(v, x, SP, EXT, T) (its shape limits, each range
     sum just past 2^16, its own sums, priorities and largest sizes); the valid ones of a
-    module's EDGE_GROUP are chained n by n (group 0 with LD's and ST's, before MM's)."""
+    module's EDGE_GROUP are chained n by n (group 0 with LD's and ST's, before MM's); then
+    end_faults: every range of every other op at its memory's end and one word past it."""
     from model import isa
     rng = random.Random(seed + 7)
     SP = CFG.sp_words
@@ -114,6 +115,18 @@ def boundary_programs(seed=RANDOM_SEED):
         x(f"MM B K={K} tb={tb}", "MM", **dict(base, B=SP - span))
     x("MM B product 2^19", "MM", dst=2000, A=10, B=0, M=1, K=255, N=1, tb=0, lda=0, ldb=2065, ldc=0)
     v("MM", dst=2000, A=10, B=400, M=2, K=128, N=3, tb=0, lda=130, ldb=3, ldc=3)   # K's top bit alone
+    # the depth's khi (KE = K + 256 khi): A's and B's ranges (tb 0 and 1) ending at the last
+    # word (valid) and one word past it (fault), so each range's 256 * khi term is exact
+    for khi, K, M, N in ((1, 0, 2, 3), (2, 37, 3, 2), (7, 255, 1, 1)):
+        KE = K + 256 * khi
+        for tb in (0, 1):
+            lda, ldb = 3, (5 if tb else 2)
+            a_ext = (M - 1) * lda + KE
+            b_ext = (N - 1) * ldb + KE if tb else (KE - 1) * ldb + N
+            base = dict(dst=0, A=0, B=0, M=M, K=K, N=N, tb=tb, lda=lda, ldb=ldb, ldc=N, khi=khi)
+            for fld, ext_ in (("A", a_ext), ("B", b_ext)):
+                v("MM", **dict(base, **{fld: SP - ext_}))
+                x(f"MM {fld} khi={khi} tb={tb}", "MM", **dict(base, **{fld: SP - ext_ + 1}))
     # each range sum just past 2^16 with every other field in range: a sum without its
     # carry into bit 16 would look valid (the wrap programs may fault on two fields)
     for n in (1, 20):
@@ -136,6 +149,9 @@ def boundary_programs(seed=RANDOM_SEED):
         bad.append((f"opcode {code}", [isa.opcode_word(code) | (0x1234 << 8)]))   # if xop's top bit is dropped
     for g in sorted(groups):
         group(groups[g])
+    ends_valid, ends_bad = end_faults(CFG)       # every other op's every range at its end
+    valid += ends_valid
+    bad += ends_bad
     # xhi: the full external address xhi * 2^16 + src / dst (this chip: < 2^16 words)
     top = (1 << isa.XHI_W) - 1                    # xhi's top page
     for xhi in (1, 128, 255, 256, 1 << (isa.XHI_W - 1), top):
@@ -275,6 +291,53 @@ def top_bit_faults(cfg):
                 if ins is not None:
                     out.append((f"{op} {g.base} {what} at 2^{t}", [ins]))
     return out
+
+
+def end_faults(cfg):
+    """([instruction], [(label, [instruction])]): for each range of each op (LD, ST and MM
+    have their own above), an instruction whose range ends at its memory's last word,
+    valid, and its twin one word further, which faults (code 2, or 3 for an external
+    range): a range check that counts one word too many faults the first, one that counts
+    one too few runs the second. Found from the records alone: the other fields small and
+    drawn at random (short busy times), every other range at its memory's start."""
+    from model import isa
+    from model.ops import ADDR_W, EXT, SP, TABLE
+    from model.ops.expr import compile_py
+    rng = np.random.default_rng(RANDOM_SEED + 3)
+    valid, bad = [], []
+    for op, r in TABLE.items():
+        if not r.ranges or op in ("LD", "ST", "MM"):
+            continue
+        idx, width = r.index, r.widths
+        ext = [compile_py(g.extent, idx) for g in r.ranges]
+        bases = {g.base for g in r.ranges}
+        for j, g in enumerate(r.ranges):
+            size = cfg.sp_words if g.space == SP else cfg.ext_words
+            for _ in range(400):
+                a = [0 if n in bases or n == "xhi" else int(rng.integers(0, min(9, 1 << width[n])))
+                     for n, _ in r.fields]
+                e = ext[j](a, cfg)
+                if not 0 < e <= size:
+                    continue
+                first = size - e
+                if g.space == EXT and "xhi" in idx:
+                    a[idx["xhi"]] = min(first >> ADDR_W, (1 << width["xhi"]) - 1)
+                    first -= a[idx["xhi"]] << ADDR_W
+                if first + 1 >= 1 << width[g.base]:
+                    continue
+                a[idx[g.base]] = first
+                ins = isa.Instr(r.name, tuple(a))
+                if isa.check(ins, cfg) is not None:
+                    continue
+                a[idx[g.base]] = first + 1
+                twin = isa.Instr(r.name, tuple(a))
+                code = isa.ERR_SP_RANGE if g.space == SP else isa.ERR_EXT_RANGE
+                if (isa.check(twin, cfg) or (None,))[0] != code:
+                    continue
+                valid.append(ins)
+                bad.append((f"{op} range {j} ({g.base}) end + 1", [twin]))
+                break
+    return valid, bad
 
 
 def _reach(r, j, ext, lo, hi, what, t, movable, rng, cfg, size):

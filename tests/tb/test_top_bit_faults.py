@@ -65,3 +65,34 @@ def test_the_sp64k_edge_programs_hulls_have_bits_12_to_15_set():
             for r in func.reads(ins) + func.writes(ins):
                 if r.space == func.SP and r.last >= r.first:
                     assert 0xF000 <= r.first and r.last <= 0xFFFF, (label, ins, r)
+
+
+def test_end_faults_put_every_range_at_its_memorys_last_word_and_one_past():
+    """edges.end_faults: every range of every op but LD, ST and MM (boundary_programs has
+    theirs) has a valid instruction whose range ends exactly at its memory's last word and a
+    twin one word further that the reference faults with that range's code. The ends are
+    computed here with the reference's extents (model/ops VIEWS), not the generator's."""
+    valid, bad = edges.end_faults(CFG)
+    assert len(valid) == len(bad)
+    seen = set()
+    for ins, (label, (twin,)) in zip(valid, bad):
+        op, j, base = re.fullmatch(r"(\w+) range (\d+) \((\w+)\) end \+ 1", label).groups()
+        j = int(j)
+        rec = records.TABLE[op]
+        g = rec.ranges[j]
+        assert g.base == base, label
+        ext = g.space == records.EXT
+        size = CFG.ext_words if ext else CFG.sp_words
+        assert isa.check(ins, CFG) is None, label
+        assert isa.check(twin, CFG)[0] == (isa.ERR_EXT_RANGE if ext else isa.ERR_SP_RANGE), label
+        for k, one in ((0, ins), (1, twin)):
+            f = one.fields()
+            first = f[base] + ((f.get("xhi", 0) << records.ADDR_W) if ext else 0)
+            e = records.VIEWS[op]["extents"][j](one.args, CFG)
+            assert e > 0 and first + e == size + k, (label, first, e, size)
+        seen.add((op, j))
+    want = {(op, j) for op, rec in records.TABLE.items() if op not in ("LD", "ST", "MM")
+            for j in range(len(rec.ranges))}
+    assert seen == want, sorted(want - seen)
+    labels = [label for label, _ in bad]
+    assert len(set(labels)) == len(labels)
