@@ -19,6 +19,7 @@ from tb.stimulus import ops, resets
 from tb.stimulus.edges import (
     alone_programs,
     boundary_programs,
+    end_faults,
     index_error_programs,
     long_programs,
     top_bit_faults,
@@ -191,7 +192,10 @@ def sp64k_programs():
       4,096 words), or a length past the suite chip's softmax limit;
     - the one-word edge programs (collide.edge_programs, lm_edge_programs) with their
       regions at the top of the scratchpad (collide.top_base): every hull address has bits
-      12..15 set, so a hull that loses one of them meets (or misses) the other's range."""
+      12..15 set, so a hull that loses one of them meets (or misses) the other's range;
+    - end_faults on CFG_SP64K for every op: each range ending at its memory's last word
+      (valid) and one word past it (a light fault)."""
+    from model import isa
     from tb.stimulus import collide
     narrow = {label for label, _ in top_bit_faults(CFG)}
     progs = [(f"sp64k fault {label}", prog, None, 0, 1) for label, prog in top_bit_faults(CFG_SP64K)
@@ -199,6 +203,14 @@ def sp64k_programs():
     top = collide.top_base(CFG_SP64K)
     progs += [(f"sp64k {label}", prog, img) for label, prog, img in
               collide.edge_programs(CFG_SP64K, base=top) + collide.lm_edge_programs(CFG_SP64K, base=top)]
+    # every range of every op (LD, ST and MM too) ending at word 65,535 or the external
+    # memory's last, in programs of 40 that store the scratchpad's last 64 words, and each
+    # one's twin a word further as a light fault: the end compares at this chip's widths
+    valid, bad = end_faults(CFG_SP64K, skip=())
+    store = [isa.build("ST", cfg=CFG_SP64K, src=CFG_SP64K.sp_words - 64, dst=0, len=64),
+             isa.build("HALT", cfg=CFG_SP64K)]
+    progs += [(f"sp64k end valid {k // 40}", valid[k:k + 40] + store, None) for k in range(0, len(valid), 40)]
+    progs += [(f"sp64k fault {label}", prog, None, 0, 1) for label, prog in bad]
     return progs
 
 
