@@ -18,7 +18,7 @@ SETUP_STAMP := .venv/.requirements.stamp
 # each compiles the repository's modules and pytest rewrites every test module again
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup lock sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
+.PHONY: help setup lock sim test test-long serve serve-lm serve-lm-remedies mutants-serve-lm prefix train lm-eval lint synth gls fpga formal fuzz fuzz-options soak soak-100k coverage plain mutants mutants-rtl mutants-serve mutants-prefix mutants-lm mutants-model lm mutants-agree bench header core clean smollm2 smollm2-fetch smollm2-oracle smollm2-study smollm2-eval smollm2-curve smollm2-serve
 
 help:          ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -153,6 +153,9 @@ mutants-prefix: setup ## shared-prefix mutation run (python -m tools.prefix.muta
 
 mutants-lm: setup ## language-model mutation run (python -m tools.lm.mutants): a broken step compiler against tools.lm.check
 	$(PY) -m tools.lm.mutants
+
+mutants-model: setup ## the reference's own mutation run (python -m tb.mutation.model): seeded one-token mutants of model/, judged by tests/model, then by make test's selection (SAMPLE=40 SEED=1)
+	$(PY) -m tb.mutation.model --sample $(or $(SAMPLE),40) --seed $(SEED)
 
 bench: setup   ## benchmarks: reference model speed, simulation speed, a 150,000-instruction program through ga2, memory loads
 	$(PY) -m tools.bench.bench_model

@@ -111,6 +111,15 @@ for _name, _mod in (("python -m tools.serve.mutants", "tools.serve.mutants"),
         (["--bogus"], "--bogus"),
     ] + JOURNAL_ROWS)
 ROWS.update({
+    "python -m tb.mutation.model": ("tb.mutation.model", [
+        (["--sample", "0"], "--sample"),
+        (["--sample", "x"], "--sample"),
+        (["--sample", "100000"], "--sample"),
+        (["--seed", "-1"], "--seed"),
+        (["--jobs", "0"], "--jobs"),
+        (["--out", "{d}/adir"], "--out"),
+        (["--bogus"], "--bogus"),
+    ]),
     "python -m tb.mutation.rtl.run": ("tb.mutation.rtl.run", [
         (["--jobs", "0"], "--jobs"),
         (["--jobs", "-1"], "--jobs"),

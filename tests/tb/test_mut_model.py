@@ -1,0 +1,80 @@
+"""tb/mutation/model.py, the reference's mutation run: its sites on a file written here (the
+expected list by hand), pytest's exit codes as statuses, and the two stages on a small
+project of its own (a mutant the first stage catches, one only the second catches, an
+equivalent one that survives both)."""
+import sys
+import textwrap
+
+from tb.mutation import model as mm
+from tb.mutation.outcomes import CAUGHT, CRASHED, SURVIVED, TIMED_OUT
+
+SRC = textwrap.dedent('''\
+    """Doc: a + b < 3 is not code."""
+    X = 7  # comment - 2
+
+
+    def f(a, b):
+        return a + b
+
+
+    def g(a, b):
+        return a + b
+''')
+
+
+def test_sites_are_the_operators_and_integers_of_code_each_anchored_once(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "m.py").write_text(SRC)
+    got = mm.sites(tmp_path, ("model/*.py",))
+    assert [m.label for m in got] == ["model/m.py:2:5 7 -> 8", "model/m.py:6:14 + -> -", "model/m.py:10:14 + -> -"]
+    text = SRC
+    for m in got:
+        assert text.count(m.old) == 1 and m.old != m.new
+    # the two equal returns: each anchored with the lines after it until unique (at the
+    # file's end, the lines before it)
+    assert got[1].old == "    return a + b\n\n" and got[1].new == "    return a - b\n\n"
+    assert got[2].old == "def g(a, b):\n    return a + b\n" and text.endswith(got[2].old)
+    assert got[2].new == "def g(a, b):\n    return a - b\n"
+
+
+def test_pytest_exit_codes_as_statuses():
+    assert mm.pytest_outcome(0, "") == SURVIVED
+    assert mm.pytest_outcome(1, "") == CAUGHT
+    assert mm.pytest_outcome(2, "") == CAUGHT          # a collection error: an import broken
+    assert mm.pytest_outcome(None, "") == TIMED_OUT
+    assert mm.pytest_outcome(4, "") == CRASHED
+    assert mm.pytest_outcome(5, "") == CRASHED          # no tests ran
+
+
+def test_two_stages_on_a_project_of_its_own(tmp_path):
+    root = tmp_path / "proj"
+    (root / "model").mkdir(parents=True)
+    (root / "tests" / "a").mkdir(parents=True)
+    (root / "tests" / "b").mkdir(parents=True)
+    (root / "model" / "__init__.py").write_text("")
+    (root / "model" / "m.py").write_text(textwrap.dedent('''\
+        def add(a, b):
+            return a + b
+
+
+        def big(a):
+            return a > 100
+
+
+        def same(a):
+            return a * 1
+    '''))
+    (root / "tests" / "a" / "test_a.py").write_text(
+        "from model import m\n\ndef test_add():\n    assert m.add(2, 3) == 5\n")
+    (root / "tests" / "b" / "test_b.py").write_text(
+        "from model import m\n\ndef test_big():\n    assert m.big(100) is False and m.big(101) is True\n")
+    py = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    stages = (("a", py + ["tests/a"], 120), ("a and b", py + ["tests"], 120))
+    muts = {m.label: m for m in mm.sites(root, ("model/*.py",))}
+    pick = [muts["model/m.py:2:14 + -> -"], muts["model/m.py:6:14 > -> >="], muts["model/m.py:10:16 1 -> 2"]]
+    got = mm.run(pick, jobs=1, stages=stages, root=root, progress=False)
+    assert {k: (r.status, stage) for k, (r, stage) in got.items()} == {
+        "model/m.py:2:14 + -> -": (CAUGHT, "a"),
+        "model/m.py:6:14 > -> >=": (CAUGHT, "a and b"),
+        "model/m.py:10:16 1 -> 2": (SURVIVED, "a and b"),
+    }
