@@ -12,7 +12,8 @@ and judged in two stages, the cheaper first:
   1. the reference's own tests, `pytest -x tests/model` (seconds);
   2. for the mutants stage 1 leaves, make test's whole selection, `pytest -x -n 2 -m "not
      long" tests` (minutes: the copy builds its simulators again).
-Caught: pytest fails (exit 1) or cannot collect (exit 2: the mutant breaks an import).
+Caught: pytest fails (exit 1) or cannot collect (exit 2: the mutant breaks an import);
+a mutant whose file no longer compiles is incompetent and not judged.
 A survivor of both is either a hole in the tests or an equivalent mutant (the same
 behaviour); the report lists each with its line, for a reader to tell which.
 
@@ -27,7 +28,7 @@ import sys
 import tokenize
 
 from tb import ROOT
-from tb.mutation.outcomes import CAUGHT, CRASHED, SURVIVED, TIMED_OUT, Mutant
+from tb.mutation.outcomes import CAUGHT, CRASHED, INCOMPETENT, SURVIVED, TIMED_OUT, Mutant, Result
 from tb.mutation.report import print_table, score_line, write_json
 from tb.mutation.text import run_mutants
 
@@ -36,7 +37,9 @@ FILES = ("model/*.py", "model/ops/*.py")
 SWAP = {"+": "-", "-": "+", "*": "+", "//": "*", "%": "//", "<<": ">>", ">>": "<<", "&": "|",
         "|": "&", "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 PY = sys.executable
-STAGES = (("tests/model", [PY, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "tests/model"], 600),
+# (name, check, timeout s): tests/model takes about 10 s, the whole selection about 3 min and
+# the copy's simulator builds about 1 min; a mutant that loops times out (not counted caught)
+STAGES = (("tests/model", [PY, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "tests/model"], 180),
           ("make test's selection", [PY, "-m", "pytest", "-x", "-q", "-n", "2", "-m", "not long",
                                      "-p", "no:cacheprovider", "tests"], 1800))
 
@@ -93,10 +96,29 @@ def _check(cmd):
     return check
 
 
+def syntax_error(mutant, root=ROOT):
+    """The SyntaxError's text when the mutated file does not compile (a token that is not
+    an operator there, such as the star of `*rest`), else None: such a mutant is
+    incompetent, not judged."""
+    text = open(os.path.join(root, mutant.file)).read().replace(mutant.old, mutant.new, 1)
+    try:
+        compile(text, mutant.file, "exec")
+    except SyntaxError as e:
+        return f"{e.msg} (line {e.lineno})"
+    return None
+
+
 def run(mutants, jobs=1, stages=STAGES, root=ROOT, progress=True):
-    """{label: (status, stage name or None)}: each mutant through the stages in turn, a
-    stage judging only those the previous ones left (each stage checks its baseline)."""
-    verdict, left = {}, list(mutants)
+    """{label: (Result, stage name or None)}: each mutant through the stages in turn, a
+    stage judging only those the previous ones left (each stage checks its baseline); a
+    mutant whose file does not compile is incompetent (stage None)."""
+    verdict, left = {}, []
+    for m in mutants:
+        why = syntax_error(m, root)
+        if why:
+            verdict[m.label] = (Result(m.label, m.file, INCOMPETENT, m.must_catch, m.tags, detail=why), None)
+        else:
+            left.append(m)
     for name, cmd, timeout in stages:
         if not left:
             break

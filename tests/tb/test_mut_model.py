@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from tb.mutation import model as mm
-from tb.mutation.outcomes import CAUGHT, CRASHED, SURVIVED, TIMED_OUT
+from tb.mutation.outcomes import CAUGHT, CRASHED, INCOMPETENT, SURVIVED, TIMED_OUT
 
 SRC = textwrap.dedent('''\
     """Doc: a + b < 3 is not code."""
@@ -78,3 +78,14 @@ def test_two_stages_on_a_project_of_its_own(tmp_path):
         "model/m.py:6:14 > -> >=": (CAUGHT, "a and b"),
         "model/m.py:10:16 1 -> 2": (SURVIVED, "a and b"),
     }
+
+
+def test_a_mutant_that_does_not_compile_is_incompetent_and_not_judged(tmp_path):
+    """The star of `first, *rest = x` is an operator token; as + the file does not compile."""
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "s.py").write_text("def f(x):\n    first, *rest = x\n    return rest\n")
+    (star,) = mm.sites(tmp_path, ("model/*.py",))
+    assert star.label == "model/s.py:2:12 * -> +"
+    assert mm.syntax_error(star, tmp_path).endswith("(line 2)")
+    got = mm.run([star], stages=(("never", ["false"], 10),), root=tmp_path, progress=False)
+    assert got[star.label][0].status == INCOMPETENT and got[star.label][1] is None
