@@ -25,6 +25,7 @@ import io
 import os
 import random
 import sys
+import time
 import tokenize
 
 from tb import ROOT
@@ -151,7 +152,9 @@ def main(argv=None):
     if a.sample > len(every):
         return cli.refuse(ap.prog, f"--sample must be at most {len(every)} (the sites), got {a.sample}")
     pick = random.Random(a.seed).sample(every, a.sample)
+    t0 = time.monotonic()
     verdict = run(pick, jobs=a.jobs)
+    wall = time.monotonic() - t0
     results = [verdict[m.label][0] for m in pick]
     print_table(results, "reference mutant")
     for m in pick:
@@ -166,7 +169,9 @@ def main(argv=None):
             caught_at[stage] = caught_at.get(stage, 0) + 1
     print(score_line(results))
     print("caught by stage: " + ", ".join(f"{k} {v}" for k, v in caught_at.items()))
-    write_json(a.out, results, {"sample": a.sample, "seed": a.seed, "sites": len(every), "caught_by_stage": caught_at})
+    print(f"{a.sample} mutants in {wall:.0f} s")
+    write_json(a.out, results, {"sample": a.sample, "seed": a.seed, "sites": len(every), "caught_by_stage": caught_at,
+                                "wall_s": round(wall, 1)})
     print(f"wrote {a.out}")
     return 0
 

@@ -161,6 +161,18 @@ def test_mantissa_shift_too_small_needs_shift_over_62(bad):
         mantissa_shift(bad)
 
 
+def test_an_out_of_range_scale_is_named_in_at_most_40_characters():
+    """A scale's repr longer than 40 characters (a Fraction of 400 digits) is shown as its
+    first 37 and "...": 40 in all, on one line; a short one whole."""
+    with pytest.raises(ValueError) as e:
+        mantissa_shift(Fraction(1, 10 ** 400))
+    shown = str(e.value).split("scale ", 1)[1].split(" out of range", 1)[0]
+    assert len(shown) == 40 and shown.endswith("...") and shown.startswith("Fraction(1, 1000")
+    with pytest.raises(ValueError) as e:
+        mantissa_shift(1e6)
+    assert "scale 1000000.0 out of range" in str(e.value)
+
+
 # ---------------------------------------------------------------- quantize / rounding
 @pytest.mark.parametrize("v, s, want", [
     (2.5, 1, 3), (-2.5, 1, -3), (0.5, 1, 1), (-0.5, 1, -1), (1.5, 1, 2), (-1.5, 1, -2),
