@@ -104,8 +104,9 @@ def pytest_unconfigure(config):
     from tools.bench import calibrate
     elapsed = time.perf_counter() - config._ga2_t0
     try:
+        cpu = calibrate.cpu_seconds()          # before the workload's own
         best, times = calibrate.measure(runs)
-        text = calibrate.line(best, times, tests_seconds=elapsed)
+        text = calibrate.line(best, times, tests_seconds=elapsed, cpu_seconds=cpu)
     except RuntimeError as e:              # the workload was changed: say so, time nothing
         text = f"calibration: not measured: {e}"
     tr = config.pluginmanager.getplugin("terminalreporter")

@@ -13,6 +13,7 @@ so a changed workload cannot pass for the old one.
 
 prints the best of --repeat runs (the least disturbed by other processes) and each run.
 """
+import resource
 import sys
 import time
 
@@ -55,12 +56,23 @@ def measure(repeat=3):
     return min(runs), runs
 
 
-def line(best, runs, tests_seconds=None):
-    """The one line `make test` ends with."""
+def line(best, runs, tests_seconds=None, cpu_seconds=None):
+    """The one line `make test` ends with. cpu_seconds: the CPU time (user + system) of the
+    run's every process; on a shared host a slow hour shows there too (the same tests take
+    more CPU seconds), where a best-of-3 workload of a quarter second may not see it."""
     out = f"calibration: {NAME}: {best:.2f} s, best of {len(runs)} on this machine"
     if tests_seconds is not None:
         out += f"; the tests' {tests_seconds:.0f} s wall = {tests_seconds / best:.0f}x the workload"
+    if cpu_seconds is not None:
+        out += f"; their CPU {cpu_seconds:.0f} s (user + system, every process)"
     return out
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process and of every child it has waited for (with
+    theirs): after pytest-xdist's workers end, the whole run's."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None):
