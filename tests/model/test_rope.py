@@ -138,6 +138,17 @@ def test_table_arguments_are_checked():
             rope.rope_table(**bad)
     with pytest.raises(ValueError):
         rope.rope_row(-1)
+    for head_dim in (0, 1, 3):
+        with pytest.raises(ValueError, match=f"head_dim {head_dim} out of range"):
+            rope.rope_row(5, head_dim=head_dim)
+
+
+def test_a_row_of_the_smallest_head_one_pair():
+    """head_dim 2, the least allowed: one pair, theta_0 = 1 rad, so the row is 16384 cos(p)
+    and 16384 sin(p) rounded half up (float64: none of these lies near a tie)."""
+    for p in (0, 1, 5, 1000):
+        want = [math.floor(16384 * f(p) + 0.5) for f in (math.cos, math.sin)]
+        assert rope.rope_row(p, head_dim=2) == want, p
 
 
 POS = 4000            # the position word
